@@ -1,0 +1,1 @@
+"""Racing Demon: verifiable seeded-deal replay and audit."""

@@ -1,0 +1,765 @@
+"""The rules engine: enumerate, check and apply moves; time, stall and end of hand.
+
+Three operations are kept apart (docs/rules.md):
+
+* ``legal_moves(state, player)`` lists every legal move of one seat, sorted;
+* ``check_move(state, move)`` returns ``None`` or a ``Violation`` that names the
+  rule (a stable ``Code``), the player, the cards and the piles;
+* ``apply_move(state, move)`` trusts its input and returns the next state.
+
+There are no turns: moves are applied in the order the log gives them, each at
+the time set by ``advance_clock``, which also applies the profile's time rules.
+The table-wide stall is ``check_stall`` / ``apply_stall``. This module is pure:
+it does no I/O and imports no crypto, schema or CLI library.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from racing_demon.cards import ACE, Card
+from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
+from racing_demon.rules import StallTrigger
+from racing_demon.state import EndReason, Foundation, Phase, Pile, Seat, State, builds_down
+
+_T = TypeVar("_T")
+
+
+class Code(enum.StrEnum):
+    """Stable reason codes for every refusal (docs/rules.md, "Reason codes")."""
+
+    NOT_A_SEAT = "NOT_A_SEAT"
+    HAND_OVER = "HAND_OVER"
+    TOO_EARLY = "TOO_EARLY"
+    NO_SUCH_PILE = "NO_SUCH_PILE"
+    EMPTY_PILE = "EMPTY_PILE"
+    CARD_MISMATCH = "CARD_MISMATCH"
+    ONE_CARD_ONLY = "ONE_CARD_ONLY"
+    SAME_PILE = "SAME_PILE"
+    NOT_AN_ACE = "NOT_AN_ACE"
+    ACE_STARTS_NEW = "ACE_STARTS_NEW"
+    WRONG_SUIT = "WRONG_SUIT"
+    NOT_NEXT_RANK = "NOT_NEXT_RANK"
+    FOUNDATION_TAKEN = "FOUNDATION_TAKEN"
+    NOT_ONE_LOWER = "NOT_ONE_LOWER"
+    NOT_ONE_HIGHER = "NOT_ONE_HIGHER"
+    SAME_COLOUR = "SAME_COLOUR"
+    UNDER_NOT_ALLOWED = "UNDER_NOT_ALLOWED"
+    UNDER_EMPTY_PILE = "UNDER_EMPTY_PILE"
+    STOCK_EMPTY = "STOCK_EMPTY"
+    STOCK_NOT_EMPTY = "STOCK_NOT_EMPTY"
+    WASTE_EMPTY = "WASTE_EMPTY"
+    CALL_NOT_ALLOWED = "CALL_NOT_ALLOWED"
+    DEMON_NOT_EMPTY = "DEMON_NOT_EMPTY"
+    AGREEMENT_NOT_ALLOWED = "AGREEMENT_NOT_ALLOWED"
+    ALREADY_AGREED = "ALREADY_AGREED"
+    STALL_NOT_DUE = "STALL_NOT_DUE"
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """Why a move or a stall was refused."""
+
+    code: Code
+    message: str
+    player: int | None
+    cards: tuple[Card, ...] = ()
+    piles: tuple[str, ...] = ()
+    expected: str | None = None
+    found: str | None = None
+
+    @property
+    def lost_race(self) -> bool:
+        """The move was legal once, but another card reached its foundation level first."""
+        return self.code is Code.FOUNDATION_TAKEN
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class StallOutcome(enum.StrEnum):
+    SHIFT = "shift"
+    BLOCKED = "blocked"
+
+
+# -- time --------------------------------------------------------------------
+
+
+def advance_clock(state: State, t_ms: int) -> State:
+    """Move the clock to ``t_ms`` and apply the profile's time rules up to then.
+
+    A hand whose deadline passed before ``t_ms`` ends at that deadline: a call's
+    grace window closing, no card sent to the centre for ``no_centre_ms``, or no
+    action at all for ``idle_abandon_ms``.
+    """
+    if t_ms < state.clock_ms:
+        raise ValueError(f"time runs backwards: {t_ms} ms after {state.clock_ms} ms")
+    deadline = next_deadline(state)
+    if deadline is not None and deadline[0] <= t_ms:
+        end_ms, reason = deadline
+        return replace(state, clock_ms=t_ms, phase=Phase.ENDED, end_reason=reason, ended_ms=end_ms)
+    return replace(state, clock_ms=t_ms)
+
+
+def next_deadline(state: State) -> tuple[int, EndReason] | None:
+    """When and why the hand will end by itself if nothing else happens first."""
+    if state.phase is Phase.CALLED:
+        assert state.grace_until_ms is not None
+        return state.grace_until_ms + 1, EndReason.CALL
+    if state.phase is Phase.ENDED:
+        return None
+    rules = state.rules
+    deadlines = []
+    if rules.no_centre_ms is not None:
+        deadlines.append((state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE))
+    if rules.idle_abandon_ms is not None:
+        deadlines.append((state.last_action_ms + rules.idle_abandon_ms, EndReason.ABANDONED))
+    return min(deadlines) if deadlines else None
+
+
+# -- check -------------------------------------------------------------------
+
+
+def check_move(state: State, move: Move) -> Violation | None:
+    """``None`` if ``move`` is legal now, else the first rule it breaks.
+
+    Checks run in a fixed order, so a move that breaks two rules always reports
+    the same one: seat, phase and time first; then the source and the cards it
+    names; then the target (for a work pile, rank before colour).
+    """
+    gate = _gate(state, move.player, move.kind)
+    if gate is not None:
+        return gate
+    seat = state.seats[move.player]
+    match move.kind:
+        case Kind.PLAY:
+            return _check_play(state, seat, move)
+        case Kind.TURN:
+            return _check_turn(state, seat, move)
+        case Kind.RECYCLE:
+            if seat.stock:
+                return _refuse(
+                    Code.STOCK_NOT_EMPTY,
+                    move,
+                    "the stock is not empty yet",
+                    piles=("stock",),
+                    found=f"{len(seat.stock)} cards",
+                )
+            if not seat.waste:
+                return _refuse(
+                    Code.WASTE_EMPTY, move, "there is no waste to turn over", piles=("waste",)
+                )
+            return None
+        case Kind.CALL:
+            if not state.rules.call_allowed:
+                return _refuse(
+                    Code.CALL_NOT_ALLOWED, move, f"profile {state.rules.name!r} has no call"
+                )
+            if seat.demon:
+                return _refuse(
+                    Code.DEMON_NOT_EMPTY,
+                    move,
+                    "only an empty demon pile may call",
+                    cards=seat.demon[-1:],
+                    piles=("demon",),
+                    expected="0 cards",
+                    found=f"{len(seat.demon)} cards",
+                )
+            return None
+        case Kind.AGREE:
+            if not state.rules.stall_by_agreement:
+                return _refuse(
+                    Code.AGREEMENT_NOT_ALLOWED,
+                    move,
+                    f"profile {state.rules.name!r} has no agreed stall shift",
+                )
+            if move.player in state.agreed:
+                return _refuse(Code.ALREADY_AGREED, move, "this seat has already agreed")
+            return None
+        case Kind.RESIGN:
+            return None
+
+
+def _gate(state: State, player: int, kind: Kind) -> Violation | None:
+    if player >= len(state.seats):
+        return Violation(Code.NOT_A_SEAT, f"there is no seat {player}", player)
+    if state.phase is Phase.ENDED:
+        return Violation(Code.HAND_OVER, f"the hand ended ({state.end_reason})", player)
+    if state.phase is Phase.CALLED and kind is not Kind.PLAY:
+        return Violation(
+            Code.HAND_OVER,
+            f"seat {state.ended_by} called; only cards already in motion may still land",
+            player,
+        )
+    if state.clock_ms < state.play_start_ms:
+        return Violation(
+            Code.TOO_EARLY,
+            f"play starts at {state.play_start_ms} ms",
+            player,
+            expected=f">= {state.play_start_ms} ms",
+            found=f"{state.clock_ms} ms",
+        )
+    return None
+
+
+def _refuse(
+    code: Code,
+    move: Move,
+    message: str,
+    *,
+    cards: tuple[Card, ...] | None = None,
+    piles: tuple[str, ...] | None = None,
+    expected: str | None = None,
+    found: str | None = None,
+) -> Violation:
+    if piles is None:
+        piles = tuple(str(place) for place in (move.source, move.target) if place is not None)
+    return Violation(
+        code,
+        f"{move}: {message}",
+        move.player,
+        move.cards if cards is None else cards,
+        piles,
+        expected,
+        found,
+    )
+
+
+def _source_cards(seat: Seat, source: Place) -> Pile | None:
+    """The cards the source pile offers, deepest first (a whole work pile, or a top)."""
+    if source.zone is Zone.DEMON:
+        return seat.demon[-1:]
+    if source.zone is Zone.WASTE:
+        return seat.waste[-1:]
+    if source.index < len(seat.work):
+        return seat.work[source.index]
+    return None
+
+
+def _check_play(state: State, seat: Seat, move: Move) -> Violation | None:
+    source, target, cards = move.source, move.target, move.cards
+    assert source is not None and target is not None
+    offered = _source_cards(seat, source)
+    if offered is None:
+        return _refuse(Code.NO_SUCH_PILE, move, f"there is no pile {source}", piles=(str(source),))
+    if not offered:
+        return _refuse(Code.EMPTY_PILE, move, f"{source} is empty", piles=(str(source),))
+    if len(cards) > 1 and source.zone is not Zone.WORK:
+        return _refuse(Code.ONE_CARD_ONLY, move, f"only the top card of {source} is available")
+    if offered[-len(cards) :] != cards:
+        actual = " ".join(card.face for card in offered[-len(cards) :])
+        return _refuse(
+            Code.CARD_MISMATCH,
+            move,
+            f"{source} offers {actual}",
+            expected=actual,
+            found=" ".join(c.face for c in cards),
+        )
+    card = cards[0]
+    match target.zone:
+        case Zone.NEW_FOUNDATION | Zone.FOUNDATION:
+            if len(cards) > 1:
+                return _refuse(Code.ONE_CARD_ONLY, move, "a foundation takes one card at a time")
+            return _check_foundation(state, move, card, target)
+        case Zone.WORK | Zone.UNDER:
+            return _check_work(state, seat, move, card, source, target)
+    raise AssertionError(target)  # pragma: no cover - Move rejects other targets
+
+
+def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Violation | None:
+    if target.zone is Zone.NEW_FOUNDATION:
+        if card.rank != ACE:
+            return _refuse(
+                Code.NOT_AN_ACE,
+                move,
+                "only an ace starts a new foundation",
+                expected="an ace",
+                found=card.face,
+            )
+        return None
+    if target.index >= len(state.foundations):
+        return _refuse(
+            Code.NO_SUCH_PILE, move, f"there is no foundation {target}", piles=(str(target),)
+        )
+    foundation = state.foundations[target.index]
+    wanted = _wanted(foundation)
+    if card.suit != foundation.suit:
+        return _refuse(
+            Code.WRONG_SUIT,
+            move,
+            f"{target} builds {foundation.suit.name.lower()}",
+            expected=wanted,
+            found=card.face,
+        )
+    if card.rank == ACE:
+        return _refuse(
+            Code.ACE_STARTS_NEW,
+            move,
+            "an ace starts a new foundation (f+)",
+            expected=wanted,
+            found=card.face,
+        )
+    if card.rank <= foundation.rank:
+        if _ties(state, foundation, card):
+            return None
+        return _refuse(
+            Code.FOUNDATION_TAKEN,
+            move,
+            f"{target} already took its {card.face[0]} (lost race); the card stays",
+            expected=wanted,
+            found=card.face,
+        )
+    if card.rank > foundation.rank + 1:
+        return _refuse(
+            Code.NOT_NEXT_RANK, move, f"{target} wants {wanted}", expected=wanted, found=card.face
+        )
+    return None
+
+
+def _wanted(foundation: Foundation) -> str:
+    if foundation.complete:
+        return "nothing (complete)"
+    top = foundation.levels[-1][0]
+    return Card(top.rank + 1, top.suit, top.owner).face
+
+
+def _ties(state: State, foundation: Foundation, card: Card) -> bool:
+    """The tie rule: same level, same instant (within the profile's window)."""
+    window = state.rules.tie_window_ms
+    return (
+        window is not None
+        and card.rank == foundation.rank
+        and state.clock_ms - foundation.top_ms <= window
+    )
+
+
+def _check_work(
+    state: State, seat: Seat, move: Move, card: Card, source: Place, target: Place
+) -> Violation | None:
+    if target.index >= len(seat.work):
+        return _refuse(
+            Code.NO_SUCH_PILE, move, f"there is no work pile {target}", piles=(str(target),)
+        )
+    if source.zone is Zone.WORK and source.index == target.index:
+        return _refuse(Code.SAME_PILE, move, "a pile cannot move onto itself")
+    pile = seat.work[target.index]
+    if target.zone is Zone.UNDER:
+        if not state.rules.slide_under:
+            return _refuse(
+                Code.UNDER_NOT_ALLOWED, move, f"profile {state.rules.name!r} has no slide-under"
+            )
+        if len(move.cards) > 1:
+            return _refuse(Code.ONE_CARD_ONLY, move, "only one card slides under a pile")
+        if not pile:
+            return _refuse(Code.UNDER_EMPTY_PILE, move, f"{target} is empty: move into it instead")
+        head = pile[0]
+        expected = f"one rank above {head.face}, opposite colour"
+        if card.rank != head.rank + 1:
+            return _refuse(
+                Code.NOT_ONE_HIGHER,
+                move,
+                f"only {expected} slides under {head.face}",
+                expected=expected,
+                found=card.face,
+            )
+        if card.is_red == head.is_red:
+            return _refuse(
+                Code.SAME_COLOUR,
+                move,
+                f"{card.face} has the colour of {head.face}",
+                expected=expected,
+                found=card.face,
+            )
+        return None
+    if not pile:
+        return None
+    exposed = pile[-1]
+    expected = f"one rank below {exposed.face}, opposite colour"
+    if card.rank != exposed.rank - 1:
+        return _refuse(
+            Code.NOT_ONE_LOWER,
+            move,
+            f"only {expected} goes on {exposed.face}",
+            expected=expected,
+            found=card.face,
+        )
+    if card.is_red == exposed.is_red:
+        return _refuse(
+            Code.SAME_COLOUR,
+            move,
+            f"{card.face} has the colour of {exposed.face}",
+            expected=expected,
+            found=card.face,
+        )
+    return None
+
+
+def _packet(seat: Seat, turn_count: int) -> Pile:
+    """The cards a turn lays on the waste, in the order they land (last one on top)."""
+    return tuple(reversed(seat.stock[-turn_count:]))
+
+
+def _check_turn(state: State, seat: Seat, move: Move) -> Violation | None:
+    if not seat.stock:
+        return _refuse(
+            Code.STOCK_EMPTY, move, "the stock is empty: recycle the waste", piles=("stock",)
+        )
+    packet = _packet(seat, state.rules.turn_count)
+    if move.cards != packet:
+        actual = " ".join(card.face for card in packet)
+        return _refuse(
+            Code.CARD_MISMATCH,
+            move,
+            f"the stock turns {actual}",
+            piles=("stock",),
+            expected=actual,
+            found=" ".join(c.face for c in move.cards),
+        )
+    return None
+
+
+# -- enumerate -----------------------------------------------------------------
+
+
+def legal_moves(state: State, player: int) -> list[Move]:
+    """Every legal move of ``player`` now, sorted by ``Move.sort_key``.
+
+    Moves are generated from the rules directly (``check_move`` is for one move
+    and explains refusals); tests prove the two agree on every position.
+    """
+    if _gate(state, player, Kind.PLAY) is not None:
+        return []
+    rules = state.rules
+    seat = state.seats[player]
+    moves: list[Move] = []
+    if state.phase is Phase.PLAYING:
+        if seat.stock:
+            moves.append(Move(player, Kind.TURN, cards=_packet(seat, rules.turn_count)))
+        elif seat.waste:
+            moves.append(Move(player, Kind.RECYCLE))
+        if rules.call_allowed and not seat.demon:
+            moves.append(Move(player, Kind.CALL))
+        if rules.stall_by_agreement and player not in state.agreed:
+            moves.append(Move(player, Kind.AGREE))
+        moves.append(Move(player, Kind.RESIGN))
+    next_level: dict[tuple[int, int], list[int]] = {}
+    for index, foundation in enumerate(state.foundations):
+        if not foundation.complete:
+            next_level.setdefault((foundation.suit, foundation.rank + 1), []).append(index)
+        if foundation.rank > ACE and _ties(state, foundation, foundation.levels[-1][0]):
+            next_level.setdefault((foundation.suit, foundation.rank), []).append(index)
+    singles: list[tuple[Place, Card]] = []
+    if seat.demon:
+        singles.append((DEMON, seat.demon[-1]))
+    if seat.waste:
+        singles.append((WASTE, seat.waste[-1]))
+    singles += [(Place(Zone.WORK, i), pile[-1]) for i, pile in enumerate(seat.work) if pile]
+    for source, card in singles:
+        cards = (card,)
+        if card.rank == ACE:
+            moves.append(Move(player, Kind.PLAY, source, NEW_FOUNDATION, cards))
+        for index in next_level.get((card.suit, card.rank), ()):
+            moves.append(Move(player, Kind.PLAY, source, Place(Zone.FOUNDATION, index), cards))
+        for index, pile in enumerate(seat.work):
+            if source.zone is Zone.WORK and source.index == index:
+                continue
+            if not pile or builds_down(pile[-1], card):
+                moves.append(Move(player, Kind.PLAY, source, Place(Zone.WORK, index), cards))
+            if rules.slide_under and pile and builds_down(card, pile[0]):
+                moves.append(Move(player, Kind.PLAY, source, Place(Zone.UNDER, index), cards))
+    for index, pile in enumerate(seat.work):
+        for start in range(len(pile) - 1):
+            tail = pile[start:]
+            for other_index, other in enumerate(seat.work):
+                if other_index != index and (not other or builds_down(other[-1], tail[0])):
+                    target = Place(Zone.WORK, other_index)
+                    moves.append(Move(player, Kind.PLAY, Place(Zone.WORK, index), target, tail))
+    moves.sort(key=Move.sort_key)
+    return moves
+
+
+# -- apply -------------------------------------------------------------------
+
+
+def apply_move(state: State, move: Move) -> State:
+    """The state after a legal ``move`` (check it first: this trusts its input)."""
+    player = move.player
+    seat = state.seats[player]
+    now = state.clock_ms
+    match move.kind:
+        case Kind.PLAY:
+            return _apply_play(state, seat, move)
+        case Kind.TURN:
+            count = len(move.cards)
+            turned = list(state.turned_since_play)
+            turned[player] += count
+            seat = replace(seat, stock=seat.stock[:-count], waste=seat.waste + move.cards)
+            return replace(
+                state,
+                seats=_with(state.seats, player, seat),
+                turned_since_play=tuple(turned),
+                last_action_ms=now,
+            )
+        case Kind.RECYCLE:
+            seat = replace(seat, stock=tuple(reversed(seat.waste)), waste=())
+            return replace(state, seats=_with(state.seats, player, seat), last_action_ms=now)
+        case Kind.CALL:
+            if state.rules.call_grace_ms == 0:
+                return replace(
+                    state,
+                    phase=Phase.ENDED,
+                    end_reason=EndReason.CALL,
+                    ended_by=player,
+                    ended_ms=now,
+                    last_action_ms=now,
+                )
+            return replace(
+                state,
+                phase=Phase.CALLED,
+                ended_by=player,
+                grace_until_ms=now + state.rules.call_grace_ms,
+                last_action_ms=now,
+            )
+        case Kind.AGREE:
+            return replace(state, agreed=state.agreed | {player}, last_action_ms=now)
+        case Kind.RESIGN:
+            return replace(
+                state,
+                phase=Phase.ENDED,
+                end_reason=EndReason.RESIGNED,
+                ended_by=player,
+                ended_ms=now,
+                last_action_ms=now,
+            )
+
+
+def _apply_play(state: State, seat: Seat, move: Move) -> State:
+    source, target, cards = move.source, move.target, move.cards
+    assert source is not None and target is not None
+    now = state.clock_ms
+    count = len(cards)
+    if source.zone is Zone.DEMON:
+        seat = replace(seat, demon=seat.demon[:-1])
+    elif source.zone is Zone.WASTE:
+        seat = replace(seat, waste=seat.waste[:-1])
+    else:
+        seat = replace(seat, work=_with(seat.work, source.index, seat.work[source.index][:-count]))
+    foundations = state.foundations
+    if target.zone is Zone.WORK:
+        pile = seat.work[target.index]
+        seat = replace(seat, work=_with(seat.work, target.index, pile + cards))
+    elif target.zone is Zone.UNDER:
+        pile = seat.work[target.index]
+        seat = replace(seat, work=_with(seat.work, target.index, cards + pile))
+    elif target.zone is Zone.NEW_FOUNDATION:
+        foundations += (Foundation(cards[0].suit, (cards,), now),)
+    else:
+        foundation = foundations[target.index]
+        if cards[0].rank == foundation.rank:  # a tie joins the top level
+            levels = (*foundation.levels[:-1], foundation.levels[-1] + cards)
+            foundation = replace(foundation, levels=levels)
+        else:
+            foundation = replace(foundation, levels=(*foundation.levels, cards), top_ms=now)
+        foundations = _with(foundations, target.index, foundation)
+    if not is_progress(move):
+        # Rearranging work piles is not play: it must not reset the stall counters.
+        return replace(state, seats=_with(state.seats, move.player, seat), last_action_ms=now)
+    to_centre = target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION)
+    ends = state.rules.end_on_empty_demon and source.zone is Zone.DEMON and not seat.demon
+    return replace(
+        state,
+        seats=_with(state.seats, move.player, seat),
+        foundations=foundations,
+        last_action_ms=now,
+        last_centre_ms=now if to_centre else state.last_centre_ms,
+        shifts_since_play=0,
+        agreed=frozenset(),
+        turned_since_play=(0,) * len(state.seats),
+        phase=Phase.ENDED if ends else state.phase,
+        end_reason=EndReason.DEMON_EMPTY if ends else state.end_reason,
+        ended_by=move.player if ends else state.ended_by,
+        ended_ms=now if ends else state.ended_ms,
+    )
+
+
+def _with(items: tuple[_T, ...], index: int, item: _T) -> tuple[_T, ...]:
+    return (*items[:index], item, *items[index + 1 :])
+
+
+# -- stuck, stall, blocked -----------------------------------------------------
+
+
+def is_progress(move: Move) -> bool:
+    """A play: a card to the centre, or out of the demon pile or the waste."""
+    return move.kind is Kind.PLAY and (
+        move.source is not None
+        and move.target is not None
+        and (
+            move.source.zone is not Zone.WORK
+            or move.target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION)
+        )
+    )
+
+
+def progress_witness(state: State, player: int) -> str | None:
+    """How ``player`` could still play, or ``None`` when the seat is stuck.
+
+    A seat is stuck when no sequence of its own non-scoring moves (turning and
+    recycling the stock, rearranging work piles) reaches a position where it
+    could make a play: send a card to a foundation, or move its demon top or a
+    waste card onto, into or under a work pile (docs/rules.md, "Stuck").
+    """
+    seat = state.seats[player]
+    rules = state.rules
+    wanted = {(f.suit, f.rank + 1) for f in state.foundations if not f.complete}
+
+    def to_centre(card: Card) -> bool:
+        return card.rank == ACE or (card.suit, card.rank) in wanted
+
+    movers = list(seat.demon[-1:])
+    movers += [card for card in cycle_tops(seat, rules.turn_count) if card not in movers]
+    for card in movers:
+        if to_centre(card):
+            return f"{card.face} can go to a foundation"
+    for work in _arrangements(seat.work, rules.slide_under):
+        for pile in work:
+            if pile and to_centre(pile[-1]):
+                return f"{pile[-1].face} can reach a foundation from the work piles"
+        for card in movers:
+            for pile in work:
+                if (
+                    not pile
+                    or builds_down(pile[-1], card)
+                    or (rules.slide_under and builds_down(card, pile[0]))
+                ):
+                    return f"{card.face} can go to a work pile"
+    return None
+
+
+def is_stuck(state: State, player: int) -> bool:
+    return progress_witness(state, player) is None
+
+
+def table_is_stuck(state: State) -> bool:
+    return all(is_stuck(state, player) for player in range(len(state.seats)))
+
+
+def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
+    """Every card that becomes the waste top during a full pass through the stock."""
+    order = seat.waste + tuple(reversed(seat.stock))  # the order cards are turned
+    size = len(order)
+    position = len(seat.waste)
+    seen: set[int] = set()
+    tops: list[Card] = []
+    while position not in seen:
+        seen.add(position)
+        if position:
+            tops.append(order[position - 1])
+        position = 0 if position == size else min(position + turn_count, size)
+    return tops
+
+
+def _arrangements(work: tuple[Pile, ...], slide_under: bool) -> Iterator[tuple[Pile, ...]]:
+    """Every arrangement of the work piles that rearranging alone reaches (breadth first)."""
+    seen = {_arrangement_key(work)}
+    frontier = [work]
+    while frontier:
+        piles = frontier.pop(0)
+        yield piles
+        for nxt in _rearrangements(piles, slide_under):
+            key = _arrangement_key(nxt)
+            if key not in seen:
+                seen.add(key)
+                frontier.append(nxt)
+
+
+def _arrangement_key(piles: tuple[Pile, ...]) -> tuple[tuple[int, ...], ...]:
+    """Pile order does not matter for what a seat can play."""
+    return tuple(sorted(tuple(card.index for card in pile) for pile in piles))
+
+
+def _rearrangements(piles: tuple[Pile, ...], slide_under: bool) -> Iterator[tuple[Pile, ...]]:
+    for i, pile in enumerate(piles):
+        for start in range(len(pile)):
+            tail = pile[start:]
+            for j, other in enumerate(piles):
+                if j == i or (not other and start == 0):
+                    continue
+                if not other or builds_down(other[-1], tail[0]):
+                    yield _with(_with(piles, i, pile[:start]), j, other + tail)
+        if slide_under and pile:
+            for j, other in enumerate(piles):
+                if j != i and other and builds_down(pile[-1], other[0]):
+                    yield _with(_with(piles, i, pile[:-1]), j, (pile[-1], *other))
+
+
+def check_stall(state: State) -> Violation | None:
+    """``None`` if a stall shift (or, after a full cycle, the blocked end) is due now."""
+    gate = _gate(state, 0, Kind.AGREE)
+    if gate is not None:
+        return replace(gate, player=None)
+    rules = state.rules
+    if rules.stall_by_agreement and len(state.agreed) == len(state.seats):
+        return None
+    if rules.stall_trigger is StallTrigger.FULL_PASS:
+        short = [
+            str(player)
+            for player, seat in enumerate(state.seats)
+            if state.turned_since_play[player] < seat.cycle_size
+        ]
+        if short:
+            return Violation(
+                Code.STALL_NOT_DUE,
+                f"seats {', '.join(short)} have not turned through their whole stock since "
+                "the last play",
+                None,
+            )
+        return None
+    for player in range(len(state.seats)):
+        witness = progress_witness(state, player)
+        if witness is not None:
+            return Violation(Code.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None)
+    return None
+
+
+def stall_outcome(state: State) -> StallOutcome:
+    """What a due stall does: shift, or end the hand once a whole cycle came round.
+
+    Each shift rotates every seat's stock cycle by one card, so after as many
+    shifts as the longest cycle, with no play in between, every grouping has come
+    round and the hand is blocked (docs/rules.md, "Stall and blocked").
+    """
+    cycle = max(seat.cycle_size for seat in state.seats)
+    return StallOutcome.BLOCKED if state.shifts_since_play >= cycle else StallOutcome.SHIFT
+
+
+def apply_stall(state: State) -> State:
+    """Apply a due stall (check it first): every seat shifts, or the hand is blocked."""
+    now = state.clock_ms
+    if stall_outcome(state) is StallOutcome.BLOCKED:
+        return replace(
+            state, phase=Phase.ENDED, end_reason=EndReason.BLOCKED, ended_ms=now, agreed=frozenset()
+        )
+    return replace(
+        state,
+        seats=tuple(_shift(seat) for seat in state.seats),
+        shifts_since_play=state.shifts_since_play + 1,
+        agreed=frozenset(),
+        turned_since_play=(0,) * len(state.seats),
+        last_action_ms=now,
+    )
+
+
+def _shift(seat: Seat) -> Seat:
+    """Waste over onto the stock, then the top card to the bottom.
+
+    Top to bottom, stock [s1] and waste (bottom to top) [w1, w2, w3] become
+    [w2, w3, s1, w1].
+    """
+    top_down = seat.waste + tuple(reversed(seat.stock))
+    if top_down:
+        top_down = top_down[1:] + top_down[:1]
+    return replace(seat, stock=tuple(reversed(top_down)), waste=())

@@ -1,0 +1,165 @@
+"""Moves: immutable values with a text form that round-trips.
+
+Grammar (docs/rules.md, "Move text"), seats from 0 and piles from 1::
+
+    <seat> turn <faces>          turn the stock; faces in the order they land
+    <seat> recycle               turn the whole waste over as the new stock
+    <seat> <from>><to> <faces>   move cards; from: demon | waste | w1..w5
+                                 to: f+ (new foundation) | f1.. | w1..w5 | u1..u5 (under)
+    <seat> call | agree | resign
+
+Examples: ``0 demon>f+ AH``, ``1 waste>f3 5H``, ``0 w2>w4 9D 8S``, ``2 demon>u1 8C``.
+Cards are named by face; their owner is always the moving seat.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from racing_demon.cards import Card
+
+
+class Kind(enum.StrEnum):
+    TURN = "turn"
+    RECYCLE = "recycle"
+    PLAY = "play"  # any card move from demon, waste or a work pile
+    CALL = "call"
+    AGREE = "agree"
+    RESIGN = "resign"
+
+
+class Zone(enum.IntEnum):
+    """Where a card move starts or ends; the order is the sort order of moves."""
+
+    DEMON = 0
+    WASTE = 1
+    WORK = 2  # onto (or into, when empty) a work pile
+    UNDER = 3  # slid under the head of a work pile
+    FOUNDATION = 4
+    NEW_FOUNDATION = 5
+
+
+SOURCE_ZONES = frozenset({Zone.DEMON, Zone.WASTE, Zone.WORK})
+TARGET_ZONES = frozenset({Zone.WORK, Zone.UNDER, Zone.FOUNDATION, Zone.NEW_FOUNDATION})
+_KIND_ORDER = {kind: order for order, kind in enumerate(Kind)}
+_SIMPLE_KINDS = {kind.value: kind for kind in (Kind.RECYCLE, Kind.CALL, Kind.AGREE, Kind.RESIGN)}
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A pile named in a move. ``index`` is 0-based; the text is 1-based (``w1`` is index 0)."""
+
+    zone: Zone
+    index: int = 0
+
+    def __str__(self) -> str:
+        match self.zone:
+            case Zone.DEMON:
+                return "demon"
+            case Zone.WASTE:
+                return "waste"
+            case Zone.WORK:
+                return f"w{self.index + 1}"
+            case Zone.UNDER:
+                return f"u{self.index + 1}"
+            case Zone.FOUNDATION:
+                return f"f{self.index + 1}"
+            case Zone.NEW_FOUNDATION:
+                return "f+"
+
+    @classmethod
+    def parse(cls, text: str) -> Place:
+        if text == "demon":
+            return cls(Zone.DEMON)
+        if text == "waste":
+            return cls(Zone.WASTE)
+        if text == "f+":
+            return cls(Zone.NEW_FOUNDATION)
+        zone = {"w": Zone.WORK, "u": Zone.UNDER, "f": Zone.FOUNDATION}.get(text[:1])
+        number = text[1:]
+        if zone is None or not (number.isascii() and number.isdigit()) or number[0] == "0":
+            raise ValueError(
+                f"bad pile {text!r}: expected demon, waste, w<n>, u<n>, f<n> or f+ (n from 1)"
+            )
+        return cls(zone, int(number) - 1)
+
+
+DEMON = Place(Zone.DEMON)
+WASTE = Place(Zone.WASTE)
+NEW_FOUNDATION = Place(Zone.NEW_FOUNDATION)
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One action of one seat. ``cards`` are named explicitly, leading card first."""
+
+    player: int
+    kind: Kind
+    source: Place | None = None
+    target: Place | None = None
+    cards: tuple[Card, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.player < 0:
+            raise ValueError(f"seat {self.player} is negative")
+        is_play = self.kind is Kind.PLAY
+        if is_play != (self.source is not None and self.target is not None):
+            raise ValueError(f"a {self.kind} move {'needs' if is_play else 'has no'} piles")
+        if (
+            self.source is not None
+            and self.target is not None
+            and (self.source.zone not in SOURCE_ZONES or self.target.zone not in TARGET_ZONES)
+        ):
+            raise ValueError(f"cards cannot move from {self.source} to {self.target}")
+        if (is_play or self.kind is Kind.TURN) != bool(self.cards):
+            raise ValueError(f"a {self.kind} move {'names' if self.cards else 'names no'} cards")
+        if any(card.owner != self.player for card in self.cards):
+            raise ValueError(f"seat {self.player} can only move cards of its own pack")
+
+    @property
+    def is_play(self) -> bool:
+        return self.kind is Kind.PLAY
+
+    def sort_key(self) -> tuple[int, int, int, int, int, tuple[int, ...]]:
+        source = self.source or DEMON
+        target = self.target or DEMON
+        return (
+            _KIND_ORDER[self.kind],
+            source.zone,
+            source.index,
+            target.zone,
+            target.index,
+            tuple(card.index for card in self.cards),
+        )
+
+    def __str__(self) -> str:
+        faces = " ".join(card.face for card in self.cards)
+        if self.kind is Kind.PLAY:
+            return f"{self.player} {self.source}>{self.target} {faces}"
+        if self.kind is Kind.TURN:
+            return f"{self.player} turn {faces}"
+        return f"{self.player} {self.kind}"
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        words = text.split(" ")
+        if len(words) < 2 or not (words[0].isascii() and words[0].isdigit()):
+            raise ValueError(f"bad move {text!r}: expected '<seat> <action> ...'")
+        if str(int(words[0])) != words[0] or "" in words:
+            raise ValueError(f"bad move {text!r}: not in canonical form")
+        player, action, faces = int(words[0]), words[1], words[2:]
+        cards = tuple(Card.from_face(face, player) for face in faces)
+        if action in _SIMPLE_KINDS:
+            if cards:
+                raise ValueError(f"bad move {text!r}: {action} names no cards")
+            return cls(player, _SIMPLE_KINDS[action])
+        if action == "turn":
+            return cls(player, Kind.TURN, cards=cards)
+        source, arrow, target = action.partition(">")
+        if not arrow:
+            raise ValueError(f"bad move {text!r}: unknown action {action!r}")
+        return cls(player, Kind.PLAY, Place.parse(source), Place.parse(target), cards)

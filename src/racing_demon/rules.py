@@ -1,0 +1,128 @@
+"""Rules: a frozen configuration read from a profile document.
+
+A profile is data (docs/rules.md describes every field and why each built-in
+profile sets it as it does). The engine reads only a ``Rules`` value, so a
+variant is a different document, never a subclass. Validation against the JSON
+Schema happens at the edge (``profiles.py``); ``from_document`` only converts.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+PROFILE_FORMAT = "racing-demon/rules/v1"
+DEMON_CARDS = 13
+
+
+class StallTrigger(enum.StrEnum):
+    """When a stall shift becomes due without an agreement."""
+
+    TABLE_STUCK = "table_stuck"  # every player is stuck (docs/rules.md, "Stuck")
+    FULL_PASS = "full_pass"  # every player has turned through their whole stock with no play
+
+
+class LeadTie(enum.StrEnum):
+    """What a tie for the lead does when the match would otherwise end."""
+
+    SHARE = "share"  # equal highest totals share the victory
+    PLAY_ON = "play_on"  # another hand is played
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    name: str
+    version: int
+    title: str
+    source: str
+    min_players: int
+    max_players: int
+    work_piles: int
+    turn_count: int
+    slide_under: bool
+    tie_window_ms: int | None
+    call_allowed: bool
+    call_grace_ms: int
+    end_on_empty_demon: bool
+    stall_trigger: StallTrigger
+    stall_by_agreement: bool
+    countdown_ms: int
+    no_centre_ms: int | None
+    idle_abandon_ms: int | None
+    points_per_foundation_card: int
+    points_per_demon_card: int
+    target: int | None
+    max_hands: int | None
+    lead_tie: LeadTie
+
+    @property
+    def demon_cards(self) -> int:
+        return DEMON_CARDS
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any]) -> Rules:
+        """Build from a profile document already validated against its schema."""
+        return cls(
+            name=doc["name"],
+            version=doc["version"],
+            title=doc["title"],
+            source=doc["source"],
+            min_players=doc["players"]["min"],
+            max_players=doc["players"]["max"],
+            work_piles=doc["layout"]["work_piles"],
+            turn_count=doc["stock"]["turn"],
+            slide_under=doc["work"]["slide_under"],
+            tie_window_ms=doc["foundations"]["tie_window_ms"],
+            call_allowed=doc["end"]["call_allowed"],
+            call_grace_ms=doc["end"]["call_grace_ms"],
+            end_on_empty_demon=doc["end"]["on_empty_demon"],
+            stall_trigger=StallTrigger(doc["stall"]["trigger"]),
+            stall_by_agreement=doc["stall"]["by_agreement"],
+            countdown_ms=doc["time"]["countdown_ms"],
+            no_centre_ms=doc["time"]["no_centre_ms"],
+            idle_abandon_ms=doc["time"]["idle_abandon_ms"],
+            points_per_foundation_card=doc["scoring"]["per_foundation_card"],
+            points_per_demon_card=doc["scoring"]["per_demon_card"],
+            target=doc["match"]["target"],
+            max_hands=doc["match"]["max_hands"],
+            lead_tie=LeadTie(doc["match"]["lead_tie"]),
+        )
+
+    def to_document(self) -> dict[str, Any]:
+        """The profile document; ``Rules.from_document(r.to_document()) == r``."""
+        return {
+            "format": PROFILE_FORMAT,
+            "name": self.name,
+            "version": self.version,
+            "title": self.title,
+            "source": self.source,
+            "players": {"min": self.min_players, "max": self.max_players},
+            "layout": {"demon_cards": DEMON_CARDS, "work_piles": self.work_piles},
+            "stock": {"turn": self.turn_count},
+            "work": {"slide_under": self.slide_under},
+            "foundations": {"tie_window_ms": self.tie_window_ms},
+            "end": {
+                "call_allowed": self.call_allowed,
+                "call_grace_ms": self.call_grace_ms,
+                "on_empty_demon": self.end_on_empty_demon,
+            },
+            "stall": {
+                "trigger": self.stall_trigger.value,
+                "by_agreement": self.stall_by_agreement,
+            },
+            "time": {
+                "countdown_ms": self.countdown_ms,
+                "no_centre_ms": self.no_centre_ms,
+                "idle_abandon_ms": self.idle_abandon_ms,
+            },
+            "scoring": {
+                "per_foundation_card": self.points_per_foundation_card,
+                "per_demon_card": self.points_per_demon_card,
+            },
+            "match": {
+                "target": self.target,
+                "max_hands": self.max_hands,
+                "lead_tie": self.lead_tie.value,
+            },
+        }
