@@ -537,51 +537,57 @@ def apply_move(state: State, move: Move) -> State:
 
 
 def _apply_play(state: State, seat: Seat, move: Move) -> State:
+    # The hot path of every replay: values are built directly, since dataclasses.replace
+    # costs more than the whole rules check.
     source, target, cards = move.source, move.target, move.cards
     assert source is not None and target is not None
     now = state.clock_ms
-    count = len(cards)
+    demon, work, waste = seat.demon, seat.work, seat.waste
     if source.zone is Zone.DEMON:
-        seat = replace(seat, demon=seat.demon[:-1])
+        demon = demon[:-1]
     elif source.zone is Zone.WASTE:
-        seat = replace(seat, waste=seat.waste[:-1])
+        waste = waste[:-1]
     else:
-        seat = replace(seat, work=_with(seat.work, source.index, seat.work[source.index][:-count]))
+        work = _with(work, source.index, work[source.index][: -len(cards)])
     foundations = state.foundations
+    to_centre = False
     if target.zone is Zone.WORK:
-        pile = seat.work[target.index]
-        seat = replace(seat, work=_with(seat.work, target.index, pile + cards))
+        work = _with(work, target.index, work[target.index] + cards)
     elif target.zone is Zone.UNDER:
-        pile = seat.work[target.index]
-        seat = replace(seat, work=_with(seat.work, target.index, cards + pile))
+        work = _with(work, target.index, cards + work[target.index])
     elif target.zone is Zone.NEW_FOUNDATION:
         foundations += (Foundation(cards[0].suit, (cards,), now),)
+        to_centre = True
     else:
         foundation = foundations[target.index]
         if cards[0].rank == foundation.rank:  # a tie joins the top level
             levels = (*foundation.levels[:-1], foundation.levels[-1] + cards)
-            foundation = replace(foundation, levels=levels)
+            foundation = Foundation(foundation.suit, levels, foundation.top_ms)
         else:
-            foundation = replace(foundation, levels=(*foundation.levels, cards), top_ms=now)
+            foundation = Foundation(foundation.suit, (*foundation.levels, cards), now)
         foundations = _with(foundations, target.index, foundation)
-    if not is_progress(move):
-        # Rearranging work piles is not play: it must not reset the stall counters.
-        return replace(state, seats=_with(state.seats, move.player, seat), last_action_ms=now)
-    to_centre = target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION)
-    ends = state.rules.end_on_empty_demon and source.zone is Zone.DEMON and not seat.demon
-    return replace(
-        state,
-        seats=_with(state.seats, move.player, seat),
+        to_centre = True
+    seats = _with(state.seats, move.player, Seat(demon, work, seat.stock, waste))
+    # Rearranging work piles is not a play: it must not reset the stall bookkeeping.
+    played = is_progress(move)
+    ends = state.rules.end_on_empty_demon and source.zone is Zone.DEMON and not demon
+    return State(
+        rules=state.rules,
+        hand=state.hand,
+        seats=seats,
         foundations=foundations,
-        last_action_ms=now,
-        last_centre_ms=now if to_centre else state.last_centre_ms,
-        shifts_since_play=0,
-        agreed=frozenset(),
-        turned_since_play=(0,) * len(state.seats),
+        clock_ms=now,
+        start_ms=state.start_ms,
         phase=Phase.ENDED if ends else state.phase,
         end_reason=EndReason.DEMON_EMPTY if ends else state.end_reason,
         ended_by=move.player if ends else state.ended_by,
+        grace_until_ms=state.grace_until_ms,
         ended_ms=now if ends else state.ended_ms,
+        last_centre_ms=now if to_centre else state.last_centre_ms,
+        last_action_ms=now,
+        shifts_since_play=0 if played else state.shifts_since_play,
+        agreed=frozenset() if played else state.agreed,
+        turned_since_play=(0,) * len(seats) if played else state.turned_since_play,
     )
 
 

@@ -40,6 +40,15 @@ class Zone(enum.IntEnum):
     NEW_FOUNDATION = 5
 
 
+_ZONE_NAMES = {
+    Zone.DEMON: "demon",
+    Zone.WASTE: "waste",
+    Zone.WORK: "w",
+    Zone.UNDER: "u",
+    Zone.FOUNDATION: "f",
+    Zone.NEW_FOUNDATION: "f+",
+}
+_UNNUMBERED = frozenset({Zone.DEMON, Zone.WASTE, Zone.NEW_FOUNDATION})
 SOURCE_ZONES = frozenset({Zone.DEMON, Zone.WASTE, Zone.WORK})
 TARGET_ZONES = frozenset({Zone.WORK, Zone.UNDER, Zone.FOUNDATION, Zone.NEW_FOUNDATION})
 _KIND_ORDER = {kind: order for order, kind in enumerate(Kind)}
@@ -54,19 +63,8 @@ class Place:
     index: int = 0
 
     def __str__(self) -> str:
-        match self.zone:
-            case Zone.DEMON:
-                return "demon"
-            case Zone.WASTE:
-                return "waste"
-            case Zone.WORK:
-                return f"w{self.index + 1}"
-            case Zone.UNDER:
-                return f"u{self.index + 1}"
-            case Zone.FOUNDATION:
-                return f"f{self.index + 1}"
-            case Zone.NEW_FOUNDATION:
-                return "f+"
+        name = _ZONE_NAMES[self.zone]
+        return name if self.zone in _UNNUMBERED else f"{name}{self.index + 1}"
 
     @classmethod
     def parse(cls, text: str) -> Place:

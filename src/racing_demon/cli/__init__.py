@@ -1,0 +1,27 @@
+"""The command line: thin click commands over the library."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+import click
+
+from racing_demon.cli.deal_cmd import deal
+from racing_demon.cli.rules_cmd import rules
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  racing-demon rules
+  racing-demon deal --seed demo --players 3
+""",
+)
+@click.version_option(version("racing-demon"), prog_name="racing-demon")
+def main() -> None:
+    """Racing Demon (Nerts, Pounce): seeded deals and the rules engine that replays games."""
+
+
+main.add_command(deal)
+main.add_command(rules)

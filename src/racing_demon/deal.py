@@ -1,0 +1,337 @@
+"""Seeded, verifiable deals: every pack of every hand derived from one match seed.
+
+The algorithm is specified in docs/deal-spec.md, precisely enough to re-implement
+it elsewhere (e.g. in a browser with Web Crypto); this module follows it step by
+step and the step numbers in the comments refer to that document.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import secrets
+import struct
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
+
+from racing_demon.cards import PACK_SIZE, Card, canonical_pack
+from racing_demon.rules import Rules
+from racing_demon.state import State
+
+DEAL_ALGORITHM: Final = "racing-demon/deal/v1"
+
+SECRET_BYTES: Final = 32
+MIN_CONTRIBUTION_BYTES: Final = 16
+MAX_CONTRIBUTION_BYTES: Final = 64
+U32_LIMIT: Final = 1 << 32
+
+_COMMIT_LABEL: Final = b"racing-demon/commit/v1"
+_MATCH_SALT: Final = b"racing-demon/match-seed/v1"
+_PLAIN_SALT: Final = b"racing-demon/plain-seed/v1"
+_PACK_LABEL: Final = b"racing-demon/pack/v1"
+
+_PRK_BYTES: Final = 32
+_BLOCK_BYTES: Final = 224
+_U32: Final = struct.Struct(">I")
+_HAND_SEAT: Final = struct.Struct(">II")
+_BLOCK_WORDS: Final = struct.Struct(f">{_BLOCK_BYTES // 4}I")
+_SHA256: Final = hashes.SHA256()
+
+
+def _lp(data: bytes) -> bytes:
+    """Length-prefix ``data`` so that concatenations of fields cannot be ambiguous."""
+    return _U32.pack(len(data)) + data
+
+
+# Step 4: info = lp(DEAL_ALGORITHM) || u32(hand) || u32(seat) || u32(block), packed in one call.
+_BLOCK_INFO_PREFIX: Final = _lp(DEAL_ALGORITHM.encode())
+_BLOCK_INFO: Final = struct.Struct(f">{len(_BLOCK_INFO_PREFIX)}sIII")
+
+# Fast path of derive_pack: the 52-card shuffle draws 51 words, for n = 52 down to 2.
+_FAST_WORDS: Final = struct.Struct(f">{PACK_SIZE - 1}I")
+# A word w is rejected for n <= 52 only if w >= 2**32 - (2**32 % n) >= 2**32 - 51, so its top
+# three bytes are FF FF FF. If that pattern occurs nowhere in the 51 words (aligned or not), no word
+# is rejected and the first block suffices; a stray match just takes the exact, general path.
+_REJECTABLE_WORD_PREFIX: Final = b"\xff\xff\xff"
+
+
+def new_secret() -> bytes:
+    """A fresh dealer secret (step 1): 32 bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(SECRET_BYTES)
+
+
+def _check_secret(secret: bytes) -> None:
+    if len(secret) != SECRET_BYTES:
+        raise ValueError(f"dealer secret must be {SECRET_BYTES} bytes, got {len(secret)}")
+
+
+def commitment(secret: bytes) -> str:
+    """The dealer's published commitment to ``secret``, as lowercase hex (step 1)."""
+    _check_secret(secret)
+    return hashlib.sha256(_lp(_COMMIT_LABEL) + _lp(secret)).hexdigest()
+
+
+def check_reveal(secret: bytes, commitment_hex: str) -> bool:
+    """Whether a revealed ``secret`` opens ``commitment_hex``; a wrong-length secret does not."""
+    if len(secret) != SECRET_BYTES:
+        return False
+    # Constant time, so a verifier service does not leak how much of a guess was right.
+    return hmac.compare_digest(commitment(secret).encode(), commitment_hex.lower().encode())
+
+
+def _hkdf_extract(salt: bytes, ikm: bytes) -> bytes:
+    # RFC 5869 section 2.2: HKDF-Extract is exactly HMAC-SHA256 keyed with the salt.
+    return hmac.digest(salt, ikm, "sha256")
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSeed:
+    """The 32-byte pseudorandom key (HKDF PRK) from which every pack of a match is derived."""
+
+    # Kept out of repr: until the dealer reveals, the PRK predicts every deal of the match.
+    prk: bytes = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.prk) != _PRK_BYTES:
+            raise ValueError(f"match seed must be {_PRK_BYTES} bytes, got {len(self.prk)}")
+
+    @classmethod
+    def from_secret(cls, secret: bytes, contributions: Sequence[bytes]) -> MatchSeed:
+        """Combine the dealer secret with every seat's entropy, in seat order (step 3)."""
+        _check_secret(secret)
+        if not contributions:
+            raise ValueError("need one entropy contribution per seat, got none")
+        for seat, contribution in enumerate(contributions):
+            if not MIN_CONTRIBUTION_BYTES <= len(contribution) <= MAX_CONTRIBUTION_BYTES:
+                raise ValueError(
+                    f"seat {seat}'s contribution is {len(contribution)} bytes: "
+                    f"expected {MIN_CONTRIBUTION_BYTES} to {MAX_CONTRIBUTION_BYTES}"
+                )
+        ikm = b"".join([_lp(secret), _U32.pack(len(contributions)), *map(_lp, contributions)])
+        return cls(_hkdf_extract(_MATCH_SALT, ikm))
+
+    @classmethod
+    def from_plain(cls, text: str) -> MatchSeed:
+        """A reproducible seed from a plain string, for tournaments and tests (step 3)."""
+        if not text:
+            raise ValueError("plain seed must be a non-empty string")
+        try:
+            ikm = text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(f"plain seed {text!r} cannot be encoded as UTF-8") from error
+        return cls(_hkdf_extract(_PLAIN_SALT, ikm))
+
+
+def _check_hand_seat(hand: int, seat: int) -> None:
+    if not 1 <= hand < U32_LIMIT:
+        raise ValueError(f"hand {hand} is outside 1..2**32-1")
+    if not 0 <= seat < U32_LIMIT:
+        raise ValueError(f"seat {seat} is outside 0..2**32-1")
+
+
+def _expand_block(prk: bytes, hand: int, seat: int, block: int) -> bytes:
+    """B(block) of the byte stream for (hand, seat): 224 bytes of HKDF-Expand (step 4)."""
+    info = _BLOCK_INFO.pack(_BLOCK_INFO_PREFIX, hand, seat, block)
+    return HKDFExpand(_SHA256, _BLOCK_BYTES, info).derive(prk)
+
+
+def _words(prk: bytes, hand: int, seat: int) -> Iterator[int]:
+    # The block counter is a u32 in the info string, hence the bound.
+    for block in range(U32_LIMIT):
+        yield from _BLOCK_WORDS.unpack(_expand_block(prk, hand, seat, block))
+
+
+def word_stream(seed: MatchSeed, hand: int, seat: int) -> Iterator[int]:
+    """The unbounded stream of 32-bit words for one pack (step 4)."""
+    _check_hand_seat(hand, seat)
+    return _words(seed.prk, hand, seat)
+
+
+def uniform_below(n: int, words: Iterator[int]) -> int:
+    """An unbiased integer in ``0..n-1`` drawn from 32-bit ``words`` by rejection (step 5).
+
+    Consumes words until one is accepted. The deal only needs ``2 <= n <= 52``; any ``n`` up
+    to 2**32 works the same way.
+    """
+    if not 2 <= n <= U32_LIMIT:
+        raise ValueError(f"n = {n} is outside 2..2**32")
+    # The largest multiple of n that fits in 32 bits: words at or above it would favour
+    # the low residues, so they are skipped.
+    limit = U32_LIMIT - U32_LIMIT % n
+    for word in words:
+        if word < limit:
+            return word % n
+    raise ValueError("word stream ran out before yielding an acceptable word")
+
+
+def shuffle_indices(n: int, words: Iterator[int]) -> list[int]:
+    """Descending Fisher-Yates shuffle of ``0..n-1`` driven by ``words`` (step 6)."""
+    if n < 1:
+        raise ValueError(f"cannot shuffle {n} items")
+    order = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = uniform_below(i + 1, words)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@functools.lru_cache(maxsize=64)
+def _cards_of(seat: int) -> tuple[Card, ...]:
+    # Cards are immutable, so every pack of a seat can share these objects; building 52 fresh
+    # Cards would cost more than the whole shuffle.
+    return canonical_pack(seat)
+
+
+def derive_pack(seed: MatchSeed, hand: int, seat: int) -> tuple[Card, ...]:
+    """The shuffled pack ``p[0..51]`` of ``seat`` in ``hand`` (steps 4-6); owner is ``seat``.
+
+    Layout (step 7, applied by the engine): ``p[0..12]`` is the demon with ``p[12]`` on top,
+    then one card per work pile, then the stock with ``p[13 + W]`` on top.
+    """
+    _check_hand_seat(hand, seat)
+    cards = _cards_of(seat)
+    block = _expand_block(seed.prk, hand, seat, 0)
+    if block.find(_REJECTABLE_WORD_PREFIX, 0, _FAST_WORDS.size) >= 0:
+        # About one pack in 80,000: a word might be rejected, so follow the spec word by word.
+        order = shuffle_indices(PACK_SIZE, _words(seed.prk, hand, seat))
+        return tuple([cards[index] for index in order])
+    pack = list(cards)
+    _shuffle_52(pack, _FAST_WORDS.unpack_from(block))
+    return tuple(pack)
+
+
+def _shuffle_52(pack: list[Card], words: tuple[int, ...]) -> None:
+    """Step 6 for a 52-card pack whose 51 words are all accepted, written out step by step.
+
+    Step k (k = 0 … 50) takes word k, n = 52 - k and position i = 51 - k, exactly as
+    shuffle_indices would (the tests compare the two). Unrolled because the loop's own
+    overhead is a tenth of a deal, and a deal must cost no more than ``random.shuffle``.
+    """
+    j = words[0] % 52
+    pack[51], pack[j] = pack[j], pack[51]
+    j = words[1] % 51
+    pack[50], pack[j] = pack[j], pack[50]
+    j = words[2] % 50
+    pack[49], pack[j] = pack[j], pack[49]
+    j = words[3] % 49
+    pack[48], pack[j] = pack[j], pack[48]
+    j = words[4] % 48
+    pack[47], pack[j] = pack[j], pack[47]
+    j = words[5] % 47
+    pack[46], pack[j] = pack[j], pack[46]
+    j = words[6] % 46
+    pack[45], pack[j] = pack[j], pack[45]
+    j = words[7] % 45
+    pack[44], pack[j] = pack[j], pack[44]
+    j = words[8] % 44
+    pack[43], pack[j] = pack[j], pack[43]
+    j = words[9] % 43
+    pack[42], pack[j] = pack[j], pack[42]
+    j = words[10] % 42
+    pack[41], pack[j] = pack[j], pack[41]
+    j = words[11] % 41
+    pack[40], pack[j] = pack[j], pack[40]
+    j = words[12] % 40
+    pack[39], pack[j] = pack[j], pack[39]
+    j = words[13] % 39
+    pack[38], pack[j] = pack[j], pack[38]
+    j = words[14] % 38
+    pack[37], pack[j] = pack[j], pack[37]
+    j = words[15] % 37
+    pack[36], pack[j] = pack[j], pack[36]
+    j = words[16] % 36
+    pack[35], pack[j] = pack[j], pack[35]
+    j = words[17] % 35
+    pack[34], pack[j] = pack[j], pack[34]
+    j = words[18] % 34
+    pack[33], pack[j] = pack[j], pack[33]
+    j = words[19] % 33
+    pack[32], pack[j] = pack[j], pack[32]
+    j = words[20] % 32
+    pack[31], pack[j] = pack[j], pack[31]
+    j = words[21] % 31
+    pack[30], pack[j] = pack[j], pack[30]
+    j = words[22] % 30
+    pack[29], pack[j] = pack[j], pack[29]
+    j = words[23] % 29
+    pack[28], pack[j] = pack[j], pack[28]
+    j = words[24] % 28
+    pack[27], pack[j] = pack[j], pack[27]
+    j = words[25] % 27
+    pack[26], pack[j] = pack[j], pack[26]
+    j = words[26] % 26
+    pack[25], pack[j] = pack[j], pack[25]
+    j = words[27] % 25
+    pack[24], pack[j] = pack[j], pack[24]
+    j = words[28] % 24
+    pack[23], pack[j] = pack[j], pack[23]
+    j = words[29] % 23
+    pack[22], pack[j] = pack[j], pack[22]
+    j = words[30] % 22
+    pack[21], pack[j] = pack[j], pack[21]
+    j = words[31] % 21
+    pack[20], pack[j] = pack[j], pack[20]
+    j = words[32] % 20
+    pack[19], pack[j] = pack[j], pack[19]
+    j = words[33] % 19
+    pack[18], pack[j] = pack[j], pack[18]
+    j = words[34] % 18
+    pack[17], pack[j] = pack[j], pack[17]
+    j = words[35] % 17
+    pack[16], pack[j] = pack[j], pack[16]
+    j = words[36] % 16
+    pack[15], pack[j] = pack[j], pack[15]
+    j = words[37] % 15
+    pack[14], pack[j] = pack[j], pack[14]
+    j = words[38] % 14
+    pack[13], pack[j] = pack[j], pack[13]
+    j = words[39] % 13
+    pack[12], pack[j] = pack[j], pack[12]
+    j = words[40] % 12
+    pack[11], pack[j] = pack[j], pack[11]
+    j = words[41] % 11
+    pack[10], pack[j] = pack[j], pack[10]
+    j = words[42] % 10
+    pack[9], pack[j] = pack[j], pack[9]
+    j = words[43] % 9
+    pack[8], pack[j] = pack[j], pack[8]
+    j = words[44] % 8
+    pack[7], pack[j] = pack[j], pack[7]
+    j = words[45] % 7
+    pack[6], pack[j] = pack[j], pack[6]
+    j = words[46] % 6
+    pack[5], pack[j] = pack[j], pack[5]
+    j = words[47] % 5
+    pack[4], pack[j] = pack[j], pack[4]
+    j = words[48] % 4
+    pack[3], pack[j] = pack[j], pack[3]
+    j = words[49] % 3
+    pack[2], pack[j] = pack[j], pack[2]
+    j = words[50] % 2
+    pack[1], pack[j] = pack[j], pack[1]
+
+
+def deal_hand(
+    rules: Rules, seed: MatchSeed, hand: int, players: int, start_ms: int = 0
+) -> tuple[State, tuple[tuple[Card, ...], ...]]:
+    """Deal ``hand`` for ``players`` seats: the packs (in seat order) and the laid-out state."""
+    packs = tuple(derive_pack(seed, hand, seat) for seat in range(players))
+    return State.deal(rules, packs, hand, start_ms), packs
+
+
+def pack_digest(hand: int, seat: int, pack: Sequence[Card]) -> str:
+    """SHA-256 fingerprint of a dealt pack for logs, as lowercase hex (step 8)."""
+    _check_hand_seat(hand, seat)
+    if len(pack) != PACK_SIZE:
+        raise ValueError(f"a pack has {PACK_SIZE} cards, got {len(pack)}")
+    indices = bytes(card.index for card in pack)
+    if len(set(indices)) != PACK_SIZE:
+        raise ValueError("pack repeats a card")
+    if any(card.owner != seat for card in pack):
+        raise ValueError(f"pack contains cards not owned by seat {seat}")
+    return hashlib.sha256(_lp(_PACK_LABEL) + _HAND_SEAT.pack(hand, seat) + indices).hexdigest()

@@ -1,0 +1,95 @@
+"""Reporters: what the commands print, as text for people and as JSON for programs.
+
+Text may carry ANSI colour (red suits); the CLI strips it when output is not a
+terminal. JSON documents are described by the schemas in ``schemas/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from racing_demon.cards import Card
+from racing_demon.deal import DEAL_ALGORITHM, pack_digest
+from racing_demon.rules import Rules
+from racing_demon.state import Pile, Seat, State
+
+DEAL_FORMAT = "racing-demon/deal-report/v1"
+_RED = "\x1b[31m"
+_RESET = "\x1b[0m"
+
+
+def show_card(card: Card) -> str:
+    """``10♥`` in red, ``K♠`` plain; padded to three columns so piles line up."""
+    text = card.display().rjust(3)
+    return f"{_RED}{text}{_RESET}" if card.is_red else text
+
+
+def show_pile(cards: Sequence[Card]) -> str:
+    return " ".join(show_card(card) for card in cards) if cards else "  -"
+
+
+def top_first(pile: Pile) -> list[str]:
+    return [card.face for card in reversed(pile)]
+
+
+def deal_text(state: State, seed_label: str, packs: Sequence[Pile]) -> str:
+    """Every seat's layout, each pile listed from its top (the stock in turning order)."""
+    rules = state.rules
+    lines = [
+        f"hand {state.hand} · profile {rules.name} · seed {seed_label} · "
+        f"{state.players} players · {DEAL_ALGORITHM}",
+    ]
+    for number, seat in enumerate(state.seats):
+        lines += [
+            "",
+            f"seat {number}   pack digest {pack_digest(state.hand, number, packs[number])}",
+            f"  demon  {show_pile(seat.demon[::-1])}   (top first, the rest face down)",
+            "  work   "
+            + "   ".join(f"w{index + 1} {show_pile(pile)}" for index, pile in enumerate(seat.work)),
+            f"  stock  {len(seat.stock)} cards in turning order, packets of {rules.turn_count}:",
+            *_packets(seat.stock[::-1], rules.turn_count),
+        ]
+    return "\n".join(lines)
+
+
+def _packets(cards: Pile, size: int, per_line: int = 18) -> list[str]:
+    packets = [show_pile(cards[start : start + size]) for start in range(0, len(cards), size)]
+    step = per_line // size
+    return ["         " + " | ".join(packets[i : i + step]) for i in range(0, len(packets), step)]
+
+
+def deal_document(state: State, seed_label: str, packs: Sequence[Pile]) -> dict[str, Any]:
+    """The ``deal`` command's JSON (schemas/deal-report.schema.json)."""
+    return {
+        "format": DEAL_FORMAT,
+        "algorithm": DEAL_ALGORITHM,
+        "profile": state.rules.name,
+        "seed": seed_label,
+        "hand": state.hand,
+        "players": state.players,
+        "seats": [
+            _seat_document(number, seat, state.hand, packs[number])
+            for number, seat in enumerate(state.seats)
+        ],
+    }
+
+
+def _seat_document(number: int, seat: Seat, hand: int, pack: Pile) -> dict[str, Any]:
+    return {
+        "seat": number,
+        "pack": [card.face for card in pack],
+        "pack_digest": pack_digest(hand, number, pack),
+        "demon": top_first(seat.demon),
+        "work": [top_first(pile) for pile in seat.work],
+        "stock": top_first(seat.stock),
+    }
+
+
+def rules_listing(profiles: Sequence[Rules]) -> str:
+    width = max(len(rules.name) for rules in profiles)
+    return "\n".join(
+        f"{rules.name.ljust(width)}  {rules.min_players}-{rules.max_players} players  "
+        f"{rules.title} ({rules.source})"
+        for rules in profiles
+    )

@@ -1,0 +1,115 @@
+"""Shared test helpers: build small positions by naming only the cards that matter."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from hypothesis import HealthCheck, settings
+
+from racing_demon.cards import Card, canonical_pack
+from racing_demon.engine import Violation, apply_move, check_move
+from racing_demon.moves import Move
+from racing_demon.profiles import load_rules
+from racing_demon.rules import Rules
+from racing_demon.state import Foundation, Pile, Seat, State
+
+settings.register_profile(
+    "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "dev", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@dataclass(frozen=True)
+class S:
+    """One seat of a test position. Faces are space-separated, in engine orientation:
+    demon, stock and waste bottom first (top last); each work pile head first.
+
+    Cards of the seat's pack that are named nowhere (here or on a foundation) go to
+    ``rest``: the bottom of the stock (default) or the bottom of the demon pile.
+    """
+
+    demon: str = ""
+    work: Sequence[str] = ("", "", "", "")
+    stock: str = ""
+    waste: str = ""
+    rest: str = "stock"
+
+
+def cards(faces: str, owner: int) -> Pile:
+    return tuple(Card.from_face(face, owner) for face in faces.split())
+
+
+def build(
+    profile: str | Rules,
+    *seats: S,
+    foundations: Sequence[str] = (),
+    clock: int | None = None,
+    **fields: object,
+) -> State:
+    """A sound position at ``clock`` (default: when play starts).
+
+    Seats as given; foundations as cards with owners (``AH@0 2H@1``, a tied level is
+    ``3H@0,3H@1``); the rest of every pack where ``S.rest`` says.
+    """
+    rules = load_rules(profile) if isinstance(profile, str) else profile
+    clock = rules.countdown_ms if clock is None else clock  # default: the instant play starts
+    built_foundations = tuple(_foundation(text) for text in foundations)
+    placed = {card for foundation in built_foundations for card in foundation.cards()}
+    built_seats = tuple(_seat(spec, number, placed) for number, spec in enumerate(seats))
+    state = State(
+        rules=rules,
+        hand=1,
+        seats=built_seats,
+        foundations=built_foundations,
+        clock_ms=clock,
+        last_centre_ms=rules.countdown_ms,
+        last_action_ms=rules.countdown_ms,
+        turned_since_play=(0,) * len(seats),
+    )
+    state = replace(state, **fields)  # type: ignore[arg-type]
+    problems = state.problems()
+    assert not problems, problems
+    return state
+
+
+def _foundation(text: str) -> Foundation:
+    """A foundation whose top level was reached at 0 ms."""
+    levels = tuple(tuple(Card.parse(card) for card in level.split(",")) for level in text.split())
+    return Foundation(levels[0][0].suit, levels, 0)
+
+
+def _seat(spec: S, owner: int, placed: set[Card]) -> Seat:
+    demon = cards(spec.demon, owner)
+    work = tuple(cards(pile, owner) for pile in spec.work)
+    stock = cards(spec.stock, owner)
+    waste = cards(spec.waste, owner)
+    named = set(demon) | set(stock) | set(waste) | placed
+    named.update(card for pile in work for card in pile)
+    rest = tuple(card for card in canonical_pack(owner) if card not in named)
+    if spec.rest == "stock":
+        stock = rest + stock
+    else:
+        demon = rest + demon
+    return Seat(demon=demon, work=work, stock=stock, waste=waste)
+
+
+def refused(state: State, text: str) -> Violation:
+    """Check that the move is refused and return the refusal."""
+    violation = check_move(state, Move.parse(text))
+    assert violation is not None, f"{text} was accepted"
+    return violation
+
+
+def play(state: State, *texts: str) -> State:
+    """Apply legal moves in order, checking each."""
+    for text in texts:
+        move = Move.parse(text)
+        violation = check_move(state, move)
+        assert violation is None, str(violation)
+        state = apply_move(state, move)
+    return state
