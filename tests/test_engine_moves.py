@@ -300,7 +300,7 @@ def test_call_needs_an_empty_demon_pile() -> None:
     state = build("table", S(demon="5C"), S())
     violation = refused(state, "0 call")
     assert violation.code is Code.DEMON_NOT_EMPTY
-    assert violation.found == "1 cards"
+    assert (violation.expected, violation.found) == ("0 cards", "1 card")
     empty = build("table", S(rest="stock"), S())
     assert check_move(empty, Move.parse("0 call")) is None
 

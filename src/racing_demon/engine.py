@@ -146,7 +146,7 @@ def check_move(state: State, move: Move) -> Violation | None:
                     move,
                     "the stock is not empty yet",
                     piles=("stock",),
-                    found=f"{len(seat.stock)} cards",
+                    found=_cards(len(seat.stock)),
                 )
             if not seat.waste:
                 return _refuse(
@@ -165,8 +165,8 @@ def check_move(state: State, move: Move) -> Violation | None:
                     "only an empty demon pile may call",
                     cards=seat.demon[-1:],
                     piles=("demon",),
-                    expected="0 cards",
-                    found=f"{len(seat.demon)} cards",
+                    expected=_cards(0),
+                    found=_cards(len(seat.demon)),
                 )
             return None
         case Kind.AGREE:
@@ -181,6 +181,10 @@ def check_move(state: State, move: Move) -> Violation | None:
             return None
         case Kind.RESIGN:
             return None
+
+
+def _cards(count: int) -> str:
+    return "1 card" if count == 1 else f"{count} cards"
 
 
 def _gate(state: State, player: int, kind: Kind) -> Violation | None:
@@ -355,42 +359,28 @@ def _check_work(
             return _refuse(Code.ONE_CARD_ONLY, move, "only one card slides under a pile")
         if not pile:
             return _refuse(Code.UNDER_EMPTY_PILE, move, f"{target} is empty: move into it instead")
-        head = pile[0]
-        expected = f"one rank above {head.face}, opposite colour"
-        if card.rank != head.rank + 1:
-            return _refuse(
-                Code.NOT_ONE_HIGHER,
-                move,
-                f"only {expected} slides under {head.face}",
-                expected=expected,
-                found=card.face,
-            )
-        if card.is_red == head.is_red:
-            return _refuse(
-                Code.SAME_COLOUR,
-                move,
-                f"{card.face} has the colour of {head.face}",
-                expected=expected,
-                found=card.face,
-            )
-        return None
-    if not pile:
-        return None
-    exposed = pile[-1]
-    expected = f"one rank below {exposed.face}, opposite colour"
-    if card.rank != exposed.rank - 1:
+        return _check_neighbour(move, card, pile[0], +1)
+    return _check_neighbour(move, card, pile[-1], -1) if pile else None
+
+
+def _check_neighbour(move: Move, card: Card, neighbour: Card, step: int) -> Violation | None:
+    """``card`` must be ``step`` ranks from ``neighbour`` (+1: under it, -1: onto it) and
+    of the opposite colour. Rank is checked before colour."""
+    under = step > 0
+    expected = f"one rank {'above' if under else 'below'} {neighbour.face}, opposite colour"
+    if card.rank != neighbour.rank + step:
         return _refuse(
-            Code.NOT_ONE_LOWER,
+            Code.NOT_ONE_HIGHER if under else Code.NOT_ONE_LOWER,
             move,
-            f"only {expected} goes on {exposed.face}",
+            f"only {expected} {'slides under' if under else 'goes on'} {neighbour.face}",
             expected=expected,
             found=card.face,
         )
-    if card.is_red == exposed.is_red:
+    if card.is_red == neighbour.is_red:
         return _refuse(
             Code.SAME_COLOUR,
             move,
-            f"{card.face} has the colour of {exposed.face}",
+            f"{card.face} has the colour of {neighbour.face}",
             expected=expected,
             found=card.face,
         )
