@@ -46,7 +46,9 @@ def render(profile: str) -> str:
     final = state
     for number, step in enumerate(playout(state, choose), start=1):
         event = str(step.move) if step.event is Event.MOVE else step.event.value
-        lines.append(f"{number:4d} {step.after.clock_ms:7d}ms {event:<24} {step.after.digest()[:16]}")
+        lines.append(
+            f"{number:4d} {step.after.clock_ms:7d}ms {event:<24} {step.after.digest()[:16]}"
+        )
         final = step.after
     lines.append(final.to_text().rstrip("\n"))
     if final.end_reason is not None:

@@ -626,3 +626,17 @@ def test_any_seed_gives_a_stable_permutation(text: str, hand: int, seat: int) ->
     # The digest covers the order: exchanging two cards changes it.
     swapped = (pack[1], pack[0], *pack[2:])
     assert pack_digest(hand, seat, swapped) != digest
+
+
+def test_a_committed_seed_deals_exactly_its_contributors() -> None:
+    from racing_demon.deal import deal_hand
+    from racing_demon.profiles import load_rules
+
+    seed = MatchSeed.from_secret(bytes(32), [bytes(16), bytes(range(16))])
+    assert seed.seats == 2
+    state, packs = deal_hand(load_rules("table"), seed, hand=1, players=2)
+    assert [pack[0].owner for pack in packs] == [0, 1]
+    assert state.players == 2
+    with pytest.raises(ValueError, match="entropy from 2 seats: it cannot deal 3"):
+        deal_hand(load_rules("table"), seed, hand=1, players=3)
+    assert MatchSeed.from_plain("any").seats is None

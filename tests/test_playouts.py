@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import fields
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -19,14 +20,29 @@ from racing_demon.deal import MatchSeed, derive_pack
 from racing_demon.engine import check_move, legal_moves
 from racing_demon.moves import NEW_FOUNDATION, Kind, Move, Place, Zone
 from racing_demon.playout import playout
-from racing_demon.profiles import BUILT_IN, load_rules
+from racing_demon.profiles import BUILT_IN, builtin_document, rules_from_document
+from racing_demon.rules import Rules
 from racing_demon.scoring import score_hand
 from racing_demon.state import Phase, State
 
 
 @st.composite
+def profiles(draw: st.DrawFn) -> Rules:
+    """A built-in profile, with any of seed 003's variant knobs and a few more turned."""
+    document = builtin_document(draw(st.sampled_from(BUILT_IN)))
+    if draw(st.booleans()):
+        document["layout"]["work_piles"] = 5
+    if draw(st.booleans()):
+        document["stock"]["turn"] = 1
+    if draw(st.booleans()):
+        document["work"]["slide_under"] = not document["work"]["slide_under"]
+    document["foundations"]["tie_window_ms"] = draw(st.sampled_from([None, 0, 5, 300]))
+    return rules_from_document(document)
+
+
+@st.composite
 def dealt_hands(draw: st.DrawFn) -> State:
-    rules = load_rules(draw(st.sampled_from(BUILT_IN)))
+    rules = draw(profiles())
     players = draw(st.integers(rules.min_players, min(rules.max_players, 4)))
     seed = MatchSeed.from_plain(f"playout {draw(st.integers(0, 2**32))}")
     packs = [derive_pack(seed, 1, seat) for seat in range(players)]
@@ -81,6 +97,30 @@ def assert_sound(state: State) -> None:
             assert Move.parse(str(move)) == move
 
 
+# What a card move may change. The engine builds the next state field by field for speed
+# (engine._apply_play); a field it forgot would be reset, and this catches it.
+PLAY_CHANGES = {
+    "seats",
+    "foundations",
+    "phase",
+    "end_reason",
+    "ended_by",
+    "ended_ms",
+    "last_centre_ms",
+    "last_action_ms",
+    "shifts_since_play",
+    "agreed",
+    "turned_since_play",
+    "landed",
+}
+
+
+def assert_play_changes_only_its_fields(before: State, after: State) -> None:
+    for field in fields(State):
+        if field.name not in PLAY_CHANGES:
+            assert getattr(after, field.name) == getattr(before, field.name), field.name
+
+
 @given(dealt_hands(), st.integers(0, 2**32))
 def test_random_playouts_keep_every_invariant(state: State, choices: int) -> None:
     rng = random.Random(choices)  # chooses moves only: deals come from the deal spec
@@ -89,6 +129,8 @@ def test_random_playouts_keep_every_invariant(state: State, choices: int) -> Non
     for step in playout(state, rng.choice, max_steps=80):
         assert_sound(step.after)
         assert step.after.clock_ms >= step.before.clock_ms
+        if step.move is not None and step.move.kind is Kind.PLAY:
+            assert_play_changes_only_its_fields(step.before, step.after)
         final = step.after
     if final.phase is Phase.ENDED:
         assert all(legal_moves(final, player) == [] for player in range(final.players))

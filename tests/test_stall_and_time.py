@@ -12,6 +12,7 @@ from racing_demon.engine import (
     check_stall,
     cycle_tops,
     is_stuck,
+    legal_moves,
     next_deadline,
     progress_witness,
     stall_outcome,
@@ -20,7 +21,7 @@ from racing_demon.engine import (
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.state import EndReason, Phase
 
-from conftest import S, build, cards, play, refused
+from conftest import S, build, play, refused
 
 # A seat that cannot play: only an ace would fit its exposed twos, and no ace is
 # reachable (the rest of the pack lies under the demon top).
@@ -216,18 +217,35 @@ def test_idle_abandonment_where_no_shorter_rule_applies() -> None:
 
 
 def test_table_call_grace_lets_cards_in_motion_land() -> None:
-    state = build("table", S(), S(demon="AH", stock="9S 8S 7S"), clock=1000)
+    state = build("table", S(waste="AC"), S(demon="2H AH", stock="9S 8S 7S"), clock=1000)
     state = play(state, "0 call")
     assert state.phase is Phase.CALLED
     assert state.grace_until_ms == 2000
     late = advance_clock(state, 2000)
     assert refused(late, "1 turn 7S 8S 9S").code is Code.HAND_OVER  # no new move starts
     assert refused(late, "0 call").code is Code.HAND_OVER
-    landed = play(late, "1 demon>f+ AH")
-    assert landed.foundations[0].levels == (cards("AH", 1),)
+    landed = play(late, "1 demon>f+ AH", "0 waste>f+ AC")  # one card in motion per seat
+    assert [f.levels[0][0].face for f in landed.foundations] == ["AH", "AC"]
+    assert landed.landed == frozenset({0, 1})
+    second = refused(landed, "1 demon>f1 2H")  # a second card was not in motion
+    assert second.code is Code.HAND_OVER
+    assert "seat 1 already landed its card in motion" in second.message
+    assert legal_moves(landed, 1) == []
     over = advance_clock(landed, 2001)
     assert (over.phase, over.end_reason, over.ended_by) == (Phase.ENDED, EndReason.CALL, 0)
     assert refused(over, "1 turn 7S 8S 9S").code is Code.HAND_OVER
+
+
+def test_equal_deadlines_end_the_hand_for_no_centre_not_abandonment() -> None:
+    document = builtin_document("peer2peer")
+    document["time"]["idle_abandon_ms"] = document["time"]["no_centre_ms"]
+    state = build(rules_from_document(document), S(), S())
+    assert next_deadline(state) == (183000, EndReason.NO_CENTRE)
+
+
+def test_a_stall_shift_counts_as_an_action_for_the_idle_rule() -> None:
+    state = advance_clock(build("peer2peer", stuck_seat(), stuck_seat()), 50000)
+    assert apply_stall(state).last_action_ms == 50000
 
 
 def test_peer2peer_call_stops_all_play_at_once() -> None:

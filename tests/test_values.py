@@ -49,7 +49,9 @@ def test_card_faces_and_display() -> None:
     assert [suit.symbol for suit in Suit] == ["♣", "♦", "♥", "♠"]
 
 
-@pytest.mark.parametrize("text", ["5H", "5H@", "5H@x", "1H@0", "5X@0", "10H@0", "5H@-1", "5h@0"])
+@pytest.mark.parametrize(
+    "text", ["5H", "5H@", "5H@x", "1H@0", "5X@0", "10H@0", "5H@-1", "5h@0", "5H@01", "5H@٣"]
+)
 def test_bad_card_text_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         Card.parse(text)
@@ -245,6 +247,9 @@ def test_state_text_round_trip_and_digest() -> None:
         agreed=frozenset({1}),
     )
     text = state.to_text()
+    assert text.startswith(
+        f"state racing-demon/state/v1 profile=table rules={state.rules.digest()} "
+    )
     assert text.splitlines()[1] == "foundation H 0 AH@0 2H@1 3H@0,3H@1"
     assert State.parse(text, state.rules) == state
     assert State.parse(text, state.rules).digest() == state.digest()
@@ -256,7 +261,13 @@ def test_state_text_round_trip_and_digest() -> None:
     ("old", "new", "message"),
     [
         ("profile=table", "profile=nertz", "profile"),
+        ("rules=", "rules=0", "with rules"),
+        ("racing-demon/state/v1", "racing-demon/state/v2", "starts with"),
         ("hand=1 ", "", "fields"),
+        ("clock=0 ", "clock=0_0 ", "canonical form"),
+        ("clock=0 ", "clock=00 ", "canonical form"),
+        ("clock=0 ", "clock=-1 ", "canonical form"),
+        ("AH@0", "AH@00", "bad card"),
         ("seat 1 ", "seat 2 ", "in order"),
         ("foundation H", "founding H", "unknown state line"),
     ],
@@ -265,6 +276,26 @@ def test_bad_state_text_is_refused(old: str, new: str, message: str) -> None:
     text = build("table", S(demon="9C"), S(demon="5S"), foundations=["AH@0"]).to_text()
     with pytest.raises(ValueError, match=message):
         State.parse(text.replace(old, new), load_rules("table"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("foundation H 0 AH@0", "foundation H 0", "f1 is empty"),
+        ("phase=playing", "phase=called", "grace None"),
+        ("phase=playing", "phase=ended", "with end None"),
+        ("end=-", "end=call", "phase playing with end call"),
+        ("grace=-", "grace=100", "phase playing with grace 100"),
+        ("agreed=-", "agreed=5", "name no seat"),
+        ("landed=-", "landed=1", "land after a call only"),
+    ],
+)
+def test_invariants_catch_inconsistent_positions(old: str, new: str, problem: str) -> None:
+    state = build("table", S(demon="9C"), S(demon="5S"), foundations=["AH@0"])
+    text = state.to_text()
+    assert old in text
+    problems = State.parse(text.replace(old, new), state.rules).problems()
+    assert any(problem in found for found in problems), problems
 
 
 def test_invariants_catch_lost_duplicated_and_misbuilt_cards() -> None:

@@ -48,10 +48,6 @@ class Suit(enum.IntEnum):
         return cls(index)
 
 
-def rank_letter(rank: int) -> str:
-    return RANK_LETTERS[rank - 1]
-
-
 def parse_rank(letter: str) -> int:
     index = RANK_LETTERS.find(letter)
     if len(letter) != 1 or index < 0:
@@ -102,7 +98,8 @@ class Card:
     def parse(cls, text: str) -> Card:
         """Parse ``5H@1``."""
         face, at, owner = text.partition("@")
-        if not at or not owner.isdigit() or not owner.isascii():
+        canonical = owner.isascii() and owner.isdigit() and str(int(owner)) == owner
+        if not at or not canonical:
             raise ValueError(f"bad card {text!r}: expected a face and a seat, like '5H@1'")
         return cls.from_face(face, int(owner))
 

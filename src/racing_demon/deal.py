@@ -95,6 +95,9 @@ class MatchSeed:
 
     # Kept out of repr: until the dealer reveals, the PRK predicts every deal of the match.
     prk: bytes = field(repr=False)
+    # A committed seed mixes one contribution per seat, so it deals exactly that many seats;
+    # a plain seed deals any number (None).
+    seats: int | None = None
 
     def __post_init__(self) -> None:
         if len(self.prk) != _PRK_BYTES:
@@ -113,7 +116,7 @@ class MatchSeed:
                     f"expected {MIN_CONTRIBUTION_BYTES} to {MAX_CONTRIBUTION_BYTES}"
                 )
         ikm = b"".join([_lp(secret), _U32.pack(len(contributions)), *map(_lp, contributions)])
-        return cls(_hkdf_extract(_MATCH_SALT, ikm))
+        return cls(_hkdf_extract(_MATCH_SALT, ikm), len(contributions))
 
     @classmethod
     def from_plain(cls, text: str) -> MatchSeed:
@@ -320,6 +323,10 @@ def deal_hand(
     rules: Rules, seed: MatchSeed, hand: int, players: int, start_ms: int = 0
 ) -> tuple[State, tuple[tuple[Card, ...], ...]]:
     """Deal ``hand`` for ``players`` seats: the packs (in seat order) and the laid-out state."""
+    if seed.seats is not None and seed.seats != players:
+        raise ValueError(
+            f"the match seed mixes entropy from {seed.seats} seats: it cannot deal {players}"
+        )
     packs = tuple(derive_pack(seed, hand, seat) for seat in range(players))
     return State.deal(rules, packs, hand, start_ms), packs
 

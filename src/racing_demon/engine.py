@@ -112,12 +112,12 @@ def next_deadline(state: State) -> tuple[int, EndReason] | None:
     if state.phase is Phase.ENDED:
         return None
     rules = state.rules
-    deadlines = []
+    deadlines = []  # in order of precedence when two fall on the same millisecond
     if rules.no_centre_ms is not None:
         deadlines.append((state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE))
     if rules.idle_abandon_ms is not None:
         deadlines.append((state.last_action_ms + rules.idle_abandon_ms, EndReason.ABANDONED))
-    return min(deadlines) if deadlines else None
+    return min(deadlines, key=lambda deadline: deadline[0]) if deadlines else None
 
 
 # -- check -------------------------------------------------------------------
@@ -146,7 +146,7 @@ def check_move(state: State, move: Move) -> Violation | None:
                     move,
                     "the stock is not empty yet",
                     piles=("stock",),
-                    found=_cards(len(seat.stock)),
+                    found=_count_text(len(seat.stock)),
                 )
             if not seat.waste:
                 return _refuse(
@@ -165,8 +165,8 @@ def check_move(state: State, move: Move) -> Violation | None:
                     "only an empty demon pile may call",
                     cards=seat.demon[-1:],
                     piles=("demon",),
-                    expected=_cards(0),
-                    found=_cards(len(seat.demon)),
+                    expected=_count_text(0),
+                    found=_count_text(len(seat.demon)),
                 )
             return None
         case Kind.AGREE:
@@ -183,19 +183,27 @@ def check_move(state: State, move: Move) -> Violation | None:
             return None
 
 
-def _cards(count: int) -> str:
+def _count_text(count: int) -> str:
     return "1 card" if count == 1 else f"{count} cards"
 
 
 def _gate(state: State, player: int, kind: Kind) -> Violation | None:
     if player >= len(state.seats):
         return Violation(Code.NOT_A_SEAT, f"there is no seat {player}", player)
+    return _closed(state, player, kind)
+
+
+def _closed(state: State, player: int | None, kind: Kind | None) -> Violation | None:
+    """Why nothing may happen now (``None`` for the table's own stall): the hand ended, a
+    call leaves only one card in motion per seat to land, or play has not started."""
     if state.phase is Phase.ENDED:
         return Violation(Code.HAND_OVER, f"the hand ended ({state.end_reason})", player)
-    if state.phase is Phase.CALLED and kind is not Kind.PLAY:
+    if state.phase is Phase.CALLED and (kind is not Kind.PLAY or player in state.landed):
+        already = player in state.landed
         return Violation(
             Code.HAND_OVER,
-            f"seat {state.ended_by} called; only cards already in motion may still land",
+            f"seat {state.ended_by} called: no new move starts"
+            + (f"; seat {player} already landed its card in motion" if already else ""),
             player,
         )
     if state.clock_ms < state.play_start_ms:
@@ -578,6 +586,7 @@ def _apply_play(state: State, seat: Seat, move: Move) -> State:
         shifts_since_play=0 if played else state.shifts_since_play,
         agreed=frozenset() if played else state.agreed,
         turned_since_play=(0,) * len(seats) if played else state.turned_since_play,
+        landed=state.landed | {move.player} if state.phase is Phase.CALLED else state.landed,
     )
 
 
@@ -694,9 +703,9 @@ def _rearrangements(piles: tuple[Pile, ...], slide_under: bool) -> Iterator[tupl
 
 def check_stall(state: State) -> Violation | None:
     """``None`` if a stall shift (or, after a full cycle, the blocked end) is due now."""
-    gate = _gate(state, 0, Kind.AGREE)
-    if gate is not None:
-        return replace(gate, player=None)
+    closed = _closed(state, None, None)
+    if closed is not None:
+        return closed
     rules = state.rules
     if rules.stall_by_agreement and len(state.agreed) == len(state.seats):
         return None

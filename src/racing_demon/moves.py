@@ -115,10 +115,6 @@ class Move:
         if any(card.owner != self.player for card in self.cards):
             raise ValueError(f"seat {self.player} can only move cards of its own pack")
 
-    @property
-    def is_play(self) -> bool:
-        return self.kind is Kind.PLAY
-
     def sort_key(self) -> tuple[int, int, int, int, int, tuple[int, ...]]:
         source = self.source or DEMON
         target = self.target or DEMON

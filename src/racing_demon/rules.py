@@ -9,6 +9,8 @@ Schema happens at the edge (``profiles.py``); ``from_document`` only converts.
 from __future__ import annotations
 
 import enum
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,9 +58,10 @@ class Rules:
     max_hands: int | None
     lead_tie: LeadTie
 
-    @property
-    def demon_cards(self) -> int:
-        return DEMON_CARDS
+    def digest(self) -> str:
+        """SHA-256 of the canonical profile document (sorted keys, no spaces)."""
+        text = json.dumps(self.to_document(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
     @classmethod
     def from_document(cls, doc: dict[str, Any]) -> Rules:

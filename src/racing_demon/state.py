@@ -113,6 +113,7 @@ class State:
     shifts_since_play: int = 0
     agreed: frozenset[int] = frozenset()
     turned_since_play: tuple[int, ...] = ()
+    landed: frozenset[int] = frozenset()  # seats whose card in motion landed after the call
 
     @classmethod
     def deal(cls, rules: Rules, packs: Sequence[Sequence[Card]], hand: int, start_ms: int) -> State:
@@ -159,7 +160,9 @@ class State:
         header = " ".join(
             [
                 "state",
+                STATE_FORMAT,
                 f"profile={self.rules.name}",
+                f"rules={self.rules.digest()}",
                 f"hand={self.hand}",
                 f"clock={self.clock_ms}",
                 f"start={self.start_ms}",
@@ -171,8 +174,9 @@ class State:
                 f"centre={self.last_centre_ms}",
                 f"action={self.last_action_ms}",
                 f"shifts={self.shifts_since_play}",
-                f"agreed={','.join(map(str, sorted(self.agreed))) or '-'}",
+                f"agreed={_seats(self.agreed)}",
                 f"turned={','.join(map(str, self.turned_since_play))}",
+                f"landed={_seats(self.landed)}",
             ]
         )
         lines = [header]
@@ -191,11 +195,14 @@ class State:
     def parse(cls, text: str, rules: Rules) -> State:
         """Parse the text form; ``rules`` must be the profile the text names."""
         lines = text.splitlines()
-        if not lines or not lines[0].startswith("state "):
-            raise ValueError("a state text starts with a 'state' line")
-        fields = _key_values(lines[0].split(" ")[1:], _HEADER_KEYS)
-        if fields["profile"] != rules.name:
-            raise ValueError(f"state is for profile {fields['profile']!r}, not {rules.name!r}")
+        if not lines or not lines[0].startswith(f"state {STATE_FORMAT} "):
+            raise ValueError(f"a state text starts with 'state {STATE_FORMAT}'")
+        fields = _key_values(lines[0].split(" ")[2:], _HEADER_KEYS)
+        if fields["profile"] != rules.name or fields["rules"] != rules.digest():
+            raise ValueError(
+                f"state is for profile {fields['profile']!r} with rules {fields['rules']}, "
+                f"not {rules.name!r} with rules {rules.digest()}"
+            )
         foundations: list[Foundation] = []
         seats: list[Seat] = []
         for line in lines[1:]:
@@ -208,21 +215,22 @@ class State:
                 raise ValueError(f"unknown state line {line!r}")
         return cls(
             rules=rules,
-            hand=int(fields["hand"]),
+            hand=_int(fields["hand"]),
             seats=tuple(seats),
             foundations=tuple(foundations),
-            clock_ms=int(fields["clock"]),
-            start_ms=int(fields["start"]),
+            clock_ms=_int(fields["clock"]),
+            start_ms=_int(fields["start"]),
             phase=Phase(fields["phase"]),
             end_reason=None if fields["end"] == "-" else EndReason(fields["end"]),
             ended_by=_opt_int(fields["by"]),
             grace_until_ms=_opt_int(fields["grace"]),
             ended_ms=_opt_int(fields["ended"]),
-            last_centre_ms=int(fields["centre"]),
-            last_action_ms=int(fields["action"]),
-            shifts_since_play=int(fields["shifts"]),
+            last_centre_ms=_int(fields["centre"]),
+            last_action_ms=_int(fields["action"]),
+            shifts_since_play=_int(fields["shifts"]),
             agreed=frozenset(_int_list(fields["agreed"])),
             turned_since_play=tuple(_int_list(fields["turned"])),
+            landed=frozenset(_int_list(fields["landed"])),
         )
 
     # -- invariants ----------------------------------------------------------
@@ -243,6 +251,8 @@ class State:
             if strangers:
                 found.append(f"seat {number} holds other packs' cards: {strangers}")
         for index, foundation in enumerate(self.foundations):
+            if not foundation.levels:
+                found.append(f"f{index + 1} is empty: a foundation starts with its ace")
             for rank, level in enumerate(foundation.levels, start=1):
                 if not level or any(c.suit != foundation.suit or c.rank != rank for c in level):
                     found.append(f"f{index + 1}: level {rank} is not {rank} of {foundation.suit}")
@@ -254,6 +264,29 @@ class State:
             found.append(f"cards not conserved: missing {missing} repeated {repeated} {strays}")
         if len(self.turned_since_play) != self.players:
             found.append("one pass counter per seat is required")
+        if not (self.agreed | self.landed) <= set(range(self.players)):
+            found.append(
+                f"agreed {sorted(self.agreed)} or landed {sorted(self.landed)} name no seat"
+            )
+        found += self._phase_problems()
+        return found
+
+    def _phase_problems(self) -> list[str]:
+        """The end-of-hand fields must fit the phase, or the engine would misread them."""
+        called = self.phase is Phase.CALLED
+        ended = self.phase is Phase.ENDED
+        found = []
+        # A grace window outlives its call into the ended hand, never into a hand in play.
+        if (called and self.grace_until_ms is None) or (
+            self.phase is Phase.PLAYING and self.grace_until_ms is not None
+        ):
+            found.append(f"phase {self.phase} with grace {self.grace_until_ms}")
+        if (self.end_reason is not None) != ended or (self.ended_ms is not None) != ended:
+            found.append(f"phase {self.phase} with end {self.end_reason} at {self.ended_ms}")
+        if called and self.ended_by is None:
+            found.append("a called hand names its caller")
+        if self.landed and not (called or ended):
+            found.append("cards land after a call only")
         return found
 
 
@@ -264,6 +297,7 @@ def builds_down(upper: Card, lower: Card) -> bool:
 
 _HEADER_KEYS = (
     "profile",
+    "rules",
     "hand",
     "clock",
     "start",
@@ -277,6 +311,7 @@ _HEADER_KEYS = (
     "shifts",
     "agreed",
     "turned",
+    "landed",
 )
 
 
@@ -284,12 +319,23 @@ def _opt(value: object) -> str:
     return "-" if value is None else str(value)
 
 
+def _int(text: str) -> int:
+    """A canonical non-negative integer: digits only, no sign, underscore or leading zero."""
+    if not (text.isascii() and text.isdigit()) or (text[0] == "0" and text != "0"):
+        raise ValueError(f"expected a non-negative integer in canonical form, not {text!r}")
+    return int(text)
+
+
 def _opt_int(text: str) -> int | None:
-    return None if text == "-" else int(text)
+    return None if text == "-" else _int(text)
 
 
 def _int_list(text: str) -> list[int]:
-    return [] if text == "-" else [int(part) for part in text.split(",")]
+    return [] if text == "-" else [_int(part) for part in text.split(",")]
+
+
+def _seats(seats: frozenset[int]) -> str:
+    return ",".join(map(str, sorted(seats))) or "-"
 
 
 def _faces(pile: Pile) -> str:
@@ -312,7 +358,7 @@ def _parse_foundation(text: str) -> Foundation:
     return Foundation(
         suit=Suit.parse(suit),
         levels=tuple(tuple(Card.parse(card) for card in level.split(",")) for level in levels),
-        top_ms=int(top_ms),
+        top_ms=_int(top_ms),
     )
 
 
