@@ -294,6 +294,7 @@ def test_unknown_seat() -> None:
     state = build("table", S(), S())
     assert refused(state, "2 recycle").code is Code.NOT_A_SEAT
     assert legal_moves(state, 2) == []
+    assert legal_moves(state, -1) == []
 
 
 def test_call_needs_an_empty_demon_pile() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from racing_demon.engine import (
@@ -151,6 +153,15 @@ def test_blocked_after_a_complete_cycle_of_shifts() -> None:
     assert refused(state, "0 recycle").code is Code.HAND_OVER
 
 
+def test_agreed_shifts_never_block_a_table_where_someone_can_play() -> None:
+    # 000: blocked when "a complete cycle of these agreed shifts offers no playable card".
+    state = build("table", stuck_seat(waste="KS QS"), S(demon="AH", waste="KS"))
+    for _ in range(4):
+        state = apply_stall(play(state, "0 agree", "1 agree"))
+    assert state.shifts_since_play == 4  # past the longest cycle (2 cards)
+    assert stall_outcome(play(state, "0 agree", "1 agree")) is StallOutcome.SHIFT
+
+
 def test_a_play_between_shifts_restarts_the_cycle() -> None:
     state = apply_stall(build("table", stuck_seat(waste="KS QS JS"), stuck_seat(demon="AH")))
     assert state.shifts_since_play == 1
@@ -267,6 +278,13 @@ def test_nertz_ends_when_the_last_demon_card_leaves() -> None:
 def test_table_does_not_end_when_a_demon_pile_empties() -> None:
     state = play(build("table", S(demon="AH", rest="stock"), S()), "0 demon>f+ AH")
     assert state.phase is Phase.PLAYING
+
+
+def test_a_position_past_its_own_deadline_is_not_sound() -> None:
+    state = build("peer2peer", S(), S())
+    assert state.problems() == []
+    late = replace(state, clock_ms=183000)  # the no-centre deadline, without advance_clock
+    assert late.problems() == ["the clock 183000 ms is past the no_centre deadline"]
 
 
 def test_time_never_runs_backwards() -> None:

@@ -23,7 +23,16 @@ from typing import TypeVar
 from racing_demon.cards import ACE, Card
 from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
 from racing_demon.rules import StallTrigger
-from racing_demon.state import EndReason, Foundation, Phase, Pile, Seat, State, builds_down
+from racing_demon.state import (
+    EndReason,
+    Foundation,
+    Phase,
+    Pile,
+    Seat,
+    State,
+    builds_down,
+    next_deadline,
+)
 
 _T = TypeVar("_T")
 
@@ -104,22 +113,6 @@ def advance_clock(state: State, t_ms: int) -> State:
     return replace(state, clock_ms=t_ms)
 
 
-def next_deadline(state: State) -> tuple[int, EndReason] | None:
-    """When and why the hand will end by itself if nothing else happens first."""
-    if state.phase is Phase.CALLED:
-        assert state.grace_until_ms is not None
-        return state.grace_until_ms + 1, EndReason.CALL
-    if state.phase is Phase.ENDED:
-        return None
-    rules = state.rules
-    deadlines = []  # in order of precedence when two fall on the same millisecond
-    if rules.no_centre_ms is not None:
-        deadlines.append((state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE))
-    if rules.idle_abandon_ms is not None:
-        deadlines.append((state.last_action_ms + rules.idle_abandon_ms, EndReason.ABANDONED))
-    return min(deadlines, key=lambda deadline: deadline[0]) if deadlines else None
-
-
 # -- check -------------------------------------------------------------------
 
 
@@ -188,7 +181,7 @@ def _count_text(count: int) -> str:
 
 
 def _gate(state: State, player: int, kind: Kind) -> Violation | None:
-    if player >= len(state.seats):
+    if not 0 <= player < len(state.seats):
         return Violation(Code.NOT_A_SEAT, f"there is no seat {player}", player)
     return _closed(state, player, kind)
 
@@ -735,10 +728,13 @@ def stall_outcome(state: State) -> StallOutcome:
 
     Each shift rotates every seat's stock cycle by one card, so after as many
     shifts as the longest cycle, with no play in between, every grouping has come
-    round and the hand is blocked (docs/rules.md, "Stall and blocked").
+    round. If the table is stuck then too, the cycle offered no playable card and
+    the hand is blocked (docs/rules.md, "Stall and blocked").
     """
     cycle = max(seat.cycle_size for seat in state.seats)
-    return StallOutcome.BLOCKED if state.shifts_since_play >= cycle else StallOutcome.SHIFT
+    if state.shifts_since_play >= cycle and table_is_stuck(state):
+        return StallOutcome.BLOCKED
+    return StallOutcome.SHIFT
 
 
 def apply_stall(state: State) -> State:

@@ -287,7 +287,27 @@ class State:
             found.append("a called hand names its caller")
         if self.landed and not (called or ended):
             found.append("cards land after a call only")
+        deadline = next_deadline(self)
+        if deadline is not None and deadline[0] <= self.clock_ms:
+            found.append(f"the clock {self.clock_ms} ms is past the {deadline[1]} deadline")
         return found
+
+
+def next_deadline(state: State) -> tuple[int, EndReason] | None:
+    """When and why the hand will end by itself if nothing else happens first."""
+    if state.phase is Phase.ENDED:
+        return None
+    if state.phase is Phase.CALLED:
+        if state.grace_until_ms is None:
+            return None  # not a sound position: problems() says so
+        return state.grace_until_ms + 1, EndReason.CALL
+    rules = state.rules
+    deadlines = []  # in order of precedence when two fall on the same millisecond
+    if rules.no_centre_ms is not None:
+        deadlines.append((state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE))
+    if rules.idle_abandon_ms is not None:
+        deadlines.append((state.last_action_ms + rules.idle_abandon_ms, EndReason.ABANDONED))
+    return min(deadlines, key=lambda deadline: deadline[0]) if deadlines else None
 
 
 def builds_down(upper: Card, lower: Card) -> bool:
