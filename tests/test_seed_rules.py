@@ -1,0 +1,1257 @@
+"""The rules engine against its seeds (shared/seeds 000/004, 002, 003) and docs/rules.md.
+
+Every test quotes the seed sentence it checks, builds a small position in the state text
+of docs/rules.md §10 and asserts what the engine does: the move is accepted and the piles
+end up as the seed says, or it is refused with the exact reason code.
+
+Positions are written as foundation and seat lines; ``position`` adds the header and puts
+every card of a pack that the lines do not mention at the *bottom* of that seat's demon
+pile (``rest="demon"``, the default: only the demon top is ever reachable, so those cards
+cannot play) or at the bottom of its stock (``rest="stock"``, for tests that need an empty
+or short demon pile). Every position is checked with ``State.problems()``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from racing_demon import engine
+from racing_demon.cards import Card, canonical_pack
+from racing_demon.engine import (
+    Code,
+    StallOutcome,
+    advance_clock,
+    apply_move,
+    apply_stall,
+    check_move,
+    check_stall,
+    legal_moves,
+    stall_outcome,
+)
+from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
+from racing_demon.profiles import ProfileError, builtin_document, load_rules
+from racing_demon.rules import Rules
+from racing_demon.scoring import HandScore, Match, SeatScore, score_hand
+from racing_demon.state import EndReason, Phase, State
+
+PROFILES = ("table", "peer2peer", "nertz")
+
+# A seat that can play nothing: kings take only queens, nothing is wanted by an empty
+# centre, and its stock and waste are empty (the rest of its pack is under the demon top).
+NEUTRAL_1 = "seat 1 demon=7C work=KS|KH|KD|KC stock=- waste=-"
+
+_FACE = re.compile(r"(?<![\w@])([A2-9TJQK][CDHS])(?![\w@])")
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+def position(profile: str | Rules, body: str, *, rest: str = "demon", **header: object) -> State:
+    """A state from foundation and seat lines; see the module docstring for ``rest``."""
+    rules = load_rules(profile) if isinstance(profile, str) else profile
+    lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
+    in_centre = {
+        card for line in lines if line.startswith("foundation ") for card in _centre_cards(line)
+    }
+    seat_lines = [line for line in lines if line.startswith("seat ")]
+    out = [line for line in lines if line.startswith("foundation ")]
+    for line in seat_lines:
+        owner = int(line.split(" ")[1])
+        named = set(_FACE.findall(line))
+        missing = [
+            card.face
+            for card in canonical_pack(owner)
+            if card.face not in named and str(card) not in in_centre
+        ]
+        out.append(_put_under(line, rest, missing) if missing else line)
+    text = _header(rules, len(seat_lines), header) + "\n" + "\n".join(out) + "\n"
+    state = State.parse(text, rules)
+    assert state.problems() == [], f"{state.problems()}\n{text}"
+    assert state.to_text() == text
+    return state
+
+
+HEADER = {"clock": 5000, "centre": 5000, "action": 5000}  # past peer2peer's countdown
+
+
+def _header(rules: Rules, players: int, overrides: dict[str, object]) -> str:
+    """The header line of a freshly dealt hand, with some ``key=value`` fields changed."""
+    dealt = State.deal(rules, [canonical_pack(seat) for seat in range(players)], 1, 0)
+    values = {**HEADER, **overrides}
+    words = []
+    for word in dealt.to_text().splitlines()[0].split(" "):
+        key, eq, _ = word.partition("=")
+        words.append(f"{key}={values.pop(key)}" if eq and key in values else word)
+    assert not values, f"no such header fields: {values}"
+    return " ".join(words)
+
+
+def _centre_cards(line: str) -> list[str]:
+    return [card for level in line.split(" ")[3:] for card in level.split(",")]
+
+
+def _put_under(line: str, pile: str, faces: list[str]) -> str:
+    def under(match: re.Match[str]) -> str:
+        old = match.group(1)
+        return f"{pile}=" + ",".join(faces + ([] if old == "-" else [old]))
+
+    return re.sub(rf"\b{pile}=(\S+)", under, line, count=1)
+
+
+def faces(pile: tuple[Card, ...]) -> str:
+    return ",".join(card.face for card in pile) or "-"
+
+
+def work(state: State, seat: int) -> str:
+    return "|".join(faces(pile) for pile in state.seats[seat].work)
+
+
+def foundation_line(state: State, index: int) -> str:
+    return state.to_text().splitlines()[1 + index]
+
+
+def play(state: State, *moves: str) -> State:
+    """Check and apply moves that must be legal; the invariants must hold after each."""
+    for text in moves:
+        move = Move.parse(text)
+        violation = check_move(state, move)
+        assert violation is None, f"{text}: {violation}"
+        assert move in legal_moves(state, move.player), f"{text} not in legal_moves"
+        state = apply_move(state, move)
+        assert state.problems() == []
+    return state
+
+
+def refused(state: State, text: str, code: Code) -> engine.Violation:
+    """``text`` is refused with ``code``, is not listed as legal, and changes nothing."""
+    before = state.to_text()
+    move = Move.parse(text)
+    violation = check_move(state, move)
+    assert violation is not None, f"{text} was accepted"
+    assert violation.code is code, f"{text}: {violation}"
+    assert move not in legal_moves(state, move.player)
+    assert state.to_text() == before
+    return violation
+
+
+def turn_move(state: State, seat: int) -> Move:
+    (move,) = [m for m in legal_moves(state, seat) if m.kind is Kind.TURN]
+    return move
+
+
+def hand(
+    number: int,
+    scores: tuple[int, ...],
+    reason: EndReason = EndReason.CALL,
+    by: int | None = 0,
+) -> HandScore:
+    seats = tuple(SeatScore(seat, (), (), score, 0) for seat, score in enumerate(scores))
+    return HandScore(number, reason, by, seats)
+
+
+def match_of(profile: str | Rules, *scores: tuple[int, ...], players: int = 2) -> Match:
+    rules = load_rules(profile) if isinstance(profile, str) else profile
+    match = Match(rules, players)
+    for number, hand_scores in enumerate(scores, start=1):
+        match = match.record(hand(number, hand_scores))
+    return match
+
+
+# -- 01 layout -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_deal_lays_out_demon_work_and_stock(profile: str) -> None:
+    """000: "Deal a demon pile of 13, twelve down and top up; beside it start four work
+    columns with one face-up card each. The remaining 35 form your face-down stock; your
+    waste starts empty." (002 and 003 deal the same.)"""
+    rules = load_rules(profile)
+    state = State.deal(rules, [canonical_pack(0), canonical_pack(1)], hand=1, start_ms=0)
+    assert state.problems() == []
+    for seat in state.seats:
+        assert len(seat.demon) == 13
+        assert [len(pile) for pile in seat.work] == [1, 1, 1, 1]
+        assert len(seat.stock) == 35
+        assert seat.waste == ()
+    assert State.parse(state.to_text(), rules) == state
+
+
+def test_five_work_pile_variant_leaves_34_in_stock() -> None:
+    """003: "Common variations: five work piles instead of four" (docs §2: 34 in stock)."""
+    rules = replace(load_rules("nertz"), work_piles=5)
+    state = State.deal(rules, [canonical_pack(0), canonical_pack(1)], hand=1, start_ms=0)
+    assert state.problems() == []
+    assert [len(pile) for pile in state.seats[0].work] == [1] * 5
+    assert len(state.seats[0].stock) == 34
+
+
+@pytest.mark.parametrize(
+    ("profile", "players", "ok"),
+    [
+        ("peer2peer", 4, True),
+        ("peer2peer", 5, False),
+        ("nertz", 5, False),
+        ("table", 8, True),
+        ("table", 1, False),
+    ],
+)
+def test_number_of_players(profile: str, players: int, ok: bool) -> None:
+    """002: "Two to four players"; 003: "you and up to three computer players"; table: the
+    docs' decision of 2 to 8."""
+    rules = load_rules(profile)
+    packs = [canonical_pack(seat) for seat in range(players)]
+    if ok:
+        assert State.deal(rules, packs, hand=1, start_ms=0).players == players
+    else:
+        with pytest.raises(ValueError, match="players"):
+            State.deal(rules, packs, hand=1, start_ms=0)
+
+
+# -- 02 simultaneous work: one card at a time, work columns -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("profile", "body", "move"),
+    [
+        ("table", "seat 0 demon=5C,4D work=KS|KH|KD|KC stock=- waste=-", "0 demon>w1 5C 4D"),
+        ("nertz", "seat 0 demon=7D work=KS|KH|KD|KC stock=- waste=5C,4D", "0 waste>w1 5C 4D"),
+        (
+            "table",
+            "foundation D 1000 AD@1 2D@1 3D@1\nseat 0 demon=7D work=5S,4D|KH|KD|KC stock=- waste=-",
+            "0 w1>f1 5S 4D",
+        ),
+        ("peer2peer", "seat 0 demon=7D work=9D,8S|7H|KD|KC stock=- waste=-", "0 w1>u2 9D 8S"),
+    ],
+    ids=["demon", "waste", "tail-to-foundation", "tail-slid-under"],
+)
+def test_one_card_at_a_time(profile: str, body: str, move: str) -> None:
+    """000: "Move one card at a time, except a legal column sequence." """
+    state = position(profile, f"{body}\n{NEUTRAL_1}")
+    refused(state, move, Code.ONE_CARD_ONLY)
+
+
+def test_a_column_sequence_moves_together() -> None:
+    """000: "A correctly ordered tail may move together onto another column." (docs §3's
+    own example, ``0 w2>w4 9D 8S 7H``)"""
+    state = position(
+        "table", f"seat 0 demon=7D work=KS|9D,8S,7H|9C|TC stock=- waste=-\n{NEUTRAL_1}"
+    )
+    after = play(state, "0 w2>w4 9D 8S 7H")
+    assert work(after, 0) == "KS|-|9C|TC,9D,8S,7H"
+    state = position(
+        "table", f"seat 0 demon=7D work=KS|9D,8S,7H|9H|TC stock=- waste=-\n{NEUTRAL_1}"
+    )
+    part = play(state, "0 w2>w3 8S 7H")  # 003: "the bottom part of a run"
+    assert work(part, 0) == "KS|9D|9H,8S,7H|TC"
+    refused(state, "0 w2>w4 8S 7H", Code.NOT_ONE_LOWER)
+
+
+def test_only_exposed_column_ends_are_available_singly() -> None:
+    """000: "Only exposed column ends are available singly." """
+    state = position(
+        "table",
+        f"foundation D 1000 AD@1 2D@1 3D@1 4D@1 5D@1 6D@1 7D@1 8D@1\n"
+        f"seat 0 demon=7C work=9D,8S|TC|KD|KH stock=- waste=-\n{NEUTRAL_1}",
+    )
+    refused(state, "0 w1>f1 9D", Code.CARD_MISMATCH)
+    refused(state, "0 w1>w2 9D", Code.CARD_MISMATCH)
+    after = play(state, "0 w1>w2 9D 8S")  # with what covers it, 9D may go
+    assert work(after, 0) == "-|TC,9D,8S|KD|KH"
+    after = play(after, "0 w2>w1 8S")
+    assert foundation_line(play(after, "0 w2>f1 9D"), 0).endswith(" 8D@1 9D@0")
+
+
+@pytest.mark.parametrize(
+    ("profile", "card", "code"),
+    [
+        ("table", "6H", None),
+        ("nertz", "6D", None),
+        ("table", "9C", Code.NOT_ONE_LOWER),  # docs: a black 9 on a black 7
+        ("table", "6S", Code.SAME_COLOUR),  # docs: a black 6 on a black 7
+        ("peer2peer", "5H", Code.NOT_ONE_LOWER),
+        ("nertz", "8H", Code.NOT_ONE_LOWER),
+    ],
+)
+def test_work_columns_build_down_in_alternating_colours(
+    profile: str, card: str, code: Code | None
+) -> None:
+    """000: "Build work columns downward in alternating colours." 002: "a red six goes on
+    a black seven". Rank is checked before colour (docs §3)."""
+    state = position(profile, f"seat 0 demon={card} work=7C|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}")
+    move = f"0 demon>w1 {card}"
+    if code is None:
+        assert work(play(state, move), 0) == f"7C,{card}|KH|KD|KS"
+    else:
+        refused(state, move, code)
+
+
+@pytest.mark.parametrize(
+    ("profile", "move", "filled", "left"),
+    [
+        ("table", "0 demon>w1 5C", "5C", "9D,8S"),
+        ("nertz", "0 waste>w1 QD", "QD", "9D,8S"),
+        ("peer2peer", "0 w2>w1 9D 8S", "9D,8S", "-"),
+        ("nertz", "0 w2>w1 8S", "8S", "9D"),
+    ],
+)
+def test_any_available_card_or_sequence_fills_an_empty_column(
+    profile: str, move: str, filled: str, left: str
+) -> None:
+    """000: "Any available demon top, waste top or work sequence may fill an empty column."
+    003: "An empty work pile can be filled with any card"."""
+    state = position(profile, f"seat 0 demon=5C work=-|9D,8S|KS|KH stock=- waste=QD\n{NEUTRAL_1}")
+    after = play(state, move)
+    assert work(after, 0) == f"{filled}|{left}|KS|KH"
+
+
+def test_the_next_demon_card_becomes_available() -> None:
+    """000: "After moving demon top, turn its next card up." """
+    state = position("table", f"seat 0 demon=9C,AH work=TD|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}")
+    refused(state, "0 demon>w1 9C", Code.CARD_MISMATCH)
+    after = play(state, "0 demon>f+ AH")
+    assert after.seats[0].demon[-1] == Card.parse("9C@0")
+    assert len(after.seats[0].demon) == len(state.seats[0].demon) - 1
+    assert work(play(after, "0 demon>w1 9C"), 0) == "TD,9C|KH|KD|KS"
+
+
+def test_touch_only_your_own_layout() -> None:
+    """000: "Touch only your own layout or shared foundations." A move names its seat and
+    that seat's cards; there is no seat 2 at a two-seat table."""
+    state = position("table", f"seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
+    with pytest.raises(ValueError, match="own pack"):
+        Move(0, Kind.PLAY, DEMON, NEW_FOUNDATION, (Card.parse("AH@1"),))
+    refused(state, "2 resign", Code.NOT_A_SEAT)
+    assert legal_moves(state, 2) == []
+
+
+# -- 03 shared foundations -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("profile", "body", "move"),
+    [
+        ("table", "seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-", "0 demon>f+ AH"),
+        ("peer2peer", "seat 0 demon=7D work=KS|KH|KD|KC stock=- waste=AH", "0 waste>f+ AH"),
+        ("nertz", "seat 0 demon=7D work=KS|KH|2C,AH|KC stock=- waste=-", "0 w3>f+ AH"),
+    ],
+)
+def test_any_available_ace_starts_a_new_foundation(profile: str, body: str, move: str) -> None:
+    """000: "Any available ace starts a new shared foundation." 002: "A pile in the centre
+    is begun only with an ace"."""
+    state = position(profile, f"foundation H 1000 AH@1\n{body}\n{NEUTRAL_1}")
+    after = play(state, move)
+    assert len(after.foundations) == 2
+    assert foundation_line(after, 1) == "foundation H 5000 AH@0"
+
+
+@pytest.mark.parametrize(
+    ("card", "move", "code"),
+    [
+        ("2C", "0 demon>f+ 2C", Code.NOT_AN_ACE),
+        ("AH", "0 demon>f1 AH", Code.ACE_STARTS_NEW),
+        ("3S", "0 demon>f1 3S", Code.WRONG_SUIT),
+        ("4H", "0 demon>f1 4H", Code.NOT_NEXT_RANK),
+        ("3H", "0 demon>f3 3H", Code.NO_SUCH_PILE),
+        ("2H", "0 demon>f1 2H", Code.FOUNDATION_TAKEN),
+        ("3H", "0 demon>f1 3H", None),
+        ("2S", "0 demon>f2 2S", None),
+    ],
+)
+def test_foundations_build_up_in_suit(card: str, move: str, code: Code | None) -> None:
+    """000: "Build upward in the same suit to king"; 002: "A pile builds up in its own suit,
+    ace to king." Reason codes from docs §3."""
+    state = position(
+        "table",
+        f"foundation H 1000 AH@1 2H@1\nfoundation S 1000 AS@1\n"
+        f"seat 0 demon={card} work=KC|KD|KS|QC stock=- waste=-\n{NEUTRAL_1}",
+    )
+    if code is None:
+        after = play(state, move)
+        target = int(move.split(">f")[1].split(" ")[0]) - 1
+        assert after.foundations[target].levels[-1] == (Card.parse(f"{card}@0"),)
+        assert after.foundations[target].top_ms == 5000
+    else:
+        refused(state, move, code)
+
+
+@pytest.mark.parametrize(
+    ("body", "move"),
+    [
+        ("seat 0 demon=3H work=KC|KD|KS|QC stock=- waste=-", "0 demon>f1 3H"),
+        ("seat 0 demon=7D work=KC|KD|KS|QC stock=- waste=3H", "0 waste>f1 3H"),
+        ("seat 0 demon=7D work=KC|KD|KS|4C,3H stock=- waste=-", "0 w4>f1 3H"),
+    ],
+    ids=["demon", "waste", "work"],
+)
+def test_foundations_take_demon_waste_or_exposed_work_card(body: str, move: str) -> None:
+    """000: "using demon top, waste top or exposed work-column card." 002: "Any of those
+    may go to the centre if a pile there wants it." """
+    state = position("nertz", f"foundation H 1000 AH@1 2H@1\n{body}\n{NEUTRAL_1}")
+    after = play(state, move)
+    assert foundation_line(after, 0) == "foundation H 5000 AH@1 2H@1 3H@0"
+    assert Card.parse("3H@0") not in set(after.seats[0].cards())
+
+
+def test_never_remove_a_card_from_a_foundation() -> None:
+    """000: "Anyone may use any foundation, but never remove a card from it." A move
+    cannot even name a foundation as its source, and no legal move takes one."""
+    with pytest.raises(ValueError):
+        Move.parse("0 f1>w1 2H")
+    state = position(
+        "table",
+        f"foundation H 5000 AH@1 2H@1\nseat 0 demon=3S work=KC|KD|-|QC stock=- waste=-\n"
+        f"{NEUTRAL_1}",
+    )
+    for seat in (0, 1):
+        for move in legal_moves(state, seat):
+            assert move.source is None or move.source.zone is not Zone.FOUNDATION
+
+
+def test_completed_king_pile_is_set_aside_but_scores() -> None:
+    """000: "turn completed king piles aside without losing them for scoring." 002: "When
+    the king goes on, that pile is finished and set aside." """
+    kings = " ".join(f"{rank}H@1" for rank in "A23456789TJQK")
+    state = position(
+        "table",
+        f"foundation H 1000 {kings}\nseat 0 demon=KH work=KC|KD|KS|QC stock=- waste=QH\n"
+        "seat 1 demon=7C work=KS|KD|KC|QS stock=- waste=-",
+    )
+    assert state.foundations[0].complete
+    refused(state, "0 demon>f1 KH", Code.FOUNDATION_TAKEN)
+    refused(state, "0 waste>f1 QH", Code.FOUNDATION_TAKEN)
+    ended = play(state, "0 resign")
+    assert len(score_hand(ended).seats[1].placed) == 13
+
+
+def test_multiple_foundations_of_the_same_suit() -> None:
+    """000: "Multiple foundations of the same suit are allowed"; an ace never races: it
+    always starts its own pile, even at the same instant (docs §3)."""
+    state = position(
+        "table",
+        "seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n"
+        "seat 1 demon=AH work=KS|KH|KD|KC stock=- waste=-",
+    )
+    state = play(state, "0 demon>f+ AH")
+    refused(state, "1 demon>f1 AH", Code.ACE_STARTS_NEW)
+    state = play(state, "1 demon>f+ AH")
+    assert [foundation_line(state, i) for i in (0, 1)] == [
+        "foundation H 5000 AH@0",
+        "foundation H 5000 AH@1",
+    ]
+
+
+RACE = (
+    "foundation H 1000 AH@0 2H@1 3H@0 4H@1\n"
+    "seat 0 demon=6H work=KS|KH|KD|KC stock=- waste=5H\n"
+    "seat 1 demon=6H work=KS|KH|KD|KC stock=- waste=5H"
+)
+
+
+@pytest.mark.parametrize(
+    ("profile", "delay"), [("table", 1), ("table", 250), ("peer2peer", 0), ("nertz", 0)]
+)
+def test_a_lost_race_leaves_the_card_where_it_was(profile: str, delay: int) -> None:
+    """000: "If two compete for the same position, the first card placed stays; the other
+    returns to its exact old place." 002: "The first card played stays, and the other comes
+    straight back to where it was." 003: "the card that lands first counts"."""
+    state = play(position(profile, RACE), "0 waste>f1 5H")
+    state = advance_clock(state, state.clock_ms + delay)
+    violation = refused(state, "1 waste>f1 5H", Code.FOUNDATION_TAKEN)
+    assert violation.lost_race
+    assert state.seats[1].waste[-1] == Card.parse("5H@1")
+    assert foundation_line(state, 0) == "foundation H 5000 AH@0 2H@1 3H@0 4H@1 5H@0"
+
+
+def test_table_tie_at_the_same_millisecond_shares_the_level() -> None:
+    """000: "If order truly cannot be resolved, both stay as one foundation level. A
+    following card advances from that shared rank normally." 004: "Ordre indécidable: les
+    deux restent au même niveau. La suivante avance depuis ce rang commun." (0 ms window)"""
+    state = play(position("table", RACE), "0 waste>f1 5H")
+    assert Move.parse("1 waste>f1 5H") in legal_moves(state, 1)
+    state = play(state, "1 waste>f1 5H")
+    assert foundation_line(state, 0) == "foundation H 5000 AH@0 2H@1 3H@0 4H@1 5H@0,5H@1"
+    state = play(advance_clock(state, 5400), "1 demon>f1 6H")
+    assert foundation_line(state, 0) == "foundation H 5400 AH@0 2H@1 3H@0 4H@1 5H@0,5H@1 6H@1"
+    refused(advance_clock(state, 5401), "0 demon>f1 6H", Code.FOUNDATION_TAKEN)
+    scores = score_hand(play(state, "0 resign"))
+    assert [len(seat.placed) for seat in scores.seats] == [3, 4]  # both fives score
+
+
+def test_only_the_top_level_can_be_tied() -> None:
+    """docs §3: "Only the top level can be tied": once the next card is on, a card of the
+    shared rank lost its race even in the same millisecond."""
+    state = play(position("table", RACE), "0 waste>f1 5H", "0 demon>f1 6H")
+    refused(state, "1 waste>f1 5H", Code.FOUNDATION_TAKEN)
+    assert Move.parse("1 demon>f1 6H") in legal_moves(state, 1)  # 6H may still tie
+
+
+# -- 04 stock and waste ----------------------------------------------------------------
+
+
+TURN = f"seat 0 demon=7C work=KS|KH|KD|KC stock=9C,8D,7S,6H,5C waste=-\n{NEUTRAL_1}"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_turning_three_keeps_packet_order(profile: str) -> None:
+    """000: "Turn stock cards three at a time onto waste, keeping their packet order".
+    002: "keeping them in the same order, so the third one ends up on top." """
+    state = position(profile, TURN)
+    refused(state, "0 turn 7S 6H 5C", Code.CARD_MISMATCH)
+    refused(state, "0 turn 5C", Code.CARD_MISMATCH)
+    after = play(state, "0 turn 5C 6H 7S")
+    assert (faces(after.seats[0].stock), faces(after.seats[0].waste)) == ("9C,8D", "5C,6H,7S")
+    assert after.seats[0].waste[-1].face == "7S"  # the third card from the stock top
+
+
+@pytest.mark.parametrize(
+    ("stock", "move", "wrong"),
+    [("6H,5C", "0 turn 5C 6H", "0 turn 5C"), ("5C", "0 turn 5C", "0 turn 5C 6H")],
+)
+def test_last_packet_of_one_or_two_goes_as_it_stands(stock: str, move: str, wrong: str) -> None:
+    """000: "Finish a last packet of one or two as it stands." 002: "If only one or two
+    are left, those go over and that is that." """
+    state = position(
+        "table", f"seat 0 demon=7C work=KS|KH|KD|KC stock={stock} waste=2D,3D\n{NEUTRAL_1}"
+    )
+    refused(state, wrong, Code.CARD_MISMATCH)
+    after = play(state, move)
+    assert after.seats[0].stock == ()
+    assert faces(after.seats[0].waste) == "2D,3D," + ",".join(move.split(" ")[2:])
+
+
+def test_turn_one_variant() -> None:
+    """003: "Common variations: ... turning the stock one card at a time"."""
+    state = position(replace(load_rules("nertz"), turn_count=1), TURN)
+    refused(state, "0 turn 5C 6H 7S", Code.CARD_MISMATCH)
+    assert faces(play(state, "0 turn 5C").seats[0].waste) == "5C"
+
+
+def test_only_the_waste_top_is_available() -> None:
+    """000: "only waste top is available." 002: "the waste ... only its top card is
+    available"."""
+    state = position(
+        "table", f"seat 0 demon=7C work=8S|KH|KD|KC stock=- waste=5C,6H,7D\n{NEUTRAL_1}"
+    )
+    refused(state, "0 waste>w1 6H", Code.CARD_MISMATCH)
+    refused(state, "0 waste>w1 6H 7D", Code.ONE_CARD_ONLY)
+    assert work(play(state, "0 waste>w1 7D"), 0) == "8S,7D|KH|KD|KC"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_recycling_keeps_the_order_and_the_packets(profile: str) -> None:
+    """000: "When stock empties, turn the entire waste over without shuffling and cycle
+    again; do not attach leftovers under a fresh packet." 004: "n'intercalez pas restes
+    sous nouveau paquet." 002: "the order comes round
+    again unchanged." 003: "turn the waste over and go through it again, as often as you
+    like." Seven cards turn as 3 + 3 + 1 on every pass."""
+    state = position(
+        profile,
+        f"seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D,6S,8D,9S waste=-\n{NEUTRAL_1}",
+    )
+    stock = state.seats[0].stock
+    passes = []
+    for _ in range(3):
+        packets = []
+        while state.seats[0].stock:
+            move = turn_move(state, 0)
+            packets.append(" ".join(card.face for card in move.cards))
+            state = play(state, str(move))
+        passes.append(packets)
+        refused(state, "0 turn 9S", Code.STOCK_EMPTY)
+        assert Move.parse("0 recycle") in legal_moves(state, 0)
+        state = play(state, "0 recycle")
+        assert state.seats[0].stock == stock
+        assert state.seats[0].waste == ()
+    assert passes == [["9S 8D 6S", "5D 4S 3D", "2C"]] * 3
+
+
+def test_recycle_refusals() -> None:
+    """000: "When stock empties, turn the entire waste over": not before (the leftovers
+    would go under a fresh packet), and not with nothing to turn over."""
+    state = position("table", f"seat 0 demon=7C work=KS|KH|KD|KC stock=5C waste=2D,3D\n{NEUTRAL_1}")
+    refused(state, "0 recycle", Code.STOCK_NOT_EMPTY)
+    empty = position("table", f"seat 0 demon=7C work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
+    refused(empty, "0 recycle", Code.WASTE_EMPTY)
+    refused(empty, "0 turn 5C", Code.STOCK_EMPTY)
+    assert [m.kind for m in legal_moves(empty, 0)] == [Kind.AGREE, Kind.RESIGN]
+
+
+# -- 04 stuck, stall shift, blocked ------------------------------------------------------
+
+
+STUCK = (
+    "seat 0 demon=7C work=KS|KH|KD|KC stock=5D waste=2C,3D,4S\n"
+    "seat 1 demon=7C work=KS|KH|KD|KC stock=- waste=-"
+)
+# nertz's shift is due after a full pass: seat 0 holds 4 cards in stock and waste.
+PASSED = {"table": "0,0", "peer2peer": "0,0", "nertz": "4,0"}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_stall_shift_reforms_the_stock_and_moves_its_top_to_the_bottom(profile: str) -> None:
+    """000: "If everyone is stuck or agrees to stop moving, reform each stock from its
+    waste and move its top card to the bottom." Top to bottom, stock [s1] and waste
+    [w1, w2, w3] become [w2, w3, s1, w1] (docs §5)."""
+    state = position(profile, STUCK, turned=PASSED[profile])
+    assert engine.table_is_stuck(state)
+    assert check_stall(state) is None
+    assert stall_outcome(state) is StallOutcome.SHIFT
+    after = apply_stall(state)
+    assert (faces(after.seats[0].stock), faces(after.seats[0].waste)) == ("2C,5D,4S,3D", "-")
+    assert after.shifts_since_play == 1
+    assert after.turned_since_play == (0, 0)
+    assert str(turn_move(after, 0)) == "0 turn 3D 4S 5D"  # w2 comes up first
+    assert after.problems() == []
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_no_shift_while_another_seat_can_play(profile: str) -> None:
+    """000: "You may not do this alone while others can play." 002: "If nobody at the
+    table can move at all". 003: "once every player has had a full pass with no play"."""
+    state = position(profile, STUCK.replace("waste=-", "waste=AS"), turned=PASSED[profile])
+    assert engine.is_stuck(state, 0)
+    assert engine.progress_witness(state, 1) is not None
+    violation = check_stall(state)
+    assert violation is not None
+    assert violation.code is Code.STALL_NOT_DUE
+    assert "1" in violation.message
+
+
+def test_table_shift_by_agreement() -> None:
+    """000: "If everyone is stuck or agrees to stop moving ... You may not do this alone".
+    docs §5: an agreement is void after the next play by anyone, and after each shift."""
+    state = position("table", STUCK.replace("waste=-", "waste=AS"))
+    state = play(state, "0 agree")
+    refused(state, "0 agree", Code.ALREADY_AGREED)
+    assert check_stall(state) is not None  # seat 1 has not agreed, and can play
+    agreed = play(state, "1 agree")
+    assert check_stall(agreed) is None
+    turned = play(agreed, "0 turn 5D")  # turning is not a play
+    assert turned.agreed == frozenset({0, 1})
+    assert check_stall(turned) is None
+    assert apply_stall(agreed).agreed == frozenset()
+    after_play = play(
+        position("table", STUCK.replace("waste=-", "waste=2S,AS"), agreed="0,1"), "1 waste>f+ AS"
+    )
+    assert after_play.agreed == frozenset()
+    assert check_stall(after_play) is not None
+
+
+@pytest.mark.parametrize("profile", ["peer2peer", "nertz"])
+def test_no_agreed_shift_outside_table(profile: str) -> None:
+    """002 and 003 shift only when nobody can play / after a full pass; there is no
+    agreement (docs §5)."""
+    state = position(profile, STUCK.replace("waste=-", "waste=AS"))
+    refused(state, "0 agree", Code.AGREEMENT_NOT_ALLOWED)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_shift_gives_a_new_grouping_of_three(profile: str) -> None:
+    """002: "everybody turns one card from the top of their stock to the bottom, which
+    breaks the cycle and the play goes on." 003: "play continues with a new grouping of
+    three." The ace is the first card turned and always lies under its packet."""
+    body = (
+        "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D,6S,AH waste=-\n"
+        "seat 1 demon=7C work=KS|KH|KD|KC stock=- waste=-"
+    )
+    state = position(profile, body, turned="6,0" if profile == "nertz" else "0,0")
+    assert engine.progress_witness(state, 0) is None
+    state = apply_stall(state)
+    assert engine.progress_witness(state, 0) == "AH can go to a foundation"
+    state = play(state, "0 turn 6S 5D 4S", "0 turn 3D 2C AH", "0 waste>f+ AH")
+    assert state.shifts_since_play == 0
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_blocked_after_a_complete_cycle_of_shifts(profile: str) -> None:
+    """000: "If a complete cycle of these agreed shifts offers no playable card, end the
+    hand as blocked: all remaining demon penalties apply." 002: "if the whole cycle comes
+    round again with no card played in between, the deal is over". 003: "If that keeps
+    failing and nobody can go out, the round ends and is scored as it stands." The cycle
+    is the largest stock + waste at the table: here 4."""
+    body = (
+        "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D waste=-\n"
+        "seat 1 demon=7C work=KS|KH|KD|KC stock=6D,8C waste=-"
+    )
+    state = position(profile, body)
+    start = state.seats
+    for shift in range(4):
+        if profile == "nertz":  # the shift comes after every seat had a full pass
+            assert check_stall(state) is not None
+            while state.turned_since_play[0] < 4:
+                state = play(state, str(turn_move(state, 0)))
+            state = play(state, str(turn_move(state, 1)))
+        assert check_stall(state) is None
+        assert stall_outcome(state) is StallOutcome.SHIFT
+        state = apply_stall(state)
+        assert state.shifts_since_play == shift + 1
+    assert state.seats == start  # every grouping has come round
+    if profile == "nertz":
+        state = play(state, "0 turn 5D 4S 3D", "0 turn 2C", "1 turn 8C 6D")
+    assert check_stall(state) is None
+    assert stall_outcome(state) is StallOutcome.BLOCKED
+    ended = apply_stall(state)
+    assert (ended.phase, ended.end_reason) == (Phase.ENDED, EndReason.BLOCKED)
+    assert legal_moves(ended, 0) == legal_moves(ended, 1) == []
+    scores = score_hand(ended)
+    assert scores.scores == (-2 * len(ended.seats[0].demon), -2 * len(ended.seats[1].demon))
+
+
+def test_nertz_shift_is_due_after_every_seat_had_a_full_pass() -> None:
+    """003: "In this game that happens automatically once every player has had a full
+    pass with no play." docs §5: a seat with no stock and no waste has trivially had its
+    pass; the counters restart at every play by anyone."""
+    body = (
+        "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D waste=-\n"
+        "seat 1 demon=AS work=KS|KH|KD|KC stock=- waste=-"
+    )
+    state = play(position("nertz", body), "0 turn 5D 4S 3D")
+    violation = check_stall(state)
+    assert violation is not None
+    assert violation.code is Code.STALL_NOT_DUE
+    state = play(state, "0 turn 2C")
+    assert state.turned_since_play == (4, 0)
+    assert check_stall(state) is None  # seat 1 could play, but nobody did in a full pass
+    state = play(state, "1 demon>f+ AS")
+    assert state.turned_since_play == (0, 0)
+    assert check_stall(state) is not None
+
+
+def test_slide_under_is_a_way_out_of_a_stall_in_peer2peer_only() -> None:
+    """002: "A card one rank higher and the opposite colour may be slid underneath a work
+    pile instead". Seeds 000 and 003 have no slide-under (docs §3)."""
+    body = f"seat 0 demon=8C work=KS|KH|KD|7H stock=- waste=-\n{NEUTRAL_1}"
+    for profile in ("table", "nertz"):
+        state = position(profile, body)
+        assert engine.is_stuck(state, 0)
+        refused(state, "0 demon>u4 8C", Code.UNDER_NOT_ALLOWED)
+    state = position("peer2peer", body)
+    assert engine.progress_witness(state, 0) == "8C can go to a work pile"
+    assert not engine.table_is_stuck(state)
+    assert work(play(state, "0 demon>u4 8C"), 0) == "KS|KH|KD|8C,7H"
+
+
+@pytest.mark.parametrize(
+    ("card", "code"),
+    [("8S", Code.SAME_COLOUR), ("9D", Code.NOT_ONE_HIGHER), ("6H", Code.NOT_ONE_HIGHER)],
+)
+def test_slide_under_wants_one_higher_opposite_colour(card: str, code: Code) -> None:
+    """002: "A card one rank higher and the opposite colour may be slid underneath"."""
+    state = position(
+        "peer2peer", f"seat 0 demon={card} work=7C|KH|-|7D stock=- waste=-\n{NEUTRAL_1}"
+    )
+    refused(state, f"0 demon>u1 {card}", code)
+
+
+def test_slide_under_sources_and_empty_piles() -> None:
+    """docs §3 Decision: the demon top, the waste top or the exposed card of another work
+    pile slides under a non-empty pile, one card only."""
+    state = position(
+        "peer2peer", f"seat 0 demon=8D work=7C|KH|-|9C,8H stock=- waste=8S\n{NEUTRAL_1}"
+    )
+    refused(state, "0 demon>u3 8D", Code.UNDER_EMPTY_PILE)
+    refused(state, "0 w1>u1 7C", Code.SAME_PILE)
+    refused(state, "0 waste>u1 8S", Code.SAME_COLOUR)
+    assert work(play(state, "0 w4>u1 8H"), 0) == "8H,7C|KH|-|9C"
+    assert work(play(state, "0 demon>u1 8D"), 0) == "8D,7C|KH|-|9C,8H"
+
+
+def test_rearranging_work_piles_is_not_a_play() -> None:
+    """docs §5: "A play is a card move to the centre, or out of the demon pile or the
+    waste." A work-to-work move keeps the stall counters and the agreement."""
+    body = f"seat 0 demon=8C work=KS|9D|TC|KD stock=5S,4H waste=-\n{NEUTRAL_1}"
+    state = position("table", body, shifts=2, agreed="0")
+    moved = play(state, "0 w2>w3 9D")
+    assert (moved.shifts_since_play, moved.agreed) == (2, frozenset({0}))
+    played = play(moved, "0 demon>w3 8C")
+    assert (played.shifts_since_play, played.agreed) == (0, frozenset())
+    nertz = play(position("nertz", body, turned="2,0"), "0 w2>w3 9D")
+    assert nertz.turned_since_play == (2, 0)
+    assert play(nertz, "0 demon>w3 8C").turned_since_play == (0, 0)
+
+
+# -- 05 calling and the end of a hand ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("profile", "code"),
+    [
+        ("table", Code.DEMON_NOT_EMPTY),
+        ("peer2peer", Code.DEMON_NOT_EMPTY),
+        ("nertz", Code.CALL_NOT_ALLOWED),
+    ],
+)
+def test_only_an_empty_demon_pile_may_call(profile: str, code: Code) -> None:
+    """000: "Only someone with an empty demon pile may call “Demon!”". 002: "The moment
+    your demon pile is empty you may call". 003 has no call: the round ends by itself."""
+    state = position(profile, f"seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
+    refused(state, "0 call", code)
+
+
+EMPTY_DEMON = (
+    "seat 0 demon=- work=KS|KH|KD|KC stock=- waste=AH\n"
+    "seat 1 demon=7C work=KS|KH|KD|KC stock=- waste=AS"
+)
+
+
+@pytest.mark.parametrize("profile", ["table", "peer2peer"])
+def test_calling_is_optional(profile: str) -> None:
+    """000: "calling is optional." 002: "You do not have to call straight away. ... you
+    can keep sending cards to the centre"."""
+    state = position(profile, EMPTY_DEMON, rest="stock")
+    assert {"0 call", "0 waste>f+ AH"} <= {str(m) for m in legal_moves(state, 0)}
+    state = play(state, "0 waste>f+ AH")
+    assert state.phase is Phase.PLAYING
+    assert Move.parse("0 call") in legal_moves(state, 0)
+
+
+def test_table_call_lets_cards_in_motion_land_for_one_second() -> None:
+    """000: "The call ends play immediately; cards already in motion may complete their
+    move, but no new move starts." 004: "cartes en mouvement peuvent arriver, sans
+    nouveaux gestes." docs §4: card moves at most call + 1000 ms land."""
+    state = play(position("table", EMPTY_DEMON, rest="stock"), "0 call")
+    assert (state.phase, state.ended_by, state.grace_until_ms) == (Phase.CALLED, 0, 6000)
+    refused(state, "1 agree", Code.HAND_OVER)
+    refused(state, "1 resign", Code.HAND_OVER)
+    refused(state, "0 call", Code.HAND_OVER)
+    turn = turn_move(position("table", EMPTY_DEMON, rest="stock"), 1)
+    assert check_move(state, turn).code is Code.HAND_OVER  # type: ignore[union-attr]
+    assert all(move.kind is Kind.PLAY for move in legal_moves(state, 1))
+    state = advance_clock(state, 6000)
+    landed = play(state, "1 waste>f+ AS")
+    assert landed.phase is Phase.CALLED
+    over = advance_clock(state, 6001)
+    assert (over.phase, over.end_reason, over.ended_ms) == (Phase.ENDED, EndReason.CALL, 6001)
+    refused(over, "1 waste>f+ AS", Code.HAND_OVER)
+    assert legal_moves(over, 0) == legal_moves(over, 1) == []
+
+
+def test_after_a_table_call_no_new_move_starts() -> None:
+    """000: "cards already in motion may complete their move, but no new move starts."
+    One hand moves cards (000: "Use one hand to move cards"), so each seat has at most one
+    card in motion: once it landed, the seat's next card is a new move."""
+    body = EMPTY_DEMON.replace("waste=AS", "waste=2S,AS")
+    state = play(position("table", body, rest="stock"), "0 call")
+    landed = play(advance_clock(state, 5500), "1 waste>f+ AS")
+    refused(landed, "1 waste>f1 2S", Code.HAND_OVER)
+    assert legal_moves(landed, 1) == []
+
+
+def test_peer2peer_no_play_at_all_after_a_call() -> None:
+    """002: "Once somebody has called, no further play is allowed at all, by anybody,
+    including the caller." """
+    state = play(position("peer2peer", EMPTY_DEMON, rest="stock"), "0 call")
+    assert (state.phase, state.end_reason, state.ended_ms) == (Phase.ENDED, EndReason.CALL, 5000)
+    refused(state, "1 waste>f+ AS", Code.HAND_OVER)
+    refused(state, "0 waste>f+ AH", Code.HAND_OVER)
+    assert legal_moves(state, 0) == legal_moves(state, 1) == []
+
+
+@pytest.mark.parametrize(
+    ("profile", "body", "move", "ends"),
+    [
+        ("nertz", "seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-", "0 demon>f+ AH", True),
+        ("nertz", "seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=-", "0 demon>w1 6H", True),
+        ("nertz", "seat 0 demon=5C,AH work=KS|KH|KD|KC stock=- waste=-", "0 demon>f+ AH", False),
+        ("table", "seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-", "0 demon>f+ AH", False),
+        ("peer2peer", "seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-", "0 demon>f+ AH", False),
+    ],
+)
+def test_nertz_round_ends_when_the_last_demon_card_leaves(
+    profile: str, body: str, move: str, ends: bool
+) -> None:
+    """003: "The round ends the moment a player plays the last card from their nertz
+    pile." Table and peer2peer wait for a call."""
+    state = position(
+        profile, f"{body}\nseat 1 demon=7C work=KS|KH|KD|KC stock=- waste=AS", rest="stock"
+    )
+    after = play(state, move)
+    if ends:
+        assert (after.phase, after.end_reason, after.ended_by) == (
+            Phase.ENDED,
+            EndReason.DEMON_EMPTY,
+            0,
+        )
+        refused(after, "1 waste>f+ AS", Code.HAND_OVER)
+        assert score_hand(after).seats[0].demon_penalty == 0
+    else:
+        assert after.phase is Phase.PLAYING
+        assert Move.parse("1 waste>f+ AS") in legal_moves(after, 1)
+
+
+def test_peer2peer_three_second_countdown() -> None:
+    """002: "After the readies are in there is a three second countdown, and then
+    everybody starts at once." """
+    rules = load_rules("peer2peer")
+    state = State.deal(rules, [canonical_pack(0), canonical_pack(1)], hand=1, start_ms=10000)
+    turn = Move.parse("0 turn 5D 6D 7D")
+    assert check_move(state, turn).code is Code.TOO_EARLY  # type: ignore[union-attr]
+    assert legal_moves(state, 0) == []
+    early = advance_clock(state, 12999)
+    assert check_move(early, turn).code is Code.TOO_EARLY  # type: ignore[union-attr]
+    assert check_stall(early).code is Code.TOO_EARLY  # type: ignore[union-attr]
+    started = advance_clock(state, 13000)
+    assert check_move(started, turn) is None
+    for name in ("table", "nertz"):
+        dealt = State.deal(load_rules(name), [canonical_pack(0), canonical_pack(1)], 1, 10000)
+        assert check_move(dealt, turn) is None
+
+
+def test_peer2peer_ends_after_three_minutes_with_nothing_to_the_centre() -> None:
+    """002: "What does end it is three minutes in which nobody at all has sent a card to
+    the centre". A card onto a work pile does not count; a card to the centre restarts
+    the three minutes; a move at the deadline itself is too late (docs §4)."""
+    body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
+    state = position("peer2peer", body, clock=10000, centre=10000, action=10000)
+    assert engine.next_deadline(state) == (190000, EndReason.NO_CENTRE)
+    state = play(advance_clock(state, 100000), "0 demon>w1 6H")
+    assert engine.next_deadline(state) == (190000, EndReason.NO_CENTRE)
+    state = play(advance_clock(state, 150000), "0 waste>f+ AH")
+    assert engine.next_deadline(state) == (330000, EndReason.NO_CENTRE)
+    assert advance_clock(state, 329999).phase is Phase.PLAYING
+    over = advance_clock(state, 330000)
+    assert (over.phase, over.end_reason, over.ended_ms) == (
+        Phase.ENDED,
+        EndReason.NO_CENTRE,
+        330000,
+    )
+    refused(over, "0 resign", Code.HAND_OVER)
+    late = advance_clock(state, 900000)
+    assert (late.end_reason, late.ended_ms, late.clock_ms) == (EndReason.NO_CENTRE, 330000, 900000)
+
+
+def test_idle_abandonment_when_no_shorter_rule_fires() -> None:
+    """002: "if nothing at all happens for that long the match is abandoned and nobody is
+    rated." docs §4: with peer2peer's numbers the no-centre end always comes first."""
+    body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
+    state = position("peer2peer", body, clock=10000, centre=10000, action=10000)
+    assert engine.next_deadline(state) == (190000, EndReason.NO_CENTRE)
+    variant = replace(load_rules("peer2peer"), no_centre_ms=None)
+    state = position(variant, body, clock=10000, centre=10000, action=10000)
+    assert engine.next_deadline(state) == (310000, EndReason.ABANDONED)
+    state = play(advance_clock(state, 200000), "0 demon>w1 6H")  # any action restarts it
+    assert advance_clock(state, 499999).phase is Phase.PLAYING
+    over = advance_clock(state, 500000)
+    assert (over.phase, over.end_reason, over.ended_ms) == (
+        Phase.ENDED,
+        EndReason.ABANDONED,
+        500000,
+    )
+    match = Match(variant, 2).record(score_hand(over))
+    assert match.over
+    assert match.winners == ()
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_resignation_ends_the_hand_against_that_player(profile: str) -> None:
+    """002: "A resignation or a missed deadline ends the game against that player." docs
+    §6 Decision: in every profile."""
+    kings = " ".join(f"{rank}H@1" for rank in "A23456789TJQK")
+    body = f"foundation H 1000 {kings}\nseat 0 demon=7D work=KS|KC|KD|QC stock=- waste=-\n"
+    body += "seat 1 demon=- work=KS|KC|KD|QS stock=- waste=-"
+    state = play(position(profile, body, rest="stock"), "1 resign")
+    assert (state.phase, state.end_reason, state.ended_by) == (Phase.ENDED, EndReason.RESIGNED, 1)
+    assert legal_moves(state, 0) == legal_moves(state, 1) == []
+    scored = score_hand(state)
+    assert scored.scores == (-2, 13)
+    match = Match(state.rules, 2).record(scored)
+    assert match.over
+    assert match.winners == (0,)
+
+
+# -- 05/06 scoring -------------------------------------------------------------------
+
+
+def _run(suit: str, owners: str, top: int = 1000) -> str:
+    cards = " ".join(
+        f"{rank}{suit}@{owner}" for rank, owner in zip("A23456789TJQK", owners, strict=False)
+    )
+    return f"foundation {suit} {top} {cards}"
+
+
+def test_worked_score_of_the_table_rules() -> None:
+    """000: "You placed 24 cards on common foundations and still have three demon
+    cards:24-2x3=18. Another player calls after placing 20 with no demon cards:20-0=20."
+    "Sort all shared foundation cards by back design." "Stock, waste and work columns
+    score nothing." """
+    centre = "\n".join(
+        [
+            _run("C", "0000000000000"),  # 13 for seat 0, a set-aside king pile
+            _run("D", "0101010101010"),  # 7 for seat 0, 6 for seat 1
+            _run("H", "0000"),  # 4 for seat 0: 24 in all
+            _run("S", "1111111111111"),  # 13 for seat 1
+            _run("H", "1"),  # 1 for seat 1: 20 in all
+        ]
+    )
+    body = (
+        f"{centre}\nseat 0 demon=5H,6H,7H work=KH|QS|-|- stock=- waste=-\n"
+        "seat 1 demon=- work=-|-|-|- stock=- waste=-"
+    )
+    state = position("table", body, rest="stock", phase="ended", end="call", by=1, ended=5000)
+    scored = score_hand(state)
+    assert scored.scores == (18, 20)
+    assert [len(seat.placed) for seat in scored.seats] == [24, 20]
+    assert [seat.demon_penalty for seat in scored.seats] == [-6, 0]
+    assert faces(scored.seats[0].demon_left) == "5H,6H,7H"
+    assert list(scored.seats[1].placed) == sorted(scored.seats[1].placed, key=lambda c: c.index)
+    match = Match(state.rules, 2).record(scored)
+    assert not match.over  # "the call alone is not a guaranteed match victory"
+
+
+def test_worked_score_of_nertz() -> None:
+    """003: "A player who goes out with 20 cards on the foundations scores 20; a player
+    with 5 cards up and 6 left in the nertz pile scores 5 - 12 = -7." """
+    centre = "\n".join([_run("C", "00000"), _run("S", "1111111111111"), _run("H", "1111111")])
+    body = f"{centre}\nseat 0 demon=2H,3H,4H,5H,6H,7H work=-|-|-|- stock=- waste=-\n"
+    body += "seat 1 demon=- work=-|-|-|- stock=- waste=-"
+    header = {"phase": "ended", "end": "demon_empty", "by": 1, "ended": 5000}
+    state = position("nertz", body, rest="stock", **header)
+    assert score_hand(state).scores == (-7, 20)
+    variant = replace(load_rules("nertz"), points_per_demon_card=-1)  # 003's "-1" variation
+    assert score_hand(position(variant, body, rest="stock", **header)).scores == (-1, 20)
+
+
+def test_score_needs_an_ended_hand() -> None:
+    """000: "Sort all shared foundation cards by back design" happens once play ended."""
+    with pytest.raises(ValueError, match="not ended"):
+        score_hand(
+            position("table", f"seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
+        )
+
+
+# -- 05 the match ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("scores", "over", "winners"),
+    [
+        ([(60, 40), (39, 50)], False, ()),
+        ([(60, 40), (40, 50)], True, (0,)),
+        ([(60, 40), (45, 65)], True, (0, 1)),
+        ([(90, 10), (18, 20)], True, (0,)),
+        ([(60, 40), (-5, 70)], True, (1,)),
+    ],
+    ids=["99-not-yet", "100-ends", "shared-victory", "call-not-a-victory", "overtaken"],
+)
+def test_table_match_to_100(
+    scores: list[tuple[int, int]], over: bool, winners: tuple[int, ...]
+) -> None:
+    """000: "Play fresh shuffled hands until someone reaches at least 100 after scoring.
+    Highest cumulative total wins. Our tie agreement shares the victory if highest totals
+    are equal." """
+    match = match_of("table", *scores)
+    assert (match.over, match.winners) == (over, winners)
+
+
+def test_table_blocked_hand_may_end_the_match() -> None:
+    """000: "A blocked hand scores normally and may end the match." """
+    match = Match(load_rules("table"), 2).record(hand(1, (70, 20)))
+    match = match.record(hand(2, (31, -8), EndReason.BLOCKED, by=None))
+    assert (match.totals, match.over, match.winners) == ((101, 12), True, (0,))
+
+
+@pytest.mark.parametrize(
+    ("scores", "winners"), [((18, 20), (1,)), ((5, 5), (0, 1)), ((-7, -7), (0, 1))]
+)
+def test_peer2peer_one_deal_decides(scores: tuple[int, int], winners: tuple[int, ...]) -> None:
+    """002: "ONE DEAL DECIDES THE MATCH. The highest score takes it". docs §8: equal
+    scores share."""
+    match = match_of("peer2peer", scores)
+    assert (match.over, match.winners) == (True, winners)
+    with pytest.raises(ValueError, match="over"):
+        match.record(hand(2, (1, 1)))
+
+
+def test_nertz_tie_for_the_lead_plays_another_round() -> None:
+    """003: "the game ends when someone reaches the target (100 points, or 50 for a short
+    game). If two players tie for the lead, another round is played." """
+    tied = match_of("nertz", (60, 40), (45, 65))
+    assert tied.totals == (105, 105)
+    assert not tied.over
+    assert tied.winners == ()
+    decided = tied.record(hand(3, (-2, 3)))
+    assert (decided.over, decided.winners) == (True, (1,))
+    assert match_of("nertz", (60, 40), (40, 10)).winners == (0,)
+    short = replace(load_rules("nertz"), target=50)
+    assert match_of(short, (30, 20), (20, 10)).winners == (0,)
+    assert not match_of(short, (30, 20), (20, 30)).over
+
+
+def test_nertz_set_number_of_rounds_variant() -> None:
+    """003: "playing a set number of rounds instead of to a target" (``max_hands``); a
+    tied lead still plays on."""
+    rounds = replace(load_rules("nertz"), max_hands=2)
+    assert match_of(rounds, (10, 5), (3, 4)).winners == (0,)
+    assert not match_of(rounds, (10, 5), (3, 8)).over
+
+
+def test_resignation_ends_the_match_against_the_resigner() -> None:
+    """002: "A resignation ... ends the game against that player." docs §8: the others
+    share the victory by the usual rule."""
+    resigned = hand(1, (50, 50, 60), EndReason.RESIGNED, by=2)
+    for profile in PROFILES:
+        match = Match(load_rules(profile), 3).record(resigned)
+        assert (match.over, match.winners) == (True, (0, 1))
+
+
+# -- profiles ------------------------------------------------------------------------
+
+DOCUMENTED = {  # docs/rules.md §9, column by column
+    "table": (2, 8, 4, 3, False, 0, True, 1000, False, "table_stuck", True, 0, None, None,
+              1, -2, 100, None, "share"),
+    "peer2peer": (2, 4, 4, 3, True, None, True, 0, False, "table_stuck", False, 3000, 180000,
+                  300000, 1, -2, None, 1, "share"),
+    "nertz": (2, 4, 4, 3, False, None, False, 0, True, "full_pass", False, 0, None, None,
+              1, -2, 100, None, "play_on"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_profiles_are_the_documented_ones(profile: str) -> None:
+    """docs §9: "Where they disagree, each profile follows its own seed" - the table of
+    fields. 002: "Two to four players" ... "three second countdown" ... "three minutes";
+    003: "target (100 points ...)"; 000: "until someone reaches at least 100"."""
+    r = load_rules(profile)
+    actual = (
+        r.min_players, r.max_players, r.work_piles, r.turn_count, r.slide_under,
+        r.tie_window_ms, r.call_allowed, r.call_grace_ms, r.end_on_empty_demon,
+        r.stall_trigger.value, r.stall_by_agreement, r.countdown_ms, r.no_centre_ms,
+        r.idle_abandon_ms, r.points_per_foundation_card, r.points_per_demon_card, r.target,
+        r.max_hands, r.lead_tie.value,
+    )  # fmt: skip
+    assert actual == DOCUMENTED[profile]
+    assert r.to_document()["layout"]["demon_cards"] == 13
+    assert Rules.from_document(r.to_document()) == r
+
+
+def test_seed_003_variants_load_from_a_profile_document(tmp_path: Path) -> None:
+    """003: "Common variations: five work piles instead of four, turning the stock one
+    card at a time, scoring -1 instead of -2 per card left, and playing a set number of
+    rounds instead of to a target." (docs §9: a variant is another document)"""
+    document = builtin_document("nertz")
+    document.update(name="nertz-variant", layout={"demon_cards": 13, "work_piles": 5})
+    document.update(stock={"turn": 1}, scoring={"per_foundation_card": 1, "per_demon_card": -1})
+    document["match"] = {"target": None, "max_hands": 5, "lead_tie": "play_on"}
+    path = tmp_path / "variant.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    rules = load_rules(str(path))
+    assert (rules.work_piles, rules.turn_count, rules.points_per_demon_card) == (5, 1, -1)
+    assert (rules.target, rules.max_hands) == (None, 5)
+    document["stock"] = {"turn": 2}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ProfileError, match="turn"):
+        load_rules(str(path))
+
+
+def test_a_move_breaking_two_rules_always_gets_the_same_code() -> None:
+    """docs §3: "Checks run in a fixed order ... seat; phase; clock; source pile exists and
+    is not empty; only one card from the demon or the waste; the named cards are the ones
+    there; then the target." (000: "Move one card at a time")"""
+    body = f"seat 0 demon=5C,4D work=7C|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}"
+    state = position("table", body)
+    refused(state, "0 waste>w9 5C 4D", Code.EMPTY_PILE)
+    refused(state, "0 w9>w1 5C", Code.NO_SUCH_PILE)
+    refused(state, "0 demon>f9 9S 8D", Code.ONE_CARD_ONLY)
+    refused(state, "0 demon>f9 9S", Code.CARD_MISMATCH)
+    refused(state, "0 demon>f9 4D", Code.NO_SUCH_PILE)
+    refused(state, "0 demon>w9 4D", Code.NO_SUCH_PILE)
+    refused(state, "0 w1>w1 7C", Code.SAME_PILE)
+    refused(state, "0 demon>f1 4D", Code.NO_SUCH_PILE)
+    ended = play(state, "1 resign")
+    refused(ended, "0 waste>w9 5C 4D", Code.HAND_OVER)
+    refused(ended, "3 waste>w9 5C 4D", Code.NOT_A_SEAT)
+    early = position("peer2peer", body, clock=2999)
+    refused(early, "0 waste>w9 5C 4D", Code.TOO_EARLY)
+
+
+# -- the engine agrees with itself -------------------------------------------------------
+
+
+def _candidates(state: State, player: int) -> list[Move]:
+    """Every move text worth trying: each suffix of each source onto each target."""
+    seat = state.seats[player]
+    piles = state.rules.work_piles + 1
+    sources = [(DEMON, seat.demon), (WASTE, seat.waste)]
+    sources += [(Place(Zone.WORK, i), pile) for i, pile in enumerate(seat.work)]
+    targets = [NEW_FOUNDATION]
+    targets += [Place(Zone.FOUNDATION, i) for i in range(len(state.foundations) + 1)]
+    targets += [Place(zone, i) for zone in (Zone.WORK, Zone.UNDER) for i in range(piles)]
+    moves = [
+        Move(player, Kind.PLAY, source, target, pile[-length:])
+        for source, pile in sources
+        for length in range(1, min(len(pile), 14) + 1)
+        for target in targets
+    ]
+    for length in range(1, 4):
+        if len(seat.stock) >= length:
+            moves.append(Move(player, Kind.TURN, cards=tuple(reversed(seat.stock[-length:]))))
+            moves.append(Move(player, Kind.TURN, cards=seat.stock[-length:]))
+    moves += [Move(player, kind) for kind in (Kind.RECYCLE, Kind.CALL, Kind.AGREE, Kind.RESIGN)]
+    return list(dict.fromkeys(moves))
+
+
+def _shuffled(profile: str, seed: int, steps: int) -> State:
+    """A dealt hand after some random legal moves, for the consistency test."""
+    rng = random.Random(seed)
+    packs = []
+    for seat in range(2):
+        pack = list(canonical_pack(seat))
+        rng.shuffle(pack)
+        packs.append(pack)
+    rules = load_rules(profile)
+    state = advance_clock(State.deal(rules, packs, hand=1, start_ms=0), rules.countdown_ms)
+    for step in range(steps):
+        moves = [
+            m
+            for m in legal_moves(state, step % 2)
+            if m.kind in (Kind.PLAY, Kind.TURN, Kind.RECYCLE)
+        ]
+        plays = [m for m in moves if m.kind is Kind.PLAY]
+        state = apply_move(state, rng.choice(plays or moves))
+    return state
+
+
+CONSISTENCY = {
+    "table-tie": ("table", RACE, {}),
+    "table-called": ("table", EMPTY_DEMON, {"phase": "called", "by": 0, "grace": 6000}),
+    "peer2peer-under": (
+        "peer2peer",
+        "foundation D 5000 AD@1 2D@1\nseat 0 demon=8D work=7C|KH|-|9C,8H stock=4S,3D waste=8S\n"
+        + NEUTRAL_1,
+        {},
+    ),
+    "nertz-tails": (
+        "nertz",
+        "seat 0 demon=AS work=KS,QH,JC|QD|-|TD,9C,8H stock=5C,6C waste=2S\n" + NEUTRAL_1,
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", [*CONSISTENCY, "table-dealt", "peer2peer-dealt", "nertz-dealt"])
+def test_legal_moves_is_exactly_what_check_move_accepts(name: str) -> None:
+    """docs §3: ``legal_moves`` lists every legal move, ``check_move`` explains refusals:
+    the two agree, and checking never changes the position."""
+    if name in CONSISTENCY:
+        profile, body, header = CONSISTENCY[name]
+        state = position(profile, body, rest="stock", **header)
+        if name == "table-tie":
+            state = play(state, "0 waste>f1 5H")
+    else:
+        state = _shuffled(name.removesuffix("-dealt"), seed=len(name), steps=40)
+    before = state.to_text()
+    for player in range(state.players):
+        listed = legal_moves(state, player)
+        assert len(set(listed)) == len(listed)
+        accepted = [m for m in _candidates(state, player) if check_move(state, m) is None]
+        assert set(accepted) == set(listed)
+        for move in listed:
+            assert Move.parse(str(move)) == move
+            assert apply_move(state, move).problems() == []
+    assert state.to_text() == before
