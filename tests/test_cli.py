@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from racing_demon.cli import main
-from racing_demon.deal import MatchSeed, derive_pack
+from racing_demon.deal import MatchSeed, commitment, derive_pack
 from racing_demon.profiles import builtin_document
 from racing_demon.schema import schema_errors
 
@@ -98,7 +98,7 @@ def test_rules_validates_a_profile_file(tmp_path: Path) -> None:
 
 
 def test_help_has_examples() -> None:
-    for command in ([], ["deal"], ["rules"]):
+    for command in ([], ["deal"], ["rules"], ["seed"]):
         code, out = run(*command, "--help")
         assert code == 0
         assert "Examples:" in out
@@ -113,3 +113,47 @@ def test_python_dash_m_works() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.startswith("racing-demon, version ")
+
+
+def test_seed_new_prints_a_secret_that_opens_its_commitment() -> None:
+    code, out = run("seed", "new", "--json")
+    assert code == 0
+    document = json.loads(out)
+    assert schema_errors("seed-report", document) == []
+    assert commitment(bytes.fromhex(document["secret"])) == document["commitment"]
+    assert run("seed", "check", document["secret"], document["commitment"]) == (
+        0,
+        "ok: the secret matches the commitment\n",
+    )
+    assert json.loads(run("seed", "new", "--json")[1])["secret"] != document["secret"]
+
+
+def test_seed_new_text_names_what_to_publish() -> None:
+    code, out = run("seed", "new")
+    assert code == 0
+    secret_line, commitment_line = out.splitlines()
+    secret = secret_line.split()[1]
+    assert commitment_line.split()[1] == commitment(bytes.fromhex(secret))
+    assert "publish" in commitment_line and "private" in secret_line
+
+
+def test_seed_check_refuses_a_wrong_secret_with_exit_1() -> None:
+    published = commitment(bytes(32))
+    result = CliRunner().invoke(main, ["seed", "check", "11" * 32, published])
+    assert result.exit_code == 1
+    assert "MISMATCH" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["seed", "check", "00" * 31, "00" * 32],
+        ["seed", "check", "AB" * 32, "00" * 32],
+        ["seed", "check", "00" * 32, "zz" * 32],
+        ["seed", "check", "00" * 32],
+    ],
+)
+def test_seed_check_misuse_exits_2(args: list[str]) -> None:
+    code, out = run(*args)
+    assert code == 2
+    assert "Traceback" not in out

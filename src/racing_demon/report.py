@@ -15,6 +15,7 @@ from racing_demon.rules import Rules
 from racing_demon.state import Pile, Seat, State
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
+SEED_FORMAT = "racing-demon/seed-report/v1"
 _RED = "\x1b[31m"
 _RESET = "\x1b[0m"
 
@@ -84,6 +85,11 @@ def _seat_document(number: int, seat: Seat, hand: int, pack: Pile) -> dict[str, 
         "work": [top_first(pile) for pile in seat.work],
         "stock": top_first(seat.stock),
     }
+
+
+def seed_document(secret_hex: str, commitment_hex: str) -> dict[str, Any]:
+    """``seed new --json`` (schemas/seed-report.schema.json)."""
+    return {"format": SEED_FORMAT, "secret": secret_hex, "commitment": commitment_hex}
 
 
 def rules_listing(profiles: Sequence[Rules]) -> str:

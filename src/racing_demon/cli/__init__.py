@@ -8,6 +8,7 @@ import click
 
 from racing_demon.cli.deal_cmd import deal
 from racing_demon.cli.rules_cmd import rules
+from racing_demon.cli.seed_cmd import seed
 
 
 @click.group(
@@ -16,6 +17,7 @@ from racing_demon.cli.rules_cmd import rules
 Examples:
   racing-demon rules
   racing-demon deal --seed demo --players 3
+  racing-demon seed new
 """,
 )
 @click.version_option(version("racing-demon"), prog_name="racing-demon")
@@ -25,3 +27,4 @@ def main() -> None:
 
 main.add_command(deal)
 main.add_command(rules)
+main.add_command(seed)
