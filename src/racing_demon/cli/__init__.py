@@ -7,6 +7,7 @@ from importlib.metadata import version
 import click
 
 from racing_demon.cli.deal_cmd import deal
+from racing_demon.cli.keygen_cmd import keygen
 from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
 
@@ -17,6 +18,7 @@ from racing_demon.cli.seed_cmd import seed
 Examples:
   racing-demon rules
   racing-demon deal --seed demo --players 3
+  racing-demon keygen table
   racing-demon seed new
 """,
 )
@@ -26,5 +28,6 @@ def main() -> None:
 
 
 main.add_command(deal)
+main.add_command(keygen)
 main.add_command(rules)
 main.add_command(seed)

@@ -1,0 +1,89 @@
+"""``racing-demon keygen``: make an Ed25519 key pair for a table or a player."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from racing_demon.log.keys import (
+    KeyFileError,
+    generate_private_key,
+    key_files,
+    key_id,
+    raw_public_bytes,
+    save_key_pair,
+)
+
+
+@click.command(
+    epilog="""\b
+Examples:
+  racing-demon keygen table
+  racing-demon keygen alice --dir keys --ask-passphrase
+  racing-demon keygen table --passphrase-file secret.txt --force
+"""
+)
+@click.argument("name")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="Directory to write the key pair into.",
+)
+@click.option(
+    "--passphrase-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Encrypt NAME.key with the passphrase in FILE (a final newline is not part of it).",
+)
+@click.option("--ask-passphrase", is_flag=True, help="Encrypt NAME.key; prompt for the passphrase.")
+@click.option("--force", is_flag=True, help="Replace an existing NAME.key and NAME.pub.")
+def keygen(
+    name: str, directory: Path, passphrase_file: Path | None, ask_passphrase: bool, force: bool
+) -> None:
+    """Write a new Ed25519 key pair: NAME.key (private, mode 0600) and NAME.pub.
+
+    Prints the key id, the SHA-256 of the raw public key, by which logs name
+    the key (docs/log-format.md). Existing files are kept unless --force.
+    """
+    if passphrase_file is not None and ask_passphrase:
+        raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
+    try:
+        files = key_files(directory, name)
+    except KeyFileError as error:
+        raise click.BadParameter(str(error), param_hint="NAME") from error
+    # Checked again, race-free, when writing; checking now spares a passphrase prompt.
+    existing = files.existing()
+    if existing and not force:
+        shown = " and ".join(map(str, existing))
+        raise click.UsageError(f"not replacing existing {shown} (use --force to replace the pair)")
+    if passphrase_file is not None:
+        passphrase: bytes | None = _read_passphrase(passphrase_file)
+    elif ask_passphrase:
+        passphrase = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
+    else:
+        passphrase = None
+    private_key = generate_private_key()
+    try:
+        save_key_pair(private_key, directory, name, passphrase=passphrase, overwrite=force)
+    except KeyFileError as error:
+        raise click.UsageError(str(error)) from error
+    click.echo(f"key id   {key_id(raw_public_bytes(private_key))}")
+    click.echo(f"private  {files.private}")
+    click.echo(f"public   {files.public}")
+
+
+def _read_passphrase(path: Path) -> bytes:
+    try:
+        text = path.read_bytes()
+    except OSError as error:
+        raise click.BadParameter(
+            f"cannot read {path}: {error.strerror}", param_hint="--passphrase-file"
+        ) from error
+    # Editors end a file with a newline that nobody means as part of the passphrase.
+    passphrase = text[:-2] if text.endswith(b"\r\n") else text.removesuffix(b"\n")
+    if not passphrase:
+        raise click.BadParameter(f"{path} holds no passphrase", param_hint="--passphrase-file")
+    return passphrase

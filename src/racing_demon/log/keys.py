@@ -1,0 +1,222 @@
+"""Ed25519 key pairs on disk, and the key id that names a public key in a log.
+
+``NAME.key`` holds the private key as PKCS#8 PEM (encrypted when a passphrase is given), mode
+0600; ``NAME.pub`` holds the public key as SubjectPublicKeyInfo PEM, mode 0644, so standard
+tools read both (``openssl pkey -pubin -in NAME.pub -noout -text``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from racing_demon.log.signing import check_public_key
+
+PRIVATE_MODE = 0o600
+PUBLIC_MODE = 0o644
+
+_ENCRYPTED_HEADER = b"-----BEGIN ENCRYPTED PRIVATE KEY-----"
+
+
+class KeyFileError(ValueError):
+    """A key file that cannot be written or read, with a message that says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyFiles:
+    """Where the key pair called NAME lives: ``NAME.key`` and ``NAME.pub``."""
+
+    private: Path
+    public: Path
+
+    def existing(self) -> tuple[Path, ...]:
+        """The files of the pair that already exist (a dangling symlink counts)."""
+        return tuple(path for path in (self.private, self.public) if os.path.lexists(path))
+
+
+def key_files(directory: Path, name: str) -> KeyFiles:
+    """The two files of key pair ``name`` in ``directory``; ``name`` is a plain file name."""
+    # Refusing separators keeps every key pair inside the directory that was asked for.
+    if not name or any(character in name for character in "/\\\0"):
+        raise KeyFileError(f"key name {name!r} must be a plain file name, without / or \\")
+    return KeyFiles(directory / f"{name}.key", directory / f"{name}.pub")
+
+
+def generate_private_key() -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.generate()
+
+
+def raw_public_bytes(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
+    """The 32-byte public key, encoded as in RFC 8032."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def key_id(public_key_raw: bytes) -> str:
+    """The key id: lowercase hex SHA-256 of the 32-byte raw public key (64 characters)."""
+    if len(public_key_raw) != 32:
+        raise ValueError(f"a raw Ed25519 public key is 32 bytes, found {len(public_key_raw)}")
+    return hashlib.sha256(public_key_raw).hexdigest()
+
+
+def save_key_pair(
+    private_key: Ed25519PrivateKey,
+    directory: Path,
+    name: str,
+    *,
+    passphrase: bytes | None = None,
+    overwrite: bool = False,
+) -> KeyFiles:
+    """Write ``NAME.key`` and ``NAME.pub``; refuse if either exists unless ``overwrite``."""
+    files = key_files(directory, name)
+    if passphrase == b"":
+        raise KeyFileError("an empty passphrase protects nothing: give one, or none")
+    encryption: serialization.KeySerializationEncryption = (
+        serialization.NoEncryption()
+        if passphrase is None
+        else serialization.BestAvailableEncryption(passphrase)
+    )
+    contents = (
+        (
+            files.private,
+            private_key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption
+            ),
+            PRIVATE_MODE,
+        ),
+        (
+            files.public,
+            private_key.public_key().public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+            ),
+            PUBLIC_MODE,
+        ),
+    )
+    if overwrite:
+        _replace_all(contents)
+    else:
+        _create_all(contents, files.existing())
+    return files
+
+
+def load_private_key(path: Path, passphrase: bytes | None = None) -> Ed25519PrivateKey:
+    """The Ed25519 private key in PEM file ``path``, decrypted with ``passphrase`` if given."""
+    data = _read(path)
+    try:
+        key = serialization.load_pem_private_key(data, passphrase)
+    except TypeError as error:
+        # cryptography raises TypeError exactly when encryption and passphrase disagree.
+        if passphrase is None:
+            raise KeyFileError(f"{path} is encrypted: a passphrase is needed") from error
+        # Refused rather than ignored: whoever gave one believes the key is protected.
+        raise KeyFileError(f"{path} is not encrypted, but a passphrase was given") from error
+    except (ValueError, UnsupportedAlgorithm) as error:
+        if passphrase is not None and _ENCRYPTED_HEADER in data:
+            raise KeyFileError(f"cannot decrypt {path}: wrong passphrase?") from error
+        raise KeyFileError(f"{path} is not a PEM private key") from error
+    if not isinstance(key, Ed25519PrivateKey):
+        raise KeyFileError(f"{path} is not an Ed25519 key ({_algorithm(key)} found)")
+    return key
+
+
+def load_public_key(path: Path) -> Ed25519PublicKey:
+    """The Ed25519 public key in PEM file ``path``; weak or malformed keys are refused."""
+    data = _read(path)
+    try:
+        key = serialization.load_pem_public_key(data)
+    except (ValueError, UnsupportedAlgorithm) as error:
+        raise KeyFileError(f"{path} is not a PEM public key") from error
+    if not isinstance(key, Ed25519PublicKey):
+        raise KeyFileError(f"{path} is not an Ed25519 key ({_algorithm(key)} found)")
+    problem = check_public_key(raw_public_bytes(key))
+    if problem is not None:
+        raise KeyFileError(f"{path}: {problem}")
+    return key
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as error:
+        raise KeyFileError(f"no key file at {path}") from error
+    except OSError as error:
+        raise KeyFileError(f"cannot read {path}: {error.strerror}") from error
+
+
+def _algorithm(key: object) -> str:
+    return type(key).__name__.removesuffix("PrivateKey").removesuffix("PublicKey")
+
+
+def _create_all(contents: tuple[tuple[Path, bytes, int], ...], existing: tuple[Path, ...]) -> None:
+    """Create every file, or none: nothing that existed before is touched."""
+    if existing:
+        raise KeyFileError(f"not replacing existing {' and '.join(map(str, existing))}")
+    created: list[Path] = []
+    try:
+        for path, data, mode in contents:
+            _create(path, data, mode)
+            created.append(path)
+    except BaseException:
+        for path in created:  # only files made by this call
+            path.unlink()
+        raise
+
+
+def _create(path: Path, data: bytes, mode: int) -> None:
+    try:
+        # O_EXCL: a file made by another writer since the check is never overwritten.
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError as error:
+        raise KeyFileError(f"not replacing existing {path}") from error
+    except OSError as error:
+        raise KeyFileError(f"cannot write {path}: {error.strerror}") from error
+    try:
+        _write(descriptor, path, data, mode)
+    except BaseException:
+        path.unlink()  # this call created it, so a half-written file is all that is lost
+        raise
+
+
+def _replace_all(contents: tuple[tuple[Path, bytes, int], ...]) -> None:
+    """Write every file in full beside its target first, so a failure leaves the old pair."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data, mode in contents:
+            try:
+                descriptor, temporary = tempfile.mkstemp(
+                    dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+                )
+            except OSError as error:
+                raise KeyFileError(f"cannot write {path}: {error.strerror}") from error
+            staged.append((temporary, path))
+            _write(descriptor, path, data, mode)
+        for temporary, path in staged:
+            try:
+                os.replace(temporary, path)
+            except OSError as error:
+                raise KeyFileError(f"cannot replace {path}: {error.strerror}") from error
+    finally:
+        for temporary, _ in staged:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+
+
+def _write(descriptor: int, path: Path, data: bytes, mode: int) -> None:
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            # Exactly this mode whatever the umask: the private key must stay 0600.
+            os.fchmod(file.fileno(), mode)
+            file.write(data)
+    except OSError as error:
+        raise KeyFileError(f"cannot write {path}: {error.strerror}") from error

@@ -1,0 +1,199 @@
+"""Ed25519 signatures over exact bytes, bound to a record kind, and verified strictly.
+
+A signature covers ``pae(kind, body)``, the pre-authentication encoding of DSSE v1, so a
+signature made for one record kind or format version never verifies for another.
+
+Verification refuses what a lenient verifier would let through: any text form but one,
+non-canonical point encodings, the eight small-order points as key or as R, and S >= L.
+The cheap structural checks run before cryptography's own check, in the order of the
+``SignatureCode`` members below; the first that fails is the answer (docs/log-format.md).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+PAYLOAD_TYPE_PREFIX = "application/vnd.racing-demon.log.v1."
+
+_P = 2**255 - 19  # the field prime
+_L = 2**252 + 27742317777372353535851937790883648493  # the prime order of the base point
+_D = -121665 * pow(121666, -1, _P) % _P  # the curve constant d of -x^2 + y^2 = 1 + d x^2 y^2
+_Y_MASK = (1 << 255) - 1  # an encoding is y (255 bits, little-endian) plus x's sign bit on top
+
+_WHY_NOT_CANONICAL = "y >= p, or x = 0 with the sign bit set"
+
+_KIND = re.compile(r"[a-z_]{1,32}")
+_SIGNATURE_HEX = re.compile(r"[0-9a-f]{128}")
+
+# The eight points of order dividing 8 (the whole torsion subgroup, which is cyclic of
+# order 8), canonically encoded: the identity, the point of order 2, two of order 4 and
+# four of order 8. Computed as the multiples of L*P for a curve point P whose L*P has
+# order 8 (libsodium blocks the same list); tests/test_signing.py derives them again.
+SMALL_ORDER_ENCODINGS = frozenset(
+    bytes.fromhex(text)
+    for text in (
+        "0100000000000000000000000000000000000000000000000000000000000000",  # order 1
+        "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # order 2
+        "0000000000000000000000000000000000000000000000000000000000000000",  # order 4
+        "0000000000000000000000000000000000000000000000000000000000000080",  # order 4
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",  # order 8
+        "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",  # order 8
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",  # order 8
+        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",  # order 8
+    )
+)
+
+
+class SignatureCode(enum.StrEnum):
+    """Stable reason codes for every refused signature, in the order they are checked."""
+
+    BAD_SIGNATURE_ENCODING = "BAD_SIGNATURE_ENCODING"
+    BAD_KIND = "BAD_KIND"
+    NON_CANONICAL_KEY = "NON_CANONICAL_KEY"
+    KEY_NOT_ON_CURVE = "KEY_NOT_ON_CURVE"
+    WEAK_KEY = "WEAK_KEY"
+    NON_CANONICAL_R = "NON_CANONICAL_R"
+    SMALL_ORDER_R = "SMALL_ORDER_R"
+    NON_CANONICAL_S = "NON_CANONICAL_S"
+    BAD_SIGNATURE = "BAD_SIGNATURE"
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureCheck:
+    """Why a signature or a public key was refused."""
+
+    code: SignatureCode
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+def pae(kind: str, body: bytes) -> bytes:
+    """The exact bytes signed for a record of ``kind``: DSSE v1's pre-authentication encoding.
+
+    Raises ``ValueError`` for a kind that is not 1-32 lowercase ASCII letters or ``_``.
+    """
+    if not _KIND.fullmatch(kind):
+        raise ValueError(f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'")
+    payload_type = (PAYLOAD_TYPE_PREFIX + kind).encode("ascii")
+    return b"DSSEv1 %d %b %d %b" % (len(payload_type), payload_type, len(body), body)
+
+
+def sign(private_key: Ed25519PrivateKey, kind: str, body: bytes) -> str:
+    """The signature of ``pae(kind, body)`` as 128 lowercase hex characters."""
+    return private_key.sign(pae(kind, body)).hex()
+
+
+def verify(
+    public_key_raw: bytes, kind: str, body: bytes, signature_hex: str
+) -> SignatureCheck | None:
+    """None if ``signature_hex`` is a valid signature of ``pae(kind, body)``, else why not."""
+    if not _SIGNATURE_HEX.fullmatch(signature_hex):
+        return SignatureCheck(
+            SignatureCode.BAD_SIGNATURE_ENCODING,
+            "a signature is exactly 128 lowercase hex characters, "
+            f"found {_describe_text(signature_hex)}",
+        )
+    if not _KIND.fullmatch(kind):
+        return SignatureCheck(
+            SignatureCode.BAD_KIND,
+            f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'",
+        )
+    return verify_raw(public_key_raw, pae(kind, body), bytes.fromhex(signature_hex))
+
+
+def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> SignatureCheck | None:
+    """The strict checks of ``verify`` on a raw message and a 64-byte signature (R || S)."""
+    if len(signature) != 64:
+        return SignatureCheck(
+            SignatureCode.BAD_SIGNATURE_ENCODING,
+            f"a signature is exactly 64 bytes, found {len(signature)}",
+        )
+    problem = check_public_key(public_key_raw)
+    if problem is not None:
+        return problem
+    r, s = signature[:32], signature[32:]
+    if not _is_canonical(r):
+        return SignatureCheck(
+            SignatureCode.NON_CANONICAL_R,
+            f"R {r.hex()} is not a canonical point encoding ({_WHY_NOT_CANONICAL})",
+        )
+    if r in SMALL_ORDER_ENCODINGS:
+        return SignatureCheck(SignatureCode.SMALL_ORDER_R, f"R {r.hex()} is a point of small order")
+    if int.from_bytes(s, "little") >= _L:
+        return SignatureCheck(
+            SignatureCode.NON_CANONICAL_S,
+            "S is not below the group order L (another signature's S + L?)",
+        )
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key_raw).verify(signature, message)
+    except InvalidSignature:
+        return SignatureCheck(
+            SignatureCode.BAD_SIGNATURE, "the signature does not verify for this key and message"
+        )
+    return None
+
+
+def check_public_key(raw: bytes) -> SignatureCheck | None:
+    """None if ``raw`` is a usable Ed25519 public key (RFC 8032 encoding), else why not."""
+    if len(raw) != 32:  # checked before the cache, so no large input is ever kept
+        return SignatureCheck(
+            SignatureCode.NON_CANONICAL_KEY, f"a public key is 32 bytes, found {len(raw)}"
+        )
+    return _check_key_point(raw)
+
+
+# The curve check costs a modular exponentiation, about one signature check's time in pure
+# Python; a log names few keys and verifies each many times, so each verdict is kept.
+@functools.lru_cache(maxsize=1024)
+def _check_key_point(raw: bytes) -> SignatureCheck | None:
+    if not _is_canonical(raw):
+        return SignatureCheck(
+            SignatureCode.NON_CANONICAL_KEY,
+            f"public key {raw.hex()} is not a canonical point encoding ({_WHY_NOT_CANONICAL})",
+        )
+    if not _has_x(int.from_bytes(raw, "little") & _Y_MASK):
+        return SignatureCheck(
+            SignatureCode.KEY_NOT_ON_CURVE, f"public key {raw.hex()} is not a point of the curve"
+        )
+    if raw in SMALL_ORDER_ENCODINGS:
+        return SignatureCheck(
+            SignatureCode.WEAK_KEY,
+            f"public key {raw.hex()} is a point of small order: signatures under it can be forged",
+        )
+    return None
+
+
+def _is_canonical(encoding: bytes) -> bool:
+    """y < p, and no sign bit on x = 0 (the points with y = 1 or y = p - 1)."""
+    value = int.from_bytes(encoding, "little")
+    y = value & _Y_MASK
+    signed = value >> 255 == 1
+    return y < _P and not (signed and y in (1, _P - 1))
+
+
+def _has_x(y: int) -> bool:
+    """Whether some x puts (x, y) on the curve: x^2 = (y^2 - 1) / (d y^2 + 1) is a square.
+
+    Euler's criterion on u * v, which is a square exactly when u / v is (v is never 0, as d
+    is not a square). A result of 0 means x = 0.
+    """
+    u = (y * y - 1) % _P
+    v = (_D * y * y + 1) % _P
+    return pow(u * v, (_P - 1) // 2, _P) in (0, 1)
+
+
+def _describe_text(text: str) -> str:
+    """A bounded description of a rejected signature text, for messages."""
+    shown = text if len(text) <= 20 else text[:20] + "..."
+    return f"{len(text)} characters ({shown!r})"
