@@ -325,3 +325,15 @@ def test_resign_ends_the_hand() -> None:
     assert state.ended_by == 1
     assert refused(state, "0 turn 4C 3C 2C").code is Code.HAND_OVER
     assert legal_moves(state, 0) == []
+
+
+def test_is_tie_tells_a_tied_card_from_a_normal_one() -> None:
+    from racing_demon.engine import is_tie
+
+    state = build("table", S(demon="3H"), S(waste="4H 3H"), foundations=["AH@0 2H@1"], clock=9)
+    first = Move.parse("1 waste>f1 3H")
+    assert not is_tie(state, first)
+    state = play(state, str(first))
+    assert is_tie(state, Move.parse("0 demon>f1 3H"))
+    assert not is_tie(state, Move.parse("1 waste>f1 4H"))
+    assert not is_tie(state, Move.parse("0 demon>f+ 3H"))

@@ -38,7 +38,7 @@ from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, 
 from racing_demon.profiles import ProfileError, builtin_document, load_rules
 from racing_demon.rules import Rules
 from racing_demon.scoring import HandScore, Match, SeatScore, score_hand
-from racing_demon.state import EndReason, Phase, State
+from racing_demon.state import EndReason, Phase, State, next_deadline
 
 PROFILES = ("table", "peer2peer", "nertz")
 
@@ -705,22 +705,24 @@ def test_blocked_after_a_complete_cycle_of_shifts(profile: str) -> None:
 
 def test_nertz_shift_is_due_after_every_seat_had_a_full_pass() -> None:
     """003: "In this game that happens automatically once every player has had a full
-    pass with no play." docs §5: a seat with no stock and no waste has trivially had its
-    pass; the counters restart at every play by anyone."""
+    pass with no play." docs §5: a seat with no stock and no waste has had its pass once it
+    is stuck; the counters restart at every play by anyone."""
     body = (
         "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D waste=-\n"
-        "seat 1 demon=AS work=KS|KH|KD|KC stock=- waste=-"
+        "seat 1 demon={top} work=KS|KH|KD|KC stock=- waste=-"
     )
-    state = play(position("nertz", body), "0 turn 5D 4S 3D")
+    state = play(position("nertz", body.format(top="7S")), "0 turn 5D 4S 3D")
     violation = check_stall(state)
     assert violation is not None
     assert violation.code is Code.STALL_NOT_DUE
     state = play(state, "0 turn 2C")
     assert state.turned_since_play == (4, 0)
-    assert check_stall(state) is None  # seat 1 could play, but nobody did in a full pass
-    state = play(state, "1 demon>f+ AS")
-    assert state.turned_since_play == (0, 0)
-    assert check_stall(state) is not None
+    assert check_stall(state) is None  # seat 1 has nothing to turn and cannot play
+    playable = play(position("nertz", body.format(top="AS")), "0 turn 5D 4S 3D", "0 turn 2C")
+    assert check_stall(playable) is not None  # seat 1 has nothing to turn but can play
+    after = play(playable, "1 demon>f+ AS")
+    assert after.turned_since_play == (0, 0)
+    assert check_stall(after) is not None
 
 
 def test_slide_under_is_a_way_out_of_a_stall_in_peer2peer_only() -> None:
@@ -909,11 +911,11 @@ def test_peer2peer_ends_after_three_minutes_with_nothing_to_the_centre() -> None
     the three minutes; a move at the deadline itself is too late (docs §4)."""
     body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
     state = position("peer2peer", body, clock=10000, centre=10000, action=10000)
-    assert engine.next_deadline(state) == (190000, EndReason.NO_CENTRE)
+    assert next_deadline(state) == (190000, EndReason.NO_CENTRE)
     state = play(advance_clock(state, 100000), "0 demon>w1 6H")
-    assert engine.next_deadline(state) == (190000, EndReason.NO_CENTRE)
+    assert next_deadline(state) == (190000, EndReason.NO_CENTRE)
     state = play(advance_clock(state, 150000), "0 waste>f+ AH")
-    assert engine.next_deadline(state) == (330000, EndReason.NO_CENTRE)
+    assert next_deadline(state) == (330000, EndReason.NO_CENTRE)
     assert advance_clock(state, 329999).phase is Phase.PLAYING
     over = advance_clock(state, 330000)
     assert (over.phase, over.end_reason, over.ended_ms) == (
@@ -931,10 +933,10 @@ def test_idle_abandonment_when_no_shorter_rule_fires() -> None:
     rated." docs §4: with peer2peer's numbers the no-centre end always comes first."""
     body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
     state = position("peer2peer", body, clock=10000, centre=10000, action=10000)
-    assert engine.next_deadline(state) == (190000, EndReason.NO_CENTRE)
+    assert next_deadline(state) == (190000, EndReason.NO_CENTRE)
     variant = replace(load_rules("peer2peer"), no_centre_ms=None)
     state = position(variant, body, clock=10000, centre=10000, action=10000)
-    assert engine.next_deadline(state) == (310000, EndReason.ABANDONED)
+    assert next_deadline(state) == (310000, EndReason.ABANDONED)
     state = play(advance_clock(state, 200000), "0 demon>w1 6H")  # any action restarts it
     assert advance_clock(state, 499999).phase is Phase.PLAYING
     over = advance_clock(state, 500000)

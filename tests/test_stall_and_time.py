@@ -15,13 +15,12 @@ from racing_demon.engine import (
     cycle_tops,
     is_stuck,
     legal_moves,
-    next_deadline,
     progress_witness,
     stall_outcome,
     table_is_stuck,
 )
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.state import EndReason, Phase
+from racing_demon.state import EndReason, Phase, next_deadline
 
 from conftest import S, build, play, refused
 

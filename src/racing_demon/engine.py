@@ -412,6 +412,16 @@ def _check_turn(state: State, seat: Seat, move: Move) -> Violation | None:
     return None
 
 
+def is_tie(state: State, move: Move) -> bool:
+    """Whether a legal move joins a foundation's top level under the tie rule."""
+    target = move.target
+    return (
+        target is not None
+        and target.zone is Zone.FOUNDATION
+        and move.cards[0].rank == state.foundations[target.index].rank
+    )
+
+
 # -- enumerate -----------------------------------------------------------------
 
 
@@ -703,10 +713,13 @@ def check_stall(state: State) -> Violation | None:
     if rules.stall_by_agreement and len(state.agreed) == len(state.seats):
         return None
     if rules.stall_trigger is StallTrigger.FULL_PASS:
+        # A seat with nothing to turn has had its pass only once it cannot play: else a
+        # table of empty stocks would owe a shift after every shift.
         short = [
             str(player)
             for player, seat in enumerate(state.seats)
             if state.turned_since_play[player] < seat.cycle_size
+            or (seat.cycle_size == 0 and not is_stuck(state, player))
         ]
         if short:
             return Violation(

@@ -1,0 +1,99 @@
+"""Random players at a real table, for golden logs, tests and fuzzing.
+
+Every move goes through ``Table.submit``, exactly as a server would send it. In each
+round one or two seats choose a move from the same snapshot of the table and submit it
+at the same millisecond, so real races happen: the later card is bounced
+(``FOUNDATION_TAKEN``), or under the table's tie rule both stay. ``choose`` supplies
+every choice, so this module has no randomness of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.engine import is_progress, legal_moves
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.signing import sign
+from racing_demon.moves import Kind, Move
+from racing_demon.playout import STEP_MS, Choose
+from racing_demon.rules import Rules
+from racing_demon.state import State
+from racing_demon.table import PlayerInfo, Table, sign_submission
+
+NAMES = ("Ada", "Bert", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hal")
+BACKS = ("red", "blue", "green", "black", "gold", "grey", "white", "violet")
+
+
+def play_match(
+    path: Path,
+    rules: Rules,
+    table_key: Ed25519PrivateKey,
+    dealer_secret: bytes,
+    entropy: Sequence[bytes],
+    choose: Choose,
+    *,
+    player_keys: Sequence[Ed25519PrivateKey] | None = None,
+    game_id: str | None = None,
+    max_rounds: int = 20000,
+) -> Table:
+    """Play a whole match with random players and return the (finished) table.
+
+    With ``player_keys`` every seat signs its genesis and its submissions.
+    """
+    seats = len(entropy)
+    keys = list(player_keys) if player_keys is not None else None
+    players = [
+        PlayerInfo(
+            NAMES[seat % len(NAMES)],
+            BACKS[seat % len(BACKS)],
+            None if keys is None else raw_public_bytes(keys[seat].public_key()),
+        )
+        for seat in range(seats)
+    ]
+    signers = None
+    if keys is not None:
+        signers = [lambda message, key=key: sign(key, "genesis", message) for key in keys]
+    table = Table.create(
+        path,
+        rules,
+        players,
+        table_key,
+        dealer_secret,
+        entropy,
+        player_signers=signers,
+        game_id=game_id,
+    )
+    t_ms = 0
+    for _ in range(max_rounds):
+        t_ms += choose(STEP_MS)
+        table.advance(t_ms)
+        if table.finished:
+            break
+        snapshot = table.state
+        racers = [choose(range(seats))]
+        if choose((1, 1, 2)) == 2:  # a second, different seat races from the same snapshot
+            racers.append((racers[0] + 1 + choose(range(seats - 1))) % seats)
+        for player in racers:
+            move = _choose_move(snapshot, player, choose)
+            if move is None or table.finished or table.state.hand != snapshot.hand:
+                continue  # a racer whose hand ended under it has nothing to send
+            text = str(move)
+            n = table.next_n(player)
+            signature = None
+            if keys is not None:
+                signature = sign_submission(
+                    keys[player], table.game, snapshot.hand, player, n, text
+                )
+            table.submit(player, text, t_ms, n, signature)
+    return table
+
+
+def _choose_move(snapshot: State, player: int, choose: Choose) -> Move | None:
+    moves = [m for m in legal_moves(snapshot, player) if m.kind not in (Kind.RESIGN, Kind.AGREE)]
+    plays = [m for m in moves if is_progress(m) or m.kind is Kind.CALL]
+    if plays and choose(("play", "play", "play", "other")) == "play":
+        moves = plays
+    return choose(moves) if moves else None

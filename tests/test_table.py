@@ -1,0 +1,226 @@
+"""The table: what it writes, what it refuses to write, and races at one millisecond."""
+
+from __future__ import annotations
+
+import io
+import random
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.engine import legal_moves
+from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.reader import read_lines
+from racing_demon.log.records import RecordKind, chain_hash
+from racing_demon.log.signing import sign, verify
+from racing_demon.moves import Kind
+from racing_demon.profiles import BUILT_IN, load_rules
+from racing_demon.randomplay import play_match
+from racing_demon.schema import schema_errors
+from racing_demon.table import PlayerInfo, SubmissionError, Table, sign_submission
+
+SECRET = bytes(range(32))
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([seat + 40] * 32)) for seat in range(4)]
+
+
+def entropy(seats: int) -> list[bytes]:
+    return [bytes([seat + 1]) * 16 for seat in range(seats)]
+
+
+def keyed_table(path: Path, profile: str = "table", seats: int = 2) -> Table:
+    keys = PLAYER_KEYS[:seats]
+    players = [
+        PlayerInfo(f"p{seat}", f"b{seat}", raw_public_bytes(k.public_key()))
+        for seat, k in enumerate(keys)
+    ]
+    signers = [lambda message, key=key: sign(key, "genesis", message) for key in keys]
+    return Table.create(
+        path,
+        load_rules(profile),
+        players,
+        TABLE_KEY,
+        SECRET,
+        entropy(seats),
+        player_signers=signers,
+    )
+
+
+def records(path: Path) -> list[dict[str, object]]:
+    with path.open("rb") as stream:
+        return [line.value for line in read_lines(stream)]
+
+
+@pytest.mark.parametrize("profile", BUILT_IN)
+def test_a_whole_match_writes_a_sound_signed_chain(tmp_path: Path, profile: str) -> None:
+    path = tmp_path / "game.jsonl"
+    table = play_match(
+        path,
+        load_rules(profile),
+        TABLE_KEY,
+        SECRET,
+        entropy(3),
+        random.Random(3).choice,
+        player_keys=PLAYER_KEYS[:3],
+    )
+    assert table.finished  # a finished table has closed its file
+    raw = path.read_bytes()
+    assert raw.endswith(b"\n")
+    lines = raw.split(b"\n")[:-1]
+    values = records(path)  # strict, canonical reading of every line
+    assert len(values) == len(lines)
+    table_public = raw_public_bytes(TABLE_KEY.public_key())
+    for seq, value in enumerate(values):
+        assert schema_errors("log-record", value) == []
+        body = value["body"]
+        assert isinstance(body, dict)
+        assert body["seq"] == seq
+        assert body.get("prev") == (chain_hash(lines[seq - 1]) if seq else None)
+        sigs = value["sigs"]
+        assert isinstance(sigs, dict)
+        assert verify(table_public, body["kind"], canonical_bytes(body), sigs["table"]) is None
+    kinds = [value["body"]["kind"] for value in values]  # type: ignore[index]
+    assert kinds[0] == "genesis" and kinds[1] == "hand_start" and kinds[-1] == "final"
+    assert kinds.count("final") == 1
+    final = values[-1]["body"]
+    assert isinstance(final, dict)
+    assert final["records"] == len(values) - 1
+    assert final["secret"] == SECRET.hex()
+    assert final["totals"] == list(table.match.totals)
+
+
+@pytest.mark.parametrize(("profile", "kind"), [("table", "tie"), ("nertz", "bounce")])
+def test_races_at_one_millisecond_tie_or_bounce(tmp_path: Path, profile: str, kind: str) -> None:
+    # Same-millisecond races: the table's tie rule keeps both cards; elsewhere the later
+    # card lost its race.
+    path = tmp_path / "game.jsonl"
+    rules = load_rules(profile)
+    play_match(path, rules, TABLE_KEY, SECRET, entropy(4), random.Random(5).choice).close()
+    bodies = [value["body"] for value in records(path)]
+    assert any(body["kind"] == kind for body in bodies)  # type: ignore[index]
+    if kind == "bounce":
+        reasons = {body.get("reason") for body in bodies}  # type: ignore[union-attr]
+        assert "FOUNDATION_TAKEN" in reasons
+
+
+def test_submissions_are_checked_before_anything_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    with keyed_table(path) as table:
+        check_refusals(path, table)
+
+
+def check_refusals(path: Path, table: Table) -> None:
+    move = str(next(m for m in legal_moves(table.state, 0) if m.kind is Kind.TURN))
+    good = sign_submission(PLAYER_KEYS[0], table.game, 1, 0, 0, move)
+    before = path.read_bytes()
+    refusals = [
+        ((0, move, 5, 1, good), "next submission is 0"),
+        ((0, move, 5, 0, None), "signature is missing"),
+        (
+            (0, move, 5, 0, sign_submission(PLAYER_KEYS[1], table.game, 1, 0, 0, move)),
+            "does not verify",
+        ),
+        (
+            (0, move, 5, 0, sign_submission(PLAYER_KEYS[0], "0" * 32, 1, 0, 0, move)),
+            "does not verify",
+        ),
+        ((1, move, 5, 0, good), "not a move of seat 1"),
+        ((0, "0 jump", 5, 0, good), "unknown action"),
+        ((7, move, 5, 0, good), "no seat 7"),
+    ]
+    for args, message in refusals:
+        with pytest.raises(SubmissionError, match=message):
+            table.submit(*args)
+    assert path.read_bytes() == before
+    outcome = table.submit(0, move, 5, 0, good)
+    assert (outcome.kind, outcome.reason) == (RecordKind.MOVE, None)
+    with pytest.raises(SubmissionError, match="backwards"):
+        table.advance(4)
+
+
+def test_an_illegal_submission_is_recorded_as_bounced_and_nothing_moves(tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    players = [PlayerInfo("a", "red"), PlayerInfo("b", "blue")]
+    with Table.create(path, load_rules("table"), players, TABLE_KEY, SECRET, entropy(2)) as table:
+        state = table.state
+        outcome = table.submit(0, "0 recycle", 10, 0)
+        assert (outcome.kind, outcome.reason) == (RecordKind.BOUNCE, "STOCK_NOT_EMPTY")
+        assert table.state.seats == state.seats
+    assert records(path)[-1]["body"]["reason"] == "STOCK_NOT_EMPTY"  # type: ignore[index]
+
+
+def test_unkeyed_players_send_no_signature(tmp_path: Path) -> None:
+    players = [PlayerInfo("a", "r"), PlayerInfo("b", "g")]
+    path = tmp_path / "g.jsonl"
+    rules = load_rules("nertz")
+    with (
+        Table.create(path, rules, players, TABLE_KEY, SECRET, entropy(2)) as table,
+        pytest.raises(SubmissionError, match="no key"),
+    ):
+        table.submit(0, "0 recycle", 1, 0, "ab" * 64)
+
+
+def test_genesis_refusals(tmp_path: Path) -> None:
+    rules = load_rules("table")
+    keys = PLAYER_KEYS[:2]
+    players = [PlayerInfo("a", "r", raw_public_bytes(k.public_key())) for k in keys]
+    wrong = [lambda message, key=key: sign(key, "move", message) for key in keys]
+    with pytest.raises(ValueError, match="did not co-sign"):
+        Table.create(
+            tmp_path / "a.jsonl",
+            rules,
+            players,
+            TABLE_KEY,
+            SECRET,
+            entropy(2),
+            player_signers=wrong,
+        )
+    with pytest.raises(ValueError, match="one signer per player"):
+        Table.create(tmp_path / "b.jsonl", rules, players, TABLE_KEY, SECRET, entropy(2))
+    with pytest.raises(ValueError, match="every player signs"):
+        Table.create(
+            tmp_path / "c.jsonl",
+            rules,
+            [players[0], PlayerInfo("b", "g")],
+            TABLE_KEY,
+            SECRET,
+            entropy(2),
+        )
+    with pytest.raises(ValueError, match="entropy"):
+        Table.create(tmp_path / "d.jsonl", rules, players[:1] * 2, TABLE_KEY, SECRET, entropy(3))
+    existing = tmp_path / "e.jsonl"
+    existing.write_bytes(b"keep me\n")
+    with pytest.raises(FileExistsError):
+        keyed_table(existing)
+    assert existing.read_bytes() == b"keep me\n"
+
+
+def test_every_acknowledged_record_is_whole_on_disk(tmp_path: Path) -> None:
+    path = tmp_path / "game.jsonl"
+    with keyed_table(path, "nertz") as table:
+        submit_and_read_back(path, table)
+
+
+def submit_and_read_back(path: Path, table: Table) -> None:
+    rng = random.Random(1)
+    t_ms = 0
+    for _ in range(60):
+        t_ms += 50
+        table.advance(t_ms)
+        moves = legal_moves(table.state, 0)
+        if not moves:
+            continue
+        move = str(rng.choice(moves))
+        n = table.next_n(0)
+        table.submit(
+            0,
+            move,
+            t_ms,
+            n,
+            sign_submission(PLAYER_KEYS[0], table.game, table.state.hand, 0, n, move),
+        )
+        raw = path.read_bytes()
+        assert raw.endswith(b"\n")
+        assert len(list(read_lines(io.BytesIO(raw)))) == raw.count(b"\n")
