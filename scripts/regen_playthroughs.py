@@ -16,16 +16,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from racing_demon.deal import MatchSeed, deal_hand, uniform_below, word_stream
+from racing_demon.deal import MatchSeed, deal_hand
 from racing_demon.playout import Event, playout
 from racing_demon.profiles import BUILT_IN, load_rules
+from racing_demon.randomplay import word_chooser
 from racing_demon.scoring import score_hand
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden"
 PLAYERS = 3
-CHOICE_SEAT = 2**32 - 1  # a seat no table has: its word stream only chooses moves
 
 
 def render(profile: str) -> str:
@@ -33,10 +32,7 @@ def render(profile: str) -> str:
     seed_text = f"golden {profile}"
     seed = MatchSeed.from_plain(seed_text)
     state, _ = deal_hand(rules, seed, 1, PLAYERS)
-    words = word_stream(seed, 1, CHOICE_SEAT)
-
-    def choose(options: Sequence[Any]) -> Any:
-        return options[uniform_below(len(options), words)] if len(options) > 1 else options[0]
+    choose = word_chooser(seed)
 
     lines = [
         f"# profile {profile}, plain seed {seed_text!r}, {PLAYERS} players, hand 1",

@@ -45,3 +45,34 @@ def test_check_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert regen.main(["--check"]) == 0
     (tmp_path / "playthrough-nertz.txt").write_text("edited by hand\n")
     assert regen.main(["--check"]) == 1
+
+
+LOGS_SCRIPT = SCRIPT.parent / "regen_golden_logs.py"
+
+
+def load_logs_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("regen_golden_logs", LOGS_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["table-3p-signed", "peer2peer-2p", "nertz-4p-signed"])
+def test_golden_log_is_reproduced_byte_for_byte(name: str) -> None:
+    regen = load_logs_script()
+    assert name in regen.GAMES
+    assert regen.path_for(name).read_bytes() == regen.render(name)
+
+
+def test_golden_logs_check_reports_a_stale_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    regen = load_logs_script()
+    monkeypatch.setattr(regen, "GOLDEN_DIR", tmp_path)
+    assert regen.main(["--check"]) == 1
+    assert regen.main([]) == 0
+    assert regen.main(["--check"]) == 0
+    log = tmp_path / "peer2peer-2p.jsonl"
+    log.write_bytes(log.read_bytes().replace(b'"t_ms":0', b'"t_ms":1', 1))
+    assert regen.main(["--check"]) == 1

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.deal import MatchSeed, uniform_below, word_stream
 from racing_demon.engine import is_progress, legal_moves
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.signing import sign
@@ -22,6 +24,20 @@ from racing_demon.playout import STEP_MS, Choose
 from racing_demon.rules import Rules
 from racing_demon.state import State
 from racing_demon.table import PlayerInfo, Table, sign_submission
+
+CHOICE_SEAT = 2**32 - 1  # a seat no table has: its word stream only chooses moves
+
+
+def word_chooser(seed: MatchSeed, hand: int = 1) -> Choose:
+    """Unbiased choices drawn from the deal word stream (docs/deal-spec.md), so golden files
+    depend on this project's own spec, not on a language's random number generator."""
+    words = word_stream(seed, hand, CHOICE_SEAT)
+
+    def choose(options: Sequence[Any]) -> Any:
+        return options[uniform_below(len(options), words)] if len(options) > 1 else options[0]
+
+    return choose
+
 
 NAMES = ("Ada", "Bert", "Cleo", "Dev", "Eli", "Fay", "Gus", "Hal")
 BACKS = ("red", "blue", "green", "black", "gold", "grey", "white", "violet")

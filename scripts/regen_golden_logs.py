@@ -1,0 +1,93 @@
+"""Regenerate the golden signed logs, tests/golden/logs/<name>.jsonl.
+
+Usage: ``python scripts/regen_golden_logs.py [--check]``. With ``--check`` nothing is
+written and the exit status is 1 if any log on disk differs from what would be generated.
+
+Each log is a whole match played by random players (racing_demon.randomplay) through the
+real table, with fixed keys, dealer secret, entropy and game id, and with every choice
+drawn from the deal word stream. Ed25519 signatures are deterministic, so the bytes are
+too: a diff means the log format, the table or the engine changed. Never edit by hand.
+The keys below are test fixtures, published here on purpose: never use them for real.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.deal import MatchSeed
+from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.randomplay import play_match, word_chooser
+from racing_demon.rules import Rules
+
+GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden" / "logs"
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # test fixture only
+PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x50 + seat]) * 32) for seat in range(4)]
+SECRET = bytes.fromhex("5ec2e7" * 10 + "0000")
+
+
+def _rules(profile: str, target: int | None) -> Rules:
+    document = builtin_document(profile)
+    if target is not None:  # a short match keeps the file small
+        document["match"]["target"] = target
+    return rules_from_document(document)
+
+
+# name: (profile, short-match target or None, seats, players sign)
+GAMES = {
+    "table-3p-signed": ("table", 20, 3, True),
+    "peer2peer-2p": ("peer2peer", None, 2, False),
+    "nertz-4p-signed": ("nertz", 20, 4, True),
+}
+
+
+def render(name: str) -> bytes:
+    profile, target, seats, signed = GAMES[name]
+    entropy = [bytes([0xE0 + seat]) * 16 for seat in range(seats)]
+    choose = word_chooser(MatchSeed.from_plain(f"golden log {name}"))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "log.jsonl"
+        table = play_match(
+            path,
+            _rules(profile, target),
+            TABLE_KEY,
+            SECRET,
+            entropy,
+            choose,
+            player_keys=PLAYER_KEYS[:seats] if signed else None,
+            game_id=f"{sum(map(ord, name)):032x}",
+        )
+        table.close()
+        return path.read_bytes()
+
+
+def path_for(name: str) -> Path:
+    return GOLDEN_DIR / f"{name}.jsonl"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a diff")
+    args = parser.parse_args(argv)
+    stale = []
+    for name in GAMES:
+        data, path = render(name), path_for(name)
+        if args.check:
+            if not path.exists() or path.read_bytes() != data:
+                stale.append(path.name)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    if stale:
+        print(f"stale golden logs: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
