@@ -92,6 +92,43 @@ def seed_document(secret_hex: str, commitment_hex: str) -> dict[str, Any]:
     return {"format": SEED_FORMAT, "secret": secret_hex, "commitment": commitment_hex}
 
 
+def table_text(state: State, names: Sequence[str], seq: int, body: dict[str, Any]) -> str:
+    """The table after record ``seq`` (``replay``): every seat and the centre."""
+    event = body.get("move") or body["kind"]
+    if body["kind"] == "bounce":
+        event = f"{event} (bounced: {body['reason']})"
+    lines = [
+        f"after record {seq} at {body['t_ms']} ms, hand {state.hand} ({state.phase}): {event}",
+        "centre:",
+    ]
+    for index, foundation in enumerate(state.foundations):
+        top = foundation.levels[-1]
+        aside = "  (complete, set aside)" if foundation.complete else ""
+        lines.append(
+            f"  f{index + 1:<3}{' '.join(show_card(card) for card in top)}"
+            f"  {foundation.rank} card{'' if foundation.rank == 1 else 's'}{aside}"
+        )
+    if not state.foundations:
+        lines.append("  (empty)")
+    for number, seat in enumerate(state.seats):
+        demon = f"{show_card(seat.demon[-1])} ({len(seat.demon)} left)" if seat.demon else "empty"
+        waste = show_card(seat.waste[-1]) if seat.waste else "  -"
+        lines += [
+            f"seat {number} {names[number]}: demon {demon}, waste {waste} ({len(seat.waste)}), "
+            f"stock {len(seat.stock)}",
+            "  " + "   ".join(f"w{i + 1} {show_pile(pile)}" for i, pile in enumerate(seat.work)),
+        ]
+    return "\n".join(lines)
+
+
+def next_text(body: dict[str, Any] | None, names: Sequence[str]) -> str:
+    if body is None:
+        return "next: nothing (the log ends here)"
+    who = f", seat {body['player']} {names[body['player']]}" if "player" in body else ""
+    what = f": {body['move']}" if "move" in body else ""
+    return f"next: record {body['seq']} ({body['kind']}{who}){what}"
+
+
 def rules_listing(profiles: Sequence[Rules]) -> str:
     width = max(len(rules.name) for rules in profiles)
     return "\n".join(

@@ -9,7 +9,9 @@ import click
 from racing_demon.cli.deal_cmd import deal
 from racing_demon.cli.keygen_cmd import keygen
 from racing_demon.cli.rules_cmd import rules
+from racing_demon.cli.replay_cmd import replay_command
 from racing_demon.cli.seed_cmd import seed
+from racing_demon.cli.verify_cmd import verify
 
 
 @click.group(
@@ -20,6 +22,7 @@ Examples:
   racing-demon deal --seed demo --players 3
   racing-demon keygen table
   racing-demon seed new
+  racing-demon verify game.jsonl --table-key table.pub
 """,
 )
 @click.version_option(version("racing-demon"), prog_name="racing-demon")
@@ -31,3 +34,5 @@ main.add_command(deal)
 main.add_command(keygen)
 main.add_command(rules)
 main.add_command(seed)
+main.add_command(verify)
+main.add_command(replay_command, name="replay")

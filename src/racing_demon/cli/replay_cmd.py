@@ -1,0 +1,56 @@
+"""``racing-demon replay``: show the table as it stood after any record of a log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from racing_demon.log.reader import ReadError
+from racing_demon.log.replay import ReplayError, find_secret, replay
+from racing_demon.report import next_text, table_text
+
+
+@click.command(
+    epilog="""\b
+Examples:
+  racing-demon replay sample_games/table-3p-signed.jsonl
+  racing-demon replay game.jsonl --at 120
+  racing-demon replay unfinished.jsonl --seed SECRET   # a log with no final record yet
+"""
+)
+@click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--at", "at_seq", type=click.IntRange(0), help="Record to stop after [default: last]."
+)
+@click.option(
+    "--seed", "secret_hex", metavar="SECRET", help="Dealer secret, if the log has no final."
+)
+def replay_command(log: Path, at_seq: int | None, secret_hex: str | None) -> None:
+    """Print the table after record AT: every seat's demon top and count, work piles,
+    waste top, stock count; the foundations; and whose move came next.
+
+    This rebuilds the table; it does not verify the log (use `racing-demon verify`).
+    """
+    try:
+        secret = bytes.fromhex(secret_hex) if secret_hex else find_secret(log)
+        if secret is None:
+            raise click.UsageError("the log has no final record: give the dealer secret, --seed")
+        chosen = None
+        following = None
+        for snapshot in replay(log, secret):
+            if chosen is not None and at_seq is not None:
+                following = snapshot.body
+                break
+            if at_seq is None or snapshot.seq == at_seq:
+                chosen = (snapshot.state, snapshot.seq, snapshot.body, snapshot.names)
+    except (ReadError, ReplayError, ValueError) as error:
+        click.echo(f"cannot replay {log}: {error}", err=True)
+        raise SystemExit(1) from error
+    if chosen is None:
+        raise click.UsageError(f"the log has no record {at_seq}")
+    state, seq, body, names = chosen
+    if state is None:
+        raise click.UsageError(f"record {seq} comes before the first hand")
+    click.echo(table_text(state, names, seq, body))
+    click.echo(next_text(following, names))

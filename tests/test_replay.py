@@ -1,0 +1,122 @@
+"""racing-demon replay: the table after any record, and whose move came next."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from racing_demon.cli import main
+from racing_demon.log.replay import ReplayError, find_secret, replay
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
+NERTZ = GOLDEN / "nertz-4p-signed.jsonl"
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def bodies(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line)["body"] for line in path.read_bytes().splitlines()]
+
+
+def test_replay_at_a_record_shows_every_seat_and_the_next_move() -> None:
+    code, out = run("replay", str(NERTZ), "--at", "200")
+    assert code == 0
+    lines = out.splitlines()
+    record = bodies(NERTZ)[200]
+    following = bodies(NERTZ)[201]
+    assert lines[0].startswith(f"after record 200 at {record['t_ms']} ms, hand 1 (playing)")
+    assert str(record["move"]) in lines[0]
+    assert [line.split(":")[0] for line in lines if line.startswith("seat ")] == [
+        "seat 0 Ada",
+        "seat 1 Bert",
+        "seat 2 Cleo",
+        "seat 3 Dev",
+    ]
+    assert lines[-1] == (
+        f"next: record 201 ({following['kind']}, seat {following['player']} "
+        f"{['Ada', 'Bert', 'Cleo', 'Dev'][following['player']]}): {following['move']}"  # type: ignore[index]
+    )
+
+
+def test_replay_shows_the_same_table_the_engine_reached() -> None:
+    secret = find_secret(NERTZ)
+    assert secret is not None
+    for snapshot in replay(NERTZ, secret):
+        if snapshot.seq == 300:
+            state = snapshot.state
+            break
+    assert state is not None
+    code, out = run("replay", str(NERTZ), "--at", "300")
+    assert code == 0
+    for number, seat in enumerate(state.seats):
+        left = f"({len(seat.demon)} left)" if seat.demon else "empty"
+        line = next(text for text in out.splitlines() if text.startswith(f"seat {number} "))
+        assert left in line
+        assert f"stock {len(seat.stock)}" in line
+    assert out.count("\n  f") == len(state.foundations)
+
+
+def test_replay_defaults_to_the_last_record() -> None:
+    code, out = run("replay", str(NERTZ))
+    assert code == 0
+    last = len(bodies(NERTZ)) - 1
+    assert out.startswith(f"after record {last} ")
+    assert out.rstrip().endswith("next: nothing (the log ends here)")
+
+
+def test_an_unfinished_log_needs_the_secret(tmp_path: Path) -> None:
+    unfinished = tmp_path / "unfinished.jsonl"
+    unfinished.write_bytes(b"".join(NERTZ.read_bytes().splitlines(keepends=True)[:150]))
+    code, out = run("replay", str(unfinished))
+    assert code == 2
+    assert "--seed" in out
+    secret = find_secret(NERTZ)
+    assert secret is not None
+    code, out = run("replay", str(unfinished), "--seed", secret.hex())
+    assert code == 0
+    assert out.startswith("after record 149 ")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--at", "99999"], 2, "no record 99999"),
+        (["--at", "0"], 2, "before the first hand"),
+        (["--at", "-1"], 2, "--at"),
+        (["--seed", "00" * 32], 1, "cannot replay"),
+    ],
+)
+def test_replay_refusals(args: list[str], code: int, message: str) -> None:
+    result = CliRunner().invoke(main, ["replay", str(NERTZ), *args])
+    assert result.exit_code == code
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_record_the_engine_cannot_apply_stops_the_replay(tmp_path: Path) -> None:
+    lines = NERTZ.read_bytes().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if b'"kind":"move"' in line and b"turn" in line)
+    tampered = tmp_path / "tampered.jsonl"
+    text = lines[index].decode()
+    body = json.loads(text)["body"]
+    lines[index] = text.replace(body["move"], body["move"].rsplit(" ", 1)[0] + " KS").encode()
+    tampered.write_bytes(b"".join(lines))
+    secret = find_secret(NERTZ)
+    assert secret is not None
+    with pytest.raises(ReplayError, match=f"record {index}: "):
+        for _ in replay(tampered, secret):
+            pass
+
+
+def test_replay_help_and_missing_file() -> None:
+    code, out = run("replay", "--help")
+    assert code == 0 and "Examples:" in out
+    code, out = run("replay", "no-such.jsonl")
+    assert code == 2 and "does not exist" in out
