@@ -29,3 +29,59 @@ def schema_errors(name: str, instance: object) -> list[str]:
     """Every way ``instance`` breaks schema ``name``, each with its JSON path."""
     errors = sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.absolute_path))
     return [f"{error.json_path}: {error.message}" for error in errors]
+
+
+_RECORD_DEFS = {
+    "genesis": "genesis",
+    "hand_start": "hand_start",
+    "move": "player",
+    "tie": "player",
+    "call": "player",
+    "agree": "player",
+    "resign": "player",
+    "bounce": "bounce",
+    "stall": "stall",
+    "hand_end": "hand_end",
+    "final": "final",
+}
+
+
+@cache
+def _record_validator(kind: str) -> Draft202012Validator:
+    """The log-record schema narrowed to one kind: for a body of that kind it accepts
+    exactly what the whole schema accepts, without evaluating the other kinds' branches."""
+    whole = load_schema("log-record")
+    defs = whole["$defs"]
+    narrowed = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": whole["required"],
+        "properties": {
+            "body": {"allOf": [defs["common"], defs[_RECORD_DEFS[kind]]]},
+            "sigs": whole["properties"]["sigs"],
+        },
+    }
+    # Local references resolved once here: resolving them per record cost more than the
+    # rest of the validation.
+    return Draft202012Validator(_inline(narrowed, defs))
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and len(node) == 1:
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {key: _inline(value, defs) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    return node
+
+
+def record_errors(value: object) -> list[str]:
+    """``schema_errors("log-record", value)``, several times faster on the hot path."""
+    body = value.get("body") if isinstance(value, dict) else None
+    kind = body.get("kind") if isinstance(body, dict) else None
+    if not isinstance(kind, str) or kind not in _RECORD_DEFS:
+        return schema_errors("log-record", value)
+    errors = sorted(_record_validator(kind).iter_errors(value), key=lambda e: list(e.absolute_path))
+    return [f"{error.json_path}: {error.message}" for error in errors]

@@ -1,0 +1,148 @@
+"""Reporters for ``racing-demon verify``: a few lines of text, or one JSON document.
+
+The JSON is described by ``schemas/verification-report.schema.json``. A log's bytes are
+hostile, so the text reporter escapes anything unprintable a finding quotes from it: a
+move text cannot clear the screen or forge a "VERIFIED" line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from racing_demon.verify import Finding, Report, Verdict
+
+REPORT_FORMAT = "racing-demon/verification-report/v1"
+
+_HEADLINES = {
+    Verdict.VERIFIED: "VERIFIED",
+    Verdict.DOES_NOT_VERIFY: "DOES NOT VERIFY",
+    Verdict.UNFINISHED: "UNFINISHED",
+    Verdict.UNREADABLE: "UNREADABLE",
+    Verdict.UNPINNED: "UNPINNED: table signatures not checked",
+}
+
+
+def report_text(report: Report) -> str:
+    """The verdict on the first line, then where it failed, then what was covered."""
+    headline = f"{_HEADLINES[report.verdict]}  {_printable(report.source)}"
+    if report.step is not None:
+        headline += f"  (step {report.step.value}, {report.step.title})"
+    lines = [headline]
+    if report.finding is not None:
+        lines.append(finding_text(report.finding))
+    if report.not_replayed:
+        lines.append(f"{report.not_replayed} of {report.records} records not replayed")
+    elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
+        lines.append("no record replayed: the log is beyond the reader's limits")
+    if report.game is not None:
+        facts = [f"game {report.game}", f"profile {_printable(report.profile or '?')}"]
+        if report.records is not None:
+            facts.append(f"{report.records} records")
+        if report.final_reason is not None:
+            facts += [_count(len(report.hands), "hand"), report.final_reason]
+        lines.append(" · ".join(facts))
+    if report.final_reason is not None:
+        winners = ", ".join(map(str, report.winners))
+        lines.append(
+            f"totals {', '.join(map(str, report.totals))} · "
+            + (f"winners: seat {winners}" if winners else "no winner")
+        )
+    if report.verdict is not Verdict.UNREADABLE:
+        lines += _coverage(report)
+    return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
+
+
+def finding_text(finding: Finding) -> str:
+    """``line 12 (seq 11), seat 1, move '1 waste>f3 5H': ILLEGAL_MOVE: NOT_NEXT_RANK: ...``"""
+    where = []
+    if finding.line is not None:
+        seq = "" if finding.seq is None else f" (seq {finding.seq})"
+        where.append(f"line {finding.line}{seq}")
+    if finding.player is not None:
+        where.append(f"seat {finding.player}")
+    if finding.move is not None:
+        where.append(f"move {finding.move!r}")  # repr escapes what cannot be printed
+    text = ", ".join(where) + ": " if where else ""
+    text += f"{finding.code}: "
+    if finding.rule is not None:
+        text += f"{finding.rule}: "
+    text += _printable(finding.message)
+    if finding.expected is not None or finding.found is not None:
+        text += f"; expected {_printable(finding.expected or '-')}"
+        text += f", found {_printable(finding.found or '-')}"
+    return text
+
+
+def _coverage(report: Report) -> list[str]:
+    """What the verdict does not cover: said every time, never left to be assumed."""
+    lines = []
+    if report.fast:
+        lines.append(
+            "--fast: the table's signatures checked on the genesis and the final record only "
+            "(the chain binds the rest to them); players' signatures on moves not checked"
+        )
+    if not report.pinned:
+        lines.append(
+            "no --table-key: nothing proves the table wrote this log"
+            + ("" if report.unsafe_unpinned else " (--unsafe-unpinned accepts that)")
+        )
+    return lines
+
+
+def verification_document(reports: Sequence[Report]) -> dict[str, Any]:
+    """``verify --json``: every log's report and the exit code of the whole run."""
+    return {
+        "format": REPORT_FORMAT,
+        "exit_code": max(report.exit_code for report in reports),
+        "reports": [report_document(report) for report in reports],
+    }
+
+
+def report_document(report: Report) -> dict[str, Any]:
+    finding = report.finding
+    return {
+        "source": report.source,
+        "verdict": report.verdict.value,
+        "exit_code": report.exit_code,
+        "step": None
+        if report.step is None
+        else {"number": report.step.value, "title": report.step.title},
+        "finding": None if finding is None else _finding_document(finding),
+        "records": report.records,
+        "not_replayed": report.not_replayed,
+        "fast": report.fast,
+        "pinned": report.pinned,
+        "unsafe_unpinned": report.unsafe_unpinned,
+        "game": report.game,
+        "profile": report.profile,
+        "hands": [list(scores) for scores in report.hands],
+        "totals": list(report.totals),
+        "winners": list(report.winners),
+        "final_reason": report.final_reason,
+    }
+
+
+def _finding_document(finding: Finding) -> dict[str, Any]:
+    return {
+        "code": finding.code.value,
+        "message": finding.message,
+        "line": finding.line,
+        "seq": finding.seq,
+        "player": finding.player,
+        "move": finding.move,
+        "rule": finding.rule,
+        "expected": finding.expected,
+        "found": finding.found,
+    }
+
+
+def _printable(text: str) -> str:
+    return "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

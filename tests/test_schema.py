@@ -1,0 +1,44 @@
+"""The kind-narrowed record validation agrees with the whole log-record schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from racing_demon.schema import record_errors, schema_errors
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
+
+
+def records() -> list[dict[str, object]]:
+    return [
+        json.loads(line)
+        for path in sorted(GOLDEN.glob("*.jsonl"))
+        for line in path.read_bytes().splitlines()
+    ]
+
+
+def mutations(value: dict[str, object]) -> list[object]:
+    body = dict(value["body"])  # type: ignore[call-overload]
+    mutated: list[object] = [value, {**value, "extra": 1}, {"body": body}]
+    for key in list(body):
+        mutated.append({**value, "body": {k: v for k, v in body.items() if k != key}})
+        mutated.append({**value, "body": {**body, key: "x"}})
+        mutated.append({**value, "body": {**body, key: -1}})
+    mutated.append({**value, "body": {**body, "kind": "nonsense"}})
+    mutated.append({**value, "body": {**body, "surprise": True}})
+    return mutated
+
+
+@pytest.mark.parametrize(
+    "kind", ["genesis", "hand_start", "move", "bounce", "stall", "hand_end", "final", "tie"]
+)
+def test_narrowed_validation_accepts_and_refuses_exactly_like_the_whole_schema(kind: str) -> None:
+    sample = next((r for r in records() if r["body"]["kind"] == kind), None)  # type: ignore[index]
+    if sample is None:
+        pytest.skip(f"no {kind} record in the golden logs")
+    for value in mutations(sample):
+        whole = schema_errors("log-record", value)
+        assert bool(record_errors(value)) == bool(whole), (value, whole)
