@@ -6,10 +6,11 @@ from importlib.metadata import version
 
 import click
 
+from racing_demon.cli.audit_cmd import audit
 from racing_demon.cli.deal_cmd import deal
 from racing_demon.cli.keygen_cmd import keygen
-from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.replay_cmd import replay_command
+from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
 from racing_demon.cli.verify_cmd import verify
 
@@ -30,6 +31,7 @@ def main() -> None:
     """Racing Demon (Nerts, Pounce): seeded deals and the rules engine that replays games."""
 
 
+main.add_command(audit)
 main.add_command(deal)
 main.add_command(keygen)
 main.add_command(rules)

@@ -1,0 +1,190 @@
+"""The dispute view of a verified log: who placed what, when, and what it scored.
+
+For every hand and seat: the seat's cards in the centre (sorted by back, each with the
+seq of the record that placed it), the demon cards left and their penalty, the hand
+score recomputed beside the one the log claims, and the running total. A claim file (a
+player's assertions) is checked against it, naming the records that show each answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from racing_demon.cards import Card
+from racing_demon.log.replay import replay
+
+CLAIM_FIELDS = ("score", "placed", "demon_left", "total")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAudit:
+    seat: int
+    name: str
+    placed: tuple[tuple[Card, int], ...]  # the seat's centre cards with the seq that placed each
+    demon_left: tuple[Card, ...]
+    placed_points: int
+    demon_penalty: int
+    score: int  # recomputed
+    claimed_score: int  # as the log's hand_end record says
+    total: int  # running total after this hand, recomputed
+
+
+@dataclass(frozen=True, slots=True)
+class HandAudit:
+    hand: int
+    reason: str
+    end_seq: int  # the hand_end record
+    seats: tuple[SeatAudit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCheck:
+    claim: Mapping[str, int]
+    holds: bool
+    expected: int  # what the log shows
+    found: int  # what the claim says
+    records: tuple[int, ...]  # the seqs that show the answer
+    message: str
+
+
+def audit_hands(path: Path, secret: bytes) -> tuple[HandAudit, ...]:
+    """Rebuild every hand of a (verified) log with its per-card breakdown."""
+    hands: list[HandAudit] = []
+    totals: list[int] = []
+    names: tuple[str, ...] = ()
+    for snapshot in replay(path, secret):
+        body = snapshot.body
+        names = snapshot.names or names
+        if body["kind"] != "hand_end":
+            continue
+        scored, placed = snapshot.hands[-1]
+        totals = [
+            sum(pair) for pair in zip(totals or [0] * len(scored.seats), scored.scores, strict=True)
+        ]
+        seats = tuple(
+            SeatAudit(
+                seat=seat.seat,
+                name=names[seat.seat],
+                placed=tuple((card, placed.get(card, body["seq"])) for card in seat.placed),
+                demon_left=seat.demon_left,
+                placed_points=seat.placed_points,
+                demon_penalty=seat.demon_penalty,
+                score=seat.score,
+                claimed_score=body["scores"][seat.seat],
+                total=totals[seat.seat],
+            )
+            for seat in scored.seats
+        )
+        hands.append(HandAudit(body["hand"], body["reason"], body["seq"], seats))
+    return tuple(hands)
+
+
+def check_claims(
+    hands: Sequence[HandAudit], claims: Sequence[Mapping[str, int]], final_seq: int
+) -> tuple[ClaimCheck, ...]:
+    """Each claim checked; claims are validated by schemas/audit-claims.schema.json."""
+    return tuple(_check(hands, claim, final_seq) for claim in claims)
+
+
+def _check(hands: Sequence[HandAudit], claim: Mapping[str, int], final_seq: int) -> ClaimCheck:
+    seat_number = claim["seat"]
+    field = next(name for name in CLAIM_FIELDS if name in claim)
+    found = claim[field]
+    if field == "total":
+        if not hands or seat_number >= len(hands[-1].seats):
+            return _missing(claim, f"the log has no seat {seat_number}")
+        expected = hands[-1].seats[seat_number].total
+        records = (*(hand.end_seq for hand in hands), final_seq)
+        what = f"seat {seat_number}'s total"
+    else:
+        hand = next((h for h in hands if h.hand == claim["hand"]), None)
+        if hand is None or seat_number >= len(hand.seats):
+            return _missing(claim, f"the log has no hand {claim['hand']} seat {seat_number}")
+        seat = hand.seats[seat_number]
+        placing = tuple(sorted({seq for _, seq in seat.placed}))
+        expected, records = {
+            "score": (seat.score, (*placing, hand.end_seq)),
+            "placed": (len(seat.placed), placing),
+            "demon_left": (len(seat.demon_left), (hand.end_seq,)),
+        }[field]
+        what = f"seat {seat_number}'s {field.replace('_', ' ')} in hand {hand.hand}"
+    holds = expected == found
+    verdict = "holds" if holds else f"is wrong: the log shows {expected}"
+    return ClaimCheck(claim, holds, expected, found, records, f"{what} = {found} {verdict}")
+
+
+def _missing(claim: Mapping[str, int], why: str) -> ClaimCheck:
+    field = next(name for name in CLAIM_FIELDS if name in claim)
+    return ClaimCheck(claim, False, 0, claim[field], (), f"claim {dict(claim)} is wrong: {why}")
+
+
+def audit_document(
+    hands: Sequence[HandAudit], checks: Sequence[ClaimCheck], verification: Mapping[str, Any]
+) -> dict[str, Any]:
+    """``audit --json`` (schemas/audit-report.schema.json)."""
+    return {
+        "format": "racing-demon/audit-report/v1",
+        "verification": dict(verification),
+        "hands": [
+            {
+                "hand": hand.hand,
+                "reason": hand.reason,
+                "end_seq": hand.end_seq,
+                "seats": [
+                    {
+                        "seat": seat.seat,
+                        "name": seat.name,
+                        "placed": [{"card": str(card), "seq": seq} for card, seq in seat.placed],
+                        "demon_left": [str(card) for card in seat.demon_left],
+                        "placed_points": seat.placed_points,
+                        "demon_penalty": seat.demon_penalty,
+                        "score": seat.score,
+                        "claimed_score": seat.claimed_score,
+                        "total": seat.total,
+                    }
+                    for seat in hand.seats
+                ],
+            }
+            for hand in hands
+        ],
+        "claims": [
+            {
+                "claim": dict(check.claim),
+                "holds": check.holds,
+                "expected": check.expected,
+                "found": check.found,
+                "records": list(check.records),
+                "message": check.message,
+            }
+            for check in checks
+        ],
+    }
+
+
+def audit_text(hands: Sequence[HandAudit], checks: Sequence[ClaimCheck]) -> str:
+    lines = []
+    for hand in hands:
+        lines.append(f"hand {hand.hand}: ended by {hand.reason} (record {hand.end_seq})")
+        for seat in hand.seats:
+            claimed = (
+                ""
+                if seat.claimed_score == seat.score
+                else f" (the log claims {seat.claimed_score})"
+            )
+            lines.append(
+                f"  seat {seat.seat} {seat.name}: "
+                f"{len(seat.placed)} placed (+{seat.placed_points}), "
+                f"{len(seat.demon_left)} demon left ({seat.demon_penalty}): "
+                f"score {seat.score}{claimed}, total {seat.total}"
+            )
+            centre = " ".join(f"{card.display()}#{seq}" for card, seq in seat.placed) or "-"
+            lines.append(f"    centre (card#record): {centre}")
+            if seat.demon_left:
+                lines.append(f"    demon left: {' '.join(c.display() for c in seat.demon_left)}")
+    for check in checks:
+        records = ", ".join(map(str, check.records)) or "-"
+        lines.append(f"{'ok   ' if check.holds else 'WRONG'} {check.message} (records {records})")
+    return "\n".join(lines)

@@ -1,0 +1,138 @@
+"""racing-demon audit: per-card breakdown of a verified log, and claims checked against it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.audit import audit_hands, check_claims
+from racing_demon.cli import main
+from racing_demon.log.replay import find_secret
+from racing_demon.schema import schema_errors
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
+TABLE_LOG = GOLDEN / "table-3p-signed.jsonl"
+# The golden logs' table key (scripts/regen_golden_logs.py): a test fixture only.
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+
+
+@pytest.fixture
+def table_pub(tmp_path: Path) -> Path:
+    path = tmp_path / "table.pub"
+    path.write_bytes(
+        TABLE_KEY.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return path
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def bodies(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line)["body"] for line in path.read_bytes().splitlines()]
+
+
+def test_every_centre_card_names_the_record_that_placed_it() -> None:
+    secret = find_secret(TABLE_LOG)
+    assert secret is not None
+    hands = audit_hands(TABLE_LOG, secret)
+    records = bodies(TABLE_LOG)
+    final = records[-1]
+    assert [seat.total for seat in hands[-1].seats] == final["totals"]
+    for hand in hands:
+        assert records[hand.end_seq]["kind"] == "hand_end"
+        assert [seat.claimed_score for seat in hand.seats] == records[hand.end_seq]["scores"]
+        for seat in hand.seats:
+            assert seat.score == seat.placed_points + seat.demon_penalty == seat.claimed_score
+            for card, seq in seat.placed:
+                assert card.owner == seat.seat
+                placing = records[seq]
+                assert placing["player"] == seat.seat
+                text = str(placing["move"])
+                assert ">f" in text and text.endswith(card.face)
+
+
+def test_claims_hold_or_are_shown_wrong_with_their_records() -> None:
+    secret = find_secret(TABLE_LOG)
+    assert secret is not None
+    hands = audit_hands(TABLE_LOG, secret)
+    seat = hands[0].seats[1]
+    claims = [
+        {"seat": 1, "hand": 1, "score": seat.score},
+        {"seat": 1, "hand": 1, "placed": len(seat.placed) + 2},
+        {"seat": 1, "hand": 1, "demon_left": len(seat.demon_left)},
+        {"seat": 1, "total": seat.total + 10},
+        {"seat": 1, "hand": 9, "score": 0},
+    ]
+    checks = check_claims(hands, claims, final_seq=552)
+    assert [check.holds for check in checks] == [True, False, True, False, False]
+    assert checks[1].expected == len(seat.placed)
+    assert checks[1].records == tuple(sorted({seq for _, seq in seat.placed}))
+    assert checks[3].records == (hands[0].end_seq, 552)
+    assert "no hand 9" in checks[4].message
+
+
+def test_audit_command_text_and_exit_codes(tmp_path: Path, table_pub: Path) -> None:
+    code, out = run("audit", str(TABLE_LOG), "--table-key", str(table_pub))
+    assert code == 0
+    assert out.startswith("VERIFIED")
+    assert "hand 1: ended by" in out and "centre (card#record):" in out
+    claim = tmp_path / "claim.json"
+    claim.write_text(json.dumps({"claims": [{"seat": 0, "total": 1000}]}))
+    code, out = run("audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim))
+    assert code == 1
+    assert "WRONG seat 0's total = 1000 is wrong" in out
+
+
+def test_audit_json_validates(tmp_path: Path, table_pub: Path) -> None:
+    claim = tmp_path / "claim.json"
+    claim.write_text(json.dumps({"claims": [{"seat": 2, "hand": 1, "demon_left": 3}]}))
+    code, out = run(
+        "audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim), "--json"
+    )
+    document = json.loads(out)
+    assert schema_errors("audit-report", document) == []
+    assert code == (0 if document["claims"][0]["holds"] else 1)
+
+
+def test_a_log_that_does_not_verify_is_not_audited(tmp_path: Path, table_pub: Path) -> None:
+    lines = TABLE_LOG.read_bytes().splitlines(keepends=True)
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_bytes(b"".join(lines[:-1]))  # no final record
+    code, out = run("audit", str(tampered), "--table-key", str(table_pub))
+    assert code == 1
+    assert "hand 1" not in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{nope", "not JSON"),
+        ('{"claims": [{"seat": 0}]}', "$.claims[0]"),
+        ('{"claims": [{"seat": 0, "hand": 1, "score": 1, "total": 2}]}', "$.claims[0]"),
+    ],
+)
+def test_bad_claim_files_exit_2(
+    tmp_path: Path, table_pub: Path, content: str, message: str
+) -> None:
+    claim = tmp_path / "claim.json"
+    claim.write_text(content)
+    code, out = run("audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim))
+    assert code == 2
+    assert message in out
+
+
+def test_audit_needs_a_pinned_key() -> None:
+    code, out = run("audit", str(TABLE_LOG))
+    assert code == 2
+    assert "--table-key" in out
