@@ -1,4 +1,4 @@
-"""Regenerate the golden signed logs, tests/golden/logs/<name>.jsonl.
+"""Regenerate the golden signed logs, tests/golden/logs/<name>.jsonl, and the sample game.
 
 Usage: ``python scripts/regen_golden_logs.py [--check]``. With ``--check`` nothing is
 written and the exit status is 1 if any log on disk differs from what would be generated.
@@ -8,6 +8,8 @@ real table, with fixed keys, dealer secret, entropy and game id, and with every 
 drawn from the deal word stream. Ed25519 signatures are deterministic, so the bytes are
 too: a diff means the log format, the table or the engine changed. Never edit by hand.
 The keys below are test fixtures, published here on purpose: never use them for real.
+The README's main command verifies one of these games, shipped in sample_games/ with the
+table's public key.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.deal import MatchSeed
@@ -25,7 +28,10 @@ from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.randomplay import play_match, word_chooser
 from racing_demon.rules import Rules
 
-GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden" / "logs"
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN_DIR = ROOT / "tests" / "golden" / "logs"
+SAMPLE_DIR = ROOT / "sample_games"
+SAMPLE = "table-3p-signed"
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # test fixture only
 PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x50 + seat]) * 32) for seat in range(4)]
 SECRET = bytes.fromhex("5ec2e7" * 10 + "0000")
@@ -70,13 +76,28 @@ def path_for(name: str) -> Path:
     return GOLDEN_DIR / f"{name}.jsonl"
 
 
+def table_public_pem() -> bytes:
+    return TABLE_KEY.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+
+def outputs() -> list[tuple[Path, bytes]]:
+    files = [(path_for(name), render(name)) for name in GAMES]
+    sample = dict(files)[path_for(SAMPLE)]
+    files += [
+        (SAMPLE_DIR / f"{SAMPLE}.jsonl", sample),
+        (SAMPLE_DIR / "table.pub", table_public_pem()),
+    ]
+    return files
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare only; exit 1 on a diff")
     args = parser.parse_args(argv)
     stale = []
-    for name in GAMES:
-        data, path = render(name), path_for(name)
+    for path, data in outputs():
         if args.check:
             if not path.exists() or path.read_bytes() != data:
                 stale.append(path.name)

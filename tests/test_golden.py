@@ -70,9 +70,17 @@ def test_golden_logs_check_reports_a_stale_file(
 ) -> None:
     regen = load_logs_script()
     monkeypatch.setattr(regen, "GOLDEN_DIR", tmp_path)
+    monkeypatch.setattr(regen, "SAMPLE_DIR", tmp_path / "samples")
     assert regen.main(["--check"]) == 1
     assert regen.main([]) == 0
     assert regen.main(["--check"]) == 0
     log = tmp_path / "peer2peer-2p.jsonl"
     log.write_bytes(log.read_bytes().replace(b'"t_ms":0', b'"t_ms":1', 1))
     assert regen.main(["--check"]) == 1
+
+
+def test_the_sample_game_is_the_golden_table_game_with_its_key() -> None:
+    regen = load_logs_script()
+    sample = regen.SAMPLE_DIR / f"{regen.SAMPLE}.jsonl"
+    assert sample.read_bytes() == regen.path_for(regen.SAMPLE).read_bytes()
+    assert (regen.SAMPLE_DIR / "table.pub").read_bytes() == regen.table_public_pem()
