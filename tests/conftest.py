@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, settings
 
@@ -113,3 +116,19 @@ def play(state: State, *texts: str) -> State:
         assert violation is None, str(violation)
         state = apply_move(state, move)
     return state
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    """Run the command line in-process; return the exit code and the output."""
+    from click.testing import CliRunner
+
+    from racing_demon.cli import main
+
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def log_bodies(path: Path) -> list[dict[str, Any]]:
+    """The record bodies of a log, parsed plainly (no checks)."""
+    return [json.loads(line)["body"] for line in path.read_bytes().splitlines()]

@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.audit import audit_hands, check_claims
-from racing_demon.cli import main
 from racing_demon.log.replay import find_secret
 from racing_demon.schema import schema_errors
+
+from conftest import invoke, log_bodies
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 TABLE_LOG = GOLDEN / "table-3p-signed.jsonl"
@@ -32,21 +32,11 @@ def table_pub(tmp_path: Path) -> Path:
     return path
 
 
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
-def bodies(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line)["body"] for line in path.read_bytes().splitlines()]
-
-
 def test_every_centre_card_names_the_record_that_placed_it() -> None:
     secret = find_secret(TABLE_LOG)
     assert secret is not None
     hands = audit_hands(TABLE_LOG, secret)
-    records = bodies(TABLE_LOG)
+    records = log_bodies(TABLE_LOG)
     final = records[-1]
     assert [seat.total for seat in hands[-1].seats] == final["totals"]
     for hand in hands:
@@ -83,13 +73,15 @@ def test_claims_hold_or_are_shown_wrong_with_their_records() -> None:
 
 
 def test_audit_command_text_and_exit_codes(tmp_path: Path, table_pub: Path) -> None:
-    code, out = run("audit", str(TABLE_LOG), "--table-key", str(table_pub))
+    code, out = invoke("audit", str(TABLE_LOG), "--table-key", str(table_pub))
     assert code == 0
     assert out.startswith("VERIFIED")
     assert "hand 1: ended by" in out and "centre (card#record):" in out
     claim = tmp_path / "claim.json"
     claim.write_text(json.dumps({"claims": [{"seat": 0, "total": 1000}]}))
-    code, out = run("audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim))
+    code, out = invoke(
+        "audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim)
+    )
     assert code == 1
     assert "WRONG seat 0's total = 1000 is wrong" in out
 
@@ -97,7 +89,7 @@ def test_audit_command_text_and_exit_codes(tmp_path: Path, table_pub: Path) -> N
 def test_audit_json_validates(tmp_path: Path, table_pub: Path) -> None:
     claim = tmp_path / "claim.json"
     claim.write_text(json.dumps({"claims": [{"seat": 2, "hand": 1, "demon_left": 3}]}))
-    code, out = run(
+    code, out = invoke(
         "audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim), "--json"
     )
     document = json.loads(out)
@@ -109,7 +101,7 @@ def test_a_log_that_does_not_verify_is_not_audited(tmp_path: Path, table_pub: Pa
     lines = TABLE_LOG.read_bytes().splitlines(keepends=True)
     tampered = tmp_path / "tampered.jsonl"
     tampered.write_bytes(b"".join(lines[:-1]))  # no final record
-    code, out = run("audit", str(tampered), "--table-key", str(table_pub))
+    code, out = invoke("audit", str(tampered), "--table-key", str(table_pub))
     assert code == 1
     assert "hand 1" not in out
 
@@ -127,12 +119,14 @@ def test_bad_claim_files_exit_2(
 ) -> None:
     claim = tmp_path / "claim.json"
     claim.write_text(content)
-    code, out = run("audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim))
+    code, out = invoke(
+        "audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim)
+    )
     assert code == 2
     assert message in out
 
 
 def test_audit_needs_a_pinned_key() -> None:
-    code, out = run("audit", str(TABLE_LOG))
+    code, out = invoke("audit", str(TABLE_LOG))
     assert code == 2
     assert "--table-key" in out

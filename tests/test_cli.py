@@ -15,15 +15,11 @@ from racing_demon.deal import MatchSeed, commitment, derive_pack
 from racing_demon.profiles import builtin_document
 from racing_demon.schema import schema_errors
 
-
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
+from conftest import invoke
 
 
 def test_deal_prints_every_seat_readably() -> None:
-    code, out = run("deal", "--seed", "demo", "--players", "3", "--hand", "2")
+    code, out = invoke("deal", "--seed", "demo", "--players", "3", "--hand", "2")
     assert code == 0
     assert out.startswith('hand 2 · profile table · seed "demo" · 3 players')
     assert out.count("seat ") == 3
@@ -34,7 +30,7 @@ def test_deal_prints_every_seat_readably() -> None:
 
 
 def test_deal_json_matches_the_derivation_and_its_schema() -> None:
-    code, out = run("deal", "--seed", "demo", "--players", "4", "--rules", "nertz", "--json")
+    code, out = invoke("deal", "--seed", "demo", "--players", "4", "--rules", "nertz", "--json")
     assert code == 0
     document = json.loads(out)
     assert schema_errors("deal-report", document) == []
@@ -48,9 +44,9 @@ def test_deal_json_matches_the_derivation_and_its_schema() -> None:
 
 
 def test_deal_is_reproducible() -> None:
-    first = run("deal", "--seed", "same", "--players", "2", "--json")
-    assert first == run("deal", "--seed", "same", "--players", "2", "--json")
-    assert first != run("deal", "--seed", "other", "--players", "2", "--json")
+    first = invoke("deal", "--seed", "same", "--players", "2", "--json")
+    assert first == invoke("deal", "--seed", "same", "--players", "2", "--json")
+    assert first != invoke("deal", "--seed", "other", "--players", "2", "--json")
 
 
 @pytest.mark.parametrize(
@@ -67,21 +63,21 @@ def test_deal_is_reproducible() -> None:
     ],
 )
 def test_misuse_exits_2_with_a_clear_message(args: list[str], message: str) -> None:
-    code, out = run(*args)
+    code, out = invoke(*args)
     assert code == 2
     assert message in out
     assert "Traceback" not in out
 
 
 def test_rules_lists_the_profiles() -> None:
-    code, out = run("rules")
+    code, out = invoke("rules")
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()] == ["table", "peer2peer", "nertz"]
 
 
 @pytest.mark.parametrize("name", ["table", "peer2peer", "nertz"])
 def test_rules_prints_a_profile_document(name: str) -> None:
-    code, out = run("rules", name)
+    code, out = invoke("rules", name)
     assert code == 0
     assert json.loads(out) == builtin_document(name)
     assert schema_errors("rules-profile", json.loads(out)) == []
@@ -92,14 +88,14 @@ def test_rules_validates_a_profile_file(tmp_path: Path) -> None:
     document["stock"]["turn"] = 2
     path = tmp_path / "odd.json"
     path.write_text(json.dumps(document))
-    code, out = run("rules", str(path))
+    code, out = invoke("rules", str(path))
     assert code == 2
     assert "$.stock.turn" in out
 
 
 def test_help_has_examples() -> None:
     for command in ([], ["deal"], ["rules"], ["seed"]):
-        code, out = run(*command, "--help")
+        code, out = invoke(*command, "--help")
         assert code == 0
         assert "Examples:" in out
 
@@ -116,20 +112,20 @@ def test_python_dash_m_works() -> None:
 
 
 def test_seed_new_prints_a_secret_that_opens_its_commitment() -> None:
-    code, out = run("seed", "new", "--json")
+    code, out = invoke("seed", "new", "--json")
     assert code == 0
     document = json.loads(out)
     assert schema_errors("seed-report", document) == []
     assert commitment(bytes.fromhex(document["secret"])) == document["commitment"]
-    assert run("seed", "check", document["secret"], document["commitment"]) == (
+    assert invoke("seed", "check", document["secret"], document["commitment"]) == (
         0,
         "ok: the secret matches the commitment\n",
     )
-    assert json.loads(run("seed", "new", "--json")[1])["secret"] != document["secret"]
+    assert json.loads(invoke("seed", "new", "--json")[1])["secret"] != document["secret"]
 
 
 def test_seed_new_text_names_what_to_publish() -> None:
-    code, out = run("seed", "new")
+    code, out = invoke("seed", "new")
     assert code == 0
     secret_line, commitment_line = out.splitlines()
     secret = secret_line.split()[1]
@@ -154,6 +150,6 @@ def test_seed_check_refuses_a_wrong_secret_with_exit_1() -> None:
     ],
 )
 def test_seed_check_misuse_exits_2(args: list[str]) -> None:
-    code, out = run(*args)
+    code, out = invoke(*args)
     assert code == 2
     assert "Traceback" not in out

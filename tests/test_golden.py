@@ -17,8 +17,8 @@ from racing_demon.profiles import BUILT_IN
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "regen_playthroughs.py"
 
 
-def load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("regen_playthroughs", SCRIPT)
+def load_script(path: Path = SCRIPT) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -51,11 +51,7 @@ LOGS_SCRIPT = SCRIPT.parent / "regen_golden_logs.py"
 
 
 def load_logs_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("regen_golden_logs", LOGS_SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(LOGS_SCRIPT)
 
 
 @pytest.mark.parametrize("name", ["table-3p-signed", "peer2peer-2p", "nertz-4p-signed"])

@@ -11,26 +11,18 @@ from click.testing import CliRunner
 from racing_demon.cli import main
 from racing_demon.log.replay import ReplayError, find_secret, replay
 
+from conftest import invoke, log_bodies
+
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 NERTZ = GOLDEN / "nertz-4p-signed.jsonl"
 
 
-def run(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(main, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output
-
-
-def bodies(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line)["body"] for line in path.read_bytes().splitlines()]
-
-
 def test_replay_at_a_record_shows_every_seat_and_the_next_move() -> None:
-    code, out = run("replay", str(NERTZ), "--at", "200")
+    code, out = invoke("replay", str(NERTZ), "--at", "200")
     assert code == 0
     lines = out.splitlines()
-    record = bodies(NERTZ)[200]
-    following = bodies(NERTZ)[201]
+    record = log_bodies(NERTZ)[200]
+    following = log_bodies(NERTZ)[201]
     assert lines[0].startswith(f"after record 200 at {record['t_ms']} ms, hand 1 (playing)")
     assert str(record["move"]) in lines[0]
     assert [line.split(":")[0] for line in lines if line.startswith("seat ")] == [
@@ -53,7 +45,7 @@ def test_replay_shows_the_same_table_the_engine_reached() -> None:
             state = snapshot.state
             break
     assert state is not None
-    code, out = run("replay", str(NERTZ), "--at", "300")
+    code, out = invoke("replay", str(NERTZ), "--at", "300")
     assert code == 0
     for number, seat in enumerate(state.seats):
         left = f"({len(seat.demon)} left)" if seat.demon else "empty"
@@ -64,9 +56,9 @@ def test_replay_shows_the_same_table_the_engine_reached() -> None:
 
 
 def test_replay_defaults_to_the_last_record() -> None:
-    code, out = run("replay", str(NERTZ))
+    code, out = invoke("replay", str(NERTZ))
     assert code == 0
-    last = len(bodies(NERTZ)) - 1
+    last = len(log_bodies(NERTZ)) - 1
     assert out.startswith(f"after record {last} ")
     assert out.rstrip().endswith("next: nothing (the log ends here)")
 
@@ -74,12 +66,12 @@ def test_replay_defaults_to_the_last_record() -> None:
 def test_an_unfinished_log_needs_the_secret(tmp_path: Path) -> None:
     unfinished = tmp_path / "unfinished.jsonl"
     unfinished.write_bytes(b"".join(NERTZ.read_bytes().splitlines(keepends=True)[:150]))
-    code, out = run("replay", str(unfinished))
+    code, out = invoke("replay", str(unfinished))
     assert code == 2
     assert "--seed" in out
     secret = find_secret(NERTZ)
     assert secret is not None
-    code, out = run("replay", str(unfinished), "--seed", secret.hex())
+    code, out = invoke("replay", str(unfinished), "--seed", secret.hex())
     assert code == 0
     assert out.startswith("after record 149 ")
 
@@ -116,7 +108,7 @@ def test_a_record_the_engine_cannot_apply_stops_the_replay(tmp_path: Path) -> No
 
 
 def test_replay_help_and_missing_file() -> None:
-    code, out = run("replay", "--help")
+    code, out = invoke("replay", "--help")
     assert code == 0 and "Examples:" in out
-    code, out = run("replay", "no-such.jsonl")
+    code, out = invoke("replay", "no-such.jsonl")
     assert code == 2 and "does not exist" in out
