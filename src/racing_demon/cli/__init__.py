@@ -28,7 +28,8 @@ Examples:
 )
 @click.version_option(version("racing-demon"), prog_name="racing-demon")
 def main() -> None:
-    """Racing Demon (Nerts, Pounce): seeded deals and the rules engine that replays games."""
+    """Racing Demon (Nerts, Pounce): verify signed game logs, replay and audit them, and
+    deal packs from seeds that anybody can regenerate."""
 
 
 main.add_command(audit)
