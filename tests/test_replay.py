@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from racing_demon.cli import main
+from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.replay import ReplayError, find_secret, replay
 
 from conftest import invoke, log_bodies
@@ -112,3 +113,55 @@ def test_replay_help_and_missing_file() -> None:
     assert code == 0 and "Examples:" in out
     code, out = invoke("replay", "no-such.jsonl")
     assert code == 2 and "does not exist" in out
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"{}\n",
+        b'{"a":1}\n',
+        b'{"body":"x","sigs":{}}\n',
+        b'{"body":[],"sigs":{}}\n',
+        b'{"body":{"kind":"final"},"sigs":{}}\n',
+        b'{"body":{"kind":"final","secret":5,"seq":0},"sigs":{}}\n',
+        b'{"body":{"kind":"genesis","seq":0},"sigs":{}}\n',
+        b"\x80\x81\n",
+        NERTZ.read_bytes()[:300],
+    ],
+)
+def test_hostile_files_never_make_replay_crash(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(content)
+    for extra in ([], ["--seed", "11" * 32], ["--at", "0", "--seed", "11" * 32]):
+        result = CliRunner().invoke(main, ["replay", str(path), *extra])
+        assert result.exit_code in (1, 2), result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), (
+            result.exception
+        )
+
+
+def test_a_bounce_by_a_seat_the_table_lacks_stops_the_replay(tmp_path: Path) -> None:
+    lines = NERTZ.read_bytes().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if b'"kind":"move"' in line)
+    value = json.loads(lines[index])
+    value["body"].update(kind="bounce", player=7, reason="FOUNDATION_TAKEN")
+    lines[index] = canonical_bytes(value) + b"\n"
+    path = tmp_path / "badseat.jsonl"
+    path.write_bytes(b"".join(lines))
+    code, out = invoke("replay", str(path), "--at", str(index))
+    assert code == 1
+    assert f"record {index}: there is no seat 7" in out
+
+
+def test_names_from_the_log_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    lines = NERTZ.read_bytes().splitlines(keepends=True)
+    genesis = json.loads(lines[0])
+    genesis["body"]["players"][0]["name"] = "\x1b[2JAda\nseat 9 forged"
+    lines[0] = canonical_bytes(genesis) + b"\n"
+    path = tmp_path / "names.jsonl"
+    path.write_bytes(b"".join(lines))
+    code, out = invoke("replay", str(path), "--at", "10")
+    assert code == 0
+    assert "\x1b" not in out
+    assert "seat 0 \\x1b[2JAda\\nseat 9 forged:" in out

@@ -942,3 +942,18 @@ def test_a_file_without_permission_exits_2(tmp_path: Path, pub: Path) -> None:
     path.chmod(0)
     code, out = run("verify", path, "--table-key", pub)
     assert code == 2 and "Permission denied" in out
+
+
+@pytest.mark.parametrize("name", ["blocked", "table"])
+def test_a_stall_the_table_owed_but_left_out(tmp_path: Path, name: str) -> None:
+    # A table must record a due shift at once; skipping it changes every later turn.
+    values = values_of(name)
+    index = first(values, "stall")
+    while values[index + 1]["body"]["kind"] == "stall":  # drop one whose successor is not a stall
+        index = first(values[index + 2 :], "stall") + index + 2
+    del values[index]
+    values[-1]["body"]["records"] = len(values) - 1  # a dishonest table fixes the count too
+    finding = assert_fails(
+        verify_lines(tmp_path, seal(values, index)), Step.REPLAY, Code.MISSING_STALL, index + 1
+    )
+    assert finding.expected == "stall"

@@ -15,6 +15,7 @@ from typing import Any
 
 from racing_demon.cards import Card
 from racing_demon.log.replay import replay
+from racing_demon.report import printable
 
 CLAIM_FIELDS = ("score", "placed", "demon_left", "total")
 
@@ -175,7 +176,7 @@ def audit_text(hands: Sequence[HandAudit], checks: Sequence[ClaimCheck]) -> str:
                 else f" (the log claims {seat.claimed_score})"
             )
             lines.append(
-                f"  seat {seat.seat} {seat.name}: "
+                f"  seat {seat.seat} {printable(seat.name)}: "
                 f"{len(seat.placed)} placed (+{seat.placed_points}), "
                 f"{len(seat.demon_left)} demon left ({seat.demon_penalty}): "
                 f"score {seat.score}{claimed}, total {seat.total}"

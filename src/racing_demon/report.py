@@ -20,6 +20,15 @@ _RED = "\x1b[31m"
 _RESET = "\x1b[0m"
 
 
+def printable(text: str) -> str:
+    """Text from a log, safe on a terminal: control characters shown escaped, so a name
+    cannot move the cursor, clear the screen or forge a line."""
+    return "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )
+
+
 def show_card(card: Card) -> str:
     """``10♥`` in red, ``K♠`` plain; padded to three columns so piles line up."""
     text = card.display().rjust(3)
@@ -94,7 +103,7 @@ def seed_document(secret_hex: str, commitment_hex: str) -> dict[str, Any]:
 
 def table_text(state: State, names: Sequence[str], seq: int, body: dict[str, Any]) -> str:
     """The table after record ``seq`` (``replay``): every seat and the centre."""
-    event = body.get("move") or body["kind"]
+    event = printable(body.get("move") or body["kind"])
     if body["kind"] == "bounce":
         event = f"{event} (bounced: {body['reason']})"
     lines = [
@@ -114,8 +123,8 @@ def table_text(state: State, names: Sequence[str], seq: int, body: dict[str, Any
         demon = f"{show_card(seat.demon[-1])} ({len(seat.demon)} left)" if seat.demon else "empty"
         waste = show_card(seat.waste[-1]) if seat.waste else "  -"
         lines += [
-            f"seat {number} {names[number]}: demon {demon}, waste {waste} ({len(seat.waste)}), "
-            f"stock {len(seat.stock)}",
+            f"seat {number} {printable(names[number])}: demon {demon}, "
+            f"waste {waste} ({len(seat.waste)}), stock {len(seat.stock)}",
             "  " + "   ".join(f"w{i + 1} {show_pile(pile)}" for i, pile in enumerate(seat.work)),
         ]
     return "\n".join(lines)
@@ -124,8 +133,8 @@ def table_text(state: State, names: Sequence[str], seq: int, body: dict[str, Any
 def next_text(body: dict[str, Any] | None, names: Sequence[str]) -> str:
     if body is None:
         return "next: nothing (the log ends here)"
-    who = f", seat {body['player']} {names[body['player']]}" if "player" in body else ""
-    what = f": {body['move']}" if "move" in body else ""
+    who = f", seat {body['player']} {printable(names[body['player']])}" if "player" in body else ""
+    what = f": {printable(body['move'])}" if "move" in body else ""
     return f"next: record {body['seq']} ({body['kind']}{who}){what}"
 
 

@@ -150,6 +150,7 @@ class Code(enum.StrEnum):
     WRONGLY_BOUNCED = "WRONGLY_BOUNCED"
     BOUNCE_REASON_MISMATCH = "BOUNCE_REASON_MISMATCH"
     UNJUSTIFIED_STALL = "UNJUSTIFIED_STALL"
+    MISSING_STALL = "MISSING_STALL"
     UNJUSTIFIED_HAND_END = "UNJUSTIFIED_HAND_END"
     # (9) scores
     SCORE_MISMATCH = "SCORE_MISMATCH"
@@ -288,6 +289,7 @@ class _Replay:
     match: Match
     state: State | None = None  # the current or last hand; None before the first
     hand_open: bool = False  # between a hand_start and its hand_end
+    stall_due: StallOutcome | None = None  # what the next record must be, if a stall is due
 
 
 @dataclass
@@ -800,8 +802,10 @@ class _Verification:
         kind = RecordKind(body["kind"])
         if kind is RecordKind.GENESIS:
             return
+        self._check_due_stall(replay, kind, body)
         if kind is RecordKind.HAND_START:
             self._start_hand(replay, body)
+            self._note_due_stall(replay)
             return
         if kind is RecordKind.FINAL:
             self._check_final(replay.match, body, replay.hand_open)
@@ -821,8 +825,32 @@ class _Verification:
             replay.state = self._stall(state)
         elif kind is RecordKind.HAND_END:
             self._end_hand(replay, state, body)
+            replay.stall_due = None
+            return
         else:
             replay.state = self._move(state, kind, body)
+        self._note_due_stall(replay)
+
+    def _note_due_stall(self, replay: _Replay) -> None:
+        """A table records a due stall at once (docs/log-format.md §6): remember it."""
+        state = replay.state
+        due = state is not None and state.phase is Phase.PLAYING and check_stall(state) is None
+        replay.stall_due = stall_outcome(state) if due and state is not None else None
+
+    def _check_due_stall(self, replay: _Replay, kind: RecordKind, body: Mapping[str, Any]) -> None:
+        due = replay.stall_due
+        blocked_end = kind is RecordKind.HAND_END and body.get("reason") == EndReason.BLOCKED
+        # A stall or a blocked end is judged on its own (UNJUSTIFIED_STALL or
+        # UNJUSTIFIED_HAND_END when it is not the one due); anything else skipped it.
+        if due is not None and kind is not RecordKind.STALL and not blocked_end:
+            expected = "stall" if due is StallOutcome.SHIFT else "hand_end (blocked)"
+            self._fail(
+                Step.REPLAY,
+                Code.MISSING_STALL,
+                f"a stall was due after the previous record, but the log goes on with a {kind}",
+                expected=expected,
+                found=str(kind),
+            )
 
     def _start_hand(self, replay: _Replay, body: Mapping[str, Any]) -> None:
         hand, match = body["hand"], replay.match

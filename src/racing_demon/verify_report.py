@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from racing_demon.report import printable
 from racing_demon.verify import Finding, Report, Verdict
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
@@ -25,7 +26,7 @@ _HEADLINES = {
 
 def report_text(report: Report) -> str:
     """The verdict on the first line, then where it failed, then what was covered."""
-    headline = f"{_HEADLINES[report.verdict]}  {_printable(report.source)}"
+    headline = f"{_HEADLINES[report.verdict]}  {printable(report.source)}"
     if report.step is not None:
         headline += f"  (step {report.step.value}, {report.step.title})"
     lines = [headline]
@@ -36,7 +37,7 @@ def report_text(report: Report) -> str:
     elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
         lines.append("no record replayed: the log is beyond the reader's limits")
     if report.game is not None:
-        facts = [f"game {report.game}", f"profile {_printable(report.profile or '?')}"]
+        facts = [f"game {report.game}", f"profile {printable(report.profile or '?')}"]
         if report.records is not None:
             facts.append(f"{report.records} records")
         if report.final_reason is not None:
@@ -67,10 +68,10 @@ def finding_text(finding: Finding) -> str:
     text += f"{finding.code}: "
     if finding.rule is not None:
         text += f"{finding.rule}: "
-    text += _printable(finding.message)
+    text += printable(finding.message)
     if finding.expected is not None or finding.found is not None:
-        text += f"; expected {_printable(finding.expected or '-')}"
-        text += f", found {_printable(finding.found or '-')}"
+        text += f"; expected {printable(finding.expected or '-')}"
+        text += f", found {printable(finding.found or '-')}"
     return text
 
 
@@ -135,13 +136,6 @@ def _finding_document(finding: Finding) -> dict[str, Any]:
         "expected": finding.expected,
         "found": finding.found,
     }
-
-
-def _printable(text: str) -> str:
-    return "".join(
-        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
-        for char in text
-    )
 
 
 def _count(number: int, noun: str) -> str:

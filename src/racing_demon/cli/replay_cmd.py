@@ -8,7 +8,7 @@ import click
 
 from racing_demon.log.reader import ReadError
 from racing_demon.log.replay import ReplayError, find_secret, replay
-from racing_demon.report import next_text, table_text
+from racing_demon.report import next_text, printable, table_text
 
 
 @click.command(
@@ -45,7 +45,7 @@ def replay_command(log: Path, at_seq: int | None, secret_hex: str | None) -> Non
             if at_seq is None or snapshot.seq == at_seq:
                 chosen = (snapshot.state, snapshot.seq, snapshot.body, snapshot.names)
     except (ReadError, ReplayError, ValueError) as error:
-        click.echo(f"cannot replay {log}: {error}", err=True)
+        click.echo(f"cannot replay {log}: {printable(str(error))}", err=True)
         raise SystemExit(1) from error
     if chosen is None:
         raise click.UsageError(f"the log has no record {at_seq}")

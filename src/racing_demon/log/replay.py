@@ -21,6 +21,7 @@ from racing_demon.log.records import PLAYER_KINDS, RecordKind
 from racing_demon.moves import Move, Zone
 from racing_demon.profiles import rules_from_document
 from racing_demon.rules import Rules
+from racing_demon.schema import record_errors
 from racing_demon.scoring import HandScore, Match, score_hand
 from racing_demon.state import Phase, State
 
@@ -51,10 +52,17 @@ def find_secret(path: Path, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     """The secret the final record reveals, or None when the log has no final record."""
     with path.open("rb") as stream:
         for line in read_lines(stream, limits):
+            _check_record(line.number, line.value)
             body = line.value["body"]
-            if body.get("kind") == RecordKind.FINAL:
+            if body["kind"] == RecordKind.FINAL:
                 return bytes.fromhex(body["secret"])
     return None
+
+
+def _check_record(number: int, value: dict[str, Any]) -> None:
+    problems = record_errors(value)
+    if problems:
+        raise ReplayError(number - 1, f"not a log record: {problems[0]}")
 
 
 def replay(path: Path, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[Snapshot]:
@@ -63,32 +71,48 @@ def replay(path: Path, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterat
     seed: MatchSeed | None = None
     with path.open("rb") as stream:
         for line in read_lines(stream, limits):
+            _check_record(line.number, line.value)
             body = line.value["body"]
             snapshot.seq, snapshot.body = body["seq"], body
-            kind = body["kind"]
-            if kind == RecordKind.GENESIS:
-                snapshot.rules = rules_from_document(body["rules"])
-                snapshot.names = tuple(player["name"] for player in body["players"])
-                snapshot.match = Match(snapshot.rules, len(snapshot.names))
-                seed = MatchSeed.from_secret(secret, [bytes.fromhex(e) for e in body["entropy"]])
-            elif kind == RecordKind.HAND_START:
-                if snapshot.rules is None or seed is None:
-                    raise ReplayError(body["seq"], "a hand starts before the genesis")
-                snapshot.state, _ = deal_hand(
-                    snapshot.rules, seed, body["hand"], len(snapshot.names), body["t_ms"]
-                )
-                snapshot.placed = {}
-            elif kind != RecordKind.FINAL:
-                _apply(snapshot, body)
+            try:
+                seed = _step(snapshot, body, seed, secret)
+            except ReplayError:
+                raise
+            except (LookupError, ValueError) as error:  # records that fit no real game
+                raise ReplayError(body["seq"], str(error)) from error
             yield snapshot
+
+
+def _step(
+    snapshot: Snapshot, body: dict[str, Any], seed: MatchSeed | None, secret: bytes
+) -> MatchSeed | None:
+    """Apply one record; returns the match seed once the genesis has given it."""
+    kind = body["kind"]
+    if kind == RecordKind.GENESIS:
+        snapshot.rules = rules_from_document(body["rules"])
+        snapshot.names = tuple(player["name"] for player in body["players"])
+        snapshot.match = Match(snapshot.rules, len(snapshot.names))
+        return MatchSeed.from_secret(secret, [bytes.fromhex(e) for e in body["entropy"]])
+    if kind == RecordKind.HAND_START:
+        if snapshot.rules is None or seed is None:
+            raise ReplayError(body["seq"], "a hand starts before the genesis")
+        snapshot.state, _ = deal_hand(
+            snapshot.rules, seed, body["hand"], len(snapshot.names), body["t_ms"]
+        )
+        snapshot.placed = {}
+    elif kind != RecordKind.FINAL:
+        _apply(snapshot, body)
+    return seed
 
 
 def _apply(snapshot: Snapshot, body: dict[str, Any]) -> None:
     seq = body["seq"]
     if snapshot.state is None or snapshot.match is None:
         raise ReplayError(seq, f"a {body['kind']} record outside a hand")
-    state = advance_clock(snapshot.state, body["t_ms"])
     kind = body["kind"]
+    if kind in PLAYER_KINDS and not 0 <= body["player"] < len(snapshot.names):
+        raise ReplayError(seq, f"there is no seat {body['player']} at this table")
+    state = advance_clock(snapshot.state, body["t_ms"])
     if kind in PLAYER_KINDS and kind != RecordKind.BOUNCE:
         move = Move.parse(body["move"])
         violation = check_move(state, move)
