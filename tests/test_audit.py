@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.audit import audit_hands, check_claims
 from racing_demon.log.replay import find_secret
@@ -17,19 +15,8 @@ from conftest import invoke, log_bodies
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 TABLE_LOG = GOLDEN / "table-3p-signed.jsonl"
-# The golden logs' table key (scripts/regen_golden_logs.py): a test fixture only.
-TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
-
-
-@pytest.fixture
-def table_pub(tmp_path: Path) -> Path:
-    path = tmp_path / "table.pub"
-    path.write_bytes(
-        TABLE_KEY.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
-    return path
+# The golden logs' table key, shipped beside the sample game (scripts/regen_golden_logs.py).
+TABLE_PUB = Path(__file__).resolve().parents[1] / "sample_games" / "table.pub"
 
 
 def test_every_centre_card_names_the_record_that_placed_it() -> None:
@@ -72,36 +59,36 @@ def test_claims_hold_or_are_shown_wrong_with_their_records() -> None:
     assert "no hand 9" in checks[4].message
 
 
-def test_audit_command_text_and_exit_codes(tmp_path: Path, table_pub: Path) -> None:
-    code, out = invoke("audit", str(TABLE_LOG), "--table-key", str(table_pub))
+def test_audit_command_text_and_exit_codes(tmp_path: Path) -> None:
+    code, out = invoke("audit", str(TABLE_LOG), "--table-key", str(TABLE_PUB))
     assert code == 0
     assert out.startswith("VERIFIED")
     assert "hand 1: ended by" in out and "centre (card#record):" in out
     claim = tmp_path / "claim.json"
     claim.write_text(json.dumps({"claims": [{"seat": 0, "total": 1000}]}))
     code, out = invoke(
-        "audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim)
+        "audit", str(TABLE_LOG), "--table-key", str(TABLE_PUB), "--claim", str(claim)
     )
     assert code == 1
     assert "WRONG seat 0's total = 1000 is wrong" in out
 
 
-def test_audit_json_validates(tmp_path: Path, table_pub: Path) -> None:
+def test_audit_json_validates(tmp_path: Path) -> None:
     claim = tmp_path / "claim.json"
     claim.write_text(json.dumps({"claims": [{"seat": 2, "hand": 1, "demon_left": 3}]}))
     code, out = invoke(
-        "audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim), "--json"
+        "audit", str(TABLE_LOG), "--table-key", str(TABLE_PUB), "--claim", str(claim), "--json"
     )
     document = json.loads(out)
     assert schema_errors("audit-report", document) == []
     assert code == (0 if document["claims"][0]["holds"] else 1)
 
 
-def test_a_log_that_does_not_verify_is_not_audited(tmp_path: Path, table_pub: Path) -> None:
+def test_a_log_that_does_not_verify_is_not_audited(tmp_path: Path) -> None:
     lines = TABLE_LOG.read_bytes().splitlines(keepends=True)
     tampered = tmp_path / "tampered.jsonl"
     tampered.write_bytes(b"".join(lines[:-1]))  # no final record
-    code, out = invoke("audit", str(tampered), "--table-key", str(table_pub))
+    code, out = invoke("audit", str(tampered), "--table-key", str(TABLE_PUB))
     assert code == 1
     assert "hand 1" not in out
 
@@ -114,13 +101,11 @@ def test_a_log_that_does_not_verify_is_not_audited(tmp_path: Path, table_pub: Pa
         ('{"claims": [{"seat": 0, "hand": 1, "score": 1, "total": 2}]}', "$.claims[0]"),
     ],
 )
-def test_bad_claim_files_exit_2(
-    tmp_path: Path, table_pub: Path, content: str, message: str
-) -> None:
+def test_bad_claim_files_exit_2(tmp_path: Path, content: str, message: str) -> None:
     claim = tmp_path / "claim.json"
     claim.write_text(content)
     code, out = invoke(
-        "audit", str(TABLE_LOG), "--table-key", str(table_pub), "--claim", str(claim)
+        "audit", str(TABLE_LOG), "--table-key", str(TABLE_PUB), "--claim", str(claim)
     )
     assert code == 2
     assert message in out
