@@ -153,3 +153,46 @@ def test_seed_check_misuse_exits_2(args: list[str]) -> None:
     code, out = invoke(*args)
     assert code == 2
     assert "Traceback" not in out
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_games"
+SAMPLE_LOG = str(SAMPLE / "table-3p-signed.jsonl")
+SAMPLE_KEY = str(SAMPLE / "table.pub")
+
+
+@pytest.mark.parametrize(
+    ("command", "limit", "value", "code"),
+    [
+        ("verify", "--max-records", "100", "TOO_MANY_RECORDS"),
+        ("verify", "--max-line-bytes", "200", "LINE_TOO_LONG"),
+        ("verify", "--max-file-bytes", "64K", "FILE_TOO_LARGE"),
+        ("audit", "--max-records", "100", "TOO_MANY_RECORDS"),
+    ],
+)
+def test_reading_limits_are_set_on_the_command_line(
+    command: str, limit: str, value: str, code: str
+) -> None:
+    exit_code, out = invoke(command, SAMPLE_LOG, "--table-key", SAMPLE_KEY, limit, value)
+    assert exit_code == 1
+    assert f": {code}: " in out
+    assert invoke(command, SAMPLE_LOG, "--table-key", SAMPLE_KEY, limit, "1G")[0] == 0
+
+
+def test_replay_takes_the_same_limits() -> None:
+    code, out = invoke("replay", SAMPLE_LOG, "--max-records", "10")
+    assert code == 1 and "TOO_MANY_RECORDS" in out
+    assert invoke("replay", SAMPLE_LOG, "--max-records", "1M")[0] == 0
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1.5", "64X", "K", "9999999999999"])
+def test_a_bad_limit_exits_2(value: str) -> None:
+    code, out = invoke("verify", SAMPLE_LOG, "--table-key", SAMPLE_KEY, "--max-records", value)
+    assert code == 2
+    assert "--max-records" in out
+
+
+@pytest.mark.parametrize("command", ["verify", "replay", "recover"])
+def test_a_malformed_seed_exits_2(command: str) -> None:
+    code, out = invoke(command, SAMPLE_LOG, "--seed", "not-hex")
+    assert code == 2
+    assert "64 lowercase hex" in out

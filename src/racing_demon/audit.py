@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from racing_demon.cards import Card
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.log.replay import replay
 from racing_demon.report import printable
 
@@ -51,12 +52,14 @@ class ClaimCheck:
     message: str
 
 
-def audit_hands(path: Path, secret: bytes) -> tuple[HandAudit, ...]:
+def audit_hands(
+    path: Path, secret: bytes, limits: Limits = DEFAULT_LIMITS
+) -> tuple[HandAudit, ...]:
     """Rebuild every hand of a (verified) log with its per-card breakdown."""
     hands: list[HandAudit] = []
     totals: list[int] = []
     names: tuple[str, ...] = ()
-    for snapshot in replay(path, secret):
+    for snapshot in replay(path, secret, limits):
         body = snapshot.body
         names = snapshot.names or names
         if body["kind"] != "hand_end":

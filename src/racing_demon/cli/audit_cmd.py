@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from racing_demon.audit import audit_document, audit_hands, audit_text, check_claims
-from racing_demon.cli.options import json_option, table_key_option
+from racing_demon.cli.options import json_option, limits_options, table_key_option
+from racing_demon.log.reader import Limits
 from racing_demon.log.replay import find_secret
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings, Verdict, verify_log
@@ -57,7 +58,8 @@ A claim file (schemas/audit-claims.schema.json):
     help="Scores or card counts a player asserts, to check against the log.",
 )
 @json_option
-def audit(log: Path, table_key: bytes, claims: list[Any], as_json: bool) -> None:
+@limits_options
+def audit(log: Path, table_key: bytes, claims: list[Any], as_json: bool, limits: Limits) -> None:
     """Verify LOG, then show per hand and per seat the cards each seat placed in the
     centre (sorted by back, with the record that placed each), the demon cards left
     and their penalty, and the hand score recomputed beside the one the log claims,
@@ -67,16 +69,16 @@ def audit(log: Path, table_key: bytes, claims: list[Any], as_json: bool) -> None
     Exit 0 when the log verifies and every claim holds; 1 when the log does not verify
     or a claim is wrong; 2 when a file cannot be read or an option is wrong.
     """
-    report = verify_log(log, Settings(table_key=table_key))
+    report = verify_log(log, Settings(table_key=table_key, limits=limits))
     if report.verdict is not Verdict.VERIFIED:
         if as_json:
             click.echo(json.dumps(report_document(report), indent=2))
         else:
             click.echo(report_text(report))
         raise SystemExit(report.exit_code)
-    secret = find_secret(log)  # verified: the final record reveals the checked secret
+    secret = find_secret(log, limits)  # verified: the final record reveals the checked secret
     assert secret is not None
-    hands = audit_hands(log, secret)
+    hands = audit_hands(log, secret, limits)
     checks = check_claims(hands, claims, final_seq=(report.records or 1) - 1)
     if as_json:
         document = audit_document(hands, checks, report_document(report))

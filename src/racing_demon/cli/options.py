@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from racing_demon.log.keys import KeyFileError, load_public_key, raw_public_bytes
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.profiles import BUILT_IN, DEFAULT_PROFILE, ProfileError, load_rules
 from racing_demon.rules import Rules
 
@@ -59,3 +62,74 @@ def table_key_option(*, required: bool) -> Callable[[F], F]:
         callback=_table_key,
         help="The table's public key (SPKI PEM, as keygen writes it): who must have signed.",
     )
+
+
+_SECRET = re.compile(r"[0-9a-f]{64}")
+
+
+def _secret(ctx: click.Context, param: click.Parameter, value: str | None) -> bytes | None:
+    if value is None:
+        return None
+    if not _SECRET.fullmatch(value):
+        raise click.BadParameter(
+            f"expected 64 lowercase hex characters, got {len(value)} characters", ctx, param
+        )
+    return bytes.fromhex(value)
+
+
+def seed_option(help: str) -> Callable[[F], F]:
+    """``--seed SECRET``: a dealer secret (64 lowercase hex), passed on as 32 bytes."""
+    return click.option("--seed", metavar="SECRET", callback=_secret, help=help)
+
+
+_SIZE = re.compile(r"([0-9]{1,12})([KMG]?)")
+_SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def _size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
+    """A positive count, with an optional binary suffix: 65536, 64K, 64M, 1G."""
+    match = _SIZE.fullmatch(str(value).strip().upper())
+    if match is None or int(match[1]) == 0:
+        raise click.BadParameter(
+            f"expected a positive number such as 65536, 64K or 64M, got {value!r}", ctx, param
+        )
+    return int(match[1]) * _SIZE_UNITS[match[2]]
+
+
+def _size_text(size: int) -> str:
+    """``size`` with the largest binary suffix that divides it: 67108864 -> 64M."""
+    unit = max(
+        (u for u, factor in _SIZE_UNITS.items() if size % factor == 0), key=lambda u: _SIZE_UNITS[u]
+    )
+    return f"{size // _SIZE_UNITS[unit]}{unit}"
+
+
+def limits_options(function: F) -> F:
+    """``--max-file-bytes``, ``--max-line-bytes``, ``--max-records`` (docs/log-format.md §1),
+    passed on to the command as one ``limits`` argument."""
+
+    @functools.wraps(function)
+    def with_limits(
+        *args: Any, max_file_bytes: int, max_line_bytes: int, max_records: int, **kwargs: Any
+    ) -> Any:
+        limits = Limits(
+            max_file_bytes=max_file_bytes, max_line_bytes=max_line_bytes, max_records=max_records
+        )
+        return function(*args, limits=limits, **kwargs)
+
+    options = (
+        ("--max-file-bytes", DEFAULT_LIMITS.max_file_bytes, "Refuse a larger file."),
+        ("--max-line-bytes", DEFAULT_LIMITS.max_line_bytes, "Refuse a longer line."),
+        ("--max-records", DEFAULT_LIMITS.max_records, "Refuse a file of more lines."),
+    )
+    decorated: Any = with_limits
+    for name, default, help in reversed(options):
+        decorated = click.option(
+            name,
+            default=_size_text(default),
+            show_default=True,
+            metavar="N",
+            callback=_size,
+            help=help,
+        )(decorated)
+    return decorated  # type: ignore[no-any-return]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from racing_demon.log.reader import ReadError
+from racing_demon.cli.options import limits_options, seed_option
+from racing_demon.log.reader import Limits, ReadError
 from racing_demon.log.replay import ReplayError, find_secret, replay
 from racing_demon.report import next_text, printable, table_text
 
@@ -23,22 +24,21 @@ Examples:
 @click.option(
     "--at", "at_seq", type=click.IntRange(0), help="Record to stop after [default: last]."
 )
-@click.option(
-    "--seed", "secret_hex", metavar="SECRET", help="Dealer secret, if the log has no final."
-)
-def replay_command(log: Path, at_seq: int | None, secret_hex: str | None) -> None:
+@seed_option("The dealer secret (64 hex), for a log with no final record yet.")
+@limits_options
+def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Limits) -> None:
     """Print the table after record AT: every seat's demon top and count, work piles,
     waste top, stock count; the foundations; and whose move came next.
 
     This rebuilds the table; it does not verify the log (use `racing-demon verify`).
     """
     try:
-        secret = bytes.fromhex(secret_hex) if secret_hex else find_secret(log)
+        secret = seed or find_secret(log, limits)
         if secret is None:
             raise click.UsageError("the log has no final record: give the dealer secret, --seed")
         chosen = None
         following = None
-        for snapshot in replay(log, secret):
+        for snapshot in replay(log, secret, limits):
             if chosen is not None and at_seq is not None:
                 following = snapshot.body
                 break

@@ -8,22 +8,12 @@ from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import json_option, table_key_option
+from racing_demon.cli.options import json_option, limits_options, seed_option, table_key_option
+from racing_demon.log.reader import Limits
 from racing_demon.verify import Settings, verify_log
 from racing_demon.verify_report import report_text, verification_document
 
-_SECRET = re.compile(r"[0-9a-f]{64}")
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
-
-
-def _secret(ctx: click.Context, param: click.Parameter, value: str | None) -> bytes | None:
-    if value is None:
-        return None
-    if not _SECRET.fullmatch(value):
-        raise click.BadParameter(
-            f"expected 64 lowercase hex characters, got {len(value)} characters", ctx, param
-        )
-    return bytes.fromhex(value)
 
 
 def _game_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -40,6 +30,7 @@ Examples:
   racing-demon verify game.jsonl --table-key table.pub
   racing-demon verify game.jsonl --table-key table.pub --seed SECRET --json
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
+  racing-demon verify big.jsonl --table-key table.pub --max-file-bytes 1G --max-records 5000000
 """
 )
 @click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -51,12 +42,7 @@ Examples:
     help="Check the table's signatures on the genesis and the final record only (the chain "
     "binds the rest to them) and no player's signature on a move; replay everything.",
 )
-@click.option(
-    "--seed",
-    metavar="SECRET",
-    callback=_secret,
-    help="The dealer secret (64 hex) the log must reveal; it also replays an unfinished log.",
-)
+@seed_option("The dealer secret (64 hex) the log must reveal; it also replays an unfinished log.")
 @click.option(
     "--game-id", metavar="ID", callback=_game_id, help="The game id (32 hex) the log must carry."
 )
@@ -66,6 +52,7 @@ Examples:
     help="Without --table-key, accept a log whose table signatures cannot be checked: "
     "anyone could have written it.",
 )
+@limits_options
 def verify(
     logs: tuple[Path, ...],
     table_key: bytes | None,
@@ -74,6 +61,7 @@ def verify(
     seed: bytes | None,
     game_id: str | None,
     unsafe_unpinned: bool,
+    limits: Limits,
 ) -> None:
     """Verify each LOG: framing, schema, canonical bytes, hash chain, signatures, the
     dealer's reveal and every pack, then replay every move through the rules engine and
@@ -90,6 +78,7 @@ def verify(
         seed=seed,
         game_id=game_id,
         unsafe_unpinned=unsafe_unpinned,
+        limits=limits,
     )
     reports = [verify_log(path, settings) for path in logs]
     if as_json:
