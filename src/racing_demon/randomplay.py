@@ -9,7 +9,7 @@ every choice, so this module has no randomness of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +54,12 @@ def play_match(
     player_keys: Sequence[Ed25519PrivateKey] | None = None,
     game_id: str | None = None,
     max_rounds: int = 20000,
+    after_round: Callable[[Table], None] | None = None,
 ) -> Table:
     """Play a whole match with random players and return the (finished) table.
 
-    With ``player_keys`` every seat signs its genesis and its submissions.
+    With ``player_keys`` every seat signs its genesis and its submissions; ``play_on``
+    says what ``after_round`` sees.
     """
     seats = len(entropy)
     keys = list(player_keys) if player_keys is not None else None
@@ -82,7 +84,23 @@ def play_match(
         player_signers=signers,
         game_id=game_id,
     )
-    t_ms = 0
+    return play_on(table, choose, player_keys=keys, max_rounds=max_rounds, after_round=after_round)
+
+
+def play_on(
+    table: Table,
+    choose: Choose,
+    *,
+    player_keys: Sequence[Ed25519PrivateKey] | None = None,
+    max_rounds: int = 20000,
+    after_round: Callable[[Table], None] | None = None,
+) -> Table:
+    """Play rounds at ``table`` from its last record's time until the match ends.
+
+    ``after_round`` sees the table after every round: each record it counts is on disk.
+    """
+    seats = len(table.players)
+    t_ms = table.t_ms
     for _ in range(max_rounds):
         t_ms += choose(STEP_MS)
         table.advance(t_ms)
@@ -99,11 +117,13 @@ def play_match(
             text = str(move)
             n = table.next_n(player)
             signature = None
-            if keys is not None:
+            if player_keys is not None:
                 signature = sign_submission(
-                    keys[player], table.game, snapshot.hand, player, n, text
+                    player_keys[player], table.game, snapshot.hand, player, n, text
                 )
             table.submit(player, text, t_ms, n, signature)
+        if after_round is not None:
+            after_round(table)
     return table
 
 

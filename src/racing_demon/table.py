@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -33,8 +34,10 @@ from racing_demon.engine import (
 )
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
 from racing_demon.log.records import (
     FORMAT_VERSION,
+    PLAYER_KINDS,
     SUBMISSION,
     RecordKind,
     accepted_kind,
@@ -42,11 +45,14 @@ from racing_demon.log.records import (
     line_bytes,
     submission,
 )
+from racing_demon.log.replay import Snapshot, replay
 from racing_demon.log.signing import sign, verify
 from racing_demon.moves import Move
 from racing_demon.rules import Rules
 from racing_demon.scoring import Match, score_hand
 from racing_demon.state import Phase, State, next_deadline
+from racing_demon.verify import Code as VerifyCode
+from racing_demon.verify import Settings, Verdict, verify_log
 
 PlayerSigner = Callable[[bytes], str]  # canonical genesis body -> signature (kind "genesis")
 
@@ -71,6 +77,10 @@ class SubmissionError(ValueError):
     """A submission the table cannot log at all (nothing is written)."""
 
 
+class ResumeError(ValueError):
+    """A log that a table cannot continue."""
+
+
 def _body(
     game: str, seq: int, prev: str | None, kind: RecordKind, t_ms: int, fields: dict[str, Any]
 ) -> dict[str, Any]:
@@ -90,23 +100,44 @@ def _body(
 class _Writer:
     """Appends chained, table-signed records; each is on disk before append returns."""
 
-    def __init__(self, file: BinaryIO, game: str, key: Ed25519PrivateKey) -> None:
+    def __init__(
+        self,
+        file: BinaryIO,
+        game: str,
+        key: Ed25519PrivateKey,
+        *,
+        seq: int = 0,
+        t_ms: int = 0,
+        prev: str | None = None,
+    ) -> None:
+        """A writer at the end of a log of ``seq`` records whose last line hashes to ``prev``."""
         self._file = file
         self._game = game
         self._key = key
-        self.seq = 0
-        self.t_ms = 0
-        self._prev: str | None = None
+        self.seq = seq
+        self.t_ms = t_ms
+        self._prev = prev
+        self._failed: str | None = None
 
     def append(
         self, kind: RecordKind, t_ms: int, fields: dict[str, Any], sigs: dict[str, Any]
     ) -> int:
+        if self._failed is not None:
+            raise OSError(
+                f"the log writer failed earlier ({self._failed}): recover the log and resume"
+            )
         body = _body(self._game, self.seq, self._prev, kind, t_ms, fields)
         signed = {**sigs, "table": sign(self._key, kind.value, canonical_bytes(body))}
         line = line_bytes(body, signed)
-        self._file.write(line + b"\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            self._file.write(line + b"\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as error:
+            # A partial write may have left a torn line: appending after it would bury it in
+            # the middle of the log, where recovery must refuse to cut.
+            self._failed = error.strerror or str(error)
+            raise
         self._prev = chain_hash(line)
         self.t_ms = t_ms
         self.seq += 1
@@ -198,9 +229,73 @@ class Table:
         table._start_hand(0)
         return table
 
+    @classmethod
+    def resume(
+        cls,
+        path: Path,
+        table_key: Ed25519PrivateKey,
+        dealer_secret: bytes,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> Table:
+        """Continue the unfinished match logged at ``path`` after a crash.
+
+        The log must verify as unfinished under this table's key and dealer secret, every
+        record replayed; a torn last line must be removed first (``racing-demon recover``).
+        The table then writes what the crash cut short (a due stall shift, the hand's end,
+        the next deal or the final record) and takes submissions again. Raises ResumeError.
+        """
+        settings = Settings(
+            table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret, limits=limits
+        )
+        report = verify_log(path, settings)
+        if report.verdict is Verdict.VERIFIED:
+            raise ResumeError(f"{path}: the match is over: nothing to resume")
+        finding = report.finding
+        assert finding is not None  # any verdict but VERIFIED names what it found
+        if finding.code is not VerifyCode.UNFINISHED:
+            where = "" if finding.line is None else f"line {finding.line}: "
+            raise ResumeError(f"{path}: {report.verdict}: {where}{finding.code}: {finding.message}")
+        snapshot, genesis, next_n, last_line = _rebuild(path, dealer_secret, limits)
+        players = [
+            PlayerInfo(
+                player["name"],
+                player["back"],
+                None if player["key"] is None else bytes.fromhex(player["key"]),
+            )
+            for player in genesis["players"]
+        ]
+        writer = _Writer(
+            path.open("ab"),
+            genesis["game"],
+            table_key,
+            seq=snapshot.seq + 1,
+            t_ms=snapshot.body["t_ms"],
+            prev=chain_hash(last_line),
+        )
+        seed = MatchSeed.from_secret(dealer_secret, [bytes.fromhex(e) for e in genesis["entropy"]])
+        assert snapshot.rules is not None and snapshot.match is not None
+        table = cls(writer, snapshot.rules, players, genesis["game"], seed, dealer_secret)
+        table._next_n = next_n
+        table._match = snapshot.match
+        table._state = snapshot.state
+        t_ms = writer.t_ms
+        last_kind = snapshot.body["kind"]
+        if last_kind == RecordKind.GENESIS:
+            table._start_hand(t_ms)
+        elif last_kind == RecordKind.HAND_END:
+            table._after_hand(t_ms)
+        else:
+            table._settle(t_ms)
+        return table
+
     @property
     def game(self) -> str:
         return self._game
+
+    @property
+    def players(self) -> tuple[PlayerInfo, ...]:
+        return self._players
 
     @property
     def state(self) -> State:
@@ -211,6 +306,16 @@ class Table:
     @property
     def match(self) -> Match:
         return self._match
+
+    @property
+    def records(self) -> int:
+        """How many records are on disk: each was fsynced before the call that wrote it returned."""
+        return self._writer.seq
+
+    @property
+    def t_ms(self) -> int:
+        """The time of the last record written."""
+        return self._writer.t_ms
 
     def next_n(self, player: int) -> int:
         """The number the player's next submission must carry."""
@@ -311,6 +416,10 @@ class Table:
         fields = {"hand": hand.hand, "reason": hand.reason.value, "scores": list(hand.scores)}
         self._writer.append(RecordKind.HAND_END, t_ms, fields, {})
         self._match = self._match.record(hand)
+        self._after_hand(t_ms)
+
+    def _after_hand(self, t_ms: int) -> None:
+        """Deal the next hand, or end the match with the final record."""
         if not self._match.over:
             self._start_hand(t_ms)
             return
@@ -337,3 +446,24 @@ def sign_submission(
     """A player's signature over its submission (kind ``submission``)."""
     statement = submission(game, hand, player, n, move_text)
     return sign(private_key, SUBMISSION, canonical_bytes(statement))
+
+
+def _rebuild(
+    path: Path, secret: bytes, limits: Limits
+) -> tuple[Snapshot, dict[str, Any], list[int], bytes]:
+    """The table after the log's last record, the genesis body, each seat's next ``n``, and
+    the last line."""
+    snapshot: Snapshot | None = None
+    genesis: dict[str, Any] = {}
+    next_n: list[int] = []
+    for snapshot in replay(path, secret, limits):
+        body = snapshot.body
+        if body["kind"] == RecordKind.GENESIS:
+            genesis = body
+            next_n = [0] * len(body["players"])
+        elif body["kind"] in PLAYER_KINDS:
+            next_n[body["player"]] = body["n"] + 1
+    assert snapshot is not None  # the log verified, so it has a genesis
+    with path.open("rb") as stream:
+        ((_, last_line),) = deque(iter_raw_lines(stream, limits), maxlen=1)
+    return snapshot, genesis, next_n, last_line

@@ -9,6 +9,7 @@ import click
 from racing_demon.cli.audit_cmd import audit
 from racing_demon.cli.deal_cmd import deal
 from racing_demon.cli.keygen_cmd import keygen
+from racing_demon.cli.recover_cmd import recover
 from racing_demon.cli.replay_cmd import replay_command
 from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
@@ -35,6 +36,7 @@ def main() -> None:
 main.add_command(audit)
 main.add_command(deal)
 main.add_command(keygen)
+main.add_command(recover)
 main.add_command(rules)
 main.add_command(seed)
 main.add_command(verify)

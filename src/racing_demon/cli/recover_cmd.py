@@ -1,0 +1,68 @@
+"""``racing-demon recover``: remove the torn last line a crash left in a log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from racing_demon.cli.options import limits_options, seed_option, table_key_option
+from racing_demon.log.reader import Limits
+from racing_demon.recover import Action, RecoveryError, recover_log
+from racing_demon.report import printable
+from racing_demon.verify import Settings
+from racing_demon.verify_report import report_text
+
+
+@click.command(
+    epilog="""\b
+Examples:
+  racing-demon recover game.jsonl --table-key table.pub --seed SECRET
+  racing-demon recover game.jsonl --table-key table.pub --dry-run
+"""
+)
+@click.argument("log", type=click.Path(path_type=Path))
+@table_key_option(required=False)
+@seed_option("The dealer secret (64 hex): the kept records are also replayed.")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
+@limits_options
+def recover(
+    log: Path, table_key: bytes | None, seed: bytes | None, dry_run: bool, limits: Limits
+) -> None:
+    """Remove a torn last line from LOG: the bytes of a record that a crash cut off before
+    the table acknowledged it. The complete records before it must verify as an unfinished
+    log (with --table-key, their signatures too); if anything before the end is damaged,
+    nothing is changed. The table can then resume the match from the recovered log.
+
+    Run it only when no table is writing LOG.
+
+    Exit 0 when LOG ends with a complete record (now or already); 1 when the records
+    before the end do not verify (nothing changed); 2 when LOG cannot be read or changed.
+    """
+    settings = Settings(table_key=table_key, seed=seed, limits=limits)
+    try:
+        recovery = recover_log(log, settings, dry_run=dry_run)
+    except RecoveryError as error:
+        click.echo(f"cannot recover: {printable(str(error))}", err=True)
+        raise SystemExit(2) from error
+    report = recovery.report
+    kept = "no complete record" if not report.records else f"{report.records} complete records"
+    unchecked = "" if table_key is not None else " (signatures not checked: no --table-key)"
+    if recovery.action is Action.REMOVED_TORN_LINE:
+        verb = "would remove" if dry_run else "removed"
+        click.echo(
+            f"{printable(str(log))}: {verb} a torn last line of {recovery.torn_bytes} bytes; "
+            f"kept {kept} ({recovery.kept_bytes} bytes), an unfinished log{unchecked}"
+        )
+    elif recovery.action is Action.NOTHING_TO_DO:
+        click.echo(
+            f"{printable(str(log))}: nothing to recover: it ends with a complete record; "
+            f"{kept}, {report.verdict}{unchecked}"
+        )
+    else:
+        click.echo(
+            f"{printable(str(log))}: refused, nothing changed: the records before the end "
+            "do not verify"
+        )
+        click.echo(report_text(report))
+    raise SystemExit(recovery.exit_code)

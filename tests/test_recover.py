@@ -1,0 +1,362 @@
+"""After a crash: `recover` removes only a torn last line, and a table resumes the match."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.engine import legal_moves
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.reader import Limits
+from racing_demon.log.records import RecordKind
+from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.randomplay import play_match, play_on
+from racing_demon.recover import Action, RecoveryError, recover_log
+from racing_demon.rules import Rules
+from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
+from racing_demon.verify import Code, Settings, Verdict, verify_log
+
+from conftest import invoke, log_bodies
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = bytes(range(100, 132))
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32)
+OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes([8]) * 32)
+PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x60 + seat]) * 32) for seat in range(3)]
+PINNED = Settings(table_key=raw_public_bytes(TABLE_KEY.public_key()), seed=SECRET)
+
+
+def short_rules(profile: str) -> Rules:
+    document = builtin_document(profile)
+    document["match"]["target"] = 40
+    return rules_from_document(document)
+
+
+@functools.cache
+def finished_lines(profile: str, seats: int = 3) -> tuple[bytes, ...]:
+    """The lines (with newlines) of a whole keyed match, played once per profile."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.jsonl"
+        play_match(
+            path,
+            short_rules(profile),
+            TABLE_KEY,
+            SECRET,
+            [bytes([seat]) * 16 for seat in range(seats)],
+            random.Random(f"{profile} {seats}").choice,
+            player_keys=PLAYER_KEYS[:seats],
+        )
+        return tuple(path.read_bytes().splitlines(keepends=True))
+
+
+def write(tmp_path: Path, lines: tuple[bytes, ...] | list[bytes], tail: bytes = b"") -> Path:
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(b"".join(lines) + tail)
+    return path
+
+
+def pub(tmp_path: Path, key: Ed25519PrivateKey = TABLE_KEY) -> str:
+    from cryptography.hazmat.primitives import serialization
+
+    path = tmp_path / "table.pub"
+    path.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return str(path)
+
+
+# -- recover ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cut", [1, 17, -5])
+def test_a_torn_last_line_is_removed_and_the_rest_is_an_unfinished_log(
+    tmp_path: Path, cut: int
+) -> None:
+    lines = finished_lines("table")[:40]
+    torn = finished_lines("table")[40][:cut]
+    path = write(tmp_path, lines, torn)
+    assert verify_log(path, PINNED).finding.code == "TORN_LINE"  # type: ignore[union-attr]
+
+    recovery = recover_log(path, PINNED)
+
+    assert recovery.action is Action.REMOVED_TORN_LINE
+    assert recovery.torn_bytes == len(torn)
+    assert recovery.exit_code == 0
+    assert path.read_bytes() == b"".join(lines)
+    report = verify_log(path, PINNED)
+    assert report.verdict is Verdict.UNFINISHED
+    assert report.finding is not None and report.finding.code is Code.UNFINISHED
+
+
+def test_a_dry_run_changes_nothing(tmp_path: Path) -> None:
+    data = b"".join(finished_lines("table")[:10]) + b'{"body":{"game'
+    path = write(tmp_path, [data])
+    recovery = recover_log(path, PINNED, dry_run=True)
+    assert recovery.action is Action.REMOVED_TORN_LINE and recovery.dry_run
+    assert path.read_bytes() == data
+
+
+@pytest.mark.parametrize("count", [1, 25, None])
+def test_a_log_that_ends_with_a_complete_record_is_left_alone(
+    tmp_path: Path, count: int | None
+) -> None:
+    lines = finished_lines("nertz")[:count]
+    path = write(tmp_path, lines)
+    recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.NOTHING_TO_DO
+    assert recovery.exit_code == 0
+    assert path.read_bytes() == b"".join(lines)
+
+
+def test_a_torn_genesis_leaves_an_empty_file(tmp_path: Path) -> None:
+    path = write(tmp_path, [], finished_lines("table")[0][:-30])
+    recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.REMOVED_TORN_LINE
+    assert path.read_bytes() == b""
+
+
+def test_a_damaged_middle_is_refused_and_nothing_changes(tmp_path: Path) -> None:
+    lines = list(finished_lines("table")[:30])
+    lines[12] = lines[12].replace(b'"t_ms":', b'"t_ms":1', 1)  # a record changed in place
+    data = b"".join(lines) + b'{"bo'
+    path = write(tmp_path, [data])
+
+    recovery = recover_log(path, PINNED)
+
+    assert recovery.action is Action.REFUSED
+    assert recovery.exit_code == 1
+    assert recovery.report.finding is not None
+    assert recovery.report.finding.line == 13
+    assert path.read_bytes() == data
+
+
+def test_a_damaged_log_without_a_torn_line_is_refused(tmp_path: Path) -> None:
+    lines = list(finished_lines("table")[:30])
+    del lines[7]
+    path = write(tmp_path, lines)
+    recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.REFUSED
+    assert recovery.report.finding is not None
+    assert recovery.report.finding.code is Code.SEQ_MISMATCH
+
+
+def test_bytes_after_the_final_record_are_not_a_torn_line(tmp_path: Path) -> None:
+    data = b"".join(finished_lines("table")) + b'{"body":'
+    path = write(tmp_path, [data])
+    recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.REFUSED
+    assert recovery.report.verdict is Verdict.VERIFIED  # the records before it: a whole game
+    assert path.read_bytes() == data
+
+
+def test_records_signed_by_another_table_are_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, finished_lines("table")[:9], b'{"bo')
+    other = Settings(table_key=raw_public_bytes(OTHER_KEY.public_key()))
+    recovery = recover_log(path, other)
+    assert recovery.action is Action.REFUSED
+    assert recovery.report.finding is not None
+    assert recovery.report.finding.code is Code.WRONG_TABLE_KEY
+
+
+def test_a_tail_longer_than_any_line_is_not_a_torn_record(tmp_path: Path) -> None:
+    path = write(tmp_path, finished_lines("table")[:3], b"x" * 200)
+    limits = Limits(max_line_bytes=100)
+    with pytest.raises(RecoveryError, match="no newline"):
+        recover_log(path, Settings(limits=limits))
+
+
+def test_recover_command(tmp_path: Path) -> None:
+    path = write(tmp_path, finished_lines("table")[:20], b'{"body":{')
+    key = pub(tmp_path)
+
+    code, output = invoke("recover", str(path), "--table-key", key, "--dry-run")
+    assert code == 0 and "would remove a torn last line of 9 bytes" in output
+    code, output = invoke("recover", str(path), "--table-key", key, "--seed", SECRET.hex())
+    assert code == 0 and "removed a torn last line of 9 bytes; kept 20 complete records" in output
+    code, output = invoke("recover", str(path), "--table-key", key)
+    assert code == 0 and "nothing to recover" in output
+    code, output = invoke("recover", str(path))
+    assert code == 0 and "signatures not checked" in output
+
+
+def test_recover_command_refusals(tmp_path: Path) -> None:
+    lines = list(finished_lines("table")[:20])
+    lines[3] = lines[3].replace(b'"kind":"', b'"kind": "', 1)
+    path = write(tmp_path, lines, b"{")
+    code, output = invoke("recover", str(path), "--table-key", pub(tmp_path))
+    assert code == 1
+    assert "refused, nothing changed" in output and "NOT_CANONICAL" in output
+    assert "Traceback" not in output
+
+    assert invoke("recover", str(tmp_path / "missing.jsonl"))[0] == 2
+    assert invoke("recover", str(tmp_path))[0] == 2
+    code, output = invoke("recover", str(path), "--max-line-bytes", "0")
+    assert code == 2 and "positive number" in output
+
+
+# -- resume -------------------------------------------------------------------------
+
+
+def cut_after(lines: tuple[bytes, ...], kind: str, before: bool = False) -> int:
+    """How many lines to keep: through the first record of ``kind``, or up to it."""
+    kinds = [body["kind"] for body in map(_body, lines)]
+    index = kinds.index(kind)
+    return index if before else index + 1
+
+
+def _body(line: bytes) -> dict[str, object]:
+    import json
+
+    body = json.loads(line)["body"]
+    assert isinstance(body, dict)
+    return body
+
+
+@pytest.mark.parametrize(
+    ("profile", "kind", "before"),
+    [
+        ("table", RecordKind.GENESIS, False),  # before the first deal
+        ("table", RecordKind.HAND_START, False),
+        ("table", RecordKind.MOVE, False),
+        ("table", RecordKind.BOUNCE, False),
+        ("table", RecordKind.HAND_END, True),  # the record that ended the hand, not its end
+        ("table", RecordKind.HAND_END, False),  # the next hand not dealt yet
+        ("table", RecordKind.FINAL, True),  # the final record not written yet
+        ("table", RecordKind.STALL, True),  # a stall shift due, not written
+        ("table", RecordKind.STALL, False),
+        ("table", RecordKind.TIE, False),
+        ("peer2peer", RecordKind.CALL, False),  # the hand's end due, not written
+        ("nertz", RecordKind.BOUNCE, False),
+    ],
+)
+def test_a_table_resumes_a_cut_log_and_the_whole_match_verifies(
+    tmp_path: Path, profile: str, kind: RecordKind, before: bool
+) -> None:
+    lines = finished_lines(profile)
+    keep = cut_after(lines, kind, before)
+    path = write(tmp_path, lines[:keep])
+
+    table = Table.resume(path, TABLE_KEY, SECRET)
+
+    written = log_bodies(path)
+    assert written[keep - 1]["seq"] == keep - 1  # nothing before the cut was rewritten
+    play_on(table, random.Random(keep).choice, player_keys=PLAYER_KEYS[:3])
+    assert table.finished
+    report = verify_log(path, PINNED)
+    assert report.verdict is Verdict.VERIFIED, report.finding
+
+
+def test_a_resumed_table_writes_what_the_crash_cut_short(tmp_path: Path) -> None:
+    lines = finished_lines("table")
+    keep = cut_after(lines, RecordKind.STALL, before=True)
+    path = write(tmp_path, lines[:keep])
+    Table.resume(path, TABLE_KEY, SECRET).close()
+    assert path.read_bytes().splitlines(keepends=True)[keep] == lines[keep]  # the same stall
+
+
+def test_a_resumed_table_continues_each_seats_numbering(tmp_path: Path) -> None:
+    lines = finished_lines("table")
+    keep = cut_after(lines, RecordKind.BOUNCE)
+    path = write(tmp_path, lines[:keep])
+    bodies = log_bodies(path)
+    table = Table.resume(path, TABLE_KEY, SECRET)
+    for seat in range(3):
+        sent = [body["n"] for body in bodies if body.get("player") == seat and "n" in body]
+        assert table.next_n(seat) == (max(sent) + 1 if sent else 0)
+    seat = 0
+    n = table.next_n(seat)
+    signature = sign_submission(
+        PLAYER_KEYS[seat], table.game, table.state.hand, seat, n - 1, "0 turn"
+    )
+    with pytest.raises(SubmissionError, match="next submission"):
+        table.submit(seat, "0 turn", table.t_ms, n - 1, signature)
+    table.close()
+
+
+def test_resume_refuses_a_finished_torn_or_foreign_log(tmp_path: Path) -> None:
+    lines = finished_lines("table")
+    path = write(tmp_path, lines)
+    with pytest.raises(ResumeError, match="the match is over"):
+        Table.resume(path, TABLE_KEY, SECRET)
+    path = write(tmp_path, lines[:30], b'{"bo')
+    with pytest.raises(ResumeError, match="TORN_LINE"):
+        Table.resume(path, TABLE_KEY, SECRET)
+    path = write(tmp_path, lines[:30])
+    with pytest.raises(ResumeError, match="WRONG_TABLE_KEY"):
+        Table.resume(path, OTHER_KEY, SECRET)
+    with pytest.raises(ResumeError, match=r"SECRET_MISMATCH|SEED_MISMATCH"):
+        Table.resume(path, TABLE_KEY, bytes(32))
+    assert path.read_bytes() == b"".join(lines[:30])  # refusing writes nothing
+
+
+def test_a_writer_that_failed_refuses_to_write_again(tmp_path: Path) -> None:
+    path = write(tmp_path, finished_lines("table")[:5])
+    table = Table.resume(path, TABLE_KEY, SECRET)
+    failing = _FailingFile(table)
+    try:
+        for attempt, problem in enumerate(("No space", "failed earlier")):
+            n = table.next_n(0)
+            move = str(legal_moves(table.state, 0)[0])
+            signature = sign_submission(PLAYER_KEYS[0], table.game, table.state.hand, 0, n, move)
+            with pytest.raises(OSError, match=problem):
+                table.submit(0, move, table.t_ms + attempt, n, signature)
+    finally:
+        table.close()
+    assert failing.writes == 1
+
+
+class _FailingFile:
+    """Replaces a table's file by one whose disk is full after a partial write."""
+
+    def __init__(self, table: Table) -> None:
+        self.writes = 0
+        writer = table._writer  # the file under the table
+        self._file = writer._file
+        writer._file = self  # type: ignore[assignment]
+
+    def write(self, data: bytes) -> int:
+        self.writes += 1
+        self._file.write(data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+# -- SIGKILL trials -----------------------------------------------------------------
+
+
+def _crash_trials() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("crash_trials", ROOT / "scripts/crash_trials.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["crash_trials"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sigkill_trials_lose_no_acknowledged_record(tmp_path: Path) -> None:
+    """A CI-sized sample of scripts/crash_trials.py (run it for 100 trials or more)."""
+    trials = _crash_trials()
+    results = [trials.run_trial(tmp_path, trials.Game(n, "ci")) for n in range(3)]
+    for result in results:
+        assert result.failures == ()
+        assert result.on_disk >= result.acknowledged > 0
+    assert any(result.outcome == "killed" for result in results)
