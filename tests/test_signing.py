@@ -3,11 +3,16 @@
 A small pure-Python edwards25519 (extended coordinates, after RFC 8032 section 6) rederives
 the small-order table and shows that each refused forgery is one a lenient verifier accepts,
 so every refusal here is the strict policy's doing.
+
+The speccheck cases in tests/vectors/ed25519-speccheck-cases.json are the public
+ed25519-speccheck vectors, copied byte for byte from the shared vectors folder.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+from pathlib import Path
 
 import pytest
 from cryptography.exceptions import InvalidSignature
@@ -395,70 +400,13 @@ def test_a_refusal_reads_as_code_and_message() -> None:
 
 
 # -- "Taming the many EdDSAs" (Chalkias, Garillot, Nikolaenko, 2020) ---------------------------
-# The ed25519-speccheck cases (copied from /work/shared/vectors/ed25519-speccheck-cases.json):
-# raw messages, not PAE. "Mixed" order: a torsion component that is not the whole point.
+# The ed25519-speccheck cases, as (message, public key, signature) hex: raw messages, not PAE.
+# "Mixed" order: a torsion component that is not the whole point.
 
+SPECCHECK_PATH = Path(__file__).resolve().parent / "vectors" / "ed25519-speccheck-cases.json"
 SPECCHECK = [
-    (
-        "8c93255d71dcab10e8f379c26200f3c7bd5f09d9bc3068d3ef4edeb4853022b6",
-        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
-        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"
-        "0000000000000000000000000000000000000000000000000000000000000000",
-    ),
-    (
-        "9bd9f44f4dcc75bd531b56b2cd280b0bb38fc1cd6d1230e14861d861de092e79",
-        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
-        "f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43"
-        "a5bb704786be79fc476f91d3f3f89b03984d8068dcf1bb7dfc6637b45450ac04",
-    ),
-    (
-        "aebf3f2601a0c8c5d39cc7d8911642f740b78168218da8471772b35f9d35b9ab",
-        "f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43",
-        "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa"
-        "8c4bd45aecaca5b24fb97bc10ac27ac8751a7dfe1baff8b953ec9f5833ca260e",
-    ),
-    (
-        "9bd9f44f4dcc75bd531b56b2cd280b0bb38fc1cd6d1230e14861d861de092e79",
-        "cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d",
-        "9046a64750444938de19f227bb80485e92b83fdb4b6506c160484c016cc1852f"
-        "87909e14428a7a1d62e9f22f3d3ad7802db02eb2e688b6c52fcd6648a98bd009",
-    ),
-    (
-        "e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec4011eaccd55b53f56c",
-        "cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d",
-        "160a1cb0dc9c0258cd0a7d23e94d8fa878bcb1925f2c64246b2dee1796bed512"
-        "5ec6bc982a269b723e0668e540911a9a6a58921d6925e434ab10aa7940551a09",
-    ),
-    (
-        "e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec4011eaccd55b53f56c",
-        "cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d",
-        "21122a84e0b5fca4052f5b1235c80a537878b38f3142356b2c2384ebad4668b7"
-        "e40bc836dac0f71076f9abe3a53f9c03c1ceeeddb658d0030494ace586687405",
-    ),
-    (
-        "85e241a07d148b41e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec40",
-        "442aad9f089ad9e14647b1ef9099a1ff4798d78589e66f28eca69c11f582a623",
-        "e96f66be976d82e60150baecff9906684aebb1ef181f67a7189ac78ea23b6c0e"
-        "547f7690a0e2ddcd04d87dbc3490dc19b3b3052f7ff0538cb68afb369ba3a514",
-    ),
-    (
-        "85e241a07d148b41e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec40",
-        "442aad9f089ad9e14647b1ef9099a1ff4798d78589e66f28eca69c11f582a623",
-        "8ce5b96c8f26d0ab6c47958c9e68b937104cd36e13c33566acd2fe8d38aa1942"
-        "7e71f98a473474f2f13f06f97c20d58cc3f54b8bd0d272f42b695dd7e89a8c22",
-    ),
-    (
-        "fdaebc429f4a735932a160da1301080c13280eea8bc280d1b392c6b9e6ba3a5a",
-        "f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43",
-        "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
-        "454d370c8d9fc323a41450f8d513eafeb5b0697390c1e505a0d4ddc71f566607",
-    ),
-    (
-        "84b698d39be126ff55fe45079e6c8bf64a0d7db6994560b4e96b7021eb39c1a1",
-        "f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43",
-        "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"
-        "084d5b99c2a9463d9c8bd5026916996984eeec87ddf1d3be329006ace1b37b09",
-    ),
+    (case["message"], case["pub_key"], case["signature"])
+    for case in json.loads(SPECCHECK_PATH.read_text(encoding="utf-8"))
 ]
 
 SPECCHECK_VERDICTS = [
@@ -485,6 +433,10 @@ SPECCHECK_VERDICTS = [
     # 9: non-canonical R as in 8; passes if R is hashed as received.
     SignatureCode.NON_CANONICAL_R,
 ]
+
+
+def test_the_speccheck_file_holds_one_case_per_verdict() -> None:
+    assert len(SPECCHECK) == len(SPECCHECK_VERDICTS) == 10
 
 
 @pytest.mark.parametrize(

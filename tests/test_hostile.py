@@ -1,0 +1,532 @@
+"""Hostile logs (issue 5): each attack is refused with its own reason code, never a traceback.
+
+Signatures moved between records of other kinds or other statements, members the format
+does not know, a table key the pinned one is not, a sequence that runs backwards, a fork of
+one game spliced into the other, a wrong ``--game-id``, and every attack on the reader's
+bytes and limits, run through the whole verifier on a real log.
+
+The logs are played by random players at a real ``Table``. Where an attack must get past
+the chain, the log is re-chained and re-signed with the table's own key (``seal``), as a
+dishonest table would. The helpers are those of tests/test_verify.py, repeated here: no
+test module imports another's.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.deal import MatchSeed
+from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.keys import key_id, raw_public_bytes
+from racing_demon.log.reader import Limits, ReadCode
+from racing_demon.log.records import chain_hash, line_bytes
+from racing_demon.log.signing import sign
+from racing_demon.profiles import builtin_document, load_rules, rules_from_document
+from racing_demon.randomplay import play_match, word_chooser
+from racing_demon.rules import Rules
+from racing_demon.verify import Code, Finding, Report, Settings, Step, Verdict, verify_log
+
+from conftest import invoke
+
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([1]) * 32)
+TABLE_PUB = raw_public_bytes(TABLE_KEY)
+OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes([2]) * 32)
+PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([10 + seat]) * 32) for seat in range(4)]
+SECRET = bytes([7]) * 32
+PINNED = Settings(table_key=TABLE_PUB)
+
+Value = dict[str, Any]
+
+
+# -- helpers (as in tests/test_verify.py) -----------------------------------------------
+
+
+def _one_hand(profile: str) -> Rules:
+    """A variant of a built-in profile whose match is one hand: short logs."""
+    document = builtin_document(profile)
+    document["match"]["max_hands"] = 1
+    return rules_from_document(document)
+
+
+@cache
+def _played(profile: str, players: int, seed: int, keyed: bool) -> tuple[bytes, ...]:
+    name, _, variant = profile.partition("/")
+    with tempfile.TemporaryDirectory() as directory:
+        log = Path(directory) / "game.jsonl"
+        play_match(
+            log,
+            _one_hand(name) if variant else load_rules(name),
+            TABLE_KEY,
+            SECRET,
+            [bytes([seat]) * 16 for seat in range(players)],
+            random.Random(seed).choice,
+            player_keys=PLAYER_KEYS[:players] if keyed else None,
+        )
+        return tuple(log.read_bytes().splitlines())
+
+
+# The same games as tests/test_verify.py's: one short match, one blocked hand (with stalls).
+LOGS = {"short": ("peer2peer", 2, 2), "blocked": ("table/one-hand", 2, 4)}
+
+
+def lines_of(name: str, keyed: bool = False) -> list[bytes]:
+    return list(_played(*LOGS[name], keyed))
+
+
+def values_of(name: str, keyed: bool = False) -> list[Value]:
+    return [json.loads(line) for line in lines_of(name, keyed)]
+
+
+def write(tmp_path: Path, lines: list[bytes], name: str = "game.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path
+
+
+def seal(
+    values: list[Value],
+    start: int = 0,
+    *,
+    key: Ed25519PrivateKey = TABLE_KEY,
+    keep_seq: bool = False,
+) -> list[bytes]:
+    """Lines with ``values[start:]`` re-numbered (unless ``keep_seq``), re-chained and
+    re-signed by ``key``, as a dishonest table would; player signatures are left as they are."""
+    lines: list[bytes] = []
+    for index, value in enumerate(values):
+        body = value["body"]
+        if index >= start:
+            if not keep_seq:
+                body["seq"] = index
+            if index:
+                body["prev"] = chain_hash(lines[-1])
+            value["sigs"]["table"] = sign(key, body["kind"], canonical_bytes(body))
+        lines.append(line_bytes(body, value["sigs"]))
+    return lines
+
+
+def verify_lines(tmp_path: Path, lines: list[bytes], settings: Settings = PINNED) -> Report:
+    return verify_log(write(tmp_path, lines), settings)
+
+
+def first(
+    values: list[Value], kinds: str | frozenset[str], where: Callable[[Value], bool] = bool
+) -> int:
+    """The index of the first record of one of ``kinds`` whose body satisfies ``where``."""
+    kinds = frozenset({kinds}) if isinstance(kinds, str) else kinds
+    return next(
+        index
+        for index, value in enumerate(values)
+        if value["body"]["kind"] in kinds and where(value["body"])
+    )
+
+
+def assert_fails(report: Report, step: Step, code: Code | ReadCode, line: int | None) -> Finding:
+    assert (report.verdict, report.step) == (Verdict.DOES_NOT_VERIFY, step), report
+    assert report.finding is not None
+    assert (report.finding.code, report.finding.line) == (code, line), report.finding
+    assert report.exit_code == 1
+    return report.finding
+
+
+@pytest.fixture
+def pub(tmp_path: Path) -> Path:
+    path = tmp_path / "table.pub"
+    path.write_bytes(
+        TABLE_KEY.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return path
+
+
+# -- kind confusion: a genuine signature on the wrong record ------------------------------
+
+
+def _hand_start_sig_on_a_stall(values: list[Value]) -> int:
+    index = first(values, "stall")
+    values[index]["sigs"]["table"] = values[first(values, "hand_start")]["sigs"]["table"]
+    return index
+
+
+def _move_sig_on_a_tie(values: list[Value]) -> int:
+    index = first(values, "move")
+    values[index]["body"]["kind"] = "tie"  # the same fields; only the kind differs
+    return index
+
+
+def _move_sig_on_a_bounce(values: list[Value]) -> int:
+    index = first(values, "move")
+    values[index]["body"].update(kind="bounce", reason="FOUNDATION_TAKEN")
+    return index
+
+
+def _signed_as_another_kind(values: list[Value]) -> int:
+    # The table's key over the record's exact body bytes, but under the type of a tie.
+    index = first(values, "move")
+    body = values[index]["body"]
+    values[index]["sigs"]["table"] = sign(TABLE_KEY, "tie", canonical_bytes(body))
+    return index
+
+
+@pytest.mark.parametrize(
+    ("name", "edit"),
+    [
+        ("blocked", _hand_start_sig_on_a_stall),
+        ("short", _move_sig_on_a_tie),
+        ("short", _move_sig_on_a_bounce),
+        ("short", _signed_as_another_kind),
+    ],
+    ids=["hand_start-on-stall", "move-on-tie", "move-on-bounce", "signed-as-tie"],
+)
+def test_a_table_signature_on_a_record_of_another_kind(
+    tmp_path: Path, name: str, edit: Callable[[list[Value]], int]
+) -> None:
+    # Not re-sealed, as by anyone without the table's key: the next line's prev breaks too,
+    # but the edited line's own signature is checked first.
+    values = values_of(name, keyed=True)
+    index = edit(values)
+    lines = lines_of(name, keyed=True)
+    lines[index] = line_bytes(values[index]["body"], values[index]["sigs"])
+    finding = assert_fails(
+        verify_lines(tmp_path, lines), Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, index + 1
+    )
+    assert finding.rule == "BAD_SIGNATURE"
+
+
+def test_a_genesis_cosignature_reused_as_a_move_signature(tmp_path: Path) -> None:
+    values = values_of("short", keyed=True)
+    index = first(values, "move")
+    player = values[index]["body"]["player"]
+    values[index]["sigs"]["player"] = values[0]["sigs"]["players"][player]
+    finding = assert_fails(
+        verify_lines(tmp_path, seal(values, index)),
+        Step.SIGNATURES,
+        Code.BAD_PLAYER_SIGNATURE,
+        index + 1,
+    )
+    assert (finding.player, finding.rule) == (player, "BAD_SIGNATURE")
+
+
+def test_a_submission_signature_copied_to_another_move(tmp_path: Path) -> None:
+    values = values_of("short", keyed=True)
+    source = first(values, "move")
+    player = values[source]["body"]["player"]
+    target = first(values, "move", lambda body: body["player"] == player and body["n"] > 0)
+    values[target]["sigs"]["player"] = values[source]["sigs"]["player"]
+    finding = assert_fails(
+        verify_lines(tmp_path, seal(values, target)),
+        Step.SIGNATURES,
+        Code.BAD_PLAYER_SIGNATURE,
+        target + 1,
+    )
+    assert (finding.player, finding.move) == (player, values[target]["body"]["move"])
+    assert finding.rule == "BAD_SIGNATURE"
+
+
+# -- unknown signers ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("keep_table", [False, True], ids=["instead-of-table", "beside-table"])
+def test_a_signature_under_an_unknown_member(tmp_path: Path, keep_table: bool) -> None:
+    # ``sigs`` has no key ids, only its three members: an unknown one is a schema error,
+    # with or without the table's signature beside it.
+    values = values_of("short")
+    index = first(values, "move")
+    sigs = values[index]["sigs"]
+    values[index]["sigs"] = {"someone": sigs["table"], **(sigs if keep_table else {})}
+    lines = lines_of("short")
+    lines[index] = line_bytes(values[index]["body"], values[index]["sigs"])
+    finding = assert_fails(verify_lines(tmp_path, lines), Step.SCHEMA, Code.SCHEMA, index + 1)
+    assert finding.message.startswith("$.sigs: Additional properties are not allowed")
+    assert "'someone' was unexpected" in finding.message
+
+
+def test_a_log_consistently_signed_by_the_key_it_names_but_not_the_pinned_one(
+    tmp_path: Path,
+) -> None:
+    other = raw_public_bytes(OTHER_KEY)
+    values = values_of("short")
+    values[0]["body"]["table_key"] = key_id(other)
+    lines = seal(values, key=OTHER_KEY)
+    finding = assert_fails(verify_lines(tmp_path, lines), Step.SIGNATURES, Code.WRONG_TABLE_KEY, 1)
+    assert (finding.expected, finding.found) == (key_id(TABLE_PUB), key_id(other))
+    # The log holds together: pinned to the key it names, it verifies.
+    assert verify_lines(tmp_path, lines, Settings(table_key=other)).verdict is Verdict.VERIFIED
+
+
+# -- the chain: seq running backwards -----------------------------------------------------
+
+
+def test_seq_running_backwards_is_the_first_anomaly(tmp_path: Path) -> None:
+    # From line 11 on, the table numbers records from 8 again, chaining and signing them
+    # all properly and counting them so in the final record: only the seq is wrong.
+    values = values_of("short")
+    index = 10
+    for value in values[index:]:
+        value["body"]["seq"] -= 2
+    values[-1]["body"]["records"] = values[-1]["body"]["seq"]
+    lines = seal(values, index, keep_seq=True)
+    finding = assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, Code.SEQ_MISMATCH, index + 1)
+    assert (finding.expected, finding.found, finding.seq) == ("10", "8", 8)
+    assert json.loads(lines[index - 1])["body"]["seq"] == 9  # a decrease from the line before
+
+
+# -- a fork of one game -------------------------------------------------------------------
+
+FORK_GAME = "0123456789abcdef" * 2
+
+
+@cache
+def _fork(label: str) -> tuple[bytes, ...]:
+    """One hand of one game (same id, secret, entropy, keys, players), played by ``label``."""
+    with tempfile.TemporaryDirectory() as directory:
+        log = Path(directory) / "game.jsonl"
+        play_match(
+            log,
+            _one_hand("peer2peer"),
+            TABLE_KEY,
+            SECRET,
+            [bytes([seat]) * 16 for seat in range(2)],
+            word_chooser(MatchSeed.from_plain(label)),
+            player_keys=PLAYER_KEYS[:2],
+            game_id=FORK_GAME,
+        )
+        return tuple(log.read_bytes().splitlines())
+
+
+def test_a_record_spliced_from_a_fork_of_the_same_game(tmp_path: Path) -> None:
+    """Two histories of one game, both signed by its table: a record of one in the other
+    breaks the chain on the next line.
+
+    Each fork verifies on its own, even with ``--game-id``: a table that signs two
+    histories of one game can show either. That is a limit of the format (a signed chain
+    proves what one log holds, not that the table signed no other); the verifier's
+    answer is per log.
+    """
+    a, b = list(_fork("fork a")), list(_fork("fork b"))
+    diverge = next(
+        index for index, (ours, theirs) in enumerate(zip(a, b, strict=False)) if ours != theirs
+    )
+    assert diverge >= 2  # the genesis and the first hand_start are shared
+    assert a[:diverge] == b[:diverge]
+
+    spliced = [*a[:diverge], b[diverge], *a[diverge + 1 :]]
+    finding = assert_fails(
+        verify_lines(tmp_path, spliced), Step.CHAIN, Code.PREV_MISMATCH, diverge + 2
+    )
+    assert (finding.expected, finding.found) == (chain_hash(b[diverge]), chain_hash(a[diverge]))
+    # Up to and including the spliced record, everything holds: it is genuine.
+    cut = verify_lines(tmp_path, spliced[: diverge + 1])
+    assert cut.verdict is Verdict.UNFINISHED and cut.finding is not None
+    assert cut.finding.code is Code.UNFINISHED
+
+    pinned_game = Settings(table_key=TABLE_PUB, game_id=FORK_GAME)
+    for fork in (a, b):
+        report = verify_lines(tmp_path, fork, pinned_game)
+        assert (report.verdict, report.game, report.not_replayed) == (
+            Verdict.VERIFIED,
+            FORK_GAME,
+            0,
+        )
+
+
+# -- --game-id on the command line --------------------------------------------------------
+
+
+def test_the_game_id_option(tmp_path: Path, pub: Path) -> None:
+    lines = lines_of("short")
+    game = json.loads(lines[0])["body"]["game"]
+    wrong = "0123456789abcdef" * 2
+    assert wrong != game
+    path = str(write(tmp_path, lines))
+    code, out = invoke("verify", path, "--table-key", str(pub), "--game-id", wrong)
+    assert code == 1, out
+    assert out.startswith(f"DOES NOT VERIFY  {path}  (step 4, chain)")
+    assert f"line 1 (seq 0): WRONG_GAME: this log is of another game; expected {wrong}" in out
+    assert "Traceback" not in out
+
+    code, out = invoke("verify", path, "--table-key", str(pub), "--game-id", game)
+    assert code == 0 and out.startswith(f"VERIFIED  {path}"), out
+
+    code, out = invoke("verify", path, "--table-key", str(pub), "--game-id", wrong, "--json")
+    document = json.loads(out)
+    assert code == document["exit_code"] == 1
+    (report,) = document["reports"]
+    assert (report["verdict"], report["step"]["number"]) == ("does_not_verify", 4)
+    assert report["finding"]["code"] == "WRONG_GAME"
+    assert (report["finding"]["expected"], report["finding"]["found"]) == (wrong, game)
+
+
+# -- the reader's attacks, end to end -----------------------------------------------------
+
+
+def _in_string(bad: bytes) -> Callable[[bytes], bytes]:
+    """Put ``bad`` at the start of the ``kind`` string (every line has one)."""
+
+    def attack(line: bytes) -> bytes:
+        assert line.count(b'"kind":"') == 1
+        return line.replace(b'"kind":"', b'"kind":"' + bad, 1)
+
+    return attack
+
+
+def _as_version(number: bytes) -> Callable[[bytes], bytes]:
+    """Write ``number`` where the integer ``v`` stands (every line has one)."""
+
+    def attack(line: bytes) -> bytes:
+        assert line.count(b'"v":1') == 1
+        return line.replace(b'"v":1', b'"v":' + number, 1)
+
+    return attack
+
+
+class Attack(NamedTuple):
+    name: str
+    edit: Callable[[bytes], bytes]
+    code: ReadCode
+    on_line_1: ReadCode | None = None  # where the first line differs
+
+
+ATTACKS = [
+    # Framing (docs/log-format.md §1).
+    Attack("bom", lambda line: b"\xef\xbb\xbf" + line, ReadCode.BAD_JSON, ReadCode.BOM),
+    Attack("crlf", lambda line: line + b"\r", ReadCode.CR),
+    # JSON takes a CR between tokens for whitespace: only the framing refuses it.
+    Attack("bare-cr", lambda line: line.replace(b'{"body":', b'{\r"body":', 1), ReadCode.CR),
+    Attack("empty-line", lambda line: b"", ReadCode.EMPTY_LINE),
+    Attack("whitespace-line", lambda line: b" \t ", ReadCode.EMPTY_LINE),
+    # Encoding.
+    Attack("overlong-utf8", _in_string(b"\xc0\xaf"), ReadCode.NOT_UTF8),
+    Attack("encoded-surrogate", _in_string(b"\xed\xa0\x80"), ReadCode.NOT_UTF8),
+    Attack("stray-ff", _in_string(b"\xff"), ReadCode.NOT_UTF8),
+    Attack("nul", _in_string(b"\x00"), ReadCode.NUL),
+    # Strict JSON (§2).
+    Attack(
+        "duplicate-key",
+        lambda line: line.replace(b'{"body":{', b'{"body":{"v":1,', 1),
+        ReadCode.DUPLICATE_KEY,
+    ),
+    Attack("nan", _as_version(b"NaN"), ReadCode.NAN_OR_INFINITY),
+    Attack("infinity", _as_version(b"Infinity"), ReadCode.NAN_OR_INFINITY),
+    Attack("float", _as_version(b"1.0"), ReadCode.FLOAT),
+    Attack("negative-zero", _as_version(b"-0"), ReadCode.NEGATIVE_ZERO),
+    Attack("two-to-the-53", _as_version(str(2**53).encode()), ReadCode.INT_RANGE),
+    Attack("5000-digits", _as_version(b"9" * 5000), ReadCode.INT_RANGE),
+    # 200,000 bytes: beyond the default line length before its depth is even looked at.
+    Attack("100000-deep", _as_version(b"[" * 100_000 + b"]" * 100_000), ReadCode.LINE_TOO_LONG),
+    Attack("trailing-garbage", lambda line: line + b" garbage", ReadCode.BAD_JSON),
+    Attack("two-values", lambda line: line + line, ReadCode.BAD_JSON),
+    Attack("top-level-array", lambda line: b"[" + line + b"]", ReadCode.NOT_OBJECT),
+]
+
+POSITIONS = pytest.mark.parametrize("index", [0, 1, -1], ids=["line-1", "line-2", "last-line"])
+
+
+def _attacked(attack: Attack, index: int) -> tuple[list[bytes], int, ReadCode]:
+    """The short log with one line attacked; that line's number; the code expected."""
+    lines = lines_of("short")
+    index %= len(lines)
+    lines[index] = attack.edit(lines[index])
+    code = attack.on_line_1 if index == 0 and attack.on_line_1 is not None else attack.code
+    return lines, index + 1, code
+
+
+@POSITIONS
+@pytest.mark.parametrize("attack", ATTACKS, ids=[attack.name for attack in ATTACKS])
+def test_a_reader_attack_on_one_line(tmp_path: Path, attack: Attack, index: int) -> None:
+    """Malformed bytes do not verify (exit 1), at step 1 with the reader's code and the
+    line; ``unreadable`` (exit 2) is only for a file that cannot be opened or read."""
+    lines, line, code = _attacked(attack, index)
+    report = verify_lines(tmp_path, lines)
+    finding = assert_fails(report, Step.FRAMING, code, line)
+    assert finding.message
+    assert report.not_replayed == report.records  # nothing replayed, however many counted
+    if code is not ReadCode.LINE_TOO_LONG:
+        assert report.records == len(lines)
+
+
+@POSITIONS
+def test_deep_nesting_is_refused_before_parsing(tmp_path: Path, index: int) -> None:
+    # With lines long enough to hold it, the 100,000-deep value is refused by its depth.
+    attack = next(attack for attack in ATTACKS if attack.name == "100000-deep")
+    lines, line, _ = _attacked(attack, index)
+    settings = Settings(table_key=TABLE_PUB, limits=Limits(max_line_bytes=1 << 20))
+    finding = assert_fails(
+        verify_lines(tmp_path, lines, settings), Step.FRAMING, ReadCode.TOO_DEEP, line
+    )
+    assert finding.message == "containers nested deeper than 32"
+
+
+def _limits(lines: list[bytes]) -> list[tuple[str, Limits, ReadCode, int]]:
+    """Limits one step below what the log needs: the limit, its code, the line refused."""
+    size = sum(len(line) + 1 for line in lines)
+    return [
+        ("file", Limits(max_file_bytes=size - 1), ReadCode.FILE_TOO_LARGE, len(lines)),
+        ("file-genesis", Limits(max_file_bytes=len(lines[0])), ReadCode.FILE_TOO_LARGE, 1),
+        ("line", Limits(max_line_bytes=len(lines[0]) - 1), ReadCode.LINE_TOO_LONG, 1),
+        ("records", Limits(max_records=len(lines) - 1), ReadCode.TOO_MANY_RECORDS, len(lines)),
+        ("depth", Limits(max_depth=3), ReadCode.TOO_DEEP, 1),
+    ]
+
+
+def test_reader_limits_exceeded(tmp_path: Path) -> None:
+    lines = lines_of("short")
+    longest = len(lines[0])
+    assert max(map(len, lines)) == longest  # the genesis is the longest line
+    for name, limits, code, line in _limits(lines):
+        report = verify_lines(tmp_path, lines, Settings(table_key=TABLE_PUB, limits=limits))
+        assert_fails(report, Step.FRAMING, code, line)
+        if code is not ReadCode.TOO_DEEP:  # beyond a size limit, the rest is not even counted
+            assert (report.records, report.not_replayed) == (None, None), name
+    # Exactly at every limit, the log verifies...
+    exact = Limits(
+        max_file_bytes=sum(len(line) + 1 for line in lines),
+        max_line_bytes=longest,
+        max_records=len(lines),
+    )
+    report = verify_lines(tmp_path, lines, Settings(table_key=TABLE_PUB, limits=exact))
+    assert report.verdict is Verdict.VERIFIED
+    # ... and a line one byte longer than the longest is refused where it stands.
+    lines[5] = b"x" * (longest + 1)
+    report = verify_lines(tmp_path, lines, Settings(table_key=TABLE_PUB, limits=exact))
+    assert_fails(report, Step.FRAMING, ReadCode.LINE_TOO_LONG, 6)
+
+
+@pytest.mark.parametrize(
+    ("name", "index"),
+    [
+        ("bom", 0),
+        ("crlf", 1),
+        ("overlong-utf8", -1),
+        ("nul", 1),
+        ("duplicate-key", 0),
+        ("nan", -1),
+        ("100000-deep", 1),
+        ("5000-digits", 0),
+        ("top-level-array", 1),
+        ("empty-line", -1),
+    ],
+)
+def test_reader_attacks_through_the_command_line(
+    tmp_path: Path, pub: Path, name: str, index: int
+) -> None:
+    attack = next(attack for attack in ATTACKS if attack.name == name)
+    lines, line, code = _attacked(attack, index)
+    path = str(write(tmp_path, lines))
+    exit_code, out = invoke("verify", path, "--table-key", str(pub))
+    assert exit_code == 1, out  # does not verify; 2 is for a file that cannot be read
+    first_line, finding = out.splitlines()[:2]
+    assert first_line == f"DOES NOT VERIFY  {path}  (step 1, framing and strict JSON)"
+    assert finding.startswith(f"  line {line}: {code}: ")
+    assert "Traceback" not in out
