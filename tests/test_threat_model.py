@@ -1,0 +1,40 @@
+"""docs/threat-model.md stays true: every test it names exists, every code it names is one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from racing_demon.log.reader import ReadCode
+from racing_demon.log.signing import SignatureCode
+from racing_demon.verify import Code
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = (ROOT / "docs" / "threat-model.md").read_text(encoding="utf-8")
+ATTACKS = DOC[DOC.index("## 5.") : DOC.index("## 6.")]
+TESTS = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").glob("*.py"))
+CODES = {code.value for enum in (Code, ReadCode, SignatureCode) for code in enum}
+
+
+@pytest.mark.parametrize("name", sorted(set(re.findall(r"`(test_\w+)", ATTACKS))))
+def test_every_named_test_exists(name: str) -> None:
+    assert re.search(rf"^def {name}\(", TESTS, re.MULTILINE), name
+
+
+@pytest.mark.parametrize("case", sorted(set(re.findall(r"`(?:test_\w+)?\[([^\]]+)\]`", ATTACKS))))
+def test_every_named_case_exists(case: str) -> None:
+    assert re.search(rf"""["']{re.escape(case)}["']""", TESTS), case
+
+
+@pytest.mark.parametrize("code", sorted(set(re.findall(r"`([A-Z][A-Z0-9_]+)`", ATTACKS))))
+def test_every_named_code_is_a_code(code: str) -> None:
+    assert code in CODES
+
+
+def test_every_verifier_code_is_in_the_attack_tables() -> None:
+    """A code the verifier can give but the threat model never names is an attack untold."""
+    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", ATTACKS))
+    untold = {code.value for code in Code} - named - {"UNREADABLE"}  # a missing file is no attack
+    assert not untold
