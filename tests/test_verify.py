@@ -393,8 +393,9 @@ class _Rewritten(io.BytesIO):
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("t_ms", "late"), ("n", 1000)],  # what pass one would have refused; what replays
-    ids=["breaks-the-replay", "replays"],
+    # what pass one would have refused; what replays; what the replay refuses
+    [("t_ms", "late"), ("n", 1000), ("move", "0 dance")],
+    ids=["breaks-the-replay", "replays", "fails-the-replay"],
 )
 def test_a_file_changed_between_the_passes(key: str, value: object) -> None:
     values = values_of("short")
@@ -402,6 +403,16 @@ def test_a_file_changed_between_the_passes(key: str, value: object) -> None:
     changed = _Rewritten(
         stream_of(lines_of("short")).getvalue(), stream_of(seal(values)).getvalue()
     )
+    assert_fails(verify_stream(changed, PINNED), Step.CHAIN, Code.FILE_CHANGED, None)
+
+
+def test_a_line_made_non_canonical_between_the_passes() -> None:
+    """Pass two does not re-encode lines: the digest of the bytes catches the change."""
+    lines = lines_of("short")
+    index = first(values_of("short"), "move")
+    after = list(lines)
+    after[index] = after[index].replace(b'"kind":"move"', b'"kind": "move"')
+    changed = _Rewritten(stream_of(lines).getvalue(), stream_of(after).getvalue())
     assert_fails(verify_stream(changed, PINNED), Step.CHAIN, Code.FILE_CHANGED, None)
 
 

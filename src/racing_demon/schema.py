@@ -9,6 +9,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from racing_demon.schema_check import Check, compile_schema
+
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
@@ -50,6 +52,15 @@ _RECORD_DEFS = {
 def _record_validator(kind: str) -> Draft202012Validator:
     """The log-record schema narrowed to one kind: for a body of that kind it accepts
     exactly what the whole schema accepts, without evaluating the other kinds' branches."""
+    return Draft202012Validator(_narrowed(kind))
+
+
+@cache
+def _record_check(kind: str) -> Check:
+    return compile_schema(_narrowed(kind), load_schema("log-record")["$defs"])
+
+
+def _narrowed(kind: str) -> dict[str, Any]:
     whole = load_schema("log-record")
     defs = whole["$defs"]
     narrowed = {
@@ -63,7 +74,8 @@ def _record_validator(kind: str) -> Draft202012Validator:
     }
     # Local references resolved once here: resolving them per record cost more than the
     # rest of the validation.
-    return Draft202012Validator(_inline(narrowed, defs))
+    inlined: dict[str, Any] = _inline(narrowed, defs)
+    return inlined
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
@@ -78,10 +90,17 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 
 def record_errors(value: object) -> list[str]:
-    """``schema_errors("log-record", value)``, several times faster on the hot path."""
+    """``schema_errors("log-record", value)``, an order of magnitude faster on the hot path:
+    a compiled check (``schema_check``) passes a valid record, and jsonschema explains an
+    invalid one."""
     body = value.get("body") if isinstance(value, dict) else None
     kind = body.get("kind") if isinstance(body, dict) else None
     if not isinstance(kind, str) or kind not in _RECORD_DEFS:
         return schema_errors("log-record", value)
+    if _record_check(kind)(value):
+        return []
     errors = sorted(_record_validator(kind).iter_errors(value), key=lambda e: list(e.absolute_path))
-    return [f"{error.json_path}: {error.message}" for error in errors]
+    # Fail closed should the two ever disagree (a test compares them on mutated records).
+    return [f"{error.json_path}: {error.message}" for error in errors] or [
+        "$: refused by the compiled schema check, though jsonschema finds no error"
+    ]
