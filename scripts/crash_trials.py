@@ -47,7 +47,7 @@ from racing_demon.verify import Code, Settings, Verdict, verify_log
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # test fixture only
 PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x50 + seat]) * 32) for seat in range(4)]
 PROFILES = ("table", "peer2peer", "nertz")
-MAX_ACKS = 400  # rounds before the kill, at most: most short matches last longer
+MAX_ACKS = 250  # rounds before the kill, at most: most short matches last longer
 MAX_DELAY_MS = 3
 
 
