@@ -5,7 +5,7 @@ The table deals every hand from the committed seed, takes submissions
 accepted or bounced, applies the profile's stall, time and end rules, scores hands and
 the match, and appends a signed record for each event (docs/log-format.md §6). Every
 record is flushed and fsynced before ``submit`` returns, so after a crash the file holds
-a prefix of complete records.
+a prefix of complete records (``durable=False`` skips the fsync, for simulations only).
 """
 
 from __future__ import annotations
@@ -109,9 +109,14 @@ class _Writer:
         seq: int = 0,
         t_ms: int = 0,
         prev: str | None = None,
+        durable: bool = True,
     ) -> None:
-        """A writer at the end of a log of ``seq`` records whose last line hashes to ``prev``."""
+        """A writer at the end of a log of ``seq`` records whose last line hashes to ``prev``.
+
+        ``durable=False`` flushes each record but does not fsync it (see ``Table.create``).
+        """
         self._file = file
+        self._durable = durable
         self._game = game
         self._key = key
         self.seq = seq
@@ -132,7 +137,8 @@ class _Writer:
         try:
             self._file.write(line + b"\n")
             self._file.flush()
-            os.fsync(self._file.fileno())
+            if self._durable:
+                os.fsync(self._file.fileno())
         except OSError as error:
             # A partial write may have left a torn line: appending after it would bury it in
             # the middle of the log, where recovery must refuse to cut.
@@ -182,10 +188,13 @@ class Table:
         *,
         player_signers: Sequence[PlayerSigner] | None = None,
         game_id: str | None = None,
+        durable: bool = True,
     ) -> Table:
         """Write the genesis (co-signed by every keyed player) and deal the first hand.
 
-        Refuses an existing file: a log is never overwritten.
+        Refuses an existing file: a log is never overwritten. ``durable=False`` flushes every
+        record but skips the fsync, so a crash may lose records the table acknowledged: for
+        simulations and benchmarks only, never for a table that players rely on.
         """
         if len(entropy) != len(players):
             raise ValueError(f"{len(players)} players but {len(entropy)} entropy contributions")
@@ -223,7 +232,7 @@ class Table:
                 if problem is not None:
                     raise ValueError(f"seat {seat} did not co-sign the genesis: {problem}")
             sigs["players"] = cosigned
-        writer = _Writer(path.open("xb"), game, table_key)
+        writer = _Writer(path.open("xb"), game, table_key, durable=durable)
         writer.append(RecordKind.GENESIS, 0, genesis, sigs)
         table = cls(writer, rules, players, game, seed, dealer_secret)
         table._start_hand(0)
@@ -309,7 +318,8 @@ class Table:
 
     @property
     def records(self) -> int:
-        """How many records are on disk: each was fsynced before the call that wrote it returned."""
+        """How many records are on disk: each was fsynced (only flushed if not ``durable``)
+        before the call that wrote it returned."""
         return self._writer.seq
 
     @property

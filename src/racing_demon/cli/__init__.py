@@ -13,6 +13,7 @@ from racing_demon.cli.recover_cmd import recover
 from racing_demon.cli.replay_cmd import replay_command
 from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
+from racing_demon.cli.simulate_cmd import simulate_command
 from racing_demon.cli.verify_cmd import verify
 
 
@@ -41,3 +42,4 @@ main.add_command(rules)
 main.add_command(seed)
 main.add_command(verify)
 main.add_command(replay_command, name="replay")
+main.add_command(simulate_command, name="simulate")

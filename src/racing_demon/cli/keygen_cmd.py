@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from racing_demon.cli.options import read_passphrase
 from racing_demon.log.keys import (
     KeyFileError,
     generate_private_key,
@@ -60,7 +61,7 @@ def keygen(
         shown = " and ".join(map(str, existing))
         raise click.UsageError(f"not replacing existing {shown} (use --force to replace the pair)")
     if passphrase_file is not None:
-        passphrase: bytes | None = _read_passphrase(passphrase_file)
+        passphrase: bytes | None = read_passphrase(passphrase_file)
     elif ask_passphrase:
         passphrase = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
     else:
@@ -73,17 +74,3 @@ def keygen(
     click.echo(f"key id   {key_id(raw_public_bytes(private_key))}")
     click.echo(f"private  {files.private}")
     click.echo(f"public   {files.public}")
-
-
-def _read_passphrase(path: Path) -> bytes:
-    try:
-        text = path.read_bytes()
-    except OSError as error:
-        raise click.BadParameter(
-            f"cannot read {path}: {error.strerror}", param_hint="--passphrase-file"
-        ) from error
-    # Editors end a file with a newline that nobody means as part of the passphrase.
-    passphrase = text[:-2] if text.endswith(b"\r\n") else text.removesuffix(b"\n")
-    if not passphrase:
-        raise click.BadParameter(f"{path} holds no passphrase", param_hint="--passphrase-file")
-    return passphrase

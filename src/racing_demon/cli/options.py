@@ -133,3 +133,18 @@ def limits_options(function: F) -> F:
             help=help,
         )(decorated)
     return decorated  # type: ignore[no-any-return]
+
+
+def read_passphrase(path: Path) -> bytes:
+    """The passphrase in a file, without the newline an editor adds."""
+    try:
+        text = path.read_bytes()
+    except OSError as error:
+        raise click.BadParameter(
+            f"cannot read {path}: {error.strerror}", param_hint="--passphrase-file"
+        ) from error
+    # Editors end a file with a newline that nobody means as part of the passphrase.
+    passphrase = text[:-2] if text.endswith(b"\r\n") else text.removesuffix(b"\n")
+    if not passphrase:
+        raise click.BadParameter(f"{path} holds no passphrase", param_hint="--passphrase-file")
+    return passphrase

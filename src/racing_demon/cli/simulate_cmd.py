@@ -1,0 +1,387 @@
+"""``racing-demon simulate``: computer players play a whole match and sign its log."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import click
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.bots import BOTS, BotProfile
+from racing_demon.cli.options import read_passphrase, rules_option
+from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key
+from racing_demon.profiles import rules_from_document
+from racing_demon.report import printable
+from racing_demon.rules import Rules
+from racing_demon.scoring import Match
+from racing_demon.simulate import (
+    TICK_MS,
+    Latency,
+    SeatReport,
+    Simulation,
+    SimulationSeed,
+    simulate,
+)
+
+_LATENCY = re.compile(r"([0-9]{1,5})(?:/([0-9]{1,5}))?")
+
+
+def _bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[BotProfile, ...]:
+    names = value.split(",")
+    unknown = [name for name in names if name not in BOTS]
+    if unknown:
+        raise click.BadParameter(
+            f"unknown bot {unknown[0]!r}: choose from {', '.join(BOTS)}", ctx, param
+        )
+    return tuple(BOTS[name] for name in names)
+
+
+def _seed(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        SimulationSeed.from_text(value)
+    except ValueError as error:
+        raise click.BadParameter(str(error), ctx, param) from error
+    return value
+
+
+def _latencies(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> tuple[Latency, ...] | None:
+    if value is None:
+        return None
+    latencies = []
+    for part in value.split(","):
+        match = _LATENCY.fullmatch(part)
+        if match is None:
+            raise click.BadParameter(
+                f"expected MEAN or MEAN/JITTER in ms, such as 40 or 40/10, got {part!r}", ctx, param
+            )
+        mean = int(match[1])
+        jitter = mean // 4 if match[2] is None else int(match[2])
+        if jitter > mean:
+            raise click.BadParameter(f"jitter {jitter} ms is above the mean {mean} ms", ctx, param)
+        latencies.append(Latency(mean, jitter))
+    return tuple(latencies)
+
+
+@click.command(
+    epilog="""\b
+Examples:
+  racing-demon keygen table
+  racing-demon simulate --players 3 --bots easy,normal,hard --seed demo \\
+      --table-key table.key --out demo.jsonl
+  racing-demon verify demo.jsonl --table-key table.pub
+\b
+  mkdir keys && for seat in 0 1 2 3; do racing-demon keygen seat$seat --dir keys; done
+  racing-demon simulate --rules nertz --players 4 --bots hard --seed cup \\
+      --table-key table.key --player-keys keys --hands 3 --out cup.jsonl
+"""
+)
+@rules_option
+@click.option(
+    "--players",
+    type=click.IntRange(2, 16),
+    required=True,
+    help="Seats at the table, as the profile allows (table: 2 to 8; peer2peer, nertz: 2 to 4).",
+)
+@click.option(
+    "--bots",
+    "bots",
+    default="normal",
+    show_default=True,
+    metavar="SPEED[,SPEED...]",
+    callback=_bots,
+    help="easy, normal or hard for each seat in order; one speed for every seat.",
+)
+@click.option(
+    "--seed",
+    required=True,
+    callback=_seed,
+    help="The simulation seed: it derives the deals, the dealer secret and every bot's choice.",
+)
+@click.option(
+    "--table-key",
+    required=True,
+    metavar="KEY",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The table's PRIVATE key file (NAME.key, as keygen writes it): it signs the log.",
+)
+@click.option(
+    "--passphrase-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Decrypt the table key with the passphrase in FILE (a final newline is not part of it).",
+)
+@click.option("--ask-passphrase", is_flag=True, help="Decrypt the table key; prompt for it.")
+@click.option(
+    "--player-keys",
+    metavar="DIR",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Seats sign their moves with DIR/seat0.key, DIR/seat1.key, ... (keygen seatN --dir DIR).",
+)
+@click.option(
+    "--player-passphrase-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Decrypt every seat's key with the passphrase in FILE.",
+)
+@click.option(
+    "--hands",
+    type=click.IntRange(1, 1000),
+    help="End the match after N hands at most (the profile's max_hands, as a variant).",
+)
+@click.option(
+    "--latency",
+    "latencies",
+    metavar="MS[,MS...]",
+    callback=_latencies,
+    help="One-way network latency per seat, MEAN or MEAN/JITTER in ms (default: drawn from "
+    "the seed, 20 to 120 ms, jitter a quarter of it); one value for every seat.",
+)
+@click.option(
+    "--tick",
+    "tick_ms",
+    type=click.IntRange(1, 1000),
+    default=TICK_MS,
+    show_default=True,
+    metavar="MS",
+    help="The table takes what arrived each MS ms: cards landing in one tick are simultaneous.",
+)
+@click.option("--durable", is_flag=True, help="fsync every record, as a real table does (slower).")
+@click.option(
+    "--out",
+    required=True,
+    metavar="LOG",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The signed log to write; never overwritten.",
+)
+def simulate_command(
+    rules: Rules,
+    players: int,
+    bots: tuple[BotProfile, ...],
+    seed: str,
+    table_key: Path,
+    passphrase_file: Path | None,
+    ask_passphrase: bool,
+    player_keys: Path | None,
+    player_passphrase_file: Path | None,
+    hands: int | None,
+    latencies: tuple[Latency, ...] | None,
+    tick_ms: int,
+    durable: bool,
+    out: Path,
+) -> None:
+    """Play a whole match between computer players and write its signed log to LOG.
+
+    Each bot acts on its own clock (easy about every 2 s, normal a little faster, hard about
+    every 0.7 s) and sends its moves over a simulated network to a real table, so bots race
+    for the same foundations and the later card is bounced. Time is simulated, not waited
+    for: a match to 100 takes seconds. The same seed, bots and keys give the same log, byte
+    for byte; anyone who knows the seed can predict the deals, so never use it for real play
+    (docs/simulation.md).
+
+    Prints a summary at the end: scores per hand, totals, winners, bounces, ties, stall
+    shifts and blocked hands. Exit 0 when the match was played; 2 on bad usage, unreadable
+    keys, or an existing LOG.
+    """
+    if passphrase_file is not None and ask_passphrase:
+        raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
+    if len(bots) == 1:
+        bots *= players
+    if len(bots) != players:
+        raise click.BadParameter(
+            f"{len(bots)} bots for {players} players: name one speed per seat, or one for all",
+            param_hint="--bots",
+        )
+    if latencies is not None and len(latencies) == 1:
+        latencies *= players
+    if latencies is not None and len(latencies) != players:
+        raise click.BadParameter(
+            f"{len(latencies)} latencies for {players} players", param_hint="--latency"
+        )
+    if not rules.min_players <= players <= rules.max_players:
+        raise click.BadParameter(
+            f"profile {rules.name!r} is for {rules.min_players} to {rules.max_players} players",
+            param_hint="--players",
+        )
+    if hands is not None:
+        rules = _with_max_hands(rules, hands)
+    if out.exists() or out.is_symlink():
+        raise click.BadParameter(
+            f"{printable(str(out))} exists: a log is never overwritten; choose another path",
+            param_hint="--out",
+        )
+    key = _table_key(table_key, passphrase_file, ask_passphrase)
+    seat_keys = (
+        None if player_keys is None else _seat_keys(player_keys, players, player_passphrase_file)
+    )
+    with _progress(rules) as on_hand:
+        try:
+            result = simulate(
+                out,
+                rules,
+                bots,
+                seed,
+                key,
+                player_keys=seat_keys,
+                latencies=latencies,
+                tick_ms=tick_ms,
+                durable=durable,
+                on_hand=on_hand,
+            )
+        except FileExistsError as error:
+            raise click.BadParameter(
+                f"{printable(str(out))} exists: a log is never overwritten", param_hint="--out"
+            ) from error
+        except OSError as error:
+            click.echo(f"cannot write {printable(str(out))}: {error.strerror}", err=True)
+            raise SystemExit(2) from error
+    click.echo(summary_text(result, _public_key_hint(table_key)))
+
+
+def _with_max_hands(rules: Rules, hands: int) -> Rules:
+    """The profile as a variant whose match ends after ``hands`` hands at most."""
+    document = rules.to_document()
+    document["match"]["max_hands"] = hands  # --hands has the schema's range: it validates
+    return rules_from_document(document)
+
+
+def _table_key(path: Path, passphrase_file: Path | None, ask: bool) -> Ed25519PrivateKey:
+    if passphrase_file is not None:
+        passphrase: bytes | None = read_passphrase(passphrase_file)
+    elif ask:
+        passphrase = click.prompt("Passphrase", hide_input=True, err=True).encode()
+    else:
+        passphrase = None
+    try:
+        return load_private_key(path, passphrase)
+    except KeyFileError as error:
+        hint = ": that is a public key; give the private NAME.key" if _is_public(path) else ""
+        raise click.BadParameter(f"{error}{hint}", param_hint="--table-key") from error
+
+
+def _is_public(path: Path) -> bool:
+    try:
+        load_public_key(path)
+    except KeyFileError:
+        return False
+    return True
+
+
+def _seat_keys(
+    directory: Path, players: int, passphrase_file: Path | None
+) -> list[Ed25519PrivateKey]:
+    """``DIR/seat0.key`` … one private key per seat."""
+    passphrase = None if passphrase_file is None else read_passphrase(passphrase_file)
+    keys = []
+    for seat in range(players):
+        path = directory / f"seat{seat}.key"
+        try:
+            keys.append(load_private_key(path, passphrase))
+        except KeyFileError as error:
+            make = f"racing-demon keygen seat{seat} --dir {directory}"
+            hint = f" (make it with: {make})" if not path.exists() else ""
+            raise click.BadParameter(f"{error}{hint}", param_hint="--player-keys") from error
+    return keys
+
+
+def _public_key_hint(private: Path) -> str:
+    public = private.with_suffix(".pub")
+    return str(public) if private.suffix == ".key" and public.exists() else "TABLE.pub"
+
+
+_PROGRESS_STEPS = 1000
+_HAND_ROWS = 14
+
+
+@contextlib.contextmanager
+def _progress(rules: Rules) -> Iterator[Callable[[Match], None] | None]:
+    """A progress bar on standard error, only if it is a terminal: the leader's total
+    towards the target, or the hands towards the limit, whichever is further."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with click.progressbar(length=_PROGRESS_STEPS, label="simulating", file=sys.stderr) as bar:
+        shown = 0
+
+        def on_hand(match: Match) -> None:
+            nonlocal shown
+            done = 0.0
+            if rules.target is not None:
+                done = max(0, max(match.totals)) / rules.target
+            if rules.max_hands is not None:
+                done = max(done, len(match.hands) / rules.max_hands)
+            step = min(_PROGRESS_STEPS, round(done * _PROGRESS_STEPS))
+            if step > shown:
+                bar.update(step - shown)
+                shown = step
+
+        yield on_hand
+
+
+def summary_text(result: Simulation, public_key: str) -> str:
+    """One screen: who played, every hand's scores, totals, winners and what happened."""
+    match, seats, tally = result.match, result.seats, result.tally
+    lines = [
+        f"{result.rules.name} · {len(seats)} players · seed {printable(repr(result.seed))} · "
+        f"game {result.game}",
+        "",
+        "seat  player             latency     actions  idle",
+    ]
+    for number, seat in enumerate(seats):
+        lines.append(
+            f"{number:<5} {printable(seat.name):<18} {seat.latency!s:<11} {seat.actions:>7} "
+            f"{seat.idle:>5}"
+        )
+    header = "".join(f"{'seat ' + str(number):>9}" for number in range(len(seats)))
+    lines += ["", f"hand  ended by       {header}"]
+    rows = []
+    for hand in match.hands:
+        ended = hand.reason.value + ("" if hand.ended_by is None else f" {hand.ended_by}")
+        scores = "".join(f"{score:>9}" for score in hand.scores)
+        rows.append(f"{hand.hand:<5} {ended:<15}{scores}")
+    if len(rows) > _HAND_ROWS:  # one screen: the first hands and the last
+        half = _HAND_ROWS // 2
+        rows = [*rows[:half], f"…     {len(rows) - 2 * half} more hands", *rows[-half:]]
+    lines += rows
+    lines.append(f"{'total':<21}" + "".join(f"{total:>9}" for total in match.totals))
+    lines += ["", _winners_text(match, seats)]
+    stale = sum(seat.stale for seat in seats)
+    bounces = ", ".join(f"{code} {count}" for code, count in sorted(tally.bounces.items()))
+    lines.append(
+        f"{_count(tally.submissions, 'submission')}: {result.bounced} bounced"
+        + (f" ({bounces})" if bounces else "")
+        + f", {_count(result.ties, 'tie')}, {stale} dropped as stale"
+    )
+    lines.append(
+        f"{_count(result.stall_shifts, 'stall shift')}, {result.blocked} blocked of "
+        f"{_count(len(match.hands), 'hand')}, {_duration(result.virtual_ms)} of simulated play"
+    )
+    log = printable(str(result.path))
+    lines += [
+        "",
+        f"wrote {log} ({tally.records} records); check it with:",
+        f"  racing-demon verify {log} --table-key {printable(public_key)}",
+    ]
+    return "\n".join(lines)
+
+
+def _winners_text(match: Match, seats: Sequence[SeatReport]) -> str:
+    winners = match.winners
+    if not winners:
+        return "no winner: the match was abandoned"
+    best = match.totals[winners[0]]
+    names = ", ".join(f"seat {seat} {printable(seats[seat].name)}" for seat in winners)
+    shared = " (shared)" if len(winners) > 1 else ""
+    return f"winner{'s' if len(winners) > 1 else ''}{shared}: {names} with {best}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _duration(ms: int) -> str:
+    seconds = ms // 1000
+    return f"{seconds // 60}m {seconds % 60:02d}s"
