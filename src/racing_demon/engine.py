@@ -16,6 +16,7 @@ it does no I/O and imports no crypto, schema or CLI library.
 from __future__ import annotations
 
 import enum
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -672,15 +673,15 @@ def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
 
 def _arrangements(work: tuple[Pile, ...], slide_under: bool) -> Iterator[tuple[Pile, ...]]:
     """Every arrangement of the work piles that rearranging alone reaches (breadth first)."""
+    yield work  # most witnesses are found here: the search starts only if they are not
     seen = {_arrangement_key(work)}
-    frontier = [work]
+    frontier = deque([work])
     while frontier:
-        piles = frontier.pop(0)
-        yield piles
-        for nxt in _rearrangements(piles, slide_under):
+        for nxt in _rearrangements(frontier.popleft(), slide_under):
             key = _arrangement_key(nxt)
             if key not in seen:
                 seen.add(key)
+                yield nxt
                 frontier.append(nxt)
 
 
