@@ -1,4 +1,4 @@
-"""Regenerate the golden signed logs, tests/golden/logs/<name>.jsonl, and the sample game.
+"""Regenerate the golden signed logs, tests/golden/logs/<name>.jsonl.
 
 Usage: ``python scripts/regen_golden_logs.py [--check]``. With ``--check`` nothing is
 written and the exit status is 1 if any log on disk differs from what would be generated.
@@ -8,8 +8,9 @@ real table, with fixed keys, dealer secret, entropy and game id, and with every 
 drawn from the deal word stream. Ed25519 signatures are deterministic, so the bytes are
 too: a diff means the log format, the table or the engine changed. Never edit by hand.
 The keys below are test fixtures, published here on purpose: never use them for real.
-The README's main command verifies one of these games, shipped in sample_games/ with the
-table's public key.
+The README's main command verifies one of these games (``SAMPLE``), which
+scripts/regen_sample_games.py, the owner of sample_games/, copies there byte for byte
+with the table's public key.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from racing_demon.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_DIR = ROOT / "tests" / "golden" / "logs"
-SAMPLE_DIR = ROOT / "sample_games"
-SAMPLE = "table-3p-signed"
+SAMPLE_DIR = ROOT / "sample_games"  # written by scripts/regen_sample_games.py, not here
+SAMPLE = "table-3p-signed"  # the README's game, copied to SAMPLE_DIR
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # test fixture only
 PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x50 + seat]) * 32) for seat in range(4)]
 SECRET = bytes.fromhex("5ec2e7" * 10 + "0000")
@@ -83,13 +84,7 @@ def table_public_pem() -> bytes:
 
 
 def outputs() -> list[tuple[Path, bytes]]:
-    files = [(path_for(name), render(name)) for name in GAMES]
-    sample = dict(files)[path_for(SAMPLE)]
-    files += [
-        (SAMPLE_DIR / f"{SAMPLE}.jsonl", sample),
-        (SAMPLE_DIR / "table.pub", table_public_pem()),
-    ]
-    return files
+    return [(path_for(name), render(name)) for name in GAMES]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
