@@ -1,11 +1,15 @@
-"""Run every benchmark in one process on one machine and print ratios and JSON.
+"""Run every benchmark in one run on one machine and print ratios and JSON.
 
-    python bench/run.py [--json-out bench/results/latest.json]
+    python bench/run.py [--quick] [--json-out bench/results/latest.json]
 
 Targets: check+apply median <= 0.5 x python-chess's PGN replay per ply; deriving one
 pack <= 1.0 x random.shuffle of 52 items; full verification <= 1.25 x the same number of
-bare Ed25519 verifications; verify --fast <= 0.5 x python-chess per record. Ratios, not
-absolute times, are what compare across machines; nothing here is a timed test.
+bare Ed25519 verifications; verify --fast <= 0.5 x python-chess per record; peak memory
+verifying 100k events the same as 10k (ratio of the peaks above the interpreter <= 1.1);
+2 verification jobs >= 1.8 x as fast as 1 on a corpus of simulated games. Simulated hands
+per second are reported without a target. Ratios, not absolute times, are what compare
+across machines; nothing here is a timed test. A whole run takes several minutes (it plays
+the corpora it measures); ``--quick`` skips the memory and batch figures.
 """
 
 from __future__ import annotations
@@ -18,8 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import batch_bench
 import deal_bench
 import engine_bench
+import memory_bench
+import sim_bench
 import verify_bench
 
 TARGETS = {
@@ -27,30 +34,44 @@ TARGETS = {
     "deal_vs_shuffle": 1.0,
     "verify_full_vs_ed25519": 1.25,
     "verify_fast_vs_chess": 0.5,
+    "memory_100k_vs_10k": 1.1,
+    "batch_2_jobs_vs_1": 1 / 1.8,  # the inverse of the speedup, so that <= reads as met
 }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
+    parser.add_argument("--quick", action="store_true", help="skip memory and batch figures")
     args = parser.parse_args()
     engine = engine_bench.measure()
     deal = deal_bench.measure()
     verification = verify_bench.measure()
+    simulation = [sim_bench.measure("table", players, matches=5) for players in (2, 4)]
     ratios = {
         "engine_vs_chess": engine["ratio"],
         "deal_vs_shuffle": deal["ratio"],
         "verify_full_vs_ed25519": verification["full_vs_bare_ed25519"],
         "verify_fast_vs_chess": verification["fast_vs_chess"],
     }
+    memory: dict[str, float] = {}
+    batch: dict[str, float] = {}
+    if not args.quick:
+        memory = memory_bench.measure([10_000, 100_000])
+        batch = batch_bench.measure()
+        ratios["memory_100k_vs_10k"] = memory["peak_ratio_largest_vs_smallest"]
+        ratios["batch_2_jobs_vs_1"] = batch["two_vs_one"]
     result = {
         "machine": {"python": platform.python_version(), "platform": platform.platform()},
         "engine": engine,
         "deal": deal,
         "verification": verification,
+        "simulation": simulation,
+        "memory": memory,
+        "batch": batch,
         "ratios": ratios,
         "targets": TARGETS,
-        "met": {name: ratios[name] <= TARGETS[name] for name in TARGETS},
+        "met": {name: ratios[name] <= TARGETS[name] for name in TARGETS if name in ratios},
     }
     print(
         f"check+apply {engine['check_apply_median_us']:.2f} us (median) vs python-chess "
@@ -74,6 +95,25 @@ def main() -> int:
         f"ratio {ratios['verify_fast_vs_chess']:.2f} "
         f"(target <= {TARGETS['verify_fast_vs_chess']})"
     )
+    for figures in simulation:
+        print(
+            f"simulate {figures['profile']}, {figures['players']} players: "
+            f"{figures['hands_per_second']} hands/s (no target)"
+        )
+    if memory:
+        print(
+            f"peak memory above the interpreter verifying {memory['records_10000']:.0f} records "
+            f"{memory['peak_above_baseline_kib_10000']:.0f} KiB, "
+            f"{memory['records_100000']:.0f} records "
+            f"{memory['peak_above_baseline_kib_100000']:.0f} KiB: ratio "
+            f"{ratios['memory_100k_vs_10k']:.2f} (target <= {TARGETS['memory_100k_vs_10k']})"
+        )
+    if batch:
+        print(
+            f"verify_many {batch['games']:.0f} games: 1 job {batch['one_job_s']:.1f} s, "
+            f"2 jobs {batch['two_jobs_s']:.1f} s: speedup {batch['speedup']:.2f}x "
+            "(target >= 1.8x)"
+        )
     text = json.dumps(result, indent=2)
     print(text)
     if args.json_out:

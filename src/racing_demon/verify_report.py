@@ -1,15 +1,18 @@
 """Reporters for ``racing-demon verify``: a few lines of text, or one JSON document.
 
-The JSON is described by ``schemas/verification-report.schema.json``. A log's bytes are
-hostile, so the text reporter escapes anything unprintable a finding quotes from it: a
+The JSON is described by ``schemas/verification-report.schema.json``, and each line of a
+batch's ``--report`` file by ``schemas/verification-report-line.schema.json``. A log's bytes
+are hostile, so the text reporter escapes anything unprintable a finding quotes from it: a
 move text cannot clear the screen or forge a "VERIFIED" line.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
+from racing_demon.batch import Summary
 from racing_demon.report import printable
 from racing_demon.verify import Finding, Report, Verdict
 
@@ -26,10 +29,7 @@ _HEADLINES = {
 
 def report_text(report: Report) -> str:
     """The verdict on the first line, then where it failed, then what was covered."""
-    headline = f"{_HEADLINES[report.verdict]}  {printable(report.source)}"
-    if report.step is not None:
-        headline += f"  (step {report.step.value}, {report.step.title})"
-    lines = [headline]
+    lines = [_headline(report)]
     if report.finding is not None:
         lines.append(finding_text(report.finding))
     if report.not_replayed:
@@ -54,6 +54,13 @@ def report_text(report: Report) -> str:
     return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
 
 
+def _headline(report: Report) -> str:
+    headline = f"{_HEADLINES[report.verdict]}  {printable(report.source)}"
+    if report.step is not None:
+        headline += f"  (step {report.step.value}, {report.step.title})"
+    return headline
+
+
 def finding_text(finding: Finding) -> str:
     """``line 12 (seq 11), seat 1, move '1 waste>f3 5H': ILLEGAL_MOVE: NOT_NEXT_RANK: ...``"""
     where = []
@@ -73,6 +80,52 @@ def finding_text(finding: Finding) -> str:
         text += f"; expected {printable(finding.expected or '-')}"
         text += f", found {printable(finding.found or '-')}"
     return text
+
+
+def batch_text(reports: Sequence[Report]) -> str:
+    """A batch: one line per log, its verdict at the left margin, and a finding's line
+    indented under it; then the summary, indented too. So the lines at the margin are
+    exactly the logs' verdicts, one each, for grep and sort to work on."""
+    lines = []
+    for report in reports:
+        lines.append(_headline(report))
+        if report.finding is not None:
+            lines.append(f"  {finding_text(report.finding)}")
+    lines.append("")
+    lines += [f"  {line}" for line in summary_lines(Summary.of(reports))]
+    lines += [f"  {line}" for line in _coverage(reports[0])]  # one Settings for all
+    return "\n".join(lines)
+
+
+# The summary's rows, in the order of docs/log-format.md §7's verdict table.
+_SUMMARY_ROWS = (
+    (Verdict.VERIFIED, "verified"),
+    (Verdict.DOES_NOT_VERIFY, "does not verify"),
+    (Verdict.UNFINISHED, "unfinished"),
+    (Verdict.UNPINNED, "unpinned"),
+    (Verdict.UNREADABLE, "unreadable"),
+)
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """A table: the logs of each verdict, each verdict's reasons under it, most first."""
+    rows = [("verdict", "logs")]
+    for verdict, label in _SUMMARY_ROWS:
+        rows.append((label, str(summary.counts[verdict])))
+        reasons = summary.reasons.get(verdict, {})
+        for reason, count in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
+            rows.append((f"  {printable(reason)}", str(count)))
+    rows.append(("all", str(summary.total)))
+    width = max(len(label) for label, _ in rows) + 2
+    digits = max(len(count) for _, count in rows)
+    lines = [label.ljust(width) + count.rjust(digits) for label, count in rows]
+    lines[-1] += f"  exit {summary.exit_code}"
+    return lines
+
+
+def report_line(report: Report) -> str:
+    """One line of ``--report``: the log's report document on one line of ASCII."""
+    return json.dumps(report_document(report), separators=(",", ":"))
 
 
 def _coverage(report: Report) -> list[str]:

@@ -1,0 +1,319 @@
+"""Verify many logs: a folder of them on every core here, or on a Dask cluster.
+
+Every log is verified exactly as ``verify_log`` verifies it alone (docs/log-format.md §7);
+this module only decides which logs a command names, where they are verified, and puts
+the reports back in the order the logs were named, whatever order they finish in, so a
+batch's output does not depend on scheduling. docs/batch-verification.md is the guide.
+
+Work is sent in chunks of consecutive logs, not one log at a time, so that handing work
+to another process costs little beside verifying it. Chunks shrink as the work runs out (a
+"guided" schedule): each is a share of what remains, so the first are large and the last
+hold one log, and no worker waits long at the end for another to finish a big chunk.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import io
+import multiprocessing
+import os
+import signal
+import stat
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from racing_demon.log.reader import Limits
+from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
+
+LOG_SUFFIX = ".jsonl"
+DASK_EXTRA = "pip install 'racing-demon[dask]'"
+
+OnDone = Callable[[Report], None]
+
+# A chunk is at most this share of the logs left per worker, this many logs, these bytes.
+_SHARE_PER_WORKER = 4
+_MAX_CHUNK_LOGS = 32
+_MAX_CHUNK_BYTES = 16 * 1024 * 1024
+
+
+class ClusterError(Exception):
+    """Verification on a Dask cluster cannot run: the extra is missing, the scheduler is
+    out of reach, or a worker runs another version of racing-demon."""
+
+
+# -- which logs ---------------------------------------------------------------------------
+
+
+def collect_logs(paths: Iterable[Path]) -> list[Path]:
+    """The logs ``paths`` name, in their order: a folder stands for every ``*.jsonl``
+    file under it, recursively, in sorted order; anything else stands for itself.
+
+    Links to folders are not followed (no cycles); a link to a file is. A folder that holds
+    no log, or one that cannot be listed, is kept as itself, so verifying it reports it
+    UNREADABLE: a batch never passes by verifying nothing.
+    """
+    logs: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            logs += _logs_under(path) or [path]
+        else:
+            logs.append(path)
+    return logs
+
+
+def _logs_under(folder: Path) -> list[Path]:
+    found: list[Path] = []
+
+    def unlisted(error: OSError) -> None:
+        found.append(Path(error.filename))
+
+    for top, _, names in os.walk(folder, onerror=unlisted):
+        for name in names:
+            if name.endswith(LOG_SUFFIX):
+                path = Path(top, name)
+                # Not a pipe or a device: opening one would wait for a writer. A dangling
+                # link stays, to be reported.
+                if path.is_file() or not path.exists():
+                    found.append(path)
+    return sorted(found)
+
+
+# -- on this machine ----------------------------------------------------------------------
+
+
+def default_jobs() -> int:
+    """Every core: ``--jobs``'s default."""
+    return os.cpu_count() or 1
+
+
+def verify_many(
+    logs: Sequence[Path],
+    settings: Settings,
+    jobs: int | None = None,
+    on_done: OnDone | None = None,
+) -> list[Report]:
+    """Each log's ``verify_log`` report, in the order of ``logs``.
+
+    ``jobs`` processes verify at once (default: every core). One job, or one log, runs in
+    this process with no pool. ``on_done`` is called here, as each report arrives. The
+    workers are started afresh, so a script that calls this with several jobs needs the
+    ``if __name__ == "__main__":`` guard, as for any ``multiprocessing`` pool.
+    """
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    if jobs == 1 or len(logs) <= 1:
+        return [_done(verify_log(path, settings), on_done) for path in logs]
+    chunks = _chunks(logs, jobs)
+    results: list[list[Report]] = [[] for _ in chunks]
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(chunks)),
+        mp_context=_process_context(),
+        initializer=_ignore_interrupts,
+    )
+    try:
+        futures = {pool.submit(_verify_paths, chunk, settings): n for n, chunk in enumerate(chunks)}
+        for future in as_completed(futures):
+            results[futures[future]] = [_done(report, on_done) for report in future.result()]
+    finally:
+        # After Ctrl-C or an error, start no further chunk; the running ones end soon.
+        pool.shutdown(cancel_futures=True)
+    return [report for chunk in results for report in chunk]
+
+
+def _done(report: Report, on_done: OnDone | None) -> Report:
+    if on_done is not None:
+        on_done(report)
+    return report
+
+
+def _chunks(logs: Sequence[Path], workers: int) -> list[list[Path]]:
+    chunks = []
+    start = 0
+    while start < len(logs):
+        size = _chunk_size(len(logs) - start, workers)
+        chunks.append(list(logs[start : start + size]))
+        start += size
+    return chunks
+
+
+def _chunk_size(left: int, workers: int) -> int:
+    """The next chunk's number of logs, when ``left`` logs are left to hand out."""
+    return max(1, min(_MAX_CHUNK_LOGS, left // (workers * _SHARE_PER_WORKER)))
+
+
+def _process_context() -> multiprocessing.context.BaseContext:
+    """Fresh workers, not forks of this process: forking a process that runs threads (a
+    progress bar, a test runner, a Dask client) can deadlock a child, and Python 3.12 warns
+    about it. The fork server starts clean and forks cheaply from there."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _ignore_interrupts() -> None:
+    """Ctrl-C reaches the whole process group; the parent alone decides what it stops."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _verify_paths(paths: list[Path], settings: Settings) -> list[Report]:
+    return [verify_log(path, settings) for path in paths]
+
+
+# -- on a Dask cluster --------------------------------------------------------------------
+
+
+def dask_distributed() -> ModuleType:
+    """``dask.distributed``'s package, or ClusterError naming the extra to install."""
+    try:
+        import distributed
+    except ImportError as error:
+        raise ClusterError(f"Dask is not installed: {DASK_EXTRA}") from error
+    return distributed
+
+
+def verify_on_dask(
+    logs: Sequence[Path],
+    settings: Settings,
+    scheduler: str,
+    on_done: OnDone | None = None,
+) -> list[Report]:
+    """``verify_many``'s reports, verified by the workers of the Dask cluster whose
+    scheduler is at ``scheduler`` (``tcp://host:8786``).
+
+    This process reads each log and sends its bytes, so the workers need racing-demon (the
+    same version: a task checks) but not the files. It reads at most ``max_file_bytes + 1``
+    bytes of a log: enough for the reader to refuse a larger file exactly as it refuses the
+    file itself. A log that cannot be read is reported here by ``verify_log`` itself. At
+    most two chunks per worker thread are read ahead, so memory here stays bounded.
+    """
+    distributed = dask_distributed()
+    version = _version()
+    reports: dict[int, Report] = {}
+    try:
+        client = distributed.Client(scheduler, set_as_default=False)
+    except (OSError, ValueError) as error:
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from error
+    with client:
+        threads = max(1, sum(client.nthreads().values()))
+        chunks = _read_chunks(logs, settings, threads)
+        running = distributed.as_completed(loop=client.loop)
+        indices: dict[Any, list[int]] = {}
+
+        def send_more() -> None:
+            while len(indices) < 2 * threads and (item := next(chunks, None)) is not None:
+                if isinstance(item, _Chunk):
+                    [blobs] = client.scatter([item.blobs], hash=False)
+                    future = client.submit(_verify_blobs, blobs, settings, version, pure=False)
+                    indices[future] = item.indices
+                    running.add(future)
+                else:
+                    index, report = item
+                    reports[index] = _done(report, on_done)
+
+        send_more()
+        for future in running:
+            for index, report in zip(indices.pop(future), future.result(), strict=True):
+                reports[index] = _done(report, on_done)
+            send_more()
+    return [reports[index] for index in range(len(logs))]
+
+
+@dataclass
+class _Chunk:
+    indices: list[int] = field(default_factory=list)
+    blobs: list[tuple[str, bytes]] = field(default_factory=list)  # (source, bytes)
+    nbytes: int = 0
+
+
+def _read_chunks(
+    logs: Sequence[Path], settings: Settings, workers: int
+) -> Iterator[_Chunk | tuple[int, Report]]:
+    """Chunks of logs read into memory, and the reports of those that cannot be read."""
+    chunk = _Chunk()
+    size = _chunk_size(len(logs), workers)
+    for index, path in enumerate(logs):
+        data = _read(path, settings.limits)
+        if data is None:
+            yield index, verify_log(path, settings)
+            continue
+        chunk.indices.append(index)
+        chunk.blobs.append((str(path), data))
+        chunk.nbytes += len(data)
+        if len(chunk.indices) >= size or chunk.nbytes >= _MAX_CHUNK_BYTES:
+            yield chunk
+            chunk = _Chunk()
+            size = _chunk_size(len(logs) - index - 1, workers)
+    if chunk.indices:
+        yield chunk
+
+
+def _read(path: Path, limits: Limits) -> bytes | None:
+    """The first ``max_file_bytes + 1`` bytes of a regular file, or None."""
+    try:
+        with path.open("rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                return None
+            return stream.read(limits.max_file_bytes + 1)
+    except OSError:
+        return None
+
+
+def _verify_blobs(blobs: list[tuple[str, bytes]], settings: Settings, version: str) -> list[Report]:
+    """On a worker: verify logs read by the client, refusing to if versions differ."""
+    if _version() != version:
+        raise ClusterError(
+            f"a Dask worker runs racing-demon {_version()} and the client {version}: "
+            "install the same version on every worker, or verdicts could differ"
+        )
+    return [verify_stream(io.BytesIO(data), settings, source) for source, data in blobs]
+
+
+@functools.cache
+def _version() -> str:
+    return importlib.metadata.version("racing-demon")
+
+
+# -- the summary --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Summary:
+    """How many logs got each verdict and, for those with a finding, why.
+
+    ``reasons`` maps a verdict to counts of its finding codes; for UNREADABLE, whose code
+    is always UNREADABLE, to the system's words instead (``No such file or directory``).
+    """
+
+    counts: Mapping[Verdict, int]
+    reasons: Mapping[Verdict, Mapping[str, int]]
+    exit_code: int
+
+    @classmethod
+    def of(cls, reports: Sequence[Report]) -> Summary:
+        counts = Counter(report.verdict for report in reports)
+        reasons: dict[Verdict, Counter[str]] = {}
+        for report in reports:
+            if report.finding is not None:
+                reasons.setdefault(report.verdict, Counter())[_reason(report)] += 1
+        return cls(
+            counts={verdict: counts[verdict] for verdict in Verdict},
+            reasons=reasons,
+            exit_code=max((report.exit_code for report in reports), default=0),
+        )
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def _reason(report: Report) -> str:
+    assert report.finding is not None
+    if report.verdict is Verdict.UNREADABLE:
+        return report.finding.message.removeprefix(f"cannot read {report.source}: ")
+    return str(report.finding.code)
