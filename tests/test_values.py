@@ -310,3 +310,11 @@ def test_invariants_catch_lost_duplicated_and_misbuilt_cards() -> None:
     misbuilt_work = (seat.work[0][::-1], *seat.work[1:])
     misbuilt = replace(state, seats=(replace(seat, work=misbuilt_work), state.seats[1]))
     assert misbuilt.problems() == ["seat 0 w1: KS@0 does not go on QH@0"]
+
+
+def test_a_parsed_card_is_one_shared_object() -> None:
+    """A replay parses every card its moves name; the hands a match keeps must not hold a
+    fresh copy of each, or verifying memory grows with the log (bench/memory_bench.py)."""
+    assert Card.from_face("5H", 1) is Card.from_face("5H", 1)
+    assert Card.parse("5H@1") is Move.parse("1 waste>f3 5H").cards[0]
+    assert Card.from_face("5H", 2) is not Card.from_face("5H", 1)

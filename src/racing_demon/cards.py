@@ -12,6 +12,7 @@ Text forms (documented in docs/rules.md):
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 
 RANK_LETTERS = "A23456789TJQK"
@@ -111,7 +112,14 @@ class Card:
         """Parse a face such as ``5H`` and attach the owner seat."""
         if len(face) != 2:
             raise ValueError(f"bad card face {face!r}: expected rank and suit, like '5H' or 'TS'")
-        return cls(parse_rank(face[0]), Suit.parse(face[1]), owner)
+        return _card(face, owner)
+
+
+# One object per card: a replay parses every card its moves name, and the hands a match
+# keeps would otherwise hold a fresh copy of each, so memory would grow with the log.
+@functools.lru_cache(maxsize=2048)
+def _card(face: str, owner: int) -> Card:
+    return Card(parse_rank(face[0]), Suit.parse(face[1]), owner)
 
 
 def canonical_pack(owner: int) -> tuple[Card, ...]:
