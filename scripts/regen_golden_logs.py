@@ -21,10 +21,10 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.deal import MatchSeed
+from racing_demon.log.keys import public_pem
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.randomplay import play_match, word_chooser
 from racing_demon.rules import Rules
@@ -78,9 +78,7 @@ def path_for(name: str) -> Path:
 
 
 def table_public_pem() -> bytes:
-    return TABLE_KEY.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
+    return public_pem(TABLE_KEY)
 
 
 def outputs() -> list[tuple[Path, bytes]]:

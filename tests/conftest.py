@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from racing_demon.cards import Card, canonical_pack
@@ -17,6 +21,8 @@ from racing_demon.moves import Move
 from racing_demon.profiles import load_rules
 from racing_demon.rules import Rules
 from racing_demon.state import Foundation, Pile, Seat, State
+
+from tampering import write_public_key
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -132,3 +138,20 @@ def invoke(*args: str) -> tuple[int, str]:
 def log_bodies(path: Path) -> list[dict[str, Any]]:
     """The record bodies of a log, parsed plainly (no checks)."""
     return [json.loads(line)["body"] for line in path.read_bytes().splitlines()]
+
+
+@pytest.fixture
+def pub(tmp_path: Path) -> Path:
+    """The log-tampering tests' table key (tests/tampering.py) as a PEM file."""
+    return write_public_key(tmp_path / "table.pub")
+
+
+def load_script(name: str) -> ModuleType:
+    """A fresh module of ``scripts/<name>.py`` (fresh, so a test may change its globals)."""
+    path = Path(__file__).resolve().parents[1] / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while it executes
+    spec.loader.exec_module(module)
+    return module

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.batch import (
@@ -31,7 +30,7 @@ from racing_demon.batch import (
     verify_on_dask,
 )
 from racing_demon.cli import main
-from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import Limits
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.randomplay import play_match
@@ -79,11 +78,7 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 @pytest.fixture(scope="module")
 def pub(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("key") / "table.pub"
-    path.write_bytes(
-        TABLE_KEY.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
+    path.write_bytes(public_pem(TABLE_KEY))
     return path
 
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib.util
 import itertools
 import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -39,6 +37,8 @@ from racing_demon.deal import (
     uniform_below,
     word_stream,
 )
+
+from conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 KAT_PATH = ROOT / "tests" / "vectors" / "deal-kat.json"
@@ -136,16 +136,6 @@ def faces(pack: Sequence[Card]) -> list[str]:
     return [card.face for card in pack]
 
 
-def load_regen_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "regen_deal_vectors", ROOT / "scripts" / "regen_deal_vectors.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def kat() -> dict[str, Any]:
     data: dict[str, Any] = json.loads(KAT_PATH.read_text(encoding="utf-8"))
@@ -236,12 +226,12 @@ def test_pack_digest_agrees_with_reference() -> None:
 
 
 def test_kat_file_is_what_the_script_generates() -> None:
-    regen = load_regen_script()
+    regen = load_script("regen_deal_vectors")
     assert KAT_PATH.read_text(encoding="utf-8") == regen.render(regen.build_vectors())
 
 
 def test_regen_check_fails_on_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    regen = load_regen_script()
+    regen = load_script("regen_deal_vectors")
     stale = tmp_path / "deal-kat.json"
     stale.write_text(KAT_PATH.read_text(encoding="utf-8").replace("QC", "KC", 1))
     monkeypatch.setattr(regen, "VECTORS_PATH", stale)

@@ -8,12 +8,9 @@ mutation functions, the same trial numbering, so a failing case here reproduces 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
-import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -22,19 +19,11 @@ from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.verify import Code, Finding, Report, Settings, Verdict, verify_stream
 
+from conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def load_fuzz_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fuzz_logs", ROOT / "scripts" / "fuzz_logs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = load_fuzz_script()
+fuzz = load_script("fuzz_logs")
 
 # The golden logs' table key, shipped beside the sample game (scripts/regen_golden_logs.py).
 PINNED = Settings(table_key=raw_public_bytes(load_public_key(ROOT / "sample_games" / "table.pub")))

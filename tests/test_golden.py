@@ -6,7 +6,6 @@ by hand; a diff means the engine's behaviour changed (docs/rules.md must say why
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
@@ -14,31 +13,23 @@ import pytest
 
 from racing_demon.profiles import BUILT_IN
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "regen_playthroughs.py"
-
-
-def load_script(path: Path = SCRIPT) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_script
 
 
 @pytest.mark.parametrize("profile", BUILT_IN)
 def test_golden_playthrough_is_reproduced(profile: str) -> None:
-    regen = load_script()
+    regen = load_script("regen_playthroughs")
     assert regen.path_for(profile).read_text(encoding="utf-8") == regen.render(profile)
 
 
 def test_every_profile_plays_to_an_end_in_its_golden_file() -> None:
-    regen = load_script()
+    regen = load_script("regen_playthroughs")
     endings = {profile: regen.render(profile).splitlines()[-1] for profile in BUILT_IN}
     assert all(line.startswith("# ended: ") for line in endings.values()), endings
 
 
 def test_check_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    regen = load_script()
+    regen = load_script("regen_playthroughs")
     monkeypatch.setattr(regen, "GOLDEN_DIR", tmp_path)
     assert regen.main(["--check"]) == 1
     assert regen.main([]) == 0
@@ -47,11 +38,8 @@ def test_check_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert regen.main(["--check"]) == 1
 
 
-LOGS_SCRIPT = SCRIPT.parent / "regen_golden_logs.py"
-
-
 def load_logs_script() -> ModuleType:
-    return load_script(LOGS_SCRIPT)
+    return load_script("regen_golden_logs")
 
 
 @pytest.mark.parametrize("name", ["table-3p-signed", "peer2peer-2p", "nertz-4p-signed"])

@@ -7,23 +7,19 @@ bytes and limits, run through the whole verifier on a real log.
 
 The logs are played by random players at a real ``Table``. Where an attack must get past
 the chain, the log is re-chained and re-signed with the table's own key (``seal``), as a
-dishonest table would. The helpers are those of tests/test_verify.py, repeated here: no
-test module imports another's.
+dishonest table would (tests/tampering.py, shared with tests/test_verify.py).
 """
 
 from __future__ import annotations
 
 import json
-import random
 import tempfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.deal import MatchSeed
 from racing_demon.log.canonical import canonical_bytes
@@ -31,124 +27,26 @@ from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.records import chain_hash, line_bytes
 from racing_demon.log.signing import sign
-from racing_demon.profiles import builtin_document, load_rules, rules_from_document
 from racing_demon.randomplay import play_match, word_chooser
-from racing_demon.rules import Rules
-from racing_demon.verify import Code, Finding, Report, Settings, Step, Verdict, verify_log
+from racing_demon.verify import Code, Settings, Step, Verdict
 
 from conftest import invoke
-
-TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([1]) * 32)
-TABLE_PUB = raw_public_bytes(TABLE_KEY)
-OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes([2]) * 32)
-PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([10 + seat]) * 32) for seat in range(4)]
-SECRET = bytes([7]) * 32
-PINNED = Settings(table_key=TABLE_PUB)
-
-Value = dict[str, Any]
-
-
-# -- helpers (as in tests/test_verify.py) -----------------------------------------------
-
-
-def _one_hand(profile: str) -> Rules:
-    """A variant of a built-in profile whose match is one hand: short logs."""
-    document = builtin_document(profile)
-    document["match"]["max_hands"] = 1
-    return rules_from_document(document)
-
-
-@cache
-def _played(profile: str, players: int, seed: int, keyed: bool) -> tuple[bytes, ...]:
-    name, _, variant = profile.partition("/")
-    with tempfile.TemporaryDirectory() as directory:
-        log = Path(directory) / "game.jsonl"
-        play_match(
-            log,
-            _one_hand(name) if variant else load_rules(name),
-            TABLE_KEY,
-            SECRET,
-            [bytes([seat]) * 16 for seat in range(players)],
-            random.Random(seed).choice,
-            player_keys=PLAYER_KEYS[:players] if keyed else None,
-        )
-        return tuple(log.read_bytes().splitlines())
-
-
-# The same games as tests/test_verify.py's: one short match, one blocked hand (with stalls).
-LOGS = {"short": ("peer2peer", 2, 2), "blocked": ("table/one-hand", 2, 4)}
-
-
-def lines_of(name: str, keyed: bool = False) -> list[bytes]:
-    return list(_played(*LOGS[name], keyed))
-
-
-def values_of(name: str, keyed: bool = False) -> list[Value]:
-    return [json.loads(line) for line in lines_of(name, keyed)]
-
-
-def write(tmp_path: Path, lines: list[bytes], name: str = "game.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(b"".join(line + b"\n" for line in lines))
-    return path
-
-
-def seal(
-    values: list[Value],
-    start: int = 0,
-    *,
-    key: Ed25519PrivateKey = TABLE_KEY,
-    keep_seq: bool = False,
-) -> list[bytes]:
-    """Lines with ``values[start:]`` re-numbered (unless ``keep_seq``), re-chained and
-    re-signed by ``key``, as a dishonest table would; player signatures are left as they are."""
-    lines: list[bytes] = []
-    for index, value in enumerate(values):
-        body = value["body"]
-        if index >= start:
-            if not keep_seq:
-                body["seq"] = index
-            if index:
-                body["prev"] = chain_hash(lines[-1])
-            value["sigs"]["table"] = sign(key, body["kind"], canonical_bytes(body))
-        lines.append(line_bytes(body, value["sigs"]))
-    return lines
-
-
-def verify_lines(tmp_path: Path, lines: list[bytes], settings: Settings = PINNED) -> Report:
-    return verify_log(write(tmp_path, lines), settings)
-
-
-def first(
-    values: list[Value], kinds: str | frozenset[str], where: Callable[[Value], bool] = bool
-) -> int:
-    """The index of the first record of one of ``kinds`` whose body satisfies ``where``."""
-    kinds = frozenset({kinds}) if isinstance(kinds, str) else kinds
-    return next(
-        index
-        for index, value in enumerate(values)
-        if value["body"]["kind"] in kinds and where(value["body"])
-    )
-
-
-def assert_fails(report: Report, step: Step, code: Code | ReadCode, line: int | None) -> Finding:
-    assert (report.verdict, report.step) == (Verdict.DOES_NOT_VERIFY, step), report
-    assert report.finding is not None
-    assert (report.finding.code, report.finding.line) == (code, line), report.finding
-    assert report.exit_code == 1
-    return report.finding
-
-
-@pytest.fixture
-def pub(tmp_path: Path) -> Path:
-    path = tmp_path / "table.pub"
-    path.write_bytes(
-        TABLE_KEY.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
-    return path
-
+from tampering import (
+    OTHER_KEY,
+    PLAYER_KEYS,
+    SECRET,
+    TABLE_KEY,
+    TABLE_PUB,
+    Value,
+    assert_fails,
+    first,
+    lines_of,
+    one_hand,
+    seal,
+    values_of,
+    verify_lines,
+    write,
+)
 
 # -- kind confusion: a genuine signature on the wrong record ------------------------------
 
@@ -294,7 +192,7 @@ def _fork(label: str) -> tuple[bytes, ...]:
         log = Path(directory) / "game.jsonl"
         play_match(
             log,
-            _one_hand("peer2peer"),
+            one_hand("peer2peer"),
             TABLE_KEY,
             SECRET,
             [bytes([seat]) * 16 for seat in range(2)],

@@ -24,6 +24,7 @@ from racing_demon.log.keys import (
     key_id,
     load_private_key,
     load_public_key,
+    public_pem,
     raw_public_bytes,
     save_key_pair,
 )
@@ -158,11 +159,7 @@ def test_files_that_are_not_ed25519_pem_keys(tmp_path: Path) -> None:
 def test_a_weak_public_key_file_is_refused(tmp_path: Path) -> None:
     identity = Ed25519PublicKey.from_public_bytes(bytes([1]) + bytes(31))
     path = tmp_path / "weak.pub"
-    path.write_bytes(
-        identity.public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
+    path.write_bytes(public_pem(identity))
     with pytest.raises(KeyFileError, match="WEAK_KEY"):
         load_public_key(path)
 

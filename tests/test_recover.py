@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
+import json
 import random
-import sys
+import tempfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -23,7 +22,8 @@ from racing_demon.rules import Rules
 from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
 from racing_demon.verify import Code, Settings, Verdict, verify_log
 
-from conftest import invoke, log_bodies
+from conftest import invoke, load_script, log_bodies
+from tampering import write_public_key
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = bytes(range(100, 132))
@@ -42,8 +42,6 @@ def short_rules(profile: str) -> Rules:
 @functools.cache
 def finished_lines(profile: str, seats: int = 3) -> tuple[bytes, ...]:
     """The lines (with newlines) of a whole keyed match, played once per profile."""
-    import tempfile
-
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "game.jsonl"
         play_match(
@@ -62,18 +60,6 @@ def write(tmp_path: Path, lines: tuple[bytes, ...] | list[bytes], tail: bytes = 
     path = tmp_path / "game.jsonl"
     path.write_bytes(b"".join(lines) + tail)
     return path
-
-
-def pub(tmp_path: Path, key: Ed25519PrivateKey = TABLE_KEY) -> str:
-    from cryptography.hazmat.primitives import serialization
-
-    path = tmp_path / "table.pub"
-    path.write_bytes(
-        key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
-    return str(path)
 
 
 # -- recover ------------------------------------------------------------------------
@@ -178,7 +164,7 @@ def test_a_tail_longer_than_any_line_is_not_a_torn_record(tmp_path: Path) -> Non
 
 def test_recover_command(tmp_path: Path) -> None:
     path = write(tmp_path, finished_lines("table")[:20], b'{"body":{')
-    key = pub(tmp_path)
+    key = str(write_public_key(tmp_path / "table.pub", TABLE_KEY))
 
     code, output = invoke("recover", str(path), "--table-key", key, "--dry-run")
     assert code == 0 and "would remove a torn last line of 9 bytes" in output
@@ -194,7 +180,12 @@ def test_recover_command_refusals(tmp_path: Path) -> None:
     lines = list(finished_lines("table")[:20])
     lines[3] = lines[3].replace(b'"kind":"', b'"kind": "', 1)
     path = write(tmp_path, lines, b"{")
-    code, output = invoke("recover", str(path), "--table-key", pub(tmp_path))
+    code, output = invoke(
+        "recover",
+        str(path),
+        "--table-key",
+        str(write_public_key(tmp_path / "table.pub", TABLE_KEY)),
+    )
     assert code == 1
     assert "refused, nothing changed" in output and "NOT_CANONICAL" in output
     assert "Traceback" not in output
@@ -216,8 +207,6 @@ def cut_after(lines: tuple[bytes, ...], kind: str, before: bool = False) -> int:
 
 
 def _body(line: bytes) -> dict[str, object]:
-    import json
-
     body = json.loads(line)["body"]
     assert isinstance(body, dict)
     return body
@@ -343,18 +332,9 @@ class _FailingFile:
 # -- SIGKILL trials -----------------------------------------------------------------
 
 
-def _crash_trials() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("crash_trials", ROOT / "scripts/crash_trials.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["crash_trials"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_sigkill_trials_lose_no_acknowledged_record(tmp_path: Path) -> None:
     """A CI-sized sample of scripts/crash_trials.py (run it for 100 trials or more)."""
-    trials = _crash_trials()
+    trials = load_script("crash_trials")
     results = [trials.run_trial(tmp_path, trials.Game(n, "ci")) for n in range(3)]
     for result in results:
         assert result.failures == ()

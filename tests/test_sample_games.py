@@ -5,10 +5,8 @@ and scripts/regen_sample_games.py regenerates every byte of it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -18,7 +16,7 @@ import pytest
 
 from racing_demon.schema import schema_errors
 
-from conftest import invoke
+from conftest import invoke, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_games"
@@ -42,13 +40,7 @@ REQUIRED = {
 
 @cache
 def regen() -> ModuleType:
-    path = ROOT / "scripts" / "regen_sample_games.py"
-    spec = importlib.util.spec_from_file_location("regen_sample_games", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
-    spec.loader.exec_module(module)
-    return module
+    return load_script("regen_sample_games")
 
 
 def by_file(category: str | None = None) -> list[Any]:

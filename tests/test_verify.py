@@ -12,28 +12,20 @@ import io
 import json
 import os
 import random
-import tempfile
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from racing_demon.cli import main
-from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
-from racing_demon.log.records import PLAYER_KINDS, RecordKind, chain_hash, line_bytes
+from racing_demon.log.records import PLAYER_KINDS, RecordKind
 from racing_demon.log.signing import sign
-from racing_demon.profiles import builtin_document, load_rules, rules_from_document
-from racing_demon.randomplay import play_match
-from racing_demon.rules import Rules
 from racing_demon.schema import schema_errors
 from racing_demon.table import sign_submission
 from racing_demon.verify import (
@@ -48,141 +40,30 @@ from racing_demon.verify import (
 )
 from racing_demon.verify_report import finding_text, report_text, verification_document
 
-TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([1]) * 32)
-TABLE_PUB = raw_public_bytes(TABLE_KEY)
-OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes([2]) * 32)
-PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([10 + seat]) * 32) for seat in range(4)]
-SECRET = bytes([7]) * 32
-PINNED = Settings(table_key=TABLE_PUB)
-
-Value = dict[str, Any]
-
-
-def _one_hand(profile: str) -> Rules:
-    """A variant of a built-in profile whose match is one hand: short logs."""
-    document = builtin_document(profile)
-    document["match"]["max_hands"] = 1
-    return rules_from_document(document)
-
-
-@cache
-def _played(profile: str, players: int, seed: int, keyed: bool) -> tuple[bytes, ...]:
-    name, _, variant = profile.partition("/")
-    with tempfile.TemporaryDirectory() as directory:
-        log = Path(directory) / "game.jsonl"
-        play_match(
-            log,
-            _one_hand(name) if variant else load_rules(name),
-            TABLE_KEY,
-            SECRET,
-            [bytes([seat]) * 16 for seat in range(players)],
-            random.Random(seed).choice,
-            player_keys=PLAYER_KEYS[:players] if keyed else None,
-        )
-        return tuple(log.read_bytes().splitlines())
-
-
-# Chosen for size and variety: ties, stalls, calls and a HAND_OVER bounce (table);
-# FOUNDATION_TAKEN bounces and demon_empty ends (nertz); one short hand (peer2peer); one
-# blocked hand (a one-hand variant of table).
-LOGS = {
-    "table": ("table", 2, 6),
-    "nertz": ("nertz", 2, 8),
-    "peer2peer": ("peer2peer", 3, 3),
-    "short": ("peer2peer", 2, 2),
-    "blocked": ("table/one-hand", 2, 4),
-}
-
-
-def lines_of(name: str, keyed: bool = False) -> list[bytes]:
-    return list(_played(*LOGS[name], keyed))
-
-
-def values_of(name: str, keyed: bool = False) -> list[Value]:
-    return [json.loads(line) for line in lines_of(name, keyed)]
-
-
-def write(tmp_path: Path, lines: list[bytes], name: str = "game.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_bytes(b"".join(line + b"\n" for line in lines))
-    return path
-
-
-def seal(
-    values: list[Value],
-    start: int = 0,
-    *,
-    key: Ed25519PrivateKey = TABLE_KEY,
-    renumber: bool = False,
-    forged: frozenset[int] = frozenset(),
-) -> list[bytes]:
-    """Lines with ``values[start:]`` re-numbered, re-chained and re-signed by the table.
-
-    ``renumber`` also renumbers every seat's submissions, as a table hiding a dropped or
-    invented submission of an unkeyed player would; the lines at the ``forged`` indices
-    are signed with another key.
-    """
-    lines: list[bytes] = []
-    submitted: dict[int, int] = {}
-    for index, value in enumerate(values):
-        body = value["body"]
-        if index >= start:
-            body["seq"] = index
-            if index:
-                body["prev"] = chain_hash(lines[-1])
-            if renumber and body["kind"] in PLAYER_KINDS:
-                body["n"] = submitted.get(body["player"], 0)
-            signer = OTHER_KEY if index in forged else key
-            value["sigs"]["table"] = sign(signer, body["kind"], canonical_bytes(body))
-        if renumber and body["kind"] in PLAYER_KINDS:
-            submitted[body["player"]] = submitted.get(body["player"], 0) + 1
-        lines.append(line_bytes(body, value["sigs"]))
-    return lines
-
-
-def verify_lines(tmp_path: Path, lines: list[bytes], settings: Settings = PINNED) -> Report:
-    return verify_log(write(tmp_path, lines), settings)
-
-
-def first(
-    values: list[Value], kinds: str | frozenset[str], where: Callable[[Value], bool] = bool
-) -> int:
-    """The index of the first record of one of ``kinds`` whose body satisfies ``where``."""
-    kinds = frozenset({kinds}) if isinstance(kinds, str) else kinds
-    return next(
-        index
-        for index, value in enumerate(values)
-        if value["body"]["kind"] in kinds and where(value["body"])
-    )
-
-
-def stream_of(lines: list[bytes]) -> io.BytesIO:
-    return io.BytesIO(b"".join(line + b"\n" for line in lines))
-
-
-def assert_fails(report: Report, step: Step, code: Code | ReadCode, line: int | None) -> Finding:
-    assert (report.verdict, report.step) == (Verdict.DOES_NOT_VERIFY, step), report
-    assert report.finding is not None
-    assert (report.finding.code, report.finding.line) == (code, line), report.finding
-    assert report.exit_code == 1
-    return report.finding
+from tampering import (
+    LOGS,
+    OTHER_KEY,
+    PINNED,
+    PLAYER_KEYS,
+    SECRET,
+    TABLE_KEY,
+    TABLE_PUB,
+    Value,
+    assert_fails,
+    first,
+    lines_of,
+    seal,
+    stream_of,
+    values_of,
+    verify_lines,
+    write,
+)
 
 
 def run(*args: str | Path) -> tuple[int, str]:
     result = CliRunner().invoke(main, [str(arg) for arg in args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, result.output
-
-
-@pytest.fixture
-def pub(tmp_path: Path) -> Path:
-    path = tmp_path / "table.pub"
-    path.write_bytes(
-        TABLE_KEY.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
-    return path
 
 
 # -- honest logs ------------------------------------------------------------------------

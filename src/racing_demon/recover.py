@@ -68,19 +68,21 @@ def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Rec
                     f"{source}: the last {settings.limits.max_line_bytes + 1} bytes hold no "
                     "newline: that is no torn record but a damaged file"
                 )
-            prefix = io.BufferedReader(_Prefix(file, kept))
-            report = verify_stream(prefix, settings, source)
+            report = verify_stream(io.BufferedReader(_Prefix(file, kept)), settings, source)
             torn = size - kept
             unfinished = (
                 report.verdict is Verdict.UNFINISHED
                 and report.finding is not None
                 and report.finding.code is Code.UNFINISHED
             )
-            if torn and not unfinished:
-                return Recovery(source, Action.REFUSED, report, kept, torn, dry_run)
             if not torn:
-                action = Action.NOTHING_TO_DO if _intact(report) else Action.REFUSED
+                # Ending with a complete record, it needs nothing: verified, unfinished, or
+                # unpinned (no key given to check the signatures with).
+                intact = unfinished or report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
+                action = Action.NOTHING_TO_DO if intact else Action.REFUSED
                 return Recovery(source, action, report, kept, torn, dry_run)
+            if not unfinished:
+                return Recovery(source, Action.REFUSED, report, kept, torn, dry_run)
             if not dry_run:
                 if os.fstat(file.fileno()).st_size != size:
                     raise RecoveryError(f"{source}: the file grew during recovery: is it in use?")
@@ -89,14 +91,6 @@ def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Rec
             return Recovery(source, Action.REMOVED_TORN_LINE, report, kept, torn, dry_run)
     except OSError as error:
         raise RecoveryError(f"{source}: {error.strerror or error}") from error
-
-
-def _intact(report: Report) -> bool:
-    """A log that ends with a complete record and needs no recovery: verified, or an
-    unfinished prefix, or unpinned (signatures not checked)."""
-    if report.verdict is Verdict.UNFINISHED:
-        return report.finding is not None and report.finding.code is Code.UNFINISHED
-    return report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
 
 
 def _end_of_last_line(file: BinaryIO, size: int, max_line_bytes: int) -> int | None:

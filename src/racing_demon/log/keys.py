@@ -63,6 +63,14 @@ def raw_public_bytes(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
     return public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
+def public_pem(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
+    """The public key as SubjectPublicKeyInfo PEM, the ``NAME.pub`` format."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return public.public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+
 def key_id(public_key_raw: bytes) -> str:
     """The key id: lowercase hex SHA-256 of the 32-byte raw public key (64 characters)."""
     if len(public_key_raw) != 32:
@@ -97,9 +105,7 @@ def save_key_pair(
         ),
         (
             files.public,
-            private_key.public_key().public_bytes(
-                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-            ),
+            public_pem(private_key),
             PUBLIC_MODE,
         ),
     )
