@@ -23,6 +23,7 @@ from racing_demon.log.reader import (
     read_canonical_line,
     read_lines,
 )
+from racing_demon.log.records import body_bytes, line_bytes
 
 GOOD = b'{"seq":1}\n'
 DEEP = 100_000
@@ -391,3 +392,14 @@ def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
     small, large = peaks
     # Reading the whole file at once would peak at over 1 MB for the larger one.
     assert large < 2 * small + 64 * 1024, peaks
+
+
+def test_a_body_is_cut_from_its_line_as_its_canonical_bytes() -> None:
+    # What the table signs is the body's canonical bytes; the verifier cuts them from the line.
+    for path in sorted((Path(__file__).parent / "golden" / "logs").glob("*.jsonl")):
+        for line in read_lines(io.BytesIO(path.read_bytes())):
+            assert body_bytes(line.raw) == canonical_bytes(line.value["body"])
+    # A body may hold a "sigs" member of its own (a rules document can): the last one counts.
+    body = {"kind": "genesis", "rules": {"a": 1, "sigs": {"b": 2}}, "x": ',"sigs":'}
+    line = line_bytes(body, {"table": "ab" * 64})
+    assert body_bytes(line) == canonical_bytes(body)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -22,11 +24,16 @@ from racing_demon.log.reader import (
     Limits,
     ReadCode,
     ReadError,
+    _plain_canonical_value,
+    _strict_canonical_value,
     iter_raw_lines,
     parse_line,
+    parse_read_line,
     read_canonical_line,
     read_lines,
 )
+
+GOLDEN = Path(__file__).parent / "golden" / "logs"
 
 # Small limits so that every limit check is reached too.
 SMALL = Limits(max_file_bytes=600, max_line_bytes=120, max_records=6, max_depth=4)
@@ -213,3 +220,106 @@ def test_any_other_serialisation_is_not_canonical(value: dict[str, Any], variant
             assert (error.code, error.line) == (ReadCode.NOT_CANONICAL, 2), str(error)
         else:
             raise AssertionError(f"{variant} read as canonical: {raw!r}")
+
+
+# The plain path: lines the C codec alone proves canonical must read exactly as the strict
+# path reads them, and every other line must fall through to the strict path's verdict.
+
+plain_keys = st.text(
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters='"\\'), max_size=6
+)
+plain_texts = st.text(
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters='"\\'), max_size=10
+)
+# Numbers of up to 15 digits stay on the plain path; longer ones leave it, whatever their value.
+plain_scalars = (
+    st.none() | st.booleans() | st.integers(-(10**15) + 1, 10**15 - 1) | integers | plain_texts
+)
+plain_lines = st.dictionaries(
+    plain_keys,
+    st.recursive(
+        plain_scalars,
+        lambda children: (
+            st.lists(children, max_size=3) | st.dictionaries(plain_keys, children, max_size=3)
+        ),
+        max_leaves=12,
+    ),
+    max_size=5,
+).map(canonical_bytes)
+PLAIN_FRAGMENTS = [
+    b" ", b"1.0", b"1e5", b"-0", b"NaN", b"Infinity", b"9007199254740992", b"1234567890123456",
+    b"-1234567890123456", b'"1234567890123456"', b'"a"', b'"a":1,', b',"a":1', b"\x7f", b"\\",
+    b"\\u0041", b"true", b"1", b"{", b"[", b"]", b"}", b":", b",", b'"', b"[" * 5, b"{}", b"[]",
+]  # fmt: skip
+near_plain = st.builds(
+    edited, plain_lines, st.integers(0, 10**4), st.integers(0, 2), st.sampled_from(PLAIN_FRAGMENTS)
+)
+
+
+def strict_reading(number: int, raw: bytes, limits: Limits) -> dict[str, Any] | tuple[str, str]:
+    try:
+        return _strict_canonical_value(number, raw, limits)
+    except ReadError as error:
+        return (error.code, error.message)
+
+
+def check_plain_path(raw: bytes, limits: Limits) -> None:
+    plain = _plain_canonical_value(raw, limits.max_depth)
+    event("plain path" if plain is not None else "strict path")
+    expected = strict_reading(3, raw, limits)
+    if plain is not None:
+        assert plain == expected
+        assert canonical_bytes(plain) == raw  # also tells True from 1
+    try:
+        found: dict[str, Any] | tuple[str, str] = read_canonical_line(3, raw, limits).value
+    except ReadError as error:
+        found = (error.code, error.message)
+    assert found == expected
+    # A second reading of accepted bytes gives the same value, by either path.
+    if isinstance(expected, dict):
+        assert parse_read_line(3, raw, limits) == expected
+
+
+@given(plain_lines | near_plain)
+@settings(max_examples=500, deadline=None)
+def test_plain_lines_read_as_the_strict_path_reads_them(raw: bytes) -> None:
+    check_plain_path(raw, DEFAULT_LIMITS)
+
+
+@given(hostile_line, LIMITS)
+@settings(max_examples=300, deadline=None)
+def test_hostile_lines_read_as_the_strict_path_reads_them(raw: bytes, limits: Limits) -> None:
+    check_plain_path(raw, limits)
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        (b'{"a":1.0}', ReadCode.FLOAT),
+        (b'{"a":1e5}', ReadCode.FLOAT),
+        (b'{"a":NaN}', ReadCode.NAN_OR_INFINITY),
+        (b'{"a":-0}', ReadCode.NEGATIVE_ZERO),
+        (b'{"a":9007199254740992}', ReadCode.INT_RANGE),
+        (b'{"a":[-9007199254740992]}', ReadCode.INT_RANGE),
+        (b'{"a":1,"a":1}', ReadCode.DUPLICATE_KEY),
+        (b'{"b":1,"a":1}', ReadCode.NOT_CANONICAL),
+        (b'{"a": 1}', ReadCode.NOT_CANONICAL),
+        (b'{"a\x7f":1}', ReadCode.NOT_CANONICAL),
+        (b'["a"]', ReadCode.NOT_OBJECT),
+        (b'{"a":' * 40 + b"1" + b"}" * 40, ReadCode.TOO_DEEP),
+    ],
+)
+def test_plain_lines_the_codec_would_accept_are_refused_as_before(
+    raw: bytes, code: ReadCode
+) -> None:
+    with pytest.raises(ReadError) as refused:
+        read_canonical_line(2, raw)
+    assert refused.value.code == code
+
+
+def test_records_of_a_real_log_take_the_plain_path() -> None:
+    raws = (GOLDEN / "table-3p-signed.jsonl").read_bytes().splitlines()
+    plain = [raw for raw in raws if _plain_canonical_value(raw, MAX_DEPTH) is not None]
+    assert len(plain) == len(raws)
+    for raw in raws[:50]:
+        assert read_canonical_line(1, raw).value == _strict_canonical_value(1, raw, DEFAULT_LIMITS)

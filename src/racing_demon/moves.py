@@ -15,6 +15,7 @@ Cards are named by face; their owner is always the moving seat.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 
 from racing_demon.cards import Card
@@ -68,19 +69,25 @@ class Place:
 
     @classmethod
     def parse(cls, text: str) -> Place:
-        if text == "demon":
-            return cls(Zone.DEMON)
-        if text == "waste":
-            return cls(Zone.WASTE)
-        if text == "f+":
-            return cls(Zone.NEW_FOUNDATION)
-        zone = {"w": Zone.WORK, "u": Zone.UNDER, "f": Zone.FOUNDATION}.get(text[:1])
-        number = text[1:]
-        if zone is None or not (number.isascii() and number.isdigit()) or number[0] == "0":
-            raise ValueError(
-                f"bad pile {text!r}: expected demon, waste, w<n>, u<n>, f<n> or f+ (n from 1)"
-            )
-        return cls(zone, int(number) - 1)
+        return _parse_place(text)
+
+
+# Every move names two places and there are only a few dozen; a replay parses thousands.
+@functools.lru_cache(maxsize=64)
+def _parse_place(text: str) -> Place:
+    if text == "demon":
+        return Place(Zone.DEMON)
+    if text == "waste":
+        return Place(Zone.WASTE)
+    if text == "f+":
+        return Place(Zone.NEW_FOUNDATION)
+    zone = {"w": Zone.WORK, "u": Zone.UNDER, "f": Zone.FOUNDATION}.get(text[:1])
+    number = text[1:]
+    if zone is None or not (number.isascii() and number.isdigit()) or number[0] == "0":
+        raise ValueError(
+            f"bad pile {text!r}: expected demon, waste, w<n>, u<n>, f<n> or f+ (n from 1)"
+        )
+    return Place(zone, int(number) - 1)
 
 
 DEMON = Place(Zone.DEMON)

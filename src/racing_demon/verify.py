@@ -47,7 +47,7 @@ from racing_demon.log.reader import (
     ReadCode,
     ReadError,
     iter_raw_lines,
-    parse_line,
+    parse_read_line,
     read_lines,
 )
 from racing_demon.log.records import (
@@ -55,6 +55,7 @@ from racing_demon.log.records import (
     SUBMISSION,
     RecordKind,
     accepted_kind,
+    body_bytes,
     chain_hash,
     submission_of,
 )
@@ -535,7 +536,7 @@ class _Verification:
         table_key = self.settings.table_key
         checked = not self.settings.fast or kind in (RecordKind.GENESIS, RecordKind.FINAL)
         if table_key is not None and checked:
-            problem = verify(table_key, kind, canonical_bytes(body), sigs["table"])
+            problem = verify(table_key, kind, body_bytes(line.raw), sigs["table"])
             if problem is not None:
                 self._fail(
                     Step.SIGNATURES,
@@ -544,7 +545,7 @@ class _Verification:
                     rule=problem.code,
                 )
         if kind == RecordKind.GENESIS:
-            self._check_player_keys(body, sigs)
+            self._check_player_keys(body, body_bytes(line.raw), sigs)
         elif "players" in sigs:
             self._fail(
                 Step.SIGNATURES,
@@ -573,7 +574,9 @@ class _Verification:
                 found=genesis["table_key"],
             )
 
-    def _check_player_keys(self, genesis: Mapping[str, Any], sigs: Mapping[str, Any]) -> None:
+    def _check_player_keys(
+        self, genesis: Mapping[str, Any], message: bytes, sigs: Mapping[str, Any]
+    ) -> None:
         keys = tuple(
             None if player["key"] is None else bytes.fromhex(player["key"])
             for player in genesis["players"]
@@ -624,7 +627,6 @@ class _Verification:
                 expected=f"{len(keys)} signatures",
                 found=f"{0 if cosigned is None else len(cosigned)} signatures",
             )
-        message = canonical_bytes(genesis)
         for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
             problem = verify(key, RecordKind.GENESIS, message, signature)
             if problem is not None:
@@ -720,7 +722,7 @@ class _Verification:
             # They were canonical then; if a byte changed since, the digest says so.
             for number, raw in itertools.islice(iter_raw_lines(stream, limits), self.lines):
                 digest.update(raw + b"\n")
-                line = Line(number, raw, parse_line(number, raw, limits))
+                line = Line(number, raw, parse_read_line(number, raw, limits))
                 self.current, self.body = line, line.value["body"]
                 self._replay(replay, line.value["body"])
                 self.replayed = line.number

@@ -344,12 +344,55 @@ def _first_difference(raw: bytes, canonical: bytes) -> str:
     )
 
 
+# The C codec alone proves a line canonical when the line is printable ASCII without a
+# backslash (so it holds no escape and every string is written as itself) and has no number
+# of 16 digits or more (so every integer is within +/-(2**53 - 1)): then the line is canonical
+# exactly when it parses without a fraction or NaN and re-encodes, keys sorted, to itself.
+# Anything else takes the full path, which also says what is wrong.
+_PLAIN_BYTES: Final = bytes(byte for byte in range(0x20, 0x7F) if byte != ord("\\"))
+_NUMBER_STARTS: Final = bytes.maketrans(b"0123456789,[", b"0000000000::")
+_LONG_NUMBERS: Final = (b":" + b"0" * 16, b":-" + b"0" * 16)
+_PLAIN_DECODER: Final = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
+_PLAIN_ENCODER: Final = json.JSONEncoder(
+    ensure_ascii=False, check_circular=False, allow_nan=False, sort_keys=True, separators=(",", ":")
+)
+
+
+def _parse_plain(raw: bytes, max_depth: int) -> Any:
+    """``raw`` parsed by the C codec alone when it is a plain line, else None."""
+    if raw.translate(None, _PLAIN_BYTES) or raw.count(b"[") + raw.count(b"{") > max_depth:
+        return None
+    shapes = raw.translate(_NUMBER_STARTS)
+    if any(long in shapes for long in _LONG_NUMBERS):
+        return None
+    try:
+        return _PLAIN_DECODER.decode(raw.decode("ascii"))
+    except (_Invalid, ValueError):
+        return None
+
+
+def _plain_canonical_value(raw: bytes, max_depth: int) -> dict[str, Any] | None:
+    """The value of a plain line that is canonical; None sends the line to the full path."""
+    value = _parse_plain(raw, max_depth)
+    if type(value) is dict and _PLAIN_ENCODER.encode(value).encode("ascii") == raw:
+        return value
+    return None
+
+
 def read_canonical_line(number: int, raw: bytes, limits: Limits = DEFAULT_LIMITS) -> Line:
     """Line ``number`` parsed, provided ``raw`` is exactly the canonical bytes of its value.
 
     A value outside the data model (a non-ASCII key, a lone surrogate from a ``\\ud800``
     escape) is NOT_CANONICAL too, its message naming the path.
     """
+    value = _plain_canonical_value(raw, limits.max_depth)
+    if value is None:
+        value = _strict_canonical_value(number, raw, limits)
+    return Line(number, raw, value)
+
+
+def _strict_canonical_value(number: int, raw: bytes, limits: Limits) -> dict[str, Any]:
+    """What ``read_canonical_line`` answers, for any line: the full path, with every refusal."""
     value = parse_line(number, raw, limits)
     try:
         canonical = canonical_bytes(value, max_depth=limits.max_depth)
@@ -361,7 +404,20 @@ def read_canonical_line(number: int, raw: bytes, limits: Limits = DEFAULT_LIMITS
         ) from None
     if canonical != raw:
         raise ReadError(ReadCode.NOT_CANONICAL, number, _first_difference(raw, canonical))
-    return Line(number, raw, value)
+    return value
+
+
+def parse_read_line(number: int, raw: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """Line ``number`` parsed again, once ``read_canonical_line`` has accepted these bytes.
+
+    A plain line skips ``parse_line``'s hooks, which refuse only what the first reading
+    already refused, so the caller must prove the bytes unchanged (a digest, say); any other
+    line goes through ``parse_line``.
+    """
+    value = _parse_plain(raw, limits.max_depth)
+    if type(value) is dict:
+        return value
+    return parse_line(number, raw, limits)
 
 
 def read_lines(stream: BinaryIO, limits: Limits = DEFAULT_LIMITS) -> Iterator[Line]:

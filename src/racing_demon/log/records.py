@@ -75,6 +75,19 @@ def line_bytes(body: Mapping[str, Any], sigs: Mapping[str, Any]) -> bytes:
     return canonical_bytes({"body": body, "sigs": sigs})
 
 
+_BODY_START = b'{"body":'
+_SIGS_START = b',"sigs":'
+
+
+def body_bytes(line: bytes) -> bytes:
+    """The canonical bytes of a canonical line's body, cut from the line, not re-encoded.
+
+    A canonical record is ``{"body":BODY,"sigs":SIGS}`` (keys sorted) and SIGS holds only
+    hex strings, so the last ``,"sigs":`` is the one that ends BODY, whatever BODY holds.
+    """
+    return line[len(_BODY_START) : line.rindex(_SIGS_START)]
+
+
 def chain_hash(line: bytes) -> str:
     """What the next record's ``prev`` holds: SHA-256 of the line's bytes, without the newline."""
     return hashlib.sha256(line).hexdigest()
