@@ -42,6 +42,21 @@ def test_seed_000_worked_example() -> None:
     assert hand.seats[1].demon_penalty == 0  # the caller pays nothing and gains no bonus
 
 
+def test_a_hand_score_kept_without_its_cards_scores_the_same() -> None:
+    state = build("table", S(demon="5C 9D KS"), S(rest="stock"), foundations=[run("H", 0, 13)])
+    hand = score_hand(ended(state))
+    kept = hand.without_cards()
+    assert (kept.hand, kept.reason, kept.ended_by, kept.scores) == (
+        hand.hand,
+        hand.reason,
+        hand.ended_by,
+        hand.scores,
+    )
+    assert all(seat.placed == () and seat.demon_left == () for seat in kept.seats)
+    match = Match(state.rules, 2)
+    assert match.record(kept).totals == match.record(hand).totals == hand.scores
+
+
 def test_seed_003_worked_example() -> None:
     # 5 cards up and 6 left in the nertz pile: 5 - 12 = -7.
     state = build("nertz", S(demon="2C 3C 4C 5C 6C 7C"), S(), foundations=[run("H", 0, 5)])

@@ -33,6 +33,18 @@ class HandScore:
     def scores(self) -> tuple[int, ...]:
         return tuple(seat.score for seat in self.seats)
 
+    def without_cards(self) -> HandScore:
+        """The same scores without the cards behind them: what a long match needs to keep."""
+        return HandScore(
+            self.hand,
+            self.reason,
+            self.ended_by,
+            tuple(
+                SeatScore(seat.seat, (), (), seat.placed_points, seat.demon_penalty)
+                for seat in self.seats
+            ),
+        )
+
 
 def score_hand(state: State) -> HandScore:
     """Score an ended hand: the centre is sorted by back, each card scores for its owner.

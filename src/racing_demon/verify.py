@@ -1017,7 +1017,8 @@ class _Verification:
                 found=_listed(body["scores"]),
             )
         replay.state = state
-        replay.match = replay.match.record(scored)
+        # The cards behind each hand's score would make memory grow with the log.
+        replay.match = replay.match.record(scored.without_cards())
         replay.hand_open = False
 
     def _check_final(self, match: Match, body: Mapping[str, Any], hand_open: bool) -> None:

@@ -351,7 +351,8 @@ def _first_difference(raw: bytes, canonical: bytes) -> str:
 # Anything else takes the full path, which also says what is wrong.
 _PLAIN_BYTES: Final = bytes(byte for byte in range(0x20, 0x7F) if byte != ord("\\"))
 _NUMBER_STARTS: Final = bytes.maketrans(b"0123456789,[", b"0000000000::")
-_LONG_NUMBERS: Final = (b":" + b"0" * 16, b":-" + b"0" * 16)
+_LONG_NUMBER: Final = b":" + b"0" * 16
+_LONG_NEGATIVE_NUMBER: Final = b":-" + b"0" * 16
 _PLAIN_DECODER: Final = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
 _PLAIN_ENCODER: Final = json.JSONEncoder(
     ensure_ascii=False, check_circular=False, allow_nan=False, sort_keys=True, separators=(",", ":")
@@ -363,12 +364,14 @@ def _parse_plain(raw: bytes, max_depth: int) -> Any:
     if raw.translate(None, _PLAIN_BYTES) or raw.count(b"[") + raw.count(b"{") > max_depth:
         return None
     shapes = raw.translate(_NUMBER_STARTS)
-    if any(long in shapes for long in _LONG_NUMBERS):
+    if _LONG_NUMBER in shapes or _LONG_NEGATIVE_NUMBER in shapes:
         return None
+    text = raw.decode("ascii")
     try:
-        return _PLAIN_DECODER.decode(raw.decode("ascii"))
+        value, end = _PLAIN_DECODER.raw_decode(text)
     except (_Invalid, ValueError):
         return None
+    return value if end == len(text) else None
 
 
 def _plain_canonical_value(raw: bytes, max_depth: int) -> dict[str, Any] | None:
