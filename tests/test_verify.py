@@ -257,19 +257,37 @@ def test_game_id(tmp_path: Path) -> None:
 
 
 class _Rewritten(io.BytesIO):
-    """A file rewritten in place once pass one has read it."""
+    """A file rewritten in place whenever a reader goes back to its start after reading.
 
-    def __init__(self, before: bytes, after: bytes) -> None:
-        super().__init__(before)
-        self.after: bytes | None = after
+    The verifier reads ahead at the last line, then streams the file once; only when the
+    final record it meets is not the one it read ahead does it go back for a second pass.
+    """
 
-    def seek(self, offset: int, whence: int = 0) -> int:
-        if self.after is not None and self.tell() > 0:
+    def __init__(self, *versions: bytes) -> None:
+        super().__init__(versions[0])
+        self.versions = list(versions[1:])
+        self.has_read = False
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        self.has_read = True
+        return super().read(size)
+
+    def readline(self, size: int | None = -1, /) -> bytes:
+        self.has_read = True
+        return super().readline(size)
+
+    def seek(self, offset: int, whence: int = 0, /) -> int:
+        if (offset, whence) == (0, io.SEEK_SET) and self.has_read and self.versions:
             super().seek(0)
             self.truncate()
-            self.write(self.after)
-            self.after = None
+            self.write(self.versions.pop(0))
+            self.has_read = False
         return super().seek(offset, whence)
+
+
+def _being_written(lines: list[bytes]) -> bytes:
+    """The log as a table that has not yet written its final record leaves it."""
+    return stream_of(lines[:-1]).getvalue()
 
 
 @pytest.mark.parametrize(
@@ -279,10 +297,12 @@ class _Rewritten(io.BytesIO):
     ids=["breaks-the-replay", "replays", "fails-the-replay"],
 )
 def test_a_file_changed_between_the_passes(key: str, value: object) -> None:
+    # Still being written when read ahead, so pass one cannot replay and a second pass must.
+    lines = lines_of("short")
     values = values_of("short")
     values[first(values, "move")]["body"][key] = value
     changed = _Rewritten(
-        stream_of(lines_of("short")).getvalue(), stream_of(seal(values)).getvalue()
+        _being_written(lines), stream_of(lines).getvalue(), stream_of(seal(values)).getvalue()
     )
     assert_fails(verify_stream(changed, PINNED), Step.CHAIN, Code.FILE_CHANGED, None)
 
@@ -293,8 +313,48 @@ def test_a_line_made_non_canonical_between_the_passes() -> None:
     index = first(values_of("short"), "move")
     after = list(lines)
     after[index] = after[index].replace(b'"kind":"move"', b'"kind": "move"')
-    changed = _Rewritten(stream_of(lines).getvalue(), stream_of(after).getvalue())
+    changed = _Rewritten(
+        _being_written(lines), stream_of(lines).getvalue(), stream_of(after).getvalue()
+    )
     assert_fails(verify_stream(changed, PINNED), Step.CHAIN, Code.FILE_CHANGED, None)
+
+
+def test_a_log_finished_while_read_ahead_verifies_in_a_second_pass() -> None:
+    lines = lines_of("short")
+    finished = _Rewritten(_being_written(lines), stream_of(lines).getvalue())
+    report = verify_stream(finished, PINNED)
+    assert report.verdict is Verdict.VERIFIED
+    assert report.not_replayed == 0
+
+
+def test_a_verdict_is_on_the_bytes_of_its_one_pass() -> None:
+    # Changed after the read-ahead: the final record is the same, so one pass decides, and
+    # what it decides is about the bytes it read and checked.
+    values = values_of("short")
+    index = first(values, "move")
+    values[index]["body"]["n"] = 1000
+    changed = _Rewritten(
+        stream_of(lines_of("short")).getvalue(), stream_of(seal(values)).getvalue()
+    )
+    assert_fails(verify_stream(changed, PINNED), Step.SIGNATURES, Code.SUBMISSION_GAP, index + 1)
+
+
+def test_a_replay_failure_waits_for_the_earlier_steps(tmp_path: Path) -> None:
+    # One pass replays as it goes, but a later line's signature failure (step 5) comes first,
+    # and nothing counts as replayed.
+    values = values_of("short")
+    illegal = first(values, "move")
+    values[illegal]["body"]["move"] = f"{values[illegal]['body']['player']} demon>f+ KS"
+    lines = seal(values)
+    last = len(lines) - 2
+    at = lines[last].index(b'"table":"') + len(b'"table":"')
+    flipped = b"1" if lines[last][at : at + 1] == b"0" else b"0"
+    lines[last] = lines[last][:at] + flipped + lines[last][at + 1 :]
+    report = verify_lines(tmp_path, lines)
+    assert_fails(report, Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, last + 1)
+    assert report.not_replayed == report.records
+    # Without it, the illegal move is the answer.
+    assert_fails(verify_lines(tmp_path, seal(values)), Step.REPLAY, Code.ILLEGAL_MOVE, illegal + 1)
 
 
 # -- step 5: signatures ---------------------------------------------------------------

@@ -7,9 +7,13 @@ Ten numbered steps in one fail-closed order, each failure a stable code:
 
 Memory does not grow with the log. Pass one streams the file through steps 1-5 and keeps
 only the genesis, the final record, one submission counter per seat and a digest of the
-bytes read; step 6 needs no more. Pass two streams the same open file again through steps
-7-10, which need the dealer secret that only the final record reveals. Both passes stop at
-the first failure, and the report says how many records were not replayed.
+bytes read; step 6 needs no more. Steps 7-10 need the dealer secret that only the final
+record reveals, so the verifier first reads ahead at the last line: when that guess is the
+secret the final record turns out to reveal, pass one replays too, holding back the first
+replay failure until steps 1-6 have held for the whole file. Otherwise (a log that changed
+or was still being written when read ahead) pass two streams the same open file again
+through steps 7-10. Either way the first failure in step order is the answer, and the
+report says how many records were not replayed.
 
 ``verify_log`` and ``verify_stream`` return a ``Report``; nothing a log holds makes them
 raise.
@@ -48,6 +52,7 @@ from racing_demon.log.reader import (
     ReadError,
     iter_raw_lines,
     parse_read_line,
+    read_canonical_line,
     read_lines,
 )
 from racing_demon.log.records import (
@@ -311,6 +316,10 @@ class _Verification:
     previous_hash: str = ""
     last_t_ms: int = 0
     submissions: dict[int, int] = field(default_factory=dict)
+    # Pass one replays too when it knows the secret ahead (steps 7-10 as it goes); their
+    # first failure waits until steps 1-6 have held for the whole file.
+    replay: _Replay | None = None
+    replay_failed: _Failed | None = None
     replayed: int = 0
     # The line being checked, for findings; ``body`` only once its schema holds.
     current: Line | None = None
@@ -318,15 +327,23 @@ class _Verification:
 
     def run(self, stream: BinaryIO) -> Report:
         try:
-            self._first_pass(stream)
+            secret = self.settings.seed
+            if secret is None:
+                secret = self._read_ahead_secret(stream)
+            self._first_pass(stream, secret)
             if self.final is None:
                 if self.genesis is not None and self.settings.seed is not None:
                     self._check_seed_opens()
-                    self._second_pass(stream)  # the prefix replays, so far as it goes
+                    self._replayed_in_pass_one()  # the prefix replays, so far as it goes
                 return self._report(Verdict.UNFINISHED, self._unfinished(), self._where_cut())
             self._check_secret()
-            self._second_pass(stream)
+            if secret == bytes.fromhex(self.final.value["body"]["secret"]):
+                self._replayed_in_pass_one()
+            else:
+                self._second_pass(stream)
         except _Failed as failed:
+            if failed.step <= Step.SECRET:
+                self.replayed = 0  # a replay counts only once steps 1-6 hold
             return self._report(Verdict.DOES_NOT_VERIFY, failed.finding, failed.step)
         if self.settings.table_key is None:
             return self._report(Verdict.UNPINNED)
@@ -403,7 +420,7 @@ class _Verification:
 
     # -- pass one: steps 1-5 --------------------------------------------------------
 
-    def _first_pass(self, stream: BinaryIO) -> None:
+    def _first_pass(self, stream: BinaryIO, secret: bytes | None) -> None:
         digest = hashlib.sha256()
         try:
             for line in read_lines(stream, self.settings.limits):  # (1) and (3)
@@ -414,6 +431,8 @@ class _Verification:
                 self._check_signatures(line)
                 self.previous_hash = chain_hash(line.raw)
                 self.last_t_ms = line.value["body"]["t_ms"]
+                if secret is not None and self.replay_failed is None:
+                    self._replay_ahead(line, secret)
         except ReadError as error:
             if error.code is ReadCode.TORN_LINE and self.final is None:
                 # What a crash mid-write leaves: the complete lines before it are a prefix.
@@ -427,6 +446,44 @@ class _Verification:
             self.records = self._count_rest(stream, self.lines, None)
             raise
         self.digest = digest.digest()
+
+    def _read_ahead_secret(self, stream: BinaryIO) -> bytes | None:
+        """The secret the last line reveals, read before pass one so that it can replay.
+
+        Only a guess: pass one checks that line like every other, and unless the final
+        record it finds reveals this very secret, a second pass replays the log.
+        """
+        limits = self.settings.limits
+        end = stream.seek(0, os.SEEK_END)
+        start = max(0, end - limits.max_line_bytes - 2)
+        stream.seek(start)
+        tail = stream.read(end - start)
+        stream.seek(0)
+        _, newline, last = tail.removesuffix(b"\n").rpartition(b"\n")
+        if not tail.endswith(b"\n") or (start > 0 and not newline):
+            return None
+        try:
+            value = read_canonical_line(0, last, limits).value
+        except ReadError:
+            return None
+        if record_errors(value) or value["body"]["kind"] != RecordKind.FINAL:
+            return None
+        return bytes.fromhex(value["body"]["secret"])
+
+    def _replay_ahead(self, line: Line, secret: bytes) -> None:
+        try:
+            if self.replay is None:
+                self.replay = self._load_rules(secret)
+            self.current, self.body = line, line.value["body"]
+            self._replay(self.replay, line.value["body"])
+            self.replayed = line.number
+        except _Failed as failed:
+            self.replay_failed = failed
+
+    def _replayed_in_pass_one(self) -> None:
+        """Steps 1-6 held: what pass one's replay found is the verdict."""
+        if self.replay_failed is not None:
+            raise self.replay_failed
 
     def _count_rest(self, stream: BinaryIO, counted: int, error: ReadError | None) -> int | None:
         """``counted`` lines plus those after the stream's position, within the limits."""
@@ -713,7 +770,9 @@ class _Verification:
     # -- pass two: steps 7-10 -------------------------------------------------------
 
     def _second_pass(self, stream: BinaryIO) -> None:
-        replay = self._load_rules()
+        assert self.final is not None
+        self.replayed = 0
+        replay = self._load_rules(bytes.fromhex(self.final.value["body"]["secret"]))
         stream.seek(0)
         digest = hashlib.sha256()
         limits = self.settings.limits
@@ -760,7 +819,7 @@ class _Verification:
             Finding(Code.FILE_CHANGED, "the file changed between the two passes of verification"),
         )
 
-    def _load_rules(self) -> _Replay:  # (7), the rules
+    def _load_rules(self, secret: bytes) -> _Replay:  # (7), the rules
         assert self.genesis is not None
         genesis = self.genesis.value["body"]
         self.current, self.body = self.genesis, genesis
@@ -802,10 +861,6 @@ class _Verification:
                 expected=len(players),
                 found=len(entropy),
             )
-        secret = self.settings.seed
-        if self.final is not None:
-            secret = bytes.fromhex(self.final.value["body"]["secret"])
-        assert secret is not None
         seed = MatchSeed.from_secret(secret, [bytes.fromhex(part) for part in entropy])
         return _Replay(rules, seed, Match(rules, len(players)))
 
