@@ -18,7 +18,7 @@ import hashlib
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from racing_demon.cards import KING, PACK_SIZE, Card, Suit, canonical_pack
 from racing_demon.rules import DEMON_CARDS, Rules
@@ -48,6 +48,11 @@ class Seat:
     work: tuple[Pile, ...]
     stock: Pile
     waste: Pile
+    # What the engine worked out from this layout alone (engine.progress_witness). It is
+    # kept on the seat so it lives and dies with it: a seat's cards never change, and a seat
+    # that did not move is the same object in the next state. Not part of the value: never
+    # compared, hashed or shown.
+    memo: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def cycle_size(self) -> int:
@@ -302,12 +307,14 @@ def next_deadline(state: State) -> tuple[int, EndReason] | None:
             return None  # not a sound position: problems() says so
         return state.grace_until_ms + 1, EndReason.CALL
     rules = state.rules
-    deadlines = []  # in order of precedence when two fall on the same millisecond
+    deadline = None
     if rules.no_centre_ms is not None:
-        deadlines.append((state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE))
+        deadline = (state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE)
     if rules.idle_abandon_ms is not None:
-        deadlines.append((state.last_action_ms + rules.idle_abandon_ms, EndReason.ABANDONED))
-    return min(deadlines, key=lambda deadline: deadline[0]) if deadlines else None
+        idle_ms = state.last_action_ms + rules.idle_abandon_ms
+        if deadline is None or idle_ms < deadline[0]:  # on the same millisecond, NO_CENTRE
+            deadline = (idle_ms, EndReason.ABANDONED)
+    return deadline
 
 
 def builds_down(upper: Card, lower: Card) -> bool:
