@@ -18,7 +18,12 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from racing_demon.log.canonical import MAX_DEPTH, MAX_SAFE_INTEGER, canonical_bytes
+from racing_demon.log.canonical import (
+    MAX_DEPTH,
+    MAX_SAFE_INTEGER,
+    canonical_bytes,
+    canonical_bytes_of_read,
+)
 from racing_demon.log.reader import (
     DEFAULT_LIMITS,
     Limits,
@@ -173,6 +178,7 @@ def test_canonical_values_round_trip(value: dict[str, Any]) -> None:
     assert (
         raw == json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     )
+    assert canonical_bytes_of_read(value) == raw
     line = read_canonical_line(5, raw)
     assert (line.number, line.raw, line.value) == (5, raw, value)
     assert canonical_bytes(line.value) == raw  # also tells True from 1

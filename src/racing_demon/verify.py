@@ -42,7 +42,7 @@ from racing_demon.engine import (
     is_tie,
     stall_outcome,
 )
-from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.canonical import canonical_bytes_of_read
 from racing_demon.log.keys import key_id
 from racing_demon.log.reader import (
     DEFAULT_LIMITS,
@@ -714,7 +714,7 @@ class _Verification:
                 f"seat {player} lists a key: its submission must carry its signature",
             )
         elif not self.settings.fast:
-            statement = canonical_bytes(submission_of(body))
+            statement = canonical_bytes_of_read(submission_of(body))
             problem = verify(key, SUBMISSION, statement, signature)
             if problem is not None:
                 self._fail(

@@ -26,6 +26,7 @@ from typing import Any, BinaryIO, Final
 from racing_demon.log.canonical import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
+    MODEL_ENCODER,
     CanonicalError,
     canonical_bytes,
     json_path,
@@ -354,9 +355,6 @@ _NUMBER_STARTS: Final = bytes.maketrans(b"0123456789,[", b"0000000000::")
 _LONG_NUMBER: Final = b":" + b"0" * 16
 _LONG_NEGATIVE_NUMBER: Final = b":-" + b"0" * 16
 _PLAIN_DECODER: Final = json.JSONDecoder(parse_float=_parse_float, parse_constant=_parse_constant)
-_PLAIN_ENCODER: Final = json.JSONEncoder(
-    ensure_ascii=False, check_circular=False, allow_nan=False, sort_keys=True, separators=(",", ":")
-)
 
 
 def _parse_plain(raw: bytes, max_depth: int) -> Any:
@@ -377,7 +375,7 @@ def _parse_plain(raw: bytes, max_depth: int) -> Any:
 def _plain_canonical_value(raw: bytes, max_depth: int) -> dict[str, Any] | None:
     """The value of a plain line that is canonical; None sends the line to the full path."""
     value = _parse_plain(raw, max_depth)
-    if type(value) is dict and _PLAIN_ENCODER.encode(value).encode("ascii") == raw:
+    if type(value) is dict and MODEL_ENCODER.encode(value).encode("ascii") == raw:
         return value
     return None
 
