@@ -136,7 +136,7 @@ def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> Signa
             "S is not below the group order L (another signature's S + L?)",
         )
     try:
-        Ed25519PublicKey.from_public_bytes(public_key_raw).verify(signature, message)
+        _public_key(public_key_raw).verify(signature, message)
     except InvalidSignature:
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE, "the signature does not verify for this key and message"
@@ -172,6 +172,13 @@ def _check_key_point(raw: bytes) -> SignatureCheck | None:
             f"public key {raw.hex()} is a point of small order: signatures under it can be forged",
         )
     return None
+
+
+# A log names a few keys and checks each on many records; only a key that passed
+# check_public_key reaches here.
+@functools.lru_cache(maxsize=64)
+def _public_key(raw: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(raw)
 
 
 def _is_canonical(encoding: bytes) -> bool:
