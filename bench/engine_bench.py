@@ -16,6 +16,7 @@ import random
 import statistics
 import time
 import timeit
+from collections.abc import Callable
 
 import chess.pgn
 
@@ -67,7 +68,8 @@ def engine_costs_us(moves: list[tuple[State, Move]], inner: int = 20) -> list[fl
     return costs
 
 
-def chess_ply_us(repeats: int = 9, number: int = 30) -> float:
+def chess_replay() -> tuple[Callable[[], None], int]:
+    """python-chess replaying the reference game from its PGN, and the game's plies."""
     plies = len(list(chess.pgn.read_game(io.StringIO(PGN)).mainline_moves()))  # type: ignore[union-attr]
 
     def replay() -> None:
@@ -77,6 +79,11 @@ def chess_ply_us(repeats: int = 9, number: int = 30) -> float:
         for move in game.mainline_moves():
             board.push(move)
 
+    return replay, plies
+
+
+def chess_ply_us(repeats: int = 9, number: int = 30) -> float:
+    replay, plies = chess_replay()
     runs = timeit.Timer(replay).repeat(repeat=repeats, number=number)
     return statistics.median(runs) / number / plies * 1e6
 

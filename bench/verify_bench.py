@@ -2,14 +2,15 @@
 
 Full verification of the golden table log (every table and player signature) beside the
 same number of bare ``Ed25519PublicKey.verify`` calls (one per signature the full run
-checks); ``--fast`` per record beside python-chess's PGN replay per ply. Median of
-repeats. These are issue 3's figures (targets: full <= 1.25x bare Ed25519, fast <= 0.5x
-python-chess); the speed issue owns making them so.
+checks); ``--fast`` per record beside python-chess's PGN replay per ply. Ratios are the
+medians of paired, interleaved rounds. These are issue 3's figures (targets: full <=
+1.25x bare Ed25519, fast <= 0.5x python-chess); the speed issue owns making them so.
 """
 
 from __future__ import annotations
 
 import json
+import operator
 import statistics
 import time
 from collections.abc import Callable
@@ -22,20 +23,26 @@ from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.records import PLAYER_KINDS, submission_of
 from racing_demon.verify import Settings, Verdict, verify_log
 
+_CHESS_GAMES = 10  # python-chess replays per round: about as long as one --fast verification
+
 LOG = Path(__file__).resolve().parents[1] / "tests" / "golden" / "logs" / "table-3p-signed.jsonl"
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # the golden logs' fixture
 
 
-def _median_seconds(run: Callable[[], None], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _seconds(run: Callable[[], None]) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
 
 
-def measure(repeats: int = 5) -> dict[str, float]:
+def measure(rounds: int = 15) -> dict[str, float]:
+    """Per-record costs and their ratios to the references, from paired rounds.
+
+    Each round times one full verification, one ``--fast`` one, the bare signatures and
+    python-chess's replay back to back, in an order that rotates from round to round; a
+    ratio is the median of the rounds' own ratios. On a shared machine whose speed drifts
+    within seconds, pairing keeps the drift out of the ratios.
+    """
     raw_key = TABLE_KEY.public_key().public_bytes_raw()
     records = [json.loads(line) for line in LOG.read_bytes().splitlines()]
     signatures = sum(
@@ -46,6 +53,7 @@ def measure(repeats: int = 5) -> dict[str, float]:
     )
     signature = TABLE_KEY.sign(message)  # bare Ed25519 over a record-sized message
     public = TABLE_KEY.public_key()
+    chess_replay, plies = engine_bench.chess_replay()
 
     def full() -> None:
         assert verify_log(LOG, Settings(table_key=raw_key)).verdict is Verdict.VERIFIED
@@ -57,18 +65,33 @@ def measure(repeats: int = 5) -> dict[str, float]:
         for _ in range(signatures):
             public.verify(signature, message)
 
-    full_s, fast_s, bare_s = (_median_seconds(f, repeats) for f in (full, fast, bare))
-    chess_us = engine_bench.chess_ply_us()
+    def chess() -> None:
+        for _ in range(_CHESS_GAMES):
+            chess_replay()
+
+    runs = {"full": full, "fast": fast, "bare": bare, "chess": chess}
+    for run in runs.values():
+        run()  # warm: imports, caches, the schema compiled
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    order = list(runs)
+    for round_ in range(rounds):
+        for name in order[round_ % 4 :] + order[: round_ % 4]:
+            times[name].append(_seconds(runs[name]))
     count = len(records)
+    per_record = {name: [t / count * 1e6 for t in times[name]] for name in ("full", "fast")}
+    bare_us = [t / count * 1e6 for t in times["bare"]]
+    chess_us = [t / (_CHESS_GAMES * plies) * 1e6 for t in times["chess"]]
+    median = statistics.median
     return {
         "records": float(count),
         "signatures": float(signatures),
-        "full_us_per_record": full_s / count * 1e6,
-        "bare_ed25519_same_count_us_per_record": bare_s / count * 1e6,
-        "full_vs_bare_ed25519": full_s / bare_s,
-        "fast_us_per_record": fast_s / count * 1e6,
-        "chess_pgn_ply_us": chess_us,
-        "fast_vs_chess": fast_s / count * 1e6 / chess_us,
+        "rounds": float(rounds),
+        "full_us_per_record": median(per_record["full"]),
+        "bare_ed25519_same_count_us_per_record": median(bare_us),
+        "full_vs_bare_ed25519": median(map(operator.truediv, per_record["full"], bare_us)),
+        "fast_us_per_record": median(per_record["fast"]),
+        "chess_pgn_ply_us": median(chess_us),
+        "fast_vs_chess": median(map(operator.truediv, per_record["fast"], chess_us)),
     }
 
 
