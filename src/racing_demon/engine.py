@@ -734,15 +734,26 @@ class _Reach:
     seen: frozenset[_Indexed]
 
 
+# The foundations change only when a card reaches the centre, yet a replay asks after every
+# record: the last answer is kept with the very tuple it answers (held, so never reused).
+_last_centre: tuple[tuple[Foundation, ...], frozenset[int]] = ((), _ACES)
+
+
 def _centre_keys(foundations: tuple[Foundation, ...]) -> Set[int]:
     """The index of every card the centre takes now: an ace, or the next card of a
     foundation not yet complete."""
+    global _last_centre
+    last_foundations, last_keys = _last_centre
+    if foundations is last_foundations:
+        return last_keys
     keys = set(_ACES)
     for foundation in foundations:
         rank = len(foundation.levels)
         if rank < KING:
             keys.add(foundation.suit * KING + rank)  # the index of rank + 1 of its suit
-    return keys
+    answer = frozenset(keys)
+    _last_centre = (foundations, answer)
+    return answer
 
 
 def _witness(seat: Seat, rules: Rules, to_centre: Set[int]) -> str | None:
