@@ -14,11 +14,13 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from racing_demon.cards import Card, canonical_pack
+from racing_demon.deal import MatchSeed, derive_pack
 from racing_demon.engine import Violation, apply_move, check_move
 from racing_demon.moves import Move
-from racing_demon.profiles import load_rules
+from racing_demon.profiles import BUILT_IN, builtin_document, load_rules, rules_from_document
 from racing_demon.rules import Rules
 from racing_demon.state import Foundation, Pile, Seat, State
 
@@ -155,3 +157,29 @@ def load_script(name: str) -> ModuleType:
     sys.modules[name] = module  # dataclasses look their module up while it executes
     spec.loader.exec_module(module)
     return module
+
+
+# Hypothesis strategies shared by the property tests over random playouts.
+
+
+@st.composite
+def profiles(draw: st.DrawFn) -> Rules:
+    """A built-in profile, with any of seed 003's variant knobs and a few more turned."""
+    document = builtin_document(draw(st.sampled_from(BUILT_IN)))
+    if draw(st.booleans()):
+        document["layout"]["work_piles"] = 5
+    if draw(st.booleans()):
+        document["stock"]["turn"] = 1
+    if draw(st.booleans()):
+        document["work"]["slide_under"] = not document["work"]["slide_under"]
+    document["foundations"]["tie_window_ms"] = draw(st.sampled_from([None, 0, 5, 300]))
+    return rules_from_document(document)
+
+
+@st.composite
+def dealt_hands(draw: st.DrawFn) -> State:
+    rules = draw(profiles())
+    players = draw(st.integers(rules.min_players, min(rules.max_players, 4)))
+    seed = MatchSeed.from_plain(f"playout {draw(st.integers(0, 2**32))}")
+    packs = [derive_pack(seed, 1, seat) for seat in range(players)]
+    return State.deal(rules, packs, hand=1, start_ms=0)

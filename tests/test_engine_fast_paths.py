@@ -40,7 +40,7 @@ from racing_demon.engine import (
 )
 from racing_demon.moves import Kind, Move
 from racing_demon.playout import Event, playout
-from racing_demon.profiles import BUILT_IN, builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.rules import Rules, StallTrigger
 from racing_demon.state import (
     EndReason,
@@ -53,7 +53,7 @@ from racing_demon.state import (
     next_deadline,
 )
 
-from conftest import S, build
+from conftest import S, build, dealt_hands, profiles
 
 # -- the reference: the engine before its fast paths -----------------------------------
 
@@ -316,26 +316,6 @@ def variants(rules: Rules) -> list[Rules]:
     other_turn = {**document, "stock": {"turn": 4 - rules.turn_count}}
     other_slide = {**document, "work": {"slide_under": not rules.slide_under}}
     return [rules_from_document(other_turn), rules_from_document(other_slide)]
-
-
-@st.composite
-def profiles(draw: st.DrawFn) -> Rules:
-    document = builtin_document(draw(st.sampled_from(BUILT_IN)))
-    if draw(st.booleans()):
-        document["layout"]["work_piles"] = 5
-    if draw(st.booleans()):
-        document["stock"]["turn"] = 1
-    if draw(st.booleans()):
-        document["work"]["slide_under"] = not document["work"]["slide_under"]
-    return rules_from_document(document)
-
-
-@st.composite
-def dealt_hands(draw: st.DrawFn) -> State:
-    rules = draw(profiles())
-    players = draw(st.integers(rules.min_players, min(rules.max_players, 4)))
-    seed = MatchSeed.from_plain(f"fast paths {draw(st.integers(0, 2**32))}")
-    return State.deal(rules, [derive_pack(seed, 1, seat) for seat in range(players)], 1, 0)
 
 
 # -- the properties ----------------------------------------------------------------------
