@@ -339,6 +339,12 @@ def test_a_verdict_is_on_the_bytes_of_its_one_pass() -> None:
     assert_fails(verify_stream(changed, PINNED), Step.SIGNATURES, Code.SUBMISSION_GAP, index + 1)
 
 
+def _flip_table_signature(line: bytes) -> bytes:
+    at = line.index(b'"table":"') + len(b'"table":"')
+    flipped = b"1" if line[at : at + 1] == b"0" else b"0"
+    return line[:at] + flipped + line[at + 1 :]
+
+
 def test_a_replay_failure_waits_for_the_earlier_steps(tmp_path: Path) -> None:
     # One pass replays as it goes, but a later line's signature failure (step 5) comes first,
     # and nothing counts as replayed.
@@ -347,9 +353,7 @@ def test_a_replay_failure_waits_for_the_earlier_steps(tmp_path: Path) -> None:
     values[illegal]["body"]["move"] = f"{values[illegal]['body']['player']} demon>f+ KS"
     lines = seal(values)
     last = len(lines) - 2
-    at = lines[last].index(b'"table":"') + len(b'"table":"')
-    flipped = b"1" if lines[last][at : at + 1] == b"0" else b"0"
-    lines[last] = lines[last][:at] + flipped + lines[last][at + 1 :]
+    lines[last] = _flip_table_signature(lines[last])
     report = verify_lines(tmp_path, lines)
     assert_fails(report, Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, last + 1)
     assert report.not_replayed == report.records
@@ -406,6 +410,68 @@ def test_a_record_signed_by_another_key(tmp_path: Path) -> None:
             Code.BAD_TABLE_SIGNATURE,
             forged + 1,
         )
+
+
+def _with_wrong_player_signature(values: list[Value], index: int) -> None:
+    body = values[index]["body"]
+    other = PLAYER_KEYS[1 - body["player"]]
+    values[index]["sigs"]["player"] = sign_submission(
+        other, body["game"], body["hand"], body["player"], body["n"], body["move"]
+    )
+
+
+def _flip_next_table_signature(lines: list[bytes], at: int) -> None:
+    lines[at + 1] = _flip_table_signature(lines[at + 1])
+
+
+# What follows a bad signature, further on in the log, must not hide it: the report names
+# the first failing record.
+_LATER_FAILURES: dict[str, Callable[[list[bytes], int], None]] = {
+    "nothing": lambda lines, at: None,
+    "a later bad table signature": _flip_next_table_signature,
+    "a later seq mismatch": lambda lines, at: lines.__delitem__(at + 2),
+    "a later line that is not JSON": lambda lines, at: lines.__setitem__(at + 3, b"{"),
+    "a later torn end": lambda lines, at: lines.__setitem__(slice(at + 3, None), [b'{"body"']),
+}
+
+
+@pytest.mark.parametrize("later", list(_LATER_FAILURES))
+@pytest.mark.parametrize("at", [0, 5, 300, -4])  # the genesis, in the first batch, later, late
+def test_a_signature_failure_is_found_in_its_place(tmp_path: Path, later: str, at: int) -> None:
+    values = values_of("table", keyed=True)
+    at %= len(values)
+    lines = seal(values, forged=frozenset({at}))
+    _LATER_FAILURES[later](lines, at)
+    report = verify_lines(tmp_path, lines)
+    finding = assert_fails(report, Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, at + 1)
+    assert finding.seq == at and report.not_replayed == report.records
+
+
+def test_the_first_of_two_bad_signatures(tmp_path: Path) -> None:
+    values = values_of("table", keyed=True)
+    moves = [index for index, value in enumerate(values) if value["body"]["kind"] == "move"]
+    early, late = moves[150], moves[160]
+    _with_wrong_player_signature(values, early)
+    _with_wrong_player_signature(values, late)
+    finding = assert_fails(
+        verify_lines(tmp_path, seal(values)), Step.SIGNATURES, Code.BAD_PLAYER_SIGNATURE, early + 1
+    )
+    assert finding.player == values[early]["body"]["player"]
+    # In one record, the table's signature is checked before the player's.
+    assert_fails(
+        verify_lines(tmp_path, seal(values, forged=frozenset({early}))),
+        Step.SIGNATURES,
+        Code.BAD_TABLE_SIGNATURE,
+        early + 1,
+    )
+    # A gap in the submissions on a later record of the batch comes after it.
+    del values[moves[155]]
+    assert_fails(
+        verify_lines(tmp_path, seal(values)),
+        Step.SIGNATURES,
+        Code.BAD_PLAYER_SIGNATURE,
+        early + 1,
+    )
 
 
 def _move_line(values: list[Value]) -> int:
