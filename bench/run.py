@@ -95,6 +95,13 @@ def main() -> int:
         f"ratio {ratios['verify_fast_vs_chess']:.2f} "
         f"(target <= {TARGETS['verify_fast_vs_chess']})"
     )
+    print(
+        "  floors: reading a record into a value, checking nothing, "
+        f"{verification['read_floor_us_per_record']:.1f} us = "
+        f"{verification['read_floor_vs_chess']:.2f} x python-chess per ply; the signatures' "
+        f"part of full verification {verification['signatures_in_full_us_per_record']:.0f} us "
+        f"= {verification['signatures_in_full_vs_bare_ed25519']:.2f} x bare Ed25519"
+    )
     for figures in simulation:
         print(
             f"simulate {figures['profile']}, {figures['players']} players: "

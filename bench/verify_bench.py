@@ -5,10 +5,17 @@ same number of bare ``Ed25519PublicKey.verify`` calls (one per signature the ful
 checks); ``--fast`` per record beside python-chess's PGN replay per ply. Ratios are the
 medians of paired, interleaved rounds. These are issue 3's figures (targets: full <=
 1.25x bare Ed25519, fast <= 0.5x python-chess); the speed issue owns making them so.
+
+Two floors go with them, to show how far any CPython verifier of this format can go: the
+cost of only reading each line into a value (``json.loads``, the SHA-256 that ``prev``
+needs, and the C encoder's re-encoding that proves a plain line canonical), checking
+nothing; and the part of full verification that the signatures take (full minus fast:
+the Ed25519 checks as the verifier makes them, between records, with their messages).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import operator
 import statistics
@@ -19,7 +26,7 @@ from pathlib import Path
 import engine_bench
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.canonical import MODEL_ENCODER, canonical_bytes
 from racing_demon.log.records import PLAYER_KINDS, submission_of
 from racing_demon.verify import Settings, Verdict, verify_log
 
@@ -69,16 +76,27 @@ def measure(rounds: int = 15) -> dict[str, float]:
         for _ in range(_CHESS_GAMES):
             chess_replay()
 
-    runs = {"full": full, "fast": fast, "bare": bare, "chess": chess}
+    lines = LOG.read_bytes().splitlines()
+
+    def floor() -> None:
+        for line in lines:
+            canonical = MODEL_ENCODER.encode(json.loads(line)).encode() == line
+            assert canonical and hashlib.sha256(line).hexdigest()
+
+    runs = {"full": full, "fast": fast, "bare": bare, "chess": chess, "floor": floor}
     for run in runs.values():
         run()  # warm: imports, caches, the schema compiled
     times: dict[str, list[float]] = {name: [] for name in runs}
     order = list(runs)
     for round_ in range(rounds):
-        for name in order[round_ % 4 :] + order[: round_ % 4]:
+        turn = round_ % len(order)
+        for name in order[turn:] + order[:turn]:
             times[name].append(_seconds(runs[name]))
     count = len(records)
-    per_record = {name: [t / count * 1e6 for t in times[name]] for name in ("full", "fast")}
+    per_record = {
+        name: [t / count * 1e6 for t in times[name]] for name in ("full", "fast", "floor")
+    }
+    signatures_us = list(map(operator.sub, per_record["full"], per_record["fast"]))
     bare_us = [t / count * 1e6 for t in times["bare"]]
     chess_us = [t / (_CHESS_GAMES * plies) * 1e6 for t in times["chess"]]
     median = statistics.median
@@ -92,6 +110,10 @@ def measure(rounds: int = 15) -> dict[str, float]:
         "fast_us_per_record": median(per_record["fast"]),
         "chess_pgn_ply_us": median(chess_us),
         "fast_vs_chess": median(map(operator.truediv, per_record["fast"], chess_us)),
+        "read_floor_us_per_record": median(per_record["floor"]),
+        "read_floor_vs_chess": median(map(operator.truediv, per_record["floor"], chess_us)),
+        "signatures_in_full_us_per_record": median(signatures_us),
+        "signatures_in_full_vs_bare_ed25519": median(map(operator.truediv, signatures_us, bare_us)),
     }
 
 
