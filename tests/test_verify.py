@@ -436,7 +436,7 @@ _LATER_FAILURES: dict[str, Callable[[list[bytes], int], None]] = {
 
 
 @pytest.mark.parametrize("later", list(_LATER_FAILURES))
-@pytest.mark.parametrize("at", [0, 5, 300, -4])  # the genesis, in the first batch, later, late
+@pytest.mark.parametrize("at", [0, 5, 300, -4])  # the genesis, early, mid-log, late
 def test_a_signature_failure_is_found_in_its_place(tmp_path: Path, later: str, at: int) -> None:
     values = values_of("table", keyed=True)
     at %= len(values)
@@ -464,7 +464,7 @@ def test_the_first_of_two_bad_signatures(tmp_path: Path) -> None:
         Code.BAD_TABLE_SIGNATURE,
         early + 1,
     )
-    # A gap in the submissions on a later record of the batch comes after it.
+    # A gap in the submissions between the two comes after the first.
     del values[moves[155]]
     assert_fails(
         verify_lines(tmp_path, seal(values)),
@@ -482,10 +482,7 @@ def test_a_move_signed_by_the_wrong_player(tmp_path: Path) -> None:
     values = values_of("short", keyed=True)
     index = _move_line(values)
     body = values[index]["body"]
-    other = PLAYER_KEYS[1 - body["player"]]
-    values[index]["sigs"]["player"] = sign_submission(
-        other, body["game"], body["hand"], body["player"], body["n"], body["move"]
-    )
+    _with_wrong_player_signature(values, index)
     lines = seal(values, index)
     finding = assert_fails(
         verify_lines(tmp_path, lines), Step.SIGNATURES, Code.BAD_PLAYER_SIGNATURE, index + 1
