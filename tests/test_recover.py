@@ -155,6 +155,84 @@ def test_records_signed_by_another_table_are_refused(tmp_path: Path) -> None:
     assert recovery.report.finding.code is Code.WRONG_TABLE_KEY
 
 
+# docs/log-format.md §8: "A last line that parses, is canonical, chains to the record
+# before it and (with a key) carries a good table signature is never cut."
+
+
+@pytest.mark.parametrize("settings", [PINNED, Settings(unsafe_unpinned=True)], ids=["key", "no"])
+def test_a_final_record_that_lost_only_its_newline_gets_it_back(
+    tmp_path: Path, settings: Settings
+) -> None:
+    whole = b"".join(finished_lines("table"))
+    path = write(tmp_path, [whole[:-1]])  # as an editor or $(cat ...) leaves it
+
+    assert recover_log(path, settings, dry_run=True).action is Action.RESTORED_NEWLINE
+    assert path.read_bytes() == whole[:-1]
+    recovery = recover_log(path, settings)
+
+    assert recovery.action is Action.RESTORED_NEWLINE and recovery.exit_code == 0
+    assert path.read_bytes() == whole
+    assert verify_log(path, PINNED).verdict is Verdict.VERIFIED
+
+
+def test_a_middle_record_that_lost_only_its_newline_is_kept(tmp_path: Path) -> None:
+    lines = finished_lines("peer2peer")[:12]
+    path = write(tmp_path, [b"".join(lines)[:-1]])
+    recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.RESTORED_NEWLINE
+    assert path.read_bytes() == b"".join(lines)
+    assert recovery.report.finding is not None
+    assert recovery.report.finding.code is Code.UNFINISHED
+
+
+@pytest.mark.parametrize("cut", [2, 40, 200])
+def test_a_torn_final_record_is_never_cut(tmp_path: Path, cut: int) -> None:
+    lines = finished_lines("table")
+    data = b"".join(lines)[:-cut]
+    path = write(tmp_path, [data])
+    recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.REFUSED_FINAL and recovery.exit_code == 1
+    assert path.read_bytes() == data
+
+
+def test_a_final_record_signed_by_nobody_is_not_cut(tmp_path: Path) -> None:
+    lines = list(finished_lines("table"))
+    final = json.loads(lines[-1])
+    final["sigs"]["table"] = "00" * 64
+    data = b"".join(lines[:-1]) + json.dumps(final, separators=(",", ":")).encode()
+    path = write(tmp_path, [data])
+    recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.REFUSED_FINAL
+    assert path.read_bytes() == data
+
+
+def test_a_complete_last_record_that_does_not_replay_is_refused_whole(tmp_path: Path) -> None:
+    lines = list(finished_lines("table"))
+    data = b"".join(lines)[:-1]
+    # Verifying with another secret: the final record reveals one that does not open it.
+    wrong = Settings(table_key=PINNED.table_key, seed=bytes(32))
+    path = write(tmp_path, [data])
+    recovery = recover_log(path, wrong)
+    assert recovery.action is Action.REFUSED and recovery.exit_code == 1
+    assert recovery.report.step is not None and recovery.report.step > 5
+    assert path.read_bytes() == data
+
+
+def test_recover_command_says_it_restored_the_newline(tmp_path: Path) -> None:
+    whole = b"".join(finished_lines("table"))
+    path = write(tmp_path, [whole[:-1]])
+    key = str(write_public_key(tmp_path / "table.pub", TABLE_KEY))
+    code, output = invoke("recover", str(path), "--table-key", key, "--dry-run")
+    assert code == 0 and "would restore the newline after the last record" in output
+    code, output = invoke("recover", str(path), "--table-key", key)
+    assert code == 0 and "restored the newline after the last record" in output
+    assert path.read_bytes() == whole
+    torn = write(tmp_path, [whole[:-30]])
+    code, output = invoke("recover", str(torn), "--table-key", key)
+    assert code == 1 and "damaged final record" in output
+    assert torn.read_bytes() == whole[:-30]
+
+
 def test_a_tail_longer_than_any_line_is_not_a_torn_record(tmp_path: Path) -> None:
     path = write(tmp_path, finished_lines("table")[:3], b"x" * 200)
     limits = Limits(max_line_bytes=100)

@@ -197,6 +197,56 @@ def test_genesis_refusals(tmp_path: Path) -> None:
     assert existing.read_bytes() == b"keep me\n"
 
 
+# The table writes nothing its own verifier refuses: everything the verifier checks of a
+# genesis is checked before the first byte, and a failed create leaves no file behind.
+@pytest.mark.parametrize(
+    ("players", "profile", "why"),
+    [
+        ([PlayerInfo("", "red"), PlayerInfo("b", "blue")], "table", "name"),
+        ([PlayerInfo("a", ""), PlayerInfo("b", "blue")], "table", "back"),
+        ([PlayerInfo("a" * 65, "red"), PlayerInfo("b", "blue")], "table", "name"),
+        ([PlayerInfo("a", "red")], "table", "entropy"),  # one player
+        ([PlayerInfo(f"p{seat}", f"b{seat}") for seat in range(5)], "nertz", "BAD_SEATS"),
+        ([PlayerInfo("a", "r", bytes(32)), PlayerInfo("b", "g", bytes(32))], "table", "KEY"),
+    ],
+    ids=["empty name", "empty back", "long name", "one player", "too many seats", "weak key"],
+)
+def test_a_genesis_the_verifier_would_refuse_is_never_written(
+    tmp_path: Path, players: list[PlayerInfo], profile: str, why: str
+) -> None:
+    path = tmp_path / "game.jsonl"
+    signers = None
+    if players[0].key is not None:
+        signers = [lambda message: "00" * 64 for _ in players]
+    with pytest.raises(ValueError, match=why):
+        Table.create(
+            path,
+            load_rules(profile),
+            players,
+            TABLE_KEY,
+            SECRET,
+            entropy(len(players)),
+            player_signers=signers,
+        )
+    assert not path.exists()
+    keyed_table(path).close()  # the retry is not refused for a file left behind
+    assert path.exists()
+
+
+def test_a_create_that_fails_after_the_genesis_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "game.jsonl"
+
+    def disk_full(self: Table, t_ms: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Table, "_start_hand", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        keyed_table(path)
+    assert not path.exists()
+
+
 def test_every_acknowledged_record_is_whole_on_disk(tmp_path: Path) -> None:
     path = tmp_path / "game.jsonl"
     with keyed_table(path, "nertz") as table:

@@ -934,7 +934,7 @@ def test_unreadable_files_exit_2(tmp_path: Path, pub: Path) -> None:
     code, out = run("verify", tmp_path / "missing.jsonl", "--table-key", pub)
     assert code == 2 and out.startswith("UNREADABLE  ")
     code, out = run("verify", tmp_path, "--table-key", pub)
-    assert code == 2 and "Is a directory" in out
+    assert code == 2 and "not a regular file (a folder)" in out
     device = verify_log(Path(os.devnull), PINNED)
     assert device.verdict is Verdict.UNREADABLE and device.exit_code == 2
     assert device.finding is not None and "not a regular file" in device.finding.message

@@ -1,42 +1,46 @@
 """Verify many logs: a folder of them on every core here, or on a Dask cluster.
 
 Every log is verified exactly as ``verify_log`` verifies it alone (docs/log-format.md §7);
-this module only decides which logs a command names, where they are verified, and puts
-the reports back in the order the logs were named, whatever order they finish in, so a
-batch's output does not depend on scheduling. docs/batch-verification.md is the guide.
+this module only decides which logs a command names and where they are verified, and
+hands the reports back in the order the logs were named, each as soon as it and every log
+before it are done, so a batch's output streams and does not depend on scheduling.
+docs/batch-verification.md is the guide.
 
-Work is sent in chunks of consecutive logs, not one log at a time, so that handing work
-to another process costs little beside verifying it. Chunks shrink as the work runs out (a
-"guided" schedule): each is a share of what remains, so the first are large and the last
-hold one log, and no worker waits long at the end for another to finish a big chunk.
+Here, each log is one task for a pool of processes: a log takes milliseconds to seconds
+to verify, against a fraction of a millisecond to hand it over, and one log per task lets
+an interrupted batch say exactly what it verified. On a Dask cluster, where handing work
+over costs a network round trip, logs travel in chunks that shrink as the work runs out
+(a "guided" schedule): each is a share of what remains, so the first are large and the
+last hold one log, and no worker waits long at the end for another to finish a big chunk.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import io
 import multiprocessing
 import os
 import signal
-import stat
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from racing_demon.files import open_regular
 from racing_demon.log.reader import Limits
 from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
 
 LOG_SUFFIX = ".jsonl"
 DASK_EXTRA = "pip install 'racing-demon[dask]'"
 
-OnDone = Callable[[Report], None]
-
-# A chunk is at most this share of the logs left per worker, this many logs, these bytes.
+# Logs sent to the pool ahead of the first one not yet verified, per job: enough to keep
+# every worker busy past a slow log, few enough that the reports held here stay bounded.
+_WINDOW_PER_JOB = 4
+# A Dask chunk is at most this share of the logs left per worker, this many logs, these bytes.
 _SHARE_PER_WORKER = 4
 _MAX_CHUNK_LOGS = 32
 _MAX_CHUNK_BYTES = 16 * 1024 * 1024
@@ -92,60 +96,90 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def verify_many(
-    logs: Sequence[Path],
-    settings: Settings,
-    jobs: int | None = None,
-    on_done: OnDone | None = None,
-) -> list[Report]:
-    """Each log's ``verify_log`` report, in the order of ``logs``.
+def verify_many(logs: Sequence[Path], settings: Settings, jobs: int | None = None) -> list[Report]:
+    """Each log's ``verify_log`` report, in the order of ``logs``: ``iter_verified``'s."""
+    with contextlib.closing(iter_verified(logs, settings, jobs)) as reports:
+        return list(reports)
+
+
+def iter_verified(
+    logs: Sequence[Path], settings: Settings, jobs: int | None = None
+) -> Generator[Report, None, None]:
+    """Each log's ``verify_log`` report, in the order of ``logs``, each as soon as it and
+    every log before it are verified.
 
     ``jobs`` processes verify at once (default: every core). One job, or one log, runs in
-    this process with no pool. ``on_done`` is called here, as each report arrives. The
-    workers are started afresh, so a script that calls this with several jobs needs the
-    ``if __name__ == "__main__":`` guard, as for any ``multiprocessing`` pool.
+    this process with no pool. Closing the generator early (or an exception in it, such
+    as KeyboardInterrupt) cancels what has not started and ends the running workers at
+    once. The workers are started afresh, so a script that calls this with several jobs
+    needs the ``if __name__ == "__main__":`` guard, as for any ``multiprocessing`` pool.
     """
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     if jobs == 1 or len(logs) <= 1:
-        return [_done(verify_log(path, settings), on_done) for path in logs]
-    chunks = _chunks(logs, jobs)
-    results: list[list[Report]] = [[] for _ in chunks]
+        for path in logs:
+            yield verify_log(path, settings)
+        return
     pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(chunks)),
+        max_workers=min(jobs, len(logs)),
         mp_context=_process_context(),
         initializer=_ignore_interrupts,
     )
+    finished = False
     try:
-        futures = {pool.submit(_verify_paths, chunk, settings): n for n, chunk in enumerate(chunks)}
-        for future in as_completed(futures):
-            results[futures[future]] = [_done(report, on_done) for report in future.result()]
+        yield from _in_pool(pool, logs, settings, _WINDOW_PER_JOB * jobs)
+        finished = True
     finally:
-        # After Ctrl-C or an error, start no further chunk; the running ones end soon.
-        pool.shutdown(cancel_futures=True)
-    return [report for chunk in results for report in chunk]
+        if finished:
+            pool.shutdown()
+        else:
+            _stop_now(pool)
 
 
-def _done(report: Report, on_done: OnDone | None) -> Report:
-    if on_done is not None:
-        on_done(report)
-    return report
+def _in_pool(
+    pool: ProcessPoolExecutor, logs: Sequence[Path], settings: Settings, window: int
+) -> Iterator[Report]:
+    """The reports of ``logs`` in their order, as the pool verifies them, with at most
+    ``window`` logs sent ahead of the first one still to hand on, so that the reports
+    waiting here for their turn stay few."""
+    running: dict[Future[Report], int] = {}
+    verified: dict[int, Report] = {}
+    turn = sent = 0
+    while turn < len(logs):
+        while sent < len(logs) and sent < turn + window:
+            running[pool.submit(verify_log, logs[sent], settings)] = sent
+            sent += 1
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            verified[running.pop(future)] = future.result()
+        while turn in verified:
+            yield verified.pop(turn)
+            turn += 1
 
 
-def _chunks(logs: Sequence[Path], workers: int) -> list[list[Path]]:
-    chunks = []
-    start = 0
-    while start < len(logs):
-        size = _chunk_size(len(logs) - start, workers)
-        chunks.append(list(logs[start : start + size]))
-        start += size
-    return chunks
+def _in_order(completed: Iterable[tuple[int, Report]]) -> Iterator[Report]:
+    """The reports of ``completed`` by index 0, 1, 2..., each as soon as its turn comes."""
+    waiting: dict[int, Report] = {}
+    turn = 0
+    for index, report in completed:
+        waiting[index] = report
+        while turn in waiting:
+            yield waiting.pop(turn)
+            turn += 1
 
 
-def _chunk_size(left: int, workers: int) -> int:
-    """The next chunk's number of logs, when ``left`` logs are left to hand out."""
-    return max(1, min(_MAX_CHUNK_LOGS, left // (workers * _SHARE_PER_WORKER)))
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """Start nothing more and end the running workers: an interrupted batch must not wait
+    for the logs in progress, however long they are."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    # Python 3.14 has terminate_workers(); before it the workers are only in _processes.
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
 
 
 def _process_context() -> multiprocessing.context.BaseContext:
@@ -161,10 +195,6 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _verify_paths(paths: list[Path], settings: Settings) -> list[Report]:
-    return [verify_log(path, settings) for path in paths]
-
-
 # -- on a Dask cluster --------------------------------------------------------------------
 
 
@@ -177,13 +207,16 @@ def dask_distributed() -> ModuleType:
     return distributed
 
 
-def verify_on_dask(
-    logs: Sequence[Path],
-    settings: Settings,
-    scheduler: str,
-    on_done: OnDone | None = None,
-) -> list[Report]:
-    """``verify_many``'s reports, verified by the workers of the Dask cluster whose
+def verify_on_dask(logs: Sequence[Path], settings: Settings, scheduler: str) -> list[Report]:
+    """``iter_verified_on_dask``'s reports, as a list."""
+    with contextlib.closing(iter_verified_on_dask(logs, settings, scheduler)) as reports:
+        return list(reports)
+
+
+def iter_verified_on_dask(
+    logs: Sequence[Path], settings: Settings, scheduler: str
+) -> Generator[Report, None, None]:
+    """``iter_verified``'s reports, verified by the workers of the Dask cluster whose
     scheduler is at ``scheduler`` (``tcp://host:8786``).
 
     This process reads each log and sends its bytes, so the workers need racing-demon (the
@@ -193,35 +226,37 @@ def verify_on_dask(
     most two chunks per worker thread are read ahead, so memory here stays bounded.
     """
     distributed = dask_distributed()
-    version = _version()
-    reports: dict[int, Report] = {}
     try:
         client = distributed.Client(scheduler, set_as_default=False)
     except (OSError, ValueError) as error:
         raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from error
     with client:
         threads = max(1, sum(client.nthreads().values()))
-        chunks = _read_chunks(logs, settings, threads)
-        running = distributed.as_completed(loop=client.loop)
-        indices: dict[Any, list[int]] = {}
+        yield from _in_order(_completed_on_dask(client, distributed, logs, settings, threads))
 
-        def send_more() -> None:
-            while len(indices) < 2 * threads and (item := next(chunks, None)) is not None:
-                if isinstance(item, _Chunk):
-                    [blobs] = client.scatter([item.blobs], hash=False)
-                    future = client.submit(_verify_blobs, blobs, settings, version, pure=False)
-                    indices[future] = item.indices
-                    running.add(future)
-                else:
-                    index, report = item
-                    reports[index] = _done(report, on_done)
 
-        send_more()
-        for future in running:
-            for index, report in zip(indices.pop(future), future.result(), strict=True):
-                reports[index] = _done(report, on_done)
-            send_more()
-    return [reports[index] for index in range(len(logs))]
+def _completed_on_dask(
+    client: Any, distributed: ModuleType, logs: Sequence[Path], settings: Settings, threads: int
+) -> Iterator[tuple[int, Report]]:
+    chunks = _read_chunks(logs, settings, threads)
+    running = distributed.as_completed(loop=client.loop)
+    indices: dict[Any, list[int]] = {}
+    version = _version()
+
+    def send_more() -> Iterator[tuple[int, Report]]:
+        while len(indices) < 2 * threads and (item := next(chunks, None)) is not None:
+            if isinstance(item, _Chunk):
+                [blobs] = client.scatter([item.blobs], hash=False)
+                future = client.submit(_verify_blobs, blobs, settings, version, pure=False)
+                indices[future] = item.indices
+                running.add(future)
+            else:
+                yield item
+
+    yield from send_more()
+    for future in running:
+        yield from zip(indices.pop(future), future.result(), strict=True)
+        yield from send_more()
 
 
 @dataclass
@@ -229,6 +264,11 @@ class _Chunk:
     indices: list[int] = field(default_factory=list)
     blobs: list[tuple[str, bytes]] = field(default_factory=list)  # (source, bytes)
     nbytes: int = 0
+
+
+def _chunk_size(left: int, workers: int) -> int:
+    """The next chunk's number of logs, when ``left`` logs are left to hand out."""
+    return max(1, min(_MAX_CHUNK_LOGS, left // (workers * _SHARE_PER_WORKER)))
 
 
 def _read_chunks(
@@ -256,9 +296,7 @@ def _read_chunks(
 def _read(path: Path, limits: Limits) -> bytes | None:
     """The first ``max_file_bytes + 1`` bytes of a regular file, or None."""
     try:
-        with path.open("rb") as stream:
-            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                return None
+        with open_regular(path) as stream:
             return stream.read(limits.max_file_bytes + 1)
     except OSError:
         return None
@@ -295,17 +333,22 @@ class Summary:
     exit_code: int
 
     @classmethod
-    def of(cls, reports: Sequence[Report]) -> Summary:
-        counts = Counter(report.verdict for report in reports)
-        reasons: dict[Verdict, Counter[str]] = {}
+    def of(cls, reports: Iterable[Report]) -> Summary:
+        summary = cls({verdict: 0 for verdict in Verdict}, {}, 0)
         for report in reports:
-            if report.finding is not None:
-                reasons.setdefault(report.verdict, Counter())[_reason(report)] += 1
-        return cls(
-            counts={verdict: counts[verdict] for verdict in Verdict},
-            reasons=reasons,
-            exit_code=max((report.exit_code for report in reports), default=0),
-        )
+            summary = summary.plus(report)
+        return summary
+
+    def plus(self, report: Report) -> Summary:
+        """This summary and one more report: a batch is summed up as it streams, without
+        keeping its reports."""
+        counts = {**self.counts, report.verdict: self.counts[report.verdict] + 1}
+        reasons = {verdict: dict(why) for verdict, why in self.reasons.items()}
+        if report.finding is not None:
+            why = reasons.setdefault(report.verdict, {})
+            reason = _reason(report)
+            why[reason] = why.get(reason, 0) + 1
+        return Summary(counts, reasons, max(self.exit_code, report.exit_code))
 
     @property
     def total(self) -> int:

@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from racing_demon.files import read_regular
 from racing_demon.rules import Rules
 from racing_demon.schema import schema_errors
 
@@ -54,7 +55,7 @@ def load_rules(name_or_path: str) -> Rules:
             "or the path of a .json profile document"
         )
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(read_regular(path).decode("utf-8"))
     except OSError as error:
         raise ProfileError(f"cannot read profile {path}: {error.strerror}") from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -5,6 +5,12 @@ crash can leave at most one torn line at the end: bytes of a record that was nev
 acknowledged. Recovery removes exactly that line, and only when the complete records
 before it verify as an unfinished log; anything damaged before the end is refused and the
 file is left untouched, because a damaged middle is evidence, not debris.
+
+A last line that has lost only its newline (an editor or ``$(cat …)`` drops it) is no torn
+record: it parses, is canonical, chains to the record before it and carries the table's
+signature. Cutting it would destroy a record, perhaps the final one, the only record
+that reveals the dealer secret and the scores. Recovery restores its newline instead, and
+never cuts a tail that names itself a final record (docs/log-format.md §8).
 """
 
 from __future__ import annotations
@@ -12,18 +18,24 @@ from __future__ import annotations
 import enum
 import io
 import os
-import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from racing_demon.verify import Code, Report, Settings, Verdict, verify_stream
+from racing_demon.files import open_regular
+from racing_demon.verify import Code, Report, Settings, Step, Verdict, verify_stream
+
+# The bytes by which a record names itself final: a tail holding them is never cut.
+_FINAL_KIND = b'"kind":"final"'
 
 
 class Action(enum.StrEnum):
     REMOVED_TORN_LINE = "REMOVED_TORN_LINE"  # or, with dry_run, would remove it
+    RESTORED_NEWLINE = "RESTORED_NEWLINE"  # the last record lacked only its newline
     NOTHING_TO_DO = "NOTHING_TO_DO"  # the file ends with a complete record
     REFUSED = "REFUSED"  # the records before the end do not verify: nothing touched
+    REFUSED_FINAL = "REFUSED_FINAL"  # a damaged tail that names itself final: nothing touched
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +51,8 @@ class Recovery:
 
     @property
     def exit_code(self) -> int:
+        if self.action is Action.REFUSED_FINAL:
+            return 1
         if self.action is Action.REFUSED:
             return 2 if self.report.verdict is Verdict.UNREADABLE else 1
         return 0
@@ -57,40 +71,63 @@ def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Rec
     """
     source = str(path)
     try:
-        with path.open("rb" if dry_run else "r+b") as file:
-            info = os.fstat(file.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise RecoveryError(f"{source}: not a regular file")
-            size = info.st_size
+        with open_regular(path, writable=not dry_run) as file:
+            size = os.fstat(file.fileno()).st_size
             kept = _end_of_last_line(file, size, settings.limits.max_line_bytes)
             if kept is None:
                 raise RecoveryError(
                     f"{source}: the last {settings.limits.max_line_bytes + 1} bytes hold no "
                     "newline: that is no torn record but a damaged file"
                 )
-            report = verify_stream(io.BufferedReader(_Prefix(file, kept)), settings, source)
             torn = size - kept
-            unfinished = (
-                report.verdict is Verdict.UNFINISHED
-                and report.finding is not None
-                and report.finding.code is Code.UNFINISHED
-            )
+            if torn:
+                # Is the tail a whole record that lost only its newline? Steps 1-5 hold for
+                # every line, the tail too, exactly when a step after 5 is the verdict.
+                whole = verify_stream(_stream(file, size, b"\n"), settings, source)
+                if _intact(whole):
+                    if not dry_run:
+                        _change(file, size, source, lambda fd: os.write(fd, b"\n"))
+                    return Recovery(source, Action.RESTORED_NEWLINE, whole, size, 0, dry_run)
+                if whole.step is not None and whole.step > Step.SIGNATURES:
+                    return Recovery(source, Action.REFUSED, whole, kept, torn, dry_run)
+            report = verify_stream(_stream(file, kept), settings, source)
             if not torn:
                 # Ending with a complete record, it needs nothing: verified, unfinished, or
                 # unpinned (no key given to check the signatures with).
-                intact = unfinished or report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
-                action = Action.NOTHING_TO_DO if intact else Action.REFUSED
+                action = Action.NOTHING_TO_DO if _intact(report) else Action.REFUSED
                 return Recovery(source, action, report, kept, torn, dry_run)
-            if not unfinished:
+            if not _intact(report) or report.verdict is not Verdict.UNFINISHED:
                 return Recovery(source, Action.REFUSED, report, kept, torn, dry_run)
+            file.seek(kept)
+            if _FINAL_KIND in file.read(torn):
+                return Recovery(source, Action.REFUSED_FINAL, report, kept, torn, dry_run)
             if not dry_run:
-                if os.fstat(file.fileno()).st_size != size:
-                    raise RecoveryError(f"{source}: the file grew during recovery: is it in use?")
-                os.ftruncate(file.fileno(), kept)
-                os.fsync(file.fileno())
+                _change(file, size, source, lambda fd: os.ftruncate(fd, kept))
             return Recovery(source, Action.REMOVED_TORN_LINE, report, kept, torn, dry_run)
     except OSError as error:
         raise RecoveryError(f"{source}: {error.strerror or error}") from error
+
+
+def _intact(report: Report) -> bool:
+    """Verified, unpinned (no key to check the table's signatures) or a prefix of a log
+    whose every record holds: nothing in it is damaged."""
+    if report.verdict is Verdict.UNFINISHED:
+        return report.finding is not None and report.finding.code is Code.UNFINISHED
+    return report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
+
+
+def _stream(file: BinaryIO, length: int, extra: bytes = b"") -> io.BufferedReader:
+    return io.BufferedReader(_Prefix(file, length, extra))
+
+
+def _change(file: BinaryIO, size: int, source: str, change: Callable[[int], object]) -> None:
+    """Make ``change`` to the file at its end and fsync it, unless it grew since it was read."""
+    descriptor = file.fileno()
+    if os.fstat(descriptor).st_size != size:
+        raise RecoveryError(f"{source}: the file grew during recovery: is it in use?")
+    os.lseek(descriptor, size, os.SEEK_SET)
+    change(descriptor)
+    os.fsync(descriptor)
 
 
 def _end_of_last_line(file: BinaryIO, size: int, max_line_bytes: int) -> int | None:
@@ -106,12 +143,15 @@ def _end_of_last_line(file: BinaryIO, size: int, max_line_bytes: int) -> int | N
 
 
 class _Prefix(io.RawIOBase):
-    """The first ``length`` bytes of an open file, as a seekable read-only stream."""
+    """The first ``length`` bytes of an open file followed by ``extra``, as a seekable
+    read-only stream."""
 
-    def __init__(self, file: BinaryIO, length: int) -> None:
+    def __init__(self, file: BinaryIO, length: int, extra: bytes = b"") -> None:
         super().__init__()
         self._fd = file.fileno()
-        self._length = length
+        self._file_length = length
+        self._extra = extra
+        self._length = length + len(extra)
         self._position = 0
 
     def readable(self) -> bool:
@@ -124,7 +164,13 @@ class _Prefix(io.RawIOBase):
         count = min(len(buffer), self._length - self._position)
         if count <= 0:
             return 0
-        data = os.pread(self._fd, count, self._position)
+        if self._position < self._file_length:
+            data = os.pread(
+                self._fd, min(count, self._file_length - self._position), self._position
+            )
+        else:
+            start = self._position - self._file_length
+            data = self._extra[start : start + count]
         buffer[: len(data)] = data
         self._position += len(data)
         return len(data)

@@ -44,6 +44,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 from racing_demon.bots import BotProfile, choose_move, stream_chooser
 from racing_demon.deal import SECRET_BYTES, MatchSeed, uniform_below, word_stream
 from racing_demon.engine import advance_clock
+from racing_demon.files import open_regular
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import PLAYER_KINDS, RecordKind
 from racing_demon.log.signing import sign
@@ -432,7 +433,7 @@ def tally(path: Path) -> Tally:
     """Count the records of a log by kind, and its bounces by reason."""
     kinds: Counter[str] = Counter()
     bounces: Counter[str] = Counter()
-    with path.open("rb") as stream:
+    with open_regular(path) as stream:
         for line in stream:
             body = json.loads(line)["body"]
             kinds[body["kind"]] += 1

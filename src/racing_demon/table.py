@@ -10,6 +10,7 @@ a prefix of complete records (``durable=False`` skips the fsync, for simulations
 
 from __future__ import annotations
 
+import io
 import os
 import secrets
 from collections import deque
@@ -32,6 +33,7 @@ from racing_demon.engine import (
     is_tie,
     stall_outcome,
 )
+from racing_demon.files import open_regular
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
@@ -52,7 +54,8 @@ from racing_demon.rules import Rules
 from racing_demon.scoring import Match, score_hand
 from racing_demon.state import Phase, State, next_deadline
 from racing_demon.verify import Code as VerifyCode
-from racing_demon.verify import Settings, Verdict, verify_log
+from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
+from racing_demon.verify_report import finding_text
 
 PlayerSigner = Callable[[bytes], str]  # canonical genesis body -> signature (kind "genesis")
 
@@ -95,6 +98,27 @@ def _body(
     if prev is not None:
         body["prev"] = prev
     return body
+
+
+def _check_genesis(
+    game: str,
+    genesis: dict[str, Any],
+    sigs: dict[str, Any],
+    table_key: Ed25519PrivateKey,
+    dealer_secret: bytes,
+) -> None:
+    """ValueError, before the table writes a byte, unless the genesis would pass every
+    check that the verifier makes of it (schema, keys, co-signatures, the reveal, rules and
+    seats): the table never writes a log that its own verifier refuses."""
+    body = _body(game, 0, None, RecordKind.GENESIS, 0, genesis)
+    signed = {**sigs, "table": sign(table_key, RecordKind.GENESIS.value, canonical_bytes(body))}
+    settings = Settings(table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret)
+    line = line_bytes(body, signed) + b"\n"
+    report = verify_stream(io.BytesIO(line), settings, "the genesis")
+    finding = report.finding
+    if finding is None or finding.code is not VerifyCode.UNFINISHED:
+        assert finding is not None  # a genesis alone cannot be a whole match
+        raise ValueError(f"the log would not verify: {finding_text(finding)}")
 
 
 class _Writer:
@@ -232,10 +256,19 @@ class Table:
                 if problem is not None:
                     raise ValueError(f"seat {seat} did not co-sign the genesis: {problem}")
             sigs["players"] = cosigned
-        writer = _Writer(path.open("xb"), game, table_key, durable=durable)
-        writer.append(RecordKind.GENESIS, 0, genesis, sigs)
-        table = cls(writer, rules, players, game, seed, dealer_secret)
-        table._start_hand(0)
+        _check_genesis(game, genesis, sigs, table_key, dealer_secret)
+        file = path.open("xb")
+        try:
+            writer = _Writer(file, game, table_key, durable=durable)
+            writer.append(RecordKind.GENESIS, 0, genesis, sigs)
+            table = cls(writer, rules, players, game, seed, dealer_secret)
+            table._start_hand(0)
+        except BaseException:
+            # The file is this call's own (opened exclusively): a failed create leaves
+            # nothing behind, so the same create can be tried again.
+            file.close()
+            path.unlink(missing_ok=True)
+            raise
         return table
 
     @classmethod
@@ -474,6 +507,6 @@ def _rebuild(
         elif body["kind"] in PLAYER_KINDS:
             next_n[body["player"]] = body["n"] + 1
     assert snapshot is not None  # the log verified, so it has a genesis
-    with path.open("rb") as stream:
+    with open_regular(path) as stream:
         ((_, last_line),) = deque(iter_raw_lines(stream, limits), maxlen=1)
     return snapshot, genesis, next_n, last_line

@@ -26,7 +26,6 @@ import gc
 import hashlib
 import itertools
 import os
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from racing_demon.engine import (
     is_tie,
     stall_outcome,
 )
+from racing_demon.files import open_regular
 from racing_demon.log.canonical import canonical_bytes_of_read
 from racing_demon.log.keys import key_id
 from racing_demon.log.reader import (
@@ -244,10 +244,9 @@ class Settings:
 def verify_log(path: Path, settings: Settings) -> Report:
     """Verify the log at ``path``: UNREADABLE if it cannot be opened or read."""
     try:
-        with path.open("rb") as stream:
-            # Two passes need the same bytes twice, which a pipe or a device cannot give.
-            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                return _unreadable(str(path), settings, "not a regular file")
+        # Two passes need the same bytes twice, which a pipe or a device cannot give, and
+        # opening a pipe would wait for a writer.
+        with open_regular(path) as stream:
             return verify_stream(stream, settings, str(path))
     except OSError as error:
         return _unreadable(str(path), settings, error.strerror or str(error))

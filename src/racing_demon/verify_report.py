@@ -17,6 +17,7 @@ from racing_demon.report import printable
 from racing_demon.verify import Finding, Report, Verdict
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
+INTERRUPTED_EXIT = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 _HEADLINES = {
     Verdict.VERIFIED: "VERIFIED",
@@ -82,19 +83,32 @@ def finding_text(finding: Finding) -> str:
     return text
 
 
-def batch_text(reports: Sequence[Report]) -> str:
-    """A batch: one line per log, its verdict at the left margin, and a finding's line
-    indented under it; then the summary, indented too. So the lines at the margin are
-    exactly the logs' verdicts, one each, for grep and sort to work on."""
-    lines = []
-    for report in reports:
-        lines.append(_headline(report))
-        if report.finding is not None:
-            lines.append(f"  {finding_text(report.finding)}")
-    lines.append("")
-    lines += [f"  {line}" for line in summary_lines(Summary.of(reports))]
-    lines += [f"  {line}" for line in _coverage(reports[0])]  # one Settings for all
+def batch_entry(report: Report) -> str:
+    """One log of a batch: its verdict at the left margin and a finding's line indented
+    under it. So the lines at the margin are exactly the logs' verdicts, one each, for grep
+    and sort to work on; each is printed as soon as its log is verified."""
+    lines = [_headline(report)]
+    if report.finding is not None:
+        lines.append(f"  {finding_text(report.finding)}")
     return "\n".join(lines)
+
+
+def batch_footer(summary: Summary, settings_of: Report, *, planned: int | None = None) -> str:
+    """What follows a batch's entries: the summary, indented, and what no verdict covers
+    (``settings_of``: any report of the batch, which shares one Settings). ``planned``,
+    when the batch was interrupted: how many logs it was to verify."""
+    lines = [""]
+    if planned is not None:
+        lines.append(f"  interrupted: {summary.total} of {planned} logs verified")
+    lines += [f"  {line}" for line in summary_lines(summary)]
+    lines += [f"  {line}" for line in _coverage(settings_of)]
+    return "\n".join(lines)
+
+
+def batch_text(reports: Sequence[Report]) -> str:
+    """A whole batch: every entry, then the footer."""
+    entries = [batch_entry(report) for report in reports]
+    return "\n".join([*entries, batch_footer(Summary.of(reports), reports[0])])
 
 
 # The summary's rows, in the order of docs/log-format.md §7's verdict table.
@@ -144,11 +158,17 @@ def _coverage(report: Report) -> list[str]:
     return lines
 
 
-def verification_document(reports: Sequence[Report]) -> dict[str, Any]:
-    """``verify --json``: every log's report and the exit code of the whole run."""
+def verification_document(
+    reports: Sequence[Report], *, interrupted: bool = False
+) -> dict[str, Any]:
+    """``verify --json``: every log's report and the exit code of the whole run (130 when
+    it was interrupted, and then ``reports`` holds the logs verified before)."""
     return {
         "format": REPORT_FORMAT,
-        "exit_code": max(report.exit_code for report in reports),
+        "exit_code": INTERRUPTED_EXIT
+        if interrupted
+        else max((report.exit_code for report in reports), default=0),
+        "interrupted": interrupted,
         "reports": [report_document(report) for report in reports],
     }
 

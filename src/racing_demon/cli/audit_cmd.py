@@ -10,8 +10,10 @@ import click
 
 from racing_demon.audit import audit_document, audit_hands, audit_text, check_claims
 from racing_demon.cli.options import json_option, limits_options, table_key_option
+from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
 from racing_demon.log.replay import find_secret
+from racing_demon.report import printable
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.verify_report import report_document, report_text
@@ -21,7 +23,7 @@ def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> l
     if value is None:
         return []
     try:
-        document = json.loads(value.read_text(encoding="utf-8"))
+        document = json.loads(read_regular(value).decode("utf-8"))
     except OSError as error:
         raise click.BadParameter(f"cannot read {value}: {error.strerror}", ctx, param) from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -76,9 +78,13 @@ def audit(log: Path, table_key: bytes, claims: list[Any], as_json: bool, limits:
         else:
             click.echo(report_text(report))
         raise SystemExit(report.exit_code)
-    secret = find_secret(log, limits)  # verified: the final record reveals the checked secret
-    assert secret is not None
-    hands = audit_hands(log, secret, limits)
+    try:
+        secret = find_secret(log, limits)  # verified: the final record reveals the secret
+        assert secret is not None
+        hands = audit_hands(log, secret, limits)
+    except OSError as error:  # replaced since it was verified
+        click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
+        raise SystemExit(2) from error
     checks = check_claims(hands, claims, final_seq=(report.records or 1) - 1)
     if as_json:
         document = audit_document(hands, checks, report_document(report))

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from racing_demon.cli.options import read_passphrase
+from racing_demon.files import Output, OutputError, refuse_inputs
 from racing_demon.log.keys import (
     KeyFileError,
     generate_private_key,
@@ -55,6 +56,13 @@ def keygen(
         files = key_files(directory, name)
     except KeyFileError as error:
         raise click.BadParameter(str(error), param_hint="NAME") from error
+    for written in (files.private, files.public):
+        try:
+            refuse_inputs(
+                Output(written, replace=force), [] if passphrase_file is None else [passphrase_file]
+            )
+        except OutputError as error:
+            raise click.BadParameter(str(error), param_hint="NAME") from error
     # Checked again, race-free, when writing; checking now spares a passphrase prompt.
     existing = files.existing()
     if existing and not force:

@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
+from racing_demon.cli.output import note_input
+from racing_demon.files import read_regular
 from racing_demon.log.keys import KeyFileError, load_public_key, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.profiles import BUILT_IN, DEFAULT_PROFILE, ProfileError, load_rules
@@ -46,6 +48,7 @@ def json_option(function: F) -> F:
 def _table_key(ctx: click.Context, param: click.Parameter, value: Path | None) -> bytes | None:
     if value is None:
         return None
+    note_input(ctx, value)
     try:
         return raw_public_bytes(load_public_key(value))
     except KeyFileError as error:
@@ -135,10 +138,15 @@ def limits_options(function: F) -> F:
     return decorated  # type: ignore[no-any-return]
 
 
+def force_option(help: str) -> Callable[[F], F]:
+    """``--force``: replace an existing output file (never one of the inputs)."""
+    return click.option("--force", is_flag=True, help=help)
+
+
 def read_passphrase(path: Path) -> bytes:
     """The passphrase in a file, without the newline an editor adds."""
     try:
-        text = path.read_bytes()
+        text = read_regular(path)
     except OSError as error:
         raise click.BadParameter(
             f"cannot read {path}: {error.strerror}", param_hint="--passphrase-file"

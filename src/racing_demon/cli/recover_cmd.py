@@ -36,8 +36,13 @@ def recover(
 
     Run it only when no table is writing LOG.
 
+    A last line that has lost only its newline (editors drop it) is a complete record,
+    not a torn one: its newline is restored, and nothing is cut. A damaged last line that
+    names itself the final record is never cut either.
+
     Exit 0 when LOG ends with a complete record (now or already); 1 when the records
-    before the end do not verify (nothing changed); 2 when LOG cannot be read or changed.
+    before the end do not verify or the tail is a damaged final record (nothing changed);
+    2 when LOG cannot be read or changed.
     """
     settings = Settings(table_key=table_key, seed=seed, limits=limits)
     try:
@@ -48,21 +53,31 @@ def recover(
     report = recovery.report
     kept = "no complete record" if not report.records else f"{report.records} complete records"
     unchecked = "" if table_key is not None else " (signatures not checked: no --table-key)"
+    shown = printable(str(log))
     if recovery.action is Action.REMOVED_TORN_LINE:
         verb = "would remove" if dry_run else "removed"
         click.echo(
-            f"{printable(str(log))}: {verb} a torn last line of {recovery.torn_bytes} bytes; "
+            f"{shown}: {verb} a torn last line of {recovery.torn_bytes} bytes; "
             f"kept {kept} ({recovery.kept_bytes} bytes), an unfinished log{unchecked}"
+        )
+    elif recovery.action is Action.RESTORED_NEWLINE:
+        verb = "would restore" if dry_run else "restored"
+        click.echo(
+            f"{shown}: {verb} the newline after the last record, which had lost only that: "
+            f"it is a complete record and was kept; {kept}, {report.verdict}{unchecked}"
         )
     elif recovery.action is Action.NOTHING_TO_DO:
         click.echo(
-            f"{printable(str(log))}: nothing to recover: it ends with a complete record; "
+            f"{shown}: nothing to recover: it ends with a complete record; "
             f"{kept}, {report.verdict}{unchecked}"
         )
-    else:
+    elif recovery.action is Action.REFUSED_FINAL:
         click.echo(
-            f"{printable(str(log))}: refused, nothing changed: the records before the end "
-            "do not verify"
+            f"{shown}: refused, nothing changed: the last {recovery.torn_bytes} bytes are a "
+            "damaged final record, the one that reveals the secret and the scores: keep the "
+            "file as evidence and find an intact copy"
         )
+    else:
+        click.echo(f"{shown}: refused, nothing changed: the log does not verify")
         click.echo(report_text(report))
     raise SystemExit(recovery.exit_code)

@@ -5,26 +5,37 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import TextIO
+from types import FrameType
+from typing import Any
 
 import click
 
 from racing_demon.batch import (
     ClusterError,
-    OnDone,
+    Summary,
     collect_logs,
     dask_distributed,
-    verify_many,
-    verify_on_dask,
+    iter_verified,
+    iter_verified_on_dask,
 )
-from racing_demon.cli.options import json_option, limits_options, seed_option, table_key_option
+from racing_demon.cli.options import (
+    force_option,
+    json_option,
+    limits_options,
+    seed_option,
+    table_key_option,
+)
+from racing_demon.cli.output import OutputWriter, checked_output, inputs_of
 from racing_demon.log.reader import Limits
-from racing_demon.verify import Settings
+from racing_demon.verify import Report, Settings
 from racing_demon.verify_report import (
-    batch_text,
+    INTERRUPTED_EXIT,
+    batch_entry,
+    batch_footer,
     report_line,
     report_text,
     verification_document,
@@ -64,6 +75,7 @@ Examples:
   racing-demon verify game.jsonl --table-key table.pub --seed SECRET --json
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
+  racing-demon verify archive/ --table-key table.pub --report - | jq .verdict
   racing-demon verify archive/ --table-key table.pub --scheduler tcp://dask-host:8786
   racing-demon verify big.jsonl --table-key table.pub --max-file-bytes 1G --max-records 5000000
 """
@@ -105,13 +117,16 @@ Examples:
 )
 @click.option(
     "--report",
-    "report_file",
-    type=click.File("w", encoding="utf-8", lazy=False),
+    "report_name",
     metavar="FILE",
-    help="Also write one JSON line per log to FILE, in the order of the logs "
-    "(schemas/verification-report-line.schema.json).",
+    help="Also write one JSON line per log to FILE as each is verified, in the order of the "
+    "logs (schemas/verification-report-line.schema.json); - writes them to standard output "
+    "and the text to standard error. An existing FILE is kept unless --force.",
 )
+@force_option("Replace an existing --report FILE (never one of the logs or keys read).")
+@click.pass_context
 def verify(
+    ctx: click.Context,
     logs: tuple[Path, ...],
     table_key: bytes | None,
     as_json: bool,
@@ -122,7 +137,8 @@ def verify(
     limits: Limits,
     jobs: int | None,
     scheduler: str | None,
-    report_file: TextIO | None,
+    report_name: str | None,
+    force: bool,
 ) -> None:
     """Verify each LOG: framing, schema, canonical bytes, hash chain, signatures, the
     dealer's reveal and every pack, then replay every move through the rules engine and
@@ -130,12 +146,14 @@ def verify(
 
     A LOG that is a folder stands for every *.jsonl file under it, recursively, in sorted
     order; a folder with none is reported unreadable. Several logs are verified in
-    parallel (--jobs, or --scheduler), with a progress bar on a terminal; each gets one
-    line (and its finding under it), then a summary counts the verdicts and their reasons
-    (docs/batch-verification.md).
+    parallel (--jobs, or --scheduler); each gets one line (and its finding under it) as
+    soon as it and the logs before it are verified, then a summary counts the verdicts
+    and their reasons (docs/batch-verification.md). Ctrl-C stops at once: what was
+    verified by then is printed, summed up and in the report, and the exit code is 130.
 
     Exit 0 when every log verifies; 1 when one does not, is unfinished, or is unpinned
-    without --unsafe-unpinned; 2 when a file cannot be read or an option is wrong.
+    without --unsafe-unpinned; 2 when a file cannot be read or written or an option is
+    wrong; 130 when interrupted.
     """
     if table_key is not None and unsafe_unpinned:
         raise click.UsageError("--unsafe-unpinned contradicts --table-key: give one or the other")
@@ -151,33 +169,121 @@ def verify(
         unsafe_unpinned=unsafe_unpinned,
         limits=limits,
     )
+    # The logs are listed before the report exists, so a report inside a folder being
+    # verified is never read as one of its logs.
     paths = collect_logs(logs)
-    with _progress(len(paths)) as on_done:
+    report_file = None
+    if report_name is not None:
+        report_file = checked_output(
+            report_name,
+            replace=force,
+            inputs=[*paths, *inputs_of(ctx)],
+            param_hint="--report",
+        )
+    to_stderr = report_file is not None and report_file.is_stdout
+    one_log = len(paths) == 1 and paths == list(logs)
+    summary = Summary.of([])
+    reports: list[Report] = []  # kept only for --json, which prints them in one document
+    first: Report | None = None
+    interrupted = False
+    with contextlib.ExitStack() as stack:
+        writer = (
+            None
+            if report_file is None
+            else stack.enter_context(OutputWriter(report_file, "--report"))
+        )
+        on_done = stack.enter_context(_progress(len(paths), shown_as_they_come=not to_stderr))
+        interrupts = stack.enter_context(_Interrupts())
+        verified = stack.enter_context(
+            contextlib.closing(_verified(paths, settings, jobs, scheduler))
+        )
         try:
-            if scheduler is not None:
-                reports = verify_on_dask(paths, settings, scheduler, on_done)
-            else:
-                reports = verify_many(paths, settings, jobs, on_done)
-        except ClusterError as error:
-            raise _ClusterFailed(str(error)) from error
-    if report_file is not None:
-        report_file.writelines(report_line(report) + "\n" for report in reports)
+            for report in verified:
+                with interrupts.held():  # a report is in both outputs or in neither
+                    first = first or report
+                    summary = summary.plus(report)
+                    if writer is not None:
+                        writer.write(report_line(report).encode() + b"\n")
+                    if as_json or one_log:
+                        reports.append(report)
+                    else:
+                        click.echo(batch_entry(report), err=to_stderr)
+                if on_done is not None:
+                    on_done()
+        except KeyboardInterrupt:
+            interrupted = True
     if as_json:
-        click.echo(json.dumps(verification_document(reports), indent=2))
-    elif len(paths) == 1 and paths == list(logs):
-        click.echo(report_text(reports[0]))  # one log named: its whole report
-    else:
-        click.echo(batch_text(reports))
-    code = max(report.exit_code for report in reports)
-    if code:
-        raise SystemExit(code)
+        document = verification_document(reports, interrupted=interrupted)
+        click.echo(json.dumps(document, indent=2), err=to_stderr)
+    elif one_log and reports:
+        click.echo(report_text(reports[0]), err=to_stderr)  # one log named: its whole report
+    elif first is not None:
+        planned = len(paths) if interrupted else None
+        click.echo(batch_footer(summary, first, planned=planned), err=to_stderr)
+    if interrupted:
+        click.echo(f"interrupted: {summary.total} of {len(paths)} logs verified", err=True)
+        raise SystemExit(INTERRUPTED_EXIT)
+    if summary.exit_code:
+        raise SystemExit(summary.exit_code)
+
+
+def _verified(
+    paths: list[Path], settings: Settings, jobs: int | None, scheduler: str | None
+) -> Generator[Report, None, None]:
+    """The reports of ``paths`` in their order as they come, here or on the cluster."""
+    try:
+        if scheduler is not None:
+            reports = iter_verified_on_dask(paths, settings, scheduler)
+        else:
+            reports = iter_verified(paths, settings, jobs)
+        with contextlib.closing(reports):
+            yield from reports
+    except ClusterError as error:
+        raise _ClusterFailed(str(error)) from error
+
+
+class _Interrupts:
+    """Ctrl-C raises KeyboardInterrupt as ever, but not while ``held``: then it waits until
+    the held block is done, so that a report is never printed without being in the report
+    file, or the other way round."""
+
+    def __init__(self) -> None:
+        self._holding = self._pending = False
+        self._previous: Any = None
+
+    def __enter__(self) -> _Interrupts:
+        # Only over Python's own handler: a caller that ignores SIGINT keeps ignoring it.
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._previous = signal.signal(signal.SIGINT, self._interrupted)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _interrupted(self, signum: int, frame: FrameType | None) -> None:
+        if not self._holding:
+            raise KeyboardInterrupt
+        self._pending = True
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+            if self._pending:
+                self._pending = False
+                raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
-def _progress(total: int) -> Iterator[OnDone | None]:
-    """A progress bar on standard error, only if it is a terminal and there is a batch."""
-    if total < 2 or not sys.stderr.isatty():
+def _progress(total: int, *, shown_as_they_come: bool) -> Iterator[Callable[[], None] | None]:
+    """A progress bar on standard error, only for a batch, when standard error is a
+    terminal and the logs' lines are not already coming out on one."""
+    if total < 2 or not sys.stderr.isatty() or (shown_as_they_come and sys.stdout.isatty()):
         yield None
         return
     with click.progressbar(length=total, label="verifying", file=sys.stderr, show_pos=True) as bar:
-        yield lambda _report: bar.update(1)
+        yield lambda: bar.update(1)

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
+from racing_demon.files import read_regular
 from racing_demon.log.signing import check_public_key
 
 PRIVATE_MODE = 0o600
@@ -153,7 +154,7 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError as error:
         raise KeyFileError(f"no key file at {path}") from error
     except OSError as error:

@@ -16,6 +16,7 @@ from typing import Any
 from racing_demon.cards import Card
 from racing_demon.deal import MatchSeed, deal_hand
 from racing_demon.engine import advance_clock, apply_move, apply_stall, check_move
+from racing_demon.files import open_regular
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, read_lines
 from racing_demon.log.records import PLAYER_KINDS, RecordKind
 from racing_demon.moves import Move, Zone
@@ -50,7 +51,7 @@ class Snapshot:
 
 def find_secret(path: Path, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     """The secret the final record reveals, or None when the log has no final record."""
-    with path.open("rb") as stream:
+    with open_regular(path) as stream:
         for line in read_lines(stream, limits):
             _check_record(line.number, line.value)
             body = line.value["body"]
@@ -69,7 +70,7 @@ def replay(path: Path, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterat
     """Yield the table after every record, in order (the same object, updated)."""
     snapshot = Snapshot()
     seed: MatchSeed | None = None
-    with path.open("rb") as stream:
+    with open_regular(path) as stream:
         for line in read_lines(stream, limits):
             _check_record(line.number, line.value)
             body = line.value["body"]

@@ -1,0 +1,204 @@
+"""Opening the files a user names, so that no input can block and no output destroys one.
+
+Every file the package reads or writes goes through here (docs/threat-model.md §3):
+
+- ``open_regular`` opens an input without waiting: a named pipe or a device is refused
+  before anything blocks on it, because it could keep a command waiting for ever and
+  cannot be read twice.
+- ``Output`` creates an output without ever replacing an existing regular file unless
+  asked (``replace``), and then only once the new contents are complete, so a failed
+  write leaves the old file as it was. ``refuse_inputs`` refuses an output that is one
+  of the command's inputs, before anything is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Final
+
+STDOUT: Final = "-"
+
+# Not on every system: where there is no O_NONBLOCK there are no named pipes to block on.
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class NotRegularFileError(OSError):
+    """An input that is no regular file; ``strerror`` says what it is."""
+
+    def __init__(self, path: Path, mode: int) -> None:
+        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+        super().__init__(errno.EINVAL, f"not a regular file ({kind})", str(path))
+
+
+def open_regular(path: Path, *, writable: bool = False) -> BinaryIO:
+    """``path`` opened for binary reading (and writing, if ``writable``), or
+    NotRegularFileError for anything else.
+
+    The open itself does not block: a named pipe opened without O_NONBLOCK waits for a
+    writer, possibly for ever. The check is made on the open file, so nothing swapped in
+    between a check and the open is read.
+    """
+    descriptor = os.open(path, (os.O_RDWR if writable else os.O_RDONLY) | _NONBLOCK)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, mode)
+        if _NONBLOCK:
+            os.set_blocking(descriptor, True)
+        return os.fdopen(descriptor, "r+b" if writable else "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
+# A key, a passphrase, a profile or a claims file: none comes near this.
+SMALL_FILE_BYTES: Final = 1024 * 1024
+
+
+def read_regular(path: Path, max_bytes: int = SMALL_FILE_BYTES) -> bytes:
+    """The bytes of regular file ``path``; OSError (EFBIG) if it holds more than
+    ``max_bytes``, which is read no further."""
+    with open_regular(path) as stream:
+        data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OSError(errno.EFBIG, f"larger than {max_bytes} bytes", str(path))
+    return data
+
+
+def same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one file (the same inode), whatever the spelling."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
+class OutputError(Exception):
+    """An output that must not be written: it exists, or it is one of the inputs."""
+
+
+@dataclass
+class Output:
+    """A file a command writes, or standard output for ``-``.
+
+    A regular file that exists is refused unless ``replace``; with ``replace`` the new
+    contents are written beside it and moved over it only by ``commit``, so a write that
+    fails keeps the old file. A new file is created exclusively (a file that appears in
+    between is not replaced) and written in place, so what is written is there at once,
+    even if the command is stopped. A file that exists but is not a regular file (a
+    terminal, a pipe, ``/dev/null``) is written to as it is. Write errors surface as
+    OSError; ``discard`` removes what this output created.
+    """
+
+    path: Path | None  # None: standard output
+    replace: bool = False
+    mode: int = 0o644
+    _stream: BinaryIO | None = field(default=None, init=False, repr=False)
+    _staged: str | None = field(default=None, init=False, repr=False)
+    _created: bool = field(default=False, init=False, repr=False)
+
+    @classmethod
+    def named(cls, name: str, *, replace: bool = False, mode: int = 0o644) -> Output:
+        return cls(None if name == STDOUT else Path(name), replace, mode)
+
+    @property
+    def shown(self) -> str:
+        return "standard output" if self.path is None else str(self.path)
+
+    @property
+    def is_stdout(self) -> bool:
+        return self.path is None
+
+    def check_free(self) -> None:
+        """OutputError if this would replace an existing regular file without ``replace``."""
+        if self.path is None or self.replace:
+            return
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(info.st_mode) or stat.S_ISREG(info.st_mode):
+            raise OutputError(f"not replacing existing {self.path} (use --force to replace it)")
+
+    def open(self) -> BinaryIO:
+        """The stream to write to; OutputError or OSError if it cannot be opened."""
+        assert self._stream is None, "an output is opened once"
+        if self.path is None:
+            self._stream = sys.stdout.buffer
+            return self._stream
+        try:
+            info: os.stat_result | None = os.stat(self.path)
+        except FileNotFoundError:
+            info = None
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            self._stream = open(self.path, "wb")  # noqa: SIM115 (closed by commit/discard)
+        elif info is not None and self.replace:
+            descriptor, self._staged = tempfile.mkstemp(
+                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+            )
+            os.fchmod(descriptor, self.mode)
+            self._stream = os.fdopen(descriptor, "wb")
+        else:
+            try:
+                # O_EXCL: a file made by somebody else since check_free is never replaced.
+                descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, self.mode)
+            except FileExistsError as error:
+                raise OutputError(
+                    f"not replacing existing {self.path} (use --force to replace it)"
+                ) from error
+            self._created = True
+            self._stream = os.fdopen(descriptor, "wb")
+        return self._stream
+
+    def commit(self) -> None:
+        """Flush what was written to disk and, when replacing, move it into place."""
+        stream = self._stream
+        if stream is None:
+            return
+        stream.flush()
+        if self.path is None:
+            return
+        if self._created or self._staged is not None:
+            os.fsync(stream.fileno())
+        stream.close()
+        if self._staged is not None:
+            os.replace(self._staged, self.path)
+            self._staged = None
+
+    def discard(self) -> None:
+        """Close the output after a failure and remove what this output created."""
+        stream, self._stream = self._stream, None
+        if stream is None or self.path is None:
+            return
+        with contextlib.suppress(OSError):
+            stream.close()
+        doomed = self._staged if self._staged is not None else self.path if self._created else None
+        if doomed is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(doomed)
+
+
+def refuse_inputs(output: Output, inputs: Iterable[Path]) -> None:
+    """OutputError if ``output`` names one of ``inputs`` (the same file, however spelt)."""
+    if output.path is None:
+        return
+    for path in inputs:
+        if same_file(output.path, path):
+            raise OutputError(
+                f"the output {output.path} is also an input ({path}): it would be destroyed"
+            )

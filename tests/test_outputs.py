@@ -1,0 +1,294 @@
+"""Nothing the tool does destroys a user's file, and it ends as the tools people know end.
+
+Issue "Nothing the tool does loses a user's data": a report, like every file the tool
+writes, never replaces an existing file without --force and never names one of the
+inputs; `-` is standard output; a write error is one line and exit 2; a closed pipe ends
+quietly; Ctrl-C exits 130 with everything verified so far printed and in the report; a
+named pipe is refused before anything blocks on it (docs/threat-model.md §3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from racing_demon.batch import iter_verified
+from racing_demon.cli import main
+from racing_demon.files import NotRegularFileError, Output, OutputError, open_regular
+from racing_demon.schema import schema_errors
+from racing_demon.verify import Settings, Verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = ROOT / "sample_games" / "table-3p-signed.jsonl"
+KEY = ROOT / "sample_games" / "table.pub"
+COMMAND = [sys.executable, "-m", "racing_demon"]
+
+
+def run(*args: str | Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, [str(arg) for arg in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    """A folder of copies of the bundled game: every one verifies."""
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    for number in range(3):
+        shutil.copy(GAME, folder / f"g{number}.jsonl")
+    return folder
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "pipe.jsonl"
+    os.mkfifo(path)
+    yield path
+
+
+# -- outputs never destroy a file -----------------------------------------------------------
+
+
+def test_a_report_that_names_the_log_being_verified_is_refused_before_reading(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "game.jsonl"
+    shutil.copy(GAME, log)
+    for force in ([], ["--force"]):
+        code, out, err = run("verify", log, "--table-key", KEY, "--report", log, *force)
+        assert code == 2 and out == "" and "also an input" in err
+        assert log.read_bytes() == GAME.read_bytes()
+
+
+def test_a_report_that_names_the_pinned_key_is_refused(tmp_path: Path) -> None:
+    key = tmp_path / "table.pub"
+    shutil.copy(KEY, key)
+    code, _, err = run("verify", GAME, "--table-key", key, "--report", key, "--force")
+    assert code == 2 and "also an input" in err
+    assert key.read_bytes() == KEY.read_bytes()
+
+
+def test_an_existing_report_is_kept_unless_force(tmp_path: Path) -> None:
+    report = tmp_path / "results.jsonl"
+    report.write_text("keep me\n")
+    code, out, err = run("verify", GAME, "--table-key", KEY, "--report", report)
+    assert code == 2 and out == "" and "not replacing existing" in err and "--force" in err
+    assert report.read_text() == "keep me\n"
+    code, _, _ = run("verify", GAME, "--table-key", KEY, "--report", report, "--force")
+    assert code == 0
+    [line] = report.read_text().splitlines()
+    assert json.loads(line)["verdict"] == "verified"
+
+
+def test_a_dangling_link_is_not_written_through(tmp_path: Path) -> None:
+    link = tmp_path / "results.jsonl"
+    link.symlink_to(tmp_path / "elsewhere.jsonl")
+    code, _, err = run("verify", GAME, "--table-key", KEY, "--report", link)
+    assert code == 2 and "not replacing existing" in err
+    assert not (tmp_path / "elsewhere.jsonl").exists()
+
+
+def test_a_report_inside_the_folder_being_verified_is_not_read_as_a_log(archive: Path) -> None:
+    report = archive / "results.jsonl"
+    code, out, _ = run("verify", archive, "--table-key", KEY, "--report", report)
+    assert code == 0, out
+    assert len(report.read_text().splitlines()) == 3
+    # Once there, it is one of the folder's logs: replacing it would destroy an input.
+    code, _, err = run("verify", archive, "--table-key", KEY, "--report", report, "--force")
+    assert code == 2 and "also an input" in err
+    assert len(report.read_text().splitlines()) == 3
+
+
+def test_a_report_on_standard_output_sends_the_text_to_standard_error(archive: Path) -> None:
+    code, out, err = run("verify", archive, "--table-key", KEY, "--report", "-")
+    assert code == 0
+    documents = [json.loads(line) for line in out.splitlines()]
+    assert [document["verdict"] for document in documents] == ["verified"] * 3
+    for document in documents:
+        assert schema_errors("verification-report-line", document) == []
+    assert err.count("VERIFIED  ") == 3 and "all" in err
+
+
+def test_a_replaced_output_keeps_the_old_file_until_the_new_one_is_complete(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(b"old\n")
+    output = Output(path, replace=True)
+    output.open().write(b"half of the new")
+    assert path.read_bytes() == b"old\n"
+    output.discard()  # the write failed
+    assert path.read_bytes() == b"old\n"
+    assert sorted(tmp_path.iterdir()) == [path]  # nothing staged is left behind
+    output = Output(path, replace=True)
+    output.open().write(b"new\n")
+    output.commit()
+    assert path.read_bytes() == b"new\n"
+
+
+def test_a_new_output_is_created_exclusively(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    output = Output(path)
+    output.check_free()
+    path.write_bytes(b"written by somebody else meanwhile\n")
+    with pytest.raises(OutputError, match="not replacing existing"):
+        output.open()
+    assert path.read_bytes() == b"written by somebody else meanwhile\n"
+
+
+def test_keygen_never_replaces_the_passphrase_file_it_reads(tmp_path: Path) -> None:
+    secret = tmp_path / "table.key"
+    secret.write_text("correct horse battery staple\n")
+    code, _, err = run("keygen", "table", "--dir", tmp_path, "--passphrase-file", secret, "--force")
+    assert code == 2 and "also an input" in err
+    assert secret.read_text() == "correct horse battery staple\n"
+
+
+def test_simulate_never_writes_over_its_key(tmp_path: Path) -> None:
+    assert run("keygen", "table", "--dir", tmp_path)[0] == 0
+    key = tmp_path / "table.key"
+    before = key.read_bytes()
+    code, _, err = run("simulate", "--table-key", key, "--seed", "s", "--out", key)
+    assert code == 2 and key.read_bytes() == before, err
+
+
+# -- write errors and closed pipes ----------------------------------------------------------
+
+
+def test_a_report_on_a_full_device_is_one_line_and_exit_2() -> None:
+    done = subprocess.run(
+        [*COMMAND, "verify", str(GAME), "--table-key", str(KEY), "--report", "/dev/full"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "Error: cannot write --report /dev/full: No space left on device"
+    )
+    assert "Traceback" not in done.stderr
+
+
+def test_a_full_standard_output_is_one_line_and_exit_2() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*COMMAND, "audit", str(GAME), "--table-key", str(KEY)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr == "racing-demon: cannot write standard output: No space left on device\n"
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    with subprocess.Popen(
+        [*COMMAND, "audit", str(GAME), "--table-key", str(KEY)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as audit:
+        assert audit.stdout is not None and audit.stderr is not None
+        audit.stdout.readline()
+        audit.stdout.close()  # as `head -1` does
+        errors = audit.stderr.read()
+        assert audit.wait(timeout=60) == 141  # as a shell reports a command SIGPIPE ended
+    assert errors == b""
+
+
+# -- Ctrl-C ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_exits_130_with_what_was_verified_printed_and_in_the_report(
+    tmp_path: Path, jobs: str
+) -> None:
+    folder = tmp_path / "big"
+    folder.mkdir()
+    for number in range(200):
+        shutil.copy(GAME, folder / f"g{number:03}.jsonl")
+    report = tmp_path / "results.jsonl"
+    command = [*COMMAND, "verify", str(folder), "--table-key", str(KEY), "--jobs", jobs]
+    with subprocess.Popen(
+        [*command, "--report", str(report)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as verify:
+        assert verify.stdout is not None
+        first = verify.stdout.readline()  # streamed: the first log's line comes at once
+        assert first.startswith("VERIFIED  ") and first.rstrip().endswith("g000.jsonl")
+        verify.send_signal(signal.SIGINT)
+        assert verify.wait(timeout=60) == 130
+        # Not communicate(): it would miss what readline has buffered already.
+        out, err = verify.stdout.read(), verify.stderr.read()  # type: ignore[union-attr]
+    entries = [first, *(line for line in out.splitlines() if line.startswith("VERIFIED"))]
+    lines = report.read_text().splitlines()
+    assert 1 <= len(lines) == len(entries) < 200, (out, err)
+    assert [json.loads(line)["source"] for line in lines] == [
+        str(folder / f"g{number:03}.jsonl") for number in range(len(lines))
+    ]
+    assert f"interrupted: {len(lines)} of 200 logs verified" in out
+    assert "Traceback" not in err and "Aborted" not in err
+
+
+def test_batch_reports_stream_in_order(archive: Path) -> None:
+    logs = sorted(archive.iterdir())
+    reports = iter_verified(logs, Settings(unsafe_unpinned=True), jobs=1)
+    first = next(reports)
+    assert first.source == str(logs[0]) and first.verdict is Verdict.UNPINNED
+    reports.close()
+
+
+# -- inputs that are not files --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["verify", "{fifo}", "--table-key", str(KEY)],
+        ["replay", "{fifo}"],
+        ["audit", "{fifo}", "--table-key", str(KEY)],
+        ["recover", "{fifo}", "--dry-run"],
+        ["verify", str(GAME), "--table-key", "{fifo}"],
+        ["rules", "{fifo}.json"],
+    ],
+    ids=["verify", "replay", "audit", "recover", "key", "profile"],
+)
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(
+    tmp_path: Path, command: list[str]
+) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    os.mkfifo(f"{fifo}.json")
+    done = subprocess.run(
+        [*COMMAND, *(part.format(fifo=fifo) for part in command)],
+        capture_output=True,
+        text=True,
+        timeout=60,  # a blocking open would wait here for ever
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "not a regular file (a named pipe)" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_open_regular_names_what_it_refuses(fifo: Path, tmp_path: Path) -> None:
+    with pytest.raises(NotRegularFileError, match="a named pipe"):
+        open_regular(fifo)
+    with pytest.raises(NotRegularFileError, match="a folder"):
+        open_regular(tmp_path)
+    with pytest.raises(NotRegularFileError, match="a character device"):
+        open_regular(Path("/dev/null"))
