@@ -12,6 +12,7 @@ from racing_demon.audit import audit_document, audit_hands, audit_text, check_cl
 from racing_demon.cli.options import json_option, limits_options, table_key_option
 from racing_demon.log.reader import Limits
 from racing_demon.log.replay import find_secret
+from racing_demon.report import printable
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.verify_report import report_document, report_text
@@ -20,15 +21,16 @@ from racing_demon.verify_report import report_document, report_text
 def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> list[Any]:
     if value is None:
         return []
+    shown = printable(str(value))
     try:
         document = json.loads(value.read_text(encoding="utf-8"))
     except OSError as error:
-        raise click.BadParameter(f"cannot read {value}: {error.strerror}", ctx, param) from error
+        raise click.BadParameter(f"cannot read {shown}: {error.strerror}", ctx, param) from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise click.BadParameter(f"{value} is not JSON: {error}", ctx, param) from error
+        raise click.BadParameter(f"{shown} is not JSON: {error}", ctx, param) from error
     problems = schema_errors("audit-claims", document)
     if problems:
-        raise click.BadParameter(f"{value}: " + "; ".join(problems), ctx, param)
+        raise click.BadParameter(f"{shown}: " + "; ".join(problems), ctx, param)
     claims: list[Any] = document["claims"]
     return claims
 

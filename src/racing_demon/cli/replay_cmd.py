@@ -45,7 +45,7 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
             if at_seq is None or snapshot.seq == at_seq:
                 chosen = (snapshot.state, snapshot.seq, snapshot.body, snapshot.names)
     except (ReadError, ReplayError, ValueError) as error:
-        click.echo(f"cannot replay {log}: {printable(str(error))}", err=True)
+        click.echo(f"cannot replay {printable(str(log))}: {printable(str(error))}", err=True)
         raise SystemExit(1) from error
     if chosen is None:
         raise click.UsageError(f"the log has no record {at_seq}")
