@@ -8,10 +8,10 @@ match any Unicode digit or letter, not ASCII only; ``.`` matches a carriage retu
 
 ``translate`` rewrites a pattern into Python syntax with the ECMA-262 meaning. It knows the
 constructs JSON Schema advises schema authors to keep to (literals, classes and ranges,
-quantifiers, ``^`` and ``$``, groups, alternation) and the escapes our schemas need; any
-other construct is refused with ``PatternError`` rather than passed on with Python's
-meaning, so a schema cannot silently be checked by another language than the one it is
-written in.
+quantifiers, ``^`` and ``$``, groups, alternation) and the escapes of plain meaning
+(``\\d \\D \\w \\W``, control characters, ``\\x`` and ``\\u`` codes). Any other construct
+is refused with ``PatternError`` rather than passed on with Python's meaning, so a schema
+cannot silently be checked in another language than the one it is written in.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class _Translator:
         self._at += advance
         self._quantifiable = True
 
-    def _syntax(self, text: str, advance: int = 1) -> None:
+    def _operator(self, text: str, advance: int = 1) -> None:
         self._out.append(text)
         self._at += advance
         self._quantifiable = False
@@ -93,18 +93,18 @@ class _Translator:
     def _step(self) -> None:
         char = self._peek()
         if char == "^":
-            self._syntax("\\A")  # the start of the string, whatever flags Python is given
+            self._operator("\\A")  # the start of the string, whatever flags Python is given
         elif char == "$":
-            self._syntax("\\Z")  # the end of the string, not before a final newline
+            self._operator("\\Z")  # the end of the string, not before a final newline
         elif char == "|":
-            self._syntax("|")
+            self._operator("|")
         elif char == "(":
             if self._peek(1) == "?":
                 if self._peek(2) != ":":
                     raise self._refuse("only plain groups and (?: ) are translated")
-                self._syntax("(?:", 3)
+                self._operator("(?:", 3)
             else:
-                self._syntax("(?:", 1)  # nothing reads the capture
+                self._operator("(?:", 1)  # nothing reads the capture
             self._depth += 1
         elif char == ")":
             if not self._depth:
