@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon.audit import audit_hands, check_claims
+from racing_demon.audit import HandAudit, audit_hands, audit_text, check_claims
 from racing_demon.log.replay import find_secret
 from racing_demon.schema import schema_errors
 
@@ -115,3 +115,19 @@ def test_audit_needs_a_pinned_key() -> None:
     code, out = invoke("audit", str(TABLE_LOG))
     assert code == 2
     assert "--table-key" in out
+
+
+def test_what_the_log_and_the_claim_file_supply_cannot_drive_the_terminal(
+    tmp_path: Path,
+) -> None:
+    # A hand_end reason is an enum in the schema, so the reporter is tested directly.
+    text = audit_text([HandAudit(1, "call\n\x1b[2Jhand 2", 7, ())], [])
+    assert text == "hand 1: ended by call\\n\\x1b[2Jhand 2 (record 7)"
+    claim = tmp_path / "claim\n\x1b[2J.json"
+    claim.write_text("{nope")
+    code, out = invoke(
+        "audit", str(TABLE_LOG), "--table-key", str(TABLE_PUB), "--claim", str(claim)
+    )
+    assert code == 2
+    assert "\x1b" not in out
+    assert "claim\\n\\x1b[2J.json is not JSON" in out

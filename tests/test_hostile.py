@@ -28,6 +28,7 @@ from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.records import chain_hash, line_bytes
 from racing_demon.log.signing import sign
 from racing_demon.randomplay import play_match, word_chooser
+from racing_demon.schema import schema_errors
 from racing_demon.verify import Code, Settings, Step, Verdict
 
 from conftest import invoke
@@ -264,6 +265,49 @@ def test_the_game_id_option(tmp_path: Path, pub: Path) -> None:
     assert (report["verdict"], report["step"]["number"]) == ("does_not_verify", 4)
     assert report["finding"]["code"] == "WRONG_GAME"
     assert (report["finding"]["expected"], report["finding"]["found"]) == (wrong, game)
+
+
+# -- a hex field ending in a newline (issue 12, item 7) -----------------------------------
+
+
+def _game_with_newline(values: list[Value]) -> tuple[int, str]:
+    # In every record alike: a second spelling of the same game id, and a newline that
+    # would split a text report naming it.
+    for value in values:
+        value["body"]["game"] += "\n"
+    return 0, "$.body.game"
+
+
+def _entropy_with_newline(values: list[Value]) -> tuple[int, str]:
+    values[0]["body"]["entropy"][1] += "\n"
+    return 0, "$.body.entropy[1]"
+
+
+def _secret_with_newline(values: list[Value]) -> tuple[int, str]:
+    # bytes.fromhex skips the newline: the same secret, so the commitment would still hold.
+    values[-1]["body"]["secret"] += "\n"
+    return len(values) - 1, "$.body.secret"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [_game_with_newline, _entropy_with_newline, _secret_with_newline],
+    ids=["game", "entropy", "secret"],
+)
+def test_a_hex_field_ending_in_a_newline_breaks_the_schema(
+    tmp_path: Path, edit: Callable[[list[Value]], tuple[int, str]]
+) -> None:
+    # The schemas' "^...$" patterns mean ECMA-262's "$", the end of the string; Python's
+    # re.search would also match it before a final newline, and the re-signed log verify.
+    values = values_of("short")
+    index, path = edit(values)
+    lines = seal(values)
+    finding = assert_fails(verify_lines(tmp_path, lines), Step.SCHEMA, Code.SCHEMA, index + 1)
+    assert finding.message.startswith(f"{path}: "), finding.message
+    assert "does not match" in finding.message
+    # jsonschema alone, without the compiled check, refuses the same record.
+    errors = schema_errors("log-record", json.loads(lines[index]))
+    assert [error.split(":")[0] for error in errors] == [path]
 
 
 # -- the reader's attacks, end to end -----------------------------------------------------

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from racing_demon.cli import main
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.replay import ReplayError, find_secret, replay
+from racing_demon.report import next_text, table_text
 
 from conftest import invoke, log_bodies
 
@@ -165,3 +166,28 @@ def test_names_from_the_log_cannot_drive_the_terminal(tmp_path: Path) -> None:
     assert code == 0
     assert "\x1b" not in out
     assert "seat 0 \\x1b[2JAda\\nseat 9 forged:" in out
+
+
+def test_reasons_and_kinds_from_the_log_cannot_drive_the_terminal() -> None:
+    # The schema now refuses such a reason or kind, so the reporter is tested directly: it
+    # escapes every string a log supplies, whatever the schema lets through.
+    secret = find_secret(NERTZ)
+    assert secret is not None
+    snapshot = next(s for s in replay(NERTZ, secret) if s.state is not None)
+    assert snapshot.state is not None
+    body = {"kind": "bounce", "t_ms": 5, "move": "0 turn", "reason": "A_B\n\x1b[2Jseat 9"}
+    # The first line only: the cards under it are red by escape sequences of our own.
+    first_line = table_text(snapshot.state, snapshot.names, 3, body).splitlines()[0]
+    assert first_line.endswith("0 turn (bounced: A_B\\n\\x1b[2Jseat 9)")
+    assert next_text({"seq": 4, "kind": "stall\nnext: x"}, ()) == (
+        "next: record 4 (stall\\nnext: x)"
+    )
+
+
+def test_a_log_path_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    path = tmp_path / "bad\nname\x1b[2J.jsonl"
+    path.write_bytes(b"not a log\n")
+    code, out = invoke("replay", str(path))
+    assert code == 1
+    assert "\x1b" not in out
+    assert f"cannot replay {tmp_path}/bad\\nname\\x1b[2J.jsonl: " in out

@@ -653,6 +653,30 @@ def test_an_illegal_move_re_signed_by_the_table(tmp_path: Path) -> None:
     assert f"{len(values) - index} of {len(values)} records not replayed" in text
 
 
+def test_the_text_report_escapes_what_the_log_supplies() -> None:
+    # The schema now refuses a game id or a final reason like these (tests/test_hostile.py),
+    # so the reporter is tested directly: no string from a log may split its lines.
+    report = Report(
+        "game.jsonl",
+        Verdict.VERIFIED,
+        records=3,
+        not_replayed=0,
+        game="0" * 32 + "\nVERIFIED  forged.jsonl",
+        profile="table",
+        hands=((1, 0),),
+        totals=(1, 0),
+        winners=(0,),
+        final_reason="complete\x1b[2J",
+    )
+    text = report_text(report)
+    assert "\x1b" not in text
+    assert [line for line in text.splitlines() if not line.startswith("  ")] == [
+        "VERIFIED  game.jsonl"
+    ]
+    assert f"game {'0' * 32}\\nVERIFIED  forged.jsonl · profile table" in text
+    assert "1 hand · complete\\x1b[2J" in text
+
+
 def test_a_legal_move_wrongly_bounced(tmp_path: Path) -> None:
     values = values_of("short", keyed=True)  # a bounce keeps the player's signature valid
     index = _move_line(values)

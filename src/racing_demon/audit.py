@@ -171,7 +171,7 @@ def audit_document(
 def audit_text(hands: Sequence[HandAudit], checks: Sequence[ClaimCheck]) -> str:
     lines = []
     for hand in hands:
-        lines.append(f"hand {hand.hand}: ended by {hand.reason} (record {hand.end_seq})")
+        lines.append(f"hand {hand.hand}: ended by {printable(hand.reason)} (record {hand.end_seq})")
         for seat in hand.seats:
             claimed = (
                 ""

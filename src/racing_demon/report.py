@@ -105,7 +105,7 @@ def table_text(state: State, names: Sequence[str], seq: int, body: dict[str, Any
     """The table after record ``seq`` (``replay``): every seat and the centre."""
     event = printable(body.get("move") or body["kind"])
     if body["kind"] == "bounce":
-        event = f"{event} (bounced: {body['reason']})"
+        event = f"{event} (bounced: {printable(body['reason'])})"
     lines = [
         f"after record {seq} at {body['t_ms']} ms, hand {state.hand} ({state.phase}): {event}",
         "centre:",
@@ -135,7 +135,7 @@ def next_text(body: dict[str, Any] | None, names: Sequence[str]) -> str:
         return "next: nothing (the log ends here)"
     who = f", seat {body['player']} {printable(names[body['player']])}" if "player" in body else ""
     what = f": {printable(body['move'])}" if "move" in body else ""
-    return f"next: record {body['seq']} ({body['kind']}{who}){what}"
+    return f"next: record {body['seq']} ({printable(body['kind'])}{who}){what}"
 
 
 def rules_listing(profiles: Sequence[Rules]) -> str:

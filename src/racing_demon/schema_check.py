@@ -11,8 +11,9 @@ jsonschema stays the reference and still explains every refusal (``schema.record
 A keyword outside the subset is refused when compiling, never skipped, so a schema that
 grows a new keyword cannot be silently checked less. The semantics follow jsonschema's
 where they differ from plain Python: ``true`` is not the integer 1, ``1.0`` is an integer,
-``pattern`` searches rather than matches. A ``$ref`` names a local ``#/$defs/NAME`` and is
-inlined, so a recursive one is refused.
+``pattern`` searches rather than matches, and means what ECMA-262 means (``ecma_regex``:
+``$`` is the end of the string). A ``$ref`` names a local ``#/$defs/NAME`` and is inlined,
+so a recursive one is refused.
 
 Only names of our own making and the schema's constants reach the source: strings,
 integers, booleans and ``None`` exactly as ``repr`` writes them, anything else (sets,
@@ -22,10 +23,11 @@ but those values and the few builtins the code calls.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+
+from racing_demon.ecma_regex import PatternError, compile_pattern
 
 Check = Callable[[Any], bool]
 
@@ -419,9 +421,9 @@ class _Compiler:
         if not isinstance(pattern, str):
             raise SchemaCompileError(f"'pattern' is a string, not {pattern!r}")
         try:
-            return self._bind(re.compile(pattern).search)
-        except re.error as error:
-            raise SchemaCompileError(f"bad pattern {pattern!r}: {error}") from None
+            return self._bind(compile_pattern(pattern).search)
+        except PatternError as error:
+            raise SchemaCompileError(f"bad pattern {error}") from None
 
     def _equals(self, wanted: Any, var: str) -> str:
         if wanted is None or isinstance(wanted, bool):

@@ -38,11 +38,11 @@ def report_text(report: Report) -> str:
     elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
         lines.append("no record replayed: the log is beyond the reader's limits")
     if report.game is not None:
-        facts = [f"game {report.game}", f"profile {printable(report.profile or '?')}"]
+        facts = [f"game {printable(report.game)}", f"profile {printable(report.profile or '?')}"]
         if report.records is not None:
             facts.append(f"{report.records} records")
         if report.final_reason is not None:
-            facts += [_count(len(report.hands), "hand"), report.final_reason]
+            facts += [_count(len(report.hands), "hand"), printable(report.final_reason)]
         lines.append(" · ".join(facts))
     if report.final_reason is not None:
         winners = ", ".join(map(str, report.winners))

@@ -22,15 +22,16 @@ from racing_demon.verify_report import report_document, report_text
 def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> list[Any]:
     if value is None:
         return []
+    shown = printable(str(value))
     try:
         document = json.loads(read_regular(value).decode("utf-8"))
     except OSError as error:
-        raise click.BadParameter(f"cannot read {value}: {error.strerror}", ctx, param) from error
+        raise click.BadParameter(f"cannot read {shown}: {error.strerror}", ctx, param) from error
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise click.BadParameter(f"{value} is not JSON: {error}", ctx, param) from error
+        raise click.BadParameter(f"{shown} is not JSON: {error}", ctx, param) from error
     problems = schema_errors("audit-claims", document)
     if problems:
-        raise click.BadParameter(f"{value}: " + "; ".join(problems), ctx, param)
+        raise click.BadParameter(f"{shown}: " + "; ".join(problems), ctx, param)
     claims: list[Any] = document["claims"]
     return claims
 

@@ -1,0 +1,157 @@
+"""Schema patterns mean what ECMA-262 means (issue 12, item 7), wherever they are checked.
+
+The answers below are those of ECMAScript's ``new RegExp(pattern, "u").test(text)``, the
+JSON Schema meaning of ``{"pattern": pattern}``; a few come from the JSON Schema Test
+Suite's optional ``ecmascript-regex`` cases.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from racing_demon.ecma_regex import PatternError, compile_pattern, search, translate
+from racing_demon.profiles import ProfileError, builtin_document, rules_from_document
+from racing_demon.schema import EcmaValidator, schema_errors
+from racing_demon.schema_check import compile_schema
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+
+# pattern, strings it matches, strings it does not.
+CASES = [
+    ("^[a-z]+$", ["abc"], ["abc\n", "\nabc", "ab\nc", ""]),
+    ("^[0-9a-f]{32}$", ["0" * 32], ["0" * 32 + "\n", "0" * 31, "0" * 32 + "\n\n"]),
+    ("^([0-9a-f]{2}){16,64}$", ["ab" * 16, "ab" * 64], ["ab" * 16 + "\n", "ab" * 65, "a" * 33]),
+    ("^[A-Z_]{3,40}$", ["HAND_OVER"], ["HAND_OVER\n", "AB"]),
+    ("abc$", ["xabc"], ["abc\n"]),
+    ("^abc", ["abcx"], ["x\nabc"]),  # ^ is the start of the string, not of a line
+    ("^\\d+$", ["0123456789"], ["\u0663", "\uff11", "\u00b2", "1\n"]),  # ASCII digits only
+    ("^\\D$", ["a", "\u0663"], ["1"]),
+    ("^\\w+$", ["aZ_09"], ["é", "\u0663", "a-b", "ab\n"]),  # ASCII word characters only
+    ("^\\W$", ["é", "-"], ["a", "_"]),
+    ("^[\\d\\w]$", ["1", "a"], ["\u0663", "é"]),
+    ("^[^\\d]$", ["a", "\u0663"], ["1"]),
+    ("^a.c$", ["abc", "a\u00e9c", "a\U0001f600c"], ["a\nc", "a\rc", "a\u2028c", "a\u2029c"]),
+    ("^[^\\n]*$", ["", "a\rb"], ["a\nb", "\n"]),
+    ("^\\t$", ["\t"], ["\\t"]),
+    ("^\\x41\\u00e9\\0$", ["A\u00e9\0"], ["A\u00e9"]),
+    ("^[a-z0-9][a-z0-9_-]{0,39}$", ["table", "my-variant_2"], ["-x", "Table", "x\n"]),
+    ("^(valid|disputed)/[a-z]+\\.(jsonl|pub)$", ["valid/a.jsonl"], ["valid/a.jsonl\n", "x/a.pub"]),
+    ("\\.claim\\.json$", ["a.claim.json"], ["a.claim.json\n", "a_claim.json"]),
+    ("^[\\]\\-\\\\^]+$", ["]-\\^"], ["a"]),  # escaped members of a class
+    ("^a{2}b{1,}c{0,1}?$", ["aab", "aabbc"], ["ab", "aab\n"]),
+    ("^(?:ab)*$", ["", "abab"], ["aba"]),
+    ("^a+?$|^b*$", ["aa", "", "bb"], ["ab"]),
+    ("^\\/\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\$\\^$", ["/.*+?()[]{}|$^"], [""]),
+    ("[-a]", ["-"], ["b"]),
+    ("^[é-ü]$", ["ö"], ["e"]),
+]
+
+
+@pytest.mark.parametrize(("pattern", "matching", "others"), CASES)
+def test_a_pattern_means_what_ecma_262_means(
+    pattern: str, matching: list[str], others: list[str]
+) -> None:
+    schema = {"type": "string", "pattern": pattern}
+    check = compile_schema(schema)
+    reference = EcmaValidator(schema)
+    for text, expected in [*((t, True) for t in matching), *((t, False) for t in others)]:
+        assert search(pattern, text) is expected, text
+        assert check(text) is expected, text
+        assert reference.is_valid(text) is expected, text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("\\s", "\\\\s is not translated"),  # Unicode whitespace differs from Python's
+        ("\\S", "\\\\S is not translated"),
+        ("\\b", "\\\\b is not translated"),
+        ("\\1", "\\\\1 is not translated"),
+        ("\\p{L}", "\\\\p is not translated"),
+        ("\\cA", "\\\\c is not translated"),
+        ("\\a", "\\\\a is not translated"),  # Python's bell; ECMA-262 (u) refuses it
+        ("\\00", "\\\\0 is not translated"),
+        ("\\ud83d\\ude00", "surrogate"),
+        ("\\x4", "malformed"),
+        ("\\u00g0", "malformed"),
+        ("a\\", "at the end"),
+        ("[\\D]", "inside a class"),
+        ("[\\W]", "inside a class"),
+        ("[\\d-z]", "class escape at one end"),
+        ("[z-a]", "out of order"),
+        ("[]", "empty class"),
+        ("[^]", "empty class"),  # ECMA-262: anything; Python: an unclosed class
+        ("[[a]]", "'\\[' inside a class"),  # Python may read a nested set
+        ("[a", "unclosed class"),
+        ("(a", "unclosed group"),
+        ("a)", "closes no group"),
+        ("(?=a)", "only plain groups"),
+        ("(?<n>a)", "only plain groups"),
+        ("(?i)a", "only plain groups"),
+        ("*a", "nothing to repeat"),
+        ("^*", "nothing to repeat"),
+        ("a|+", "nothing to repeat"),
+        ("a*+", "after another"),  # possessive in Python, an error in ECMA-262
+        ("a{2}{3}", "after another"),
+        ("a{,2}", "not a quantifier"),  # Python: {0,2}; ECMA-262 (u) refuses it
+        ("a{x}", "not a quantifier"),
+        ("a{\u0663}", "not a quantifier"),
+        ("a{2,1}", "not a quantifier"),
+        ("a{2", "not a quantifier"),
+        ("a}", "a lone '}'"),
+        ("a]", "a lone ']'"),
+        ("a{99999999999}", "repetition"),
+    ],
+)
+def test_what_it_does_not_translate_faithfully_it_refuses(pattern: str, message: str) -> None:
+    with pytest.raises(PatternError, match=message):
+        compile_pattern(pattern)
+    with pytest.raises(PatternError):
+        EcmaValidator({"pattern": pattern}).is_valid("a")
+
+
+def test_anchors_are_written_for_the_whole_string() -> None:
+    assert translate("^[0-9a-f]{32}$") == "\\A[0-9a-f]{32}\\Z"
+
+
+def _patterns(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        assert "patternProperties" not in node  # jsonschema would read it with Python's re
+        own = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
+        return own + [found for value in node.values() for found in _patterns(value)]
+    if isinstance(node, list):
+        return [found for value in node for found in _patterns(value)]
+    return []
+
+
+@pytest.mark.parametrize("path", sorted(SCHEMAS.glob("*.schema.json")), ids=lambda p: p.name)
+def test_every_pattern_of_every_schema_translates(path: Path) -> None:
+    for pattern in _patterns(json.loads(path.read_text())):
+        compile_pattern(pattern)
+
+
+def test_pattern_properties_are_refused_rather_than_read_with_pythons_meaning() -> None:
+    schema = {"patternProperties": {"^a$": {"type": "integer"}}, "additionalProperties": False}
+    with pytest.raises(PatternError, match="patternProperties"):
+        EcmaValidator(schema).is_valid({"a\n": 1})
+
+
+def test_schema_errors_read_patterns_as_ecma_262() -> None:
+    seed = {"format": "racing-demon/seed-report/v1", "secret": "0" * 64, "commitment": "1" * 64}
+    assert schema_errors("seed-report", seed) == []
+    newline = {**seed, "secret": "0" * 64 + "\n"}
+    assert schema_errors("seed-report", newline) == [
+        f"$.secret: {'0' * 64 + chr(10)!r} does not match '^[0-9a-f]{{64}}$'"
+    ]
+
+
+def test_a_profile_name_ending_in_a_newline_is_refused() -> None:
+    document = builtin_document("table")
+    rules_from_document(document)
+    document["name"] = "table\n"
+    with pytest.raises(ProfileError, match="does not match"):
+        rules_from_document(document)
