@@ -12,8 +12,8 @@ A keyword outside the subset is refused when compiling, never skipped, so a sche
 grows a new keyword cannot be silently checked less. The semantics follow jsonschema's
 where they differ from plain Python: ``true`` is not the integer 1, ``1.0`` is an integer,
 ``pattern`` searches rather than matches, and means what ECMA-262 means (``ecma_regex``:
-``$`` is the end of the string). A ``$ref`` names a local ``#/$defs/NAME`` and is inlined,
-so a recursive one is refused.
+``$`` is the end of the string, ``\\d`` an ASCII digit). A ``$ref`` names a local
+``#/$defs/NAME`` and is inlined, so a recursive one is refused.
 
 Only names of our own making and the schema's constants reach the source: strings,
 integers, booleans and ``None`` exactly as ``repr`` writes them, anything else (sets,
@@ -421,7 +421,7 @@ class _Compiler:
         if not isinstance(pattern, str):
             raise SchemaCompileError(f"'pattern' is a string, not {pattern!r}")
         try:
-            return self._bind(compile_pattern(pattern).search)
+            return self._bind(compile_pattern(pattern))
         except PatternError as error:
             raise SchemaCompileError(f"bad pattern {error}") from None
 
