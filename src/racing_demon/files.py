@@ -80,14 +80,6 @@ def read_regular(path: Path, max_bytes: int = SMALL_FILE_BYTES) -> bytes:
     return data
 
 
-def same_file(one: Path, other: Path) -> bool:
-    """Whether two paths name one file (the same inode), whatever the spelling."""
-    try:
-        return os.path.samefile(one, other)
-    except OSError:
-        return False
-
-
 class OutputError(Exception):
     """An output that must not be written: it exists, or it is one of the inputs."""
 
@@ -197,8 +189,16 @@ def refuse_inputs(output: Output, inputs: Iterable[Path]) -> None:
     """OutputError if ``output`` names one of ``inputs`` (the same file, however spelt)."""
     if output.path is None:
         return
+    try:
+        written = os.stat(output.path)
+    except OSError:
+        return  # what does not exist yet is no input
     for path in inputs:
-        if same_file(output.path, path):
+        try:
+            read = os.stat(path)
+        except OSError:
+            continue
+        if (read.st_dev, read.st_ino) == (written.st_dev, written.st_ino):
             raise OutputError(
                 f"the output {output.path} is also an input ({path}): it would be destroyed"
             )
