@@ -8,6 +8,10 @@ bytes and limits, run through the whole verifier on a real log.
 The logs are played by random players at a real ``Table``. Where an attack must get past
 the chain, the log is re-chained and re-signed with the table's own key (``seal``), as a
 dishonest table would (tests/tampering.py, shared with tests/test_verify.py).
+
+Valid logs shaped to be slow (issue 12): many one-millisecond hands, long hands, many
+stall shifts (tests/crafted.py, shared with bench/crafted_bench.py) verify, and the match's
+work per hand is counted at two sizes: it must not grow with the number of hands.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import NamedTuple
 
 import pytest
 
+from racing_demon.audit import audit_hands
 from racing_demon.deal import MatchSeed
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
@@ -28,9 +33,12 @@ from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.records import chain_hash, line_bytes
 from racing_demon.log.signing import sign
 from racing_demon.randomplay import play_match, word_chooser
+from racing_demon.rules import MAX_HANDS
 from racing_demon.schema import schema_errors
-from racing_demon.verify import Code, Settings, Step, Verdict
+from racing_demon.scoring import HandScore
+from racing_demon.verify import Code, Settings, Step, Verdict, verify_log
 
+import crafted
 from conftest import invoke
 from tampering import (
     OTHER_KEY,
@@ -472,3 +480,50 @@ def test_reader_attacks_through_the_command_line(
     assert first_line == f"DOES NOT VERIFY  {path}  (step 1, framing and strict JSON)"
     assert finding.startswith(f"  line {line}: {code}: ")
     assert "Traceback" not in out
+
+
+# -- logs crafted to be slow (issue 12, items 8 and 10) ---------------------------------
+
+
+def _crafted_settings(fast: bool = False) -> Settings:
+    return Settings(table_key=raw_public_bytes(crafted.TABLE_KEY.public_key()), fast=fast)
+
+
+@pytest.mark.parametrize("shape", sorted(crafted.SHAPES))
+def test_a_log_crafted_to_be_slow_is_a_valid_match(tmp_path: Path, shape: str) -> None:
+    write, size, _ = crafted.SHAPES[shape]
+    path = write(tmp_path / f"{shape}.jsonl", size)
+    for fast in (False, True):
+        assert verify_log(path, _crafted_settings(fast)).verdict is Verdict.VERIFIED
+
+
+def test_a_match_that_nothing_but_the_cap_ends_verifies_as_complete(tmp_path: Path) -> None:
+    report = verify_log(crafted.write_capped(tmp_path / "capped.jsonl"), _crafted_settings())
+    assert report.verdict is Verdict.VERIFIED
+    assert (len(report.hands), report.final_reason) == (MAX_HANDS, "complete")
+    assert report.winners == (0, 1)  # nobody placed a card: equal totals share
+
+
+def test_the_match_work_per_hand_does_not_grow_with_the_hands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: the table, the verifier and the audit each re-added every hand so far at
+    every hand, so a log of many one-millisecond hands cost the square of its length.
+    Counted, not timed: how often a hand's scores are read, per hand, at n and 4n hands."""
+    reads = 0
+    scores = HandScore.scores
+
+    def counted(self: HandScore) -> tuple[int, ...]:
+        nonlocal reads
+        reads += 1
+        return scores.__get__(self)
+
+    monkeypatch.setattr(HandScore, "scores", property(counted))
+    per_hand = {}
+    for hands in (100, 400):
+        reads = 0
+        path = crafted.write_hands(tmp_path / f"hands-{hands}.jsonl", hands)
+        assert verify_log(path, _crafted_settings()).verdict is Verdict.VERIFIED
+        assert len(audit_hands(path, crafted.SECRET)) == hands
+        per_hand[hands] = reads / hands
+    assert per_hand[400] <= per_hand[100]

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon.schema import record_errors, schema_errors
+from racing_demon.rules import MAX_HANDS
+from racing_demon.schema import load_schema, record_errors, schema_errors
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 
@@ -42,3 +43,19 @@ def test_narrowed_validation_accepts_and_refuses_exactly_like_the_whole_schema(k
     for value in mutations(sample):
         whole = schema_errors("log-record", value)
         assert bool(record_errors(value)) == bool(whole), (value, whole)
+
+
+def test_the_schemas_cap_hands_where_every_match_ends() -> None:
+    """A log cannot number a hand past the cap and a profile cannot ask for more: one
+    number, ``rules.MAX_HANDS``. (The final record's list of hands needs no bound of its
+    own: it must be the hands played, or it is SCORE_MISMATCH.)"""
+    profile = load_schema("rules-profile")["properties"]["match"]["properties"]
+    assert profile["max_hands"]["oneOf"][1]["maximum"] == MAX_HANDS
+    kinds = load_schema("log-record")["$defs"]
+    numbered = [name for name, spec in kinds.items() if "hand" in spec.get("properties", {})]
+    assert len(numbered) == 5
+    assert {kinds[name]["properties"]["hand"]["maximum"] for name in numbered} == {MAX_HANDS}
+    stall = next(r for r in records() if r["body"]["kind"] == "stall")  # type: ignore[index]
+    for number, refused in ((MAX_HANDS, False), (MAX_HANDS + 1, True)):
+        value = {**stall, "body": {**stall["body"], "hand": number}}  # type: ignore[dict-item]
+        assert bool(record_errors(value)) is refused

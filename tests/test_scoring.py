@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from racing_demon.profiles import builtin_document, load_rules, rules_from_document
+from racing_demon.rules import MAX_HANDS
 from racing_demon.scoring import HandScore, Match, SeatScore, score_hand
 from racing_demon.state import EndReason, Phase, State
 
@@ -192,3 +193,58 @@ def test_recording_after_the_end_or_out_of_order_is_refused() -> None:
         match.record(hand(2, 1, 0))
     with pytest.raises(ValueError, match="recorded as hand 1"):
         Match(load_rules("table"), 2).record(hand(2, 1, 0))
+
+
+def test_every_match_ends_after_the_cap_even_a_tie_for_the_lead_played_on() -> None:
+    match = Match(load_rules("nertz"), 2)  # to 100, a tied lead plays another hand
+    for number in range(1, MAX_HANDS + 1):
+        assert not match.over
+        match = match.record(hand(number, 60, 60))  # tied, far past the target
+    assert match.over
+    assert match.played == MAX_HANDS
+    assert match.winners == (0, 1)  # the ordinary rule: equal highest totals share
+    with pytest.raises(ValueError, match="over"):
+        match.record(hand(MAX_HANDS + 1, 1, 0))
+
+
+def test_a_match_of_only_a_target_nobody_reaches_ends_after_the_cap() -> None:
+    match = Match(load_rules("table"), 2)
+    for number in range(1, MAX_HANDS + 1):
+        match = match.record(hand(number, 0, -1))
+    assert match.over
+    assert match.totals == (0, -MAX_HANDS)
+    assert match.winners == (0,)
+
+
+def test_recording_a_hand_reads_only_that_hand_however_many_came_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 12: ``record`` and ``over`` re-added every hand so far, so a match of n
+    hands read n * n / 2 hand scores. Now each hand's scores are read once, when it is
+    recorded, and the match's questions are answered from running totals."""
+    reads = 0
+    scores = HandScore.scores
+
+    def counted(self: HandScore) -> tuple[int, ...]:
+        nonlocal reads
+        reads += 1
+        return scores.__get__(self)
+
+    monkeypatch.setattr(HandScore, "scores", property(counted))
+    match = Match(load_rules("table"), 2)
+    for number in range(1, MAX_HANDS + 1):
+        match = match.record(hand(number, 0, 0))
+        assert (match.over, match.totals, match.winners, match.abandoned) == (
+            number == MAX_HANDS,
+            (0, 0),
+            (0, 1) if number == MAX_HANDS else (),
+            False,
+        )
+    assert reads == MAX_HANDS
+
+
+def test_matches_that_recorded_the_same_hands_are_equal() -> None:
+    first = play_match("table", (10, 5), (3, 4))
+    assert first == play_match("table", (10, 5), (3, 4))
+    assert first.hands == (hand(1, 10, 5), hand(2, 3, 4))
+    assert first != play_match("table", (3, 4), (10, 5))  # the same totals, other hands

@@ -30,6 +30,7 @@ from racing_demon.deal import commitment
 from racing_demon.log.keys import raw_public_bytes, save_key_pair
 from racing_demon.profiles import BUILT_IN, builtin_document, rules_from_document
 from racing_demon.rules import Rules
+from racing_demon.scoring import Match
 from racing_demon.simulate import (
     TICK_MS,
     Latency,
@@ -389,7 +390,12 @@ def test_simulate_writes_a_log_that_verifies_and_summarises_it(tmp_path: Path, k
 
 def test_the_summary_fits_one_screen_however_many_hands() -> None:
     simulation, _ = played("table", MIX, "seed 0")
-    many = replace(simulation, match=replace(simulation.match, hands=simulation.match.hands * 9))
+    hands = simulation.match.hands * 9
+    # The same hands renumbered, in a match that only its number of hands ends.
+    match = Match(replace(simulation.rules, target=None, max_hands=len(hands)), len(MIX))
+    for number, scored in enumerate(hands, start=1):
+        match = match.record(replace(scored, hand=number))
+    many = replace(simulation, match=match)
     text = summary_text(many, "table.pub")
     assert len(text.splitlines()) <= 32
     assert f"…     {len(many.match.hands) - 14} more hands" in text

@@ -176,6 +176,16 @@ def test_invalid_profiles_are_refused_with_reasons(
         rules_from_document(document)
 
 
+def test_a_target_no_score_can_reach_needs_a_hand_limit() -> None:
+    """Issue 12: with no card scoring above zero only the cap on hands would end the match."""
+    document = builtin_document("nertz")
+    document["scoring"]["per_foundation_card"] = 0
+    with pytest.raises(ProfileError, match=r"target 100 cannot be reached .* set max_hands"):
+        rules_from_document(document)
+    document["match"]["max_hands"] = 5
+    assert rules_from_document(document).max_hands == 5
+
+
 def test_unknown_profile_fields_are_refused() -> None:
     document = builtin_document("table")
     document["house_rule"] = True

@@ -626,6 +626,15 @@ def test_rules_and_packs(
         assert finding.message.startswith("hand 1, seat 0:")
 
 
+def test_a_profile_whose_target_no_score_can_reach_is_bad_rules(tmp_path: Path) -> None:
+    values = values_of("short")
+    rules = values[0]["body"]["rules"]
+    rules["scoring"]["per_foundation_card"] = 0
+    rules["match"].update(target=100, max_hands=None)
+    finding = assert_fails(verify_lines(tmp_path, seal(values)), Step.PACKS, Code.BAD_RULES, 1)
+    assert "cannot be reached" in finding.message
+
+
 # -- step 8: the replay -----------------------------------------------------------------
 
 

@@ -38,6 +38,13 @@ def rules_from_document(document: object) -> Rules:
         players = document["players"]
         if players["min"] > players["max"]:
             problems.append(f"$.players: min {players['min']} is above max {players['max']}")
+        per_card, match = document["scoring"]["per_foundation_card"], document["match"]
+        if per_card < 1 and match["max_hands"] is None:
+            # No hand scores above zero, so only the cap on hands would end the match.
+            problems.append(
+                f"$.match: target {match['target']} cannot be reached when a card in the "
+                f"centre scores {per_card}: set max_hands"
+            )
     if problems:
         raise ProfileError("invalid rules profile:\n  " + "\n  ".join(problems))
     assert isinstance(document, dict)

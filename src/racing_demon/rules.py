@@ -16,6 +16,11 @@ from typing import Any
 
 PROFILE_FORMAT = "racing-demon/rules/v1"
 DEMON_CARDS = 13
+# Every match ends after this many hands, whatever its profile: a profile with only a
+# target, or a tie for the lead played on, could otherwise never end, and a log of such a
+# match would cost its verifier without bound (issue 12). The schemas' ``max_hands`` and
+# every record's ``hand`` have the same maximum.
+MAX_HANDS = 1000
 
 
 class StallTrigger(enum.StrEnum):

@@ -377,8 +377,8 @@ class _Loop:
             if table.records != self._records:
                 self._records = table.records
                 self._snapshots.append((t_ms, table.state))
-            if on_hand is not None and len(table.match.hands) > hands:
-                hands = len(table.match.hands)
+            if on_hand is not None and table.match.played > hands:
+                hands = table.match.played
                 on_hand(table.match)
             if table.finished:
                 return

@@ -438,7 +438,7 @@ class Table:
         return {"player": signature}
 
     def _start_hand(self, t_ms: int) -> None:
-        hand = len(self._match.hands) + 1
+        hand = self._match.played + 1
         self._state, packs = deal_hand(self._rules, self._seed, hand, len(self._players), t_ms)
         digests = [pack_digest(hand, seat, pack) for seat, pack in enumerate(packs)]
         self._writer.append(RecordKind.HAND_START, t_ms, {"hand": hand, "packs": digests}, {})

@@ -930,11 +930,11 @@ class _Verification:
 
     def _start_hand(self, replay: _Replay, body: Mapping[str, Any]) -> None:
         hand, match = body["hand"], replay.match
-        if replay.hand_open or match.over or hand != len(match.hands) + 1:
+        if replay.hand_open or match.over or hand != match.played + 1:
             why = (
-                f"hand {len(match.hands)} has not ended"
+                f"hand {match.played} has not ended"
                 if replay.hand_open
-                else f"the match was over after hand {len(match.hands)}"
+                else f"the match was over after hand {match.played}"
                 if match.over
                 else "hands are numbered 1, 2, ..."
             )
@@ -942,7 +942,7 @@ class _Verification:
                 Step.REPLAY,
                 Code.HAND_OUT_OF_ORDER,
                 f"hand {hand} cannot start: {why}",
-                expected=None if match.over or replay.hand_open else len(match.hands) + 1,
+                expected=None if match.over or replay.hand_open else match.played + 1,
                 found=hand,
             )
         digests = body["packs"]
@@ -1091,7 +1091,7 @@ class _Verification:
             self._fail(
                 Step.FINAL,
                 Code.HAND_NOT_ENDED,
-                f"hand {len(match.hands) + 1} has no hand_end before the final record",
+                f"hand {match.played + 1} has no hand_end before the final record",
             )
         if not match.over:
             self._fail(

@@ -312,7 +312,7 @@ def _progress(rules: Rules) -> Iterator[Callable[[Match], None] | None]:
             if rules.target is not None:
                 done = max(0, max(match.totals)) / rules.target
             if rules.max_hands is not None:
-                done = max(done, len(match.hands) / rules.max_hands)
+                done = max(done, match.played / rules.max_hands)
             step = min(_PROGRESS_STEPS, round(done * _PROGRESS_STEPS))
             if step > shown:
                 bar.update(step - shown)
@@ -357,7 +357,7 @@ def summary_text(result: Simulation, public_key: str) -> str:
     )
     lines.append(
         f"{_count(result.stall_shifts, 'stall shift')}, {result.blocked} blocked of "
-        f"{_count(len(match.hands), 'hand')}, {_duration(result.virtual_ms)} of simulated play"
+        f"{_count(match.played, 'hand')}, {_duration(result.virtual_ms)} of simulated play"
     )
     log = printable(str(result.path))
     lines += [
