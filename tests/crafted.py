@@ -118,7 +118,7 @@ def write_stalls(path: Path, shifts: int) -> Path:
 
 # shape: (writer, its size at 1x, what the size counts)
 SHAPES: dict[str, tuple[Callable[[Path, int], Path], int, str]] = {
-    "hands": (write_hands, 125, "hands"),
+    "hands": (write_hands, 62, "hands"),
     "records": (write_records, 500, "records in one hand"),
     "stalls": (write_stalls, 150, "stall shifts"),
 }

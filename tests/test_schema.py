@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.reader import DEFAULT_LIMITS
 from racing_demon.rules import MAX_HANDS
 from racing_demon.schema import load_schema, record_errors, schema_errors
 
@@ -59,3 +61,32 @@ def test_the_schemas_cap_hands_where_every_match_ends() -> None:
     for number, refused in ((MAX_HANDS, False), (MAX_HANDS + 1, True)):
         value = {**stall, "body": {**stall["body"], "hand": number}}  # type: ignore[dict-item]
         assert bool(record_errors(value)) is refused
+
+
+def test_the_widest_final_record_fits_one_line() -> None:
+    """The table must never write a record its verifier refuses: a final record of the most
+    seats any profile allows, every one of the cap's hands scored as widely as a profile's
+    scoring allows, is still shorter than the default line limit."""
+    profile = load_schema("rules-profile")["properties"]
+    seats = profile["players"]["properties"]["max"]["maximum"]
+    scoring = profile["scoring"]["properties"]
+    best = 52 * scoring["per_foundation_card"]["maximum"]
+    worst = 13 * scoring["per_demon_card"]["minimum"]
+    widest = max((best, worst), key=lambda score: len(str(score)))
+    body = {
+        "v": 1,
+        "game": "f" * 32,
+        "seq": DEFAULT_LIMITS.max_records,
+        "prev": "f" * 64,
+        "t_ms": 10**15,
+        "kind": "final",
+        "reason": "abandoned",
+        "hands": [[widest] * seats] * MAX_HANDS,
+        "totals": [widest * MAX_HANDS] * seats,
+        "winners": list(range(seats)),
+        "secret": "f" * 64,
+        "records": DEFAULT_LIMITS.max_records,
+    }
+    line = canonical_bytes({"body": body, "sigs": {"table": "f" * 128}})
+    assert len(line) < DEFAULT_LIMITS.max_line_bytes
+    assert record_errors(json.loads(line)) == []

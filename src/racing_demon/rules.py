@@ -18,9 +18,11 @@ PROFILE_FORMAT = "racing-demon/rules/v1"
 DEMON_CARDS = 13
 # Every match ends after this many hands, whatever its profile: a profile with only a
 # target, or a tie for the lead played on, could otherwise never end, and a log of such a
-# match would cost its verifier without bound (issue 12). The schemas' ``max_hands`` and
-# every record's ``hand`` have the same maximum.
-MAX_HANDS = 1000
+# match would cost its verifier without bound. The schemas' ``max_hands`` and every
+# record's ``hand`` have the same maximum. Why 500: the final record lists every hand's
+# scores, and for 16 seats with the widest scores the profile schema allows ("-130", 520)
+# 500 hands take about 42 KB, well inside the 64 KiB a line may hold; 1,000 would not fit.
+MAX_HANDS = 500
 
 
 class StallTrigger(enum.StrEnum):

@@ -16,7 +16,7 @@ from racing_demon.cli.options import read_passphrase, rules_option
 from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key
 from racing_demon.profiles import rules_from_document
 from racing_demon.report import printable
-from racing_demon.rules import Rules
+from racing_demon.rules import MAX_HANDS, Rules
 from racing_demon.scoring import Match
 from racing_demon.simulate import (
     TICK_MS,
@@ -129,7 +129,7 @@ Examples:
 )
 @click.option(
     "--hands",
-    type=click.IntRange(1, 1000),
+    type=click.IntRange(1, MAX_HANDS),
     help="End the match after N hands at most (the profile's max_hands, as a variant).",
 )
 @click.option(
