@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from test_engine_fast_paths import reference_witness
 
 from racing_demon import engine
@@ -88,9 +89,8 @@ def memo(seat: Seat) -> engine._Reach:
 def test_the_explosive_seat_is_answered_within_the_cap() -> None:
     state = explosive_position()
     seat = state.seats[0]
-    assert len(list(itertools.islice(uncapped(seat, False), STUCK_SEARCH_CAP + 1))) > (
-        STUCK_SEARCH_CAP
-    )
+    beyond = itertools.islice(uncapped(seat, False), STUCK_SEARCH_CAP + 1)
+    assert sum(1 for _ in beyond) == STUCK_SEARCH_CAP + 1  # more arrangements than the cap
     assert progress_witness(state, 0) is None
     assert memo(seat).examined == STUCK_SEARCH_CAP
     assert memo(seat).frontier == ()  # over: no later question searches on
@@ -117,7 +117,7 @@ DEEP_WORK = (
     "KS 4D 8D TH 7S JD",
     "3H 2S 8H 4S TC 9H 5D 5C 6C",
 )
-DEEP_DEMON = "JH"  # fits onto a black queen, the 632nd arrangement's top at the earliest
+DEEP_DEMON = "JH"  # no black queen in the piles: it fits only into an emptied one
 
 
 def deep_seat() -> Seat:
@@ -159,7 +159,7 @@ def straddling_cards() -> tuple[Card, Card]:
 
 
 def test_a_play_beyond_the_cap_leaves_the_seat_stuck_by_definition() -> None:
-    """ "a seat with no play among them is stuck, even if a play lies further" """
+    """The rule: "a seat with no play among them is stuck, even if a play lies further"."""
     seat = deep_seat()
     mover = (seat.demon[-1].index,)
     place = next(
@@ -184,6 +184,28 @@ def test_a_card_for_the_centre_beyond_the_cap_is_no_play() -> None:
         assert progress_witness(question, 0) == reference_witness(question, 0)
 
 
+@pytest.mark.parametrize("which", ["the second", "the last within the cap"])
+def test_the_arrangement_at_the_cap_is_examined_and_the_next_is_not(
+    which: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rule: "at most 256 arrangements ..., the seat's own included". A play in the cap's
+    own arrangement counts, one in the arrangement after it does not (engine and reference).
+    With a cap of 1, only the seat's own arrangement is examined."""
+    exposed = first_exposed()
+    if which == "the second":
+        card = min((card for card in exposed if exposed[card] == 2), key=lambda c: c.index)
+    else:
+        card = straddling_cards()[0]
+    place = exposed[card]
+    for cap, plays in ((place, True), (place - 1, False)):
+        monkeypatch.setattr(engine, "STUCK_SEARCH_CAP", cap)
+        state = deep_position(card)
+        witness = progress_witness(state, 0)
+        assert (witness is not None) is plays
+        assert witness == reference_witness(state, 0)
+        assert memo(state.seats[0]).examined == cap
+
+
 def test_the_stall_is_due_and_the_hand_blocked_when_every_play_lies_beyond_the_cap() -> None:
     _, beyond = straddling_cards()
     state = deep_position(beyond)
@@ -194,7 +216,7 @@ def test_the_stall_is_due_and_the_hand_blocked_when_every_play_lies_beyond_the_c
 
 
 def test_a_resumed_search_stops_at_the_cap_where_an_unresumed_one_does() -> None:
-    """ "The count of arrangements examined is kept with a paused search, so an answer
+    """The rule: "The count of arrangements examined is kept with a paused search, so an answer
     never depends on which questions came before it." """
     within, beyond = straddling_cards()
     exposed = first_exposed()
@@ -215,7 +237,10 @@ def test_a_resumed_search_stops_at_the_cap_where_an_unresumed_one_does() -> None
             fresh = deep_position(*([] if wanted is None else [wanted]))
             assert asked[wanted] == progress_witness(fresh, 0) == reference_witness(fresh, 0)
         answers.append(asked)
-        assert memo(seat).examined == STUCK_SEARCH_CAP
+        in_one_go = deep_position()
+        assert progress_witness(in_one_go, 0) is None
+        assert memo(seat).examined == memo(in_one_go.seats[0]).examined == STUCK_SEARCH_CAP
+        assert memo(seat).tops == memo(in_one_go.seats[0]).tops  # the same arrangements met
         assert memo(seat).frontier == ()
     assert answers[0] == answers[1] == answers[2]
     assert answers[0][beyond] is None and answers[0][None] is None
