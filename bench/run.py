@@ -8,10 +8,11 @@ bare Ed25519 verifications; verify --fast <= 0.5 x python-chess per record; peak
 verifying 100k events the same as 10k (ratio of the peaks above the interpreter <= 1.1);
 2 verification jobs >= 1.8 x as fast as 1 on a corpus of simulated games; the cost per
 record of logs crafted to be slow at 8x their size <= 1.2 x at 1x, for each shape, in full
-and ``--fast``. Simulated hands per second are reported without a target. Ratios, not
-absolute times, are what compare across machines; nothing here is a timed test. A whole
-run takes several minutes (it plays the corpora it measures); ``--quick`` skips the
-memory, batch and crafted-log figures.
+and ``--fast``, and for a log crafted to make every record pay for a stuck search at its
+cap. Simulated hands per second, and the worst stuck check at the cap, are reported
+without a target. Ratios, not absolute times, are what compare across machines; nothing
+here is a timed test. A whole run takes several minutes (it plays the corpora it
+measures); ``--quick`` skips the memory, batch, crafted-log and stuck-search figures.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import deal_bench
 import engine_bench
 import memory_bench
 import sim_bench
+import stuck_bench
 import verify_bench
 
 TARGETS = {
@@ -44,6 +46,7 @@ TARGETS = {
         for shape in crafted_bench.crafted.SHAPES
         for mode in ("full", "fast")
     },
+    "stuck_log_8x_vs_1x": 1.2,
 }
 
 
@@ -51,7 +54,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
     parser.add_argument(
-        "--quick", action="store_true", help="skip memory, batch and crafted-log figures"
+        "--quick",
+        action="store_true",
+        help="skip memory, batch, crafted-log and stuck-search figures",
     )
     args = parser.parse_args()
     engine = engine_bench.measure()
@@ -64,6 +69,7 @@ def main() -> int:
         "verify_full_vs_ed25519": verification["full_vs_bare_ed25519"],
         "verify_fast_vs_chess": verification["fast_vs_chess"],
     }
+    stuck: dict[str, float] = {}
     memory: dict[str, float] = {}
     batch: dict[str, float] = {}
     crafted: dict[str, dict[str, float]] = {}
@@ -73,6 +79,8 @@ def main() -> int:
         ratios["memory_100k_vs_10k"] = memory["peak_ratio_largest_vs_smallest"]
         ratios["batch_2_jobs_vs_1"] = batch["two_vs_one"]
         crafted = crafted_bench.measure()
+        stuck = stuck_bench.measure()
+        ratios["stuck_log_8x_vs_1x"] = stuck["per_slow_record_8x_vs_1x"]
         for shape, figures in crafted.items():
             for mode in ("full", "fast"):
                 ratios[f"crafted_{shape}_{mode}_8x_vs_1x"] = figures[f"{mode}_8x_vs_1x"]
@@ -82,6 +90,7 @@ def main() -> int:
         "deal": deal,
         "verification": verification,
         "simulation": simulation,
+        "stuck": stuck,
         "memory": memory,
         "batch": batch,
         "crafted": crafted,
@@ -122,6 +131,14 @@ def main() -> int:
         print(
             f"simulate {figures['profile']}, {figures['players']} players: "
             f"{figures['hands_per_second']} hands/s (no target)"
+        )
+    if stuck:
+        print(
+            f"stuck check at the cap ({stuck['cap_arrangements']:.0f} arrangements): worst "
+            f"{stuck['capped_check_worst_ms']:.1f} ms (no target); the slow log's records "
+            f"{stuck['us_per_slow_record_1x']:.0f} us at 1x, "
+            f"{stuck['us_per_slow_record_8x']:.0f} us at 8x: ratio {ratios['stuck_log_8x_vs_1x']:.2f} "
+            f"(target <= {TARGETS['stuck_log_8x_vs_1x']})"
         )
     if memory:
         print(

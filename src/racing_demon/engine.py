@@ -667,7 +667,9 @@ def progress_witness(state: State, player: int) -> str | None:
     A seat is stuck when no sequence of its own non-scoring moves (turning and
     recycling the stock, rearranging work piles) reaches a position where it
     could make a play: send a card to a foundation, or move its demon top or a
-    waste card onto, into or under a work pile (docs/rules.md, "Stuck").
+    waste card onto, into or under a work pile (docs/rules.md, "Stuck"). Of the
+    work-pile arrangements, breadth first, the search examines the first
+    ``STUCK_SEARCH_CAP`` only: beyond them a seat is stuck by definition.
     """
     return _witness(state.seats[player], state.rules, _centre_keys(state.foundations))
 
@@ -716,6 +718,13 @@ _ONTO = tuple(2 * (card.rank - 1) + (not card.is_red) for card in _PACK)
 _UNDER = tuple(2 * (card.rank + 1) + (not card.is_red) for card in _PACK)
 
 
+# The most arrangements of a seat's work piles the stuck search examines (docs/rules.md,
+# "Stuck"): a seat whose first STUCK_SEARCH_CAP arrangements, breadth first, show no play is
+# stuck. Games find their play by the 10th and never meet more than 64; a crafted seat has
+# 475,136, over ten seconds of search, and 256 cost a few milliseconds (bench/stuck_bench.py).
+STUCK_SEARCH_CAP: Final = 256
+
+
 @dataclass(frozen=True, slots=True)
 class _Reach:
     """What a seat's own non-scoring moves bring within reach, with the breadth-first
@@ -732,6 +741,9 @@ class _Reach:
     # and the ones met, as _arrangements keeps them. None: not begun; empty: over.
     frontier: tuple[_Indexed, ...] | None
     seen: frozenset[_Indexed]
+    # Arrangements examined so far: a resumed search stops at the cap where a search run
+    # in one go would, so no answer depends on the order the questions came in.
+    examined: int
 
 
 # The foundations change only when a card reaches the centre, yet a replay asks after every
@@ -782,7 +794,9 @@ def _reach(seat: Seat, rules: Rules) -> _Reach:
     # The demon top, then the cycle tops. A card named twice (as only an unsound seat can
     # hold) answers at its first place, so a repeat needs no weeding out.
     movers = [card.index for card in (*seat.demon[-1:], *cycle_tops(seat, rules.turn_count))]
-    reach = _Reach(rules.turn_count, rules.slide_under, tuple(movers), (), None, None, frozenset())
+    reach = _Reach(
+        rules.turn_count, rules.slide_under, tuple(movers), (), None, None, frozenset(), 0
+    )
     _remember(seat, reach)
     return reach
 
@@ -804,14 +818,16 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> str | None:
         arrangements = _arrangements(frontier, seen, reach.slide_under)
     tops = dict.fromkeys(reach.tops)
     centre = fits = None
+    examined = reach.examined
     for work in arrangements:
+        examined += 1
         # Both parts of every arrangement met are kept, whatever this question needs.
         tops.update(dict.fromkeys(pile[-1] for pile in work if pile))
         fits = _fits(reach.movers, work, reach.slide_under)
         centre = next((pile[-1] for pile in work if pile and pile[-1] in to_centre), None)
-        if centre is not None or fits is not None:
+        if centre is not None or fits is not None or examined == STUCK_SEARCH_CAP:
             break
-    over = fits is not None or not frontier
+    over = fits is not None or not frontier or examined == STUCK_SEARCH_CAP
     _remember(
         seat,
         _Reach(
@@ -822,6 +838,7 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> str | None:
             fits,
             () if over else tuple(frontier),
             frozenset() if over else frozenset(seen),
+            examined,
         ),
     )
     if centre is not None:
