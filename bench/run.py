@@ -137,7 +137,8 @@ def main() -> int:
             f"stuck check at the cap ({stuck['cap_arrangements']:.0f} arrangements): worst "
             f"{stuck['capped_check_worst_ms']:.1f} ms (no target); the slow log's records "
             f"{stuck['us_per_slow_record_1x']:.0f} us at 1x, "
-            f"{stuck['us_per_slow_record_8x']:.0f} us at 8x: ratio {ratios['stuck_log_8x_vs_1x']:.2f} "
+            f"{stuck['us_per_slow_record_8x']:.0f} us at 8x: "
+            f"ratio {ratios['stuck_log_8x_vs_1x']:.2f} "
             f"(target <= {TARGETS['stuck_log_8x_vs_1x']})"
         )
     if memory:
