@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
+import sys
 import tempfile
 import time
 from collections import deque
@@ -28,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from racing_demon import engine
 from racing_demon.cards import KING, Card
@@ -38,6 +41,8 @@ from racing_demon.rules import Rules
 from racing_demon.state import Seat, State
 from racing_demon.table import PlayerInfo, Table
 from racing_demon.verify import Settings, Verdict, verify_log
+
+import crafted
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # the golden logs' fixture
 SECRET = bytes(32)
@@ -175,16 +180,11 @@ def slow_log(path: Path, slow_records: int, first_deal: int = 0) -> tuple[State,
 
 
 def _crafted_seats(planned: State) -> list[tuple[str, State]]:
-    """Seats whose searches run to the cap: the slow log's, and the tests' shape (four runs
-    from king to six beside an empty pile, in another order) without and with slide-under."""
-    runs = (
-        "KS QH JC TD 9S 8H 7C 6D",
-        "KC QD JS TH 9C 8D 7S 6H",
-        "KH QS JD TC 9H 8S 7D 6C",
-        "KD QC JH TS 9D 8C 7H 6S",
-        "",
+    """Seats whose searches run to the cap: the slow log's, and the tests' shape
+    (``crafted.EXPLOSIVE_WORK``) without and with slide-under."""
+    work = tuple(
+        tuple(Card.from_face(face, 0) for face in pile.split()) for pile in crafted.EXPLOSIVE_WORK
     )
-    work = tuple(tuple(Card.from_face(face, 0) for face in pile.split()) for pile in runs)
     seat = Seat((), work, (), ())  # no aces in reach and no foundation: nothing plays
     return [
         ("the slow log's seat", planned),

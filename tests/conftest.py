@@ -22,6 +22,7 @@ from racing_demon.engine import Violation, apply_move, check_move
 from racing_demon.moves import Move
 from racing_demon.profiles import BUILT_IN, builtin_document, load_rules, rules_from_document
 from racing_demon.rules import Rules
+from racing_demon.scoring import HandScore
 from racing_demon.state import Foundation, Pile, Seat, State
 
 from tampering import write_public_key
@@ -183,3 +184,24 @@ def dealt_hands(draw: st.DrawFn) -> State:
     seed = MatchSeed.from_plain(f"playout {draw(st.integers(0, 2**32))}")
     packs = [derive_pack(seed, 1, seat) for seat in range(players)]
     return State.deal(rules, packs, hand=1, start_ms=0)
+
+
+class Reads:
+    """How many times something was read."""
+
+    count = 0
+
+
+@pytest.fixture
+def hand_score_reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
+    """Counts every read of any hand's scores (``HandScore.scores``): the work a match
+    does for its totals, counted rather than timed."""
+    reads = Reads()
+    scores = HandScore.scores
+
+    def counted(self: HandScore) -> tuple[int, ...]:
+        reads.count += 1
+        return scores.__get__(self)
+
+    monkeypatch.setattr(HandScore, "scores", property(counted))
+    return reads

@@ -36,6 +36,17 @@ PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0xC1 + seat]) * 32) f
 SECRET = bytes([0x5E]) * 32
 SEATS = 2
 
+# Five work piles that make the stuck search explode: four runs from king to six, each
+# colour twice, and an empty pile. Any tail goes into the empty pile and back onto its twin
+# run, so breadth first there are 475,136 arrangements, and none plays a card.
+EXPLOSIVE_WORK = (
+    "KS QH JC TD 9S 8H 7C 6D",
+    "KC QD JS TH 9C 8D 7S 6H",
+    "KH QS JD TC 9H 8S 7D 6C",
+    "KD QC JH TS 9D 8C 7H 6S",
+    "",
+)
+
 
 def hands_rules() -> Rules:
     """Hands that end at once (no card to the centre within 1 ms) in a match that has

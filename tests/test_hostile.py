@@ -35,11 +35,10 @@ from racing_demon.log.signing import sign
 from racing_demon.randomplay import play_match, word_chooser
 from racing_demon.rules import MAX_HANDS
 from racing_demon.schema import schema_errors
-from racing_demon.scoring import HandScore
 from racing_demon.verify import Code, Settings, Step, Verdict, verify_log
 
 import crafted
-from conftest import invoke
+from conftest import Reads, invoke
 from tampering import (
     OTHER_KEY,
     PLAYER_KEYS,
@@ -505,25 +504,16 @@ def test_a_match_that_nothing_but_the_cap_ends_verifies_as_complete(tmp_path: Pa
 
 
 def test_the_match_work_per_hand_does_not_grow_with_the_hands(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, hand_score_reads: Reads
 ) -> None:
     """Issue 12: the table, the verifier and the audit each re-added every hand so far at
     every hand, so a log of many one-millisecond hands cost the square of its length.
     Counted, not timed: how often a hand's scores are read, per hand, at n and 4n hands."""
-    reads = 0
-    scores = HandScore.scores
-
-    def counted(self: HandScore) -> tuple[int, ...]:
-        nonlocal reads
-        reads += 1
-        return scores.__get__(self)
-
-    monkeypatch.setattr(HandScore, "scores", property(counted))
     per_hand = {}
     for hands in (100, 400):
-        reads = 0
+        hand_score_reads.count = 0
         path = crafted.write_hands(tmp_path / f"hands-{hands}.jsonl", hands)
         assert verify_log(path, _crafted_settings()).verdict is Verdict.VERIFIED
         assert len(audit_hands(path, crafted.SECRET)) == hands
-        per_hand[hands] = reads / hands
+        per_hand[hands] = hand_score_reads.count / hands
     assert per_hand[400] <= per_hand[100]

@@ -11,7 +11,7 @@ from racing_demon.rules import MAX_HANDS
 from racing_demon.scoring import HandScore, Match, SeatScore, score_hand
 from racing_demon.state import EndReason, Phase, State
 
-from conftest import S, build
+from conftest import Reads, S, build
 
 RANKS = "A23456789TJQK"
 
@@ -217,20 +217,11 @@ def test_a_match_of_only_a_target_nobody_reaches_ends_after_the_cap() -> None:
 
 
 def test_recording_a_hand_reads_only_that_hand_however_many_came_before(
-    monkeypatch: pytest.MonkeyPatch,
+    hand_score_reads: Reads,
 ) -> None:
     """Issue 12: ``record`` and ``over`` re-added every hand so far, so a match of n
     hands read n * n / 2 hand scores. Now each hand's scores are read once, when it is
     recorded, and the match's questions are answered from running totals."""
-    reads = 0
-    scores = HandScore.scores
-
-    def counted(self: HandScore) -> tuple[int, ...]:
-        nonlocal reads
-        reads += 1
-        return scores.__get__(self)
-
-    monkeypatch.setattr(HandScore, "scores", property(counted))
     match = Match(load_rules("table"), 2)
     for number in range(1, MAX_HANDS + 1):
         match = match.record(hand(number, 0, 0))
@@ -240,7 +231,7 @@ def test_recording_a_hand_reads_only_that_hand_however_many_came_before(
             (0, 1) if number == MAX_HANDS else (),
             False,
         )
-    assert reads == MAX_HANDS
+    assert hand_score_reads.count == MAX_HANDS
 
 
 def test_matches_that_recorded_the_same_hands_are_equal() -> None:

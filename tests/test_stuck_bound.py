@@ -31,6 +31,7 @@ from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.rules import Rules
 from racing_demon.state import Foundation, Seat, State
 
+import crafted
 from conftest import S, build, cards
 
 
@@ -50,13 +51,6 @@ def explosive_position(profile: str = "table") -> State:
     1's ace to four, seat 0's five and seat 1's six to king. Seat 1 keeps its fives in its
     stock, so it can play and the stall is not due.
     """
-    runs = (
-        "KS QH JC TD 9S 8H 7C 6D",
-        "KC QD JS TH 9C 8D 7S 6H",
-        "KH QS JD TC 9H 8S 7D 6C",
-        "KD QC JH TS 9D 8C 7H 6S",
-        "",
-    )
     foundations = []
     for suit in "SHDC":
         foundations.append(" ".join(f"{rank}{suit}@0" for rank in "A234"))
@@ -66,7 +60,12 @@ def explosive_position(profile: str = "table") -> State:
                 [f"{r}{suit}@1" for r in low] + [f"5{suit}@0"] + [f"{r}{suit}@1" for r in high]
             )
         )
-    return build(five_piles(profile), S(work=runs), S(work=("",) * 5), foundations=foundations)
+    return build(
+        five_piles(profile),
+        S(work=crafted.EXPLOSIVE_WORK),
+        S(work=("",) * 5),
+        foundations=foundations,
+    )
 
 
 def indexed(seat: Seat) -> engine._Indexed:
