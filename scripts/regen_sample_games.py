@@ -9,8 +9,9 @@ scenario) and prints them, writing nothing: paste them into ``GAMES``.
 This script owns the whole folder; never edit a file there by hand. Every log is written by
 a real ``Table``: the valid games are simulated matches (``racing_demon.simulate``: bots on
 virtual clocks, deterministic from a text seed), the README's game is the golden table log
-(``scripts/regen_golden_logs.py``, byte for byte), and two endings the bots never reach (a
-resignation, three minutes with no card to the centre) are scripted through the table API:
+(``scripts/regen_golden_logs.py``, byte for byte), and the endings the bots never reach (a
+resignation, three minutes of shuffling with no card to the centre, five silent minutes) are
+scripted through the table API:
 the simulation's log is cut after a record, ``Table.resume`` continues it, and then one
 scripted submission (``resign``) or only the clock (``Table.advance``) follows. The disputed
 games change one thing in a valid one, as a dishonest table or a damaged copy would: raw
@@ -88,8 +89,11 @@ SCENARIOS: Final = {
     "hold_off_call": "a seat with an empty demon pile sends a card to the centre, not a call",
     "call": "a hand ended by a call",
     "demon_empty": "a hand that ended by itself when a demon pile emptied (nertz)",
-    "no_centre": "a hand ended after three minutes with no card to the centre (peer2peer)",
-    "resignation": "a seat resigns: the match ends against it",
+    "no_centre": "a hand ended after three minutes of shuffling with no card to the centre "
+    "(peer2peer)",
+    "abandoned": "a silent table: five minutes with no action at all abandon the match, "
+    "with no winner (peer2peer)",
+    "resignation": "a seat resigns: the match ends against it (peer2peer)",
     "several_hands_to_100": "a match that goes several hands until a total reaches 100",
     "shared_victory": "equal highest totals: the winners share the victory",
 }
@@ -233,7 +237,7 @@ GAMES: Final = (
         covers=("no_centre",),
         scenario="The players stop sending; three minutes after the last card reached the "
         "centre the table ends the hand (no_centre)",
-        seed="peer2peer-4p 0",
+        seed="peer2peer-4p 1",
         ending=Ending("idle", cut=60),
     ),
     Game(
@@ -249,15 +253,26 @@ GAMES: Final = (
         max_records=170,
     ),
     Game(
-        "valid/nertz-3p-resigned-signed.jsonl",
-        "nertz",
+        "valid/peer2peer-3p-resigned-signed.jsonl",
+        "peer2peer",
         ("easy", "normal", "hard"),
         keyed=True,
         covers=("resignation",),
-        scenario="The seat furthest behind resigns mid-hand (a signed resign move): the match "
+        scenario="The seat furthest behind resigns mid-deal (a signed resign move): the match "
         "ends against it and the others' scores decide",
-        seed="nertz-3p 0",
+        seed="peer2peer-3p 0",
         ending=Ending("resign", cut=80),
+    ),
+    Game(
+        "valid/peer2peer-2p-abandoned.jsonl",
+        "peer2peer",
+        ("normal", "hard"),
+        keyed=False,
+        covers=("abandoned",),
+        scenario="A card reaches the centre and then nothing at all happens: after five "
+        "minutes the match is abandoned, with no winner",
+        seed="peer2peer-2p 3",
+        ending=Ending("idle", cut=40),
     ),
     Game(
         "valid/nertz-4p-demon-empty-signed.jsonl",
@@ -342,6 +357,7 @@ def scenario_tags(data: bytes) -> set[str]:
             "call": "call" in ends,
             "demon_empty": "demon_empty" in ends,
             "no_centre": "no_centre" in ends,
+            "abandoned": "abandoned" in ends and final.get("reason") == "abandoned",
             "resignation": "resign" in kinds
             and ends[-1] == "resigned"
             and final.get("reason") == "resigned",
@@ -843,7 +859,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "racing-demon audit sample_games/disputed/wrong-claim.jsonl \\",
         "    --table-key sample_games/table.pub \\",
         "    --claim sample_games/disputed/wrong-claim.claim.json",
-        "racing-demon replay sample_games/valid/nertz-3p-resigned-signed.jsonl --at 50",
+        "racing-demon replay sample_games/valid/peer2peer-3p-resigned-signed.jsonl --at 50",
         "```",
         "",
         "**The keys are test fixtures.** The private keys that signed these games are published",
@@ -855,9 +871,10 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "**How the games are made.** Valid games are simulated matches (`racing_demon.simulate`:",
         "bots racing through a real table in virtual time, byte-identical from their seed), or",
         "the golden table game of `scripts/regen_golden_logs.py`. Bots never resign and never",
-        "let three minutes pass without a card to the centre, so those two endings are scripted",
-        "through the table API: the simulated log is cut after a record, `Table.resume`",
-        "continues it, and a signed `resign` submission or only the table's clock follows.",
+        "fall silent, so those endings (a resignation; three minutes of shuffling with no card",
+        "to the centre; five minutes with nothing at all) are scripted through the table API:",
+        "the simulated log is cut after a record, `Table.resume` continues it, and a signed",
+        "`resign` submission or only the table's clock follows.",
         "The disputed games change one thing in a valid game (`derived from`): raw bytes or",
         "lines, or a record edited and the log re-chained and re-signed with the table's own",
         "key, as a dishonest table would. Simulation seeds, bots and each defect are in",

@@ -4,8 +4,9 @@ Issue 12 (items 8 and 10): a log may bring any rules its schema allows, so an ad
 picks the shape that costs the verifier most per byte. Three shapes, each with one size
 knob, each a whole match that verifies as VERIFIED with ``TABLE_KEY``:
 
-- ``hands``: hands that end one millisecond after they start (``no_centre_ms`` 1) and a
-  target nobody reaches, so every hand is a hand_start and a hand_end;
+- ``hands``: hands that end two milliseconds after they start (a seat turns its stock,
+  and ``no_centre_ms`` is 1) in a match with a target nobody reaches, so every hand is a
+  hand_start, a turn and a hand_end;
 - ``records``: one long hand of stock turns and recycles, nobody playing a card;
 - ``stalls``: a table that keeps shifting, every seat agreeing to a stall shift again and
   again: each agreement leaves the table to the stuck search, and each shift is a record.
@@ -48,10 +49,19 @@ EXPLOSIVE_WORK = (
 )
 
 
-def hands_rules() -> Rules:
-    """Hands that end at once (no card to the centre within 1 ms) in a match that has
-    only a target, out of reach: the table profile with two changes."""
+def resigning_table() -> dict[str, object]:
+    """The table profile, but with a resignation that ends the match (which the table rules
+    do not have): every shape ends with one, so its size is exactly the one asked for."""
     document = builtin_document("table")
+    document["name"] = "crafted-table"
+    del document["end"]["resign"]
+    return document
+
+
+def hands_rules() -> Rules:
+    """Hands that end at once (once the table acts, no card to the centre within 1 ms) in a
+    match that has only a target, out of reach: the table profile with two changes."""
+    document = resigning_table()
     document["name"] = "crafted-hands"
     document["time"]["no_centre_ms"] = 1
     document["match"]["target"] = 100000
@@ -92,25 +102,38 @@ def _turn(table: Table, player: int, t_ms: int) -> None:
     _submit(table, player, Kind.TURN if Kind.TURN in kinds else Kind.RECYCLE, t_ms)
 
 
+def _quick_hand(table: Table, start_ms: int) -> int:
+    """Seat 0 turns its stock a millisecond into the hand; the no-centre rule ends the hand
+    a millisecond later, and the next one starts then: its start is returned."""
+    _submit(table, 0, Kind.TURN, start_ms + 1)
+    table.advance(start_ms + 2)
+    return start_ms + 2
+
+
 def write_hands(path: Path, hands: int) -> Path:
-    """A match of ``hands`` hands, each a hand_start and a hand_end (the last resigned)."""
+    """A match of ``hands`` hands, each a hand_start, a turn and a hand_end (the last one
+    resigned)."""
     with _table(path, hands_rules()) as table:
-        table.advance(hands - 1)  # one hand ends every millisecond; the next starts at once
-        _submit(table, 0, Kind.RESIGN, hands - 1)
+        start_ms = 0
+        for _ in range(hands - 1):
+            start_ms = _quick_hand(table, start_ms)
+        _submit(table, 0, Kind.RESIGN, start_ms)
     return path
 
 
 def write_capped(path: Path) -> Path:
     """A match that only the cap on hands ends: ``MAX_HANDS`` hands, nobody resigning."""
     with _table(path, hands_rules()) as table:
-        table.advance(MAX_HANDS)
-        assert table.finished
+        start_ms = 0
+        while not table.finished:
+            start_ms = _quick_hand(table, start_ms)
+        assert table.match.played == MAX_HANDS
     return path
 
 
 def write_records(path: Path, turns: int) -> Path:
     """One hand of ``turns`` stock turns and recycles by both seats in turn."""
-    with _table(path, rules_from_document(builtin_document("table"))) as table:
+    with _table(path, rules_from_document(resigning_table())) as table:
         for t_ms in range(turns):
             _turn(table, t_ms % SEATS, t_ms)
         _submit(table, 0, Kind.RESIGN, turns)
@@ -119,7 +142,7 @@ def write_records(path: Path, turns: int) -> Path:
 
 def write_stalls(path: Path, shifts: int) -> Path:
     """One hand of ``shifts`` stall shifts, each agreed by every seat (the table profile)."""
-    with _table(path, rules_from_document(builtin_document("table"))) as table:
+    with _table(path, rules_from_document(resigning_table())) as table:
         for shift in range(shifts):
             for player in range(SEATS):
                 _submit(table, player, Kind.AGREE, shift)

@@ -43,7 +43,7 @@ from racing_demon.engine import (
 from racing_demon.moves import Kind, Move
 from racing_demon.playout import Event, playout
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.rules import Rules, StallTrigger
+from racing_demon.rules import Blocked, Rules, StallTrigger
 from racing_demon.state import (
     EndReason,
     Foundation,
@@ -149,14 +149,17 @@ def reference_check_stall(state: State) -> Violation | None:
     if closed is not None:
         return closed
     rules = state.rules
-    if rules.stall_by_agreement and len(state.agreed) == len(state.seats):
-        return None
+    # "If everyone is stuck or agrees to stop moving": a seat that agreed is not asked.
+    agreed = state.agreed if rules.stall_by_agreement else frozenset()
     if rules.stall_trigger is StallTrigger.FULL_PASS:
         short = [
             str(player)
             for player, seat in enumerate(state.seats)
-            if state.turned_since_play[player] < seat.cycle_size
-            or (seat.cycle_size == 0 and reference_witness(state, player) is not None)
+            if player not in agreed
+            and (
+                state.turned_since_play[player] < seat.cycle_size
+                or (seat.cycle_size == 0 and reference_witness(state, player) is not None)
+            )
         ]
         if short:
             return Violation(
@@ -167,6 +170,8 @@ def reference_check_stall(state: State) -> Violation | None:
             )
         return None
     for player in range(len(state.seats)):
+        if player in agreed:
+            continue
         witness = reference_witness(state, player)
         if witness is not None:
             return Violation(
@@ -177,6 +182,8 @@ def reference_check_stall(state: State) -> Violation | None:
 
 def reference_stall_outcome(state: State) -> StallOutcome:
     cycle = max(seat.cycle_size for seat in state.seats)
+    if state.rules.blocked_after is Blocked.ONE_SHIFT:
+        cycle = 1
     if state.shifts_since_play >= cycle and reference_table_is_stuck(state):
         return StallOutcome.BLOCKED
     return StallOutcome.SHIFT
@@ -214,8 +221,9 @@ def reference_next_deadline(state: State) -> tuple[int, EndReason] | None:
         return state.grace_until_ms + 1, EndReason.CALL
     rules = state.rules
     deadlines = []
-    if rules.no_centre_ms is not None:
-        deadlines.append((state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE))
+    if rules.no_centre_ms is not None and state.last_action_ms > state.last_centre_ms:
+        no_centre_ms = max(state.last_centre_ms + rules.no_centre_ms, state.last_action_ms + 1)
+        deadlines.append((no_centre_ms, EndReason.NO_CENTRE))
     if rules.idle_abandon_ms is not None:
         deadlines.append((state.last_action_ms + rules.idle_abandon_ms, EndReason.ABANDONED))
     return min(deadlines, key=lambda deadline: deadline[0]) if deadlines else None
@@ -315,11 +323,21 @@ def assert_memo_is_small(seat: Seat) -> None:
 
 
 def variants(rules: Rules) -> list[Rules]:
-    """Rules that read the same seats differently: the other turn, the other slide-under."""
+    """Rules that read the same seats differently: the other turn, the other slide-under,
+    and the other blocked rule with agreed shifts."""
     document = rules.to_document()
     other_turn = {**document, "stock": {"turn": 4 - rules.turn_count}}
     other_slide = {**document, "work": {"slide_under": not rules.slide_under}}
-    return [rules_from_document(other_turn), rules_from_document(other_slide)]
+    other_blocked = Blocked.ONE_SHIFT if rules.blocked_after is Blocked.FULL_CYCLE else None
+    other_stall = {
+        **document,
+        "stall": {
+            "trigger": rules.stall_trigger.value,
+            "by_agreement": True,
+            **({"blocked_after": other_blocked.value} if other_blocked else {}),
+        },
+    }
+    return [rules_from_document(doc) for doc in (other_turn, other_slide, other_stall)]
 
 
 # -- the properties ----------------------------------------------------------------------
@@ -509,14 +527,23 @@ def test_the_clock_standing_still_changes_nothing() -> None:
     # A position already past its deadline (which no replay builds) still ends there.
     rules = rules_from_document(builtin_document("peer2peer"))
     assert rules.no_centre_ms is not None
-    late = replace(state, rules=rules, clock_ms=state.last_centre_ms + rules.no_centre_ms)
+    late = replace(
+        state,
+        rules=rules,
+        clock_ms=state.last_centre_ms + rules.no_centre_ms,
+        last_action_ms=state.last_centre_ms + 1,  # the table acted: the no-centre rule runs
+    )
     same_state(advance_clock(late, late.clock_ms), reference_advance_clock(late, late.clock_ms))
     assert advance_clock(late, late.clock_ms).phase is Phase.ENDED
 
 
 @pytest.mark.parametrize("idle_ms", [-1, 0, 1])
 def test_the_no_centre_deadline_wins_a_tie(idle_ms: int) -> None:
-    rules = rules_from_document(builtin_document("peer2peer"))
+    # A tie needs the idle rule shorter than the no-centre rule: with peer2peer's three and
+    # five minutes a table that acted always reaches the no-centre deadline first.
+    document = builtin_document("peer2peer")
+    document["time"].update(no_centre_ms=300_000, idle_abandon_ms=180_000)
+    rules = rules_from_document(document)
     assert rules.no_centre_ms is not None and rules.idle_abandon_ms is not None
     state = replace(
         rearranging_seat(),

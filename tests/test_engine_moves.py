@@ -320,7 +320,7 @@ def test_agreement_only_where_the_profile_has_it() -> None:
 
 
 def test_resign_ends_the_hand() -> None:
-    state = play(build("table", S(demon="5C"), S()), "1 resign")
+    state = play(build("peer2peer", S(demon="5C"), S(), clock=5000), "1 resign")
     assert state.phase is Phase.ENDED
     assert state.ended_by == 1
     assert refused(state, "0 turn 4C 3C 2C").code is Code.HAND_OVER

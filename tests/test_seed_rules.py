@@ -36,7 +36,7 @@ from racing_demon.engine import (
 )
 from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
 from racing_demon.profiles import ProfileError, builtin_document, load_rules
-from racing_demon.rules import Rules
+from racing_demon.rules import Blocked, Resignation, Rules
 from racing_demon.scoring import HandScore, Match, SeatScore, score_hand
 from racing_demon.state import EndReason, Phase, State, next_deadline
 
@@ -114,6 +114,13 @@ def work(state: State, seat: int) -> str:
 
 def foundation_line(state: State, index: int) -> str:
     return state.to_text().splitlines()[1 + index]
+
+
+def resigned(state: State, player: int) -> State:
+    """The hand ended by ``player``'s resignation, under the same rules with resignation
+    allowed: for tests about what an ended hand scores, not about how it ended."""
+    allowing = replace(state, rules=replace(state.rules, resignation=Resignation.ENDS_MATCH))
+    return play(allowing, f"{player} resign")
 
 
 def play(state: State, *moves: str) -> State:
@@ -425,7 +432,7 @@ def test_completed_king_pile_is_set_aside_but_scores() -> None:
     assert state.foundations[0].complete
     refused(state, "0 demon>f1 KH", Code.FOUNDATION_TAKEN)
     refused(state, "0 waste>f1 QH", Code.FOUNDATION_TAKEN)
-    ended = play(state, "0 resign")
+    ended = resigned(state, 0)
     assert len(score_hand(ended).seats[1].placed) == 13
 
 
@@ -479,7 +486,7 @@ def test_table_tie_at_the_same_millisecond_shares_the_level() -> None:
     state = play(advance_clock(state, 5400), "1 demon>f1 6H")
     assert foundation_line(state, 0) == "foundation H 5400 AH@0 2H@1 3H@0 4H@1 5H@0,5H@1 6H@1"
     refused(advance_clock(state, 5401), "0 demon>f1 6H", Code.FOUNDATION_TAKEN)
-    scores = score_hand(play(state, "0 resign"))
+    scores = score_hand(resigned(state, 0))
     assert [len(seat.placed) for seat in scores.seats] == [3, 4]  # both fives score
 
 
@@ -579,7 +586,7 @@ def test_recycle_refusals() -> None:
     empty = position("table", f"seat 0 demon=7C work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
     refused(empty, "0 recycle", Code.WASTE_EMPTY)
     refused(empty, "0 turn 5C", Code.STOCK_EMPTY)
-    assert [m.kind for m in legal_moves(empty, 0)] == [Kind.AGREE, Kind.RESIGN]
+    assert [m.kind for m in legal_moves(empty, 0)] == [Kind.AGREE]  # and no resignation
 
 
 # -- 04 stuck, stall shift, blocked ------------------------------------------------------
@@ -643,6 +650,25 @@ def test_table_shift_by_agreement() -> None:
     assert check_stall(after_play) is not None
 
 
+def test_a_table_where_every_seat_is_stuck_or_has_agreed_shifts() -> None:
+    """000: "If everyone is stuck or agrees to stop moving, reform each stock from its
+    waste and move its top card to the bottom. You may not do this alone while others can
+    play." docs §5 Decision: each seat is stuck or has agreed; a seat that agreed is not
+    asked whether it could play, and the refusal names a seat that has not agreed."""
+    playable = STUCK.replace("waste=2C,3D,4S", "waste=2C,3D,AS")  # seat 0 can play its ace
+    state = position("table", playable)
+    violation = check_stall(state)
+    assert violation is not None and violation.code is Code.STALL_NOT_DUE
+    assert violation.message.startswith("seat 0 can still play")
+    agreed = play(state, "0 agree")  # seat 0 could play, and agrees; seat 1 is stuck
+    assert check_stall(agreed) is None
+    assert stall_outcome(agreed) is StallOutcome.SHIFT
+    # The stuck seat agreeing is not enough while the other can play and has not agreed.
+    other = play(state, "1 agree")
+    violation = check_stall(other)
+    assert violation is not None and violation.message.startswith("seat 0 can still play")
+
+
 @pytest.mark.parametrize("profile", ["peer2peer", "nertz"])
 def test_no_agreed_shift_outside_table(profile: str) -> None:
     """002 and 003 shift only when nobody can play / after a full pass; there is no
@@ -668,18 +694,19 @@ def test_a_shift_gives_a_new_grouping_of_three(profile: str) -> None:
     assert state.shifts_since_play == 0
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+BLOCKING = (
+    "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D waste=-\n"
+    "seat 1 demon=7C work=KS|KH|KD|KC stock=6D,8C waste=-"
+)
+
+
+@pytest.mark.parametrize("profile", ["table", "nertz"])
 def test_blocked_after_a_complete_cycle_of_shifts(profile: str) -> None:
     """000: "If a complete cycle of these agreed shifts offers no playable card, end the
-    hand as blocked: all remaining demon penalties apply." 002: "if the whole cycle comes
-    round again with no card played in between, the deal is over". 003: "If that keeps
-    failing and nobody can go out, the round ends and is scored as it stands." The cycle
-    is the largest stock + waste at the table: here 4."""
-    body = (
-        "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D waste=-\n"
-        "seat 1 demon=7C work=KS|KH|KD|KC stock=6D,8C waste=-"
-    )
-    state = position(profile, body)
+    hand as blocked: all remaining demon penalties apply." 003: "If that keeps failing and
+    nobody can go out, the round ends and is scored as it stands." The cycle is the
+    largest stock + waste at the table: here 4."""
+    state = position(profile, BLOCKING)
     start = state.seats
     for shift in range(4):
         if profile == "nertz":  # the shift comes after every seat had a full pass
@@ -701,6 +728,26 @@ def test_blocked_after_a_complete_cycle_of_shifts(profile: str) -> None:
     assert legal_moves(ended, 0) == legal_moves(ended, 1) == []
     scores = score_hand(ended)
     assert scores.scores == (-2 * len(ended.seats[0].demon), -2 * len(ended.seats[1].demon))
+
+
+def test_peer2peer_is_blocked_when_one_shift_brings_no_play() -> None:
+    """002: "when nobody can move, everybody turns a card from the top of their stock to
+    the bottom, and if the whole cycle comes round again with no card played in between,
+    the deal is over and scores as it stands." docs §5 Decision: one shift, then one whole
+    pass through every stock (which the stuck test sees at once) with no card played."""
+    state = position("peer2peer", BLOCKING)
+    assert state.rules.blocked_after is Blocked.ONE_SHIFT
+    assert check_stall(state) is None and stall_outcome(state) is StallOutcome.SHIFT
+    shifted = apply_stall(state)
+    assert shifted.shifts_since_play == 1
+    assert check_stall(shifted) is None  # still nobody can move: the cycle came round
+    assert stall_outcome(shifted) is StallOutcome.BLOCKED
+    ended = apply_stall(shifted)
+    assert (ended.phase, ended.end_reason) == (Phase.ENDED, EndReason.BLOCKED)
+    # A shift that lets somebody play is no failure: the next stall starts afresh.
+    body = BLOCKING.replace("stock=6D,8C", "stock=6D,AS")
+    moved = apply_stall(position("peer2peer", body))
+    assert check_stall(moved) is not None  # seat 1 turns the ace up now
 
 
 def test_nertz_shift_is_due_after_every_seat_had_a_full_pass() -> None:
@@ -907,14 +954,16 @@ def test_peer2peer_three_second_countdown() -> None:
 
 def test_peer2peer_ends_after_three_minutes_with_nothing_to_the_centre() -> None:
     """002: "What does end it is three minutes in which nobody at all has sent a card to
-    the centre". A card onto a work pile does not count; a card to the centre restarts
-    the three minutes; a move at the deadline itself is too late (docs §4)."""
+    the centre, which means the table is only shuffling". docs §4 Decision: the three
+    minutes run once the table acts; a card onto a work pile does not count as one to the
+    centre; a card to the centre restarts them; a move at the deadline itself is too late."""
     body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
     state = position("peer2peer", body, clock=10000, centre=10000, action=10000)
-    assert next_deadline(state) == (190000, EndReason.NO_CENTRE)
     state = play(advance_clock(state, 100000), "0 demon>w1 6H")
     assert next_deadline(state) == (190000, EndReason.NO_CENTRE)
     state = play(advance_clock(state, 150000), "0 waste>f+ AH")
+    assert next_deadline(state) == (450000, EndReason.ABANDONED)  # silent since: idle
+    state = play(advance_clock(state, 150001), "0 demon>w2 QS")
     assert next_deadline(state) == (330000, EndReason.NO_CENTRE)
     assert advance_clock(state, 329999).phase is Phase.PLAYING
     over = advance_clock(state, 330000)
@@ -928,36 +977,55 @@ def test_peer2peer_ends_after_three_minutes_with_nothing_to_the_centre() -> None
     assert (late.end_reason, late.ended_ms, late.clock_ms) == (EndReason.NO_CENTRE, 330000, 900000)
 
 
-def test_idle_abandonment_when_no_shorter_rule_fires() -> None:
-    """002: "if nothing at all happens for that long the match is abandoned and nobody is
-    rated." docs §4: with peer2peer's numbers the no-centre end always comes first."""
+def test_a_silent_peer2peer_table_is_abandoned_after_five_minutes() -> None:
+    """002: "the site's move deadline of five minutes is only a dead man's switch: if
+    nothing at all happens for that long the match is abandoned and nobody is rated."
+    docs §4 Decision: a table where nothing happens is not "only shuffling", so the
+    three-minute rule leaves it to this one, and both rules can end a deal."""
     body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
     state = position("peer2peer", body, clock=10000, centre=10000, action=10000)
-    assert next_deadline(state) == (190000, EndReason.NO_CENTRE)
-    variant = replace(load_rules("peer2peer"), no_centre_ms=None)
-    state = position(variant, body, clock=10000, centre=10000, action=10000)
     assert next_deadline(state) == (310000, EndReason.ABANDONED)
-    state = play(advance_clock(state, 200000), "0 demon>w1 6H")  # any action restarts it
-    assert advance_clock(state, 499999).phase is Phase.PLAYING
-    over = advance_clock(state, 500000)
+    assert advance_clock(state, 309999).phase is Phase.PLAYING
+    over = advance_clock(state, 310000)
     assert (over.phase, over.end_reason, over.ended_ms) == (
         Phase.ENDED,
         EndReason.ABANDONED,
-        500000,
+        310000,
     )
-    match = Match(variant, 2).record(score_hand(over))
-    assert match.over
+    match = Match(state.rules, 2).record(score_hand(over))
+    assert match.over and match.abandoned
     assert match.winners == ()
 
 
-@pytest.mark.parametrize("profile", PROFILES)
-def test_resignation_ends_the_hand_against_that_player(profile: str) -> None:
+def test_a_first_action_after_three_silent_minutes_ends_the_deal_as_it_lands() -> None:
+    """002: "three minutes in which nobody at all has sent a card to the centre" - once
+    somebody acts after such a silence, the table is only shuffling and three minutes have
+    passed: docs §4 Decision: the action lands and the deal ends one millisecond later,
+    never earlier (no move already accepted is undone)."""
+    body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
+    state = position("peer2peer", body, clock=10000, centre=10000, action=10000)
+    state = play(advance_clock(state, 250000), "0 demon>w1 6H")
+    assert next_deadline(state) == (250001, EndReason.NO_CENTRE)
+    assert advance_clock(state, 250000).phase is Phase.PLAYING  # a move at once still lands
+    over = advance_clock(state, 250001)
+    assert (over.phase, over.end_reason, over.ended_ms) == (
+        Phase.ENDED,
+        EndReason.NO_CENTRE,
+        250001,
+    )
+
+
+RESIGNATION = (
+    f"foundation H 1000 {' '.join(f'{rank}H@1' for rank in 'A23456789TJQK')}\n"
+    "seat 0 demon=7D work=KS|KC|KD|QC stock=- waste=-\n"
+    "seat 1 demon=- work=KS|KC|KD|QS stock=- waste=-"
+)
+
+
+def test_resignation_ends_the_hand_against_that_player() -> None:
     """002: "A resignation or a missed deadline ends the game against that player." docs
-    §6 Decision: in every profile."""
-    kings = " ".join(f"{rank}H@1" for rank in "A23456789TJQK")
-    body = f"foundation H 1000 {kings}\nseat 0 demon=7D work=KS|KC|KD|QC stock=- waste=-\n"
-    body += "seat 1 demon=- work=KS|KC|KD|QS stock=- waste=-"
-    state = play(position(profile, body, rest="stock"), "1 resign")
+    §6 Decision: the peer2peer profile's resignation ends the hand and the match."""
+    state = play(position("peer2peer", RESIGNATION, rest="stock"), "1 resign")
     assert (state.phase, state.end_reason, state.ended_by) == (Phase.ENDED, EndReason.RESIGNED, 1)
     assert legal_moves(state, 0) == legal_moves(state, 1) == []
     scored = score_hand(state)
@@ -965,6 +1033,18 @@ def test_resignation_ends_the_hand_against_that_player(profile: str) -> None:
     match = Match(state.rules, 2).record(scored)
     assert match.over
     assert match.winners == (0,)
+
+
+@pytest.mark.parametrize("profile", ["table", "nertz"])
+def test_rules_that_say_nothing_of_resigning_have_no_resignation(profile: str) -> None:
+    """The table rules and the Nertz rules say nothing about resigning, and at a table of
+    up to eight, one player's resignation ending everybody's match would be an invention.
+    docs §6 Decision: those profiles have none (``end.resign`` ``refused``): a player who
+    leaves stops moving, and the stuck and stall rules carry on without them."""
+    state = position(profile, RESIGNATION, rest="stock")
+    assert state.rules.resignation is Resignation.REFUSED
+    refused(state, "1 resign", Code.RESIGN_NOT_ALLOWED)
+    assert Kind.RESIGN not in {move.kind for move in legal_moves(state, 1)}
 
 
 # -- 05/06 scoring -------------------------------------------------------------------
@@ -1062,8 +1142,10 @@ def test_table_blocked_hand_may_end_the_match() -> None:
     ("scores", "winners"), [((18, 20), (1,)), ((5, 5), (0, 1)), ((-7, -7), (0, 1))]
 )
 def test_peer2peer_one_deal_decides(scores: tuple[int, int], winners: tuple[int, ...]) -> None:
-    """002: "ONE DEAL DECIDES THE MATCH. The highest score takes it". docs §8: equal
-    scores share."""
+    """002: "ONE DEAL DECIDES THE MATCH. The highest score takes it". The text does not say
+    what equal highest scores do. docs §8 Decision: they share it (``lead_tie`` ``share``),
+    as the table rules' "tie agreement shares the victory if highest totals are equal";
+    no second deal is played, since one deal decides."""
     match = match_of("peer2peer", scores)
     assert (match.over, match.winners) == (True, winners)
     with pytest.raises(ValueError, match="over"):
@@ -1097,20 +1179,19 @@ def test_resignation_ends_the_match_against_the_resigner() -> None:
     """002: "A resignation ... ends the game against that player." docs §8: the others
     share the victory by the usual rule."""
     resigned = hand(1, (50, 50, 60), EndReason.RESIGNED, by=2)
-    for profile in PROFILES:
-        match = Match(load_rules(profile), 3).record(resigned)
-        assert (match.over, match.winners) == (True, (0, 1))
+    match = Match(load_rules("peer2peer"), 3).record(resigned)
+    assert (match.over, match.winners) == (True, (0, 1))
 
 
 # -- profiles ------------------------------------------------------------------------
 
 DOCUMENTED = {  # docs/rules.md §9, column by column
-    "table": (2, 8, 4, 3, False, 0, True, 1000, False, "table_stuck", True, 0, None, None,
-              1, -2, 100, None, "share"),
-    "peer2peer": (2, 4, 4, 3, True, None, True, 0, False, "table_stuck", False, 3000, 180000,
-                  300000, 1, -2, None, 1, "share"),
-    "nertz": (2, 4, 4, 3, False, None, False, 0, True, "full_pass", False, 0, None, None,
-              1, -2, 100, None, "play_on"),
+    "table": (2, 8, 4, 3, False, 0, True, 1000, False, "refused", "table_stuck", True,
+              "full_cycle", 0, None, None, 1, -2, 100, None, "share"),
+    "peer2peer": (2, 4, 4, 3, True, None, True, 0, False, "ends_match", "table_stuck", False,
+                  "one_shift", 3000, 180000, 300000, 1, -2, None, 1, "share"),
+    "nertz": (2, 4, 4, 3, False, None, False, 0, True, "refused", "full_pass", False,
+              "full_cycle", 0, None, None, 1, -2, 100, None, "play_on"),
 }  # fmt: skip
 
 
@@ -1123,7 +1204,8 @@ def test_profiles_are_the_documented_ones(profile: str) -> None:
     actual = (
         r.min_players, r.max_players, r.work_piles, r.turn_count, r.slide_under,
         r.tie_window_ms, r.call_allowed, r.call_grace_ms, r.end_on_empty_demon,
-        r.stall_trigger.value, r.stall_by_agreement, r.countdown_ms, r.no_centre_ms,
+        r.resignation.value, r.stall_trigger.value, r.stall_by_agreement,
+        r.blocked_after.value, r.countdown_ms, r.no_centre_ms,
         r.idle_abandon_ms, r.points_per_foundation_card, r.points_per_demon_card, r.target,
         r.max_hands, r.lead_tie.value,
     )  # fmt: skip
@@ -1165,7 +1247,7 @@ def test_a_move_breaking_two_rules_always_gets_the_same_code() -> None:
     refused(state, "0 demon>w9 4D", Code.NO_SUCH_PILE)
     refused(state, "0 w1>w1 7C", Code.SAME_PILE)
     refused(state, "0 demon>f1 4D", Code.NO_SUCH_PILE)
-    ended = play(state, "1 resign")
+    ended = resigned(state, 1)
     refused(ended, "0 waste>w9 5C 4D", Code.HAND_OVER)
     refused(ended, "3 waste>w9 5C 4D", Code.NOT_A_SEAT)
     early = position("peer2peer", body, clock=2999)

@@ -201,8 +201,9 @@ def test_peer2peer_countdown() -> None:
 
 def test_peer2peer_three_minutes_without_a_card_to_the_centre() -> None:
     state = build("peer2peer", S(demon="AH", stock="9S 8S 7S"), S())
-    assert next_deadline(state) == (183000, EndReason.NO_CENTRE)
+    assert next_deadline(state) == (303000, EndReason.ABANDONED)  # silent: the idle rule
     state = play(advance_clock(state, 100000), "0 turn 7S 8S 9S")  # not to the centre
+    assert next_deadline(state) == (183000, EndReason.NO_CENTRE)  # only shuffling
     assert advance_clock(state, 182999).phase is Phase.PLAYING
     ended = advance_clock(state, 183000)
     assert (ended.phase, ended.end_reason, ended.ended_ms) == (
@@ -214,7 +215,9 @@ def test_peer2peer_three_minutes_without_a_card_to_the_centre() -> None:
 
 
 def test_a_card_to_the_centre_restarts_the_three_minutes() -> None:
-    state = play(advance_clock(build("peer2peer", S(demon="AH"), S()), 100000), "0 demon>f+ AH")
+    state = build("peer2peer", S(demon="AH", stock="9S 8S 7S"), S())
+    state = play(advance_clock(state, 100000), "0 demon>f+ AH")
+    state = play(advance_clock(state, 100001), "0 turn 7S 8S 9S")
     assert next_deadline(state) == (280000, EndReason.NO_CENTRE)
 
 
@@ -248,9 +251,10 @@ def test_table_call_grace_lets_cards_in_motion_land() -> None:
 
 def test_equal_deadlines_end_the_hand_for_no_centre_not_abandonment() -> None:
     document = builtin_document("peer2peer")
-    document["time"]["idle_abandon_ms"] = document["time"]["no_centre_ms"]
-    state = build(rules_from_document(document), S(), S())
-    assert next_deadline(state) == (183000, EndReason.NO_CENTRE)
+    document["time"].update(no_centre_ms=300000, idle_abandon_ms=180000)
+    state = build(rules_from_document(document), S(stock="9S 8S 7S"), S())
+    state = play(advance_clock(state, 123000), "0 turn 7S 8S 9S")  # the table acts
+    assert next_deadline(state) == (303000, EndReason.NO_CENTRE)
 
 
 def test_a_stall_shift_counts_as_an_action_for_the_idle_rule() -> None:
@@ -282,8 +286,8 @@ def test_table_does_not_end_when_a_demon_pile_empties() -> None:
 def test_a_position_past_its_own_deadline_is_not_sound() -> None:
     state = build("peer2peer", S(), S())
     assert state.problems() == []
-    late = replace(state, clock_ms=183000)  # the no-centre deadline, without advance_clock
-    assert late.problems() == ["the clock 183000 ms is past the no_centre deadline"]
+    late = replace(state, clock_ms=303000)  # the idle deadline, without advance_clock
+    assert late.problems() == ["the clock 303000 ms is past the abandoned deadline"]
 
 
 def test_time_never_runs_backwards() -> None:

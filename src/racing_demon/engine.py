@@ -24,7 +24,7 @@ from typing import Final, TypeVar
 
 from racing_demon.cards import ACE, KING, Card, canonical_pack
 from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
-from racing_demon.rules import Rules, StallTrigger
+from racing_demon.rules import Blocked, Resignation, Rules, StallTrigger
 from racing_demon.state import (
     EndReason,
     Foundation,
@@ -67,6 +67,7 @@ class Code(enum.StrEnum):
     DEMON_NOT_EMPTY = "DEMON_NOT_EMPTY"
     AGREEMENT_NOT_ALLOWED = "AGREEMENT_NOT_ALLOWED"
     ALREADY_AGREED = "ALREADY_AGREED"
+    RESIGN_NOT_ALLOWED = "RESIGN_NOT_ALLOWED"
     STALL_NOT_DUE = "STALL_NOT_DUE"
 
 
@@ -222,6 +223,12 @@ def check_move(state: State, move: Move) -> Violation | None:
                 return _refuse(Code.ALREADY_AGREED, move, "this seat has already agreed")
             return None
         case Kind.RESIGN:
+            if state.rules.resignation is Resignation.REFUSED:
+                return _refuse(
+                    Code.RESIGN_NOT_ALLOWED,
+                    move,
+                    f"profile {state.rules.name!r} has no resignation",
+                )
             return None
 
 
@@ -494,7 +501,8 @@ def legal_moves(state: State, player: int) -> list[Move]:
             moves.append(Move(player, Kind.CALL))
         if rules.stall_by_agreement and player not in state.agreed:
             moves.append(Move(player, Kind.AGREE))
-        moves.append(Move(player, Kind.RESIGN))
+        if rules.resignation is not Resignation.REFUSED:
+            moves.append(Move(player, Kind.RESIGN))
     next_level: dict[tuple[int, int], list[int]] = {}
     for index, foundation in enumerate(state.foundations):
         if not foundation.complete:
@@ -910,16 +918,20 @@ def check_stall(state: State) -> Violation | None:
     if closed is not None:
         return closed
     rules = state.rules
-    if rules.stall_by_agreement and len(state.agreed) == len(state.seats):
-        return None
+    # "If everyone is stuck or agrees to stop moving": a seat that agreed waits for the
+    # shift whether or not it could still play, so only the others are asked.
+    agreed = state.agreed if rules.stall_by_agreement else frozenset()
     if rules.stall_trigger is StallTrigger.FULL_PASS:
         # A seat with nothing to turn has had its pass only once it cannot play: else a
         # table of empty stocks would owe a shift after every shift.
         short = [
             str(player)
             for player, seat in enumerate(state.seats)
-            if state.turned_since_play[player] < seat.cycle_size
-            or (seat.cycle_size == 0 and not is_stuck(state, player))
+            if player not in agreed
+            and (
+                state.turned_since_play[player] < seat.cycle_size
+                or (seat.cycle_size == 0 and not is_stuck(state, player))
+            )
         ]
         if short:
             return Violation(
@@ -931,6 +943,8 @@ def check_stall(state: State) -> Violation | None:
         return None
     to_centre = _centre_keys(state.foundations)
     for player, seat in enumerate(state.seats):
+        if player in agreed:
+            continue
         witness = _witness(seat, rules, to_centre)
         if witness is not None:
             return Violation(Code.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None)
@@ -938,15 +952,19 @@ def check_stall(state: State) -> Violation | None:
 
 
 def stall_outcome(state: State) -> StallOutcome:
-    """What a due stall does: shift, or end the hand once a whole cycle came round.
+    """What a due stall does: shift, or end the hand once the shifts failed.
 
     Each shift rotates every seat's stock cycle by one card, so after as many
     shifts as the longest cycle, with no play in between, every grouping has come
     round. If the table is stuck then too, the cycle offered no playable card and
-    the hand is blocked (docs/rules.md, "Stall and blocked").
+    the hand is blocked (docs/rules.md, "Stall and blocked"). A profile may block
+    after one failed shift instead (``Blocked.ONE_SHIFT``).
     """
-    cycle = max(seat.cycle_size for seat in state.seats)
-    if state.shifts_since_play >= cycle and table_is_stuck(state):
+    if state.rules.blocked_after is Blocked.ONE_SHIFT:
+        failed = state.shifts_since_play >= 1
+    else:
+        failed = state.shifts_since_play >= max(seat.cycle_size for seat in state.seats)
+    if failed and table_is_stuck(state):
         return StallOutcome.BLOCKED
     return StallOutcome.SHIFT
 

@@ -32,6 +32,20 @@ class StallTrigger(enum.StrEnum):
     FULL_PASS = "full_pass"  # every player has turned through their whole stock with no play
 
 
+class Blocked(enum.StrEnum):
+    """After how many stall shifts with no play in between a stuck table is blocked."""
+
+    FULL_CYCLE = "full_cycle"  # as many as the longest stock and waste: every grouping tried
+    ONE_SHIFT = "one_shift"  # one: stuck again after a shift, the deal is over
+
+
+class Resignation(enum.StrEnum):
+    """What a seat's resignation does."""
+
+    ENDS_MATCH = "ends_match"  # the hand and the match end, against the resigning seat
+    REFUSED = "refused"  # the rules have no resignation: a resign move is refused
+
+
 class LeadTie(enum.StrEnum):
     """What a tie for the lead does when the match would otherwise end."""
 
@@ -64,6 +78,10 @@ class Rules:
     target: int | None
     max_hands: int | None
     lead_tie: LeadTie
+    # Fields a profile may leave out, and which are then left out of its document (so that
+    # a document written before they existed keeps its digest): these are their defaults.
+    blocked_after: Blocked = Blocked.FULL_CYCLE
+    resignation: Resignation = Resignation.ENDS_MATCH
 
     def digest(self) -> str:
         """SHA-256 of the canonical profile document (sorted keys, no spaces)."""
@@ -97,11 +115,14 @@ class Rules:
             target=doc["match"]["target"],
             max_hands=doc["match"]["max_hands"],
             lead_tie=LeadTie(doc["match"]["lead_tie"]),
+            blocked_after=Blocked(doc["stall"].get("blocked_after", Blocked.FULL_CYCLE)),
+            resignation=Resignation(doc["end"].get("resign", Resignation.ENDS_MATCH)),
         )
 
     def to_document(self) -> dict[str, Any]:
-        """The profile document; ``Rules.from_document(r.to_document()) == r``."""
-        return {
+        """The profile document; ``Rules.from_document(r.to_document()) == r``. A field with
+        a default is written only when it differs from the default."""
+        document: dict[str, Any] = {
             "format": PROFILE_FORMAT,
             "name": self.name,
             "version": self.version,
@@ -136,3 +157,8 @@ class Rules:
                 "lead_tie": self.lead_tie.value,
             },
         }
+        if self.blocked_after is not Blocked.FULL_CYCLE:
+            document["stall"]["blocked_after"] = self.blocked_after.value
+        if self.resignation is not Resignation.ENDS_MATCH:
+            document["end"]["resign"] = self.resignation.value
+        return document

@@ -308,8 +308,13 @@ def next_deadline(state: State) -> tuple[int, EndReason] | None:
         return state.grace_until_ms + 1, EndReason.CALL
     rules = state.rules
     deadline = None
-    if rules.no_centre_ms is not None:
-        deadline = (state.last_centre_ms + rules.no_centre_ms, EndReason.NO_CENTRE)
+    # "Three minutes in which nobody at all has sent a card to the centre, which means the
+    # table is only shuffling": the rule needs a table that acts. At a silent one the idle
+    # rule decides. A first action after the three minutes lands, and the deal ends a
+    # millisecond later, so that no move already accepted is undone.
+    if rules.no_centre_ms is not None and state.last_action_ms > state.last_centre_ms:
+        no_centre_ms = max(state.last_centre_ms + rules.no_centre_ms, state.last_action_ms + 1)
+        deadline = (no_centre_ms, EndReason.NO_CENTRE)
     if rules.idle_abandon_ms is not None:
         idle_ms = state.last_action_ms + rules.idle_abandon_ms
         if deadline is None or idle_ms < deadline[0]:  # on the same millisecond, NO_CENTRE
