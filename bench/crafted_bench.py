@@ -4,7 +4,7 @@
 
 Issue 12, item 10: a log may bring any rules its schema allows, so the cost per record
 must not grow with the one dimension an adversary scales. Three shapes, each a valid
-signed match written by the real table (tests/crafted.py): many one-millisecond hands,
+signed match written by the real table (tests/crafted.py): many two-millisecond hands,
 one long hand of stock turns, and many stall shifts. Each is verified in full and with
 ``--fast`` at 1, 2, 4 and 8 times its size (the hands shape at 8x is 496 hands, near the
 500 every match ends after). Each round times every log once, in an order that rotates from round

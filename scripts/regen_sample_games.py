@@ -275,6 +275,17 @@ GAMES: Final = (
         ending=Ending("idle", cut=40),
     ),
     Game(
+        "valid/nertz-3p-demon-empty-signed.jsonl",
+        "nertz",
+        ("easy", "normal", "hard"),
+        keyed=True,
+        covers=("demon_empty", "bounced_race"),
+        scenario="Three bots race; a lost race is bounced, and the hand ends the moment a "
+        "demon pile empties",
+        seed="nertz-3p 1",
+        changes=ONE_HAND,
+    ),
+    Game(
         "valid/nertz-4p-demon-empty-signed.jsonl",
         "nertz",
         ("easy", "normal", "hard", "hard"),

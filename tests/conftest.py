@@ -165,7 +165,7 @@ def load_script(name: str) -> ModuleType:
 
 @st.composite
 def profiles(draw: st.DrawFn) -> Rules:
-    """A built-in profile, with any of seed 003's variant knobs and a few more turned."""
+    """A built-in profile, with any of the Nertz rules' variant knobs and a few more turned."""
     document = builtin_document(draw(st.sampled_from(BUILT_IN)))
     if draw(st.booleans()):
         document["layout"]["work_piles"] = 5

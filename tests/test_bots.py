@@ -260,6 +260,9 @@ def test_pauses_average_their_mean_within_the_jitter(bot: BotProfile) -> None:
 
 
 def test_the_speeds_follow_seed_003() -> None:
+    """Nertz rules: "On Easy they make a move about every two seconds, on Normal a little
+    faster, and on Hard roughly every 0.7 seconds, turning their stock faster than they play
+    cards." """
     turn = Move.parse("0 recycle")
     assert EASY.mean_ms(None) == 2000
     assert HARD.mean_ms(None) > HARD.mean_ms(turn)  # hard turns faster than it plays

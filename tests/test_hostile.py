@@ -9,7 +9,7 @@ The logs are played by random players at a real ``Table``. Where an attack must 
 the chain, the log is re-chained and re-signed with the table's own key (``seal``), as a
 dishonest table would (tests/tampering.py, shared with tests/test_verify.py).
 
-Valid logs shaped to be slow (issue 12): many one-millisecond hands, long hands, many
+Valid logs shaped to be slow (issue 12): many two-millisecond hands, long hands, many
 stall shifts (tests/crafted.py, shared with bench/crafted_bench.py) verify, and the match's
 work per hand is counted at two sizes: it must not grow with the number of hands.
 """
@@ -507,7 +507,7 @@ def test_the_match_work_per_hand_does_not_grow_with_the_hands(
     tmp_path: Path, hand_score_reads: Reads
 ) -> None:
     """Issue 12: the table, the verifier and the audit each re-added every hand so far at
-    every hand, so a log of many one-millisecond hands cost the square of its length.
+    every hand, so a log of many short hands cost the square of its length.
     Counted, not timed: how often a hand's scores are read, per hand, at n and 4n hands."""
     per_hand = {}
     for hands in (100, 400):

@@ -26,8 +26,8 @@ def ended(state: State, reason: EndReason = EndReason.CALL, by: int | None = 1) 
 
 
 def test_seed_000_worked_example() -> None:
-    # 24 placed with three demon cards left: 24 - 2*3 = 18. The caller placed 20 with an
-    # empty demon pile: 20 - 0 = 20.
+    # The table rules' worked example: 24 placed with three demon cards left: 24 - 2*3 = 18.
+    # The caller placed 20 with an empty demon pile: 20 - 0 = 20.
     state = build(
         "table",
         S(demon="5C 9D KS"),
@@ -59,7 +59,7 @@ def test_a_hand_score_kept_without_its_cards_scores_the_same() -> None:
 
 
 def test_seed_003_worked_example() -> None:
-    # 5 cards up and 6 left in the nertz pile: 5 - 12 = -7.
+    # The Nertz rules' worked example: 5 cards up and 6 left in the nertz pile: 5 - 12 = -7.
     state = build("nertz", S(demon="2C 3C 4C 5C 6C 7C"), S(), foundations=[run("H", 0, 5)])
     assert score_hand(ended(state, EndReason.BLOCKED, None)).scores[0] == -7
 

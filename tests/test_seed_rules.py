@@ -1,8 +1,18 @@
-"""The rules engine against its seeds (shared/seeds 000/004, 002, 003) and docs/rules.md.
+"""The rules engine against the four rule sets it implements, and docs/rules.md.
 
-Every test quotes the seed sentence it checks, builds a small position in the state text
-of docs/rules.md §10 and asserts what the engine does: the move is accepted and the piles
-end up as the seed says, or it is refused with the exact reason code.
+Every test quotes the sentences it checks, naming the rule set they come from:
+
+* Table rules: a house-rules sheet for Racing Demon played with real cards round a table,
+  the ``table`` profile.
+* Table rules (French): the French text of the same sheet, quoted where its wording helps.
+* peer2peer rules: the Racing Demon rules page of the peer2peergames site, the
+  ``peer2peer`` profile.
+* Nertz rules: the rules page of "Nertz Card Game Online", where one plays against up to
+  three computer players, the ``nertz`` profile.
+
+Each test builds a small position in the state text of docs/rules.md §10 and asserts what
+the engine does: the move is accepted and the piles end up as the rule says, or it is
+refused with the exact reason code.
 
 Positions are written as foundation and seat lines; ``position`` adds the header and puts
 every card of a pack that the lines do not mention at the *bottom* of that seat's demon
@@ -175,9 +185,9 @@ def match_of(profile: str | Rules, *scores: tuple[int, ...], players: int = 2) -
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_deal_lays_out_demon_work_and_stock(profile: str) -> None:
-    """000: "Deal a demon pile of 13, twelve down and top up; beside it start four work
-    columns with one face-up card each. The remaining 35 form your face-down stock; your
-    waste starts empty." (002 and 003 deal the same.)"""
+    """Table rules: "Deal a demon pile of 13, twelve down and top up; beside it start four
+    work columns with one face-up card each. The remaining 35 form your face-down stock;
+    your waste starts empty." (The peer2peer and Nertz rules deal the same.)"""
     rules = load_rules(profile)
     state = State.deal(rules, [canonical_pack(0), canonical_pack(1)], hand=1, start_ms=0)
     assert state.problems() == []
@@ -190,7 +200,8 @@ def test_deal_lays_out_demon_work_and_stock(profile: str) -> None:
 
 
 def test_five_work_pile_variant_leaves_34_in_stock() -> None:
-    """003: "Common variations: five work piles instead of four" (docs §2: 34 in stock)."""
+    """Nertz rules: "Common variations: five work piles instead of four" (docs §2: 34 in
+    stock)."""
     rules = replace(load_rules("nertz"), work_piles=5)
     state = State.deal(rules, [canonical_pack(0), canonical_pack(1)], hand=1, start_ms=0)
     assert state.problems() == []
@@ -209,8 +220,8 @@ def test_five_work_pile_variant_leaves_34_in_stock() -> None:
     ],
 )
 def test_number_of_players(profile: str, players: int, ok: bool) -> None:
-    """002: "Two to four players"; 003: "you and up to three computer players"; table: the
-    docs' decision of 2 to 8."""
+    """peer2peer rules: "Two to four players"; Nertz rules: "you and up to three computer
+    players"; table: the docs' decision of 2 to 8."""
     rules = load_rules(profile)
     packs = [canonical_pack(seat) for seat in range(players)]
     if ok:
@@ -238,14 +249,14 @@ def test_number_of_players(profile: str, players: int, ok: bool) -> None:
     ids=["demon", "waste", "tail-to-foundation", "tail-slid-under"],
 )
 def test_one_card_at_a_time(profile: str, body: str, move: str) -> None:
-    """000: "Move one card at a time, except a legal column sequence." """
+    """Table rules: "Move one card at a time, except a legal column sequence." """
     state = position(profile, f"{body}\n{NEUTRAL_1}")
     refused(state, move, Code.ONE_CARD_ONLY)
 
 
 def test_a_column_sequence_moves_together() -> None:
-    """000: "A correctly ordered tail may move together onto another column." (docs §3's
-    own example, ``0 w2>w4 9D 8S 7H``)"""
+    """Table rules: "A correctly ordered tail may move together onto another column." (docs
+    §3's own example, ``0 w2>w4 9D 8S 7H``)"""
     state = position(
         "table", f"seat 0 demon=7D work=KS|9D,8S,7H|9C|TC stock=- waste=-\n{NEUTRAL_1}"
     )
@@ -254,13 +265,13 @@ def test_a_column_sequence_moves_together() -> None:
     state = position(
         "table", f"seat 0 demon=7D work=KS|9D,8S,7H|9H|TC stock=- waste=-\n{NEUTRAL_1}"
     )
-    part = play(state, "0 w2>w3 8S 7H")  # 003: "the bottom part of a run"
+    part = play(state, "0 w2>w3 8S 7H")  # Nertz rules: "the bottom part of a run"
     assert work(part, 0) == "KS|9D|9H,8S,7H|TC"
     refused(state, "0 w2>w4 8S 7H", Code.NOT_ONE_LOWER)
 
 
 def test_only_exposed_column_ends_are_available_singly() -> None:
-    """000: "Only exposed column ends are available singly." """
+    """Table rules: "Only exposed column ends are available singly." """
     state = position(
         "table",
         f"foundation D 1000 AD@1 2D@1 3D@1 4D@1 5D@1 6D@1 7D@1 8D@1\n"
@@ -288,8 +299,8 @@ def test_only_exposed_column_ends_are_available_singly() -> None:
 def test_work_columns_build_down_in_alternating_colours(
     profile: str, card: str, code: Code | None
 ) -> None:
-    """000: "Build work columns downward in alternating colours." 002: "a red six goes on
-    a black seven". Rank is checked before colour (docs §3)."""
+    """Table rules: "Build work columns downward in alternating colours." peer2peer rules:
+    "a red six goes on a black seven". Rank is checked before colour (docs §3)."""
     state = position(profile, f"seat 0 demon={card} work=7C|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}")
     move = f"0 demon>w1 {card}"
     if code is None:
@@ -310,15 +321,15 @@ def test_work_columns_build_down_in_alternating_colours(
 def test_any_available_card_or_sequence_fills_an_empty_column(
     profile: str, move: str, filled: str, left: str
 ) -> None:
-    """000: "Any available demon top, waste top or work sequence may fill an empty column."
-    003: "An empty work pile can be filled with any card"."""
+    """Table rules: "Any available demon top, waste top or work sequence may fill an empty
+    column." Nertz rules: "An empty work pile can be filled with any card"."""
     state = position(profile, f"seat 0 demon=5C work=-|9D,8S|KS|KH stock=- waste=QD\n{NEUTRAL_1}")
     after = play(state, move)
     assert work(after, 0) == f"{filled}|{left}|KS|KH"
 
 
 def test_the_next_demon_card_becomes_available() -> None:
-    """000: "After moving demon top, turn its next card up." """
+    """Table rules: "After moving demon top, turn its next card up." """
     state = position("table", f"seat 0 demon=9C,AH work=TD|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}")
     refused(state, "0 demon>w1 9C", Code.CARD_MISMATCH)
     after = play(state, "0 demon>f+ AH")
@@ -328,8 +339,8 @@ def test_the_next_demon_card_becomes_available() -> None:
 
 
 def test_touch_only_your_own_layout() -> None:
-    """000: "Touch only your own layout or shared foundations." A move names its seat and
-    that seat's cards; there is no seat 2 at a two-seat table."""
+    """Table rules: "Touch only your own layout or shared foundations." A move names its
+    seat and that seat's cards; there is no seat 2 at a two-seat table."""
     state = position("table", f"seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
     with pytest.raises(ValueError, match="own pack"):
         Move(0, Kind.PLAY, DEMON, NEW_FOUNDATION, (Card.parse("AH@1"),))
@@ -349,8 +360,8 @@ def test_touch_only_your_own_layout() -> None:
     ],
 )
 def test_any_available_ace_starts_a_new_foundation(profile: str, body: str, move: str) -> None:
-    """000: "Any available ace starts a new shared foundation." 002: "A pile in the centre
-    is begun only with an ace"."""
+    """Table rules: "Any available ace starts a new shared foundation." peer2peer rules: "A
+    pile in the centre is begun only with an ace"."""
     state = position(profile, f"foundation H 1000 AH@1\n{body}\n{NEUTRAL_1}")
     after = play(state, move)
     assert len(after.foundations) == 2
@@ -371,8 +382,8 @@ def test_any_available_ace_starts_a_new_foundation(profile: str, body: str, move
     ],
 )
 def test_foundations_build_up_in_suit(card: str, move: str, code: Code | None) -> None:
-    """000: "Build upward in the same suit to king"; 002: "A pile builds up in its own suit,
-    ace to king." Reason codes from docs §3."""
+    """Table rules: "Build upward in the same suit to king"; peer2peer rules: "A pile
+    builds up in its own suit, ace to king." Reason codes from docs §3."""
     state = position(
         "table",
         f"foundation H 1000 AH@1 2H@1\nfoundation S 1000 AS@1\n"
@@ -397,8 +408,8 @@ def test_foundations_build_up_in_suit(card: str, move: str, code: Code | None) -
     ids=["demon", "waste", "work"],
 )
 def test_foundations_take_demon_waste_or_exposed_work_card(body: str, move: str) -> None:
-    """000: "using demon top, waste top or exposed work-column card." 002: "Any of those
-    may go to the centre if a pile there wants it." """
+    """Table rules: "using demon top, waste top or exposed work-column card."
+    peer2peer rules: "Any of those may go to the centre if a pile there wants it." """
     state = position("nertz", f"foundation H 1000 AH@1 2H@1\n{body}\n{NEUTRAL_1}")
     after = play(state, move)
     assert foundation_line(after, 0) == "foundation H 5000 AH@1 2H@1 3H@0"
@@ -406,8 +417,8 @@ def test_foundations_take_demon_waste_or_exposed_work_card(body: str, move: str)
 
 
 def test_never_remove_a_card_from_a_foundation() -> None:
-    """000: "Anyone may use any foundation, but never remove a card from it." A move
-    cannot even name a foundation as its source, and no legal move takes one."""
+    """Table rules: "Anyone may use any foundation, but never remove a card from it." A
+    move cannot even name a foundation as its source, and no legal move takes one."""
     with pytest.raises(ValueError):
         Move.parse("0 f1>w1 2H")
     state = position(
@@ -421,8 +432,8 @@ def test_never_remove_a_card_from_a_foundation() -> None:
 
 
 def test_completed_king_pile_is_set_aside_but_scores() -> None:
-    """000: "turn completed king piles aside without losing them for scoring." 002: "When
-    the king goes on, that pile is finished and set aside." """
+    """Table rules: "turn completed king piles aside without losing them for scoring."
+    peer2peer rules: "When the king goes on, that pile is finished and set aside." """
     kings = " ".join(f"{rank}H@1" for rank in "A23456789TJQK")
     state = position(
         "table",
@@ -437,8 +448,8 @@ def test_completed_king_pile_is_set_aside_but_scores() -> None:
 
 
 def test_multiple_foundations_of_the_same_suit() -> None:
-    """000: "Multiple foundations of the same suit are allowed"; an ace never races: it
-    always starts its own pile, even at the same instant (docs §3)."""
+    """Table rules: "Multiple foundations of the same suit are allowed"; an ace never
+    races: it always starts its own pile, even at the same instant (docs §3)."""
     state = position(
         "table",
         "seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n"
@@ -464,9 +475,10 @@ RACE = (
     ("profile", "delay"), [("table", 1), ("table", 250), ("peer2peer", 0), ("nertz", 0)]
 )
 def test_a_lost_race_leaves_the_card_where_it_was(profile: str, delay: int) -> None:
-    """000: "If two compete for the same position, the first card placed stays; the other
-    returns to its exact old place." 002: "The first card played stays, and the other comes
-    straight back to where it was." 003: "the card that lands first counts"."""
+    """Table rules: "If two compete for the same position, the first card placed stays; the
+    other returns to its exact old place." peer2peer rules: "The first card played stays,
+    and the other comes straight back to where it was." Nertz rules: "the card that lands
+    first counts"."""
     state = play(position(profile, RACE), "0 waste>f1 5H")
     state = advance_clock(state, state.clock_ms + delay)
     violation = refused(state, "1 waste>f1 5H", Code.FOUNDATION_TAKEN)
@@ -476,9 +488,10 @@ def test_a_lost_race_leaves_the_card_where_it_was(profile: str, delay: int) -> N
 
 
 def test_table_tie_at_the_same_millisecond_shares_the_level() -> None:
-    """000: "If order truly cannot be resolved, both stay as one foundation level. A
-    following card advances from that shared rank normally." 004: "Ordre indécidable: les
-    deux restent au même niveau. La suivante avance depuis ce rang commun." (0 ms window)"""
+    """Table rules: "If order truly cannot be resolved, both stay as one foundation level.
+    A following card advances from that shared rank normally." Table rules (French): "Ordre
+    indécidable: les deux restent au même niveau. La suivante avance depuis ce rang
+    commun." (0 ms window)"""
     state = play(position("table", RACE), "0 waste>f1 5H")
     assert Move.parse("1 waste>f1 5H") in legal_moves(state, 1)
     state = play(state, "1 waste>f1 5H")
@@ -506,8 +519,9 @@ TURN = f"seat 0 demon=7C work=KS|KH|KD|KC stock=9C,8D,7S,6H,5C waste=-\n{NEUTRAL
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_turning_three_keeps_packet_order(profile: str) -> None:
-    """000: "Turn stock cards three at a time onto waste, keeping their packet order".
-    002: "keeping them in the same order, so the third one ends up on top." """
+    """Table rules: "Turn stock cards three at a time onto waste, keeping their packet
+    order". peer2peer rules: "keeping them in the same order, so the third one ends up on
+    top." """
     state = position(profile, TURN)
     refused(state, "0 turn 7S 6H 5C", Code.CARD_MISMATCH)
     refused(state, "0 turn 5C", Code.CARD_MISMATCH)
@@ -521,8 +535,8 @@ def test_turning_three_keeps_packet_order(profile: str) -> None:
     [("6H,5C", "0 turn 5C 6H", "0 turn 5C"), ("5C", "0 turn 5C", "0 turn 5C 6H")],
 )
 def test_last_packet_of_one_or_two_goes_as_it_stands(stock: str, move: str, wrong: str) -> None:
-    """000: "Finish a last packet of one or two as it stands." 002: "If only one or two
-    are left, those go over and that is that." """
+    """Table rules: "Finish a last packet of one or two as it stands." peer2peer rules: "If
+    only one or two are left, those go over and that is that." """
     state = position(
         "table", f"seat 0 demon=7C work=KS|KH|KD|KC stock={stock} waste=2D,3D\n{NEUTRAL_1}"
     )
@@ -533,15 +547,15 @@ def test_last_packet_of_one_or_two_goes_as_it_stands(stock: str, move: str, wron
 
 
 def test_turn_one_variant() -> None:
-    """003: "Common variations: ... turning the stock one card at a time"."""
+    """Nertz rules: "Common variations: ... turning the stock one card at a time"."""
     state = position(replace(load_rules("nertz"), turn_count=1), TURN)
     refused(state, "0 turn 5C 6H 7S", Code.CARD_MISMATCH)
     assert faces(play(state, "0 turn 5C").seats[0].waste) == "5C"
 
 
 def test_only_the_waste_top_is_available() -> None:
-    """000: "only waste top is available." 002: "the waste ... only its top card is
-    available"."""
+    """Table rules: "only waste top is available." peer2peer rules: "the waste ... only its
+    top card is available"."""
     state = position(
         "table", f"seat 0 demon=7C work=8S|KH|KD|KC stock=- waste=5C,6H,7D\n{NEUTRAL_1}"
     )
@@ -552,11 +566,11 @@ def test_only_the_waste_top_is_available() -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_recycling_keeps_the_order_and_the_packets(profile: str) -> None:
-    """000: "When stock empties, turn the entire waste over without shuffling and cycle
-    again; do not attach leftovers under a fresh packet." 004: "n'intercalez pas restes
-    sous nouveau paquet." 002: "the order comes round
-    again unchanged." 003: "turn the waste over and go through it again, as often as you
-    like." Seven cards turn as 3 + 3 + 1 on every pass."""
+    """Table rules: "When stock empties, turn the entire waste over without shuffling and
+    cycle again; do not attach leftovers under a fresh packet." Table rules (French):
+    "n'intercalez pas restes sous nouveau paquet." peer2peer rules: "the order comes round
+    again unchanged." Nertz rules: "turn the waste over and go through it again, as often
+    as you like." Seven cards turn as 3 + 3 + 1 on every pass."""
     state = position(
         profile,
         f"seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D,6S,8D,9S waste=-\n{NEUTRAL_1}",
@@ -579,8 +593,8 @@ def test_recycling_keeps_the_order_and_the_packets(profile: str) -> None:
 
 
 def test_recycle_refusals() -> None:
-    """000: "When stock empties, turn the entire waste over": not before (the leftovers
-    would go under a fresh packet), and not with nothing to turn over."""
+    """Table rules: "When stock empties, turn the entire waste over": not before (the
+    leftovers would go under a fresh packet), and not with nothing to turn over."""
     state = position("table", f"seat 0 demon=7C work=KS|KH|KD|KC stock=5C waste=2D,3D\n{NEUTRAL_1}")
     refused(state, "0 recycle", Code.STOCK_NOT_EMPTY)
     empty = position("table", f"seat 0 demon=7C work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
@@ -602,8 +616,8 @@ PASSED = {"table": "0,0", "peer2peer": "0,0", "nertz": "4,0"}
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_stall_shift_reforms_the_stock_and_moves_its_top_to_the_bottom(profile: str) -> None:
-    """000: "If everyone is stuck or agrees to stop moving, reform each stock from its
-    waste and move its top card to the bottom." Top to bottom, stock [s1] and waste
+    """Table rules: "If everyone is stuck or agrees to stop moving, reform each stock from
+    its waste and move its top card to the bottom." Top to bottom, stock [s1] and waste
     [w1, w2, w3] become [w2, w3, s1, w1] (docs §5)."""
     state = position(profile, STUCK, turned=PASSED[profile])
     assert engine.table_is_stuck(state)
@@ -619,8 +633,9 @@ def test_stall_shift_reforms_the_stock_and_moves_its_top_to_the_bottom(profile: 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_no_shift_while_another_seat_can_play(profile: str) -> None:
-    """000: "You may not do this alone while others can play." 002: "If nobody at the
-    table can move at all". 003: "once every player has had a full pass with no play"."""
+    """Table rules: "You may not do this alone while others can play." peer2peer rules: "If
+    nobody at the table can move at all". Nertz rules: "once every player has had a full
+    pass with no play"."""
     state = position(profile, STUCK.replace("waste=-", "waste=AS"), turned=PASSED[profile])
     assert engine.is_stuck(state, 0)
     assert engine.progress_witness(state, 1) is not None
@@ -631,8 +646,9 @@ def test_no_shift_while_another_seat_can_play(profile: str) -> None:
 
 
 def test_table_shift_by_agreement() -> None:
-    """000: "If everyone is stuck or agrees to stop moving ... You may not do this alone".
-    docs §5: an agreement is void after the next play by anyone, and after each shift."""
+    """Table rules: "If everyone is stuck or agrees to stop moving ... You may not do this
+    alone". docs §5: an agreement is void after the next play by anyone, and after each
+    shift."""
     state = position("table", STUCK.replace("waste=-", "waste=AS"))
     state = play(state, "0 agree")
     refused(state, "0 agree", Code.ALREADY_AGREED)
@@ -651,7 +667,7 @@ def test_table_shift_by_agreement() -> None:
 
 
 def test_a_table_where_every_seat_is_stuck_or_has_agreed_shifts() -> None:
-    """000: "If everyone is stuck or agrees to stop moving, reform each stock from its
+    """Table rules: "If everyone is stuck or agrees to stop moving, reform each stock from its
     waste and move its top card to the bottom. You may not do this alone while others can
     play." docs §5 Decision: each seat is stuck or has agreed; a seat that agreed is not
     asked whether it could play, and the refusal names a seat that has not agreed."""
@@ -671,17 +687,18 @@ def test_a_table_where_every_seat_is_stuck_or_has_agreed_shifts() -> None:
 
 @pytest.mark.parametrize("profile", ["peer2peer", "nertz"])
 def test_no_agreed_shift_outside_table(profile: str) -> None:
-    """002 and 003 shift only when nobody can play / after a full pass; there is no
-    agreement (docs §5)."""
+    """The peer2peer and Nertz rules shift only when nobody can play / after a full pass;
+    there is no agreement (docs §5)."""
     state = position(profile, STUCK.replace("waste=-", "waste=AS"))
     refused(state, "0 agree", Code.AGREEMENT_NOT_ALLOWED)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_a_shift_gives_a_new_grouping_of_three(profile: str) -> None:
-    """002: "everybody turns one card from the top of their stock to the bottom, which
-    breaks the cycle and the play goes on." 003: "play continues with a new grouping of
-    three." The ace is the first card turned and always lies under its packet."""
+    """peer2peer rules: "everybody turns one card from the top of their stock to the
+    bottom, which breaks the cycle and the play goes on." Nertz rules: "play continues with
+    a new grouping of three." The ace is the first card turned and always lies under its
+    packet."""
     body = (
         "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D,6S,AH waste=-\n"
         "seat 1 demon=7C work=KS|KH|KD|KC stock=- waste=-"
@@ -702,8 +719,8 @@ BLOCKING = (
 
 @pytest.mark.parametrize("profile", ["table", "nertz"])
 def test_blocked_after_a_complete_cycle_of_shifts(profile: str) -> None:
-    """000: "If a complete cycle of these agreed shifts offers no playable card, end the
-    hand as blocked: all remaining demon penalties apply." 003: "If that keeps failing and
+    """Table rules: "If a complete cycle of these agreed shifts offers no playable card, end the
+    hand as blocked: all remaining demon penalties apply." Nertz rules: "If that keeps failing and
     nobody can go out, the round ends and is scored as it stands." The cycle is the
     largest stock + waste at the table: here 4."""
     state = position(profile, BLOCKING)
@@ -731,7 +748,7 @@ def test_blocked_after_a_complete_cycle_of_shifts(profile: str) -> None:
 
 
 def test_peer2peer_is_blocked_when_one_shift_brings_no_play() -> None:
-    """002: "when nobody can move, everybody turns a card from the top of their stock to
+    """peer2peer rules: "when nobody can move, everybody turns a card from the top of their stock to
     the bottom, and if the whole cycle comes round again with no card played in between,
     the deal is over and scores as it stands." docs §5 Decision: one shift, then one whole
     pass through every stock (which the stuck test sees at once) with no card played."""
@@ -751,9 +768,9 @@ def test_peer2peer_is_blocked_when_one_shift_brings_no_play() -> None:
 
 
 def test_nertz_shift_is_due_after_every_seat_had_a_full_pass() -> None:
-    """003: "In this game that happens automatically once every player has had a full
-    pass with no play." docs §5: a seat with no stock and no waste has had its pass once it
-    is stuck; the counters restart at every play by anyone."""
+    """Nertz rules: "In this game that happens automatically once every player has had a
+    full pass with no play." docs §5: a seat with no stock and no waste has had its pass
+    once it is stuck; the counters restart at every play by anyone."""
     body = (
         "seat 0 demon=7C work=KS|KH|KD|KC stock=2C,3D,4S,5D waste=-\n"
         "seat 1 demon={top} work=KS|KH|KD|KC stock=- waste=-"
@@ -773,8 +790,9 @@ def test_nertz_shift_is_due_after_every_seat_had_a_full_pass() -> None:
 
 
 def test_slide_under_is_a_way_out_of_a_stall_in_peer2peer_only() -> None:
-    """002: "A card one rank higher and the opposite colour may be slid underneath a work
-    pile instead". Seeds 000 and 003 have no slide-under (docs §3)."""
+    """peer2peer rules: "A card one rank higher and the opposite colour may be slid
+    underneath a work pile instead". The table and Nertz rules have no slide-under (docs
+    §3)."""
     body = f"seat 0 demon=8C work=KS|KH|KD|7H stock=- waste=-\n{NEUTRAL_1}"
     for profile in ("table", "nertz"):
         state = position(profile, body)
@@ -791,7 +809,8 @@ def test_slide_under_is_a_way_out_of_a_stall_in_peer2peer_only() -> None:
     [("8S", Code.SAME_COLOUR), ("9D", Code.NOT_ONE_HIGHER), ("6H", Code.NOT_ONE_HIGHER)],
 )
 def test_slide_under_wants_one_higher_opposite_colour(card: str, code: Code) -> None:
-    """002: "A card one rank higher and the opposite colour may be slid underneath"."""
+    """peer2peer rules: "A card one rank higher and the opposite colour may be slid
+    underneath"."""
     state = position(
         "peer2peer", f"seat 0 demon={card} work=7C|KH|-|7D stock=- waste=-\n{NEUTRAL_1}"
     )
@@ -837,8 +856,9 @@ def test_rearranging_work_piles_is_not_a_play() -> None:
     ],
 )
 def test_only_an_empty_demon_pile_may_call(profile: str, code: Code) -> None:
-    """000: "Only someone with an empty demon pile may call “Demon!”". 002: "The moment
-    your demon pile is empty you may call". 003 has no call: the round ends by itself."""
+    """Table rules: "Only someone with an empty demon pile may call “Demon!”".
+    peer2peer rules: "The moment your demon pile is empty you may call". The Nertz rules
+    have no call: the round ends by itself."""
     state = position(profile, f"seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
     refused(state, "0 call", code)
 
@@ -851,8 +871,8 @@ EMPTY_DEMON = (
 
 @pytest.mark.parametrize("profile", ["table", "peer2peer"])
 def test_calling_is_optional(profile: str) -> None:
-    """000: "calling is optional." 002: "You do not have to call straight away. ... you
-    can keep sending cards to the centre"."""
+    """Table rules: "calling is optional." peer2peer rules: "You do not have to call
+    straight away. ... you can keep sending cards to the centre"."""
     state = position(profile, EMPTY_DEMON, rest="stock")
     assert {"0 call", "0 waste>f+ AH"} <= {str(m) for m in legal_moves(state, 0)}
     state = play(state, "0 waste>f+ AH")
@@ -861,9 +881,9 @@ def test_calling_is_optional(profile: str) -> None:
 
 
 def test_table_call_lets_cards_in_motion_land_for_one_second() -> None:
-    """000: "The call ends play immediately; cards already in motion may complete their
-    move, but no new move starts." 004: "cartes en mouvement peuvent arriver, sans
-    nouveaux gestes." docs §4: card moves at most call + 1000 ms land."""
+    """Table rules: "The call ends play immediately; cards already in motion may complete
+    their move, but no new move starts." Table rules (French): "cartes en mouvement peuvent
+    arriver, sans nouveaux gestes." docs §4: card moves at most call + 1000 ms land."""
     state = play(position("table", EMPTY_DEMON, rest="stock"), "0 call")
     assert (state.phase, state.ended_by, state.grace_until_ms) == (Phase.CALLED, 0, 6000)
     refused(state, "1 agree", Code.HAND_OVER)
@@ -882,9 +902,9 @@ def test_table_call_lets_cards_in_motion_land_for_one_second() -> None:
 
 
 def test_after_a_table_call_no_new_move_starts() -> None:
-    """000: "cards already in motion may complete their move, but no new move starts."
-    One hand moves cards (000: "Use one hand to move cards"), so each seat has at most one
-    card in motion: once it landed, the seat's next card is a new move."""
+    """Table rules: "cards already in motion may complete their move, but no new move
+    starts." One hand moves cards (Table rules: "Use one hand to move cards"), so each seat
+    has at most one card in motion: once it landed, the seat's next card is a new move."""
     body = EMPTY_DEMON.replace("waste=AS", "waste=2S,AS")
     state = play(position("table", body, rest="stock"), "0 call")
     landed = play(advance_clock(state, 5500), "1 waste>f+ AS")
@@ -893,8 +913,8 @@ def test_after_a_table_call_no_new_move_starts() -> None:
 
 
 def test_peer2peer_no_play_at_all_after_a_call() -> None:
-    """002: "Once somebody has called, no further play is allowed at all, by anybody,
-    including the caller." """
+    """peer2peer rules: "Once somebody has called, no further play is allowed at all, by
+    anybody, including the caller." """
     state = play(position("peer2peer", EMPTY_DEMON, rest="stock"), "0 call")
     assert (state.phase, state.end_reason, state.ended_ms) == (Phase.ENDED, EndReason.CALL, 5000)
     refused(state, "1 waste>f+ AS", Code.HAND_OVER)
@@ -915,8 +935,8 @@ def test_peer2peer_no_play_at_all_after_a_call() -> None:
 def test_nertz_round_ends_when_the_last_demon_card_leaves(
     profile: str, body: str, move: str, ends: bool
 ) -> None:
-    """003: "The round ends the moment a player plays the last card from their nertz
-    pile." Table and peer2peer wait for a call."""
+    """Nertz rules: "The round ends the moment a player plays the last card from their
+    nertz pile." Table and peer2peer wait for a call."""
     state = position(
         profile, f"{body}\nseat 1 demon=7C work=KS|KH|KD|KC stock=- waste=AS", rest="stock"
     )
@@ -935,8 +955,8 @@ def test_nertz_round_ends_when_the_last_demon_card_leaves(
 
 
 def test_peer2peer_three_second_countdown() -> None:
-    """002: "After the readies are in there is a three second countdown, and then
-    everybody starts at once." """
+    """peer2peer rules: "After the readies are in there is a three second countdown, and
+    then everybody starts at once." """
     rules = load_rules("peer2peer")
     state = State.deal(rules, [canonical_pack(0), canonical_pack(1)], hand=1, start_ms=10000)
     turn = Move.parse("0 turn 5D 6D 7D")
@@ -953,7 +973,7 @@ def test_peer2peer_three_second_countdown() -> None:
 
 
 def test_peer2peer_ends_after_three_minutes_with_nothing_to_the_centre() -> None:
-    """002: "What does end it is three minutes in which nobody at all has sent a card to
+    """peer2peer rules: "What does end it is three minutes in which nobody at all has sent a card to
     the centre, which means the table is only shuffling". docs §4 Decision: the three
     minutes run once the table acts; a card onto a work pile does not count as one to the
     centre; a card to the centre restarts them; a move at the deadline itself is too late."""
@@ -978,7 +998,7 @@ def test_peer2peer_ends_after_three_minutes_with_nothing_to_the_centre() -> None
 
 
 def test_a_silent_peer2peer_table_is_abandoned_after_five_minutes() -> None:
-    """002: "the site's move deadline of five minutes is only a dead man's switch: if
+    """peer2peer rules: "the site's move deadline of five minutes is only a dead man's switch: if
     nothing at all happens for that long the match is abandoned and nobody is rated."
     docs §4 Decision: a table where nothing happens is not "only shuffling", so the
     three-minute rule leaves it to this one, and both rules can end a deal."""
@@ -998,7 +1018,7 @@ def test_a_silent_peer2peer_table_is_abandoned_after_five_minutes() -> None:
 
 
 def test_a_first_action_after_three_silent_minutes_ends_the_deal_as_it_lands() -> None:
-    """002: "three minutes in which nobody at all has sent a card to the centre" - once
+    """peer2peer rules: "three minutes in which nobody at all has sent a card to the centre" - once
     somebody acts after such a silence, the table is only shuffling and three minutes have
     passed: docs §4 Decision: the action lands and the deal ends one millisecond later,
     never earlier (no move already accepted is undone)."""
@@ -1023,7 +1043,7 @@ RESIGNATION = (
 
 
 def test_resignation_ends_the_hand_against_that_player() -> None:
-    """002: "A resignation or a missed deadline ends the game against that player." docs
+    """peer2peer rules: "A resignation or a missed deadline ends the game against that player." docs
     §6 Decision: the peer2peer profile's resignation ends the hand and the match."""
     state = play(position("peer2peer", RESIGNATION, rest="stock"), "1 resign")
     assert (state.phase, state.end_reason, state.ended_by) == (Phase.ENDED, EndReason.RESIGNED, 1)
@@ -1058,10 +1078,10 @@ def _run(suit: str, owners: str, top: int = 1000) -> str:
 
 
 def test_worked_score_of_the_table_rules() -> None:
-    """000: "You placed 24 cards on common foundations and still have three demon
+    """Table rules: "You placed 24 cards on common foundations and still have three demon
     cards:24-2x3=18. Another player calls after placing 20 with no demon cards:20-0=20."
-    "Sort all shared foundation cards by back design." "Stock, waste and work columns
-    score nothing." """
+    "Sort all shared foundation cards by back design." "Stock, waste and work columns score
+    nothing." """
     centre = "\n".join(
         [
             _run("C", "0000000000000"),  # 13 for seat 0, a set-aside king pile
@@ -1087,20 +1107,21 @@ def test_worked_score_of_the_table_rules() -> None:
 
 
 def test_worked_score_of_nertz() -> None:
-    """003: "A player who goes out with 20 cards on the foundations scores 20; a player
-    with 5 cards up and 6 left in the nertz pile scores 5 - 12 = -7." """
+    """Nertz rules: "A player who goes out with 20 cards on the foundations scores 20; a
+    player with 5 cards up and 6 left in the nertz pile scores 5 - 12 = -7." """
     centre = "\n".join([_run("C", "00000"), _run("S", "1111111111111"), _run("H", "1111111")])
     body = f"{centre}\nseat 0 demon=2H,3H,4H,5H,6H,7H work=-|-|-|- stock=- waste=-\n"
     body += "seat 1 demon=- work=-|-|-|- stock=- waste=-"
     header = {"phase": "ended", "end": "demon_empty", "by": 1, "ended": 5000}
     state = position("nertz", body, rest="stock", **header)
     assert score_hand(state).scores == (-7, 20)
-    variant = replace(load_rules("nertz"), points_per_demon_card=-1)  # 003's "-1" variation
+    variant = replace(load_rules("nertz"), points_per_demon_card=-1)  # the Nertz "-1" variation
     assert score_hand(position(variant, body, rest="stock", **header)).scores == (-1, 20)
 
 
 def test_score_needs_an_ended_hand() -> None:
-    """000: "Sort all shared foundation cards by back design" happens once play ended."""
+    """Table rules: "Sort all shared foundation cards by back design" happens once play
+    ended."""
     with pytest.raises(ValueError, match="not ended"):
         score_hand(
             position("table", f"seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
@@ -1124,15 +1145,15 @@ def test_score_needs_an_ended_hand() -> None:
 def test_table_match_to_100(
     scores: list[tuple[int, int]], over: bool, winners: tuple[int, ...]
 ) -> None:
-    """000: "Play fresh shuffled hands until someone reaches at least 100 after scoring.
-    Highest cumulative total wins. Our tie agreement shares the victory if highest totals
-    are equal." """
+    """Table rules: "Play fresh shuffled hands until someone reaches at least 100 after
+    scoring. Highest cumulative total wins. Our tie agreement shares the victory if highest
+    totals are equal." """
     match = match_of("table", *scores)
     assert (match.over, match.winners) == (over, winners)
 
 
 def test_table_blocked_hand_may_end_the_match() -> None:
-    """000: "A blocked hand scores normally and may end the match." """
+    """Table rules: "A blocked hand scores normally and may end the match." """
     match = Match(load_rules("table"), 2).record(hand(1, (70, 20)))
     match = match.record(hand(2, (31, -8), EndReason.BLOCKED, by=None))
     assert (match.totals, match.over, match.winners) == ((101, 12), True, (0,))
@@ -1142,10 +1163,10 @@ def test_table_blocked_hand_may_end_the_match() -> None:
     ("scores", "winners"), [((18, 20), (1,)), ((5, 5), (0, 1)), ((-7, -7), (0, 1))]
 )
 def test_peer2peer_one_deal_decides(scores: tuple[int, int], winners: tuple[int, ...]) -> None:
-    """002: "ONE DEAL DECIDES THE MATCH. The highest score takes it". The text does not say
-    what equal highest scores do. docs §8 Decision: they share it (``lead_tie`` ``share``),
-    as the table rules' "tie agreement shares the victory if highest totals are equal";
-    no second deal is played, since one deal decides."""
+    """peer2peer rules: "ONE DEAL DECIDES THE MATCH. The highest score takes it". The text
+    does not say what equal highest scores do. docs §8 Decision: they share it
+    (``lead_tie`` ``share``), as the table rules' "tie agreement shares the victory if
+    highest totals are equal"; no second deal is played, since one deal decides."""
     match = match_of("peer2peer", scores)
     assert (match.over, match.winners) == (True, winners)
     with pytest.raises(ValueError, match="over"):
@@ -1153,8 +1174,8 @@ def test_peer2peer_one_deal_decides(scores: tuple[int, int], winners: tuple[int,
 
 
 def test_nertz_tie_for_the_lead_plays_another_round() -> None:
-    """003: "the game ends when someone reaches the target (100 points, or 50 for a short
-    game). If two players tie for the lead, another round is played." """
+    """Nertz rules: "the game ends when someone reaches the target (100 points, or 50 for a
+    short game). If two players tie for the lead, another round is played." """
     tied = match_of("nertz", (60, 40), (45, 65))
     assert tied.totals == (105, 105)
     assert not tied.over
@@ -1168,16 +1189,16 @@ def test_nertz_tie_for_the_lead_plays_another_round() -> None:
 
 
 def test_nertz_set_number_of_rounds_variant() -> None:
-    """003: "playing a set number of rounds instead of to a target" (``max_hands``); a
-    tied lead still plays on."""
+    """Nertz rules: "playing a set number of rounds instead of to a target"
+    (``max_hands``); a tied lead still plays on."""
     rounds = replace(load_rules("nertz"), max_hands=2)
     assert match_of(rounds, (10, 5), (3, 4)).winners == (0,)
     assert not match_of(rounds, (10, 5), (3, 8)).over
 
 
 def test_resignation_ends_the_match_against_the_resigner() -> None:
-    """002: "A resignation ... ends the game against that player." docs §8: the others
-    share the victory by the usual rule."""
+    """peer2peer rules: "A resignation ... ends the game against that player." docs §8: the
+    others share the victory by the usual rule."""
     resigned = hand(1, (50, 50, 60), EndReason.RESIGNED, by=2)
     match = Match(load_rules("peer2peer"), 3).record(resigned)
     assert (match.over, match.winners) == (True, (0, 1))
@@ -1197,9 +1218,10 @@ DOCUMENTED = {  # docs/rules.md §9, column by column
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_profiles_are_the_documented_ones(profile: str) -> None:
-    """docs §9: "Where they disagree, each profile follows its own seed" - the table of
-    fields. 002: "Two to four players" ... "three second countdown" ... "three minutes";
-    003: "target (100 points ...)"; 000: "until someone reaches at least 100"."""
+    """docs §9: where the rule sets disagree, each profile follows its own - the table of
+    fields. peer2peer rules: "Two to four players" ... "three second countdown" ... "three
+    minutes"; Nertz rules: "target (100 points ...)"; Table rules: "until someone reaches
+    at least 100"."""
     r = load_rules(profile)
     actual = (
         r.min_players, r.max_players, r.work_piles, r.turn_count, r.slide_under,
@@ -1215,8 +1237,8 @@ def test_profiles_are_the_documented_ones(profile: str) -> None:
 
 
 def test_seed_003_variants_load_from_a_profile_document(tmp_path: Path) -> None:
-    """003: "Common variations: five work piles instead of four, turning the stock one
-    card at a time, scoring -1 instead of -2 per card left, and playing a set number of
+    """Nertz rules: "Common variations: five work piles instead of four, turning the stock
+    one card at a time, scoring -1 instead of -2 per card left, and playing a set number of
     rounds instead of to a target." (docs §9: a variant is another document)"""
     document = builtin_document("nertz")
     document.update(name="nertz-variant", layout={"demon_cards": 13, "work_piles": 5})
@@ -1236,7 +1258,7 @@ def test_seed_003_variants_load_from_a_profile_document(tmp_path: Path) -> None:
 def test_a_move_breaking_two_rules_always_gets_the_same_code() -> None:
     """docs §3: "Checks run in a fixed order ... seat; phase; clock; source pile exists and
     is not empty; only one card from the demon or the waste; the named cards are the ones
-    there; then the target." (000: "Move one card at a time")"""
+    there; then the target." (Table rules: "Move one card at a time")"""
     body = f"seat 0 demon=5C,4D work=7C|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}"
     state = position("table", body)
     refused(state, "0 waste>w9 5C 4D", Code.EMPTY_PILE)

@@ -5,7 +5,7 @@ the small-order table and shows that each refused forgery is one a lenient verif
 so every refusal here is the strict policy's doing.
 
 The speccheck cases in tests/vectors/ed25519-speccheck-cases.json are the public
-ed25519-speccheck vectors, copied byte for byte from the shared vectors folder.
+ed25519-speccheck vectors of "Taming the many EdDSAs", copied byte for byte.
 """
 
 from __future__ import annotations

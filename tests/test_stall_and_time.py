@@ -153,7 +153,7 @@ def test_blocked_after_a_complete_cycle_of_shifts() -> None:
 
 
 def test_agreed_shifts_never_block_a_table_where_someone_can_play() -> None:
-    # 000: blocked when "a complete cycle of these agreed shifts offers no playable card".
+    # Table rules: blocked when "a complete cycle of these agreed shifts offers no playable card".
     state = build("table", stuck_seat(waste="KS QS"), S(demon="AH", waste="KS"))
     for _ in range(4):
         state = apply_stall(play(state, "0 agree", "1 agree"))

@@ -6,13 +6,14 @@ one legal move or ``None`` (nothing worth doing now). ``BotProfile.pause_ms`` sa
 the bot takes before it looks at the table again. Neither touches a table: the simulator
 (``racing_demon.simulate``) sends the moves through ``Table.submit`` like any client.
 
-The strategy follows seeds 002 and 003, in this order of preference:
+The strategy follows the peer2peer and Nertz rules' advice, in this order of preference:
 
-1. call when the demon pile is empty, unless the bot holds off while it still gains (seed
-   002: "knowing when to hold off is most of the skill");
-2. grab foundation plays first (seed 003): from the demon, then the waste, then a work pile;
+1. call when the demon pile is empty, unless the bot holds off while it still gains
+   (peer2peer rules: "knowing when to hold off is most of the skill");
+2. grab foundation plays first (Nertz rules): from the demon, then the waste, then a work
+   pile;
 3. work hardest on the demon pile: its top onto (or under) a work pile, else into an empty
-   one (seed 003: an empty work pile "is the best place to dump a nertz card");
+   one (Nertz rules: an empty work pile "is the best place to dump a nertz card");
 4. make room for the demon top by rearranging the work piles, if one move does it;
 5. the waste top onto a work pile;
 6. move a work tail that uncovers a card the centre wants;
@@ -39,8 +40,8 @@ from racing_demon.state import Phase, Pile, Seat, State, builds_down
 
 HOLD_OFF_MARGIN: Final = 3
 """A bot that holds off calling does so only while every other seat still has more than this
-many demon cards: seed 003's "if a computer is down to two or three nertz cards ... the round
-is about to end", and a call locks in their penalty before they can shed it."""
+many demon cards: the Nertz rules' "if a computer is down to two or three nertz cards ... the
+round is about to end", and a call locks in their penalty before they can shed it."""
 
 _CENTRE: Final = frozenset({Zone.FOUNDATION, Zone.NEW_FOUNDATION})
 _WORK_TARGETS: Final = frozenset({Zone.WORK, Zone.UNDER})
@@ -67,9 +68,9 @@ class BotProfile:
     """How fast a bot acts, and whether it holds off calling.
 
     After a card move, call or agreement the bot pauses ``play_ms`` on average before it
-    looks again, after a stock turn or recycle ``turn_ms`` (seed 003: the hard bot turns its
-    stock faster than it plays cards), and ``play_ms`` after finding nothing to do. Every
-    pause is uniform within ``jitter_percent`` of its mean.
+    looks again, after a stock turn or recycle ``turn_ms`` (Nertz rules: the hard bot turns
+    its stock faster than it plays cards), and ``play_ms`` after finding nothing to do.
+    Every pause is uniform within ``jitter_percent`` of its mean.
     """
 
     name: str
@@ -95,7 +96,7 @@ class BotProfile:
         return mean - spread + (uniform_below(2 * spread + 1, words) if spread else 0)
 
 
-# Seed 003: "On Easy they make a move about every two seconds, on Normal a little faster,
+# Nertz rules: "On Easy they make a move about every two seconds, on Normal a little faster,
 # and on Hard roughly every 0.7 seconds, turning their stock faster than they play cards."
 EASY: Final = BotProfile("easy", play_ms=2000, turn_ms=2000, jitter_percent=25, hold_off=False)
 NORMAL: Final = BotProfile("normal", play_ms=1500, turn_ms=1300, jitter_percent=25, hold_off=True)
