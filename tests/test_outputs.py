@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -134,6 +135,18 @@ def test_a_replaced_output_keeps_the_old_file_until_the_new_one_is_complete(
     output.open().write(b"new\n")
     output.commit()
     assert path.read_bytes() == b"new\n"
+
+
+def test_a_replaced_output_keeps_the_permissions_of_the_file_it_replaces(
+    tmp_path: Path,
+) -> None:
+    report = tmp_path / "results.jsonl"
+    report.write_text("old\n")
+    report.chmod(0o600)  # a private report stays private when a run replaces it
+    code, _, _ = run("verify", GAME, "--table-key", KEY, "--report", report, "--force")
+    assert code == 0
+    assert stat.S_IMODE(report.stat().st_mode) == 0o600
+    assert json.loads(report.read_text())["verdict"] == "verified"
 
 
 def test_a_new_output_is_created_exclusively(tmp_path: Path) -> None:

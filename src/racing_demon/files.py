@@ -94,12 +94,17 @@ class Output:
     between is not replaced) and written in place, so what is written is there at once,
     even if the command is stopped. A file that exists but is not a regular file (a
     terminal, a pipe, ``/dev/null``) is written to as it is. Write errors surface as
-    OSError; ``discard`` removes what this output created.
+    OSError; ``discard`` removes what this output created, even after ``commit``.
+
+    A new file gets ``mode`` less the umask, and a replaced file keeps the permissions of
+    the one it replaces, as editors do; ``exact_mode`` gives ``mode`` whatever the umask
+    or the old file (a private key must be 0600, nothing else).
     """
 
     path: Path | None  # None: standard output
     replace: bool = False
     mode: int = 0o644
+    exact_mode: bool = False
     _stream: BinaryIO | None = field(default=None, init=False, repr=False)
     _staged: str | None = field(default=None, init=False, repr=False)
     _created: bool = field(default=False, init=False, repr=False)
@@ -143,7 +148,7 @@ class Output:
             descriptor, self._staged = tempfile.mkstemp(
                 dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
             )
-            os.fchmod(descriptor, self.mode)
+            os.fchmod(descriptor, self.mode if self.exact_mode else stat.S_IMODE(info.st_mode))
             self._stream = os.fdopen(descriptor, "wb")
         else:
             try:
@@ -154,6 +159,8 @@ class Output:
                     f"not replacing existing {self.path} (use --force to replace it)"
                 ) from error
             self._created = True
+            if self.exact_mode:
+                os.fchmod(descriptor, self.mode)
             self._stream = os.fdopen(descriptor, "wb")
         return self._stream
 

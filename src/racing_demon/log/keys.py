@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-from racing_demon.files import read_regular
+from racing_demon.files import Output, OutputError, read_regular
 from racing_demon.log.signing import check_public_key
 
 PRIVATE_MODE = 0o600
@@ -110,10 +110,7 @@ def save_key_pair(
             PUBLIC_MODE,
         ),
     )
-    if overwrite:
-        _replace_all(contents)
-    else:
-        _create_all(contents, files.existing())
+    _write_all(contents, overwrite)
     return files
 
 
@@ -165,65 +162,31 @@ def _algorithm(key: object) -> str:
     return type(key).__name__.removesuffix("PrivateKey").removesuffix("PublicKey")
 
 
-def _create_all(contents: tuple[tuple[Path, bytes, int], ...], existing: tuple[Path, ...]) -> None:
-    """Create every file, or none: nothing that existed before is touched."""
-    if existing:
-        raise KeyFileError(f"not replacing existing {' and '.join(map(str, existing))}")
-    created: list[Path] = []
+def _write_all(contents: tuple[tuple[Path, bytes, int], ...], overwrite: bool) -> None:
+    """Write every file or none: nothing that existed is touched unless ``overwrite``, and
+    then each is replaced only once every new file is written in full beside its target."""
+    outputs = [Output(path, overwrite, mode, exact_mode=True) for path, _, mode in contents]
     try:
-        for path, data, mode in contents:
-            _create(path, data, mode)
-            created.append(path)
+        for output in outputs:
+            with _key_errors(output):
+                output.check_free()
+        for output, (_, data, _) in zip(outputs, contents, strict=True):
+            with _key_errors(output):
+                output.open().write(data)
+        for output in outputs:
+            with _key_errors(output):
+                output.commit()
     except BaseException:
-        for path in created:  # only files made by this call
-            path.unlink()
+        for output in outputs:  # removes only what this call created
+            output.discard()
         raise
 
 
-def _create(path: Path, data: bytes, mode: int) -> None:
+@contextlib.contextmanager
+def _key_errors(output: Output) -> Iterator[None]:
     try:
-        # O_EXCL: a file made by another writer since the check is never overwritten.
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    except FileExistsError as error:
-        raise KeyFileError(f"not replacing existing {path}") from error
+        yield
+    except OutputError as error:
+        raise KeyFileError(str(error).removesuffix(" (use --force to replace it)")) from error
     except OSError as error:
-        raise KeyFileError(f"cannot write {path}: {error.strerror}") from error
-    try:
-        _write(descriptor, path, data, mode)
-    except BaseException:
-        path.unlink()  # this call created it, so a half-written file is all that is lost
-        raise
-
-
-def _replace_all(contents: tuple[tuple[Path, bytes, int], ...]) -> None:
-    """Write every file in full beside its target first, so a failure leaves the old pair."""
-    staged: list[tuple[str, Path]] = []
-    try:
-        for path, data, mode in contents:
-            try:
-                descriptor, temporary = tempfile.mkstemp(
-                    dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
-                )
-            except OSError as error:
-                raise KeyFileError(f"cannot write {path}: {error.strerror}") from error
-            staged.append((temporary, path))
-            _write(descriptor, path, data, mode)
-        for temporary, path in staged:
-            try:
-                os.replace(temporary, path)
-            except OSError as error:
-                raise KeyFileError(f"cannot replace {path}: {error.strerror}") from error
-    finally:
-        for temporary, _ in staged:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(temporary)
-
-
-def _write(descriptor: int, path: Path, data: bytes, mode: int) -> None:
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            # Exactly this mode whatever the umask: the private key must stay 0600.
-            os.fchmod(file.fileno(), mode)
-            file.write(data)
-    except OSError as error:
-        raise KeyFileError(f"cannot write {path}: {error.strerror}") from error
+        raise KeyFileError(f"cannot write {output.shown}: {error.strerror}") from error
