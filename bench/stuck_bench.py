@@ -58,6 +58,7 @@ def slow_rules(slide_under: bool = False) -> Rules:
     document["stock"]["turn"] = 1  # every card of the stock can be had in turn
     document["work"]["slide_under"] = slide_under
     document["match"] = {"target": None, "max_hands": 1, "lead_tie": "share"}
+    del document["end"]["resign"]  # the crafted log ends with a resignation
     return rules_from_document(document)
 
 
