@@ -128,3 +128,13 @@ def test_a_profile_name_ending_in_a_newline_is_refused() -> None:
     document["name"] = "table\n"
     with pytest.raises(ProfileError, match="does not match"):
         rules_from_document(document)
+
+
+def test_a_lone_surrogate_matches_no_pattern() -> None:
+    # Only a Python string can hold one (json.loads of "\ud800"): refused, never a crash.
+    assert search("^[a-z]+$", "ab\ud800") is False
+    assert compile_schema({"type": "string", "pattern": "^.*$"})("\ud800") is False
+    document = builtin_document("table")
+    document["name"] = "\ud800"
+    with pytest.raises(ProfileError, match="does not match"):
+        rules_from_document(document)

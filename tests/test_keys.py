@@ -204,7 +204,7 @@ def test_either_file_alone_blocks_the_pair(tmp_path: Path, present: str) -> None
 
 def test_a_dangling_symlink_blocks_the_pair(tmp_path: Path) -> None:
     (tmp_path / "table.key").symlink_to(tmp_path / "elsewhere.key")
-    with pytest.raises(KeyFileError, match="not replacing existing"):
+    with pytest.raises(KeyFileError, match="is not a regular file: not writing there"):
         save_key_pair(generate_private_key(), tmp_path, "table")
     assert not (tmp_path / "elsewhere.key").exists()
 

@@ -95,8 +95,30 @@ def test_a_dangling_link_is_not_written_through(tmp_path: Path) -> None:
     link = tmp_path / "results.jsonl"
     link.symlink_to(tmp_path / "elsewhere.jsonl")
     code, _, err = run("verify", GAME, "--table-key", KEY, "--report", link)
-    assert code == 2 and "not replacing existing" in err
+    assert code == 2 and "a link to nothing" in err
     assert not (tmp_path / "elsewhere.jsonl").exists()
+
+
+def test_a_link_to_a_terminal_or_pipe_is_written_through() -> None:
+    # /dev/stdout is a link to whatever standard output is: here a pipe, which holds no file.
+    done = subprocess.run(
+        [*COMMAND, "verify", str(GAME), "--table-key", str(KEY), "--report", "/dev/stdout"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["verdict"] == "verified"
+
+
+def test_a_private_key_is_never_written_into_a_pipe(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "table.key")
+    code, _, err = run("keygen", "table", "--dir", tmp_path)
+    assert code == 2 and "not replacing existing" in err, err
+    code, _, err = run("keygen", "table", "--dir", tmp_path, "--force")
+    assert code == 2 and "not a regular file" in err, err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["table.key"]
 
 
 def test_a_report_inside_the_folder_being_verified_is_not_read_as_a_log(archive: Path) -> None:
@@ -207,6 +229,36 @@ def test_a_full_standard_output_is_one_line_and_exit_2() -> None:
     assert done.stderr == "racing-demon: cannot write standard output: No space left on device\n"
 
 
+def _with_a_closed_reader(*args: str) -> tuple[int, bytes]:
+    """Run the command with its standard output a pipe whose reader is already gone."""
+    read, write = os.pipe()
+    os.close(read)
+    with subprocess.Popen([*COMMAND, *args], stdout=write, stderr=subprocess.PIPE) as command:
+        os.close(write)
+        assert command.stderr is not None
+        errors = command.stderr.read()
+        return command.wait(timeout=60), errors
+
+
+def test_a_report_on_a_closed_pipe_ends_quietly(archive: Path) -> None:
+    code, errors = _with_a_closed_reader(
+        "verify", str(archive), "--table-key", str(KEY), "--report", "-"
+    )
+    assert (code, errors) == (141, b"")
+
+
+def test_a_closed_standard_output_keeps_the_report_written_so_far(
+    archive: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "results.jsonl"
+    code, errors = _with_a_closed_reader(
+        "verify", str(archive), "--table-key", str(KEY), "--jobs", "1", "--report", str(report)
+    )
+    assert (code, errors) == (141, b"")
+    lines = report.read_text().splitlines()
+    assert lines and all(json.loads(line)["verdict"] == "verified" for line in lines)
+
+
 def test_a_closed_pipe_ends_quietly() -> None:
     # The reader is gone before the command writes (as `head -1` is once it has its line):
     # closed here at once, so no output fits in the pipe ahead of it.
@@ -231,10 +283,7 @@ def test_a_closed_pipe_ends_quietly() -> None:
 def test_ctrl_c_exits_130_with_what_was_verified_printed_and_in_the_report(
     tmp_path: Path, jobs: str
 ) -> None:
-    folder = tmp_path / "big"
-    folder.mkdir()
-    for number in range(200):
-        shutil.copy(GAME, folder / f"g{number:03}.jsonl")
+    folder = _big_archive(tmp_path)
     report = tmp_path / "results.jsonl"
     command = [*COMMAND, "verify", str(folder), "--table-key", str(KEY), "--jobs", jobs]
     with subprocess.Popen(
@@ -242,6 +291,7 @@ def test_ctrl_c_exits_130_with_what_was_verified_printed_and_in_the_report(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_sigint,
     ) as verify:
         assert verify.stdout is not None
         first = verify.stdout.readline()  # streamed: the first log's line comes at once
@@ -258,6 +308,123 @@ def test_ctrl_c_exits_130_with_what_was_verified_printed_and_in_the_report(
     ]
     assert f"interrupted: {len(lines)} of 200 logs verified" in out
     assert "Traceback" not in err and "Aborted" not in err
+
+
+def _pool_workers(pid: int) -> list[int]:
+    """The pool workers of command ``pid`` (Linux /proc): the children of its fork server,
+    which is the command's child that runs multiprocessing's forkserver."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    servers = [
+        child
+        for child in children.get(pid, [])
+        if b"forkserver" in Path(f"/proc/{child}/cmdline").read_bytes()
+    ]
+    return [worker for server in servers for worker in children.get(server, [])]
+
+
+def _big_archive(tmp_path: Path, logs: int = 200) -> Path:
+    folder = tmp_path / "big"
+    folder.mkdir()
+    for number in range(logs):
+        shutil.copy(GAME, folder / f"g{number:03}.jsonl")
+    return folder
+
+
+def _default_sigint() -> None:
+    # A test runner started in the background inherits SIGINT ignored; the command must not.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_a_worker_killed_from_outside_is_one_line_exit_2_and_keeps_the_report(
+    tmp_path: Path,
+) -> None:
+    folder = _big_archive(tmp_path)
+    report = tmp_path / "results.jsonl"
+    with subprocess.Popen(
+        [
+            *COMMAND,
+            "verify",
+            str(folder),
+            "--table-key",
+            str(KEY),
+            "--jobs",
+            "2",
+            "--report",
+            str(report),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as verify:
+        assert verify.stdout is not None and verify.stderr is not None
+        assert verify.stdout.readline().startswith("VERIFIED  ")
+        workers = _pool_workers(verify.pid)
+        assert workers
+        for pid in workers:  # as the out-of-memory killer would
+            os.kill(pid, signal.SIGKILL)
+        out, err = verify.stdout.read(), verify.stderr.read()
+        assert verify.wait(timeout=60) == 2
+    assert "a verification worker died" in err and "Traceback" not in err, err
+    lines = report.read_text().splitlines()
+    assert 1 <= len(lines) < 200
+    assert [json.loads(line)["source"] for line in lines] == [
+        str(folder / f"g{number:03}.jsonl") for number in range(len(lines))
+    ]
+    assert out.count("VERIFIED  ") + 1 == len(lines)
+
+
+def test_an_interrupted_batch_never_replaces_a_report(tmp_path: Path) -> None:
+    folder = _big_archive(tmp_path)
+    report = tmp_path / "results.jsonl"
+    report.write_text("the last complete run\n")
+    with subprocess.Popen(
+        [
+            *COMMAND,
+            "verify",
+            str(folder),
+            "--table-key",
+            str(KEY),
+            "--jobs",
+            "1",
+            "--report",
+            str(report),
+            "--force",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    ) as verify:
+        assert verify.stdout is not None and verify.stderr is not None
+        assert verify.stdout.readline().startswith("VERIFIED  ")
+        verify.send_signal(signal.SIGINT)
+        assert verify.wait(timeout=60) == 130
+        err = verify.stderr.read()
+    assert f"{report} was not replaced: only a whole batch replaces it" in err
+    assert report.read_text() == "the last complete run\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["big", "results.jsonl"]
+
+
+def test_a_prompt_that_meets_the_end_of_input_exits_2(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, "keygen", "table", "--dir", str(tmp_path), "--ask-passphrase"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "standard input ended before the prompt was answered" in done.stderr
+    assert not any(tmp_path.iterdir())
 
 
 def test_batch_reports_stream_in_order(archive: Path) -> None:

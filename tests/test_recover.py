@@ -195,14 +195,31 @@ def test_a_torn_final_record_is_never_cut(tmp_path: Path, cut: int) -> None:
     assert path.read_bytes() == data
 
 
-def test_a_final_record_signed_by_nobody_is_not_cut(tmp_path: Path) -> None:
-    lines = list(finished_lines("table"))
-    final = json.loads(lines[-1])
-    final["sigs"]["table"] = "00" * 64
-    data = b"".join(lines[:-1]) + json.dumps(final, separators=(",", ":")).encode()
+@pytest.mark.parametrize("last", [-1, 30], ids=["final", "middle"])
+def test_a_complete_last_record_with_a_bad_signature_is_not_cut(tmp_path: Path, last: int) -> None:
+    """A whole JSON record is no debris of a crash: a forged or damaged one is evidence."""
+    lines = list(finished_lines("table"))[: None if last == -1 else last + 1]
+    record = json.loads(lines[-1])
+    record["sigs"]["table"] = "00" * 64
+    data = b"".join(lines[:-1]) + json.dumps(record, separators=(",", ":")).encode()
     path = write(tmp_path, [data])
     recovery = recover_log(path, PINNED)
-    assert recovery.action is Action.REFUSED_FINAL
+    assert recovery.action is Action.REFUSED and recovery.exit_code == 1
+    assert recovery.report.finding is not None
+    assert recovery.report.finding.code is Code.BAD_TABLE_SIGNATURE
+    assert recovery.report.finding.line == len(lines)
+    assert path.read_bytes() == data
+
+
+def test_a_record_that_lost_its_newline_is_not_cut_past_a_limit(tmp_path: Path) -> None:
+    lines = finished_lines("table")[:100]
+    data = b"".join(lines)[:-1]
+    path = write(tmp_path, [data])
+    tight = Settings(table_key=PINNED.table_key, limits=Limits(max_records=99))
+    recovery = recover_log(path, tight)
+    assert recovery.action is Action.REFUSED
+    assert recovery.report.finding is not None
+    assert recovery.report.finding.code == "TOO_MANY_RECORDS"
     assert path.read_bytes() == data
 
 

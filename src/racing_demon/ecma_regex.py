@@ -26,11 +26,24 @@ Search = Callable[[str], object]  # a match (truthy) or None
 
 @cache
 def compile_pattern(pattern: str) -> Search:
-    """``pattern``'s search: truthy where JSON Schema's ``{"pattern": pattern}`` holds."""
+    """``pattern``'s search: truthy where JSON Schema's ``{"pattern": pattern}`` holds.
+
+    A string holding a lone surrogate (which no UTF-8 text has, but a Python ``str`` from
+    ``json.loads`` of a ``\\ud800`` escape can) matches no pattern: regress cannot take it,
+    and refusing it is the fail-closed answer.
+    """
     try:
-        return regress.Regex(pattern, "u").find
+        find = regress.Regex(pattern, "u").find
     except regress.RegressError as error:
         raise PatternError(f"{pattern!r}: {error}") from None
+
+    def search(text: str) -> object:
+        try:
+            return find(text)
+        except UnicodeEncodeError:
+            return None
+
+    return search
 
 
 def search(pattern: str, text: str) -> bool:

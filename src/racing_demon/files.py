@@ -26,8 +26,11 @@ from typing import BinaryIO, Final
 
 STDOUT: Final = "-"
 
-# Not on every system: where there is no O_NONBLOCK there are no named pipes to block on.
+# Not on every system: where there is no O_NONBLOCK there are no named pipes to block on;
+# O_BINARY exists only where a descriptor could otherwise translate line ends (Windows).
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+_CREATE_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISFIFO, "a named pipe"),
@@ -53,7 +56,7 @@ def open_regular(path: Path, *, writable: bool = False) -> BinaryIO:
     writer, possibly for ever. The check is made on the open file, so nothing swapped in
     between a check and the open is read.
     """
-    descriptor = os.open(path, (os.O_RDWR if writable else os.O_RDONLY) | _NONBLOCK)
+    descriptor = os.open(path, (os.O_RDWR if writable else os.O_RDONLY) | _NONBLOCK | _BINARY)
     try:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
@@ -92,9 +95,11 @@ class Output:
     contents are written beside it and moved over it only by ``commit``, so a write that
     fails keeps the old file. A new file is created exclusively (a file that appears in
     between is not replaced) and written in place, so what is written is there at once,
-    even if the command is stopped. A file that exists but is not a regular file (a
-    terminal, a pipe, ``/dev/null``) is written to as it is. Write errors surface as
-    OSError; ``discard`` removes what this output created, even after ``commit``.
+    even if the command is stopped. A name that exists but is not a regular file (a
+    terminal, a pipe, ``/dev/null``, or a link to one, such as ``/dev/stdout``) is written
+    to as it is, unless ``regular_only``: a private key is only ever a new or replaced
+    regular file. Write errors surface as OSError; ``discard`` removes what this output
+    created, even after ``commit``.
 
     A new file gets ``mode`` less the umask, and a replaced file keeps the permissions of
     the one it replaces, as editors do; ``exact_mode`` gives ``mode`` whatever the umask
@@ -105,6 +110,7 @@ class Output:
     replace: bool = False
     mode: int = 0o644
     exact_mode: bool = False
+    regular_only: bool = False
     _stream: BinaryIO | None = field(default=None, init=False, repr=False)
     _staged: str | None = field(default=None, init=False, repr=False)
     _created: bool = field(default=False, init=False, repr=False)
@@ -121,15 +127,36 @@ class Output:
     def is_stdout(self) -> bool:
         return self.path is None
 
+    @property
+    def replaces(self) -> bool:
+        """Whether the contents are staged beside an existing file, to replace it."""
+        return self._staged is not None
+
+    @property
+    def created(self) -> bool:
+        """Whether this output created its file (which ``discard`` would remove)."""
+        return self._created
+
     def check_free(self) -> None:
-        """OutputError if this would replace an existing regular file without ``replace``."""
-        if self.path is None or self.replace:
+        """OutputError if this would replace an existing file without ``replace``, or write
+        through a link that leads nowhere; with ``regular_only``, if the name is taken by
+        anything but a regular file."""
+        if self.path is None:
             return
         try:
-            info = os.lstat(self.path)
+            link = os.lstat(self.path)
         except FileNotFoundError:
             return
-        if stat.S_ISLNK(info.st_mode) or stat.S_ISREG(info.st_mode):
+        try:
+            info: os.stat_result | None = os.stat(self.path)
+        except FileNotFoundError:
+            info = None  # a link to nothing: writing would create a file somewhere else
+        regular = info is not None and stat.S_ISREG(info.st_mode)
+        if self.regular_only and not (regular and stat.S_ISREG(link.st_mode)):
+            raise OutputError(f"{self.path} exists and is not a regular file: not writing there")
+        if info is None:
+            raise OutputError(f"{self.path} is a link to nothing: not writing through it")
+        if regular and not self.replace:
             raise OutputError(f"not replacing existing {self.path} (use --force to replace it)")
 
     def open(self) -> BinaryIO:
@@ -142,9 +169,9 @@ class Output:
             info: os.stat_result | None = os.stat(self.path)
         except FileNotFoundError:
             info = None
-        if info is not None and not stat.S_ISREG(info.st_mode):
+        if info is not None and not stat.S_ISREG(info.st_mode) and not self.regular_only:
             self._stream = open(self.path, "wb")  # noqa: SIM115 (closed by commit/discard)
-        elif info is not None and self.replace:
+        elif info is not None and self.replace and stat.S_ISREG(info.st_mode):
             descriptor, self._staged = tempfile.mkstemp(
                 dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
             )
@@ -153,7 +180,7 @@ class Output:
         else:
             try:
                 # O_EXCL: a file made by somebody else since check_free is never replaced.
-                descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, self.mode)
+                descriptor = os.open(self.path, _CREATE_NEW, self.mode)
             except FileExistsError as error:
                 raise OutputError(
                     f"not replacing existing {self.path} (use --force to replace it)"

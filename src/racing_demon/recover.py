@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from racing_demon.files import open_regular
-from racing_demon.verify import Code, Report, Settings, Step, Verdict, verify_stream
+from racing_demon.log.reader import ReadCode, ReadError, parse_line
+from racing_demon.verify import Code, Report, Settings, Verdict, verify_stream
 
 # The bytes by which a record names itself final: a tail holding them is never cut.
 _FINAL_KIND = b'"kind":"final"'
@@ -81,15 +82,22 @@ def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Rec
                 )
             torn = size - kept
             if torn:
-                # Is the tail a whole record that lost only its newline? Steps 1-5 hold for
-                # every line, the tail too, exactly when a step after 5 is the verdict.
+                # Is the tail a whole record that lost only its newline? Then the file with
+                # the newline back holds every record intact.
                 whole = verify_stream(_stream(file, size, b"\n"), settings, source)
                 if _intact(whole):
                     if not dry_run:
                         _change(file, size, source, lambda fd: os.write(fd, b"\n"))
                     return Recovery(source, Action.RESTORED_NEWLINE, whole, size, 0, dry_run)
-                if whole.step is not None and whole.step > Step.SIGNATURES:
+                file.seek(kept)
+                tail = file.read(torn)
+                if not _torn(tail):
+                    # A complete JSON value is no debris of a crash, whatever it fails:
+                    # a record the table signed, or evidence of who changed it.
                     return Recovery(source, Action.REFUSED, whole, kept, torn, dry_run)
+                if _FINAL_KIND in tail:
+                    report = verify_stream(_stream(file, kept), settings, source)
+                    return Recovery(source, Action.REFUSED_FINAL, report, kept, torn, dry_run)
             report = verify_stream(_stream(file, kept), settings, source)
             if not torn:
                 # Ending with a complete record, it needs nothing: verified, unfinished, or
@@ -98,14 +106,21 @@ def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Rec
                 return Recovery(source, action, report, kept, torn, dry_run)
             if not _intact(report) or report.verdict is not Verdict.UNFINISHED:
                 return Recovery(source, Action.REFUSED, report, kept, torn, dry_run)
-            file.seek(kept)
-            if _FINAL_KIND in file.read(torn):
-                return Recovery(source, Action.REFUSED_FINAL, report, kept, torn, dry_run)
             if not dry_run:
                 _change(file, size, source, lambda fd: os.ftruncate(fd, kept))
             return Recovery(source, Action.REMOVED_TORN_LINE, report, kept, torn, dry_run)
     except OSError as error:
         raise RecoveryError(f"{source}: {error.strerror or error}") from error
+
+
+def _torn(tail: bytes) -> bool:
+    """Whether ``tail`` is what a write cut short leaves: the start of a JSON object line,
+    which never parses (it stops inside the object, or inside a character)."""
+    try:
+        parse_line(0, tail)
+    except ReadError as error:
+        return error.code in (ReadCode.BAD_JSON, ReadCode.NOT_UTF8)
+    return False
 
 
 def _intact(report: Report) -> bool:

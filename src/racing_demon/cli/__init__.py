@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import traceback
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 import click
@@ -22,7 +24,7 @@ from racing_demon.cli.verify_cmd import verify
 
 INTERRUPTED_EXIT = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
 BROKEN_PIPE_EXIT = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
-_OUTPUT_FAILED_EXIT = 2
+_OUTPUT_FAILED_EXIT = 2  # as for any input or output the command cannot use
 
 
 class _Commands(click.Group):
@@ -37,7 +39,15 @@ class _Commands(click.Group):
             finally:
                 sys.stdout.flush()  # a write error must surface here, not at the exit
         except (KeyboardInterrupt, click.Abort) as error:
-            if isinstance(error, click.Abort) and not _by_ctrl_c(error):
+            cause = (
+                error.__cause__ or error.__context__ if isinstance(error, click.Abort) else error
+            )
+            if isinstance(cause, EOFError):  # a prompt met the end of standard input
+                click.echo(
+                    "racing-demon: standard input ended before the prompt was answered", err=True
+                )
+                ctx.exit(_OUTPUT_FAILED_EXIT)
+            if not isinstance(cause, KeyboardInterrupt):
                 raise
             click.echo("\ninterrupted", err=True)
             ctx.exit(INTERRUPTED_EXIT)
@@ -52,21 +62,18 @@ class _Commands(click.Group):
             ctx.exit(_OUTPUT_FAILED_EXIT)
 
 
-def _by_ctrl_c(abort: click.Abort) -> bool:
-    # click turns Ctrl-C at a prompt into Abort, raised from the KeyboardInterrupt.
-    return isinstance(abort.__cause__ or abort.__context__, KeyboardInterrupt)
-
-
 def _is_stdout_failure(error: OSError) -> bool:
-    """A write to standard output failed: the error names no file (every file the commands
-    open is named in their errors) and is one that writing a stream gives."""
-    return error.filename is None and error.errno in (
-        errno.ENOSPC,
-        errno.EIO,
-        errno.EFBIG,
-        errno.EDQUOT,
-        errno.EPIPE,
-    )
+    """A write to standard output failed: an error that writing a stream gives, naming no
+    file (every file the commands open is named in their errors), raised where the
+    commands write their output (``click.echo``) or by the final flush above."""
+    if error.filename is not None or error.errno not in _WRITE_ERRORS:
+        return False
+    raised = traceback.extract_tb(error.__traceback__)[-1]
+    in_echo = raised.name == "echo" and Path(raised.filename).parent.name == "click"
+    return in_echo or (raised.name == "invoke" and raised.filename == __file__)
+
+
+_WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
 
 
 def _silence_stdout() -> None:

@@ -49,21 +49,32 @@ def checked_output(
 
 class OutputWriter:
     """Writes to an ``Output`` as a context: each ``write`` is flushed at once, so what is
-    written is there even if the command is then stopped; the output is committed when the
-    context ends normally, and what it created is removed when it ends by an error."""
+    written is there even if the command is then stopped.
+
+    When the context ends normally the output is committed, unless the command marked it
+    ``incomplete`` (an interrupted batch). A replaced file is replaced only by a complete
+    output: otherwise the old file stays and the new contents are dropped. A new file keeps
+    the whole lines it holds however the command ends, unless a write to it failed; then,
+    or when nothing was written, it is removed. A reader that closed the pipe is no write
+    error: BrokenPipeError passes through, for the command line to end quietly.
+    """
 
     def __init__(self, output: Output, option: str) -> None:
         self.output = output
+        self.incomplete = False
         self._option = option  # named in messages: "cannot write --report r.jsonl: ..."
         self._stream: BinaryIO | None = None
+        self._written = self._failed = False
 
     def __enter__(self) -> OutputWriter:
         try:
             self._stream = self.output.open()
         except OutputError as error:
             raise OutputFailed(f"{self._option}: {printable(str(error))}") from error
+        except BrokenPipeError:
+            raise
         except OSError as error:
-            raise self._failed(error) from error
+            raise self._error(error) from error
         return self
 
     def write(self, data: bytes) -> None:
@@ -71,8 +82,12 @@ class OutputWriter:
         try:
             self._stream.write(data)
             self._stream.flush()
+        except BrokenPipeError:
+            raise
         except OSError as error:
-            raise self._failed(error) from error
+            self._failed = True
+            raise self._error(error) from error
+        self._written = True
 
     def __exit__(
         self,
@@ -80,15 +95,21 @@ class OutputWriter:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        if error is not None:
+        complete = error is None and not self.incomplete
+        keep_lines = self.output.created and self._written and not self._failed
+        if not (complete or keep_lines):
             self.output.discard()
             return
         try:
             self.output.commit()
+        except BrokenPipeError:
+            if error is None:
+                raise
         except OSError as failure:
             self.output.discard()
-            raise self._failed(failure) from failure
+            if error is None:
+                raise self._error(failure) from failure
 
-    def _failed(self, error: OSError) -> OutputFailed:
+    def _error(self, error: OSError) -> OutputFailed:
         why = error.strerror or str(error)
         return OutputFailed(f"cannot write {self._option} {printable(self.output.shown)}: {why}")

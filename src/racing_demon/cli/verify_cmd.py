@@ -8,6 +8,7 @@ import re
 import signal
 import sys
 from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -31,6 +32,7 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of
 from racing_demon.log.reader import Limits
+from racing_demon.report import printable
 from racing_demon.verify import Report, Settings
 from racing_demon.verify_report import (
     INTERRUPTED_EXIT,
@@ -63,7 +65,7 @@ def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 class _ClusterFailed(click.ClickException):
-    """The cluster could not verify: like unreadable input, exit 2."""
+    """The workers, here or on a cluster, could not verify: like unreadable input, exit 2."""
 
     exit_code = 2
 
@@ -212,6 +214,8 @@ def verify(
                     on_done()
         except KeyboardInterrupt:
             interrupted = True
+            if writer is not None:
+                writer.incomplete = True
     if as_json:
         document = verification_document(reports, interrupted=interrupted)
         click.echo(json.dumps(document, indent=2), err=to_stderr)
@@ -222,6 +226,9 @@ def verify(
         click.echo(batch_footer(summary, first, planned=planned), err=to_stderr)
     if interrupted:
         click.echo(f"interrupted: {summary.total} of {len(paths)} logs verified", err=True)
+        if report_file is not None and report_file.replaces:
+            shown = printable(report_file.shown)
+            click.echo(f"{shown} was not replaced: only a whole batch replaces it", err=True)
         raise SystemExit(INTERRUPTED_EXIT)
     if summary.exit_code:
         raise SystemExit(summary.exit_code)
@@ -240,6 +247,12 @@ def _verified(
             yield from reports
     except ClusterError as error:
         raise _ClusterFailed(str(error)) from error
+    except BrokenExecutor as error:
+        # A worker killed from outside (out of memory, a signal): nothing to retry here.
+        raise _ClusterFailed(
+            f"a verification worker died ({error}): the logs verified before are printed "
+            "and in the report; verify the rest again"
+        ) from error
 
 
 class _Interrupts:

@@ -165,7 +165,10 @@ def _algorithm(key: object) -> str:
 def _write_all(contents: tuple[tuple[Path, bytes, int], ...], overwrite: bool) -> None:
     """Write every file or none: nothing that existed is touched unless ``overwrite``, and
     then each is replaced only once every new file is written in full beside its target."""
-    outputs = [Output(path, overwrite, mode, exact_mode=True) for path, _, mode in contents]
+    outputs = [
+        Output(path, overwrite, mode, exact_mode=True, regular_only=True)
+        for path, _, mode in contents
+    ]
     try:
         for output in outputs:
             with _key_errors(output):
