@@ -34,6 +34,18 @@ KEY = ROOT / "sample_games" / "table.pub"
 COMMAND = [sys.executable, "-m", "racing_demon"]
 
 
+def process(*args: str | Path, stdin: int | None = None) -> subprocess.CompletedProcess[str]:
+    """The command line in a process of its own, its output captured."""
+    return subprocess.run(
+        [*COMMAND, *map(str, args)],
+        stdin=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,  # a command that blocks (on a pipe, say) fails here instead of hanging
+        check=False,
+    )
+
+
 def run(*args: str | Path) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, [str(arg) for arg in args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
@@ -101,13 +113,7 @@ def test_a_dangling_link_is_not_written_through(tmp_path: Path) -> None:
 
 def test_a_link_to_a_terminal_or_pipe_is_written_through() -> None:
     # /dev/stdout is a link to whatever standard output is: here a pipe, which holds no file.
-    done = subprocess.run(
-        [*COMMAND, "verify", str(GAME), "--table-key", str(KEY), "--report", "/dev/stdout"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = process("verify", GAME, "--table-key", KEY, "--report", "/dev/stdout")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[0])["verdict"] == "verified"
 
@@ -201,13 +207,7 @@ def test_simulate_never_writes_over_its_key(tmp_path: Path) -> None:
 
 
 def test_a_report_on_a_full_device_is_one_line_and_exit_2() -> None:
-    done = subprocess.run(
-        [*COMMAND, "verify", str(GAME), "--table-key", str(KEY), "--report", "/dev/full"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = process("verify", GAME, "--table-key", KEY, "--report", "/dev/full")
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == (
         "Error: cannot write --report /dev/full: No space left on device"
@@ -230,7 +230,8 @@ def test_a_full_standard_output_is_one_line_and_exit_2() -> None:
 
 
 def _with_a_closed_reader(*args: str) -> tuple[int, bytes]:
-    """Run the command with its standard output a pipe whose reader is already gone."""
+    """Run the command with its standard output a pipe whose reader is already gone: its
+    exit code and standard error."""
     read, write = os.pipe()
     os.close(read)
     with subprocess.Popen([*COMMAND, *args], stdout=write, stderr=subprocess.PIPE) as command:
@@ -260,20 +261,10 @@ def test_a_closed_standard_output_keeps_the_report_written_so_far(
 
 
 def test_a_closed_pipe_ends_quietly() -> None:
-    # The reader is gone before the command writes (as `head -1` is once it has its line):
-    # closed here at once, so no output fits in the pipe ahead of it.
-    read, write = os.pipe()
-    os.close(read)
-    with subprocess.Popen(
-        [*COMMAND, "audit", str(GAME), "--table-key", str(KEY)],
-        stdout=write,
-        stderr=subprocess.PIPE,
-    ) as audit:
-        os.close(write)
-        assert audit.stderr is not None
-        errors = audit.stderr.read()
-        assert audit.wait(timeout=60) == 141  # as a shell reports a command SIGPIPE ended
-    assert errors == b""
+    # The reader is gone before the command writes (as `head -1` is once it has its line),
+    # so no output fits in the pipe ahead of it.
+    code, errors = _with_a_closed_reader("audit", str(GAME), "--table-key", str(KEY))
+    assert (code, errors) == (141, b"")  # as a shell reports a command SIGPIPE ended
 
 
 # -- Ctrl-C ---------------------------------------------------------------------------------
@@ -285,14 +276,7 @@ def test_ctrl_c_exits_130_with_what_was_verified_printed_and_in_the_report(
 ) -> None:
     folder = _big_archive(tmp_path)
     report = tmp_path / "results.jsonl"
-    command = [*COMMAND, "verify", str(folder), "--table-key", str(KEY), "--jobs", jobs]
-    with subprocess.Popen(
-        [*command, "--report", str(report)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    ) as verify:
+    with _batch(folder, "--jobs", jobs, "--report", report) as verify:
         assert verify.stdout is not None
         first = verify.stdout.readline()  # streamed: the first log's line comes at once
         assert first.startswith("VERIFIED  ") and first.rstrip().endswith("g000.jsonl")
@@ -342,28 +326,24 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _batch(folder: Path, *options: str | Path) -> subprocess.Popen[str]:
+    """``verify FOLDER`` in a process of its own, its output piped, Ctrl-C as on a terminal."""
+    return subprocess.Popen(
+        [*COMMAND, "verify", str(folder), "--table-key", str(KEY), *map(str, options)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_a_worker_killed_from_outside_is_one_line_exit_2_and_keeps_the_report(
     tmp_path: Path,
 ) -> None:
     folder = _big_archive(tmp_path)
     report = tmp_path / "results.jsonl"
-    with subprocess.Popen(
-        [
-            *COMMAND,
-            "verify",
-            str(folder),
-            "--table-key",
-            str(KEY),
-            "--jobs",
-            "2",
-            "--report",
-            str(report),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as verify:
+    with _batch(folder, "--jobs", "2", "--report", report) as verify:
         assert verify.stdout is not None and verify.stderr is not None
         assert verify.stdout.readline().startswith("VERIFIED  ")
         workers = _pool_workers(verify.pid)
@@ -385,24 +365,7 @@ def test_an_interrupted_batch_never_replaces_a_report(tmp_path: Path) -> None:
     folder = _big_archive(tmp_path)
     report = tmp_path / "results.jsonl"
     report.write_text("the last complete run\n")
-    with subprocess.Popen(
-        [
-            *COMMAND,
-            "verify",
-            str(folder),
-            "--table-key",
-            str(KEY),
-            "--jobs",
-            "1",
-            "--report",
-            str(report),
-            "--force",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    ) as verify:
+    with _batch(folder, "--jobs", "1", "--report", report, "--force") as verify:
         assert verify.stdout is not None and verify.stderr is not None
         assert verify.stdout.readline().startswith("VERIFIED  ")
         verify.send_signal(signal.SIGINT)
@@ -414,13 +377,8 @@ def test_an_interrupted_batch_never_replaces_a_report(tmp_path: Path) -> None:
 
 
 def test_a_prompt_that_meets_the_end_of_input_exits_2(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*COMMAND, "keygen", "table", "--dir", str(tmp_path), "--ask-passphrase"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    done = process(
+        "keygen", "table", "--dir", tmp_path, "--ask-passphrase", stdin=subprocess.DEVNULL
     )
     assert done.returncode == 2
     assert "standard input ended before the prompt was answered" in done.stderr
@@ -456,13 +414,7 @@ def test_a_named_pipe_is_refused_without_waiting_for_a_writer(
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     os.mkfifo(f"{fifo}.json")
-    done = subprocess.run(
-        [*COMMAND, *(part.format(fifo=fifo) for part in command)],
-        capture_output=True,
-        text=True,
-        timeout=60,  # a blocking open would wait here for ever
-        check=False,
-    )
+    done = process(*(part.format(fifo=fifo) for part in command))
     assert done.returncode == 2
     assert "not a regular file (a named pipe)" in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
