@@ -144,29 +144,37 @@ def _in_pool(
     ``window`` logs sent ahead of the first one still to hand on, so that the reports
     waiting here for their turn stay few."""
     running: dict[Future[Report], int] = {}
-    verified: dict[int, Report] = {}
-    turn = sent = 0
-    while turn < len(logs):
-        while sent < len(logs) and sent < turn + window:
+    order = _Order()
+    sent = 0
+    while order.turn < len(logs):
+        while sent < len(logs) and sent < order.turn + window:
             running[pool.submit(verify_log, logs[sent], settings)] = sent
             sent += 1
         done, _ = wait(running, return_when=FIRST_COMPLETED)
         for future in done:
-            verified[running.pop(future)] = future.result()
-        while turn in verified:
-            yield verified.pop(turn)
-            turn += 1
+            yield from order.add(running.pop(future), future.result())
 
 
 def _in_order(completed: Iterable[tuple[int, Report]]) -> Iterator[Report]:
     """The reports of ``completed`` by index 0, 1, 2..., each as soon as its turn comes."""
-    waiting: dict[int, Report] = {}
-    turn = 0
+    order = _Order()
     for index, report in completed:
-        waiting[index] = report
-        while turn in waiting:
-            yield waiting.pop(turn)
-            turn += 1
+        yield from order.add(index, report)
+
+
+class _Order:
+    """Puts reports that come in any order back in the order of their logs."""
+
+    def __init__(self) -> None:
+        self.turn = 0  # the index of the next report to hand on
+        self._waiting: dict[int, Report] = {}
+
+    def add(self, index: int, report: Report) -> Iterator[Report]:
+        """The reports whose turn has come now that ``index`` has arrived, in order."""
+        self._waiting[index] = report
+        while self.turn in self._waiting:
+            yield self._waiting.pop(self.turn)
+            self.turn += 1
 
 
 def _stop_now(pool: ProcessPoolExecutor) -> None:
