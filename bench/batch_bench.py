@@ -31,9 +31,9 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.batch import verify_many
-from racing_demon.deal import MatchSeed
+from racing_demon.game.deal import MatchSeed
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.randomplay import play_match, word_chooser
+from racing_demon.testing.randomplay import play_match, word_chooser
 from racing_demon.verify import Settings, Verdict, verify_log
 
 # The golden logs' fixture keys (scripts/regen_golden_logs.py): published, never for real.

@@ -13,7 +13,7 @@ import random
 import timeit
 from collections.abc import Callable
 
-from racing_demon.deal import MatchSeed, derive_pack
+from racing_demon.game.deal import MatchSeed, derive_pack
 
 
 def _per_call_us(func: Callable[[], object], number: int, repeats: int) -> float:

@@ -20,12 +20,12 @@ from collections.abc import Callable
 
 import chess.pgn
 
-from racing_demon.deal import MatchSeed, deal_hand
-from racing_demon.engine import apply_move, check_move
-from racing_demon.moves import Move
-from racing_demon.playout import Event, playout
+from racing_demon.game.deal import MatchSeed, deal_hand
+from racing_demon.game.engine import apply_move, check_move
+from racing_demon.game.moves import Move
+from racing_demon.game.state import State
 from racing_demon.profiles import BUILT_IN, load_rules
-from racing_demon.state import State
+from racing_demon.testing.playout import Event, playout
 
 # Fischer-Spassky, Belgrade 1992, game 1: 85 plies of ordinary middlegame and endgame.
 PGN = """[Event "F/S Return Match"]

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.deal import MatchSeed
+from racing_demon.game.deal import MatchSeed
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.randomplay import play_match, word_chooser
+from racing_demon.testing.randomplay import play_match, word_chooser
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(
     bytes(range(32))

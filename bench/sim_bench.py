@@ -27,9 +27,9 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.bots import BOTS
 from racing_demon.profiles import BUILT_IN, load_rules
-from racing_demon.simulate import simulate
+from racing_demon.sim.bots import BOTS
+from racing_demon.sim.simulate import simulate
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32)  # a benchmark fixture
 LINE_UP = {2: ("normal", "hard"), 4: ("easy", "normal", "hard", "hard")}

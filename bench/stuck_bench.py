@@ -32,13 +32,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from racing_demon import engine
-from racing_demon.cards import KING, Card
-from racing_demon.engine import STUCK_SEARCH_CAP, legal_moves, progress_witness
-from racing_demon.moves import Kind, Move, Place, Zone
+from racing_demon.game import engine
+from racing_demon.game.cards import KING, Card
+from racing_demon.game.engine import STUCK_SEARCH_CAP, legal_moves, progress_witness
+from racing_demon.game.moves import Kind, Move, Place, Zone
+from racing_demon.game.rules import Rules
+from racing_demon.game.state import Seat, State
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.rules import Rules
-from racing_demon.state import Seat, State
 from racing_demon.table import PlayerInfo, Table
 from racing_demon.verify import Settings, Verdict, verify_log
 

@@ -3,7 +3,7 @@
 Usage: ``python scripts/crash_trials.py [--trials 100] [--seed S] [--keep DIR]``
 
 Each trial starts a child process that plays a whole match with random players
-(racing_demon.randomplay) at a real Table writing a fresh log, and prints how many records
+(racing_demon.testing.randomplay) at a real Table writing a fresh log, and prints how many records
 are on disk after every round: each of those was fsynced before the round returned, so the
 table acknowledged it. The parent kills the child with SIGKILL after a seeded number of
 acknowledgements plus a seeded delay, then checks that:
@@ -35,13 +35,13 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.deal import MatchSeed
+from racing_demon.game.deal import MatchSeed
+from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.randomplay import play_match, play_on, word_chooser
 from racing_demon.recover import Action, recover_log
-from racing_demon.rules import Rules
 from racing_demon.table import Table
+from racing_demon.testing.randomplay import play_match, play_on, word_chooser
 from racing_demon.verify import Code, Settings, Verdict, verify_log
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # test fixture only

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from racing_demon.cards import PACK_SIZE
-from racing_demon.deal import (
+from racing_demon.game.cards import PACK_SIZE
+from racing_demon.game.deal import (
     DEAL_ALGORITHM,
     U32_LIMIT,
     MatchSeed,

@@ -3,7 +3,7 @@
 Usage: ``python scripts/regen_golden_logs.py [--check]``. With ``--check`` nothing is
 written and the exit status is 1 if any log on disk differs from what would be generated.
 
-Each log is a whole match played by random players (racing_demon.randomplay) through the
+Each log is a whole match played by random players (racing_demon.testing.randomplay) through the
 real table, with fixed keys, dealer secret, entropy and game id, and with every choice
 drawn from the deal word stream. Ed25519 signatures are deterministic, so the bytes are
 too: a diff means the log format, the table or the engine changed. Never edit by hand.
@@ -23,11 +23,11 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.deal import MatchSeed
+from racing_demon.game.deal import MatchSeed
+from racing_demon.game.rules import Rules
 from racing_demon.log.keys import public_pem
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.randomplay import play_match, word_chooser
-from racing_demon.rules import Rules
+from racing_demon.testing.randomplay import play_match, word_chooser
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_DIR = ROOT / "tests" / "golden" / "logs"

@@ -5,7 +5,7 @@ written and the exit status is 1 if any file on disk differs from what would be 
 
 Each file replays one hand of one profile: the dealt position, then every event with its
 time and the digest of the position after it, then the final position and the scores. The
-moves are chosen by ``racing_demon.playout`` with choices drawn from the deal word stream
+moves are chosen by ``racing_demon.testing.playout`` with choices drawn from the deal word stream
 (docs/deal-spec.md), not from a language RNG, so the files depend only on this project.
 A change to the engine's behaviour shows up as a diff here; the files are never edited by hand.
 """
@@ -17,11 +17,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from racing_demon.deal import MatchSeed, deal_hand
-from racing_demon.playout import Event, playout
+from racing_demon.game.deal import MatchSeed, deal_hand
+from racing_demon.game.scoring import score_hand
 from racing_demon.profiles import BUILT_IN, load_rules
-from racing_demon.randomplay import word_chooser
-from racing_demon.scoring import score_hand
+from racing_demon.testing.playout import Event, playout
+from racing_demon.testing.randomplay import word_chooser
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden"
 PLAYERS = 3

@@ -7,7 +7,7 @@ simulation seeds (after a change to the bots, the table or the engine made a see
 scenario) and prints them, writing nothing: paste them into ``GAMES``.
 
 This script owns the whole folder; never edit a file there by hand. Every log is written by
-a real ``Table``: the valid games are simulated matches (``racing_demon.simulate``: bots on
+a real ``Table``: the valid games are simulated matches (``racing_demon.sim.simulate``: bots on
 virtual clocks, deterministic from a text seed), the README's game is the golden table log
 (``scripts/regen_golden_logs.py``, byte for byte), and the endings the bots never reach (a
 resignation, three minutes of shuffling with no card to the centre, five silent minutes) are
@@ -46,16 +46,16 @@ from typing import Any, Final, Literal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.audit import audit_hands
-from racing_demon.bots import BOTS
+from racing_demon.game.moves import Move, Zone
+from racing_demon.game.rules import Rules
+from racing_demon.game.state import Phase, State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.records import chain_hash, line_bytes
-from racing_demon.log.replay import replay
 from racing_demon.log.signing import sign
-from racing_demon.moves import Move, Zone
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.rules import Rules
-from racing_demon.simulate import SimulationSeed, simulate
-from racing_demon.state import Phase, State
+from racing_demon.replay import replay
+from racing_demon.sim.bots import BOTS
+from racing_demon.sim.simulate import SimulationSeed, simulate
 from racing_demon.table import Table, sign_submission
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,7 +152,7 @@ class Game:
         if self.golden is not None:
             return f"scripts/regen_golden_logs.py: the golden log {self.golden} (random players)"
         text = (
-            f"racing_demon.simulate, seed {self.seed!r}, bots {','.join(self.bots)}"
+            f"racing_demon.sim.simulate, seed {self.seed!r}, bots {','.join(self.bots)}"
             + (", players sign" if self.keyed else "")
             + ("" if self.table_key is TABLE_KEY else ", signed by another fixture table key")
         )
@@ -879,8 +879,9 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "they must never sign for a real table or player. `table.pub` is the public half of the",
         "fixture table key; `disputed/wrong-table-key.jsonl` is signed by a second fixture key.",
         "",
-        "**How the games are made.** Valid games are simulated matches (`racing_demon.simulate`:",
-        "bots racing through a real table in virtual time, byte-identical from their seed), or",
+        "**How the games are made.** Valid games are simulated matches",
+        "(`racing_demon.sim.simulate`: bots racing through a real table in virtual time,",
+        "byte-identical from their seed), or",
         "the golden table game of `scripts/regen_golden_logs.py`. Bots never resign and never",
         "fall silent, so those endings (a resignation; three minutes of shuffling with no card",
         "to the centre; five minutes with nothing at all) are scripted through the table API:",

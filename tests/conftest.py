@@ -16,14 +16,14 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from racing_demon.cards import Card, canonical_pack
-from racing_demon.deal import MatchSeed, derive_pack
-from racing_demon.engine import Violation, apply_move, check_move
-from racing_demon.moves import Move
+from racing_demon.game.cards import Card, canonical_pack
+from racing_demon.game.deal import MatchSeed, derive_pack
+from racing_demon.game.engine import Violation, apply_move, check_move
+from racing_demon.game.moves import Move
+from racing_demon.game.rules import Rules
+from racing_demon.game.scoring import HandScore
+from racing_demon.game.state import Foundation, Pile, Seat, State
 from racing_demon.profiles import BUILT_IN, builtin_document, load_rules, rules_from_document
-from racing_demon.rules import Rules
-from racing_demon.scoring import HandScore
-from racing_demon.state import Foundation, Pile, Seat, State
 
 from tampering import write_public_key
 

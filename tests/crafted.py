@@ -24,12 +24,12 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.engine import legal_moves
+from racing_demon.game.engine import legal_moves
+from racing_demon.game.moves import Kind
+from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.signing import sign
-from racing_demon.moves import Kind
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.rules import MAX_HANDS, Rules
 from racing_demon.table import PlayerInfo, Table, sign_submission
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([0xC0]) * 32)

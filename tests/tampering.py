@@ -18,14 +18,14 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import PLAYER_KINDS, chain_hash, line_bytes
 from racing_demon.log.signing import sign
 from racing_demon.profiles import builtin_document, load_rules, rules_from_document
-from racing_demon.randomplay import play_match
-from racing_demon.rules import Rules
+from racing_demon.testing.randomplay import play_match
 from racing_demon.verify import Code, Finding, Report, Settings, Step, Verdict, verify_log
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([1]) * 32)

@@ -33,10 +33,10 @@ from racing_demon.cli import main
 from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import Limits
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.randomplay import play_match
+from racing_demon.report.verify import report_text
 from racing_demon.schema import load_schema, schema_errors
+from racing_demon.testing.randomplay import play_match
 from racing_demon.verify import Settings, Verdict, verify_log
-from racing_demon.verify_report import report_text
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([3]) * 32)
 PINNED = Settings(table_key=raw_public_bytes(TABLE_KEY))

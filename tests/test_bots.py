@@ -9,13 +9,13 @@ from dataclasses import replace
 
 import pytest
 
-from racing_demon.bots import BOTS, EASY, HARD, NORMAL, BotProfile, choose_move, stream_chooser
-from racing_demon.deal import MatchSeed, deal_hand, word_stream
-from racing_demon.engine import apply_move, is_progress, is_stuck, legal_moves
-from racing_demon.moves import Kind, Move
-from racing_demon.playout import playout
+from racing_demon.game.deal import MatchSeed, deal_hand, word_stream
+from racing_demon.game.engine import apply_move, is_progress, is_stuck, legal_moves
+from racing_demon.game.moves import Kind, Move
+from racing_demon.game.state import Phase, State
 from racing_demon.profiles import load_rules
-from racing_demon.state import Phase, State
+from racing_demon.sim.bots import BOTS, EASY, HARD, NORMAL, BotProfile, choose_move, stream_chooser
+from racing_demon.testing.playout import playout
 
 from conftest import S, build, play
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from racing_demon.cli import main
-from racing_demon.deal import MatchSeed, commitment, derive_pack
+from racing_demon.game.deal import MatchSeed, commitment, derive_pack
 from racing_demon.profiles import builtin_document
 from racing_demon.schema import schema_errors
 

@@ -1,4 +1,4 @@
-"""Tests for racing_demon.deal against docs/deal-spec.md.
+"""Tests for racing_demon.game.deal against docs/deal-spec.md.
 
 The reference implementation below is written straight from the spec with different building
 blocks (cryptography's HMAC and one-shot HKDF, int.from_bytes, plain loops, its own card
@@ -23,9 +23,9 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF, HKDFExpand
 from hypothesis import given
 from hypothesis import strategies as st
 
-from racing_demon import deal
-from racing_demon.cards import Card, canonical_pack
-from racing_demon.deal import (
+from racing_demon.game import deal
+from racing_demon.game.cards import Card, canonical_pack
+from racing_demon.game.deal import (
     DEAL_ALGORITHM,
     MatchSeed,
     check_reveal,
@@ -586,7 +586,7 @@ def test_imports_random_detector(source: str, expected: bool) -> None:
 def test_package_never_imports_random() -> None:
     package = ROOT / "src" / "racing_demon"
     modules = sorted(package.rglob("*.py"))
-    assert package / "deal.py" in modules
+    assert package / "game" / "deal.py" in modules
     offenders = [
         str(path.relative_to(ROOT))
         for path in modules
@@ -619,7 +619,7 @@ def test_any_seed_gives_a_stable_permutation(text: str, hand: int, seat: int) ->
 
 
 def test_a_committed_seed_deals_exactly_its_contributors() -> None:
-    from racing_demon.deal import deal_hand
+    from racing_demon.game.deal import deal_hand
     from racing_demon.profiles import load_rules
 
     seed = MatchSeed.from_secret(bytes(32), [bytes(16), bytes(range(16))])

@@ -15,7 +15,13 @@ from itertools import permutations
 
 import pytest
 
-from racing_demon.deal import MatchSeed, derive_pack, shuffle_indices, uniform_below, word_stream
+from racing_demon.game.deal import (
+    MatchSeed,
+    derive_pack,
+    shuffle_indices,
+    uniform_below,
+    word_stream,
+)
 
 SEED = MatchSeed.from_plain("racing-demon statistics")
 # Significance level: the real shuffle must not be rejected at 0.1%, in either tail (a fit

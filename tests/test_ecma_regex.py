@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from racing_demon.ecma_regex import PatternError, compile_pattern, search
 from racing_demon.profiles import ProfileError, builtin_document, rules_from_document
 from racing_demon.schema import EcmaValidator, schema_errors
-from racing_demon.schema_check import SchemaCompileError, compile_schema
+from racing_demon.schema.compiled import SchemaCompileError, compile_schema
+from racing_demon.schema.ecma_regex import PatternError, compile_pattern, search
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 

@@ -23,10 +23,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from racing_demon import engine
-from racing_demon.cards import ACE, Card, Suit
-from racing_demon.deal import MatchSeed, derive_pack
-from racing_demon.engine import (
+from racing_demon.game import engine
+from racing_demon.game.cards import ACE, Card, Suit
+from racing_demon.game.deal import MatchSeed, derive_pack
+from racing_demon.game.engine import (
     StallOutcome,
     Violation,
     advance_clock,
@@ -40,11 +40,9 @@ from racing_demon.engine import (
     stall_outcome,
     table_is_stuck,
 )
-from racing_demon.moves import Kind, Move
-from racing_demon.playout import Event, playout
-from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.rules import Blocked, Rules, StallTrigger
-from racing_demon.state import (
+from racing_demon.game.moves import Kind, Move
+from racing_demon.game.rules import Blocked, Rules, StallTrigger
+from racing_demon.game.state import (
     EndReason,
     Foundation,
     Phase,
@@ -54,6 +52,8 @@ from racing_demon.state import (
     builds_down,
     next_deadline,
 )
+from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.testing.playout import Event, playout
 
 from conftest import S, build, dealt_hands, profiles
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from racing_demon.engine import Code, check_move, legal_moves
-from racing_demon.moves import DEMON, NEW_FOUNDATION, Kind, Move
-from racing_demon.state import Phase
+from racing_demon.game.engine import Code, check_move, legal_moves
+from racing_demon.game.moves import DEMON, NEW_FOUNDATION, Kind, Move
+from racing_demon.game.state import Phase
 
 from conftest import S, build, cards, play, refused
 
@@ -167,7 +167,7 @@ def test_after_a_tie_the_next_card_builds_on_the_shared_rank() -> None:
 
 
 def test_table_no_tie_one_millisecond_later() -> None:
-    from racing_demon.engine import advance_clock
+    from racing_demon.game.engine import advance_clock
 
     state = build("table", S(demon="3H"), S(waste="3H"), foundations=["AH@0 2H@1"], clock=7)
     state = advance_clock(play(state, "1 waste>f1 3H"), 8)
@@ -328,7 +328,7 @@ def test_resign_ends_the_hand() -> None:
 
 
 def test_is_tie_tells_a_tied_card_from_a_normal_one() -> None:
-    from racing_demon.engine import is_tie
+    from racing_demon.game.engine import is_tie
 
     state = build("table", S(demon="3H"), S(waste="4H 3H"), foundations=["AH@0 2H@1"], clock=9)
     first = Move.parse("1 waste>f1 3H")

@@ -26,15 +26,15 @@ from typing import NamedTuple
 import pytest
 
 from racing_demon.audit import audit_hands
-from racing_demon.deal import MatchSeed
+from racing_demon.game.deal import MatchSeed
+from racing_demon.game.rules import MAX_HANDS
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.records import chain_hash, line_bytes
 from racing_demon.log.signing import sign
-from racing_demon.randomplay import play_match, word_chooser
-from racing_demon.rules import MAX_HANDS
 from racing_demon.schema import schema_errors
+from racing_demon.testing.randomplay import play_match, word_chooser
 from racing_demon.verify import Code, Settings, Step, Verdict, verify_log
 
 import crafted

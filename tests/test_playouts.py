@@ -15,12 +15,12 @@ from dataclasses import fields
 from hypothesis import given
 from hypothesis import strategies as st
 
-from racing_demon.cards import Card, Suit
-from racing_demon.engine import check_move, legal_moves
-from racing_demon.moves import NEW_FOUNDATION, Kind, Move, Place, Zone
-from racing_demon.playout import playout
-from racing_demon.scoring import score_hand
-from racing_demon.state import Phase, State
+from racing_demon.game.cards import Card, Suit
+from racing_demon.game.engine import check_move, legal_moves
+from racing_demon.game.moves import NEW_FOUNDATION, Kind, Move, Place, Zone
+from racing_demon.game.scoring import score_hand
+from racing_demon.game.state import Phase, State
+from racing_demon.testing.playout import playout
 
 from conftest import dealt_hands
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.engine import legal_moves
+from racing_demon.game.engine import legal_moves
+from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import Limits
 from racing_demon.log.records import RecordKind
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.randomplay import play_match, play_on
 from racing_demon.recover import Action, RecoveryError, recover_log
-from racing_demon.rules import Rules
 from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
+from racing_demon.testing.randomplay import play_match, play_on
 from racing_demon.verify import Code, Settings, Verdict, verify_log
 
 from conftest import invoke, load_script, log_bodies

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from racing_demon.cli import main
 from racing_demon.log.canonical import canonical_bytes
-from racing_demon.log.replay import ReplayError, find_secret, replay
-from racing_demon.report import next_text, table_text
+from racing_demon.replay import ReplayError, find_secret, replay
+from racing_demon.report.text import next_text, table_text
 
 from conftest import invoke, log_bodies
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from racing_demon.game.rules import MAX_HANDS
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS
-from racing_demon.rules import MAX_HANDS
 from racing_demon.schema import load_schema, record_errors, schema_errors
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"

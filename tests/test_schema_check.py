@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from racing_demon.schema import EcmaValidator, load_schema, record_errors
-from racing_demon.schema_check import SchemaCompileError, compile_schema
+from racing_demon.schema.compiled import SchemaCompileError, compile_schema
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 RECORDS = [

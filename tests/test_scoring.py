@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
+from racing_demon.game.rules import MAX_HANDS
+from racing_demon.game.scoring import HandScore, Match, SeatScore, score_hand
+from racing_demon.game.state import EndReason, Phase, State
 from racing_demon.profiles import builtin_document, load_rules, rules_from_document
-from racing_demon.rules import MAX_HANDS
-from racing_demon.scoring import HandScore, Match, SeatScore, score_hand
-from racing_demon.state import EndReason, Phase, State
 
 from conftest import Reads, S, build
 

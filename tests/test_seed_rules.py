@@ -31,9 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon import engine
-from racing_demon.cards import Card, canonical_pack
-from racing_demon.engine import (
+from racing_demon.game import engine
+from racing_demon.game.cards import Card, canonical_pack
+from racing_demon.game.engine import (
     Code,
     StallOutcome,
     advance_clock,
@@ -44,11 +44,11 @@ from racing_demon.engine import (
     legal_moves,
     stall_outcome,
 )
-from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
+from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
+from racing_demon.game.rules import Blocked, Resignation, Rules
+from racing_demon.game.scoring import HandScore, Match, SeatScore, score_hand
+from racing_demon.game.state import EndReason, Phase, State, next_deadline
 from racing_demon.profiles import ProfileError, builtin_document, load_rules
-from racing_demon.rules import Blocked, Resignation, Rules
-from racing_demon.scoring import HandScore, Match, SeatScore, score_hand
-from racing_demon.state import EndReason, Phase, State, next_deadline
 
 PROFILES = ("table", "peer2peer", "nertz")
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from racing_demon.engine import (
+from racing_demon.game.engine import (
     Code,
     StallOutcome,
     advance_clock,
@@ -19,8 +19,8 @@ from racing_demon.engine import (
     stall_outcome,
     table_is_stuck,
 )
+from racing_demon.game.state import EndReason, Phase, next_deadline
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.state import EndReason, Phase, next_deadline
 
 from conftest import S, build, play, refused
 

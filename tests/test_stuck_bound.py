@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from test_engine_fast_paths import reference_witness
 
-from racing_demon import engine
-from racing_demon.cards import ACE, Card
-from racing_demon.engine import (
+from racing_demon.game import engine
+from racing_demon.game.cards import ACE, Card
+from racing_demon.game.engine import (
     STUCK_SEARCH_CAP,
     Code,
     StallOutcome,
@@ -27,9 +27,9 @@ from racing_demon.engine import (
     stall_outcome,
     table_is_stuck,
 )
+from racing_demon.game.rules import Rules
+from racing_demon.game.state import Foundation, Seat, State
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.rules import Rules
-from racing_demon.state import Foundation, Seat, State
 
 import crafted
 from conftest import S, build, cards

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.engine import legal_moves
+from racing_demon.game.engine import legal_moves
+from racing_demon.game.moves import Kind
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import read_lines
 from racing_demon.log.records import RecordKind, chain_hash
 from racing_demon.log.signing import sign, verify
-from racing_demon.moves import Kind
 from racing_demon.profiles import BUILT_IN, load_rules
-from racing_demon.randomplay import play_match
 from racing_demon.schema import schema_errors
 from racing_demon.table import PlayerInfo, SubmissionError, Table, sign_submission
+from racing_demon.testing.randomplay import play_match
 
 SECRET = bytes(range(32))
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon.cards import Card, Suit, canonical_pack
-from racing_demon.moves import Kind, Move, Place, Zone
+from racing_demon.game.cards import Card, Suit, canonical_pack
+from racing_demon.game.moves import Kind, Move, Place, Zone
+from racing_demon.game.rules import Rules
+from racing_demon.game.state import State
 from racing_demon.profiles import (
     BUILT_IN,
     ProfileError,
@@ -16,8 +18,6 @@ from racing_demon.profiles import (
     load_rules,
     rules_from_document,
 )
-from racing_demon.rules import Rules
-from racing_demon.state import State
 
 from conftest import S, build
 

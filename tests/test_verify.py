@@ -26,6 +26,7 @@ from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.records import PLAYER_KINDS, RecordKind
 from racing_demon.log.signing import sign
+from racing_demon.report.verify import finding_text, report_text, verification_document
 from racing_demon.schema import schema_errors
 from racing_demon.table import sign_submission
 from racing_demon.verify import (
@@ -38,7 +39,6 @@ from racing_demon.verify import (
     verify_log,
     verify_stream,
 )
-from racing_demon.verify_report import finding_text, report_text, verification_document
 
 from tampering import (
     LOGS,

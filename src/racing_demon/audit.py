@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from racing_demon.cards import Card
+from racing_demon.game.cards import Card
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
-from racing_demon.log.replay import replay
-from racing_demon.report import printable
+from racing_demon.replay import replay
+from racing_demon.report.text import printable
 
 CLAIM_FIELDS = ("score", "placed", "demon_left", "total")
 

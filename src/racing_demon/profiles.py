@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from racing_demon.files import read_regular
-from racing_demon.rules import Rules
+from racing_demon.game.rules import Rules
 from racing_demon.schema import schema_errors
 
 BUILT_IN = ("table", "peer2peer", "nertz")

@@ -22,8 +22,9 @@ from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.deal import MatchSeed, commitment, deal_hand, pack_digest
-from racing_demon.engine import (
+from racing_demon.files import open_regular
+from racing_demon.game.deal import MatchSeed, commitment, deal_hand, pack_digest
+from racing_demon.game.engine import (
     StallOutcome,
     advance_clock,
     apply_move,
@@ -33,7 +34,10 @@ from racing_demon.engine import (
     is_tie,
     stall_outcome,
 )
-from racing_demon.files import open_regular
+from racing_demon.game.moves import Move
+from racing_demon.game.rules import Rules
+from racing_demon.game.scoring import Match, score_hand
+from racing_demon.game.state import Phase, State, next_deadline
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
@@ -47,15 +51,11 @@ from racing_demon.log.records import (
     line_bytes,
     submission,
 )
-from racing_demon.log.replay import Snapshot, replay
 from racing_demon.log.signing import sign, verify
-from racing_demon.moves import Move
-from racing_demon.rules import Rules
-from racing_demon.scoring import Match, score_hand
-from racing_demon.state import Phase, State, next_deadline
+from racing_demon.replay import Snapshot, replay
+from racing_demon.report.verify import finding_text
 from racing_demon.verify import Code as VerifyCode
 from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
-from racing_demon.verify_report import finding_text
 
 PlayerSigner = Callable[[bytes], str]  # canonical genesis body -> signature (kind "genesis")
 

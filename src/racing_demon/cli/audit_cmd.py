@@ -12,11 +12,11 @@ from racing_demon.audit import audit_document, audit_hands, audit_text, check_cl
 from racing_demon.cli.options import json_option, limits_options, table_key_option
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
-from racing_demon.log.replay import find_secret
-from racing_demon.report import printable
+from racing_demon.replay import find_secret
+from racing_demon.report.text import printable
+from racing_demon.report.verify import report_document, report_text
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings, Verdict, verify_log
-from racing_demon.verify_report import report_document, report_text
 
 
 def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> list[Any]:

@@ -7,9 +7,9 @@ import json
 import click
 
 from racing_demon.cli.options import json_option, rules_option
-from racing_demon.deal import MatchSeed, deal_hand
-from racing_demon.report import deal_document, deal_text
-from racing_demon.rules import Rules
+from racing_demon.game.deal import MatchSeed, deal_hand
+from racing_demon.game.rules import Rules
+from racing_demon.report.text import deal_document, deal_text
 
 
 @click.command(

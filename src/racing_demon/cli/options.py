@@ -12,10 +12,10 @@ import click
 
 from racing_demon.cli.output import note_input
 from racing_demon.files import read_regular
+from racing_demon.game.rules import Rules
 from racing_demon.log.keys import KeyFileError, load_public_key, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.profiles import BUILT_IN, DEFAULT_PROFILE, ProfileError, load_rules
-from racing_demon.rules import Rules
 
 F = TypeVar("F", bound=Callable[..., object])
 

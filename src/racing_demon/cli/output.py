@@ -11,7 +11,7 @@ from typing import BinaryIO
 import click
 
 from racing_demon.files import Output, OutputError, refuse_inputs
-from racing_demon.report import printable
+from racing_demon.report.text import printable
 
 # Where options that read a file note it, so an output can be refused for naming it.
 _INPUTS = "racing_demon.inputs"

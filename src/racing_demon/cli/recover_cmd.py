@@ -9,9 +9,9 @@ import click
 from racing_demon.cli.options import limits_options, seed_option, table_key_option
 from racing_demon.log.reader import Limits
 from racing_demon.recover import Action, RecoveryError, recover_log
-from racing_demon.report import printable
+from racing_demon.report.text import printable
+from racing_demon.report.verify import report_text
 from racing_demon.verify import Settings
-from racing_demon.verify_report import report_text
 
 
 @click.command(

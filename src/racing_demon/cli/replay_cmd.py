@@ -8,8 +8,8 @@ import click
 
 from racing_demon.cli.options import limits_options, seed_option
 from racing_demon.log.reader import Limits, ReadError
-from racing_demon.log.replay import ReplayError, find_secret, replay
-from racing_demon.report import next_text, printable, table_text
+from racing_demon.replay import ReplayError, find_secret, replay
+from racing_demon.report.text import next_text, printable, table_text
 
 
 @click.command(

@@ -7,7 +7,7 @@ import json
 import click
 
 from racing_demon.profiles import BUILT_IN, ProfileError, load_rules
-from racing_demon.report import rules_listing
+from racing_demon.report.text import rules_listing
 
 
 @click.command(

@@ -8,8 +8,8 @@ import re
 import click
 
 from racing_demon.cli.options import json_option
-from racing_demon.deal import SECRET_BYTES, check_reveal, commitment, new_secret
-from racing_demon.report import seed_document
+from racing_demon.game.deal import SECRET_BYTES, check_reveal, commitment, new_secret
+from racing_demon.report.text import seed_document
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 

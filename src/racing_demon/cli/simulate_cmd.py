@@ -11,14 +11,14 @@ from pathlib import Path
 import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.bots import BOTS, BotProfile
 from racing_demon.cli.options import read_passphrase, rules_option
+from racing_demon.game.rules import MAX_HANDS, Rules
+from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key
 from racing_demon.profiles import rules_from_document
-from racing_demon.report import printable
-from racing_demon.rules import MAX_HANDS, Rules
-from racing_demon.scoring import Match
-from racing_demon.simulate import (
+from racing_demon.report.text import printable
+from racing_demon.sim.bots import BOTS, BotProfile
+from racing_demon.sim.simulate import (
     TICK_MS,
     Latency,
     SeatReport,

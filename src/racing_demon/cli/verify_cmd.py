@@ -32,9 +32,8 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of
 from racing_demon.log.reader import Limits
-from racing_demon.report import printable
-from racing_demon.verify import Report, Settings
-from racing_demon.verify_report import (
+from racing_demon.report.text import printable
+from racing_demon.report.verify import (
     INTERRUPTED_EXIT,
     batch_entry,
     batch_footer,
@@ -42,6 +41,7 @@ from racing_demon.verify_report import (
     report_text,
     verification_document,
 )
+from racing_demon.verify import Report, Settings
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 

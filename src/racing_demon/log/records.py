@@ -13,9 +13,9 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from racing_demon.game.moves import Kind as MoveKind
+from racing_demon.game.moves import Move
 from racing_demon.log.canonical import canonical_bytes
-from racing_demon.moves import Kind as MoveKind
-from racing_demon.moves import Move
 
 FORMAT_VERSION = 1
 SUBMISSION = "submission"  # the signature kind of a player's own statement of a move

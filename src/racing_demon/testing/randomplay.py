@@ -15,15 +15,15 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.deal import MatchSeed, uniform_below, word_stream
-from racing_demon.engine import is_progress, legal_moves
+from racing_demon.game.deal import MatchSeed, uniform_below, word_stream
+from racing_demon.game.engine import is_progress, legal_moves
+from racing_demon.game.moves import Kind, Move
+from racing_demon.game.rules import Rules
+from racing_demon.game.state import State
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.signing import sign
-from racing_demon.moves import Kind, Move
-from racing_demon.playout import STEP_MS, Choose
-from racing_demon.rules import Rules
-from racing_demon.state import State
 from racing_demon.table import PlayerInfo, Table, sign_submission
+from racing_demon.testing.playout import STEP_MS, Choose
 
 CHOICE_SEAT = 2**32 - 1  # a seat no table has: its word stream only chooses moves
 

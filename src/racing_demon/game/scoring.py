@@ -5,9 +5,9 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 
-from racing_demon.cards import Card
-from racing_demon.rules import MAX_HANDS, LeadTie, Rules
-from racing_demon.state import EndReason, Phase, State
+from racing_demon.game.cards import Card
+from racing_demon.game.rules import MAX_HANDS, LeadTie, Rules
+from racing_demon.game.state import EndReason, Phase, State
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,9 @@ from typing import Final
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
-from racing_demon.cards import PACK_SIZE, Card, canonical_pack
-from racing_demon.rules import Rules
-from racing_demon.state import State
+from racing_demon.game.cards import PACK_SIZE, Card, canonical_pack
+from racing_demon.game.rules import Rules
+from racing_demon.game.state import State
 
 DEAL_ALGORITHM: Final = "racing-demon/deal/v1"
 

@@ -20,8 +20,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from racing_demon.cards import KING, PACK_SIZE, Card, Suit, canonical_pack
-from racing_demon.rules import DEMON_CARDS, Rules
+from racing_demon.game.cards import KING, PACK_SIZE, Card, Suit, canonical_pack
+from racing_demon.game.rules import DEMON_CARDS, Rules
 
 Pile = tuple[Card, ...]
 STATE_FORMAT = "racing-demon/state/v1"

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from racing_demon.cards import Card
-from racing_demon.deal import DEAL_ALGORITHM, pack_digest
-from racing_demon.rules import Rules
-from racing_demon.state import Pile, Seat, State
+from racing_demon.game.cards import Card
+from racing_demon.game.deal import DEAL_ALGORITHM, pack_digest
+from racing_demon.game.rules import Rules
+from racing_demon.game.state import Pile, Seat, State
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
 SEED_FORMAT = "racing-demon/seed-report/v1"

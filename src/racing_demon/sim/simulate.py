@@ -41,16 +41,16 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
-from racing_demon.bots import BotProfile, choose_move, stream_chooser
-from racing_demon.deal import SECRET_BYTES, MatchSeed, uniform_below, word_stream
-from racing_demon.engine import advance_clock
 from racing_demon.files import open_regular
+from racing_demon.game.deal import SECRET_BYTES, MatchSeed, uniform_below, word_stream
+from racing_demon.game.engine import advance_clock
+from racing_demon.game.rules import Rules
+from racing_demon.game.scoring import Match
+from racing_demon.game.state import EndReason, State
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import PLAYER_KINDS, RecordKind
 from racing_demon.log.signing import sign
-from racing_demon.rules import Rules
-from racing_demon.scoring import Match
-from racing_demon.state import EndReason, State
+from racing_demon.sim.bots import BotProfile, choose_move, stream_chooser
 from racing_demon.table import PlayerInfo, Table, sign_submission
 
 SIMULATION_FORMAT: Final = "racing-demon/simulate/v1"

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from racing_demon.ecma_regex import PatternError, compile_pattern
+from racing_demon.schema.ecma_regex import PatternError, compile_pattern
 
 Check = Callable[[Any], bool]
 

@@ -22,10 +22,10 @@ from collections.abc import Iterator, Set
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from racing_demon.cards import ACE, KING, Card, canonical_pack
-from racing_demon.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
-from racing_demon.rules import Blocked, Resignation, Rules, StallTrigger
-from racing_demon.state import (
+from racing_demon.game.cards import ACE, KING, Card, canonical_pack
+from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
+from racing_demon.game.rules import Blocked, Resignation, Rules, StallTrigger
+from racing_demon.game.state import (
     EndReason,
     Foundation,
     Phase,

@@ -13,18 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from racing_demon.cards import Card
-from racing_demon.deal import MatchSeed, deal_hand
-from racing_demon.engine import advance_clock, apply_move, apply_stall, check_move
 from racing_demon.files import open_regular
+from racing_demon.game.cards import Card
+from racing_demon.game.deal import MatchSeed, deal_hand
+from racing_demon.game.engine import advance_clock, apply_move, apply_stall, check_move
+from racing_demon.game.moves import Move, Zone
+from racing_demon.game.rules import Rules
+from racing_demon.game.scoring import HandScore, Match, score_hand
+from racing_demon.game.state import Phase, State
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, read_lines
 from racing_demon.log.records import PLAYER_KINDS, RecordKind
-from racing_demon.moves import Move, Zone
 from racing_demon.profiles import rules_from_document
-from racing_demon.rules import Rules
 from racing_demon.schema import record_errors
-from racing_demon.scoring import HandScore, Match, score_hand
-from racing_demon.state import Phase, State
 
 
 class ReplayError(ValueError):

@@ -18,7 +18,7 @@ import enum
 import functools
 from dataclasses import dataclass
 
-from racing_demon.cards import Card
+from racing_demon.game.cards import Card
 
 
 class Kind(enum.StrEnum):

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from racing_demon.ecma_regex import PatternError, search
-from racing_demon.schema_check import Check, compile_schema
+from racing_demon.schema.compiled import Check, compile_schema
+from racing_demon.schema.ecma_regex import PatternError, search
 
 if TYPE_CHECKING:
     # The stubs' name for a class that jsonschema's create() and extend() make.

@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
 
-from racing_demon.deal import MatchSeed, check_reveal, derive_pack, pack_digest
-from racing_demon.engine import (
+from racing_demon.files import open_regular
+from racing_demon.game.deal import MatchSeed, check_reveal, derive_pack, pack_digest
+from racing_demon.game.engine import (
     StallOutcome,
     advance_clock,
     apply_move,
@@ -42,7 +43,10 @@ from racing_demon.engine import (
     is_tie,
     stall_outcome,
 )
-from racing_demon.files import open_regular
+from racing_demon.game.moves import Move
+from racing_demon.game.rules import Rules
+from racing_demon.game.scoring import Match, score_hand
+from racing_demon.game.state import EndReason, Phase, State
 from racing_demon.log.canonical import canonical_bytes_of_read
 from racing_demon.log.keys import key_id
 from racing_demon.log.reader import (
@@ -66,12 +70,8 @@ from racing_demon.log.records import (
     submission_of,
 )
 from racing_demon.log.signing import check_public_key, verify
-from racing_demon.moves import Move
 from racing_demon.profiles import ProfileError, rules_from_document
-from racing_demon.rules import Rules
 from racing_demon.schema import record_errors
-from racing_demon.scoring import Match, score_hand
-from racing_demon.state import EndReason, Phase, State
 
 
 class Verdict(enum.StrEnum):

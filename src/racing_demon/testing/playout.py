@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from racing_demon.engine import (
+from racing_demon.game.engine import (
     advance_clock,
     apply_move,
     apply_stall,
@@ -20,8 +20,8 @@ from racing_demon.engine import (
     is_progress,
     legal_moves,
 )
-from racing_demon.moves import Kind, Move
-from racing_demon.state import Phase, State
+from racing_demon.game.moves import Kind, Move
+from racing_demon.game.state import Phase, State
 
 Choose = Callable[[Sequence[Any]], Any]
 STEP_MS = (0, 0, 1, 7, 40, 250, 1200)  # zero steps make same-instant races and ties

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.batch import Summary
-from racing_demon.report import printable
+from racing_demon.report.text import printable
 from racing_demon.verify import Finding, Report, Verdict
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"

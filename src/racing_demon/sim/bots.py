@@ -4,7 +4,7 @@ The two are kept apart (docs/simulation.md). ``choose_move(state, seat, bot, cho
 pure function of the position the bot sees, its profile and a stream of choices: it returns
 one legal move or ``None`` (nothing worth doing now). ``BotProfile.pause_ms`` says how long
 the bot takes before it looks at the table again. Neither touches a table: the simulator
-(``racing_demon.simulate``) sends the moves through ``Table.submit`` like any client.
+(``racing_demon.sim.simulate``) sends the moves through ``Table.submit`` like any client.
 
 The strategy follows the peer2peer and Nertz rules' advice, in this order of preference:
 
@@ -32,11 +32,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from racing_demon.cards import ACE, Card
-from racing_demon.deal import uniform_below
-from racing_demon.engine import cycle_tops, is_tie, legal_moves
-from racing_demon.moves import Kind, Move, Zone
-from racing_demon.state import Phase, Pile, Seat, State, builds_down
+from racing_demon.game.cards import ACE, Card
+from racing_demon.game.deal import uniform_below
+from racing_demon.game.engine import cycle_tops, is_tie, legal_moves
+from racing_demon.game.moves import Kind, Move, Zone
+from racing_demon.game.state import Phase, Pile, Seat, State, builds_down
 
 HOLD_OFF_MARGIN: Final = 3
 """A bot that holds off calling does so only while every other seat still has more than this

@@ -1,0 +1,1 @@
+"""Text and JSON reporters for the commands."""

@@ -1,0 +1,1 @@
+"""Computer players and simulated matches, through the table a server uses."""

@@ -1,0 +1,1 @@
+"""Support for tests and benchmarks: random players and playouts. Not the product."""
