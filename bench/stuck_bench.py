@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from racing_demon.game import engine
 from racing_demon.game.cards import KING, Card
 from racing_demon.game.engine import STUCK_SEARCH_CAP, legal_moves, progress_witness
-from racing_demon.game.moves import Kind, Move, Place, Zone
+from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Seat, State
 from racing_demon.profiles import builtin_document, rules_from_document
@@ -71,14 +71,14 @@ def _zone(place: Place | None) -> Zone | None:
 
 
 def _cycle(moves: list[Move]) -> Move | None:
-    return next((move for move in moves if move.kind in (Kind.TURN, Kind.RECYCLE)), None)
+    return next((move for move in moves if move.kind in (MoveKind.TURN, MoveKind.RECYCLE)), None)
 
 
 def _next_move(state: State, player: int) -> Move | None:
     """The plan's next move for ``player``: a card to the centre first, else (seat 0) a
     kept card or the demon top to the work piles, else the next card of the stock."""
     moves = legal_moves(state, player)
-    plays = [move for move in moves if move.kind is Kind.PLAY]
+    plays = [move for move in moves if move.kind is MoveKind.PLAY]
     centre = [move for move in plays if _zone(move.target) is Zone.FOUNDATION]
     if player == 1:  # its kept ranks to the centre, digging through its demon for them
         mine = [move for move in centre if _kept(move.cards[0])]
@@ -154,7 +154,7 @@ def _set_up(path: Path, first_deal: int) -> tuple[Table, int, int]:
                 if move is not None and not table.finished:
                     t_ms += 1
                     table.submit(player, str(move), t_ms, table.next_n(player))
-                    if move.kind not in (Kind.TURN, Kind.RECYCLE):
+                    if move.kind not in (MoveKind.TURN, MoveKind.RECYCLE):
                         idle = 0
             if _planned(table.state):
                 return table, t_ms, number

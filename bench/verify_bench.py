@@ -26,8 +26,9 @@ from pathlib import Path
 import engine_bench
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.game.flow import Submission
 from racing_demon.log.canonical import MODEL_ENCODER, canonical_bytes
-from racing_demon.log.records import PLAYER_KINDS, submission_of
+from racing_demon.log.records import parse_record, submission_statement
 from racing_demon.verify import Settings, Verdict, verify_log
 
 _CHESS_GAMES = 10  # python-chess replays per round: about as long as one --fast verification
@@ -55,9 +56,10 @@ def measure(rounds: int = 15) -> dict[str, float]:
     signatures = sum(
         1 + ("player" in r["sigs"]) + len(r["sigs"].get("players", [])) for r in records
     )
-    message = canonical_bytes(
-        submission_of(next(r["body"] for r in records if r["body"]["kind"] in PLAYER_KINDS))
-    )
+    typed = [parse_record(r["body"]) for r in records]
+    submission = next(r for r in typed if isinstance(r.payload, Submission))
+    assert isinstance(submission.payload, Submission)
+    message = canonical_bytes(submission_statement(submission.game, submission.payload))
     signature = TABLE_KEY.sign(message)  # bare Ed25519 over a record-sized message
     public = TABLE_KEY.public_key()
     chess_replay, plies = engine_bench.chess_replay()

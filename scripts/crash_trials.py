@@ -42,7 +42,7 @@ from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.recover import Action, recover_log
 from racing_demon.table import Table
 from racing_demon.testing.randomplay import play_match, play_on, word_chooser
-from racing_demon.verify import Code, Settings, Verdict, verify_log
+from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # test fixture only
 PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0x50 + seat]) * 32) for seat in range(4)]
@@ -163,7 +163,7 @@ def resume(path: Path, game: Game) -> list[str]:
     report = verify_log(path, game.settings())
     if report.verdict is not Verdict.UNFINISHED or report.finding is None:
         return [f"recovered log: {report.verdict}"]
-    if report.finding.code is not Code.UNFINISHED:
+    if report.finding.code is not VerifyCode.UNFINISHED:
         return [f"recovered log: {report.finding.code}"]
     table = Table.resume(path, TABLE_KEY, game.secret)
     choose = word_chooser(MatchSeed.from_plain(f"resumed {game.seed}:{game.trial}"))

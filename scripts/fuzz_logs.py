@@ -83,7 +83,7 @@ class Draws:
 # (2) Mutations.
 
 
-class Kind(enum.StrEnum):
+class MoveKind(enum.StrEnum):
     BYTE = "byte"
     DELETE = "delete"
     DUPLICATE = "duplicate"
@@ -106,32 +106,32 @@ class Mutation:
     original lines (DUPLICATE), the other line (SWAP), or 0 (DELETE).
     """
 
-    kind: Kind
+    kind: MoveKind
     first: int
     second: int = 0
 
     def describe(self) -> str:
         """Human-readable, with 1-based lines: ``swap lines 12 and 13``."""
-        if self.kind is Kind.BYTE:
+        if self.kind is MoveKind.BYTE:
             return f"byte at offset {self.first} -> 0x{self.second:02x}"
-        if self.kind is Kind.DELETE:
+        if self.kind is MoveKind.DELETE:
             return f"delete line {self.first + 1}"
-        if self.kind is Kind.DUPLICATE:
+        if self.kind is MoveKind.DUPLICATE:
             return f"duplicate line {self.first + 1} before original line {self.second + 1}"
         return f"swap lines {self.first + 1} and {self.second + 1}"
 
     def apply(self, data: bytes) -> bytes:
         """The mutant of ``data``; ValueError if the mutation does not fit it."""
-        if self.kind is Kind.BYTE:
+        if self.kind is MoveKind.BYTE:
             if not (0 <= self.first < len(data) and 0 <= self.second < 256):
                 raise ValueError(f"{self.describe()} does not fit {len(data)} bytes")
             return data[: self.first] + bytes([self.second]) + data[self.first + 1 :]
         lines = split_lines(data)
         if not 0 <= self.first < len(lines):
             raise ValueError(f"{self.describe()} does not fit {len(lines)} lines")
-        if self.kind is Kind.DELETE:
+        if self.kind is MoveKind.DELETE:
             del lines[self.first]
-        elif self.kind is Kind.DUPLICATE:
+        elif self.kind is MoveKind.DUPLICATE:
             if not 0 <= self.second <= len(lines):
                 raise ValueError(f"{self.describe()} does not fit {len(lines)} lines")
             lines.insert(self.second, lines[self.first])
@@ -149,18 +149,18 @@ def mutation(data: bytes, seed: int, trial: int) -> Mutation:
     """
     draws = Draws(seed, trial)
     count = len(split_lines(data))
-    kinds = list(Kind) if count >= 2 else [Kind.BYTE]
+    kinds = list(MoveKind) if count >= 2 else [MoveKind.BYTE]
     kind = kinds[draws.below(len(kinds))]
-    if kind is Kind.BYTE:
+    if kind is MoveKind.BYTE:
         if not data:
             raise ValueError("an empty log cannot be mutated")
         at = draws.below(len(data))
         # One of the 255 values other than the old one, uniformly.
         return Mutation(kind, at, (data[at] + 1 + draws.below(255)) % 256)
     line = draws.below(count)
-    if kind is Kind.DELETE:
+    if kind is MoveKind.DELETE:
         return Mutation(kind, line)
-    if kind is Kind.DUPLICATE:
+    if kind is MoveKind.DUPLICATE:
         # Half the time right after itself (a replayed write), else anywhere.
         where = line + 1 if draws.below(2) else draws.below(count + 1)
         return Mutation(kind, line, where)

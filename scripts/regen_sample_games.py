@@ -46,6 +46,7 @@ from typing import Any, Final, Literal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.audit import audit_hands
+from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Phase, State
@@ -391,15 +392,16 @@ def _holds_off(data: bytes, secret: bytes) -> bool:
         path.write_bytes(data)
         before: State | None = None
         for snapshot in replay(path, secret):
-            body = snapshot.body
+            event = None if snapshot.record is None else snapshot.record.payload
             if (
                 before is not None
-                and body["kind"] in ("move", "tie")
+                and isinstance(event, Submission)
+                and event.kind in (RecordKind.MOVE, RecordKind.TIE)
                 and before.rules.call_allowed
                 and before.phase is Phase.PLAYING
-                and not before.seats[body["player"]].demon
+                and not before.seats[event.seat].demon
             ):
-                target = Move.parse(body["move"]).target
+                target = Move.parse(event.move).target
                 if target is not None and target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION):
                     return True
             before = snapshot.state

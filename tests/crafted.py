@@ -25,7 +25,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.engine import legal_moves
-from racing_demon.game.moves import Kind
+from racing_demon.game.moves import MoveKind
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.signing import sign
@@ -88,7 +88,7 @@ def _table(path: Path, rules: Rules) -> Table:
     )
 
 
-def _submit(table: Table, player: int, kind: Kind, t_ms: int) -> None:
+def _submit(table: Table, player: int, kind: MoveKind, t_ms: int) -> None:
     """The seat's one legal move of ``kind`` (turn, recycle, agree, resign), signed."""
     move = next(m for m in legal_moves(table.state, player) if m.kind is kind)
     text = str(move)
@@ -99,13 +99,13 @@ def _submit(table: Table, player: int, kind: Kind, t_ms: int) -> None:
 
 def _turn(table: Table, player: int, t_ms: int) -> None:
     kinds = {move.kind for move in legal_moves(table.state, player)}
-    _submit(table, player, Kind.TURN if Kind.TURN in kinds else Kind.RECYCLE, t_ms)
+    _submit(table, player, MoveKind.TURN if MoveKind.TURN in kinds else MoveKind.RECYCLE, t_ms)
 
 
 def _quick_hand(table: Table, start_ms: int) -> int:
     """Seat 0 turns its stock a millisecond into the hand; the no-centre rule ends the hand
     a millisecond later, and the next one starts then: its start is returned."""
-    _submit(table, 0, Kind.TURN, start_ms + 1)
+    _submit(table, 0, MoveKind.TURN, start_ms + 1)
     table.advance(start_ms + 2)
     return start_ms + 2
 
@@ -117,7 +117,7 @@ def write_hands(path: Path, hands: int) -> Path:
         start_ms = 0
         for _ in range(hands - 1):
             start_ms = _quick_hand(table, start_ms)
-        _submit(table, 0, Kind.RESIGN, start_ms)
+        _submit(table, 0, MoveKind.RESIGN, start_ms)
     return path
 
 
@@ -136,7 +136,7 @@ def write_records(path: Path, turns: int) -> Path:
     with _table(path, rules_from_document(resigning_table())) as table:
         for t_ms in range(turns):
             _turn(table, t_ms % SEATS, t_ms)
-        _submit(table, 0, Kind.RESIGN, turns)
+        _submit(table, 0, MoveKind.RESIGN, turns)
     return path
 
 
@@ -145,8 +145,8 @@ def write_stalls(path: Path, shifts: int) -> Path:
     with _table(path, rules_from_document(resigning_table())) as table:
         for shift in range(shifts):
             for player in range(SEATS):
-                _submit(table, player, Kind.AGREE, shift)
-        _submit(table, 0, Kind.RESIGN, shifts)
+                _submit(table, player, MoveKind.AGREE, shift)
+        _submit(table, 0, MoveKind.RESIGN, shifts)
     return path
 
 

@@ -18,15 +18,16 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.game.flow import SUBMISSION_KINDS
 from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadCode
-from racing_demon.log.records import PLAYER_KINDS, chain_hash, line_bytes
+from racing_demon.log.records import chain_hash, line_bytes
 from racing_demon.log.signing import sign
 from racing_demon.profiles import builtin_document, load_rules, rules_from_document
 from racing_demon.testing.randomplay import play_match
-from racing_demon.verify import Code, Finding, Report, Settings, Step, Verdict, verify_log
+from racing_demon.verify import Finding, Report, Settings, Step, Verdict, VerifyCode, verify_log
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([1]) * 32)
 TABLE_PUB = raw_public_bytes(TABLE_KEY)
@@ -113,11 +114,11 @@ def seal(
                 body["seq"] = index
             if index:
                 body["prev"] = chain_hash(lines[-1])
-            if renumber and body["kind"] in PLAYER_KINDS:
+            if renumber and body["kind"] in SUBMISSION_KINDS:
                 body["n"] = submitted.get(body["player"], 0)
             signer = OTHER_KEY if index in forged else key
             value["sigs"]["table"] = sign(signer, body["kind"], canonical_bytes(body))
-        if renumber and body["kind"] in PLAYER_KINDS:
+        if renumber and body["kind"] in SUBMISSION_KINDS:
             submitted[body["player"]] = submitted.get(body["player"], 0) + 1
         lines.append(line_bytes(body, value["sigs"]))
     return lines
@@ -143,7 +144,9 @@ def stream_of(lines: list[bytes]) -> io.BytesIO:
     return io.BytesIO(b"".join(line + b"\n" for line in lines))
 
 
-def assert_fails(report: Report, step: Step, code: Code | ReadCode, line: int | None) -> Finding:
+def assert_fails(
+    report: Report, step: Step, code: VerifyCode | ReadCode, line: int | None
+) -> Finding:
     assert (report.verdict, report.step) == (Verdict.DOES_NOT_VERIFY, step), report
     assert report.finding is not None
     assert (report.finding.code, report.finding.line) == (code, line), report.finding

@@ -11,7 +11,7 @@ import pytest
 
 from racing_demon.game.deal import MatchSeed, deal_hand, word_stream
 from racing_demon.game.engine import apply_move, is_progress, is_stuck, legal_moves
-from racing_demon.game.moves import Kind, Move
+from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.state import Phase, State
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS, EASY, HARD, NORMAL, BotProfile, choose_move, stream_chooser
@@ -123,7 +123,7 @@ def test_a_tail_is_moved_to_uncover_a_card_the_centre_wants() -> None:
 def test_the_stock_is_turned_only_when_nothing_else_is_worth_doing() -> None:
     idle = build("table", S(demon="5C", work=("9H", "KS", "KD", "KH"), waste="2C"), S())
     move = choose_move(idle, 0, HARD, only)
-    assert move is not None and move.kind is Kind.TURN
+    assert move is not None and move.kind is MoveKind.TURN
     playable = build("table", S(demon="5C", work=("9H", "KS", "KD", "KH"), waste="8S"), S())
     assert decide(playable) == "0 waste>w1 8S"
 
@@ -228,11 +228,11 @@ def test_bots_send_legal_moves_and_reach_a_play_unless_stuck(seed: int) -> None:
             move = choose_move(state, seat, HARD, choose)
             assert move is None or move in legal_moves(state, seat)
             if is_stuck(state, seat):
-                assert move is None or move.kind in (Kind.AGREE, Kind.CALL)
+                assert move is None or move.kind in (MoveKind.AGREE, MoveKind.CALL)
                 continue
             for _ in range(100):
                 assert move is not None, state.to_text()
-                if is_progress(move) or move.kind is Kind.CALL:
+                if is_progress(move) or move.kind is MoveKind.CALL:
                     break
                 state = apply_move(state, move)
                 move = choose_move(state, seat, HARD, choose)

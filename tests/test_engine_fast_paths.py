@@ -40,7 +40,7 @@ from racing_demon.game.engine import (
     stall_outcome,
     table_is_stuck,
 )
-from racing_demon.game.moves import Kind, Move
+from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.rules import Blocked, Rules, StallTrigger
 from racing_demon.game.state import (
     EndReason,
@@ -163,7 +163,7 @@ def reference_check_stall(state: State) -> Violation | None:
         ]
         if short:
             return Violation(
-                engine.Code.STALL_NOT_DUE,
+                engine.ViolationCode.STALL_NOT_DUE,
                 f"seats {', '.join(short)} have not turned through their whole stock since "
                 "the last play",
                 None,
@@ -175,7 +175,7 @@ def reference_check_stall(state: State) -> Violation | None:
         witness = reference_witness(state, player)
         if witness is not None:
             return Violation(
-                engine.Code.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None
+                engine.ViolationCode.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None
             )
     return None
 
@@ -244,18 +244,18 @@ def reference_apply_move(state: State, move: Move) -> State:
     seats = state.seats
     now = state.clock_ms
     match move.kind:
-        case Kind.TURN:
+        case MoveKind.TURN:
             count = len(move.cards)
             turned = list(state.turned_since_play)
             turned[player] += count
             seat = replace(seat, stock=seat.stock[:-count], waste=seat.waste + move.cards)
             seats = (*seats[:player], seat, *seats[player + 1 :])
             return replace(state, seats=seats, turned_since_play=tuple(turned), last_action_ms=now)
-        case Kind.RECYCLE:
+        case MoveKind.RECYCLE:
             seat = replace(seat, stock=tuple(reversed(seat.waste)), waste=())
             seats = (*seats[:player], seat, *seats[player + 1 :])
             return replace(state, seats=seats, last_action_ms=now)
-        case Kind.CALL:
+        case MoveKind.CALL:
             if state.rules.call_grace_ms == 0:
                 return replace(
                     state,
@@ -272,9 +272,9 @@ def reference_apply_move(state: State, move: Move) -> State:
                 grace_until_ms=now + state.rules.call_grace_ms,
                 last_action_ms=now,
             )
-        case Kind.AGREE:
+        case MoveKind.AGREE:
             return replace(state, agreed=state.agreed | {player}, last_action_ms=now)
-        case Kind.RESIGN:
+        case MoveKind.RESIGN:
             return replace(
                 state,
                 phase=Phase.ENDED,
@@ -283,7 +283,7 @@ def reference_apply_move(state: State, move: Move) -> State:
                 ended_ms=now,
                 last_action_ms=now,
             )
-        case Kind.PLAY:
+        case MoveKind.PLAY:
             return apply_move(state, move)
 
 
@@ -381,7 +381,7 @@ def test_every_move_kind_agrees_with_the_reference(state: State, choices: int) -
     for step in playout(state, rng.choice, max_steps=60):
         before = step.before
         for player in range(before.players):
-            for kind in (Kind.CALL, Kind.AGREE, Kind.RESIGN):
+            for kind in (MoveKind.CALL, MoveKind.AGREE, MoveKind.RESIGN):
                 move = Move(player, kind)
                 if engine.check_move(before, move) is None:
                     same_state(apply_move(before, move), reference_apply_move(before, move))
@@ -483,7 +483,7 @@ def test_an_unmoved_seat_keeps_its_search() -> None:
     state = rearranging_seat()
     check_stall(state)
     kept = state.seats[0].memo
-    recycle = next(move for move in legal_moves(state, 1) if move.kind is Kind.RECYCLE)
+    recycle = next(move for move in legal_moves(state, 1) if move.kind is MoveKind.RECYCLE)
     after = apply_move(state, recycle)
     assert after.seats[0] is state.seats[0]
     check_stall(after)

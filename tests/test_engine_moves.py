@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from racing_demon.game.engine import Code, check_move, legal_moves
-from racing_demon.game.moves import DEMON, NEW_FOUNDATION, Kind, Move
+from racing_demon.game.engine import ViolationCode, check_move, legal_moves
+from racing_demon.game.moves import DEMON, NEW_FOUNDATION, Move, MoveKind
 from racing_demon.game.state import Phase
 
 from conftest import S, build, cards, play, refused
@@ -34,21 +34,21 @@ def test_turn_one_variant_turns_a_single_card() -> None:
     document = builtin_document("table")
     document["stock"]["turn"] = 1
     state = build(rules_from_document(document), S(stock="9D 8C 7H", rest="demon"), S())
-    assert refused(state, "0 turn 7H 8C 9D").code is Code.CARD_MISMATCH
+    assert refused(state, "0 turn 7H 8C 9D").code is ViolationCode.CARD_MISMATCH
     assert play(state, "0 turn 7H").seats[0].waste == cards("7H", 0)
 
 
 def test_turn_names_the_wrong_cards() -> None:
     state = build("table", S(stock="9D 8C 7H", rest="demon"), S())
     violation = refused(state, "0 turn 9D 8C 7H")
-    assert violation.code is Code.CARD_MISMATCH
+    assert violation.code is ViolationCode.CARD_MISMATCH
     assert violation.expected == "7H 8C 9D"
     assert violation.found == "9D 8C 7H"
 
 
 def test_turn_with_empty_stock() -> None:
     state = build("table", S(waste="4C", rest="demon"), S())
-    assert refused(state, "0 turn 4C").code is Code.STOCK_EMPTY
+    assert refused(state, "0 turn 4C").code is ViolationCode.STOCK_EMPTY
 
 
 def test_recycle_turns_the_waste_over_unshuffled() -> None:
@@ -63,12 +63,12 @@ def test_recycle_turns_the_waste_over_unshuffled() -> None:
 def test_recycle_refused_while_the_stock_has_cards() -> None:
     # Never attach leftovers under a fresh packet: recycle only an empty stock.
     state = build("table", S(stock="9D", waste="2C 3C", rest="demon"), S())
-    assert refused(state, "0 recycle").code is Code.STOCK_NOT_EMPTY
+    assert refused(state, "0 recycle").code is ViolationCode.STOCK_NOT_EMPTY
 
 
 def test_recycle_with_nothing_to_recycle() -> None:
     state = build("table", S(rest="demon"), S())
-    assert refused(state, "0 recycle").code is Code.WASTE_EMPTY
+    assert refused(state, "0 recycle").code is ViolationCode.WASTE_EMPTY
 
 
 # -- foundations ----------------------------------------------------------------
@@ -98,15 +98,15 @@ def test_several_foundations_of_one_suit() -> None:
 @pytest.mark.parametrize(
     ("move", "code"),
     [
-        ("0 demon>f+ 2H", Code.NOT_AN_ACE),
-        ("0 waste>f1 3S", Code.WRONG_SUIT),
-        ("0 w1>f1 4H", Code.NOT_NEXT_RANK),
-        ("0 w2>f1 AH", Code.ACE_STARTS_NEW),
-        ("0 demon>f2 2H", Code.NO_SUCH_PILE),
-        ("0 w1>f1 9C 4H", Code.CARD_MISMATCH),
+        ("0 demon>f+ 2H", ViolationCode.NOT_AN_ACE),
+        ("0 waste>f1 3S", ViolationCode.WRONG_SUIT),
+        ("0 w1>f1 4H", ViolationCode.NOT_NEXT_RANK),
+        ("0 w2>f1 AH", ViolationCode.ACE_STARTS_NEW),
+        ("0 demon>f2 2H", ViolationCode.NO_SUCH_PILE),
+        ("0 w1>f1 9C 4H", ViolationCode.CARD_MISMATCH),
     ],
 )
-def test_foundation_refusals(move: str, code: Code) -> None:
+def test_foundation_refusals(move: str, code: ViolationCode) -> None:
     state = build(
         "table",
         S(demon="2H", waste="3S", work=("4H", "AH", "", "")),
@@ -128,7 +128,7 @@ def test_foundation_refusal_names_expected_and_found() -> None:
 
 def test_a_work_tail_never_goes_to_a_foundation_in_one_move() -> None:
     state = build("table", S(work=("4C 3H", "", "", "")), S(), foundations=["AH@1 2H@1"])
-    assert refused(state, "0 w1>f1 4C 3H").code is Code.ONE_CARD_ONLY
+    assert refused(state, "0 w1>f1 4C 3H").code is ViolationCode.ONE_CARD_ONLY
     assert play(state, "0 w1>f1 3H").seats[0].work[0] == cards("4C", 0)
 
 
@@ -136,7 +136,7 @@ def test_lost_race_is_foundation_taken_and_the_card_stays() -> None:
     state = build("peer2peer", S(demon="3H"), S(waste="3H"), foundations=["AH@0 2H@1"])
     state = play(state, "1 waste>f1 3H")  # seat 1 wins the race
     violation = refused(state, "0 demon>f1 3H")
-    assert violation.code is Code.FOUNDATION_TAKEN
+    assert violation.code is ViolationCode.FOUNDATION_TAKEN
     assert violation.lost_race
     assert state.seats[0].demon[-1] == cards("3H", 0)[0]  # nothing moved
 
@@ -145,7 +145,7 @@ def test_complete_king_pile_is_set_aside_and_takes_nothing() -> None:
     hearts = " ".join(f"{r}H@1" for r in "A23456789TJQK")
     state = build("table", S(demon="KH"), S(), foundations=[hearts], clock=10)
     assert state.foundations[0].complete
-    assert refused(state, "0 demon>f1 KH").code is Code.FOUNDATION_TAKEN
+    assert refused(state, "0 demon>f1 KH").code is ViolationCode.FOUNDATION_TAKEN
     assert all(m.target is None or str(m.target) != "f1" for m in legal_moves(state, 0))
 
 
@@ -171,14 +171,14 @@ def test_table_no_tie_one_millisecond_later() -> None:
 
     state = build("table", S(demon="3H"), S(waste="3H"), foundations=["AH@0 2H@1"], clock=7)
     state = advance_clock(play(state, "1 waste>f1 3H"), 8)
-    assert refused(state, "0 demon>f1 3H").code is Code.FOUNDATION_TAKEN
+    assert refused(state, "0 demon>f1 3H").code is ViolationCode.FOUNDATION_TAKEN
 
 
 @pytest.mark.parametrize("profile", ["peer2peer", "nertz"])
 def test_other_profiles_have_no_tie_rule(profile: str) -> None:
     state = build(profile, S(demon="3H"), S(waste="3H"), foundations=["AH@0 2H@1"])
     state = play(state, "1 waste>f1 3H")
-    assert refused(state, "0 demon>f1 3H").code is Code.FOUNDATION_TAKEN
+    assert refused(state, "0 demon>f1 3H").code is ViolationCode.FOUNDATION_TAKEN
 
 
 # -- work piles ---------------------------------------------------------------------
@@ -195,12 +195,12 @@ def test_top_card_onto_work_pile_one_lower_opposite_colour(source: str) -> None:
 @pytest.mark.parametrize(
     ("card", "code"),
     [
-        ("8H", Code.NOT_ONE_LOWER),  # right colour, wrong rank
-        ("5S", Code.NOT_ONE_LOWER),  # wrong rank and wrong colour: rank is checked first
-        ("6C", Code.SAME_COLOUR),  # right rank, wrong colour
+        ("8H", ViolationCode.NOT_ONE_LOWER),  # right colour, wrong rank
+        ("5S", ViolationCode.NOT_ONE_LOWER),  # wrong rank and wrong colour: rank is checked first
+        ("6C", ViolationCode.SAME_COLOUR),  # right rank, wrong colour
     ],
 )
-def test_work_pile_refusals(card: str, code: Code) -> None:
+def test_work_pile_refusals(card: str, code: ViolationCode) -> None:
     state = build("table", S(demon=card, work=("7S", "", "", "")), S())
     violation = refused(state, f"0 demon>w1 {card}")
     assert violation.code is code
@@ -223,22 +223,22 @@ def test_a_correctly_ordered_tail_moves_together() -> None:
 
 def test_tail_must_be_the_real_tail() -> None:
     state = build("table", S(work=("KS QH JC TD", "QD", "", "")), S())
-    assert refused(state, "0 w1>w2 JC").code is Code.CARD_MISMATCH
-    assert refused(state, "0 w1>w2 QH JC TD").code is Code.NOT_ONE_LOWER
+    assert refused(state, "0 w1>w2 JC").code is ViolationCode.CARD_MISMATCH
+    assert refused(state, "0 w1>w2 QH JC TD").code is ViolationCode.NOT_ONE_LOWER
 
 
 @pytest.mark.parametrize(
     ("move", "code"),
     [
-        ("0 demon>w1 6H 5C", Code.ONE_CARD_ONLY),
-        ("0 w1>w1 7S", Code.SAME_PILE),
-        ("0 demon>w5 6H", Code.NO_SUCH_PILE),
-        ("0 w3>w1 6H", Code.EMPTY_PILE),
-        ("0 waste>w1 6H", Code.EMPTY_PILE),
-        ("0 demon>w1 5D", Code.CARD_MISMATCH),
+        ("0 demon>w1 6H 5C", ViolationCode.ONE_CARD_ONLY),
+        ("0 w1>w1 7S", ViolationCode.SAME_PILE),
+        ("0 demon>w5 6H", ViolationCode.NO_SUCH_PILE),
+        ("0 w3>w1 6H", ViolationCode.EMPTY_PILE),
+        ("0 waste>w1 6H", ViolationCode.EMPTY_PILE),
+        ("0 demon>w1 5D", ViolationCode.CARD_MISMATCH),
     ],
 )
-def test_source_refusals(move: str, code: Code) -> None:
+def test_source_refusals(move: str, code: ViolationCode) -> None:
     state = build("table", S(demon="5C 6H", work=("7S", "", "", "")), S())
     assert refused(state, move).code is code
 
@@ -246,9 +246,9 @@ def test_source_refusals(move: str, code: Code) -> None:
 def test_a_player_touches_only_their_own_layout() -> None:
     # Moves name the moving seat's cards only: another pack's card cannot be named.
     with pytest.raises(ValueError, match="own pack"):
-        Move(0, Kind.PLAY, DEMON, NEW_FOUNDATION, cards("AH", 1))
+        Move(0, MoveKind.PLAY, DEMON, NEW_FOUNDATION, cards("AH", 1))
     state = build("table", S(demon="5C"), S(demon="AH"))
-    assert refused(state, "0 demon>f+ AH").code is Code.CARD_MISMATCH
+    assert refused(state, "0 demon>f+ AH").code is ViolationCode.CARD_MISMATCH
 
 
 def test_the_next_demon_card_comes_up() -> None:
@@ -269,21 +269,21 @@ def test_slide_under_puts_a_card_one_higher_opposite_colour_under_the_head() -> 
 @pytest.mark.parametrize(
     ("profile", "demon", "work", "code"),
     [
-        ("table", "8H", "7S", Code.UNDER_NOT_ALLOWED),
-        ("nertz", "8H", "7S", Code.UNDER_NOT_ALLOWED),
-        ("peer2peer", "9H", "7S", Code.NOT_ONE_HIGHER),
-        ("peer2peer", "8S", "7C", Code.SAME_COLOUR),
-        ("peer2peer", "8H", "", Code.UNDER_EMPTY_PILE),
+        ("table", "8H", "7S", ViolationCode.UNDER_NOT_ALLOWED),
+        ("nertz", "8H", "7S", ViolationCode.UNDER_NOT_ALLOWED),
+        ("peer2peer", "9H", "7S", ViolationCode.NOT_ONE_HIGHER),
+        ("peer2peer", "8S", "7C", ViolationCode.SAME_COLOUR),
+        ("peer2peer", "8H", "", ViolationCode.UNDER_EMPTY_PILE),
     ],
 )
-def test_slide_under_refusals(profile: str, demon: str, work: str, code: Code) -> None:
+def test_slide_under_refusals(profile: str, demon: str, work: str, code: ViolationCode) -> None:
     state = build(profile, S(demon=demon, work=(work, "", "", "")), S(), clock=3000)
     assert refused(state, f"0 demon>u1 {demon}").code is code
 
 
 def test_slide_under_takes_one_card() -> None:
     state = build("peer2peer", S(work=("7S", "9C 8H", "", "")), S(), clock=3000)
-    assert refused(state, "0 w2>u1 9C 8H").code is Code.ONE_CARD_ONLY
+    assert refused(state, "0 w2>u1 9C 8H").code is ViolationCode.ONE_CARD_ONLY
     assert play(state, "0 w2>u1 8H").seats[0].work[0] == cards("8H 7S", 0)
 
 
@@ -292,7 +292,7 @@ def test_slide_under_takes_one_card() -> None:
 
 def test_unknown_seat() -> None:
     state = build("table", S(), S())
-    assert refused(state, "2 recycle").code is Code.NOT_A_SEAT
+    assert refused(state, "2 recycle").code is ViolationCode.NOT_A_SEAT
     assert legal_moves(state, 2) == []
     assert legal_moves(state, -1) == []
 
@@ -300,7 +300,7 @@ def test_unknown_seat() -> None:
 def test_call_needs_an_empty_demon_pile() -> None:
     state = build("table", S(demon="5C"), S())
     violation = refused(state, "0 call")
-    assert violation.code is Code.DEMON_NOT_EMPTY
+    assert violation.code is ViolationCode.DEMON_NOT_EMPTY
     assert (violation.expected, violation.found) == ("0 cards", "1 card")
     empty = build("table", S(rest="stock"), S())
     assert check_move(empty, Move.parse("0 call")) is None
@@ -308,22 +308,22 @@ def test_call_needs_an_empty_demon_pile() -> None:
 
 def test_nertz_has_no_call() -> None:
     state = build("nertz", S(), S())
-    assert refused(state, "0 call").code is Code.CALL_NOT_ALLOWED
+    assert refused(state, "0 call").code is ViolationCode.CALL_NOT_ALLOWED
 
 
 def test_agreement_only_where_the_profile_has_it() -> None:
     assert refused(build("peer2peer", S(), S(), clock=3000), "0 agree").code is (
-        Code.AGREEMENT_NOT_ALLOWED
+        ViolationCode.AGREEMENT_NOT_ALLOWED
     )
     state = play(build("table", S(), S()), "0 agree")
-    assert refused(state, "0 agree").code is Code.ALREADY_AGREED
+    assert refused(state, "0 agree").code is ViolationCode.ALREADY_AGREED
 
 
 def test_resign_ends_the_hand() -> None:
     state = play(build("peer2peer", S(demon="5C"), S(), clock=5000), "1 resign")
     assert state.phase is Phase.ENDED
     assert state.ended_by == 1
-    assert refused(state, "0 turn 4C 3C 2C").code is Code.HAND_OVER
+    assert refused(state, "0 turn 4C 3C 2C").code is ViolationCode.HAND_OVER
     assert legal_moves(state, 0) == []
 
 

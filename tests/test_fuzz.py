@@ -17,7 +17,7 @@ import pytest
 
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.log.reader import ReadCode
-from racing_demon.verify import Code, Finding, Report, Settings, Verdict, verify_stream
+from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode, verify_stream
 
 from conftest import load_script
 
@@ -54,7 +54,7 @@ def test_mutant_is_refused_with_a_code(trial: int, log: tuple[Path, bytes], muta
     reproduce = f"scripts/fuzz_logs.py --seed {SEED}, trial {trial}: {mutation.describe()}"
     assert report.verdict in REFUSED, reproduce
     assert report.finding is not None, reproduce
-    assert isinstance(report.finding.code, Code | ReadCode), reproduce
+    assert isinstance(report.finding.code, VerifyCode | ReadCode), reproduce
     assert report.step is not None, reproduce
 
 
@@ -63,7 +63,7 @@ def test_the_sample_covers_every_log_and_every_kind() -> None:
     assert [path.name for path in DUPLICATES] == ["table-3p-signed.jsonl"]
     assert {log[0] for _, log, _ in SAMPLE} == {path for path, _ in LOGS}
     kinds = Counter(mutation.kind for _, _, mutation in SAMPLE)
-    assert set(kinds) == set(fuzz.Kind), kinds
+    assert set(kinds) == set(fuzz.MoveKind), kinds
     assert min(kinds.values()) >= TRIALS // 8, kinds
 
 
@@ -86,14 +86,14 @@ def test_mutations_change_the_bytes_and_are_deterministic(path: Path, data: byte
         assert mutant == mutation.apply(data)
         assert mutant != data, mutation.describe()
         after = fuzz.split_lines(mutant)
-        if mutation.kind is fuzz.Kind.BYTE:
+        if mutation.kind is fuzz.MoveKind.BYTE:
             at = mutation.first
             assert len(mutant) == len(data)
             assert (mutant[:at], mutant[at + 1 :]) == (data[:at], data[at + 1 :])
             assert mutant[at] == mutation.second != data[at]
-        elif mutation.kind is fuzz.Kind.DELETE:
+        elif mutation.kind is fuzz.MoveKind.DELETE:
             assert after == lines[: mutation.first] + lines[mutation.first + 1 :]
-        elif mutation.kind is fuzz.Kind.DUPLICATE:
+        elif mutation.kind is fuzz.MoveKind.DUPLICATE:
             assert sorted(after) == sorted([*lines, lines[mutation.first]])
         else:
             assert mutation.first != mutation.second
@@ -101,19 +101,19 @@ def test_mutations_change_the_bytes_and_are_deterministic(path: Path, data: byte
 
 
 def test_mutation_text() -> None:
-    assert fuzz.Mutation(fuzz.Kind.BYTE, 7, 0x41).describe() == "byte at offset 7 -> 0x41"
-    assert fuzz.Mutation(fuzz.Kind.DELETE, 0).describe() == "delete line 1"
-    assert fuzz.Mutation(fuzz.Kind.DUPLICATE, 2, 3).describe() == (
+    assert fuzz.Mutation(fuzz.MoveKind.BYTE, 7, 0x41).describe() == "byte at offset 7 -> 0x41"
+    assert fuzz.Mutation(fuzz.MoveKind.DELETE, 0).describe() == "delete line 1"
+    assert fuzz.Mutation(fuzz.MoveKind.DUPLICATE, 2, 3).describe() == (
         "duplicate line 3 before original line 4"
     )
-    assert fuzz.Mutation(fuzz.Kind.SWAP, 4, 1).describe() == "swap lines 5 and 2"
+    assert fuzz.Mutation(fuzz.MoveKind.SWAP, 4, 1).describe() == "swap lines 5 and 2"
     data = b"a\nb\nc\n"
-    assert fuzz.Mutation(fuzz.Kind.BYTE, 5, 0x21).apply(data) == b"a\nb\nc!"
-    assert fuzz.Mutation(fuzz.Kind.DELETE, 1).apply(data) == b"a\nc\n"
-    assert fuzz.Mutation(fuzz.Kind.DUPLICATE, 0, 3).apply(data) == b"a\nb\nc\na\n"
-    assert fuzz.Mutation(fuzz.Kind.SWAP, 0, 2).apply(data) == b"c\nb\na\n"
+    assert fuzz.Mutation(fuzz.MoveKind.BYTE, 5, 0x21).apply(data) == b"a\nb\nc!"
+    assert fuzz.Mutation(fuzz.MoveKind.DELETE, 1).apply(data) == b"a\nc\n"
+    assert fuzz.Mutation(fuzz.MoveKind.DUPLICATE, 0, 3).apply(data) == b"a\nb\nc\na\n"
+    assert fuzz.Mutation(fuzz.MoveKind.SWAP, 0, 2).apply(data) == b"c\nb\na\n"
     with pytest.raises(ValueError, match="does not fit"):
-        fuzz.Mutation(fuzz.Kind.SWAP, 0, 3).apply(data)
+        fuzz.Mutation(fuzz.MoveKind.SWAP, 0, 3).apply(data)
 
 
 def test_draws_are_sha256_words_without_modulo_bias() -> None:
@@ -149,7 +149,7 @@ def test_an_accepted_or_codeless_mutant_fails_the_run() -> None:
     assert fuzz.problem_with(Report("x", Verdict.VERIFIED)).startswith("ACCEPTED")
     assert fuzz.problem_with(Report("x", Verdict.UNPINNED)).startswith("ACCEPTED")
     assert fuzz.problem_with(Report("x", Verdict.DOES_NOT_VERIFY)).startswith("NO REASON CODE")
-    found = Finding(Code.SEQ_MISMATCH, "seq")
+    found = Finding(VerifyCode.SEQ_MISMATCH, "seq")
     assert fuzz.problem_with(Report("x", Verdict.DOES_NOT_VERIFY, finding=found)) is None
 
 

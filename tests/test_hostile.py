@@ -35,7 +35,7 @@ from racing_demon.log.records import chain_hash, line_bytes
 from racing_demon.log.signing import sign
 from racing_demon.schema import schema_errors
 from racing_demon.testing.randomplay import play_match, word_chooser
-from racing_demon.verify import Code, Settings, Step, Verdict, verify_log
+from racing_demon.verify import Settings, Step, Verdict, VerifyCode, verify_log
 
 import crafted
 from conftest import Reads, invoke
@@ -105,7 +105,7 @@ def test_a_table_signature_on_a_record_of_another_kind(
     lines = lines_of(name, keyed=True)
     lines[index] = line_bytes(values[index]["body"], values[index]["sigs"])
     finding = assert_fails(
-        verify_lines(tmp_path, lines), Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, index + 1
+        verify_lines(tmp_path, lines), Step.SIGNATURES, VerifyCode.BAD_TABLE_SIGNATURE, index + 1
     )
     assert finding.rule == "BAD_SIGNATURE"
 
@@ -118,7 +118,7 @@ def test_a_genesis_cosignature_reused_as_a_move_signature(tmp_path: Path) -> Non
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.SIGNATURES,
-        Code.BAD_PLAYER_SIGNATURE,
+        VerifyCode.BAD_PLAYER_SIGNATURE,
         index + 1,
     )
     assert (finding.player, finding.rule) == (player, "BAD_SIGNATURE")
@@ -133,7 +133,7 @@ def test_a_submission_signature_copied_to_another_move(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, target)),
         Step.SIGNATURES,
-        Code.BAD_PLAYER_SIGNATURE,
+        VerifyCode.BAD_PLAYER_SIGNATURE,
         target + 1,
     )
     assert (finding.player, finding.move) == (player, values[target]["body"]["move"])
@@ -153,7 +153,7 @@ def test_a_signature_under_an_unknown_member(tmp_path: Path, keep_table: bool) -
     values[index]["sigs"] = {"someone": sigs["table"], **(sigs if keep_table else {})}
     lines = lines_of("short")
     lines[index] = line_bytes(values[index]["body"], values[index]["sigs"])
-    finding = assert_fails(verify_lines(tmp_path, lines), Step.SCHEMA, Code.SCHEMA, index + 1)
+    finding = assert_fails(verify_lines(tmp_path, lines), Step.SCHEMA, VerifyCode.SCHEMA, index + 1)
     assert finding.message.startswith("$.sigs: Additional properties are not allowed")
     assert "'someone' was unexpected" in finding.message
 
@@ -165,7 +165,9 @@ def test_a_log_consistently_signed_by_the_key_it_names_but_not_the_pinned_one(
     values = values_of("short")
     values[0]["body"]["table_key"] = key_id(other)
     lines = seal(values, key=OTHER_KEY)
-    finding = assert_fails(verify_lines(tmp_path, lines), Step.SIGNATURES, Code.WRONG_TABLE_KEY, 1)
+    finding = assert_fails(
+        verify_lines(tmp_path, lines), Step.SIGNATURES, VerifyCode.WRONG_TABLE_KEY, 1
+    )
     assert (finding.expected, finding.found) == (key_id(TABLE_PUB), key_id(other))
     # The log holds together: pinned to the key it names, it verifies.
     assert verify_lines(tmp_path, lines, Settings(table_key=other)).verdict is Verdict.VERIFIED
@@ -183,7 +185,9 @@ def test_seq_running_backwards_is_the_first_anomaly(tmp_path: Path) -> None:
         value["body"]["seq"] -= 2
     values[-1]["body"]["records"] = values[-1]["body"]["seq"]
     lines = seal(values, index, keep_seq=True)
-    finding = assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, Code.SEQ_MISMATCH, index + 1)
+    finding = assert_fails(
+        verify_lines(tmp_path, lines), Step.CHAIN, VerifyCode.SEQ_MISMATCH, index + 1
+    )
     assert (finding.expected, finding.found, finding.seq) == ("10", "8", 8)
     assert json.loads(lines[index - 1])["body"]["seq"] == 9  # a decrease from the line before
 
@@ -229,13 +233,13 @@ def test_a_record_spliced_from_a_fork_of_the_same_game(tmp_path: Path) -> None:
 
     spliced = [*a[:diverge], b[diverge], *a[diverge + 1 :]]
     finding = assert_fails(
-        verify_lines(tmp_path, spliced), Step.CHAIN, Code.PREV_MISMATCH, diverge + 2
+        verify_lines(tmp_path, spliced), Step.CHAIN, VerifyCode.PREV_MISMATCH, diverge + 2
     )
     assert (finding.expected, finding.found) == (chain_hash(b[diverge]), chain_hash(a[diverge]))
     # Up to and including the spliced record, everything holds: it is genuine.
     cut = verify_lines(tmp_path, spliced[: diverge + 1])
     assert cut.verdict is Verdict.UNFINISHED and cut.finding is not None
-    assert cut.finding.code is Code.UNFINISHED
+    assert cut.finding.code is VerifyCode.UNFINISHED
 
     pinned_game = Settings(table_key=TABLE_PUB, game_id=FORK_GAME)
     for fork in (a, b):
@@ -309,7 +313,7 @@ def test_a_hex_field_ending_in_a_newline_breaks_the_schema(
     values = values_of("short")
     index, path = edit(values)
     lines = seal(values)
-    finding = assert_fails(verify_lines(tmp_path, lines), Step.SCHEMA, Code.SCHEMA, index + 1)
+    finding = assert_fails(verify_lines(tmp_path, lines), Step.SCHEMA, VerifyCode.SCHEMA, index + 1)
     assert finding.message.startswith(f"{path}: "), finding.message
     assert "does not match" in finding.message
     # jsonschema alone, without the compiled check, refuses the same record.

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from racing_demon.game.cards import Card, Suit
 from racing_demon.game.engine import check_move, legal_moves
-from racing_demon.game.moves import NEW_FOUNDATION, Kind, Move, Place, Zone
+from racing_demon.game.moves import NEW_FOUNDATION, Move, MoveKind, Place, Zone
 from racing_demon.game.scoring import score_hand
 from racing_demon.game.state import Phase, State
 from racing_demon.testing.playout import playout
@@ -29,14 +29,14 @@ def candidate_moves(state: State, player: int) -> Iterator[Move]:
     """Every move worth asking about, legal or not, built from what the seat holds."""
     seat = state.seats[player]
     piles = state.rules.work_piles + 1  # one pile too many, to meet NO_SUCH_PILE
-    yield Move(player, Kind.RECYCLE)
-    yield Move(player, Kind.CALL)
-    yield Move(player, Kind.AGREE)
-    yield Move(player, Kind.RESIGN)
+    yield Move(player, MoveKind.RECYCLE)
+    yield Move(player, MoveKind.CALL)
+    yield Move(player, MoveKind.AGREE)
+    yield Move(player, MoveKind.RESIGN)
     if seat.stock:
         packet = tuple(reversed(seat.stock[-state.rules.turn_count :]))
-        yield Move(player, Kind.TURN, cards=packet)
-        yield Move(player, Kind.TURN, cards=packet[::-1])
+        yield Move(player, MoveKind.TURN, cards=packet)
+        yield Move(player, MoveKind.TURN, cards=packet[::-1])
     any_card = (Card(1, Suit.CLUBS, player),)
     offers: list[tuple[Place, tuple[Card, ...]]] = [
         (Place(Zone.DEMON), seat.demon[-2:]),
@@ -52,7 +52,7 @@ def candidate_moves(state: State, player: int) -> Iterator[Move]:
     for source, cards in offers:
         for chosen in {cards or any_card, cards[-1:] or any_card}:
             for target in targets:
-                yield Move(player, Kind.PLAY, source, target, chosen)
+                yield Move(player, MoveKind.PLAY, source, target, chosen)
 
 
 def assert_sound(state: State) -> None:
@@ -105,7 +105,7 @@ def test_random_playouts_keep_every_invariant(state: State, choices: int) -> Non
     for step in playout(state, rng.choice, max_steps=80):
         assert_sound(step.after)
         assert step.after.clock_ms >= step.before.clock_ms
-        if step.move is not None and step.move.kind is Kind.PLAY:
+        if step.move is not None and step.move.kind is MoveKind.PLAY:
             assert_play_changes_only_its_fields(step.before, step.after)
         final = step.after
     if final.phase is Phase.ENDED:

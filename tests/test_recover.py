@@ -12,15 +12,15 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.engine import legal_moves
+from racing_demon.game.flow import RecordKind
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import Limits
-from racing_demon.log.records import RecordKind
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.recover import Action, RecoveryError, recover_log
 from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
 from racing_demon.testing.randomplay import play_match, play_on
-from racing_demon.verify import Code, Settings, Verdict, verify_log
+from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
 
 from conftest import invoke, load_script, log_bodies
 from tampering import write_public_key
@@ -82,7 +82,7 @@ def test_a_torn_last_line_is_removed_and_the_rest_is_an_unfinished_log(
     assert path.read_bytes() == b"".join(lines)
     report = verify_log(path, PINNED)
     assert report.verdict is Verdict.UNFINISHED
-    assert report.finding is not None and report.finding.code is Code.UNFINISHED
+    assert report.finding is not None and report.finding.code is VerifyCode.UNFINISHED
 
 
 def test_a_dry_run_changes_nothing(tmp_path: Path) -> None:
@@ -134,7 +134,7 @@ def test_a_damaged_log_without_a_torn_line_is_refused(tmp_path: Path) -> None:
     recovery = recover_log(path, PINNED)
     assert recovery.action is Action.REFUSED
     assert recovery.report.finding is not None
-    assert recovery.report.finding.code is Code.SEQ_MISMATCH
+    assert recovery.report.finding.code is VerifyCode.SEQ_MISMATCH
 
 
 def test_bytes_after_the_final_record_are_not_a_torn_line(tmp_path: Path) -> None:
@@ -152,7 +152,7 @@ def test_records_signed_by_another_table_are_refused(tmp_path: Path) -> None:
     recovery = recover_log(path, other)
     assert recovery.action is Action.REFUSED
     assert recovery.report.finding is not None
-    assert recovery.report.finding.code is Code.WRONG_TABLE_KEY
+    assert recovery.report.finding.code is VerifyCode.WRONG_TABLE_KEY
 
 
 # docs/log-format.md §8: "A last line that parses, is canonical, chains to the record
@@ -182,7 +182,7 @@ def test_a_middle_record_that_lost_only_its_newline_is_kept(tmp_path: Path) -> N
     assert recovery.action is Action.RESTORED_NEWLINE
     assert path.read_bytes() == b"".join(lines)
     assert recovery.report.finding is not None
-    assert recovery.report.finding.code is Code.UNFINISHED
+    assert recovery.report.finding.code is VerifyCode.UNFINISHED
 
 
 @pytest.mark.parametrize("cut", [2, 40, 200])
@@ -206,7 +206,7 @@ def test_a_complete_last_record_with_a_bad_signature_is_not_cut(tmp_path: Path, 
     recovery = recover_log(path, PINNED)
     assert recovery.action is Action.REFUSED and recovery.exit_code == 1
     assert recovery.report.finding is not None
-    assert recovery.report.finding.code is Code.BAD_TABLE_SIGNATURE
+    assert recovery.report.finding.code is VerifyCode.BAD_TABLE_SIGNATURE
     assert recovery.report.finding.line == len(lines)
     assert path.read_bytes() == data
 

@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from racing_demon.cli import main
+from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.records import Record
 from racing_demon.replay import ReplayError, find_secret, replay
 from racing_demon.report.text import next_text, table_text
 
@@ -152,7 +154,7 @@ def test_a_bounce_by_a_seat_the_table_lacks_stops_the_replay(tmp_path: Path) -> 
     path.write_bytes(b"".join(lines))
     code, out = invoke("replay", str(path), "--at", str(index))
     assert code == 1
-    assert f"record {index}: there is no seat 7" in out
+    assert f"record {index}: PLAYER_MISMATCH: the move is not the record's player's" in out
 
 
 def test_names_from_the_log_cannot_drive_the_terminal(tmp_path: Path) -> None:
@@ -175,12 +177,14 @@ def test_reasons_and_kinds_from_the_log_cannot_drive_the_terminal() -> None:
     assert secret is not None
     snapshot = next(s for s in replay(NERTZ, secret) if s.state is not None)
     assert snapshot.state is not None
-    body = {"kind": "bounce", "t_ms": 5, "move": "0 turn", "reason": "A_B\n\x1b[2Jseat 9"}
+    bounce = Submission(RecordKind.BOUNCE, 1, 0, 0, "0 turn", "A_B\n\x1b[2Jseat 9")
+    record = Record("00" * 16, 3, 5, "00" * 32, bounce)
     # The first line only: the cards under it are red by escape sequences of our own.
-    first_line = table_text(snapshot.state, snapshot.names, 3, body).splitlines()[0]
+    first_line = table_text(snapshot.state, snapshot.names, record).splitlines()[0]
     assert first_line.endswith("0 turn (bounced: A_B\\n\\x1b[2Jseat 9)")
-    assert next_text({"seq": 4, "kind": "stall\nnext: x"}, ()) == (
-        "next: record 4 (stall\\nnext: x)"
+    forged = Submission(RecordKind.MOVE, 1, 0, 0, "0 turn\nnext: x")
+    assert next_text(Record("00" * 16, 4, 5, "00" * 32, forged), ("Ada\x1b",)) == (
+        "next: record 4 (move, seat 0 Ada\\x1b): 0 turn\\nnext: x"
     )
 
 

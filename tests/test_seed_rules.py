@@ -34,8 +34,8 @@ import pytest
 from racing_demon.game import engine
 from racing_demon.game.cards import Card, canonical_pack
 from racing_demon.game.engine import (
-    Code,
     StallOutcome,
+    ViolationCode,
     advance_clock,
     apply_move,
     apply_stall,
@@ -44,7 +44,7 @@ from racing_demon.game.engine import (
     legal_moves,
     stall_outcome,
 )
-from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
+from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Blocked, Resignation, Rules
 from racing_demon.game.scoring import HandScore, Match, SeatScore, score_hand
 from racing_demon.game.state import EndReason, Phase, State, next_deadline
@@ -145,7 +145,7 @@ def play(state: State, *moves: str) -> State:
     return state
 
 
-def refused(state: State, text: str, code: Code) -> engine.Violation:
+def refused(state: State, text: str, code: ViolationCode) -> engine.Violation:
     """``text`` is refused with ``code``, is not listed as legal, and changes nothing."""
     before = state.to_text()
     move = Move.parse(text)
@@ -158,7 +158,7 @@ def refused(state: State, text: str, code: Code) -> engine.Violation:
 
 
 def turn_move(state: State, seat: int) -> Move:
-    (move,) = [m for m in legal_moves(state, seat) if m.kind is Kind.TURN]
+    (move,) = [m for m in legal_moves(state, seat) if m.kind is MoveKind.TURN]
     return move
 
 
@@ -251,7 +251,7 @@ def test_number_of_players(profile: str, players: int, ok: bool) -> None:
 def test_one_card_at_a_time(profile: str, body: str, move: str) -> None:
     """Table rules: "Move one card at a time, except a legal column sequence." """
     state = position(profile, f"{body}\n{NEUTRAL_1}")
-    refused(state, move, Code.ONE_CARD_ONLY)
+    refused(state, move, ViolationCode.ONE_CARD_ONLY)
 
 
 def test_a_column_sequence_moves_together() -> None:
@@ -267,7 +267,7 @@ def test_a_column_sequence_moves_together() -> None:
     )
     part = play(state, "0 w2>w3 8S 7H")  # Nertz rules: "the bottom part of a run"
     assert work(part, 0) == "KS|9D|9H,8S,7H|TC"
-    refused(state, "0 w2>w4 8S 7H", Code.NOT_ONE_LOWER)
+    refused(state, "0 w2>w4 8S 7H", ViolationCode.NOT_ONE_LOWER)
 
 
 def test_only_exposed_column_ends_are_available_singly() -> None:
@@ -277,8 +277,8 @@ def test_only_exposed_column_ends_are_available_singly() -> None:
         f"foundation D 1000 AD@1 2D@1 3D@1 4D@1 5D@1 6D@1 7D@1 8D@1\n"
         f"seat 0 demon=7C work=9D,8S|TC|KD|KH stock=- waste=-\n{NEUTRAL_1}",
     )
-    refused(state, "0 w1>f1 9D", Code.CARD_MISMATCH)
-    refused(state, "0 w1>w2 9D", Code.CARD_MISMATCH)
+    refused(state, "0 w1>f1 9D", ViolationCode.CARD_MISMATCH)
+    refused(state, "0 w1>w2 9D", ViolationCode.CARD_MISMATCH)
     after = play(state, "0 w1>w2 9D 8S")  # with what covers it, 9D may go
     assert work(after, 0) == "-|TC,9D,8S|KD|KH"
     after = play(after, "0 w2>w1 8S")
@@ -290,14 +290,14 @@ def test_only_exposed_column_ends_are_available_singly() -> None:
     [
         ("table", "6H", None),
         ("nertz", "6D", None),
-        ("table", "9C", Code.NOT_ONE_LOWER),  # docs: a black 9 on a black 7
-        ("table", "6S", Code.SAME_COLOUR),  # docs: a black 6 on a black 7
-        ("peer2peer", "5H", Code.NOT_ONE_LOWER),
-        ("nertz", "8H", Code.NOT_ONE_LOWER),
+        ("table", "9C", ViolationCode.NOT_ONE_LOWER),  # docs: a black 9 on a black 7
+        ("table", "6S", ViolationCode.SAME_COLOUR),  # docs: a black 6 on a black 7
+        ("peer2peer", "5H", ViolationCode.NOT_ONE_LOWER),
+        ("nertz", "8H", ViolationCode.NOT_ONE_LOWER),
     ],
 )
 def test_work_columns_build_down_in_alternating_colours(
-    profile: str, card: str, code: Code | None
+    profile: str, card: str, code: ViolationCode | None
 ) -> None:
     """Table rules: "Build work columns downward in alternating colours." peer2peer rules:
     "a red six goes on a black seven". Rank is checked before colour (docs §3)."""
@@ -331,7 +331,7 @@ def test_any_available_card_or_sequence_fills_an_empty_column(
 def test_the_next_demon_card_becomes_available() -> None:
     """Table rules: "After moving demon top, turn its next card up." """
     state = position("table", f"seat 0 demon=9C,AH work=TD|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}")
-    refused(state, "0 demon>w1 9C", Code.CARD_MISMATCH)
+    refused(state, "0 demon>w1 9C", ViolationCode.CARD_MISMATCH)
     after = play(state, "0 demon>f+ AH")
     assert after.seats[0].demon[-1] == Card.parse("9C@0")
     assert len(after.seats[0].demon) == len(state.seats[0].demon) - 1
@@ -343,8 +343,8 @@ def test_touch_only_your_own_layout() -> None:
     seat and that seat's cards; there is no seat 2 at a two-seat table."""
     state = position("table", f"seat 0 demon=AH work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
     with pytest.raises(ValueError, match="own pack"):
-        Move(0, Kind.PLAY, DEMON, NEW_FOUNDATION, (Card.parse("AH@1"),))
-    refused(state, "2 resign", Code.NOT_A_SEAT)
+        Move(0, MoveKind.PLAY, DEMON, NEW_FOUNDATION, (Card.parse("AH@1"),))
+    refused(state, "2 resign", ViolationCode.NOT_A_SEAT)
     assert legal_moves(state, 2) == []
 
 
@@ -371,17 +371,17 @@ def test_any_available_ace_starts_a_new_foundation(profile: str, body: str, move
 @pytest.mark.parametrize(
     ("card", "move", "code"),
     [
-        ("2C", "0 demon>f+ 2C", Code.NOT_AN_ACE),
-        ("AH", "0 demon>f1 AH", Code.ACE_STARTS_NEW),
-        ("3S", "0 demon>f1 3S", Code.WRONG_SUIT),
-        ("4H", "0 demon>f1 4H", Code.NOT_NEXT_RANK),
-        ("3H", "0 demon>f3 3H", Code.NO_SUCH_PILE),
-        ("2H", "0 demon>f1 2H", Code.FOUNDATION_TAKEN),
+        ("2C", "0 demon>f+ 2C", ViolationCode.NOT_AN_ACE),
+        ("AH", "0 demon>f1 AH", ViolationCode.ACE_STARTS_NEW),
+        ("3S", "0 demon>f1 3S", ViolationCode.WRONG_SUIT),
+        ("4H", "0 demon>f1 4H", ViolationCode.NOT_NEXT_RANK),
+        ("3H", "0 demon>f3 3H", ViolationCode.NO_SUCH_PILE),
+        ("2H", "0 demon>f1 2H", ViolationCode.FOUNDATION_TAKEN),
         ("3H", "0 demon>f1 3H", None),
         ("2S", "0 demon>f2 2S", None),
     ],
 )
-def test_foundations_build_up_in_suit(card: str, move: str, code: Code | None) -> None:
+def test_foundations_build_up_in_suit(card: str, move: str, code: ViolationCode | None) -> None:
     """Table rules: "Build upward in the same suit to king"; peer2peer rules: "A pile
     builds up in its own suit, ace to king." Reason codes from docs §3."""
     state = position(
@@ -441,8 +441,8 @@ def test_completed_king_pile_is_set_aside_but_scores() -> None:
         "seat 1 demon=7C work=KS|KD|KC|QS stock=- waste=-",
     )
     assert state.foundations[0].complete
-    refused(state, "0 demon>f1 KH", Code.FOUNDATION_TAKEN)
-    refused(state, "0 waste>f1 QH", Code.FOUNDATION_TAKEN)
+    refused(state, "0 demon>f1 KH", ViolationCode.FOUNDATION_TAKEN)
+    refused(state, "0 waste>f1 QH", ViolationCode.FOUNDATION_TAKEN)
     ended = resigned(state, 0)
     assert len(score_hand(ended).seats[1].placed) == 13
 
@@ -456,7 +456,7 @@ def test_multiple_foundations_of_the_same_suit() -> None:
         "seat 1 demon=AH work=KS|KH|KD|KC stock=- waste=-",
     )
     state = play(state, "0 demon>f+ AH")
-    refused(state, "1 demon>f1 AH", Code.ACE_STARTS_NEW)
+    refused(state, "1 demon>f1 AH", ViolationCode.ACE_STARTS_NEW)
     state = play(state, "1 demon>f+ AH")
     assert [foundation_line(state, i) for i in (0, 1)] == [
         "foundation H 5000 AH@0",
@@ -481,7 +481,7 @@ def test_a_lost_race_leaves_the_card_where_it_was(profile: str, delay: int) -> N
     first counts"."""
     state = play(position(profile, RACE), "0 waste>f1 5H")
     state = advance_clock(state, state.clock_ms + delay)
-    violation = refused(state, "1 waste>f1 5H", Code.FOUNDATION_TAKEN)
+    violation = refused(state, "1 waste>f1 5H", ViolationCode.FOUNDATION_TAKEN)
     assert violation.lost_race
     assert state.seats[1].waste[-1] == Card.parse("5H@1")
     assert foundation_line(state, 0) == "foundation H 5000 AH@0 2H@1 3H@0 4H@1 5H@0"
@@ -498,7 +498,7 @@ def test_table_tie_at_the_same_millisecond_shares_the_level() -> None:
     assert foundation_line(state, 0) == "foundation H 5000 AH@0 2H@1 3H@0 4H@1 5H@0,5H@1"
     state = play(advance_clock(state, 5400), "1 demon>f1 6H")
     assert foundation_line(state, 0) == "foundation H 5400 AH@0 2H@1 3H@0 4H@1 5H@0,5H@1 6H@1"
-    refused(advance_clock(state, 5401), "0 demon>f1 6H", Code.FOUNDATION_TAKEN)
+    refused(advance_clock(state, 5401), "0 demon>f1 6H", ViolationCode.FOUNDATION_TAKEN)
     scores = score_hand(resigned(state, 0))
     assert [len(seat.placed) for seat in scores.seats] == [3, 4]  # both fives score
 
@@ -507,7 +507,7 @@ def test_only_the_top_level_can_be_tied() -> None:
     """docs §3: "Only the top level can be tied": once the next card is on, a card of the
     shared rank lost its race even in the same millisecond."""
     state = play(position("table", RACE), "0 waste>f1 5H", "0 demon>f1 6H")
-    refused(state, "1 waste>f1 5H", Code.FOUNDATION_TAKEN)
+    refused(state, "1 waste>f1 5H", ViolationCode.FOUNDATION_TAKEN)
     assert Move.parse("1 demon>f1 6H") in legal_moves(state, 1)  # 6H may still tie
 
 
@@ -523,8 +523,8 @@ def test_turning_three_keeps_packet_order(profile: str) -> None:
     order". peer2peer rules: "keeping them in the same order, so the third one ends up on
     top." """
     state = position(profile, TURN)
-    refused(state, "0 turn 7S 6H 5C", Code.CARD_MISMATCH)
-    refused(state, "0 turn 5C", Code.CARD_MISMATCH)
+    refused(state, "0 turn 7S 6H 5C", ViolationCode.CARD_MISMATCH)
+    refused(state, "0 turn 5C", ViolationCode.CARD_MISMATCH)
     after = play(state, "0 turn 5C 6H 7S")
     assert (faces(after.seats[0].stock), faces(after.seats[0].waste)) == ("9C,8D", "5C,6H,7S")
     assert after.seats[0].waste[-1].face == "7S"  # the third card from the stock top
@@ -540,7 +540,7 @@ def test_last_packet_of_one_or_two_goes_as_it_stands(stock: str, move: str, wron
     state = position(
         "table", f"seat 0 demon=7C work=KS|KH|KD|KC stock={stock} waste=2D,3D\n{NEUTRAL_1}"
     )
-    refused(state, wrong, Code.CARD_MISMATCH)
+    refused(state, wrong, ViolationCode.CARD_MISMATCH)
     after = play(state, move)
     assert after.seats[0].stock == ()
     assert faces(after.seats[0].waste) == "2D,3D," + ",".join(move.split(" ")[2:])
@@ -549,7 +549,7 @@ def test_last_packet_of_one_or_two_goes_as_it_stands(stock: str, move: str, wron
 def test_turn_one_variant() -> None:
     """Nertz rules: "Common variations: ... turning the stock one card at a time"."""
     state = position(replace(load_rules("nertz"), turn_count=1), TURN)
-    refused(state, "0 turn 5C 6H 7S", Code.CARD_MISMATCH)
+    refused(state, "0 turn 5C 6H 7S", ViolationCode.CARD_MISMATCH)
     assert faces(play(state, "0 turn 5C").seats[0].waste) == "5C"
 
 
@@ -559,8 +559,8 @@ def test_only_the_waste_top_is_available() -> None:
     state = position(
         "table", f"seat 0 demon=7C work=8S|KH|KD|KC stock=- waste=5C,6H,7D\n{NEUTRAL_1}"
     )
-    refused(state, "0 waste>w1 6H", Code.CARD_MISMATCH)
-    refused(state, "0 waste>w1 6H 7D", Code.ONE_CARD_ONLY)
+    refused(state, "0 waste>w1 6H", ViolationCode.CARD_MISMATCH)
+    refused(state, "0 waste>w1 6H 7D", ViolationCode.ONE_CARD_ONLY)
     assert work(play(state, "0 waste>w1 7D"), 0) == "8S,7D|KH|KD|KC"
 
 
@@ -584,7 +584,7 @@ def test_recycling_keeps_the_order_and_the_packets(profile: str) -> None:
             packets.append(" ".join(card.face for card in move.cards))
             state = play(state, str(move))
         passes.append(packets)
-        refused(state, "0 turn 9S", Code.STOCK_EMPTY)
+        refused(state, "0 turn 9S", ViolationCode.STOCK_EMPTY)
         assert Move.parse("0 recycle") in legal_moves(state, 0)
         state = play(state, "0 recycle")
         assert state.seats[0].stock == stock
@@ -596,11 +596,11 @@ def test_recycle_refusals() -> None:
     """Table rules: "When stock empties, turn the entire waste over": not before (the
     leftovers would go under a fresh packet), and not with nothing to turn over."""
     state = position("table", f"seat 0 demon=7C work=KS|KH|KD|KC stock=5C waste=2D,3D\n{NEUTRAL_1}")
-    refused(state, "0 recycle", Code.STOCK_NOT_EMPTY)
+    refused(state, "0 recycle", ViolationCode.STOCK_NOT_EMPTY)
     empty = position("table", f"seat 0 demon=7C work=KS|KH|KD|KC stock=- waste=-\n{NEUTRAL_1}")
-    refused(empty, "0 recycle", Code.WASTE_EMPTY)
-    refused(empty, "0 turn 5C", Code.STOCK_EMPTY)
-    assert [m.kind for m in legal_moves(empty, 0)] == [Kind.AGREE]  # and no resignation
+    refused(empty, "0 recycle", ViolationCode.WASTE_EMPTY)
+    refused(empty, "0 turn 5C", ViolationCode.STOCK_EMPTY)
+    assert [m.kind for m in legal_moves(empty, 0)] == [MoveKind.AGREE]  # and no resignation
 
 
 # -- 04 stuck, stall shift, blocked ------------------------------------------------------
@@ -641,7 +641,7 @@ def test_no_shift_while_another_seat_can_play(profile: str) -> None:
     assert engine.progress_witness(state, 1) is not None
     violation = check_stall(state)
     assert violation is not None
-    assert violation.code is Code.STALL_NOT_DUE
+    assert violation.code is ViolationCode.STALL_NOT_DUE
     assert "1" in violation.message
 
 
@@ -651,7 +651,7 @@ def test_table_shift_by_agreement() -> None:
     shift."""
     state = position("table", STUCK.replace("waste=-", "waste=AS"))
     state = play(state, "0 agree")
-    refused(state, "0 agree", Code.ALREADY_AGREED)
+    refused(state, "0 agree", ViolationCode.ALREADY_AGREED)
     assert check_stall(state) is not None  # seat 1 has not agreed, and can play
     agreed = play(state, "1 agree")
     assert check_stall(agreed) is None
@@ -674,7 +674,7 @@ def test_a_table_where_every_seat_is_stuck_or_has_agreed_shifts() -> None:
     playable = STUCK.replace("waste=2C,3D,4S", "waste=2C,3D,AS")  # seat 0 can play its ace
     state = position("table", playable)
     violation = check_stall(state)
-    assert violation is not None and violation.code is Code.STALL_NOT_DUE
+    assert violation is not None and violation.code is ViolationCode.STALL_NOT_DUE
     assert violation.message.startswith("seat 0 can still play")
     agreed = play(state, "0 agree")  # seat 0 could play, and agrees; seat 1 is stuck
     assert check_stall(agreed) is None
@@ -690,7 +690,7 @@ def test_no_agreed_shift_outside_table(profile: str) -> None:
     """The peer2peer and Nertz rules shift only when nobody can play / after a full pass;
     there is no agreement (docs §5)."""
     state = position(profile, STUCK.replace("waste=-", "waste=AS"))
-    refused(state, "0 agree", Code.AGREEMENT_NOT_ALLOWED)
+    refused(state, "0 agree", ViolationCode.AGREEMENT_NOT_ALLOWED)
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -778,7 +778,7 @@ def test_nertz_shift_is_due_after_every_seat_had_a_full_pass() -> None:
     state = play(position("nertz", body.format(top="7S")), "0 turn 5D 4S 3D")
     violation = check_stall(state)
     assert violation is not None
-    assert violation.code is Code.STALL_NOT_DUE
+    assert violation.code is ViolationCode.STALL_NOT_DUE
     state = play(state, "0 turn 2C")
     assert state.turned_since_play == (4, 0)
     assert check_stall(state) is None  # seat 1 has nothing to turn and cannot play
@@ -797,7 +797,7 @@ def test_slide_under_is_a_way_out_of_a_stall_in_peer2peer_only() -> None:
     for profile in ("table", "nertz"):
         state = position(profile, body)
         assert engine.is_stuck(state, 0)
-        refused(state, "0 demon>u4 8C", Code.UNDER_NOT_ALLOWED)
+        refused(state, "0 demon>u4 8C", ViolationCode.UNDER_NOT_ALLOWED)
     state = position("peer2peer", body)
     assert engine.progress_witness(state, 0) == "8C can go to a work pile"
     assert not engine.table_is_stuck(state)
@@ -806,9 +806,13 @@ def test_slide_under_is_a_way_out_of_a_stall_in_peer2peer_only() -> None:
 
 @pytest.mark.parametrize(
     ("card", "code"),
-    [("8S", Code.SAME_COLOUR), ("9D", Code.NOT_ONE_HIGHER), ("6H", Code.NOT_ONE_HIGHER)],
+    [
+        ("8S", ViolationCode.SAME_COLOUR),
+        ("9D", ViolationCode.NOT_ONE_HIGHER),
+        ("6H", ViolationCode.NOT_ONE_HIGHER),
+    ],
 )
-def test_slide_under_wants_one_higher_opposite_colour(card: str, code: Code) -> None:
+def test_slide_under_wants_one_higher_opposite_colour(card: str, code: ViolationCode) -> None:
     """peer2peer rules: "A card one rank higher and the opposite colour may be slid
     underneath"."""
     state = position(
@@ -823,9 +827,9 @@ def test_slide_under_sources_and_empty_piles() -> None:
     state = position(
         "peer2peer", f"seat 0 demon=8D work=7C|KH|-|9C,8H stock=- waste=8S\n{NEUTRAL_1}"
     )
-    refused(state, "0 demon>u3 8D", Code.UNDER_EMPTY_PILE)
-    refused(state, "0 w1>u1 7C", Code.SAME_PILE)
-    refused(state, "0 waste>u1 8S", Code.SAME_COLOUR)
+    refused(state, "0 demon>u3 8D", ViolationCode.UNDER_EMPTY_PILE)
+    refused(state, "0 w1>u1 7C", ViolationCode.SAME_PILE)
+    refused(state, "0 waste>u1 8S", ViolationCode.SAME_COLOUR)
     assert work(play(state, "0 w4>u1 8H"), 0) == "8H,7C|KH|-|9C"
     assert work(play(state, "0 demon>u1 8D"), 0) == "8D,7C|KH|-|9C,8H"
 
@@ -850,12 +854,12 @@ def test_rearranging_work_piles_is_not_a_play() -> None:
 @pytest.mark.parametrize(
     ("profile", "code"),
     [
-        ("table", Code.DEMON_NOT_EMPTY),
-        ("peer2peer", Code.DEMON_NOT_EMPTY),
-        ("nertz", Code.CALL_NOT_ALLOWED),
+        ("table", ViolationCode.DEMON_NOT_EMPTY),
+        ("peer2peer", ViolationCode.DEMON_NOT_EMPTY),
+        ("nertz", ViolationCode.CALL_NOT_ALLOWED),
     ],
 )
-def test_only_an_empty_demon_pile_may_call(profile: str, code: Code) -> None:
+def test_only_an_empty_demon_pile_may_call(profile: str, code: ViolationCode) -> None:
     """Table rules: "Only someone with an empty demon pile may call “Demon!”".
     peer2peer rules: "The moment your demon pile is empty you may call". The Nertz rules
     have no call: the round ends by itself."""
@@ -886,18 +890,18 @@ def test_table_call_lets_cards_in_motion_land_for_one_second() -> None:
     arriver, sans nouveaux gestes." docs §4: card moves at most call + 1000 ms land."""
     state = play(position("table", EMPTY_DEMON, rest="stock"), "0 call")
     assert (state.phase, state.ended_by, state.grace_until_ms) == (Phase.CALLED, 0, 6000)
-    refused(state, "1 agree", Code.HAND_OVER)
-    refused(state, "1 resign", Code.HAND_OVER)
-    refused(state, "0 call", Code.HAND_OVER)
+    refused(state, "1 agree", ViolationCode.HAND_OVER)
+    refused(state, "1 resign", ViolationCode.HAND_OVER)
+    refused(state, "0 call", ViolationCode.HAND_OVER)
     turn = turn_move(position("table", EMPTY_DEMON, rest="stock"), 1)
-    assert check_move(state, turn).code is Code.HAND_OVER  # type: ignore[union-attr]
-    assert all(move.kind is Kind.PLAY for move in legal_moves(state, 1))
+    assert check_move(state, turn).code is ViolationCode.HAND_OVER  # type: ignore[union-attr]
+    assert all(move.kind is MoveKind.PLAY for move in legal_moves(state, 1))
     state = advance_clock(state, 6000)
     landed = play(state, "1 waste>f+ AS")
     assert landed.phase is Phase.CALLED
     over = advance_clock(state, 6001)
     assert (over.phase, over.end_reason, over.ended_ms) == (Phase.ENDED, EndReason.CALL, 6001)
-    refused(over, "1 waste>f+ AS", Code.HAND_OVER)
+    refused(over, "1 waste>f+ AS", ViolationCode.HAND_OVER)
     assert legal_moves(over, 0) == legal_moves(over, 1) == []
 
 
@@ -908,7 +912,7 @@ def test_after_a_table_call_no_new_move_starts() -> None:
     body = EMPTY_DEMON.replace("waste=AS", "waste=2S,AS")
     state = play(position("table", body, rest="stock"), "0 call")
     landed = play(advance_clock(state, 5500), "1 waste>f+ AS")
-    refused(landed, "1 waste>f1 2S", Code.HAND_OVER)
+    refused(landed, "1 waste>f1 2S", ViolationCode.HAND_OVER)
     assert legal_moves(landed, 1) == []
 
 
@@ -917,8 +921,8 @@ def test_peer2peer_no_play_at_all_after_a_call() -> None:
     anybody, including the caller." """
     state = play(position("peer2peer", EMPTY_DEMON, rest="stock"), "0 call")
     assert (state.phase, state.end_reason, state.ended_ms) == (Phase.ENDED, EndReason.CALL, 5000)
-    refused(state, "1 waste>f+ AS", Code.HAND_OVER)
-    refused(state, "0 waste>f+ AH", Code.HAND_OVER)
+    refused(state, "1 waste>f+ AS", ViolationCode.HAND_OVER)
+    refused(state, "0 waste>f+ AH", ViolationCode.HAND_OVER)
     assert legal_moves(state, 0) == legal_moves(state, 1) == []
 
 
@@ -947,7 +951,7 @@ def test_nertz_round_ends_when_the_last_demon_card_leaves(
             EndReason.DEMON_EMPTY,
             0,
         )
-        refused(after, "1 waste>f+ AS", Code.HAND_OVER)
+        refused(after, "1 waste>f+ AS", ViolationCode.HAND_OVER)
         assert score_hand(after).seats[0].demon_penalty == 0
     else:
         assert after.phase is Phase.PLAYING
@@ -960,11 +964,11 @@ def test_peer2peer_three_second_countdown() -> None:
     rules = load_rules("peer2peer")
     state = State.deal(rules, [canonical_pack(0), canonical_pack(1)], hand=1, start_ms=10000)
     turn = Move.parse("0 turn 5D 6D 7D")
-    assert check_move(state, turn).code is Code.TOO_EARLY  # type: ignore[union-attr]
+    assert check_move(state, turn).code is ViolationCode.TOO_EARLY  # type: ignore[union-attr]
     assert legal_moves(state, 0) == []
     early = advance_clock(state, 12999)
-    assert check_move(early, turn).code is Code.TOO_EARLY  # type: ignore[union-attr]
-    assert check_stall(early).code is Code.TOO_EARLY  # type: ignore[union-attr]
+    assert check_move(early, turn).code is ViolationCode.TOO_EARLY  # type: ignore[union-attr]
+    assert check_stall(early).code is ViolationCode.TOO_EARLY  # type: ignore[union-attr]
     started = advance_clock(state, 13000)
     assert check_move(started, turn) is None
     for name in ("table", "nertz"):
@@ -992,7 +996,7 @@ def test_peer2peer_ends_after_three_minutes_with_nothing_to_the_centre() -> None
         EndReason.NO_CENTRE,
         330000,
     )
-    refused(over, "0 resign", Code.HAND_OVER)
+    refused(over, "0 resign", ViolationCode.HAND_OVER)
     late = advance_clock(state, 900000)
     assert (late.end_reason, late.ended_ms, late.clock_ms) == (EndReason.NO_CENTRE, 330000, 900000)
 
@@ -1063,8 +1067,8 @@ def test_rules_that_say_nothing_of_resigning_have_no_resignation(profile: str) -
     leaves stops moving, and the stuck and stall rules carry on without them."""
     state = position(profile, RESIGNATION, rest="stock")
     assert state.rules.resignation is Resignation.REFUSED
-    refused(state, "1 resign", Code.RESIGN_NOT_ALLOWED)
-    assert Kind.RESIGN not in {move.kind for move in legal_moves(state, 1)}
+    refused(state, "1 resign", ViolationCode.RESIGN_NOT_ALLOWED)
+    assert MoveKind.RESIGN not in {move.kind for move in legal_moves(state, 1)}
 
 
 # -- 05/06 scoring -------------------------------------------------------------------
@@ -1261,19 +1265,19 @@ def test_a_move_breaking_two_rules_always_gets_the_same_code() -> None:
     there; then the target." (Table rules: "Move one card at a time")"""
     body = f"seat 0 demon=5C,4D work=7C|KH|KD|KS stock=- waste=-\n{NEUTRAL_1}"
     state = position("table", body)
-    refused(state, "0 waste>w9 5C 4D", Code.EMPTY_PILE)
-    refused(state, "0 w9>w1 5C", Code.NO_SUCH_PILE)
-    refused(state, "0 demon>f9 9S 8D", Code.ONE_CARD_ONLY)
-    refused(state, "0 demon>f9 9S", Code.CARD_MISMATCH)
-    refused(state, "0 demon>f9 4D", Code.NO_SUCH_PILE)
-    refused(state, "0 demon>w9 4D", Code.NO_SUCH_PILE)
-    refused(state, "0 w1>w1 7C", Code.SAME_PILE)
-    refused(state, "0 demon>f1 4D", Code.NO_SUCH_PILE)
+    refused(state, "0 waste>w9 5C 4D", ViolationCode.EMPTY_PILE)
+    refused(state, "0 w9>w1 5C", ViolationCode.NO_SUCH_PILE)
+    refused(state, "0 demon>f9 9S 8D", ViolationCode.ONE_CARD_ONLY)
+    refused(state, "0 demon>f9 9S", ViolationCode.CARD_MISMATCH)
+    refused(state, "0 demon>f9 4D", ViolationCode.NO_SUCH_PILE)
+    refused(state, "0 demon>w9 4D", ViolationCode.NO_SUCH_PILE)
+    refused(state, "0 w1>w1 7C", ViolationCode.SAME_PILE)
+    refused(state, "0 demon>f1 4D", ViolationCode.NO_SUCH_PILE)
     ended = resigned(state, 1)
-    refused(ended, "0 waste>w9 5C 4D", Code.HAND_OVER)
-    refused(ended, "3 waste>w9 5C 4D", Code.NOT_A_SEAT)
+    refused(ended, "0 waste>w9 5C 4D", ViolationCode.HAND_OVER)
+    refused(ended, "3 waste>w9 5C 4D", ViolationCode.NOT_A_SEAT)
     early = position("peer2peer", body, clock=2999)
-    refused(early, "0 waste>w9 5C 4D", Code.TOO_EARLY)
+    refused(early, "0 waste>w9 5C 4D", ViolationCode.TOO_EARLY)
 
 
 # -- the engine agrees with itself -------------------------------------------------------
@@ -1289,16 +1293,19 @@ def _candidates(state: State, player: int) -> list[Move]:
     targets += [Place(Zone.FOUNDATION, i) for i in range(len(state.foundations) + 1)]
     targets += [Place(zone, i) for zone in (Zone.WORK, Zone.UNDER) for i in range(piles)]
     moves = [
-        Move(player, Kind.PLAY, source, target, pile[-length:])
+        Move(player, MoveKind.PLAY, source, target, pile[-length:])
         for source, pile in sources
         for length in range(1, min(len(pile), 14) + 1)
         for target in targets
     ]
     for length in range(1, 4):
         if len(seat.stock) >= length:
-            moves.append(Move(player, Kind.TURN, cards=tuple(reversed(seat.stock[-length:]))))
-            moves.append(Move(player, Kind.TURN, cards=seat.stock[-length:]))
-    moves += [Move(player, kind) for kind in (Kind.RECYCLE, Kind.CALL, Kind.AGREE, Kind.RESIGN)]
+            moves.append(Move(player, MoveKind.TURN, cards=tuple(reversed(seat.stock[-length:]))))
+            moves.append(Move(player, MoveKind.TURN, cards=seat.stock[-length:]))
+    moves += [
+        Move(player, kind)
+        for kind in (MoveKind.RECYCLE, MoveKind.CALL, MoveKind.AGREE, MoveKind.RESIGN)
+    ]
     return list(dict.fromkeys(moves))
 
 
@@ -1316,9 +1323,9 @@ def _shuffled(profile: str, seed: int, steps: int) -> State:
         moves = [
             m
             for m in legal_moves(state, step % 2)
-            if m.kind in (Kind.PLAY, Kind.TURN, Kind.RECYCLE)
+            if m.kind in (MoveKind.PLAY, MoveKind.TURN, MoveKind.RECYCLE)
         ]
-        plays = [m for m in moves if m.kind is Kind.PLAY]
+        plays = [m for m in moves if m.kind is MoveKind.PLAY]
         state = apply_move(state, rng.choice(plays or moves))
     return state
 

@@ -39,7 +39,7 @@ from racing_demon.sim.simulate import (
     SimulationSeed,
     simulate,
 )
-from racing_demon.verify import Code, Settings, Verdict, verify_log
+from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
 
 from conftest import invoke, log_bodies
 
@@ -330,7 +330,7 @@ def test_a_match_that_does_not_end_leaves_an_unfinished_log(tmp_path: Path) -> N
     with pytest.raises(SimulationError, match="did not end within 200 events"):
         simulate(path, short("table"), MIX[:2], "x", TABLE_KEY, max_events=200)
     report = verify_log(path, Settings(table_key=TABLE_PUB))
-    assert report.finding is not None and report.finding.code is Code.UNFINISHED
+    assert report.finding is not None and report.finding.code is VerifyCode.UNFINISHED
 
 
 def test_a_simulation_skips_the_fsync_unless_durable(

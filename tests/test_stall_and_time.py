@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from racing_demon.game.engine import (
-    Code,
     StallOutcome,
+    ViolationCode,
     advance_clock,
     apply_stall,
     check_stall,
@@ -112,7 +112,7 @@ def test_shift_refused_while_anybody_can_play() -> None:
     state = build("table", stuck_seat(), S(demon="AH"))
     violation = check_stall(state)
     assert violation is not None
-    assert violation.code is Code.STALL_NOT_DUE
+    assert violation.code is ViolationCode.STALL_NOT_DUE
     assert violation.message == "seat 1 can still play: AH can go to a foundation"
 
 
@@ -149,7 +149,7 @@ def test_blocked_after_a_complete_cycle_of_shifts() -> None:
     state = apply_stall(state)
     assert state.phase is Phase.ENDED
     assert state.end_reason is EndReason.BLOCKED
-    assert refused(state, "0 recycle").code is Code.HAND_OVER
+    assert refused(state, "0 recycle").code is ViolationCode.HAND_OVER
 
 
 def test_agreed_shifts_never_block_a_table_where_someone_can_play() -> None:
@@ -180,7 +180,7 @@ def test_nertz_shift_after_every_player_had_a_full_pass() -> None:
     # Seat 1 has no stock at all: its pass is trivially done. Seat 0 must turn all four.
     violation = check_stall(state)
     assert violation is not None
-    assert violation.code is Code.STALL_NOT_DUE
+    assert violation.code is ViolationCode.STALL_NOT_DUE
     assert "seats 0" in violation.message
     state = play(state, "0 turn 6S 7S 8S")
     assert check_stall(state) is not None
@@ -194,7 +194,7 @@ def test_nertz_shift_after_every_player_had_a_full_pass() -> None:
 def test_peer2peer_countdown() -> None:
     state = build("peer2peer", S(demon="AH"), S(), clock=2999)
     violation = refused(state, "0 demon>f+ AH")
-    assert violation.code is Code.TOO_EARLY
+    assert violation.code is ViolationCode.TOO_EARLY
     assert violation.found == "2999 ms"
     play(advance_clock(state, 3000), "0 demon>f+ AH")
 
@@ -211,7 +211,7 @@ def test_peer2peer_three_minutes_without_a_card_to_the_centre() -> None:
         EndReason.NO_CENTRE,
         183000,
     )
-    assert refused(ended, "0 demon>f+ AH").code is Code.HAND_OVER
+    assert refused(ended, "0 demon>f+ AH").code is ViolationCode.HAND_OVER
 
 
 def test_a_card_to_the_centre_restarts_the_three_minutes() -> None:
@@ -235,18 +235,18 @@ def test_table_call_grace_lets_cards_in_motion_land() -> None:
     assert state.phase is Phase.CALLED
     assert state.grace_until_ms == 2000
     late = advance_clock(state, 2000)
-    assert refused(late, "1 turn 7S 8S 9S").code is Code.HAND_OVER  # no new move starts
-    assert refused(late, "0 call").code is Code.HAND_OVER
+    assert refused(late, "1 turn 7S 8S 9S").code is ViolationCode.HAND_OVER  # no new move starts
+    assert refused(late, "0 call").code is ViolationCode.HAND_OVER
     landed = play(late, "1 demon>f+ AH", "0 waste>f+ AC")  # one card in motion per seat
     assert [f.levels[0][0].face for f in landed.foundations] == ["AH", "AC"]
     assert landed.landed == frozenset({0, 1})
     second = refused(landed, "1 demon>f1 2H")  # a second card was not in motion
-    assert second.code is Code.HAND_OVER
+    assert second.code is ViolationCode.HAND_OVER
     assert "seat 1 already landed its card in motion" in second.message
     assert legal_moves(landed, 1) == []
     over = advance_clock(landed, 2001)
     assert (over.phase, over.end_reason, over.ended_by) == (Phase.ENDED, EndReason.CALL, 0)
-    assert refused(over, "1 turn 7S 8S 9S").code is Code.HAND_OVER
+    assert refused(over, "1 turn 7S 8S 9S").code is ViolationCode.HAND_OVER
 
 
 def test_equal_deadlines_end_the_hand_for_no_centre_not_abandonment() -> None:
@@ -265,8 +265,8 @@ def test_a_stall_shift_counts_as_an_action_for_the_idle_rule() -> None:
 def test_peer2peer_call_stops_all_play_at_once() -> None:
     state = play(build("peer2peer", S(demon="", waste="AC"), S(demon="AH")), "0 call")
     assert state.phase is Phase.ENDED
-    assert refused(state, "1 demon>f+ AH").code is Code.HAND_OVER
-    assert refused(state, "0 waste>f+ AC").code is Code.HAND_OVER  # the caller too
+    assert refused(state, "1 demon>f+ AH").code is ViolationCode.HAND_OVER
+    assert refused(state, "0 waste>f+ AC").code is ViolationCode.HAND_OVER  # the caller too
 
 
 def test_nertz_ends_when_the_last_demon_card_leaves() -> None:

@@ -19,8 +19,8 @@ from racing_demon.game import engine
 from racing_demon.game.cards import ACE, Card
 from racing_demon.game.engine import (
     STUCK_SEARCH_CAP,
-    Code,
     StallOutcome,
+    ViolationCode,
     check_stall,
     is_stuck,
     progress_witness,
@@ -101,7 +101,7 @@ def test_the_table_and_the_verifier_meet_the_same_cap_through_check_stall() -> N
     for profile in ("table", "peer2peer"):  # without and with slide-under
         state = explosive_position(profile)
         violation = check_stall(state)
-        assert violation is not None and violation.code is Code.STALL_NOT_DUE
+        assert violation is not None and violation.code is ViolationCode.STALL_NOT_DUE
         assert violation.message.startswith("seat 1 can still play: 5")
         assert memo(state.seats[0]).examined == STUCK_SEARCH_CAP
 

@@ -10,11 +10,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.engine import legal_moves
-from racing_demon.game.moves import Kind
+from racing_demon.game.flow import RecordKind
+from racing_demon.game.moves import MoveKind
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import read_lines
-from racing_demon.log.records import RecordKind, chain_hash
+from racing_demon.log.records import chain_hash
 from racing_demon.log.signing import sign, verify
 from racing_demon.profiles import BUILT_IN, load_rules
 from racing_demon.schema import schema_errors
@@ -112,7 +113,7 @@ def test_submissions_are_checked_before_anything_is_written(tmp_path: Path) -> N
 
 
 def check_refusals(path: Path, table: Table) -> None:
-    move = str(next(m for m in legal_moves(table.state, 0) if m.kind is Kind.TURN))
+    move = str(next(m for m in legal_moves(table.state, 0) if m.kind is MoveKind.TURN))
     good = sign_submission(PLAYER_KEYS[0], table.game, 1, 0, 0, move)
     before = path.read_bytes()
     refusals = [
@@ -241,7 +242,7 @@ def test_a_create_that_fails_after_the_genesis_leaves_nothing(
     def disk_full(self: Table, t_ms: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Table, "_start_hand", disk_full)
+    monkeypatch.setattr(Table, "_record_due", disk_full)
     with pytest.raises(OSError, match="No space"):
         keyed_table(path)
     assert not path.exists()

@@ -9,13 +9,13 @@ import pytest
 
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.signing import SignatureCode
-from racing_demon.verify import Code
+from racing_demon.verify import VerifyCode
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "threat-model.md").read_text(encoding="utf-8")
 ATTACKS = DOC[DOC.index("## 5.") : DOC.index("## 6.")]
 TESTS = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").glob("*.py"))
-CODES = {code.value for enum in (Code, ReadCode, SignatureCode) for code in enum}
+CODES = {code.value for enum in (VerifyCode, ReadCode, SignatureCode) for code in enum}
 
 
 @pytest.mark.parametrize("name", sorted(set(re.findall(r"`(test_\w+)", ATTACKS))))
@@ -36,5 +36,7 @@ def test_every_named_code_is_a_code(code: str) -> None:
 def test_every_verifier_code_is_in_the_attack_tables() -> None:
     """A code the verifier can give but the threat model never names is an attack untold."""
     named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", ATTACKS))
-    untold = {code.value for code in Code} - named - {"UNREADABLE"}  # a missing file is no attack
+    untold = (
+        {code.value for code in VerifyCode} - named - {"UNREADABLE"}
+    )  # a missing file is no attack
     assert not untold

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from racing_demon.game.cards import Card, Suit, canonical_pack
-from racing_demon.game.moves import Kind, Move, Place, Zone
+from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import State
 from racing_demon.profiles import (
@@ -84,7 +84,7 @@ def test_move_text_round_trip(text: str) -> None:
 
 def test_move_fields() -> None:
     move = Move.parse("1 waste>f3 5H")
-    assert move.kind is Kind.PLAY
+    assert move.kind is MoveKind.PLAY
     assert move.source == Place(Zone.WASTE)
     assert move.target == Place(Zone.FOUNDATION, 2)
     assert move.cards == (Card.parse("5H@1"),)

@@ -22,20 +22,20 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from racing_demon.cli import main
+from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
-from racing_demon.log.records import PLAYER_KINDS, RecordKind
 from racing_demon.log.signing import sign
 from racing_demon.report.verify import finding_text, report_text, verification_document
 from racing_demon.schema import schema_errors
 from racing_demon.table import sign_submission
 from racing_demon.verify import (
-    Code,
     Finding,
     Report,
     Settings,
     Step,
     Verdict,
+    VerifyCode,
     verify_log,
     verify_stream,
 )
@@ -100,7 +100,7 @@ def test_a_bounce_with_the_engines_reason_verifies(tmp_path: Path) -> None:
 
     values[2]["body"]["reason"] = "WASTE_EMPTY"
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, Code.BOUNCE_REASON_MISMATCH, 3
+        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, VerifyCode.BOUNCE_REASON_MISMATCH, 3
     )
     assert (finding.expected, finding.found) == ("TOO_EARLY", "WASTE_EMPTY")
 
@@ -143,7 +143,9 @@ def test_a_non_canonical_line_is_refused(tmp_path: Path) -> None:
 def test_a_schema_violation_names_its_path(tmp_path: Path) -> None:
     values = values_of("short")
     values[2]["body"]["n"] = -1
-    finding = assert_fails(verify_lines(tmp_path, seal(values, 2)), Step.SCHEMA, Code.SCHEMA, 3)
+    finding = assert_fails(
+        verify_lines(tmp_path, seal(values, 2)), Step.SCHEMA, VerifyCode.SCHEMA, 3
+    )
     assert "$.body" in finding.message
 
 
@@ -164,7 +166,7 @@ def test_a_record_removed_duplicated_or_swapped(
 ) -> None:
     lines = lines_of("short")
     edit(lines)
-    finding = assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, Code.SEQ_MISMATCH, line)
+    finding = assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, VerifyCode.SEQ_MISMATCH, line)
     assert finding.expected == str(line - 1)
 
 
@@ -172,22 +174,24 @@ def test_a_line_changed_and_re_signed_breaks_the_next_prev(tmp_path: Path) -> No
     values = values_of("short")
     values[4]["body"]["t_ms"] += 1
     lines = seal(values, 4)[:5] + lines_of("short")[5:]
-    assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, Code.PREV_MISMATCH, 6)
+    assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, VerifyCode.PREV_MISMATCH, 6)
 
 
 def test_a_record_spliced_from_another_game(tmp_path: Path) -> None:
     ours, theirs = lines_of("short"), lines_of("peer2peer")
     spliced = [*ours[:5], theirs[5], *ours[6:]]
-    assert_fails(verify_lines(tmp_path, spliced), Step.CHAIN, Code.PREV_MISMATCH, 6)
+    assert_fails(verify_lines(tmp_path, spliced), Step.CHAIN, VerifyCode.PREV_MISMATCH, 6)
     values = [json.loads(line) for line in spliced]
-    assert_fails(verify_lines(tmp_path, seal(values, 5)), Step.CHAIN, Code.GAME_ID_MISMATCH, 6)
+    assert_fails(
+        verify_lines(tmp_path, seal(values, 5)), Step.CHAIN, VerifyCode.GAME_ID_MISMATCH, 6
+    )
 
 
 def test_truncated_logs_are_unfinished(tmp_path: Path, pub: Path) -> None:
     lines = lines_of("short")
     report = verify_lines(tmp_path, lines[:40])
     assert (report.verdict, report.exit_code, report.not_replayed) == (Verdict.UNFINISHED, 1, 40)
-    assert report.finding == Finding(Code.UNFINISHED, "no final record after line 40")
+    assert report.finding == Finding(VerifyCode.UNFINISHED, "no final record after line 40")
 
     torn = write(tmp_path, lines[:40])
     torn.write_bytes(torn.read_bytes() + lines[40][:25])
@@ -229,21 +233,24 @@ def _miscounted(values: list[Value]) -> int:
 @pytest.mark.parametrize(
     ("edit", "code"),
     [
-        (lambda values: values.pop(0) and 0, Code.GENESIS_MISSING),
+        (lambda values: values.pop(0) and 0, VerifyCode.GENESIS_MISSING),
         # As written by a table (seq 0, no prev), which sealing would change.
-        (lambda values: values.insert(1, copy.deepcopy(values[0])) or 1, Code.GENESIS_REPEATED),
-        (_earlier, Code.TIME_BACKWARDS),
-        (_after_final, Code.AFTER_FINAL),
-        (_miscounted, Code.RECORD_COUNT),
+        (
+            lambda values: values.insert(1, copy.deepcopy(values[0])) or 1,
+            VerifyCode.GENESIS_REPEATED,
+        ),
+        (_earlier, VerifyCode.TIME_BACKWARDS),
+        (_after_final, VerifyCode.AFTER_FINAL),
+        (_miscounted, VerifyCode.RECORD_COUNT),
     ],
     ids=["genesis-missing", "genesis-repeated", "time-backwards", "after-final", "record-count"],
 )
 def test_chain_codes_survive_re_signing(
-    tmp_path: Path, edit: Callable[[list[Value]], int], code: Code
+    tmp_path: Path, edit: Callable[[list[Value]], int], code: VerifyCode
 ) -> None:
     values = values_of("short")
     index = edit(values)
-    lines = seal(values, index + 1 if code is Code.GENESIS_REPEATED else 0)
+    lines = seal(values, index + 1 if code is VerifyCode.GENESIS_REPEATED else 0)
     assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, code, index + 1)
 
 
@@ -252,7 +259,9 @@ def test_game_id(tmp_path: Path) -> None:
     game = json.loads(lines[0])["body"]["game"]
     assert verify_lines(tmp_path, lines, Settings(table_key=TABLE_PUB, game_id=game)).exit_code == 0
     other = Settings(table_key=TABLE_PUB, game_id="0" * 32)
-    finding = assert_fails(verify_lines(tmp_path, lines, other), Step.CHAIN, Code.WRONG_GAME, 1)
+    finding = assert_fails(
+        verify_lines(tmp_path, lines, other), Step.CHAIN, VerifyCode.WRONG_GAME, 1
+    )
     assert (finding.expected, finding.found) == ("0" * 32, game)
 
 
@@ -304,7 +313,7 @@ def test_a_file_changed_between_the_passes(key: str, value: object) -> None:
     changed = _Rewritten(
         _being_written(lines), stream_of(lines).getvalue(), stream_of(seal(values)).getvalue()
     )
-    assert_fails(verify_stream(changed, PINNED), Step.CHAIN, Code.FILE_CHANGED, None)
+    assert_fails(verify_stream(changed, PINNED), Step.CHAIN, VerifyCode.FILE_CHANGED, None)
 
 
 def test_a_line_made_non_canonical_between_the_passes() -> None:
@@ -316,7 +325,7 @@ def test_a_line_made_non_canonical_between_the_passes() -> None:
     changed = _Rewritten(
         _being_written(lines), stream_of(lines).getvalue(), stream_of(after).getvalue()
     )
-    assert_fails(verify_stream(changed, PINNED), Step.CHAIN, Code.FILE_CHANGED, None)
+    assert_fails(verify_stream(changed, PINNED), Step.CHAIN, VerifyCode.FILE_CHANGED, None)
 
 
 def test_a_log_finished_while_read_ahead_verifies_in_a_second_pass() -> None:
@@ -336,7 +345,9 @@ def test_a_verdict_is_on_the_bytes_of_its_one_pass() -> None:
     changed = _Rewritten(
         stream_of(lines_of("short")).getvalue(), stream_of(seal(values)).getvalue()
     )
-    assert_fails(verify_stream(changed, PINNED), Step.SIGNATURES, Code.SUBMISSION_GAP, index + 1)
+    assert_fails(
+        verify_stream(changed, PINNED), Step.SIGNATURES, VerifyCode.SUBMISSION_GAP, index + 1
+    )
 
 
 def _flip_table_signature(line: bytes) -> bytes:
@@ -355,10 +366,12 @@ def test_a_replay_failure_waits_for_the_earlier_steps(tmp_path: Path) -> None:
     last = len(lines) - 2
     lines[last] = _flip_table_signature(lines[last])
     report = verify_lines(tmp_path, lines)
-    assert_fails(report, Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, last + 1)
+    assert_fails(report, Step.SIGNATURES, VerifyCode.BAD_TABLE_SIGNATURE, last + 1)
     assert report.not_replayed == report.records
     # Without it, the illegal move is the answer.
-    assert_fails(verify_lines(tmp_path, seal(values)), Step.REPLAY, Code.ILLEGAL_MOVE, illegal + 1)
+    assert_fails(
+        verify_lines(tmp_path, seal(values)), Step.REPLAY, VerifyCode.ILLEGAL_MOVE, illegal + 1
+    )
 
 
 # -- step 5: signatures ---------------------------------------------------------------
@@ -368,7 +381,7 @@ def test_the_wrong_table_key_pinned(tmp_path: Path) -> None:
     report = verify_lines(
         tmp_path, lines_of("short"), Settings(table_key=raw_public_bytes(OTHER_KEY))
     )
-    finding = assert_fails(report, Step.SIGNATURES, Code.WRONG_TABLE_KEY, 1)
+    finding = assert_fails(report, Step.SIGNATURES, VerifyCode.WRONG_TABLE_KEY, 1)
     assert finding.found == key_id(TABLE_PUB)
     assert report.not_replayed == report.records == len(lines_of("short"))
 
@@ -393,7 +406,7 @@ def test_a_record_signed_by_another_key(tmp_path: Path) -> None:
     values = values_of("short")
     lines = seal(values, forged=frozenset({10}))
     finding = assert_fails(
-        verify_lines(tmp_path, lines), Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, 11
+        verify_lines(tmp_path, lines), Step.SIGNATURES, VerifyCode.BAD_TABLE_SIGNATURE, 11
     )
     assert finding.rule == "BAD_SIGNATURE"
     # --fast checks the table's signature on the genesis and the final record only.
@@ -407,7 +420,7 @@ def test_a_record_signed_by_another_key(tmp_path: Path) -> None:
         assert_fails(
             verify_lines(tmp_path, lines, Settings(table_key=TABLE_PUB, fast=True)),
             Step.SIGNATURES,
-            Code.BAD_TABLE_SIGNATURE,
+            VerifyCode.BAD_TABLE_SIGNATURE,
             forged + 1,
         )
 
@@ -443,7 +456,7 @@ def test_a_signature_failure_is_found_in_its_place(tmp_path: Path, later: str, a
     lines = seal(values, forged=frozenset({at}))
     _LATER_FAILURES[later](lines, at)
     report = verify_lines(tmp_path, lines)
-    finding = assert_fails(report, Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, at + 1)
+    finding = assert_fails(report, Step.SIGNATURES, VerifyCode.BAD_TABLE_SIGNATURE, at + 1)
     assert finding.seq == at and report.not_replayed == report.records
 
 
@@ -454,14 +467,17 @@ def test_the_first_of_two_bad_signatures(tmp_path: Path) -> None:
     _with_wrong_player_signature(values, early)
     _with_wrong_player_signature(values, late)
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.SIGNATURES, Code.BAD_PLAYER_SIGNATURE, early + 1
+        verify_lines(tmp_path, seal(values)),
+        Step.SIGNATURES,
+        VerifyCode.BAD_PLAYER_SIGNATURE,
+        early + 1,
     )
     assert finding.player == values[early]["body"]["player"]
     # In one record, the table's signature is checked before the player's.
     assert_fails(
         verify_lines(tmp_path, seal(values, forged=frozenset({early}))),
         Step.SIGNATURES,
-        Code.BAD_TABLE_SIGNATURE,
+        VerifyCode.BAD_TABLE_SIGNATURE,
         early + 1,
     )
     # A gap in the submissions between the two comes after the first.
@@ -469,7 +485,7 @@ def test_the_first_of_two_bad_signatures(tmp_path: Path) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values)),
         Step.SIGNATURES,
-        Code.BAD_PLAYER_SIGNATURE,
+        VerifyCode.BAD_PLAYER_SIGNATURE,
         early + 1,
     )
 
@@ -485,7 +501,7 @@ def test_a_move_signed_by_the_wrong_player(tmp_path: Path) -> None:
     _with_wrong_player_signature(values, index)
     lines = seal(values, index)
     finding = assert_fails(
-        verify_lines(tmp_path, lines), Step.SIGNATURES, Code.BAD_PLAYER_SIGNATURE, index + 1
+        verify_lines(tmp_path, lines), Step.SIGNATURES, VerifyCode.BAD_PLAYER_SIGNATURE, index + 1
     )
     assert (finding.player, finding.move, finding.rule) == (
         body["player"],
@@ -504,7 +520,7 @@ def test_a_move_invented_by_the_table_in_a_keyed_game(tmp_path: Path) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.SIGNATURES,
-        Code.MISSING_PLAYER_SIGNATURE,
+        VerifyCode.MISSING_PLAYER_SIGNATURE,
         index + 1,
     )
 
@@ -521,7 +537,7 @@ def test_unexpected_signatures(tmp_path: Path, where: str) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.SIGNATURES,
-        Code.UNEXPECTED_SIGNATURE,
+        VerifyCode.UNEXPECTED_SIGNATURE,
         index + 1,
     )
 
@@ -531,11 +547,11 @@ def test_a_dropped_submission_leaves_a_gap(tmp_path: Path) -> None:
     index = _move_line(values)
     player, n = values[index]["body"]["player"], values[index]["body"]["n"]
     del values[index]
-    later = first(values, PLAYER_KINDS, lambda body: body["player"] == player and body["n"] > n)
+    later = first(values, SUBMISSION_KINDS, lambda body: body["player"] == player and body["n"] > n)
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.SIGNATURES,
-        Code.SUBMISSION_GAP,
+        VerifyCode.SUBMISSION_GAP,
         later + 1,
     )
     assert (finding.expected, finding.found) == (str(n), str(n + 1))
@@ -557,24 +573,24 @@ def _set_key(seat: int, key: bytes | None) -> Callable[[Value], None]:
 @pytest.mark.parametrize(
     ("edit", "code"),
     [
-        (_set_key(1, None), Code.MIXED_PLAYER_KEYS),
-        (_set_key(1, bytes(32)), Code.WEAK_PLAYER_KEY),
-        (_set_key(1, raw_public_bytes(PLAYER_KEYS[0])), Code.DUPLICATE_PLAYER_KEY),
-        (_set_key(0, TABLE_PUB), Code.DUPLICATE_PLAYER_KEY),
+        (_set_key(1, None), VerifyCode.MIXED_PLAYER_KEYS),
+        (_set_key(1, bytes(32)), VerifyCode.WEAK_PLAYER_KEY),
+        (_set_key(1, raw_public_bytes(PLAYER_KEYS[0])), VerifyCode.DUPLICATE_PLAYER_KEY),
+        (_set_key(0, TABLE_PUB), VerifyCode.DUPLICATE_PLAYER_KEY),
         (
             lambda genesis: genesis["sigs"]["players"].append(genesis["sigs"]["players"][0]),
-            Code.BAD_GENESIS_COSIGNATURE,
+            VerifyCode.BAD_GENESIS_COSIGNATURE,
         ),
-        (lambda genesis: genesis["sigs"].pop("players"), Code.BAD_GENESIS_COSIGNATURE),
+        (lambda genesis: genesis["sigs"].pop("players"), VerifyCode.BAD_GENESIS_COSIGNATURE),
         (
             lambda genesis: genesis["body"]["players"][0].update(name="Eve"),
-            Code.BAD_GENESIS_COSIGNATURE,
+            VerifyCode.BAD_GENESIS_COSIGNATURE,
         ),
     ],
     ids=["mixed", "weak", "duplicate", "table-key", "one-too-many", "none", "changed-after"],
 )
 def test_player_keys_and_genesis_cosignatures(
-    tmp_path: Path, edit: Callable[[Value], object], code: Code
+    tmp_path: Path, edit: Callable[[Value], object], code: VerifyCode
 ) -> None:
     assert_fails(_genesis_edit(tmp_path, edit), Step.SIGNATURES, code, 1)
 
@@ -586,7 +602,7 @@ def test_a_wrong_secret_revealed(tmp_path: Path) -> None:
     values = values_of("short")
     values[-1]["body"]["secret"] = "ab" * 32
     assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.SECRET, Code.SECRET_MISMATCH, len(values)
+        verify_lines(tmp_path, seal(values)), Step.SECRET, VerifyCode.SECRET_MISMATCH, len(values)
     )
 
 
@@ -598,7 +614,7 @@ def test_seed_option(tmp_path: Path, pub: Path) -> None:
     assert "SEED_MISMATCH" in out and "(step 6, secret)" in out
     unfinished = write(tmp_path, lines_of("short")[:30], "cut.jsonl")
     report = verify_log(unfinished, Settings(table_key=TABLE_PUB, seed=bytes(32)))
-    assert_fails(report, Step.SECRET, Code.SEED_MISMATCH, 1)
+    assert_fails(report, Step.SECRET, VerifyCode.SEED_MISMATCH, 1)
 
 
 def _rules_edit(genesis: Value) -> None:
@@ -608,21 +624,21 @@ def _rules_edit(genesis: Value) -> None:
 @pytest.mark.parametrize(
     ("edit", "code", "line"),
     [
-        (lambda v: _rules_edit(v[0]), Code.BAD_RULES, 1),
-        (lambda v: v[0]["body"].update(rules_sha256="0" * 64), Code.RULES_MISMATCH, 1),
-        (lambda v: v[0]["body"]["players"][0].update(seat=1), Code.BAD_SEATS, 1),
-        (lambda v: v[1]["body"]["packs"].reverse(), Code.PACK_MISMATCH, 2),
-        (lambda v: v[1]["body"]["packs"].append("0" * 64), Code.PACK_MISMATCH, 2),
+        (lambda v: _rules_edit(v[0]), VerifyCode.BAD_RULES, 1),
+        (lambda v: v[0]["body"].update(rules_sha256="0" * 64), VerifyCode.RULES_MISMATCH, 1),
+        (lambda v: v[0]["body"]["players"][0].update(seat=1), VerifyCode.BAD_SEATS, 1),
+        (lambda v: v[1]["body"]["packs"].reverse(), VerifyCode.PACK_MISMATCH, 2),
+        (lambda v: v[1]["body"]["packs"].append("0" * 64), VerifyCode.PACK_MISMATCH, 2),
     ],
     ids=["bad-rules", "rules-digest", "seats", "packs-swapped", "pack-too-many"],
 )
 def test_rules_and_packs(
-    tmp_path: Path, edit: Callable[[list[Value]], object], code: Code, line: int
+    tmp_path: Path, edit: Callable[[list[Value]], object], code: VerifyCode, line: int
 ) -> None:
     values = values_of("short")
     edit(values)
     finding = assert_fails(verify_lines(tmp_path, seal(values)), Step.PACKS, code, line)
-    if code is Code.PACK_MISMATCH and finding.player is not None:
+    if code is VerifyCode.PACK_MISMATCH and finding.player is not None:
         assert finding.message.startswith("hand 1, seat 0:")
 
 
@@ -631,7 +647,9 @@ def test_a_profile_whose_target_no_score_can_reach_is_bad_rules(tmp_path: Path) 
     rules = values[0]["body"]["rules"]
     rules["scoring"]["per_foundation_card"] = 0
     rules["match"].update(target=100, max_hands=None)
-    finding = assert_fails(verify_lines(tmp_path, seal(values)), Step.PACKS, Code.BAD_RULES, 1)
+    finding = assert_fails(
+        verify_lines(tmp_path, seal(values)), Step.PACKS, VerifyCode.BAD_RULES, 1
+    )
     assert "cannot be reached" in finding.message
 
 
@@ -649,7 +667,7 @@ def test_an_illegal_move_re_signed_by_the_table(tmp_path: Path) -> None:
     player, action, card = values[index]["body"]["move"].split(" ")
     values[index]["body"]["move"] = f"{player} {action.split('>')[0]}>f+ {card}"
     report = verify_lines(tmp_path, seal(values, index))
-    finding = assert_fails(report, Step.REPLAY, Code.ILLEGAL_MOVE, index + 1)
+    finding = assert_fails(report, Step.REPLAY, VerifyCode.ILLEGAL_MOVE, index + 1)
     assert (finding.rule, finding.expected, finding.found) == ("NOT_AN_ACE", "an ace", card)
     assert report.not_replayed == len(values) - index
     assert finding_text(finding) == (
@@ -691,19 +709,22 @@ def test_a_legal_move_wrongly_bounced(tmp_path: Path) -> None:
     index = _move_line(values)
     values[index]["body"].update(kind="bounce", reason="FOUNDATION_TAKEN")
     assert_fails(
-        verify_lines(tmp_path, seal(values, index)), Step.REPLAY, Code.WRONGLY_BOUNCED, index + 1
+        verify_lines(tmp_path, seal(values, index)),
+        Step.REPLAY,
+        VerifyCode.WRONGLY_BOUNCED,
+        index + 1,
     )
 
 
 @pytest.mark.parametrize(
     ("change", "code"),
     [
-        ({"move": "0 dance"}, Code.BAD_MOVE_TEXT),
-        ({"hand": 2}, Code.HAND_OUT_OF_ORDER),
-        ({"kind": "tie"}, Code.KIND_MISMATCH),
+        ({"move": "0 dance"}, VerifyCode.BAD_MOVE_TEXT),
+        ({"hand": 2}, VerifyCode.HAND_OUT_OF_ORDER),
+        ({"kind": "tie"}, VerifyCode.KIND_MISMATCH),
     ],
 )
-def test_replay_codes(tmp_path: Path, change: Value, code: Code) -> None:
+def test_replay_codes(tmp_path: Path, change: Value, code: VerifyCode) -> None:
     values = values_of("short")
     index = _move_line(values)
     values[index]["body"].update(change)
@@ -715,7 +736,10 @@ def test_a_move_of_another_seat(tmp_path: Path) -> None:
     index = first(values, "move", lambda body: body["move"].startswith("0 turn"))
     values[index]["body"]["move"] = "1" + values[index]["body"]["move"][1:]
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, index)), Step.REPLAY, Code.PLAYER_MISMATCH, index + 1
+        verify_lines(tmp_path, seal(values, index)),
+        Step.REPLAY,
+        VerifyCode.PLAYER_MISMATCH,
+        index + 1,
     )
     assert (finding.expected, finding.found) == ("0", "1")
 
@@ -725,7 +749,10 @@ def test_a_tie_recorded_as_a_plain_move(tmp_path: Path) -> None:
     index = first(values, "tie")
     values[index]["body"]["kind"] = "move"
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, index)), Step.REPLAY, Code.KIND_MISMATCH, index + 1
+        verify_lines(tmp_path, seal(values, index)),
+        Step.REPLAY,
+        VerifyCode.KIND_MISMATCH,
+        index + 1,
     )
     assert (finding.expected, finding.found) == ("tie", "move")
 
@@ -737,7 +764,7 @@ def test_an_unjustified_stall(tmp_path: Path) -> None:
     values.insert(2, stall)
     values[-1]["body"]["records"] += 1
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, Code.UNJUSTIFIED_STALL, 3
+        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, VerifyCode.UNJUSTIFIED_STALL, 3
     )
     assert finding.rule in ("STALL_NOT_DUE", "TOO_EARLY")
 
@@ -752,7 +779,7 @@ def test_a_stall_where_the_hand_was_blocked(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        Code.UNJUSTIFIED_STALL,
+        VerifyCode.UNJUSTIFIED_STALL,
         index + 1,
     )
     assert (finding.expected, finding.found) == ("hand_end", "stall")
@@ -765,7 +792,7 @@ def test_a_blocked_end_where_a_shift_was_due(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        Code.UNJUSTIFIED_HAND_END,
+        VerifyCode.UNJUSTIFIED_HAND_END,
         index + 1,
     )
     assert (finding.expected, finding.found) == ("stall", "blocked")
@@ -778,7 +805,7 @@ def test_an_unjustified_hand_end(tmp_path: Path) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        Code.UNJUSTIFIED_HAND_END,
+        VerifyCode.UNJUSTIFIED_HAND_END,
         index + 1,
     )
 
@@ -793,7 +820,10 @@ def test_an_inflated_score(tmp_path: Path) -> None:
     recorded = ", ".join(map(str, scores))
     scores[0] += 10
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, index)), Step.SCORES, Code.SCORE_MISMATCH, index + 1
+        verify_lines(tmp_path, seal(values, index)),
+        Step.SCORES,
+        VerifyCode.SCORE_MISMATCH,
+        index + 1,
     )
     assert (finding.expected, finding.found) == (recorded, ", ".join(map(str, scores)))
 
@@ -801,15 +831,15 @@ def test_an_inflated_score(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "step", "code"),
     [
-        (lambda body: body["totals"].__setitem__(0, 99), Step.SCORES, Code.SCORE_MISMATCH),
-        (lambda body: body["hands"][0].__setitem__(1, 99), Step.SCORES, Code.SCORE_MISMATCH),
-        (lambda body: body.update(winners=[0, 1]), Step.SCORES, Code.WINNERS_MISMATCH),
-        (lambda body: body.update(reason="resigned"), Step.FINAL, Code.FINAL_MISMATCH),
+        (lambda body: body["totals"].__setitem__(0, 99), Step.SCORES, VerifyCode.SCORE_MISMATCH),
+        (lambda body: body["hands"][0].__setitem__(1, 99), Step.SCORES, VerifyCode.SCORE_MISMATCH),
+        (lambda body: body.update(winners=[0, 1]), Step.SCORES, VerifyCode.WINNERS_MISMATCH),
+        (lambda body: body.update(reason="resigned"), Step.FINAL, VerifyCode.FINAL_MISMATCH),
     ],
     ids=["totals", "hands", "winners", "reason"],
 )
 def test_the_final_record_is_recomputed(
-    tmp_path: Path, change: Callable[[Value], object], step: Step, code: Code
+    tmp_path: Path, change: Callable[[Value], object], step: Step, code: VerifyCode
 ) -> None:
     values = values_of("short")
     change(values[-1]["body"])
@@ -823,12 +853,15 @@ def test_a_final_record_too_early(tmp_path: Path) -> None:
     mid_hand = [*values[: first_end - 5], copy.deepcopy(final)]
     mid_hand[-1]["body"]["records"] = first_end - 5
     assert_fails(
-        verify_lines(tmp_path, seal(mid_hand)), Step.FINAL, Code.HAND_NOT_ENDED, first_end - 4
+        verify_lines(tmp_path, seal(mid_hand)), Step.FINAL, VerifyCode.HAND_NOT_ENDED, first_end - 4
     )
     after_one = [*values[: first_end + 1], copy.deepcopy(final)]
     after_one[-1]["body"]["records"] = first_end + 1
     assert_fails(
-        verify_lines(tmp_path, seal(after_one)), Step.FINAL, Code.MATCH_NOT_OVER, first_end + 2
+        verify_lines(tmp_path, seal(after_one)),
+        Step.FINAL,
+        VerifyCode.MATCH_NOT_OVER,
+        first_end + 2,
     )
 
 
@@ -1002,6 +1035,9 @@ def test_a_stall_the_table_owed_but_left_out(tmp_path: Path, name: str) -> None:
     del values[index]
     values[-1]["body"]["records"] = len(values) - 1  # a dishonest table fixes the count too
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, index)), Step.REPLAY, Code.MISSING_STALL, index + 1
+        verify_lines(tmp_path, seal(values, index)),
+        Step.REPLAY,
+        VerifyCode.MISSING_STALL,
+        index + 1,
     )
     assert finding.expected == "stall"

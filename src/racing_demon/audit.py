@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from racing_demon.game.cards import Card
+from racing_demon.game.flow import HandEnd
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.replay import replay
 from racing_demon.report.text import printable
@@ -60,9 +61,11 @@ def audit_hands(
     totals: list[int] = []
     names: tuple[str, ...] = ()
     for snapshot in replay(path, secret, limits):
-        body = snapshot.body
+        record = snapshot.record
         names = snapshot.names or names
-        if body["kind"] != "hand_end":
+        assert record is not None  # every snapshot replay yields holds its record
+        end = record.payload
+        if not isinstance(end, HandEnd):
             continue
         scored, placed = snapshot.hands[-1]
         totals = [
@@ -72,17 +75,17 @@ def audit_hands(
             SeatAudit(
                 seat=seat.seat,
                 name=names[seat.seat],
-                placed=tuple((card, placed.get(card, body["seq"])) for card in seat.placed),
+                placed=tuple((card, placed.get(card, record.seq)) for card in seat.placed),
                 demon_left=seat.demon_left,
                 placed_points=seat.placed_points,
                 demon_penalty=seat.demon_penalty,
                 score=seat.score,
-                claimed_score=body["scores"][seat.seat],
+                claimed_score=end.scores[seat.seat],
                 total=totals[seat.seat],
             )
             for seat in scored.seats
         )
-        hands.append(HandAudit(body["hand"], body["reason"], body["seq"], seats))
+        hands.append(HandAudit(end.hand, end.reason.value, record.seq, seats))
     return tuple(hands)
 
 

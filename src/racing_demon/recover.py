@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 from racing_demon.files import open_regular
 from racing_demon.log.reader import ReadCode, ReadError, parse_line
-from racing_demon.verify import Code, Report, Settings, Verdict, verify_stream
+from racing_demon.verify import Report, Settings, Verdict, VerifyCode, verify_stream
 
 # The bytes by which a record names itself final: a tail holding them is never cut.
 _FINAL_KIND = b'"kind":"final"'
@@ -127,7 +127,7 @@ def _intact(report: Report) -> bool:
     """Verified, unpinned (no key to check the table's signatures) or a prefix of a log
     whose every record holds: nothing in it is damaged."""
     if report.verdict is Verdict.UNFINISHED:
-        return report.finding is not None and report.finding.code is Code.UNFINISHED
+        return report.finding is not None and report.finding.code is VerifyCode.UNFINISHED
     return report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
 
 

@@ -11,51 +11,42 @@ a prefix of complete records (``durable=False`` skips the fsync, for simulations
 from __future__ import annotations
 
 import io
-import os
 import secrets
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.files import open_regular
-from racing_demon.game.deal import MatchSeed, commitment, deal_hand, pack_digest
-from racing_demon.game.engine import (
-    StallOutcome,
-    advance_clock,
-    apply_move,
-    apply_stall,
-    check_move,
-    check_stall,
-    is_tie,
-    stall_outcome,
-)
+from racing_demon.game.deal import MatchSeed, commitment
+from racing_demon.game.flow import MatchEnd, MatchFlow, RecordKind, Submission
 from racing_demon.game.moves import Move
 from racing_demon.game.rules import Rules
-from racing_demon.game.scoring import Match, score_hand
-from racing_demon.game.state import Phase, State, next_deadline
+from racing_demon.game.scoring import Match
+from racing_demon.game.state import State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
 from racing_demon.log.records import (
-    FORMAT_VERSION,
-    PLAYER_KINDS,
     SUBMISSION,
-    RecordKind,
-    accepted_kind,
+    Final,
+    Genesis,
+    Record,
+    SeatEntry,
     chain_hash,
-    line_bytes,
-    submission,
+    record_body,
+    submission_statement,
 )
 from racing_demon.log.signing import sign, verify
-from racing_demon.replay import Snapshot, replay
+from racing_demon.log.writer import LogWriter, seal
+from racing_demon.replay import replay
 from racing_demon.report.verify import finding_text
-from racing_demon.verify import Code as VerifyCode
 from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
+from racing_demon.verify.report import VerifyCode
 
 PlayerSigner = Callable[[bytes], str]  # canonical genesis body -> signature (kind "genesis")
 
@@ -84,36 +75,14 @@ class ResumeError(ValueError):
     """A log that a table cannot continue."""
 
 
-def _body(
-    game: str, seq: int, prev: str | None, kind: RecordKind, t_ms: int, fields: dict[str, Any]
-) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "v": FORMAT_VERSION,
-        "game": game,
-        "seq": seq,
-        "t_ms": t_ms,
-        "kind": kind.value,
-        **fields,
-    }
-    if prev is not None:
-        body["prev"] = prev
-    return body
-
-
 def _check_genesis(
-    game: str,
-    genesis: dict[str, Any],
-    sigs: dict[str, Any],
-    table_key: Ed25519PrivateKey,
-    dealer_secret: bytes,
+    genesis: Record, sigs: dict[str, Any], table_key: Ed25519PrivateKey, dealer_secret: bytes
 ) -> None:
     """ValueError, before the table writes a byte, unless the genesis would pass every
     check that the verifier makes of it (schema, keys, co-signatures, the reveal, rules and
     seats): the table never writes a log that its own verifier refuses."""
-    body = _body(game, 0, None, RecordKind.GENESIS, 0, genesis)
-    signed = {**sigs, "table": sign(table_key, RecordKind.GENESIS.value, canonical_bytes(body))}
     settings = Settings(table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret)
-    line = line_bytes(body, signed) + b"\n"
+    line = seal(genesis, table_key, sigs) + b"\n"
     report = verify_stream(io.BytesIO(line), settings, "the genesis")
     finding = report.finding
     if finding is None or finding.code is not VerifyCode.UNFINISHED:
@@ -121,84 +90,28 @@ def _check_genesis(
         raise ValueError(f"the log would not verify: {finding_text(finding)}")
 
 
-class _Writer:
-    """Appends chained, table-signed records; each is on disk before append returns."""
-
-    def __init__(
-        self,
-        file: BinaryIO,
-        game: str,
-        key: Ed25519PrivateKey,
-        *,
-        seq: int = 0,
-        t_ms: int = 0,
-        prev: str | None = None,
-        durable: bool = True,
-    ) -> None:
-        """A writer at the end of a log of ``seq`` records whose last line hashes to ``prev``.
-
-        ``durable=False`` flushes each record but does not fsync it (see ``Table.create``).
-        """
-        self._file = file
-        self._durable = durable
-        self._game = game
-        self._key = key
-        self.seq = seq
-        self.t_ms = t_ms
-        self._prev = prev
-        self._failed: str | None = None
-
-    def append(
-        self, kind: RecordKind, t_ms: int, fields: dict[str, Any], sigs: dict[str, Any]
-    ) -> int:
-        if self._failed is not None:
-            raise OSError(
-                f"the log writer failed earlier ({self._failed}): recover the log and resume"
-            )
-        body = _body(self._game, self.seq, self._prev, kind, t_ms, fields)
-        signed = {**sigs, "table": sign(self._key, kind.value, canonical_bytes(body))}
-        line = line_bytes(body, signed)
-        try:
-            self._file.write(line + b"\n")
-            self._file.flush()
-            if self._durable:
-                os.fsync(self._file.fileno())
-        except OSError as error:
-            # A partial write may have left a torn line: appending after it would bury it in
-            # the middle of the log, where recovery must refuse to cut.
-            self._failed = error.strerror or str(error)
-            raise
-        self._prev = chain_hash(line)
-        self.t_ms = t_ms
-        self.seq += 1
-        return self.seq - 1
-
-    def close(self) -> None:
-        self._file.close()
-
-
 class Table:
-    """One match at one table. Create it with ``Table.create``."""
+    """One match at one table. Create it with ``Table.create``.
+
+    The table writes what the match flow (``racing_demon.game.flow``) makes of each
+    submission, then every record the flow makes due, so that it writes exactly the log
+    that the verifier, judging with the same flow, accepts.
+    """
 
     def __init__(
         self,
-        writer: _Writer,
-        rules: Rules,
+        writer: LogWriter,
+        flow: MatchFlow,
         players: Sequence[PlayerInfo],
         game: str,
-        seed: MatchSeed,
         secret: bytes,
     ) -> None:
         self._writer = writer
-        self._rules = rules
+        self._flow = flow
         self._players = tuple(players)
         self._game = game
-        self._seed = seed
         self._secret = secret
         self._next_n = [0] * len(players)
-        self._match = Match(rules, len(players))
-        self._state: State | None = None
-        self.finished = False
 
     @classmethod
     def create(
@@ -228,27 +141,27 @@ class Table:
         if all(keyed) != (player_signers is not None and len(player_signers) == len(players)):
             raise ValueError("keyed players co-sign the genesis: one signer per player")
         game = game_id or secrets.token_hex(16)
-        seed = MatchSeed.from_secret(dealer_secret, entropy)
-        genesis: dict[str, Any] = {
-            "software": f"racing-demon {version('racing-demon')}",
-            "rules": rules.to_document(),
-            "rules_sha256": rules.digest(),
-            "players": [
-                {
-                    "seat": seat,
-                    "name": player.name,
-                    "back": player.back,
-                    "key": None if player.key is None else player.key.hex(),
-                }
-                for seat, player in enumerate(players)
-            ],
-            "table_key": key_id(raw_public_bytes(table_key.public_key())),
-            "commitment": commitment(dealer_secret),
-            "entropy": [contribution.hex() for contribution in entropy],
-        }
+        genesis = Record(
+            game,
+            0,
+            0,
+            None,
+            Genesis(
+                software=f"racing-demon {version('racing-demon')}",
+                rules=rules.to_document(),
+                rules_sha256=rules.digest(),
+                players=tuple(
+                    SeatEntry(seat, player.name, player.back, _hex(player.key))
+                    for seat, player in enumerate(players)
+                ),
+                table_key=key_id(raw_public_bytes(table_key.public_key())),
+                commitment=commitment(dealer_secret),
+                entropy=tuple(contribution.hex() for contribution in entropy),
+            ),
+        )
         sigs: dict[str, Any] = {}
         if player_signers is not None:
-            message = canonical_bytes(_body(game, 0, None, RecordKind.GENESIS, 0, genesis))
+            message = canonical_bytes(record_body(genesis))
             cosigned = [signer(message) for signer in player_signers]
             for seat, (player, signature) in enumerate(zip(players, cosigned, strict=True)):
                 assert player.key is not None
@@ -256,13 +169,15 @@ class Table:
                 if problem is not None:
                     raise ValueError(f"seat {seat} did not co-sign the genesis: {problem}")
             sigs["players"] = cosigned
-        _check_genesis(game, genesis, sigs, table_key, dealer_secret)
+        _check_genesis(genesis, sigs, table_key, dealer_secret)
+        seed = MatchSeed.from_secret(dealer_secret, entropy)
         file = path.open("xb")
         try:
-            writer = _Writer(file, game, table_key, durable=durable)
-            writer.append(RecordKind.GENESIS, 0, genesis, sigs)
-            table = cls(writer, rules, players, game, seed, dealer_secret)
-            table._start_hand(0)
+            writer = LogWriter(file, game, table_key, durable=durable)
+            writer.append(0, genesis.payload, sigs)
+            flow = MatchFlow.begin(rules, seed, len(players))
+            table = cls(writer, flow, players, game, dealer_secret)
+            table._record_due(0)
         except BaseException:
             # The file is this call's own (opened exclusively): a failed create leaves
             # nothing behind, so the same create can be tried again.
@@ -298,37 +213,24 @@ class Table:
         if finding.code is not VerifyCode.UNFINISHED:
             where = "" if finding.line is None else f"line {finding.line}: "
             raise ResumeError(f"{path}: {report.verdict}: {where}{finding.code}: {finding.message}")
-        snapshot, genesis, next_n, last_line = _rebuild(path, dealer_secret, limits)
+        flow, genesis, last, next_n, last_line = _rebuild(path, dealer_secret, limits)
         players = [
             PlayerInfo(
-                player["name"],
-                player["back"],
-                None if player["key"] is None else bytes.fromhex(player["key"]),
+                entry.name, entry.back, None if entry.key is None else bytes.fromhex(entry.key)
             )
-            for player in genesis["players"]
+            for entry in genesis.players
         ]
-        writer = _Writer(
+        writer = LogWriter(
             path.open("ab"),
-            genesis["game"],
+            last.game,
             table_key,
-            seq=snapshot.seq + 1,
-            t_ms=snapshot.body["t_ms"],
+            seq=last.seq + 1,
+            t_ms=last.t_ms,
             prev=chain_hash(last_line),
         )
-        seed = MatchSeed.from_secret(dealer_secret, [bytes.fromhex(e) for e in genesis["entropy"]])
-        assert snapshot.rules is not None and snapshot.match is not None
-        table = cls(writer, snapshot.rules, players, genesis["game"], seed, dealer_secret)
+        table = cls(writer, flow, players, last.game, dealer_secret)
         table._next_n = next_n
-        table._match = snapshot.match
-        table._state = snapshot.state
-        t_ms = writer.t_ms
-        last_kind = snapshot.body["kind"]
-        if last_kind == RecordKind.GENESIS:
-            table._start_hand(t_ms)
-        elif last_kind == RecordKind.HAND_END:
-            table._after_hand(t_ms)
-        else:
-            table._settle(t_ms)
+        table._record_due(writer.t_ms)
         return table
 
     @property
@@ -342,12 +244,18 @@ class Table:
     @property
     def state(self) -> State:
         """The current hand's position (after the match, its last hand)."""
-        assert self._state is not None
-        return self._state
+        state = self._flow.state
+        assert state is not None  # the first hand is dealt as the table is created
+        return state
 
     @property
     def match(self) -> Match:
-        return self._match
+        return self._flow.match
+
+    @property
+    def finished(self) -> bool:
+        """Whether the final record is written."""
+        return self._flow.finished
 
     @property
     def records(self) -> int:
@@ -369,12 +277,12 @@ class Table:
         if t_ms < self._writer.t_ms:
             raise SubmissionError(f"time runs backwards: {t_ms} ms after {self._writer.t_ms} ms")
         while not self.finished:
-            deadline = next_deadline(self.state)
-            if deadline is None or deadline[0] > t_ms:
-                self._state = advance_clock(self.state, t_ms)
+            deadline = self._flow.deadline()
+            if deadline is None or deadline > t_ms:
+                self._flow = self._flow.at(t_ms)
                 return
-            self._state = advance_clock(self.state, deadline[0])
-            self._end_hand(deadline[0])
+            self._flow = self._flow.at(deadline)
+            self._record_due(deadline)
 
     def submit(
         self, player: int, move_text: str, t_ms: int, n: int, signature: str | None = None
@@ -394,20 +302,11 @@ class Table:
         if move.player != player:
             raise SubmissionError(f"{move_text!r} is not a move of seat {player}")
         sigs = self._player_sigs(player, move_text, n, signature)
-        state = self.state  # advance() brought it to t_ms
-        fields = {"hand": state.hand, "player": player, "n": n, "move": move_text}
-        violation = check_move(state, move)
+        event, self._flow = self._flow.submit(player, n, move, move_text)
         self._next_n[player] += 1
-        if violation is not None:
-            self._state = state
-            fields["reason"] = violation.code.value
-            seq = self._writer.append(RecordKind.BOUNCE, t_ms, fields, sigs)
-            return Outcome(RecordKind.BOUNCE, violation.code.value, seq)
-        kind = accepted_kind(move, is_tie(state, move))
-        self._state = apply_move(state, move)
-        seq = self._writer.append(kind, t_ms, fields, sigs)
-        self._settle(t_ms)
-        return Outcome(kind, None, seq)
+        seq = self._writer.append(t_ms, event, sigs)
+        self._record_due(t_ms)
+        return Outcome(event.kind, event.reason, seq)
 
     def close(self) -> None:
         """Stop writing (a match left unfinished stays a valid, unfinished prefix)."""
@@ -431,82 +330,58 @@ class Table:
             return {}
         if signature is None:
             raise SubmissionError(f"seat {player} signs its moves: the signature is missing")
-        statement = submission(self._game, self.state.hand, player, n, move_text)
+        statement = submission_statement(
+            self._game, Submission(RecordKind.MOVE, self.state.hand, player, n, move_text)
+        )
         problem = verify(key, SUBMISSION, canonical_bytes(statement), signature)
         if problem is not None:
             raise SubmissionError(f"seat {player}'s signature does not verify: {problem}")
         return {"player": signature}
 
-    def _start_hand(self, t_ms: int) -> None:
-        hand = self._match.played + 1
-        self._state, packs = deal_hand(self._rules, self._seed, hand, len(self._players), t_ms)
-        digests = [pack_digest(hand, seat, pack) for seat, pack in enumerate(packs)]
-        self._writer.append(RecordKind.HAND_START, t_ms, {"hand": hand, "packs": digests}, {})
-        self._settle(t_ms)
+    def _record_due(self, t_ms: int) -> None:
+        """Write every record the flow makes due at ``t_ms``: stall shifts, the hand's end,
+        the next deal, the final record."""
+        while (event := self._flow.due()) is not None:
+            self._flow = self._flow.play(event, t_ms)
+            if isinstance(event, MatchEnd):
+                final = Final(event, self._secret.hex(), self._writer.seq)
+                self._writer.append(t_ms, final, {})
+                self._writer.close()
+                return
+            self._writer.append(t_ms, event, {})
 
-    def _settle(self, t_ms: int) -> None:
-        """Apply what the last event made due: stall shifts, and the end of the hand."""
-        while self.state.phase is Phase.PLAYING and check_stall(self.state) is None:
-            outcome = stall_outcome(self.state)
-            self._state = apply_stall(self.state)
-            if outcome is StallOutcome.SHIFT:
-                self._writer.append(RecordKind.STALL, t_ms, {"hand": self.state.hand}, {})
-        if self.state.phase is Phase.ENDED:
-            self._end_hand(t_ms)
 
-    def _end_hand(self, t_ms: int) -> None:
-        hand = score_hand(self.state)
-        fields = {"hand": hand.hand, "reason": hand.reason.value, "scores": list(hand.scores)}
-        self._writer.append(RecordKind.HAND_END, t_ms, fields, {})
-        self._match = self._match.record(hand)
-        self._after_hand(t_ms)
-
-    def _after_hand(self, t_ms: int) -> None:
-        """Deal the next hand, or end the match with the final record."""
-        if not self._match.over:
-            self._start_hand(t_ms)
-            return
-        match = self._match
-        reason = "abandoned" if match.abandoned else "complete"
-        if match.resigned is not None:
-            reason = "resigned"
-        final = {
-            "reason": reason,
-            "hands": [list(scored.scores) for scored in match.hands],
-            "totals": list(match.totals),
-            "winners": list(match.winners),
-            "secret": self._secret.hex(),
-            "records": self._writer.seq,
-        }
-        self._writer.append(RecordKind.FINAL, t_ms, final, {})
-        self.finished = True
-        self._writer.close()
+def _hex(key: bytes | None) -> str | None:
+    return None if key is None else key.hex()
 
 
 def sign_submission(
     private_key: Ed25519PrivateKey, game: str, hand: int, player: int, n: int, move_text: str
 ) -> str:
     """A player's signature over its submission (kind ``submission``)."""
-    statement = submission(game, hand, player, n, move_text)
+    statement = submission_statement(game, Submission(RecordKind.MOVE, hand, player, n, move_text))
     return sign(private_key, SUBMISSION, canonical_bytes(statement))
 
 
 def _rebuild(
     path: Path, secret: bytes, limits: Limits
-) -> tuple[Snapshot, dict[str, Any], list[int], bytes]:
-    """The table after the log's last record, the genesis body, each seat's next ``n``, and
-    the last line."""
-    snapshot: Snapshot | None = None
-    genesis: dict[str, Any] = {}
+) -> tuple[MatchFlow, Genesis, Record, list[int], bytes]:
+    """The match after the log's last record, the genesis, that last record, each seat's
+    next ``n``, and the last line."""
+    genesis: Genesis | None = None
+    flow: MatchFlow | None = None
+    last: Record | None = None
     next_n: list[int] = []
     for snapshot in replay(path, secret, limits):
-        body = snapshot.body
-        if body["kind"] == RecordKind.GENESIS:
-            genesis = body
-            next_n = [0] * len(body["players"])
-        elif body["kind"] in PLAYER_KINDS:
-            next_n[body["player"]] = body["n"] + 1
-    assert snapshot is not None  # the log verified, so it has a genesis
+        last, flow = snapshot.record, snapshot.flow
+        assert last is not None  # every snapshot replay yields holds its record
+        payload = last.payload
+        if isinstance(payload, Genesis):
+            genesis = payload
+            next_n = [0] * len(payload.players)
+        elif isinstance(payload, Submission):
+            next_n[payload.seat] = payload.n + 1
+    assert genesis is not None and flow is not None and last is not None  # it verified
     with open_regular(path) as stream:
         ((_, last_line),) = deque(iter_raw_lines(stream, limits), maxlen=1)
-    return snapshot, genesis, next_n, last_line
+    return flow, genesis, last, next_n, last_line

@@ -40,10 +40,10 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
         following = None
         for snapshot in replay(log, secret, limits):
             if chosen is not None and at_seq is not None:
-                following = snapshot.body
+                following = snapshot.record
                 break
             if at_seq is None or snapshot.seq == at_seq:
-                chosen = (snapshot.state, snapshot.seq, snapshot.body, snapshot.names)
+                chosen = (snapshot.state, snapshot.record, snapshot.names)
     except OSError as error:
         click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
         raise SystemExit(2) from error
@@ -52,8 +52,9 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
         raise SystemExit(1) from error
     if chosen is None:
         raise click.UsageError(f"the log has no record {at_seq}")
-    state, seq, body, names = chosen
+    state, record, names = chosen
+    assert record is not None  # every snapshot replay yields holds its record
     if state is None:
-        raise click.UsageError(f"record {seq} comes before the first hand")
-    click.echo(table_text(state, names, seq, body))
+        raise click.UsageError(f"record {record.seq} comes before the first hand")
+    click.echo(table_text(state, names, record))
     click.echo(next_text(following, names))

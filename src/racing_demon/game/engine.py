@@ -4,7 +4,7 @@ Three operations are kept apart (docs/rules.md):
 
 * ``legal_moves(state, player)`` lists every legal move of one seat, sorted;
 * ``check_move(state, move)`` returns ``None`` or a ``Violation`` that names the
-  rule (a stable ``Code``), the player, the cards and the piles;
+  rule (a stable ``ViolationCode``), the player, the cards and the piles;
 * ``apply_move(state, move)`` trusts its input and returns the next state.
 
 There are no turns: moves are applied in the order the log gives them, each at
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from racing_demon.game.cards import ACE, KING, Card, canonical_pack
-from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Kind, Move, Place, Zone
+from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Blocked, Resignation, Rules, StallTrigger
 from racing_demon.game.state import (
     EndReason,
@@ -39,7 +39,7 @@ from racing_demon.game.state import (
 _T = TypeVar("_T")
 
 
-class Code(enum.StrEnum):
+class ViolationCode(enum.StrEnum):
     """Stable reason codes for every refusal (docs/rules.md, "Reason codes")."""
 
     NOT_A_SEAT = "NOT_A_SEAT"
@@ -75,7 +75,7 @@ class Code(enum.StrEnum):
 class Violation:
     """Why a move or a stall was refused."""
 
-    code: Code
+    code: ViolationCode
     message: str
     player: int | None
     cards: tuple[Card, ...] = ()
@@ -86,7 +86,7 @@ class Violation:
     @property
     def lost_race(self) -> bool:
         """The move was legal once, but another card reached its foundation level first."""
-        return self.code is Code.FOUNDATION_TAKEN
+        return self.code is ViolationCode.FOUNDATION_TAKEN
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
@@ -178,14 +178,14 @@ def check_move(state: State, move: Move) -> Violation | None:
         return gate
     seat = state.seats[move.player]
     match move.kind:
-        case Kind.PLAY:
+        case MoveKind.PLAY:
             return _check_play(state, seat, move)
-        case Kind.TURN:
+        case MoveKind.TURN:
             return _check_turn(state, seat, move)
-        case Kind.RECYCLE:
+        case MoveKind.RECYCLE:
             if seat.stock:
                 return _refuse(
-                    Code.STOCK_NOT_EMPTY,
+                    ViolationCode.STOCK_NOT_EMPTY,
                     move,
                     "the stock is not empty yet",
                     piles=("stock",),
@@ -193,17 +193,22 @@ def check_move(state: State, move: Move) -> Violation | None:
                 )
             if not seat.waste:
                 return _refuse(
-                    Code.WASTE_EMPTY, move, "there is no waste to turn over", piles=("waste",)
+                    ViolationCode.WASTE_EMPTY,
+                    move,
+                    "there is no waste to turn over",
+                    piles=("waste",),
                 )
             return None
-        case Kind.CALL:
+        case MoveKind.CALL:
             if not state.rules.call_allowed:
                 return _refuse(
-                    Code.CALL_NOT_ALLOWED, move, f"profile {state.rules.name!r} has no call"
+                    ViolationCode.CALL_NOT_ALLOWED,
+                    move,
+                    f"profile {state.rules.name!r} has no call",
                 )
             if seat.demon:
                 return _refuse(
-                    Code.DEMON_NOT_EMPTY,
+                    ViolationCode.DEMON_NOT_EMPTY,
                     move,
                     "only an empty demon pile may call",
                     cards=seat.demon[-1:],
@@ -212,20 +217,20 @@ def check_move(state: State, move: Move) -> Violation | None:
                     found=_count_text(len(seat.demon)),
                 )
             return None
-        case Kind.AGREE:
+        case MoveKind.AGREE:
             if not state.rules.stall_by_agreement:
                 return _refuse(
-                    Code.AGREEMENT_NOT_ALLOWED,
+                    ViolationCode.AGREEMENT_NOT_ALLOWED,
                     move,
                     f"profile {state.rules.name!r} has no agreed stall shift",
                 )
             if move.player in state.agreed:
-                return _refuse(Code.ALREADY_AGREED, move, "this seat has already agreed")
+                return _refuse(ViolationCode.ALREADY_AGREED, move, "this seat has already agreed")
             return None
-        case Kind.RESIGN:
+        case MoveKind.RESIGN:
             if state.rules.resignation is Resignation.REFUSED:
                 return _refuse(
-                    Code.RESIGN_NOT_ALLOWED,
+                    ViolationCode.RESIGN_NOT_ALLOWED,
                     move,
                     f"profile {state.rules.name!r} has no resignation",
                 )
@@ -236,28 +241,28 @@ def _count_text(count: int) -> str:
     return "1 card" if count == 1 else f"{count} cards"
 
 
-def _gate(state: State, player: int, kind: Kind) -> Violation | None:
+def _gate(state: State, player: int, kind: MoveKind) -> Violation | None:
     if not 0 <= player < len(state.seats):
-        return Violation(Code.NOT_A_SEAT, f"there is no seat {player}", player)
+        return Violation(ViolationCode.NOT_A_SEAT, f"there is no seat {player}", player)
     return _closed(state, player, kind)
 
 
-def _closed(state: State, player: int | None, kind: Kind | None) -> Violation | None:
+def _closed(state: State, player: int | None, kind: MoveKind | None) -> Violation | None:
     """Why nothing may happen now (``None`` for the table's own stall): the hand ended, a
     call leaves only one card in motion per seat to land, or play has not started."""
     if state.phase is Phase.ENDED:
-        return Violation(Code.HAND_OVER, f"the hand ended ({state.end_reason})", player)
-    if state.phase is Phase.CALLED and (kind is not Kind.PLAY or player in state.landed):
+        return Violation(ViolationCode.HAND_OVER, f"the hand ended ({state.end_reason})", player)
+    if state.phase is Phase.CALLED and (kind is not MoveKind.PLAY or player in state.landed):
         already = player in state.landed
         return Violation(
-            Code.HAND_OVER,
+            ViolationCode.HAND_OVER,
             f"seat {state.ended_by} called: no new move starts"
             + (f"; seat {player} already landed its card in motion" if already else ""),
             player,
         )
     if state.clock_ms < state.play_start_ms:
         return Violation(
-            Code.TOO_EARLY,
+            ViolationCode.TOO_EARLY,
             f"play starts at {state.play_start_ms} ms",
             player,
             expected=f">= {state.play_start_ms} ms",
@@ -267,7 +272,7 @@ def _closed(state: State, player: int | None, kind: Kind | None) -> Violation | 
 
 
 def _refuse(
-    code: Code,
+    code: ViolationCode,
     move: Move,
     message: str,
     *,
@@ -305,15 +310,19 @@ def _check_play(state: State, seat: Seat, move: Move) -> Violation | None:
     assert source is not None and target is not None
     offered = _source_cards(seat, source)
     if offered is None:
-        return _refuse(Code.NO_SUCH_PILE, move, f"there is no pile {source}", piles=(str(source),))
+        return _refuse(
+            ViolationCode.NO_SUCH_PILE, move, f"there is no pile {source}", piles=(str(source),)
+        )
     if not offered:
-        return _refuse(Code.EMPTY_PILE, move, f"{source} is empty", piles=(str(source),))
+        return _refuse(ViolationCode.EMPTY_PILE, move, f"{source} is empty", piles=(str(source),))
     if len(cards) > 1 and source.zone is not Zone.WORK:
-        return _refuse(Code.ONE_CARD_ONLY, move, f"only the top card of {source} is available")
+        return _refuse(
+            ViolationCode.ONE_CARD_ONLY, move, f"only the top card of {source} is available"
+        )
     if offered[-len(cards) :] != cards:
         actual = " ".join(card.face for card in offered[-len(cards) :])
         return _refuse(
-            Code.CARD_MISMATCH,
+            ViolationCode.CARD_MISMATCH,
             move,
             f"{source} offers {actual}",
             expected=actual,
@@ -323,7 +332,9 @@ def _check_play(state: State, seat: Seat, move: Move) -> Violation | None:
     match target.zone:
         case Zone.NEW_FOUNDATION | Zone.FOUNDATION:
             if len(cards) > 1:
-                return _refuse(Code.ONE_CARD_ONLY, move, "a foundation takes one card at a time")
+                return _refuse(
+                    ViolationCode.ONE_CARD_ONLY, move, "a foundation takes one card at a time"
+                )
             return _check_foundation(state, move, card, target)
         case Zone.WORK | Zone.UNDER:
             return _check_work(state, seat, move, card, source, target)
@@ -334,7 +345,7 @@ def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Vi
     if target.zone is Zone.NEW_FOUNDATION:
         if card.rank != ACE:
             return _refuse(
-                Code.NOT_AN_ACE,
+                ViolationCode.NOT_AN_ACE,
                 move,
                 "only an ace starts a new foundation",
                 expected="an ace",
@@ -343,13 +354,16 @@ def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Vi
         return None
     if target.index >= len(state.foundations):
         return _refuse(
-            Code.NO_SUCH_PILE, move, f"there is no foundation {target}", piles=(str(target),)
+            ViolationCode.NO_SUCH_PILE,
+            move,
+            f"there is no foundation {target}",
+            piles=(str(target),),
         )
     foundation = state.foundations[target.index]
     wanted = _wanted(foundation)
     if card.suit != foundation.suit:
         return _refuse(
-            Code.WRONG_SUIT,
+            ViolationCode.WRONG_SUIT,
             move,
             f"{target} builds {foundation.suit.name.lower()}",
             expected=wanted,
@@ -357,7 +371,7 @@ def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Vi
         )
     if card.rank == ACE:
         return _refuse(
-            Code.ACE_STARTS_NEW,
+            ViolationCode.ACE_STARTS_NEW,
             move,
             "an ace starts a new foundation (f+)",
             expected=wanted,
@@ -367,7 +381,7 @@ def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Vi
         if _ties(state, foundation, card):
             return None
         return _refuse(
-            Code.FOUNDATION_TAKEN,
+            ViolationCode.FOUNDATION_TAKEN,
             move,
             f"{target} already took its {card.face[0]} (lost race); the card stays",
             expected=wanted,
@@ -375,7 +389,11 @@ def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Vi
         )
     if card.rank > foundation.rank + 1:
         return _refuse(
-            Code.NOT_NEXT_RANK, move, f"{target} wants {wanted}", expected=wanted, found=card.face
+            ViolationCode.NOT_NEXT_RANK,
+            move,
+            f"{target} wants {wanted}",
+            expected=wanted,
+            found=card.face,
         )
     return None
 
@@ -402,20 +420,27 @@ def _check_work(
 ) -> Violation | None:
     if target.index >= len(seat.work):
         return _refuse(
-            Code.NO_SUCH_PILE, move, f"there is no work pile {target}", piles=(str(target),)
+            ViolationCode.NO_SUCH_PILE,
+            move,
+            f"there is no work pile {target}",
+            piles=(str(target),),
         )
     if source.zone is Zone.WORK and source.index == target.index:
-        return _refuse(Code.SAME_PILE, move, "a pile cannot move onto itself")
+        return _refuse(ViolationCode.SAME_PILE, move, "a pile cannot move onto itself")
     pile = seat.work[target.index]
     if target.zone is Zone.UNDER:
         if not state.rules.slide_under:
             return _refuse(
-                Code.UNDER_NOT_ALLOWED, move, f"profile {state.rules.name!r} has no slide-under"
+                ViolationCode.UNDER_NOT_ALLOWED,
+                move,
+                f"profile {state.rules.name!r} has no slide-under",
             )
         if len(move.cards) > 1:
-            return _refuse(Code.ONE_CARD_ONLY, move, "only one card slides under a pile")
+            return _refuse(ViolationCode.ONE_CARD_ONLY, move, "only one card slides under a pile")
         if not pile:
-            return _refuse(Code.UNDER_EMPTY_PILE, move, f"{target} is empty: move into it instead")
+            return _refuse(
+                ViolationCode.UNDER_EMPTY_PILE, move, f"{target} is empty: move into it instead"
+            )
         return _check_neighbour(move, card, pile[0], +1)
     return _check_neighbour(move, card, pile[-1], -1) if pile else None
 
@@ -427,7 +452,7 @@ def _check_neighbour(move: Move, card: Card, neighbour: Card, step: int) -> Viol
     expected = f"one rank {'above' if under else 'below'} {neighbour.face}, opposite colour"
     if card.rank != neighbour.rank + step:
         return _refuse(
-            Code.NOT_ONE_HIGHER if under else Code.NOT_ONE_LOWER,
+            ViolationCode.NOT_ONE_HIGHER if under else ViolationCode.NOT_ONE_LOWER,
             move,
             f"only {expected} {'slides under' if under else 'goes on'} {neighbour.face}",
             expected=expected,
@@ -435,7 +460,7 @@ def _check_neighbour(move: Move, card: Card, neighbour: Card, step: int) -> Viol
         )
     if card.is_red == neighbour.is_red:
         return _refuse(
-            Code.SAME_COLOUR,
+            ViolationCode.SAME_COLOUR,
             move,
             f"{card.face} has the colour of {neighbour.face}",
             expected=expected,
@@ -452,13 +477,16 @@ def _packet(seat: Seat, turn_count: int) -> Pile:
 def _check_turn(state: State, seat: Seat, move: Move) -> Violation | None:
     if not seat.stock:
         return _refuse(
-            Code.STOCK_EMPTY, move, "the stock is empty: recycle the waste", piles=("stock",)
+            ViolationCode.STOCK_EMPTY,
+            move,
+            "the stock is empty: recycle the waste",
+            piles=("stock",),
         )
     packet = _packet(seat, state.rules.turn_count)
     if move.cards != packet:
         actual = " ".join(card.face for card in packet)
         return _refuse(
-            Code.CARD_MISMATCH,
+            ViolationCode.CARD_MISMATCH,
             move,
             f"the stock turns {actual}",
             piles=("stock",),
@@ -487,22 +515,22 @@ def legal_moves(state: State, player: int) -> list[Move]:
     Moves are generated from the rules directly (``check_move`` is for one move
     and explains refusals); tests prove the two agree on every position.
     """
-    if _gate(state, player, Kind.PLAY) is not None:
+    if _gate(state, player, MoveKind.PLAY) is not None:
         return []
     rules = state.rules
     seat = state.seats[player]
     moves: list[Move] = []
     if state.phase is Phase.PLAYING:
         if seat.stock:
-            moves.append(Move(player, Kind.TURN, cards=_packet(seat, rules.turn_count)))
+            moves.append(Move(player, MoveKind.TURN, cards=_packet(seat, rules.turn_count)))
         elif seat.waste:
-            moves.append(Move(player, Kind.RECYCLE))
+            moves.append(Move(player, MoveKind.RECYCLE))
         if rules.call_allowed and not seat.demon:
-            moves.append(Move(player, Kind.CALL))
+            moves.append(Move(player, MoveKind.CALL))
         if rules.stall_by_agreement and player not in state.agreed:
-            moves.append(Move(player, Kind.AGREE))
+            moves.append(Move(player, MoveKind.AGREE))
         if rules.resignation is not Resignation.REFUSED:
-            moves.append(Move(player, Kind.RESIGN))
+            moves.append(Move(player, MoveKind.RESIGN))
     next_level: dict[tuple[int, int], list[int]] = {}
     for index, foundation in enumerate(state.foundations):
         if not foundation.complete:
@@ -518,23 +546,23 @@ def legal_moves(state: State, player: int) -> list[Move]:
     for source, card in singles:
         cards = (card,)
         if card.rank == ACE:
-            moves.append(Move(player, Kind.PLAY, source, NEW_FOUNDATION, cards))
+            moves.append(Move(player, MoveKind.PLAY, source, NEW_FOUNDATION, cards))
         for index in next_level.get((card.suit, card.rank), ()):
-            moves.append(Move(player, Kind.PLAY, source, Place(Zone.FOUNDATION, index), cards))
+            moves.append(Move(player, MoveKind.PLAY, source, Place(Zone.FOUNDATION, index), cards))
         for index, pile in enumerate(seat.work):
             if source.zone is Zone.WORK and source.index == index:
                 continue
             if not pile or builds_down(pile[-1], card):
-                moves.append(Move(player, Kind.PLAY, source, Place(Zone.WORK, index), cards))
+                moves.append(Move(player, MoveKind.PLAY, source, Place(Zone.WORK, index), cards))
             if rules.slide_under and pile and builds_down(card, pile[0]):
-                moves.append(Move(player, Kind.PLAY, source, Place(Zone.UNDER, index), cards))
+                moves.append(Move(player, MoveKind.PLAY, source, Place(Zone.UNDER, index), cards))
     for index, pile in enumerate(seat.work):
         for start in range(len(pile) - 1):
             tail = pile[start:]
             for other_index, other in enumerate(seat.work):
                 if other_index != index and (not other or builds_down(other[-1], tail[0])):
                     target = Place(Zone.WORK, other_index)
-                    moves.append(Move(player, Kind.PLAY, Place(Zone.WORK, index), target, tail))
+                    moves.append(Move(player, MoveKind.PLAY, Place(Zone.WORK, index), target, tail))
     moves.sort(key=Move.sort_key)
     return moves
 
@@ -548,9 +576,9 @@ def apply_move(state: State, move: Move) -> State:
     seat = state.seats[player]
     now = state.clock_ms
     match move.kind:
-        case Kind.PLAY:
+        case MoveKind.PLAY:
             return _apply_play(state, seat, move)
-        case Kind.TURN:
+        case MoveKind.TURN:
             count = len(move.cards)
             turned = list(state.turned_since_play)
             turned[player] += count
@@ -561,10 +589,10 @@ def apply_move(state: State, move: Move) -> State:
                 turned_since_play=tuple(turned),
                 last_action_ms=now,
             )
-        case Kind.RECYCLE:
+        case MoveKind.RECYCLE:
             seat = Seat(seat.demon, seat.work, tuple(reversed(seat.waste)), ())
             return _derive(state, seats=_with(state.seats, player, seat), last_action_ms=now)
-        case Kind.CALL:
+        case MoveKind.CALL:
             if state.rules.call_grace_ms == 0:
                 return _derive(
                     state,
@@ -581,9 +609,9 @@ def apply_move(state: State, move: Move) -> State:
                 grace_until_ms=now + state.rules.call_grace_ms,
                 last_action_ms=now,
             )
-        case Kind.AGREE:
+        case MoveKind.AGREE:
             return _derive(state, agreed=state.agreed | {player}, last_action_ms=now)
-        case Kind.RESIGN:
+        case MoveKind.RESIGN:
             return _derive(
                 state,
                 phase=Phase.ENDED,
@@ -659,7 +687,7 @@ def _with(items: tuple[_T, ...], index: int, item: _T) -> tuple[_T, ...]:
 
 def is_progress(move: Move) -> bool:
     """A play: a card to the centre, or out of the demon pile or the waste."""
-    return move.kind is Kind.PLAY and (
+    return move.kind is MoveKind.PLAY and (
         move.source is not None
         and move.target is not None
         and (
@@ -935,7 +963,7 @@ def check_stall(state: State) -> Violation | None:
         ]
         if short:
             return Violation(
-                Code.STALL_NOT_DUE,
+                ViolationCode.STALL_NOT_DUE,
                 f"seats {', '.join(short)} have not turned through their whole stock since "
                 "the last play",
                 None,
@@ -947,7 +975,9 @@ def check_stall(state: State) -> Violation | None:
             continue
         witness = _witness(seat, rules, to_centre)
         if witness is not None:
-            return Violation(Code.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None)
+            return Violation(
+                ViolationCode.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None
+            )
     return None
 
 

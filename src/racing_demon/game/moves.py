@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from racing_demon.game.cards import Card
 
 
-class Kind(enum.StrEnum):
+class MoveKind(enum.StrEnum):
     TURN = "turn"
     RECYCLE = "recycle"
     PLAY = "play"  # any card move from demon, waste or a work pile
@@ -52,8 +52,10 @@ _ZONE_NAMES = {
 _UNNUMBERED = frozenset({Zone.DEMON, Zone.WASTE, Zone.NEW_FOUNDATION})
 SOURCE_ZONES = frozenset({Zone.DEMON, Zone.WASTE, Zone.WORK})
 TARGET_ZONES = frozenset({Zone.WORK, Zone.UNDER, Zone.FOUNDATION, Zone.NEW_FOUNDATION})
-_KIND_ORDER = {kind: order for order, kind in enumerate(Kind)}
-_SIMPLE_KINDS = {kind.value: kind for kind in (Kind.RECYCLE, Kind.CALL, Kind.AGREE, Kind.RESIGN)}
+_KIND_ORDER = {kind: order for order, kind in enumerate(MoveKind)}
+_SIMPLE_KINDS = {
+    kind.value: kind for kind in (MoveKind.RECYCLE, MoveKind.CALL, MoveKind.AGREE, MoveKind.RESIGN)
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +102,7 @@ class Move:
     """One action of one seat. ``cards`` are named explicitly, leading card first."""
 
     player: int
-    kind: Kind
+    kind: MoveKind
     source: Place | None = None
     target: Place | None = None
     cards: tuple[Card, ...] = ()
@@ -108,7 +110,7 @@ class Move:
     def __post_init__(self) -> None:
         if self.player < 0:
             raise ValueError(f"seat {self.player} is negative")
-        is_play = self.kind is Kind.PLAY
+        is_play = self.kind is MoveKind.PLAY
         if is_play != (self.source is not None and self.target is not None):
             raise ValueError(f"a {self.kind} move {'needs' if is_play else 'has no'} piles")
         if (
@@ -117,7 +119,7 @@ class Move:
             and (self.source.zone not in SOURCE_ZONES or self.target.zone not in TARGET_ZONES)
         ):
             raise ValueError(f"cards cannot move from {self.source} to {self.target}")
-        if (is_play or self.kind is Kind.TURN) != bool(self.cards):
+        if (is_play or self.kind is MoveKind.TURN) != bool(self.cards):
             raise ValueError(f"a {self.kind} move {'names' if self.cards else 'names no'} cards")
         for card in self.cards:  # a loop: any() over a generator costs more per move
             if card.owner != self.player:
@@ -137,9 +139,9 @@ class Move:
 
     def __str__(self) -> str:
         faces = " ".join(card.face for card in self.cards)
-        if self.kind is Kind.PLAY:
+        if self.kind is MoveKind.PLAY:
             return f"{self.player} {self.source}>{self.target} {faces}"
-        if self.kind is Kind.TURN:
+        if self.kind is MoveKind.TURN:
             return f"{self.player} turn {faces}"
         return f"{self.player} {self.kind}"
 
@@ -160,8 +162,8 @@ class Move:
                 raise ValueError(f"bad move {text!r}: {action} names no cards")
             return cls(player, _SIMPLE_KINDS[action])
         if action == "turn":
-            return cls(player, Kind.TURN, cards=cards)
+            return cls(player, MoveKind.TURN, cards=cards)
         source, arrow, target = action.partition(">")
         if not arrow:
             raise ValueError(f"bad move {text!r}: unknown action {action!r}")
-        return cls(player, Kind.PLAY, _parse_place(source), _parse_place(target), cards)
+        return cls(player, MoveKind.PLAY, _parse_place(source), _parse_place(target), cards)

@@ -1,73 +1,243 @@
-"""Log records: the bodies the table writes and the verifier reads (docs/log-format.md §6).
+"""Log records as typed values: parsed once from a body, written back by one writer.
 
-A line is the canonical JSON of ``{"body": {...}, "sigs": {...}}``. The table signs
-``pae(kind, canonical(body))`` for every record; a player with a key signs the submission
-``{game, hand, move, n, player}`` before the table orders it, because a player cannot
-know the record's place in the chain (seq, prev) or whether its move will land.
+A line is the canonical JSON of ``{"body": {...}, "sigs": {...}}`` (docs/log-format.md §6).
+Every body has the chain's fields (``v``, ``game``, ``seq``, ``prev`` but on the genesis,
+``t_ms``, ``kind``); the rest is the record's payload: the genesis, or one event of the
+match flow (``racing_demon.game.flow``), or the final record. ``parse_record`` reads a body
+that its schema (schemas/log-record.schema.json) admitted, and ``record_body`` writes one;
+a test proves the two agree with the schema over the whole corpus.
+
+The table signs ``pae(kind, canonical(body))`` for every record; a player with a key signs
+the submission ``{game, hand, move, n, player}`` before the table orders it, because a
+player cannot know the record's place in the chain (seq, prev) or whether its move lands.
+The log calls a seat index ``player`` (format v1); the typed values call it ``seat``.
 """
 
 from __future__ import annotations
 
-import enum
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from racing_demon.game.moves import Kind as MoveKind
-from racing_demon.game.moves import Move
+from racing_demon.game.flow import (
+    Event,
+    FinalReason,
+    HandEnd,
+    HandStart,
+    MatchEnd,
+    RecordKind,
+    Stall,
+    Submission,
+)
+from racing_demon.game.state import EndReason
 from racing_demon.log.canonical import canonical_bytes
 
 FORMAT_VERSION = 1
 SUBMISSION = "submission"  # the signature kind of a player's own statement of a move
 
 
-class RecordKind(enum.StrEnum):
-    GENESIS = "genesis"
-    HAND_START = "hand_start"
-    MOVE = "move"  # an accepted turn, recycle or card move
-    TIE = "tie"  # an accepted card that tied a foundation level (the table's tie rule)
-    CALL = "call"
-    AGREE = "agree"
-    RESIGN = "resign"
-    BOUNCE = "bounce"  # a refused submission, with the engine's reason code
-    STALL = "stall"
-    HAND_END = "hand_end"
-    FINAL = "final"
+@dataclass(frozen=True, slots=True)
+class SeatEntry:
+    """One seat as the genesis lists it: who sits there, their pack's back, their key."""
+
+    seat: int
+    name: str
+    back: str
+    key: str | None  # hex of the raw Ed25519 public key, when the player signs
 
 
-PLAYER_KINDS = frozenset(
-    {
-        RecordKind.MOVE,
-        RecordKind.TIE,
-        RecordKind.CALL,
-        RecordKind.AGREE,
-        RecordKind.RESIGN,
-        RecordKind.BOUNCE,
-    }
-)
-_ACCEPTED_KIND = {
-    MoveKind.TURN: RecordKind.MOVE,
-    MoveKind.RECYCLE: RecordKind.MOVE,
-    MoveKind.PLAY: RecordKind.MOVE,
-    MoveKind.CALL: RecordKind.CALL,
-    MoveKind.AGREE: RecordKind.AGREE,
-    MoveKind.RESIGN: RecordKind.RESIGN,
+@dataclass(frozen=True, slots=True)
+class Genesis:
+    """The first record: the rules, the seats, the keys and the dealer's commitment."""
+
+    software: str
+    rules: Mapping[str, Any]  # the rules document as the log holds it (read-only)
+    rules_sha256: str
+    players: tuple[SeatEntry, ...]
+    table_key: str  # the key id of the table's public key
+    commitment: str
+    entropy: tuple[str, ...]  # each seat's contribution, hex
+
+    kind = RecordKind.GENESIS
+
+
+@dataclass(frozen=True, slots=True)
+class Final:
+    """The last record: the match's end, the dealer's revealed secret, the record count."""
+
+    end: MatchEnd
+    secret: str  # hex
+    records: int  # how many records come before this one
+
+    kind = RecordKind.FINAL
+
+
+Payload = Genesis | HandStart | Submission | Stall | HandEnd | Final
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One record: its place in the chain and what it tells."""
+
+    game: str
+    seq: int
+    t_ms: int
+    prev: str | None  # the previous line's hash; None on the genesis
+    payload: Payload
+
+    @property
+    def kind(self) -> RecordKind:
+        return self.payload.kind
+
+
+# -- reading -------------------------------------------------------------------------
+
+
+def parse_record(body: Mapping[str, Any]) -> Record:
+    """The typed record of a body that the log-record schema admitted."""
+    payload = _PARSERS[body["kind"]](body)
+    return Record(body["game"], body["seq"], body["t_ms"], body.get("prev"), payload)
+
+
+def _genesis(body: Mapping[str, Any]) -> Genesis:
+    return Genesis(
+        body["software"],
+        body["rules"],
+        body["rules_sha256"],
+        tuple(
+            SeatEntry(entry["seat"], entry["name"], entry["back"], entry["key"])
+            for entry in body["players"]
+        ),
+        body["table_key"],
+        body["commitment"],
+        tuple(body["entropy"]),
+    )
+
+
+def _submission(body: Mapping[str, Any]) -> Submission:
+    return Submission(
+        _KINDS[body["kind"]],
+        body["hand"],
+        body["player"],
+        body["n"],
+        body["move"],
+        body.get("reason"),
+    )
+
+
+def _final(body: Mapping[str, Any]) -> Final:
+    end = MatchEnd(
+        FinalReason(body["reason"]),
+        tuple(tuple(hand) for hand in body["hands"]),
+        tuple(body["totals"]),
+        tuple(body["winners"]),
+    )
+    return Final(end, body["secret"], body["records"])
+
+
+_KINDS = {kind.value: kind for kind in RecordKind}  # RecordKind(...) costs ten times more
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], Payload]] = {
+    RecordKind.GENESIS: _genesis,
+    RecordKind.HAND_START: lambda body: HandStart(body["hand"], tuple(body["packs"])),
+    RecordKind.STALL: lambda body: Stall(body["hand"]),
+    RecordKind.HAND_END: lambda body: HandEnd(
+        body["hand"], EndReason(body["reason"]), tuple(body["scores"])
+    ),
+    RecordKind.FINAL: _final,
+    **{
+        kind: _submission
+        for kind in (
+            RecordKind.MOVE,
+            RecordKind.TIE,
+            RecordKind.CALL,
+            RecordKind.AGREE,
+            RecordKind.RESIGN,
+            RecordKind.BOUNCE,
+        )
+    },
 }
 
 
-def accepted_kind(move: Move, tie: bool) -> RecordKind:
-    """The record kind of an accepted move."""
-    return RecordKind.TIE if tie else _ACCEPTED_KIND[move.kind]
+# -- writing -------------------------------------------------------------------------
 
 
-def submission(game: str, hand: int, player: int, n: int, move: str) -> dict[str, Any]:
+def record_body(record: Record) -> dict[str, Any]:
+    """The body that the log holds for ``record``: the one place a body is written."""
+    body: dict[str, Any] = {
+        "v": FORMAT_VERSION,
+        "game": record.game,
+        "seq": record.seq,
+        "t_ms": record.t_ms,
+        "kind": record.kind.value,
+        **payload_fields(record.payload),
+    }
+    if record.prev is not None:
+        body["prev"] = record.prev
+    return body
+
+
+def payload_fields(payload: Payload) -> dict[str, Any]:
+    """The body's fields that hold ``payload``."""
+    if isinstance(payload, Submission):
+        fields: dict[str, Any] = {
+            "hand": payload.hand,
+            "player": payload.seat,
+            "n": payload.n,
+            "move": payload.move,
+        }
+        if payload.reason is not None:
+            fields["reason"] = payload.reason
+        return fields
+    if isinstance(payload, HandStart):
+        return {"hand": payload.hand, "packs": list(payload.packs)}
+    if isinstance(payload, Stall):
+        return {"hand": payload.hand}
+    if isinstance(payload, HandEnd):
+        return {"hand": payload.hand, "reason": payload.reason.value, "scores": [*payload.scores]}
+    if isinstance(payload, Final):
+        end = payload.end
+        return {
+            "reason": end.reason.value,
+            "hands": [list(hand) for hand in end.hands],
+            "totals": list(end.totals),
+            "winners": list(end.winners),
+            "secret": payload.secret,
+            "records": payload.records,
+        }
+    return {
+        "software": payload.software,
+        "rules": payload.rules,
+        "rules_sha256": payload.rules_sha256,
+        "players": [
+            {"seat": entry.seat, "name": entry.name, "back": entry.back, "key": entry.key}
+            for entry in payload.players
+        ],
+        "table_key": payload.table_key,
+        "commitment": payload.commitment,
+        "entropy": list(payload.entropy),
+    }
+
+
+def event_of(payload: Payload) -> Event | None:
+    """The match-flow event a record tells (the final record's is the match's end); the
+    genesis tells none: it sets the match up."""
+    if isinstance(payload, Genesis):
+        return None
+    if isinstance(payload, Final):
+        return payload.end
+    return payload
+
+
+def submission_statement(game: str, event: Submission) -> dict[str, Any]:
     """What a player signs: its n-th submission of this game, before the table orders it."""
-    return {"game": game, "hand": hand, "move": move, "n": n, "player": player}
-
-
-def submission_of(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The submission a player-kind record carries."""
-    return submission(body["game"], body["hand"], body["player"], body["n"], body["move"])
+    return {
+        "game": game,
+        "hand": event.hand,
+        "move": event.move,
+        "n": event.n,
+        "player": event.seat,
+    }
 
 
 def line_bytes(body: Mapping[str, Any], sigs: Mapping[str, Any]) -> bytes:

@@ -11,8 +11,10 @@ from typing import Any
 
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import DEAL_ALGORITHM, pack_digest
+from racing_demon.game.flow import Submission
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Pile, Seat, State
+from racing_demon.log.records import Record
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
 SEED_FORMAT = "racing-demon/seed-report/v1"
@@ -101,13 +103,15 @@ def seed_document(secret_hex: str, commitment_hex: str) -> dict[str, Any]:
     return {"format": SEED_FORMAT, "secret": secret_hex, "commitment": commitment_hex}
 
 
-def table_text(state: State, names: Sequence[str], seq: int, body: dict[str, Any]) -> str:
-    """The table after record ``seq`` (``replay``): every seat and the centre."""
-    event = printable(body.get("move") or body["kind"])
-    if body["kind"] == "bounce":
-        event = f"{event} (bounced: {printable(body['reason'])})"
+def table_text(state: State, names: Sequence[str], record: Record) -> str:
+    """The table after ``record`` (``replay``): every seat and the centre."""
+    payload = record.payload
+    event = printable(payload.move if isinstance(payload, Submission) else record.kind)
+    if isinstance(payload, Submission) and payload.reason is not None:
+        event = f"{event} (bounced: {printable(payload.reason)})"
     lines = [
-        f"after record {seq} at {body['t_ms']} ms, hand {state.hand} ({state.phase}): {event}",
+        f"after record {record.seq} at {record.t_ms} ms, hand {state.hand} ({state.phase}): "
+        f"{event}",
         "centre:",
     ]
     for index, foundation in enumerate(state.foundations):
@@ -130,12 +134,14 @@ def table_text(state: State, names: Sequence[str], seq: int, body: dict[str, Any
     return "\n".join(lines)
 
 
-def next_text(body: dict[str, Any] | None, names: Sequence[str]) -> str:
-    if body is None:
+def next_text(record: Record | None, names: Sequence[str]) -> str:
+    if record is None:
         return "next: nothing (the log ends here)"
-    who = f", seat {body['player']} {printable(names[body['player']])}" if "player" in body else ""
-    what = f": {printable(body['move'])}" if "move" in body else ""
-    return f"next: record {body['seq']} ({printable(body['kind'])}{who}){what}"
+    payload = record.payload
+    if not isinstance(payload, Submission):
+        return f"next: record {record.seq} ({record.kind})"
+    who = f", seat {payload.seat} {printable(names[payload.seat])}"
+    return f"next: record {record.seq} ({record.kind}{who}): {printable(payload.move)}"
 
 
 def rules_listing(profiles: Sequence[Rules]) -> str:

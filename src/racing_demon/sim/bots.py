@@ -35,7 +35,7 @@ from typing import Final, Protocol
 from racing_demon.game.cards import ACE, Card
 from racing_demon.game.deal import uniform_below
 from racing_demon.game.engine import cycle_tops, is_tie, legal_moves
-from racing_demon.game.moves import Kind, Move, Zone
+from racing_demon.game.moves import Move, MoveKind, Zone
 from racing_demon.game.state import Phase, Pile, Seat, State, builds_down
 
 HOLD_OFF_MARGIN: Final = 3
@@ -45,7 +45,7 @@ round is about to end", and a call locks in their penalty before they can shed i
 
 _CENTRE: Final = frozenset({Zone.FOUNDATION, Zone.NEW_FOUNDATION})
 _WORK_TARGETS: Final = frozenset({Zone.WORK, Zone.UNDER})
-_STOCK_KINDS: Final = frozenset({Kind.TURN, Kind.RECYCLE})
+_STOCK_KINDS: Final = frozenset({MoveKind.TURN, MoveKind.RECYCLE})
 
 
 class Chooser(Protocol):
@@ -140,7 +140,7 @@ class _View:
     def me(self) -> Seat:
         return self.state.seats[self.seat]
 
-    def kind(self, kind: Kind) -> list[Move]:
+    def kind(self, kind: MoveKind) -> list[Move]:
         return [move for move in self.moves if move.kind is kind]
 
     def plays(self, source: Zone, targets: frozenset[Zone]) -> list[Move]:
@@ -162,7 +162,7 @@ class _View:
 
 
 def _call(view: _View) -> list[Move]:
-    return view.kind(Kind.CALL)
+    return view.kind(MoveKind.CALL)
 
 
 def _call_unless_gaining(view: _View) -> list[Move]:
@@ -246,7 +246,7 @@ def _after_a_pass(view: _View) -> list[Move]:
     for card in cycle_tops(me, state.rules.turn_count):
         if _to_centre_card(card, wanted) or _fits(card, me.work, slide):
             return [move for move in view.moves if move.kind in _STOCK_KINDS]
-    return view.kind(Kind.AGREE)
+    return view.kind(MoveKind.AGREE)
 
 
 def _rearranged(work: tuple[Pile, ...], move: Move) -> tuple[Pile, ...]:

@@ -44,11 +44,12 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 from racing_demon.files import open_regular
 from racing_demon.game.deal import SECRET_BYTES, MatchSeed, uniform_below, word_stream
 from racing_demon.game.engine import advance_clock
+from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind, Submission
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.game.state import EndReason, State
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.records import PLAYER_KINDS, RecordKind
+from racing_demon.log.records import parse_record
 from racing_demon.log.signing import sign
 from racing_demon.sim.bots import BotProfile, choose_move, stream_chooser
 from racing_demon.table import PlayerInfo, Table, sign_submission
@@ -173,7 +174,7 @@ class Tally:
 
     @property
     def submissions(self) -> int:
-        return sum(self.kinds.get(kind.value, 0) for kind in PLAYER_KINDS)
+        return sum(self.kinds.get(kind.value, 0) for kind in SUBMISSION_KINDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -435,8 +436,8 @@ def tally(path: Path) -> Tally:
     bounces: Counter[str] = Counter()
     with open_regular(path) as stream:
         for line in stream:
-            body = json.loads(line)["body"]
-            kinds[body["kind"]] += 1
-            if body["kind"] == RecordKind.BOUNCE.value:
-                bounces[body["reason"]] += 1
+            record = parse_record(json.loads(line)["body"])
+            kinds[record.kind.value] += 1
+            if isinstance(record.payload, Submission) and record.payload.reason is not None:
+                bounces[record.payload.reason] += 1
     return Tally(sum(kinds.values()), dict(kinds), dict(bounces))

@@ -20,7 +20,7 @@ from racing_demon.game.engine import (
     is_progress,
     legal_moves,
 )
-from racing_demon.game.moves import Kind, Move
+from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.state import Phase, State
 
 Choose = Callable[[Sequence[Any]], Any]
@@ -60,9 +60,9 @@ def playout(state: State, choose: Choose, max_steps: int = 2000) -> Iterator[Ste
             move
             for player in range(state.players)
             for move in legal_moves(state, player)
-            if move.kind not in (Kind.RESIGN, Kind.AGREE)
+            if move.kind not in (MoveKind.RESIGN, MoveKind.AGREE)
         ]
-        plays = [move for move in moves if is_progress(move) or move.kind is Kind.CALL]
+        plays = [move for move in moves if is_progress(move) or move.kind is MoveKind.CALL]
         if plays and choose(_BUCKETS) == "play":
             moves = plays
         elif not plays and state.phase is Phase.PLAYING and check_stall(state) is None:

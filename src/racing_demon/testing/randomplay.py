@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import MatchSeed, uniform_below, word_stream
 from racing_demon.game.engine import is_progress, legal_moves
-from racing_demon.game.moves import Kind, Move
+from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import State
 from racing_demon.log.keys import raw_public_bytes
@@ -128,8 +128,10 @@ def play_on(
 
 
 def _choose_move(snapshot: State, player: int, choose: Choose) -> Move | None:
-    moves = [m for m in legal_moves(snapshot, player) if m.kind not in (Kind.RESIGN, Kind.AGREE)]
-    plays = [m for m in moves if is_progress(m) or m.kind is Kind.CALL]
+    moves = [
+        m for m in legal_moves(snapshot, player) if m.kind not in (MoveKind.RESIGN, MoveKind.AGREE)
+    ]
+    plays = [m for m in moves if is_progress(m) or m.kind is MoveKind.CALL]
     if plays and choose(("play", "play", "play", "other")) == "play":
         moves = plays
     return choose(moves) if moves else None

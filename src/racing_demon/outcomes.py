@@ -1,0 +1,29 @@
+"""Exit codes: the one place where an outcome becomes the number a shell sees.
+
+The contract of every command: 0 it did its job (a log verified), 1 the answer is no (a
+log does not verify, a claim is wrong, a secret does not open its commitment), 2 the
+command could not use its input or output (unreadable, bad usage); and what a shell
+reports for a command stopped by a signal.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from racing_demon.verify.report import Report, Verdict
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    NO = 1  # the input was read and checked, and the answer is no
+    UNUSABLE = 2  # an input or output the command cannot use, or bad usage
+    INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
+    BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
+
+
+def of_report(report: Report) -> ExitCode:
+    """A verification's exit code; an unpinned log passes only when asked to (unsafe)."""
+    verdict = report.verdict
+    if verdict is Verdict.VERIFIED or (verdict is Verdict.UNPINNED and report.unsafe_unpinned):
+        return ExitCode.OK
+    return ExitCode.UNUSABLE if verdict is Verdict.UNREADABLE else ExitCode.NO

@@ -1,0 +1,338 @@
+"""The verifier's driver: stream a log through the numbered steps, fail closed.
+
+Memory does not grow with the log. Pass one streams the file through steps 1-5 and keeps
+only the genesis, the final record, one submission counter per seat and a digest of the
+bytes read; step 6 needs no more. Steps 7-10 need the dealer secret that only the final
+record reveals, so the driver first reads ahead at the last line: when that guess is the
+secret the final record turns out to reveal, pass one replays too, holding back the first
+replay failure until steps 1-6 have held for the whole file. Otherwise (a log that changed
+or was still being written when read ahead) pass two streams the same open file again
+through steps 7-10. Either way the first failure in step order is the answer, and the
+report says how many records were not replayed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, NoReturn
+
+from racing_demon.files import open_regular
+from racing_demon.game.flow import MatchFlow, RecordKind, Submission
+from racing_demon.log.reader import (
+    Line,
+    ReadError,
+    iter_raw_lines,
+    parse_read_line,
+    read_canonical_line,
+    read_lines,
+)
+from racing_demon.log.records import Final, Genesis, Record, chain_hash, parse_record
+from racing_demon.schema import record_errors
+from racing_demon.verify import (
+    step01_framing,
+    step02_canonical,
+    step03_schema,
+    step04_chain,
+    step05_signatures,
+    step06_secret,
+    step07_rules,
+    step08_replay,
+)
+from racing_demon.verify.report import Finding, Report, Step, StepFailed, Verdict, VerifyCode
+from racing_demon.verify.settings import Settings
+
+_COUNT_CHUNK = 64 * 1024
+
+
+def verify_log(path: Path, settings: Settings) -> Report:
+    """Verify the log at ``path``: UNREADABLE if it cannot be opened or read."""
+    try:
+        # Two passes need the same bytes twice, which a pipe or a device cannot give, and
+        # opening a pipe would wait for a writer.
+        with open_regular(path) as stream:
+            return verify_stream(stream, settings, str(path))
+    except OSError as error:
+        return _unreadable(str(path), settings, error.strerror or str(error))
+
+
+def verify_stream(stream: BinaryIO, settings: Settings, source: str = "<stream>") -> Report:
+    """Verify the log in seekable binary ``stream``, read twice from its start."""
+    try:
+        if not stream.seekable():
+            return _unreadable(source, settings, "the stream cannot be read twice")
+        return _Verification(settings, source).run(stream)
+    except OSError as error:
+        return _unreadable(source, settings, error.strerror or str(error))
+
+
+def _unreadable(source: str, settings: Settings, why: str) -> Report:
+    return Report(
+        source,
+        Verdict.UNREADABLE,
+        finding=Finding(VerifyCode.UNREADABLE, f"cannot read {source}: {why}"),
+        fast=settings.fast,
+        pinned=settings.table_key is not None,
+        unsafe_unpinned=settings.unsafe_unpinned,
+    )
+
+
+@dataclass
+class _Verification:
+    """One log's verification: the passes, and what they keep between lines."""
+
+    settings: Settings
+    source: str
+    # What pass one keeps: bounded whatever the length of the log.
+    genesis: Record | None = None
+    player_keys: step05_signatures.PlayerKeys = ()
+    final: Record | None = None
+    final_line: int | None = None
+    lines: int = 0  # complete lines read
+    records: int | None = 0
+    torn: ReadError | None = None
+    digest: bytes = b""
+    previous_hash: str = ""
+    last_t_ms: int = 0
+    submissions: dict[int, int] = field(default_factory=dict)
+    # Pass one replays too when it knows the secret ahead (steps 7-10 as it goes); their
+    # first failure waits until steps 1-6 have held for the whole file.
+    flow: MatchFlow | None = None
+    replay_failed: StepFailed | None = None
+    replayed: int = 0
+
+    def run(self, stream: BinaryIO) -> Report:
+        try:
+            secret = self.settings.seed
+            if secret is None:
+                secret = self._read_ahead_secret(stream)
+            self._first_pass(stream, secret)
+            if self.final is None:
+                if self.genesis is not None and self.settings.seed is not None:
+                    step06_secret.check_given_secret(self.genesis, self.settings.seed)
+                    self._replayed_in_pass_one()  # the prefix replays, so far as it goes
+                return self._report(Verdict.UNFINISHED, self._unfinished(), self._where_cut())
+            assert self.genesis is not None and self.final_line is not None
+            revealed = step06_secret.check_secret(
+                self.genesis, self.final, self.final_line, self.settings.seed
+            )
+            if secret == revealed:
+                self._replayed_in_pass_one()
+            else:
+                self._second_pass(stream, revealed)
+        except StepFailed as failed:
+            if failed.step <= Step.SECRET:
+                self.replayed = 0  # a replay counts only once steps 1-6 hold
+            return self._report(Verdict.DOES_NOT_VERIFY, failed.finding, failed.step)
+        if self.settings.table_key is None:
+            return self._report(Verdict.UNPINNED)
+        return self._report(Verdict.VERIFIED)
+
+    # -- findings and reports -------------------------------------------------------
+
+    def _unfinished(self) -> Finding:
+        if self.torn is not None:
+            return Finding(self.torn.code, self.torn.message, line=self.torn.line)
+        if self.lines == 0:
+            return Finding(VerifyCode.UNFINISHED, "the file is empty: no genesis, no final record")
+        return Finding(VerifyCode.UNFINISHED, f"no final record after line {self.lines}")
+
+    def _where_cut(self) -> Step:
+        return Step.FRAMING if self.torn is not None else Step.CHAIN
+
+    def _report(
+        self, verdict: Verdict, finding: Finding | None = None, step: Step | None = None
+    ) -> Report:
+        genesis = None if self.genesis is None else self.genesis.payload
+        assert genesis is None or isinstance(genesis, Genesis)
+        final = self.final.payload if self.final is not None and finding is None else None
+        assert final is None or isinstance(final, Final)
+        return Report(
+            self.source,
+            verdict,
+            step=step,
+            finding=finding,
+            records=self.records,
+            not_replayed=None if self.records is None else self.records - self.replayed,
+            fast=self.settings.fast,
+            pinned=self.settings.table_key is not None,
+            unsafe_unpinned=self.settings.unsafe_unpinned,
+            game=None if self.genesis is None else self.genesis.game,
+            profile=None if genesis is None else _profile_name(genesis),
+            hands=() if final is None else final.end.hands,
+            totals=() if final is None else final.end.totals,
+            winners=() if final is None else final.end.winners,
+            final_reason=None if final is None else final.end.reason.value,
+        )
+
+    # -- pass one: steps 1-5 --------------------------------------------------------
+
+    def _first_pass(self, stream: BinaryIO, secret: bytes | None) -> None:
+        digest = hashlib.sha256()
+        settings = self.settings
+        try:
+            for line in read_lines(stream, settings.limits):  # (1) and (2)
+                self.lines = self.records = line.number
+                digest.update(line.raw + b"\n")
+                record = step03_schema.check_schema(line)
+                step04_chain.check_chain(
+                    line.number,
+                    record,
+                    genesis=self.genesis,
+                    final_line=self.final_line,
+                    previous_hash=self.previous_hash,
+                    last_t_ms=self.last_t_ms,
+                    wanted_game=settings.game_id,
+                )
+                if line.number == 1:
+                    self.genesis = record
+                elif record.kind is RecordKind.FINAL:
+                    self.final, self.final_line = record, line.number
+                payload = record.payload
+                seat = payload.seat if isinstance(payload, Submission) else -1
+                self.player_keys = step05_signatures.check_signatures(
+                    line,
+                    record,
+                    table_key=settings.table_key,
+                    fast=settings.fast,
+                    player_keys=self.player_keys,
+                    next_n=self.submissions.get(seat, 0),
+                )
+                if seat >= 0:
+                    self.submissions[seat] = self.submissions.get(seat, 0) + 1
+                self.previous_hash = chain_hash(line.raw)
+                self.last_t_ms = record.t_ms
+                if secret is not None and self.replay_failed is None:
+                    self._replay_ahead(line.number, record, secret)
+        except ReadError as error:
+            if step01_framing.is_torn_tail(error, self.final is not None):
+                # What a crash mid-write leaves: the complete lines before it are a prefix.
+                self.torn = error
+                self.records = error.line
+            else:
+                self.records = self._count_rest(stream, error.line or self.lines + 1, error)
+                if step02_canonical.is_canonical_failure(error):
+                    raise step02_canonical.canonical_failure(error) from None
+                raise step01_framing.framing_failure(error) from None
+        except StepFailed:
+            self.records = self._count_rest(stream, self.lines, None)
+            raise
+        self.digest = digest.digest()
+
+    def _read_ahead_secret(self, stream: BinaryIO) -> bytes | None:
+        """The secret the last line reveals, read before pass one so that it can replay.
+
+        Only a guess: pass one checks that line like every other, and unless the final
+        record it finds reveals this very secret, a second pass replays the log.
+        """
+        limits = self.settings.limits
+        end = stream.seek(0, os.SEEK_END)
+        start = max(0, end - limits.max_line_bytes - 2)
+        stream.seek(start)
+        tail = stream.read(end - start)
+        stream.seek(0)
+        _, newline, last = tail.removesuffix(b"\n").rpartition(b"\n")
+        if not tail.endswith(b"\n") or (start > 0 and not newline):
+            return None
+        try:
+            value = read_canonical_line(0, last, limits).value
+        except ReadError:
+            return None
+        if record_errors(value) or value["body"]["kind"] != RecordKind.FINAL:
+            return None
+        return bytes.fromhex(value["body"]["secret"])
+
+    def _replay_ahead(self, number: int, record: Record, secret: bytes) -> None:
+        try:
+            if self.flow is None:
+                assert self.genesis is not None
+                self.flow = step07_rules.load_rules(self.genesis, secret)
+            self.flow = step08_replay.replay_record(self.flow, number, record)
+            self.replayed = number
+        except StepFailed as failed:
+            self.replay_failed = failed
+
+    def _replayed_in_pass_one(self) -> None:
+        """Steps 1-6 held: what pass one's replay found is the verdict."""
+        if self.replay_failed is not None:
+            raise self.replay_failed
+
+    def _count_rest(self, stream: BinaryIO, counted: int, error: ReadError | None) -> int | None:
+        """``counted`` lines plus those after the stream's position, within the limits."""
+        limits = self.settings.limits
+        if error is not None and error.code in step01_framing.LIMIT_CODES:
+            return None  # counting would read what the limit refused to read
+        size = stream.tell()
+        open_tail = False
+        while chunk := stream.read(_COUNT_CHUNK):
+            size += len(chunk)
+            if size > limits.max_file_bytes:
+                return None
+            counted += chunk.count(b"\n")
+            open_tail = not chunk.endswith(b"\n")
+        counted += open_tail
+        return counted if counted <= limits.max_records else None
+
+    # -- pass two: steps 7-10 -------------------------------------------------------
+
+    def _second_pass(self, stream: BinaryIO, secret: bytes) -> None:
+        assert self.genesis is not None
+        self.replayed = 0
+        flow = step07_rules.load_rules(self.genesis, secret)
+        stream.seek(0)
+        digest = hashlib.sha256()
+        limits = self.settings.limits
+        try:
+            # Only the lines pass one checked: a log still being written grows meanwhile.
+            # They were canonical then; if a byte changed since, the digest says so.
+            for number, raw in itertools.islice(iter_raw_lines(stream, limits), self.lines):
+                digest.update(raw + b"\n")
+                line = Line(number, raw, parse_read_line(number, raw, limits))
+                # Pass one proved each line's schema: parsing is all that is left.
+                record = parse_record(line.value["body"])
+                flow = step08_replay.replay_record(flow, number, record)
+                self.replayed = number
+        except ReadError:
+            self._changed()
+        except StepFailed:
+            # A verdict on bytes that pass one did not check would name the wrong record.
+            if not self._same_lines(stream):
+                self._changed()
+            raise
+        except (LookupError, TypeError, ValueError):
+            # Pass one proved every line well formed, so either the file changed since, or
+            # this is a bug, which must not be reported as a verdict.
+            if self._same_lines(stream):
+                raise
+            self._changed()
+        if digest.digest() != self.digest:
+            self._changed()
+
+    def _same_lines(self, stream: BinaryIO) -> bool:
+        stream.seek(0)
+        digest = hashlib.sha256()
+        try:
+            for _, raw in itertools.islice(
+                iter_raw_lines(stream, self.settings.limits), self.lines
+            ):
+                digest.update(raw + b"\n")
+        except ReadError:
+            return False
+        return digest.digest() == self.digest
+
+    def _changed(self) -> NoReturn:
+        raise StepFailed(
+            Step.CHAIN,
+            Finding(
+                VerifyCode.FILE_CHANGED, "the file changed between the two passes of verification"
+            ),
+        )
+
+
+def _profile_name(genesis: Genesis) -> str | None:
+    # The genesis schema leaves the rules document to step 7, so its name may be anything.
+    name = genesis.rules.get("name")
+    return name if isinstance(name, str) else None

@@ -1,0 +1,206 @@
+"""What verification reports: the verdict, the numbered steps, the reason codes, the finding.
+
+The steps are numbered in the order they run (docs/log-format.md §7), and each reason
+code belongs to one step.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from racing_demon.game.flow import Submission
+from racing_demon.log.reader import ReadCode
+from racing_demon.log.records import Record
+
+
+class Verdict(enum.StrEnum):
+    VERIFIED = "verified"
+    DOES_NOT_VERIFY = "does_not_verify"
+    UNFINISHED = "unfinished"  # a prefix of a log, without its final record: a crash, say
+    UNREADABLE = "unreadable"  # the file could not be opened or read at all
+    UNPINNED = "unpinned"  # everything held but the table's signatures, with no key to check
+
+
+class Step(enum.IntEnum):
+    """The verification steps, in the order they run; each has a module ``stepNN_*``."""
+
+    FRAMING = 1
+    CANONICAL = 2
+    SCHEMA = 3
+    CHAIN = 4
+    SIGNATURES = 5
+    SECRET = 6
+    PACKS = 7
+    REPLAY = 8
+    SCORES = 9
+    FINAL = 10
+
+    @property
+    def title(self) -> str:
+        return _STEP_TITLES[self]
+
+
+_STEP_TITLES = {
+    Step.FRAMING: "framing and strict JSON",
+    Step.CANONICAL: "canonical form",
+    Step.SCHEMA: "schema",
+    Step.CHAIN: "chain",
+    Step.SIGNATURES: "signatures",
+    Step.SECRET: "secret",
+    Step.PACKS: "rules and packs",
+    Step.REPLAY: "replay",
+    Step.SCORES: "scores",
+    Step.FINAL: "final record",
+}
+
+
+class VerifyCode(enum.StrEnum):
+    """The verifier's reason codes; steps 1 and 2 report the reader's ``ReadCode``."""
+
+    UNREADABLE = "UNREADABLE"
+    # (3) schema
+    SCHEMA = "SCHEMA"
+    # (4) chain
+    GENESIS_MISSING = "GENESIS_MISSING"
+    GENESIS_REPEATED = "GENESIS_REPEATED"
+    SEQ_MISMATCH = "SEQ_MISMATCH"
+    PREV_MISMATCH = "PREV_MISMATCH"
+    GAME_ID_MISMATCH = "GAME_ID_MISMATCH"
+    WRONG_GAME = "WRONG_GAME"
+    TIME_BACKWARDS = "TIME_BACKWARDS"
+    AFTER_FINAL = "AFTER_FINAL"
+    UNFINISHED = "UNFINISHED"
+    RECORD_COUNT = "RECORD_COUNT"
+    FILE_CHANGED = "FILE_CHANGED"
+    # (5) signatures
+    WRONG_TABLE_KEY = "WRONG_TABLE_KEY"
+    BAD_TABLE_SIGNATURE = "BAD_TABLE_SIGNATURE"
+    WEAK_PLAYER_KEY = "WEAK_PLAYER_KEY"
+    DUPLICATE_PLAYER_KEY = "DUPLICATE_PLAYER_KEY"
+    MIXED_PLAYER_KEYS = "MIXED_PLAYER_KEYS"
+    BAD_GENESIS_COSIGNATURE = "BAD_GENESIS_COSIGNATURE"
+    BAD_PLAYER_SIGNATURE = "BAD_PLAYER_SIGNATURE"
+    MISSING_PLAYER_SIGNATURE = "MISSING_PLAYER_SIGNATURE"
+    UNEXPECTED_SIGNATURE = "UNEXPECTED_SIGNATURE"
+    SUBMISSION_GAP = "SUBMISSION_GAP"
+    # (6) secret
+    SECRET_MISMATCH = "SECRET_MISMATCH"
+    SEED_MISMATCH = "SEED_MISMATCH"
+    # (7) rules and packs
+    BAD_RULES = "BAD_RULES"
+    RULES_MISMATCH = "RULES_MISMATCH"
+    BAD_SEATS = "BAD_SEATS"
+    PACK_MISMATCH = "PACK_MISMATCH"
+    # (8) replay
+    HAND_OUT_OF_ORDER = "HAND_OUT_OF_ORDER"
+    BAD_MOVE_TEXT = "BAD_MOVE_TEXT"
+    PLAYER_MISMATCH = "PLAYER_MISMATCH"
+    ILLEGAL_MOVE = "ILLEGAL_MOVE"
+    KIND_MISMATCH = "KIND_MISMATCH"
+    WRONGLY_BOUNCED = "WRONGLY_BOUNCED"
+    BOUNCE_REASON_MISMATCH = "BOUNCE_REASON_MISMATCH"
+    UNJUSTIFIED_STALL = "UNJUSTIFIED_STALL"
+    MISSING_STALL = "MISSING_STALL"
+    UNJUSTIFIED_HAND_END = "UNJUSTIFIED_HAND_END"
+    # (9) scores
+    SCORE_MISMATCH = "SCORE_MISMATCH"
+    WINNERS_MISMATCH = "WINNERS_MISMATCH"
+    # (10) final record
+    HAND_NOT_ENDED = "HAND_NOT_ENDED"
+    MATCH_NOT_OVER = "MATCH_NOT_OVER"
+    FINAL_MISMATCH = "FINAL_MISMATCH"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """The first check that failed, and where."""
+
+    code: VerifyCode | ReadCode
+    message: str
+    line: int | None = None  # 1-based
+    seq: int | None = None
+    player: int | None = None  # the seat
+    move: str | None = None
+    rule: str | None = None  # the engine's Violation code, or the SignatureCode
+    expected: str | None = None
+    found: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What verifying one log found; ``racing_demon.outcomes`` turns it into an exit code."""
+
+    source: str
+    verdict: Verdict
+    step: Step | None = None  # the failing step
+    finding: Finding | None = None
+    records: int | None = None  # lines in the file; None when a limit stopped the count
+    not_replayed: int | None = None
+    fast: bool = False
+    pinned: bool = True  # whether a table key was given, so table signatures could count
+    unsafe_unpinned: bool = False
+    game: str | None = None
+    profile: str | None = None
+    # Set only when the whole match replayed and scored as its final record says:
+    hands: tuple[tuple[int, ...], ...] = ()
+    totals: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+    final_reason: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.verdict is Verdict.VERIFIED:
+            return 0
+        if self.verdict is Verdict.UNPINNED:
+            return 0 if self.unsafe_unpinned else 1
+        return 2 if self.verdict is Verdict.UNREADABLE else 1
+
+
+class StepFailed(Exception):
+    """A step's check failed: the first failure in step order is the verdict."""
+
+    def __init__(self, step: Step, finding: Finding) -> None:
+        super().__init__(step, finding)
+        self.step = step
+        self.finding = finding
+
+
+def failure(
+    step: Step,
+    code: VerifyCode,
+    message: str,
+    *,
+    line: int | None,
+    record: Record | None,
+    player: int | None = None,
+    rule: object = None,
+    expected: object = None,
+    found: object = None,
+) -> StepFailed:
+    """The failure of ``step`` at line ``line``, whose ``record`` (once its schema held)
+    names the seq, and for a submission the seat and the move."""
+    seq = move = None
+    if record is not None:
+        seq = record.seq
+        if isinstance(record.payload, Submission):
+            player, move = record.payload.seat, record.payload.move
+    return StepFailed(
+        step,
+        Finding(
+            code,
+            message,
+            line=line,
+            seq=seq,
+            player=player,
+            move=move,
+            rule=None if rule is None else str(rule),
+            expected=None if expected is None else str(expected),
+            found=None if found is None else str(found),
+        ),
+    )
+
+
+def listed(values: Iterable[object]) -> str:
+    return ", ".join(map(str, values))

@@ -1,0 +1,35 @@
+"""How to verify: the pinned table key, the checks to skip, the reading limits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits
+from racing_demon.log.signing import check_public_key
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How to verify. ``table_key`` is the pinned table's raw 32-byte public key.
+
+    ``fast`` checks the table's signatures on the genesis and the final record only (the
+    chain binds every other line to the final one) and no player signature on a record.
+    Without ``table_key`` the verdict is at best UNPINNED, which ``unsafe_unpinned``
+    accepts: nothing then proves that the table wrote the log.
+    """
+
+    table_key: bytes | None = None
+    fast: bool = False
+    seed: bytes | None = None  # the dealer secret, when known from elsewhere
+    game_id: str | None = None
+    unsafe_unpinned: bool = False
+    limits: Limits = DEFAULT_LIMITS
+
+    def __post_init__(self) -> None:
+        if self.table_key is None:
+            return
+        if self.unsafe_unpinned:
+            raise ValueError("a pinned table key and unsafe_unpinned contradict each other")
+        problem = check_public_key(self.table_key)
+        if problem is not None:
+            raise ValueError(f"table key: {problem}")

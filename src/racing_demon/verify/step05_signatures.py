@@ -1,0 +1,183 @@
+"""Step 5, signatures: the table's on every record (on the genesis and the final record
+only with ``--fast``), the players' co-signatures of the genesis, and each keyed player's
+signature on its own submissions, numbered without gaps.
+
+On the genesis the checks run in this order: the table key pinned, the table's signature,
+then the players' keys (mixed: every seat lists a key or none does; weak; duplicate of the
+table's or another seat's), then the co-signatures. On every other record: the table's
+signature, no co-signatures, and on a submission its player's signature (unless
+``--fast``) then its number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
+
+from racing_demon.game.flow import RecordKind, Submission
+from racing_demon.log.canonical import canonical_bytes_of_read
+from racing_demon.log.keys import key_id
+from racing_demon.log.reader import Line
+from racing_demon.log.records import (
+    SUBMISSION,
+    Genesis,
+    Record,
+    body_bytes,
+    submission_statement,
+)
+from racing_demon.log.signing import check_public_key, verify
+from racing_demon.verify.report import Step, VerifyCode, failure
+
+PlayerKeys = tuple[bytes | None, ...]  # each seat's raw public key, as the genesis lists it
+_Fail = Callable[..., NoReturn]
+
+
+def check_signatures(
+    line: Line,
+    record: Record,
+    *,
+    table_key: bytes | None,
+    fast: bool,
+    player_keys: PlayerKeys,
+    next_n: int,
+) -> PlayerKeys:
+    """Check line ``line``'s signatures; the players' keys, once the genesis gives them.
+
+    ``next_n`` is the number the record's seat's next submission must carry.
+    """
+    payload, sigs = record.payload, line.value["sigs"]
+
+    def fail(code: VerifyCode, message: str, **context: Any) -> NoReturn:
+        raise failure(Step.SIGNATURES, code, message, line=line.number, record=record, **context)
+
+    kind = record.kind
+    genesis = payload if isinstance(payload, Genesis) else None
+    if genesis is not None and table_key is not None:
+        pinned = key_id(table_key)
+        if genesis.table_key != pinned:
+            fail(
+                VerifyCode.WRONG_TABLE_KEY,
+                "the log names another table key than the one pinned",
+                expected=pinned,
+                found=genesis.table_key,
+            )
+    if table_key is not None and (not fast or genesis is not None or kind is RecordKind.FINAL):
+        problem = verify(table_key, kind, body_bytes(line.raw), sigs["table"])
+        if problem is not None:
+            fail(
+                VerifyCode.BAD_TABLE_SIGNATURE,
+                f"the table's signature: {problem.message}",
+                rule=problem.code,
+            )
+    if genesis is not None:
+        player_keys = _check_player_keys(genesis, body_bytes(line.raw), sigs, fail)
+    elif "players" in sigs:
+        fail(VerifyCode.UNEXPECTED_SIGNATURE, "players co-sign the genesis only")
+    if isinstance(payload, Submission):
+        _check_submission(record.game, payload, sigs, player_keys, fast, next_n, fail)
+    elif "player" in sigs:
+        fail(
+            VerifyCode.UNEXPECTED_SIGNATURE,
+            f"a player's signature on a {kind} record, which no player submits",
+        )
+    return player_keys
+
+
+def _check_player_keys(
+    genesis: Genesis, message: bytes, sigs: Mapping[str, Any], fail: _Fail
+) -> PlayerKeys:
+    keys = tuple(
+        None if entry.key is None else bytes.fromhex(entry.key) for entry in genesis.players
+    )
+    listed = [key for key in keys if key is not None]
+    if listed and len(listed) != len(keys):
+        fail(
+            VerifyCode.MIXED_PLAYER_KEYS,
+            "either every player lists a key or none does",
+            expected=f"{len(keys)} keys",
+            found=f"{len(listed)} keys",
+        )
+    for seat, key in enumerate(keys):
+        problem = None if key is None else check_public_key(key)
+        if problem is not None:
+            fail(
+                VerifyCode.WEAK_PLAYER_KEY,
+                f"seat {seat}'s key: {problem.message}",
+                player=seat,
+                rule=problem.code,
+            )
+    ids = [key_id(key) for key in listed]
+    for seat, this in enumerate(ids):
+        if this == genesis.table_key or this in ids[:seat]:
+            fail(
+                VerifyCode.DUPLICATE_PLAYER_KEY,
+                f"seat {seat}'s key is also the table's or another seat's",
+                player=seat,
+            )
+    cosigned = sigs.get("players")
+    if not listed:
+        if cosigned is not None:
+            fail(
+                VerifyCode.UNEXPECTED_SIGNATURE,
+                "genesis co-signatures, but no player lists a key",
+            )
+        return keys
+    if cosigned is None or len(cosigned) != len(keys):
+        fail(
+            VerifyCode.BAD_GENESIS_COSIGNATURE,
+            "every keyed player co-signs the genesis",
+            expected=f"{len(keys)} signatures",
+            found=f"{0 if cosigned is None else len(cosigned)} signatures",
+        )
+    for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
+        problem = verify(key, RecordKind.GENESIS, message, signature)
+        if problem is not None:
+            fail(
+                VerifyCode.BAD_GENESIS_COSIGNATURE,
+                f"seat {seat}'s co-signature: {problem.message}",
+                player=seat,
+                rule=problem.code,
+            )
+    return keys
+
+
+def _check_submission(
+    game: str,
+    event: Submission,
+    sigs: Mapping[str, Any],
+    player_keys: PlayerKeys,
+    fast: bool,
+    next_n: int,
+    fail: _Fail,
+) -> None:
+    seat = event.seat
+    # A seat the genesis does not list has no key; the replay refuses the record.
+    key = player_keys[seat] if seat < len(player_keys) else None
+    signature = sigs.get("player")
+    if key is None:
+        if signature is not None:
+            fail(
+                VerifyCode.UNEXPECTED_SIGNATURE,
+                f"seat {seat} lists no key, so its moves carry no signature",
+            )
+    elif signature is None:
+        fail(
+            VerifyCode.MISSING_PLAYER_SIGNATURE,
+            f"seat {seat} lists a key: its submission must carry its signature",
+        )
+    elif not fast:
+        statement = canonical_bytes_of_read(submission_statement(game, event))
+        problem = verify(key, SUBMISSION, statement, signature)
+        if problem is not None:
+            fail(
+                VerifyCode.BAD_PLAYER_SIGNATURE,
+                f"seat {seat}'s signature: {problem.message}",
+                rule=problem.code,
+            )
+    if event.n != next_n:
+        fail(
+            VerifyCode.SUBMISSION_GAP,
+            f"seat {seat}'s submissions must be numbered without gaps",
+            expected=next_n,
+            found=event.n,
+        )

@@ -1,0 +1,47 @@
+"""Step 8, replay: every record is one the match flow (``racing_demon.game.flow``) allows
+where it stands, and does to the match what the flow does.
+
+For each record, in this order: a stall that was due is recorded at once (MISSING_STALL);
+a ``hand_start`` deals the next hand, with the packs the seed gives (step 7); a final
+record ends a match that is over (steps 9 and 10); any other record belongs to the hand
+in play (HAND_OUT_OF_ORDER), whose clock moves to the record's time; then a stall must be
+due, a ``hand_end`` must end the hand for its reason with its scores (step 9), and a
+submission's move must parse, be its seat's, and be judged as the record says: legal and
+of that kind, or bounced for that reason.
+"""
+
+from __future__ import annotations
+
+from racing_demon.game.flow import FlowCode, FlowRefusal, MatchFlow
+from racing_demon.log.records import Record, event_of
+from racing_demon.verify import step07_rules, step09_scores, step10_final
+from racing_demon.verify.report import Step, VerifyCode, failure
+
+_STEP_OF = {
+    **{code: Step.REPLAY for code in FlowCode},
+    **{code: Step.PACKS for code in step07_rules.FLOW_CODES},
+    **{code: Step.SCORES for code in step09_scores.FLOW_CODES},
+    **{code: Step.FINAL for code in step10_final.FLOW_CODES},
+}
+_VERIFY_CODE = {code: VerifyCode(code.value) for code in FlowCode}
+
+
+def replay_record(flow: MatchFlow, number: int, record: Record) -> MatchFlow:
+    """The match after line ``number``'s ``record``, or the failure that names its rule."""
+    event = event_of(record.payload)
+    if event is None:
+        return flow  # the genesis set the match up (step 7)
+    try:
+        return flow.play(event, record.t_ms)
+    except FlowRefusal as refusal:
+        raise failure(
+            _STEP_OF[refusal.code],
+            _VERIFY_CODE[refusal.code],
+            refusal.message,
+            line=number,
+            record=record,
+            player=refusal.seat,
+            rule=refusal.rule,
+            expected=refusal.expected,
+            found=refusal.found,
+        ) from None

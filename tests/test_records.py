@@ -1,0 +1,144 @@
+"""Typed records and the published JSON Schema agree (docs/log-format.md §6).
+
+Every body the schema admits is read into its typed record and written back to the same
+body, over the whole corpus and over records the table writes in random matches; and the
+schema's fields of each kind are the typed value's fields, no more and no fewer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from racing_demon.game.flow import HandEnd, HandStart, MatchEnd, RecordKind, Stall, Submission
+from racing_demon.log.records import Final, Genesis, SeatEntry, parse_record, record_body
+from racing_demon.profiles import BUILT_IN
+from racing_demon.schema import load_schema, record_errors
+from racing_demon.testing.randomplay import play_match
+
+from tampering import PLAYER_KEYS, SECRET, TABLE_KEY, one_hand
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = sorted((ROOT / "sample_games").rglob("*.jsonl")) + sorted(
+    (ROOT / "tests" / "golden").rglob("*.jsonl")
+)
+CHAIN_FIELDS = {"game", "seq", "t_ms", "prev"}  # every record's place in the chain
+IMPLIED_FIELDS = {"v", "kind"}  # the format version and the kind, from the record's class
+# The log (format v1) names a seat index "player"; the typed values call it "seat".
+LOG_NAMES = {"seat": "player"}
+PAYLOADS: dict[RecordKind, type] = {
+    RecordKind.GENESIS: Genesis,
+    RecordKind.HAND_START: HandStart,
+    RecordKind.STALL: Stall,
+    RecordKind.HAND_END: HandEnd,
+    RecordKind.FINAL: Final,
+    **{
+        kind: Submission
+        for kind in (
+            RecordKind.MOVE,
+            RecordKind.TIE,
+            RecordKind.CALL,
+            RecordKind.AGREE,
+            RecordKind.RESIGN,
+            RecordKind.BOUNCE,
+        )
+    },
+}
+
+
+def _bodies(path: Path) -> Iterator[dict[str, Any]]:
+    for raw in path.read_bytes().splitlines():
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue  # the corpus holds torn and broken lines on purpose
+        if not record_errors(value):
+            yield value["body"]
+
+
+def test_the_corpus_is_not_empty() -> None:
+    assert len(CORPUS) > 20
+    assert sum(1 for path in CORPUS for _ in _bodies(path)) > 5_000
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda path: path.name)
+def test_every_schema_valid_body_of_the_corpus_round_trips(path: Path) -> None:
+    for body in _bodies(path):
+        record = parse_record(body)
+        assert record_body(record) == body
+        assert record.kind == body["kind"]
+
+
+def _typed_fields(payload: type) -> set[str]:
+    names = set()
+    for field in dataclasses.fields(payload):
+        if field.name == "kind":
+            continue  # a submission's kind is the body's "kind"
+        if field.name == "end":  # the final record holds the match's end, flattened
+            names |= {end_field.name for end_field in dataclasses.fields(MatchEnd)}
+            continue
+        names.add(LOG_NAMES.get(field.name, field.name))
+    return names
+
+
+def _schema_fields(kind: RecordKind) -> set[str]:
+    definitions = load_schema("log-record")["$defs"]
+    name = {
+        RecordKind.BOUNCE: "bounce",
+        RecordKind.GENESIS: "genesis",
+        RecordKind.HAND_START: "hand_start",
+        RecordKind.STALL: "stall",
+        RecordKind.HAND_END: "hand_end",
+        RecordKind.FINAL: "final",
+    }.get(kind, "player")
+    return set(definitions[name]["properties"])
+
+
+@pytest.mark.parametrize("kind", list(RecordKind))
+def test_the_schema_fields_of_each_kind_are_its_typed_fields(kind: RecordKind) -> None:
+    typed = _typed_fields(PAYLOADS[kind]) | CHAIN_FIELDS | IMPLIED_FIELDS
+    schema = _schema_fields(kind)
+    if kind is not RecordKind.BOUNCE and PAYLOADS[kind] is Submission:
+        typed.discard("reason")  # only a bounce carries the engine's refusal code
+    if kind is RecordKind.GENESIS:
+        typed.discard("prev")  # the chain starts at the genesis
+    assert schema == typed
+
+
+def test_a_genesis_lists_its_seats_with_every_schema_field() -> None:
+    players = load_schema("log-record")["$defs"]["genesis"]["properties"]["players"]
+    schema = set(players["items"]["properties"])
+    assert schema == {field.name for field in dataclasses.fields(SeatEntry)}
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    profile=st.sampled_from(BUILT_IN),
+    seats=st.integers(2, 4),
+    keyed=st.booleans(),
+)
+def test_records_the_table_writes_round_trip(
+    tmp_path_factory: pytest.TempPathFactory, seed: int, profile: str, seats: int, keyed: bool
+) -> None:
+    path = tmp_path_factory.mktemp("records") / "game.jsonl"
+    play_match(
+        path,
+        one_hand(profile),
+        TABLE_KEY,
+        SECRET,
+        [bytes([seat]) * 16 for seat in range(seats)],
+        random.Random(seed).choice,
+        player_keys=PLAYER_KEYS[:seats] if keyed else None,
+    ).close()
+    bodies = [json.loads(raw)["body"] for raw in path.read_bytes().splitlines()]
+    assert bodies[-1]["kind"] == "final"
+    assert [record_body(parse_record(body)) for body in bodies] == bodies
