@@ -25,6 +25,7 @@ from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import chain_hash, line_bytes
 from racing_demon.log.signing import sign
+from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_document, load_rules, rules_from_document
 from racing_demon.testing.randomplay import play_match
 from racing_demon.verify import Finding, Report, Settings, Step, Verdict, VerifyCode, verify_log
@@ -150,7 +151,7 @@ def assert_fails(
     assert (report.verdict, report.step) == (Verdict.DOES_NOT_VERIFY, step), report
     assert report.finding is not None
     assert (report.finding.code, report.finding.line) == (code, line), report.finding
-    assert report.exit_code == 1
+    assert exit_code_of(report) == 1
     return report.finding
 
 

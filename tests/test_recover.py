@@ -16,6 +16,7 @@ from racing_demon.game.flow import RecordKind
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import Limits
+from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.recover import Action, RecoveryError, recover_log
 from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
@@ -78,7 +79,7 @@ def test_a_torn_last_line_is_removed_and_the_rest_is_an_unfinished_log(
 
     assert recovery.action is Action.REMOVED_TORN_LINE
     assert recovery.torn_bytes == len(torn)
-    assert recovery.exit_code == 0
+    assert exit_code_of(recovery) == 0
     assert path.read_bytes() == b"".join(lines)
     report = verify_log(path, PINNED)
     assert report.verdict is Verdict.UNFINISHED
@@ -101,7 +102,7 @@ def test_a_log_that_ends_with_a_complete_record_is_left_alone(
     path = write(tmp_path, lines)
     recovery = recover_log(path, PINNED)
     assert recovery.action is Action.NOTHING_TO_DO
-    assert recovery.exit_code == 0
+    assert exit_code_of(recovery) == 0
     assert path.read_bytes() == b"".join(lines)
 
 
@@ -121,7 +122,7 @@ def test_a_damaged_middle_is_refused_and_nothing_changes(tmp_path: Path) -> None
     recovery = recover_log(path, PINNED)
 
     assert recovery.action is Action.REFUSED
-    assert recovery.exit_code == 1
+    assert exit_code_of(recovery) == 1
     assert recovery.report.finding is not None
     assert recovery.report.finding.line == 13
     assert path.read_bytes() == data
@@ -170,7 +171,7 @@ def test_a_final_record_that_lost_only_its_newline_gets_it_back(
     assert path.read_bytes() == whole[:-1]
     recovery = recover_log(path, settings)
 
-    assert recovery.action is Action.RESTORED_NEWLINE and recovery.exit_code == 0
+    assert recovery.action is Action.RESTORED_NEWLINE and exit_code_of(recovery) == 0
     assert path.read_bytes() == whole
     assert verify_log(path, PINNED).verdict is Verdict.VERIFIED
 
@@ -191,7 +192,7 @@ def test_a_torn_final_record_is_never_cut(tmp_path: Path, cut: int) -> None:
     data = b"".join(lines)[:-cut]
     path = write(tmp_path, [data])
     recovery = recover_log(path, PINNED)
-    assert recovery.action is Action.REFUSED_FINAL and recovery.exit_code == 1
+    assert recovery.action is Action.REFUSED_FINAL and exit_code_of(recovery) == 1
     assert path.read_bytes() == data
 
 
@@ -204,7 +205,7 @@ def test_a_complete_last_record_with_a_bad_signature_is_not_cut(tmp_path: Path, 
     data = b"".join(lines[:-1]) + json.dumps(record, separators=(",", ":")).encode()
     path = write(tmp_path, [data])
     recovery = recover_log(path, PINNED)
-    assert recovery.action is Action.REFUSED and recovery.exit_code == 1
+    assert recovery.action is Action.REFUSED and exit_code_of(recovery) == 1
     assert recovery.report.finding is not None
     assert recovery.report.finding.code is VerifyCode.BAD_TABLE_SIGNATURE
     assert recovery.report.finding.line == len(lines)
@@ -230,7 +231,7 @@ def test_a_complete_last_record_that_does_not_replay_is_refused_whole(tmp_path: 
     wrong = Settings(table_key=PINNED.table_key, seed=bytes(32))
     path = write(tmp_path, [data])
     recovery = recover_log(path, wrong)
-    assert recovery.action is Action.REFUSED and recovery.exit_code == 1
+    assert recovery.action is Action.REFUSED and exit_code_of(recovery) == 1
     assert recovery.report.step is not None and recovery.report.step > 5
     assert path.read_bytes() == data
 

@@ -26,6 +26,7 @@ from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.signing import sign
+from racing_demon.outcomes import exit_code_of
 from racing_demon.report.verify import finding_text, report_text, verification_document
 from racing_demon.schema import schema_errors
 from racing_demon.table import sign_submission
@@ -122,7 +123,7 @@ def test_one_byte_changed_anywhere_does_not_verify(index: int, where: float) -> 
             continue
         report = verify_stream(io.BytesIO(bytes(changed)), PINNED)
         assert report.verdict in (Verdict.DOES_NOT_VERIFY, Verdict.UNFINISHED), report
-        assert report.exit_code == 1
+        assert exit_code_of(report) == 1
         assert report.step is not None and report.step <= Step.SIGNATURES
 
 
@@ -130,7 +131,7 @@ def test_one_byte_changed_anywhere_does_not_verify(index: int, where: float) -> 
 def test_garbage_never_raises(data: bytes) -> None:
     report = verify_stream(io.BytesIO(data), PINNED)
     assert report.verdict in (Verdict.DOES_NOT_VERIFY, Verdict.UNFINISHED)
-    assert report.exit_code == 1
+    assert exit_code_of(report) == 1
 
 
 def test_a_non_canonical_line_is_refused(tmp_path: Path) -> None:
@@ -190,7 +191,11 @@ def test_a_record_spliced_from_another_game(tmp_path: Path) -> None:
 def test_truncated_logs_are_unfinished(tmp_path: Path, pub: Path) -> None:
     lines = lines_of("short")
     report = verify_lines(tmp_path, lines[:40])
-    assert (report.verdict, report.exit_code, report.not_replayed) == (Verdict.UNFINISHED, 1, 40)
+    assert (report.verdict, exit_code_of(report), report.not_replayed) == (
+        Verdict.UNFINISHED,
+        1,
+        40,
+    )
     assert report.finding == Finding(VerifyCode.UNFINISHED, "no final record after line 40")
 
     torn = write(tmp_path, lines[:40])
@@ -257,7 +262,10 @@ def test_chain_codes_survive_re_signing(
 def test_game_id(tmp_path: Path) -> None:
     lines = lines_of("short")
     game = json.loads(lines[0])["body"]["game"]
-    assert verify_lines(tmp_path, lines, Settings(table_key=TABLE_PUB, game_id=game)).exit_code == 0
+    assert (
+        exit_code_of(verify_lines(tmp_path, lines, Settings(table_key=TABLE_PUB, game_id=game)))
+        == 0
+    )
     other = Settings(table_key=TABLE_PUB, game_id="0" * 32)
     finding = assert_fails(
         verify_lines(tmp_path, lines, other), Step.CHAIN, VerifyCode.WRONG_GAME, 1
@@ -880,7 +888,7 @@ def test_re_signed_nonsense_never_raises(index: int, key: str, value: object) ->
     values = values_of("short")
     values[index % (len(values) - 1) + 1]["body"][key] = value
     report = verify_stream(stream_of(seal(values)), PINNED)
-    assert report.exit_code in (0, 1)
+    assert exit_code_of(report) in (0, 1)
 
 
 # -- the command line -----------------------------------------------------------------
@@ -896,10 +904,10 @@ def test_unpinned(tmp_path: Path, pub: Path) -> None:
     values = values_of("short")
     forged = seal(values, key=OTHER_KEY)
     report = verify_lines(tmp_path, forged, Settings(unsafe_unpinned=True))
-    assert (report.verdict, report.exit_code, report.pinned) == (Verdict.UNPINNED, 0, False)
+    assert (report.verdict, exit_code_of(report), report.pinned) == (Verdict.UNPINNED, 0, False)
     # ... but everything else is.
     values[-1]["body"]["totals"][0] += 1
-    assert verify_lines(tmp_path, seal(values), Settings(unsafe_unpinned=True)).exit_code == 1
+    assert exit_code_of(verify_lines(tmp_path, seal(values), Settings(unsafe_unpinned=True))) == 1
     code, out = run("verify", path, "--unsafe-unpinned", "--table-key", pub)
     assert code == 2 and "contradicts" in out
 
@@ -1002,7 +1010,7 @@ def test_unreadable_files_exit_2(tmp_path: Path, pub: Path) -> None:
     code, out = run("verify", tmp_path, "--table-key", pub)
     assert code == 2 and "not a regular file (a folder)" in out
     device = verify_log(Path(os.devnull), PINNED)
-    assert device.verdict is Verdict.UNREADABLE and device.exit_code == 2
+    assert device.verdict is Verdict.UNREADABLE and exit_code_of(device) == 2
     assert device.finding is not None and "not a regular file" in device.finding.message
     read, write_end = os.pipe()
     os.close(write_end)

@@ -30,8 +30,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
 from racing_demon.log.reader import Limits
+from racing_demon.outcomes import exit_code_of
 from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
 
 LOG_SUFFIX = ".jsonl"
@@ -46,7 +48,7 @@ _MAX_CHUNK_LOGS = 32
 _MAX_CHUNK_BYTES = 16 * 1024 * 1024
 
 
-class ClusterError(Exception):
+class ClusterError(RacingDemonError):
     """Verification on a Dask cluster cannot run: the extra is missing, the scheduler is
     out of reach, or a worker runs another version of racing-demon."""
 
@@ -356,7 +358,7 @@ class Summary:
             why = reasons.setdefault(report.verdict, {})
             reason = _reason(report)
             why[reason] = why.get(reason, 0) + 1
-        return Summary(counts, reasons, max(self.exit_code, report.exit_code))
+        return Summary(counts, reasons, max(self.exit_code, exit_code_of(report)))
 
     @property
     def total(self) -> int:

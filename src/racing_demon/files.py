@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from racing_demon.errors import RacingDemonError
+
 STDOUT: Final = "-"
 
 # Not on every system: where there is no O_NONBLOCK there are no named pipes to block on;
@@ -40,7 +42,7 @@ _KINDS = (
 )
 
 
-class NotRegularFileError(OSError):
+class NotRegularFileError(RacingDemonError, OSError):
     """An input that is no regular file; ``strerror`` says what it is."""
 
     def __init__(self, path: Path, mode: int) -> None:
@@ -83,7 +85,7 @@ def read_regular(path: Path, max_bytes: int = SMALL_FILE_BYTES) -> bytes:
     return data
 
 
-class OutputError(Exception):
+class OutputError(RacingDemonError):
     """An output that must not be written: it exists, or it is one of the inputs."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 
+from racing_demon.recover import Action, Recovery
 from racing_demon.verify.report import Report, Verdict
 
 
@@ -21,9 +22,21 @@ class ExitCode(enum.IntEnum):
     BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
 
 
-def of_report(report: Report) -> ExitCode:
-    """A verification's exit code; an unpinned log passes only when asked to (unsafe)."""
-    verdict = report.verdict
-    if verdict is Verdict.VERIFIED or (verdict is Verdict.UNPINNED and report.unsafe_unpinned):
+def exit_code_of(outcome: Report | Recovery) -> ExitCode:
+    """The exit code of a verification, or of a recovery.
+
+    A verification passes when the log verified, or was unpinned and that was accepted as
+    unsafe; an unreadable log is 2. A recovery passes when it cut a torn tail or had
+    nothing to cut; refusing a log's final record is 1, and so is a prefix that does not
+    verify, unless it could not be read at all.
+    """
+    if isinstance(outcome, Recovery):
+        if outcome.action is Action.REFUSED_FINAL:
+            return ExitCode.NO
+        if outcome.action is not Action.REFUSED:
+            return ExitCode.OK
+        outcome = outcome.report
+    verdict = outcome.verdict
+    if verdict is Verdict.VERIFIED or (verdict is Verdict.UNPINNED and outcome.unsafe_unpinned):
         return ExitCode.OK
     return ExitCode.UNUSABLE if verdict is Verdict.UNREADABLE else ExitCode.NO

@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.files import read_regular
 from racing_demon.game.rules import Rules
 from racing_demon.schema import schema_errors
@@ -19,7 +20,7 @@ BUILT_IN = ("table", "peer2peer", "nertz")
 DEFAULT_PROFILE = "table"
 
 
-class ProfileError(ValueError):
+class ProfileError(RacingDemonError, ValueError):
     """A profile document that cannot be used, with every reason found."""
 
 

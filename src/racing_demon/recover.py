@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
 from racing_demon.log.reader import ReadCode, ReadError, parse_line
 from racing_demon.verify import Report, Settings, Verdict, VerifyCode, verify_stream
@@ -50,16 +51,8 @@ class Recovery:
     torn_bytes: int  # the bytes after the last newline: removed, or to remove
     dry_run: bool = False
 
-    @property
-    def exit_code(self) -> int:
-        if self.action is Action.REFUSED_FINAL:
-            return 1
-        if self.action is Action.REFUSED:
-            return 2 if self.report.verdict is Verdict.UNREADABLE else 1
-        return 0
 
-
-class RecoveryError(Exception):
+class RecoveryError(RacingDemonError):
     """The file cannot be recovered at all (it cannot be opened, read or truncated)."""
 
 

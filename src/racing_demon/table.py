@@ -21,6 +21,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
 from racing_demon.game.deal import MatchSeed, commitment
 from racing_demon.game.flow import MatchEnd, MatchFlow, RecordKind, Submission
@@ -67,11 +68,11 @@ class Outcome:
     seq: int
 
 
-class SubmissionError(ValueError):
+class SubmissionError(RacingDemonError, ValueError):
     """A submission the table cannot log at all (nothing is written)."""
 
 
-class ResumeError(ValueError):
+class ResumeError(RacingDemonError, ValueError):
     """A log that a table cannot continue."""
 
 

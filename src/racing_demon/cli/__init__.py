@@ -21,10 +21,7 @@ from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
 from racing_demon.cli.simulate_cmd import simulate_command
 from racing_demon.cli.verify_cmd import verify
-
-INTERRUPTED_EXIT = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
-BROKEN_PIPE_EXIT = 141  # 128 + SIGPIPE: what a shell reports for `yes | head -1`
-_OUTPUT_FAILED_EXIT = 2  # as for any input or output the command cannot use
+from racing_demon.outcomes import ExitCode
 
 
 class _Commands(click.Group):
@@ -46,20 +43,20 @@ class _Commands(click.Group):
                 click.echo(
                     "racing-demon: standard input ended before the prompt was answered", err=True
                 )
-                ctx.exit(_OUTPUT_FAILED_EXIT)
+                ctx.exit(ExitCode.UNUSABLE)
             if not isinstance(cause, KeyboardInterrupt):
                 raise
             click.echo("\ninterrupted", err=True)
-            ctx.exit(INTERRUPTED_EXIT)
+            ctx.exit(ExitCode.INTERRUPTED)
         except BrokenPipeError:
             _silence_stdout()
-            ctx.exit(BROKEN_PIPE_EXIT)
+            ctx.exit(ExitCode.BROKEN_PIPE)
         except OSError as error:
             if not _is_stdout_failure(error):
                 raise
             _silence_stdout()
             click.echo(f"racing-demon: cannot write standard output: {error.strerror}", err=True)
-            ctx.exit(_OUTPUT_FAILED_EXIT)
+            ctx.exit(ExitCode.UNUSABLE)
 
 
 def _is_stdout_failure(error: OSError) -> bool:

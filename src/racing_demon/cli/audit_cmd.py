@@ -12,6 +12,7 @@ from racing_demon.audit import audit_document, audit_hands, audit_text, check_cl
 from racing_demon.cli.options import json_option, limits_options, table_key_option
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
+from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.replay import find_secret
 from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document, report_text
@@ -78,14 +79,14 @@ def audit(log: Path, table_key: bytes, claims: list[Any], as_json: bool, limits:
             click.echo(json.dumps(report_document(report), indent=2))
         else:
             click.echo(report_text(report))
-        raise SystemExit(report.exit_code)
+        raise SystemExit(exit_code_of(report))
     try:
         secret = find_secret(log, limits)  # verified: the final record reveals the secret
         assert secret is not None
         hands = audit_hands(log, secret, limits)
     except OSError as error:  # replaced since it was verified
         click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
-        raise SystemExit(2) from error
+        raise SystemExit(ExitCode.UNUSABLE) from error
     checks = check_claims(hands, claims, final_seq=(report.records or 1) - 1)
     if as_json:
         document = audit_document(hands, checks, report_document(report))
@@ -94,4 +95,4 @@ def audit(log: Path, table_key: bytes, claims: list[Any], as_json: bool, limits:
         click.echo(report_text(report))
         click.echo(audit_text(hands, checks))
     if not all(check.holds for check in checks):
-        raise SystemExit(1)
+        raise SystemExit(ExitCode.NO)

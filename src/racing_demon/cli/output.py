@@ -11,6 +11,7 @@ from typing import BinaryIO
 import click
 
 from racing_demon.files import Output, OutputError, refuse_inputs
+from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
 
 # Where options that read a file note it, so an output can be refused for naming it.
@@ -20,7 +21,7 @@ _INPUTS = "racing_demon.inputs"
 class OutputFailed(click.ClickException):
     """An output could not be written (a full disk, a closed device): exit 2."""
 
-    exit_code = 2
+    exit_code = ExitCode.UNUSABLE
 
 
 def note_input(ctx: click.Context, path: Path) -> None:

@@ -8,6 +8,7 @@ import click
 
 from racing_demon.cli.options import limits_options, seed_option, table_key_option
 from racing_demon.log.reader import Limits
+from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.recover import Action, RecoveryError, recover_log
 from racing_demon.report.text import printable
 from racing_demon.report.verify import report_text
@@ -49,7 +50,7 @@ def recover(
         recovery = recover_log(log, settings, dry_run=dry_run)
     except RecoveryError as error:
         click.echo(f"cannot recover: {printable(str(error))}", err=True)
-        raise SystemExit(2) from error
+        raise SystemExit(ExitCode.UNUSABLE) from error
     report = recovery.report
     kept = "no complete record" if not report.records else f"{report.records} complete records"
     unchecked = "" if table_key is not None else " (signatures not checked: no --table-key)"
@@ -80,4 +81,4 @@ def recover(
     else:
         click.echo(f"{shown}: refused, nothing changed: the log does not verify")
         click.echo(report_text(report))
-    raise SystemExit(recovery.exit_code)
+    raise SystemExit(exit_code_of(recovery))

@@ -8,6 +8,7 @@ import click
 
 from racing_demon.cli.options import limits_options, seed_option
 from racing_demon.log.reader import Limits, ReadError
+from racing_demon.outcomes import ExitCode
 from racing_demon.replay import ReplayError, find_secret, replay
 from racing_demon.report.text import next_text, printable, table_text
 
@@ -46,10 +47,10 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
                 chosen = (snapshot.state, snapshot.record, snapshot.names)
     except OSError as error:
         click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
-        raise SystemExit(2) from error
+        raise SystemExit(ExitCode.UNUSABLE) from error
     except (ReadError, ReplayError, ValueError) as error:
         click.echo(f"cannot replay {printable(str(log))}: {printable(str(error))}", err=True)
-        raise SystemExit(1) from error
+        raise SystemExit(ExitCode.NO) from error
     if chosen is None:
         raise click.UsageError(f"the log has no record {at_seq}")
     state, record, names = chosen

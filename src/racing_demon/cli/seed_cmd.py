@@ -9,6 +9,7 @@ import click
 
 from racing_demon.cli.options import json_option
 from racing_demon.game.deal import SECRET_BYTES, check_reveal, commitment, new_secret
+from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import seed_document
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -65,4 +66,4 @@ def check(secret: str, commitment_hex: str) -> None:
         click.echo("ok: the secret matches the commitment")
         return
     click.echo("MISMATCH: this secret does not open this commitment", err=True)
-    raise SystemExit(1)
+    raise SystemExit(ExitCode.NO)

@@ -15,6 +15,7 @@ from racing_demon.cli.options import read_passphrase, rules_option
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key
+from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import rules_from_document
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BOTS, BotProfile
@@ -237,7 +238,7 @@ def simulate_command(
             ) from error
         except OSError as error:
             click.echo(f"cannot write {printable(str(out))}: {error.strerror}", err=True)
-            raise SystemExit(2) from error
+            raise SystemExit(ExitCode.UNUSABLE) from error
     click.echo(summary_text(result, _public_key_hint(table_key)))
 
 

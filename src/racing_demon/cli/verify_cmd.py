@@ -32,9 +32,9 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of
 from racing_demon.log.reader import Limits
+from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
 from racing_demon.report.verify import (
-    INTERRUPTED_EXIT,
     batch_entry,
     batch_footer,
     report_line,
@@ -67,7 +67,7 @@ def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) ->
 class _ClusterFailed(click.ClickException):
     """The workers, here or on a cluster, could not verify: like unreadable input, exit 2."""
 
-    exit_code = 2
+    exit_code = ExitCode.UNUSABLE
 
 
 @click.command(
@@ -229,7 +229,7 @@ def verify(
         if report_file is not None and report_file.replaces:
             shown = printable(report_file.shown)
             click.echo(f"{shown} was not replaced: only a whole batch replaces it", err=True)
-        raise SystemExit(INTERRUPTED_EXIT)
+        raise SystemExit(ExitCode.INTERRUPTED)
     if summary.exit_code:
         raise SystemExit(summary.exit_code)
 

@@ -21,6 +21,7 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import MatchSeed, derive_pack, pack_digest
 from racing_demon.game.engine import (
@@ -158,7 +159,7 @@ class FlowCode(enum.StrEnum):
     FINAL_MISMATCH = "FINAL_MISMATCH"
 
 
-class FlowRefusal(Exception):
+class FlowRefusal(RacingDemonError):
     """An event the match flow does not allow here, and why."""
 
     def __init__(

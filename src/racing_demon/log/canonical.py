@@ -18,6 +18,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from racing_demon.errors import RacingDemonError
+
 MAX_SAFE_INTEGER: Final = 2**53 - 1
 MAX_DEPTH: Final = 32
 
@@ -51,7 +53,7 @@ class CanonicalCode(enum.StrEnum):
     TOO_DEEP = "TOO_DEEP"
 
 
-class CanonicalError(ValueError):
+class CanonicalError(RacingDemonError, ValueError):
     """A value outside the data model, with where (``path``) and why (``code``, message)."""
 
     def __init__(self, code: CanonicalCode, path: str, message: str) -> None:

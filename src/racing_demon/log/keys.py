@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.files import Output, OutputError, read_regular
 from racing_demon.log.signing import check_public_key
 
@@ -30,7 +31,7 @@ PUBLIC_MODE = 0o644
 _ENCRYPTED_HEADER = b"-----BEGIN ENCRYPTED PRIVATE KEY-----"
 
 
-class KeyFileError(ValueError):
+class KeyFileError(RacingDemonError, ValueError):
     """A key file that cannot be written or read, with a message that says why."""
 
 

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, Final
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.log.canonical import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
@@ -84,7 +85,7 @@ class ReadCode(enum.StrEnum):
     NOT_CANONICAL = "NOT_CANONICAL"
 
 
-class ReadError(Exception):
+class ReadError(RacingDemonError):
     """A refused log: ``str()`` reads ``line 7: DUPLICATE_KEY: duplicate key "seq" in $.body``."""
 
     def __init__(self, code: ReadCode, line: int | None, message: str) -> None:

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.batch import Summary
+from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import printable
 from racing_demon.verify import Finding, Report, Verdict
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
-INTERRUPTED_EXIT = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 _HEADLINES = {
     Verdict.VERIFIED: "VERIFIED",
@@ -165,9 +165,9 @@ def verification_document(
     it was interrupted, and then ``reports`` holds the logs verified before)."""
     return {
         "format": REPORT_FORMAT,
-        "exit_code": INTERRUPTED_EXIT
+        "exit_code": ExitCode.INTERRUPTED
         if interrupted
-        else max((report.exit_code for report in reports), default=0),
+        else max((exit_code_of(report) for report in reports), default=ExitCode.OK),
         "interrupted": interrupted,
         "reports": [report_document(report) for report in reports],
     }
@@ -178,7 +178,7 @@ def report_document(report: Report) -> dict[str, Any]:
     return {
         "source": report.source,
         "verdict": report.verdict.value,
-        "exit_code": report.exit_code,
+        "exit_code": exit_code_of(report),
         "step": None
         if report.step is None
         else {"number": report.step.value, "title": report.step.title},

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.schema.ecma_regex import PatternError, compile_pattern
 
 Check = Callable[[Any], bool]
@@ -83,7 +84,7 @@ _MAX_INLINE_KEYS: Final = 8
 _MAX_DEPTH: Final = 8
 
 
-class SchemaCompileError(ValueError):
+class SchemaCompileError(RacingDemonError, ValueError):
     """The schema uses something this compiler does not implement."""
 
 

@@ -16,8 +16,10 @@ from functools import cache
 
 import regress
 
+from racing_demon.errors import RacingDemonError
 
-class PatternError(ValueError):
+
+class PatternError(RacingDemonError, ValueError):
     """A pattern that is not an ECMA-262 regular expression."""
 
 

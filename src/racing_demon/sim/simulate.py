@@ -41,6 +41,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
 from racing_demon.game.deal import SECRET_BYTES, MatchSeed, uniform_below, word_stream
 from racing_demon.game.engine import advance_clock
@@ -68,7 +69,7 @@ _ARRIVAL: Final = 0  # at one instant, every arrival is taken before any decisio
 _WAKE: Final = 1
 
 
-class SimulationError(RuntimeError):
+class SimulationError(RacingDemonError, RuntimeError):
     """A simulated match that does not end: a bug in the bots or the simulator."""
 
 

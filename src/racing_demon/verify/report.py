@@ -10,6 +10,7 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.game.flow import Submission
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import Record
@@ -130,7 +131,7 @@ class Finding:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """What verifying one log found; ``racing_demon.outcomes`` turns it into an exit code."""
+    """What verifying one log found (``racing_demon.outcomes`` gives its exit code)."""
 
     source: str
     verdict: Verdict
@@ -149,16 +150,8 @@ class Report:
     winners: tuple[int, ...] = ()
     final_reason: str | None = None
 
-    @property
-    def exit_code(self) -> int:
-        if self.verdict is Verdict.VERIFIED:
-            return 0
-        if self.verdict is Verdict.UNPINNED:
-            return 0 if self.unsafe_unpinned else 1
-        return 2 if self.verdict is Verdict.UNREADABLE else 1
 
-
-class StepFailed(Exception):
+class StepFailed(RacingDemonError):
     """A step's check failed: the first failure in step order is the verdict."""
 
     def __init__(self, step: Step, finding: Finding) -> None:
