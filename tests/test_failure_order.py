@@ -27,7 +27,8 @@ import pytest
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import line_bytes
-from racing_demon.verify import Code, Report, Settings, Step, Verdict, verify_stream
+from racing_demon.outcomes import exit_code_of
+from racing_demon.verify import Report, Settings, Step, Verdict, VerifyCode, verify_stream
 
 from tampering import (
     OTHER_KEY,
@@ -88,7 +89,7 @@ def test_the_canonical_form_is_checked_before_the_schema(tmp_path: Path) -> None
     canonical and off the schema is `NOT_CANONICAL` (step 2)." """
     canonical, spaced = _off_the_schema_and_not_canonical()
     assert_fails(verify_lines(tmp_path, spaced), Step.CANONICAL, ReadCode.NOT_CANONICAL, 3)
-    assert_fails(verify_lines(tmp_path, canonical), Step.SCHEMA, Code.SCHEMA, 3)
+    assert_fails(verify_lines(tmp_path, canonical), Step.SCHEMA, VerifyCode.SCHEMA, 3)
 
 
 def test_new_numbering_canonical_form_is_step_2_and_schema_step_3(tmp_path: Path) -> None:
@@ -163,16 +164,16 @@ SEAT_1 = raw_public_bytes(PLAYER_KEYS[1])
 @pytest.mark.parametrize(
     ("reported", "hidden"),
     [
-        ((0, None, Code.MIXED_PLAYER_KEYS), (1, WEAK, Code.WEAK_PLAYER_KEY)),
-        ((0, None, Code.MIXED_PLAYER_KEYS), (2, SEAT_1, Code.DUPLICATE_PLAYER_KEY)),
-        ((2, WEAK, Code.WEAK_PLAYER_KEY), (0, TABLE_PUB, Code.DUPLICATE_PLAYER_KEY)),
+        ((0, None, VerifyCode.MIXED_PLAYER_KEYS), (1, WEAK, VerifyCode.WEAK_PLAYER_KEY)),
+        ((0, None, VerifyCode.MIXED_PLAYER_KEYS), (2, SEAT_1, VerifyCode.DUPLICATE_PLAYER_KEY)),
+        ((2, WEAK, VerifyCode.WEAK_PLAYER_KEY), (0, TABLE_PUB, VerifyCode.DUPLICATE_PLAYER_KEY)),
     ],
     ids=["mixed-before-weak", "mixed-before-duplicate", "weak-on-seat-2-before-duplicate-on-0"],
 )
 def test_player_keys_are_mixed_then_weak_then_duplicate(
     tmp_path: Path,
-    reported: tuple[int, bytes | None, Code],
-    hidden: tuple[int, bytes | None, Code],
+    reported: tuple[int, bytes | None, VerifyCode],
+    hidden: tuple[int, bytes | None, VerifyCode],
 ) -> None:
     """The doc: "then the player keys, `MIXED_PLAYER_KEYS`, then `WEAK_PLAYER_KEY`, then
     `DUPLICATE_PLAYER_KEY`, each over every seat in seat order before the next (a weak key
@@ -190,15 +191,15 @@ def test_player_keys_are_mixed_then_weak_then_duplicate(
 @pytest.mark.parametrize(
     ("after", "step", "code"),
     [
-        (lambda lines: lines[0], Step.CHAIN, Code.AFTER_FINAL),  # genesis repeated, seq, prev
-        (lambda lines: lines[-1], Step.CHAIN, Code.AFTER_FINAL),  # seq, prev, count
-        (lambda lines: b"{}", Step.SCHEMA, Code.SCHEMA),
+        (lambda lines: lines[0], Step.CHAIN, VerifyCode.AFTER_FINAL),  # genesis repeated, seq, prev
+        (lambda lines: lines[-1], Step.CHAIN, VerifyCode.AFTER_FINAL),  # seq, prev, count
+        (lambda lines: b"{}", Step.SCHEMA, VerifyCode.SCHEMA),
         (lambda lines: b"{", Step.FRAMING, ReadCode.BAD_JSON),
     ],
     ids=["a-second-genesis", "the-final-again", "off-the-schema", "not-json"],
 )
 def test_a_record_after_the_final_is_after_final_first(
-    tmp_path: Path, after: Callable[[list[bytes]], bytes], step: Step, code: Code | ReadCode
+    tmp_path: Path, after: Callable[[list[bytes]], bytes], step: Step, code: VerifyCode | ReadCode
 ) -> None:
     """The doc: "On every line after the first, `AFTER_FINAL` comes first: a record after
     the final record is `AFTER_FINAL`, whatever else is wrong with its chain (a repeated
@@ -229,7 +230,7 @@ def test_the_genesis_time_is_not_checked(tmp_path: Path) -> None:
     values[0]["body"]["t_ms"] = 1_000_000
     # Line 2 also carries a bad table signature: the chain comes first.
     lines = seal(values, forged=frozenset({1}))
-    assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, Code.TIME_BACKWARDS, 2)
+    assert_fails(verify_lines(tmp_path, lines), Step.CHAIN, VerifyCode.TIME_BACKWARDS, 2)
     # Not undercut, a genesis time other than 0 is accepted.
     values = values_of("short")
     values[0]["body"]["t_ms"] = values[1]["body"]["t_ms"] = 1
@@ -247,8 +248,8 @@ def test_an_empty_file_is_unfinished() -> None:
         report = _bytes(b"", settings)
         assert (report.verdict, report.step, report.records) == (Verdict.UNFINISHED, Step.CHAIN, 0)
         assert report.finding is not None
-        assert (report.finding.code, report.finding.line) == (Code.UNFINISHED, None)
-        assert report.exit_code == 1
+        assert (report.finding.code, report.finding.line) == (VerifyCode.UNFINISHED, None)
+        assert exit_code_of(report) == 1
 
 
 @pytest.mark.parametrize(
@@ -289,9 +290,9 @@ def test_an_unfinished_log_with_the_seed_is_replayed_first(torn: bytes) -> None:
         Step.FRAMING if torn else Step.CHAIN,
     )
     seeded = Settings(table_key=TABLE_PUB, seed=SECRET)
-    assert_fails(_bytes(data, seeded), Step.REPLAY, Code.BAD_MOVE_TEXT, 3)
+    assert_fails(_bytes(data, seeded), Step.REPLAY, VerifyCode.BAD_MOVE_TEXT, 3)
     wrong_seed = Settings(table_key=TABLE_PUB, seed=bytes(32))
-    assert_fails(_bytes(data, wrong_seed), Step.SECRET, Code.SEED_MISMATCH, 1)
+    assert_fails(_bytes(data, wrong_seed), Step.SECRET, VerifyCode.SEED_MISMATCH, 1)
 
 
 # -- across lines -----------------------------------------------------------------------
@@ -315,10 +316,10 @@ def _a_bad_secret(values: list[Value]) -> list[bytes]:
 @pytest.mark.parametrize(
     ("later", "step", "code", "line"),
     [
-        (_a_later_bad_signature, Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, -1),
+        (_a_later_bad_signature, Step.SIGNATURES, VerifyCode.BAD_TABLE_SIGNATURE, -1),
         (_a_later_line_not_json, Step.FRAMING, ReadCode.BAD_JSON, -1),
-        (_a_bad_secret, Step.SECRET, Code.SECRET_MISMATCH, 0),
-        (seal, Step.REPLAY, Code.BAD_MOVE_TEXT, 3),
+        (_a_bad_secret, Step.SECRET, VerifyCode.SECRET_MISMATCH, 0),
+        (seal, Step.REPLAY, VerifyCode.BAD_MOVE_TEXT, 3),
     ],
     ids=["a-later-bad-signature", "a-later-line-not-json", "a-bad-secret", "nothing-later"],
 )
@@ -326,7 +327,7 @@ def test_a_replay_failure_waits_for_the_whole_file(
     tmp_path: Path,
     later: Callable[[list[Value]], list[bytes]],
     step: Step,
-    code: Code | ReadCode,
+    code: VerifyCode | ReadCode,
     line: int,
 ) -> None:
     """The doc: "A replay failure on an earlier line waits for the whole file: pass one
@@ -353,19 +354,21 @@ def test_steps_1_to_5_the_first_failing_line_wins(tmp_path: Path, swapped: bool)
     if swapped:
         assert_fails(verify_lines(tmp_path, lines), Step.FRAMING, ReadCode.BAD_JSON, 6)
     else:
-        assert_fails(verify_lines(tmp_path, lines), Step.SIGNATURES, Code.BAD_TABLE_SIGNATURE, 6)
+        assert_fails(
+            verify_lines(tmp_path, lines), Step.SIGNATURES, VerifyCode.BAD_TABLE_SIGNATURE, 6
+        )
 
 
 @pytest.mark.parametrize(
     ("changes", "step", "code"),
     [
-        ({"t_ms": 0}, Step.CHAIN, Code.TIME_BACKWARDS),  # and a bad table signature
-        ({"n": -1, "seq": 99}, Step.SCHEMA, Code.SCHEMA),  # off the schema, a wrong seq
+        ({"t_ms": 0}, Step.CHAIN, VerifyCode.TIME_BACKWARDS),  # and a bad table signature
+        ({"n": -1, "seq": 99}, Step.SCHEMA, VerifyCode.SCHEMA),  # off the schema, a wrong seq
     ],
     ids=["chain-before-signature", "schema-before-chain"],
 )
 def test_one_line_goes_through_steps_1_to_5_in_order(
-    tmp_path: Path, changes: Value, step: Step, code: Code
+    tmp_path: Path, changes: Value, step: Step, code: VerifyCode
 ) -> None:
     """The doc: "a line goes through steps 1, 2, 3, 4 and 5, in that order, before the next
     line is read" """
@@ -402,19 +405,19 @@ OTHER_GAME = "0" * 32
 @pytest.mark.parametrize(
     ("edit", "code", "line"),
     [
-        (_missing_genesis, Code.GENESIS_MISSING, 1),  # and another game than --game-id
-        (_repeated_genesis, Code.GENESIS_REPEATED, 2),
-        (_line_6(seq=99, prev="0" * 64, game=OTHER_GAME, t_ms=0), Code.SEQ_MISMATCH, 6),
-        (_line_6(prev="0" * 64, game=OTHER_GAME, t_ms=0), Code.PREV_MISMATCH, 6),
-        (_line_6(game=OTHER_GAME, t_ms=0), Code.GAME_ID_MISMATCH, 6),
-        (_final(t_ms=0, records=0), Code.TIME_BACKWARDS, -1),
+        (_missing_genesis, VerifyCode.GENESIS_MISSING, 1),  # and another game than --game-id
+        (_repeated_genesis, VerifyCode.GENESIS_REPEATED, 2),
+        (_line_6(seq=99, prev="0" * 64, game=OTHER_GAME, t_ms=0), VerifyCode.SEQ_MISMATCH, 6),
+        (_line_6(prev="0" * 64, game=OTHER_GAME, t_ms=0), VerifyCode.PREV_MISMATCH, 6),
+        (_line_6(game=OTHER_GAME, t_ms=0), VerifyCode.GAME_ID_MISMATCH, 6),
+        (_final(t_ms=0, records=0), VerifyCode.TIME_BACKWARDS, -1),
     ],
     ids=["genesis-missing", "genesis-repeated", "seq", "prev", "game-id", "time"],
 )
 def test_the_chain_checks_run_in_their_order(
     tmp_path: Path,
     edit: Callable[[list[Value]], tuple[list[bytes], Settings]],
-    code: Code,
+    code: VerifyCode,
     line: int,
 ) -> None:
     """The doc: "On line 1: `GENESIS_MISSING`, then `WRONG_GAME` (with `--game-id`)" and
@@ -458,17 +461,17 @@ def _forged_move_without_its_signature(values: list[Value]) -> int:
     [
         (
             lambda values: values[0]["body"]["players"][0].update(key=None) or 0,
-            Code.BAD_TABLE_SIGNATURE,
+            VerifyCode.BAD_TABLE_SIGNATURE,
             True,
         ),
         (
             _genesis_with_a_player_signature_and_a_bad_cosignature,
-            Code.BAD_GENESIS_COSIGNATURE,
+            VerifyCode.BAD_GENESIS_COSIGNATURE,
             False,
         ),
-        (_cosigned_move_without_its_signature, Code.UNEXPECTED_SIGNATURE, False),
-        (_forged_move_without_its_signature, Code.BAD_TABLE_SIGNATURE, True),
-        (_renumbered_move, Code.BAD_PLAYER_SIGNATURE, False),
+        (_cosigned_move_without_its_signature, VerifyCode.UNEXPECTED_SIGNATURE, False),
+        (_forged_move_without_its_signature, VerifyCode.BAD_TABLE_SIGNATURE, True),
+        (_renumbered_move, VerifyCode.BAD_PLAYER_SIGNATURE, False),
     ],
     ids=[
         "table-signature-before-player-keys",
@@ -479,7 +482,7 @@ def _forged_move_without_its_signature(values: list[Value]) -> int:
     ],
 )
 def test_the_signature_checks_run_in_their_order(
-    tmp_path: Path, edit: Callable[[list[Value]], int], code: Code, forged: bool
+    tmp_path: Path, edit: Callable[[list[Value]], int], code: VerifyCode, forged: bool
 ) -> None:
     """The doc: "On every other record: `BAD_TABLE_SIGNATURE` (with a pinned key; with
     `--fast` on the final record only), then `UNEXPECTED_SIGNATURE` for a `sigs.players`;
@@ -496,7 +499,10 @@ def test_the_table_key_before_the_table_signature(tmp_path: Path) -> None:
     # Pinned to another key, the genesis names the wrong key and its signature fails.
     other = Settings(table_key=raw_public_bytes(OTHER_KEY))
     assert_fails(
-        verify_lines(tmp_path, lines_of("short"), other), Step.SIGNATURES, Code.WRONG_TABLE_KEY, 1
+        verify_lines(tmp_path, lines_of("short"), other),
+        Step.SIGNATURES,
+        VerifyCode.WRONG_TABLE_KEY,
+        1,
     )
 
 
@@ -516,12 +522,14 @@ def test_steps_7_to_10_go_record_by_record(tmp_path: Path) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values)),
         Step.PACKS,
-        Code.PACK_MISMATCH,
+        VerifyCode.PACK_MISMATCH,
         _hand_2_start(values) + 1,
     )
     index = first(values, "move", lambda body: body["n"] > 0)
     values[index]["body"]["move"] = "0 dance"
-    assert_fails(verify_lines(tmp_path, seal(values)), Step.REPLAY, Code.BAD_MOVE_TEXT, index + 1)
+    assert_fails(
+        verify_lines(tmp_path, seal(values)), Step.REPLAY, VerifyCode.BAD_MOVE_TEXT, index + 1
+    )
 
 
 def _final_too_early(values: list[Value], before: int) -> list[Value]:
@@ -539,12 +547,15 @@ def test_within_one_record_a_later_step_can_come_first(tmp_path: Path) -> None:
     values[start]["body"]["hand"] = 3
     values[start]["body"]["packs"].reverse()
     assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.REPLAY, Code.HAND_OUT_OF_ORDER, start + 1
+        verify_lines(tmp_path, seal(values)), Step.REPLAY, VerifyCode.HAND_OUT_OF_ORDER, start + 1
     )
 
     values = values_of("table")
     end = first(values, "hand_end")
-    for before, code in ((end - 5, Code.HAND_NOT_ENDED), (end + 1, Code.MATCH_NOT_OVER)):
+    for before, code in (
+        (end - 5, VerifyCode.HAND_NOT_ENDED),
+        (end + 1, VerifyCode.MATCH_NOT_OVER),
+    ):
         early = _final_too_early(values, before)
         early[-1]["body"]["totals"][0] += 1
         assert_fails(verify_lines(tmp_path, seal(early)), Step.FINAL, code, before + 1)
@@ -553,7 +564,7 @@ def test_within_one_record_a_later_step_can_come_first(tmp_path: Path) -> None:
     values[-1]["body"]["totals"][0] += 1
     values[-1]["body"]["reason"] = "resigned"  # FINAL_MISMATCH (step 10), checked last
     assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.SCORES, Code.SCORE_MISMATCH, len(values)
+        verify_lines(tmp_path, seal(values)), Step.SCORES, VerifyCode.SCORE_MISMATCH, len(values)
     )
 
 
@@ -600,11 +611,11 @@ def _illegal_and_wrong_kind(values: list[Value]) -> int:
 @pytest.mark.parametrize(
     ("name", "edit", "code"),
     [
-        ("blocked", _missing_stall_and_bad_text, Code.MISSING_STALL),
-        ("short", _out_of_hand_and_bad_text, Code.HAND_OUT_OF_ORDER),
-        ("short", _bad_text_and_wrong_kind, Code.BAD_MOVE_TEXT),
-        ("short", _other_seat_and_illegal, Code.PLAYER_MISMATCH),
-        ("short", _illegal_and_wrong_kind, Code.ILLEGAL_MOVE),
+        ("blocked", _missing_stall_and_bad_text, VerifyCode.MISSING_STALL),
+        ("short", _out_of_hand_and_bad_text, VerifyCode.HAND_OUT_OF_ORDER),
+        ("short", _bad_text_and_wrong_kind, VerifyCode.BAD_MOVE_TEXT),
+        ("short", _other_seat_and_illegal, VerifyCode.PLAYER_MISMATCH),
+        ("short", _illegal_and_wrong_kind, VerifyCode.ILLEGAL_MOVE),
     ],
     ids=[
         "due-stall-before-move-text",
@@ -615,7 +626,7 @@ def _illegal_and_wrong_kind(values: list[Value]) -> int:
     ],
 )
 def test_a_move_is_checked_stall_hand_text_player_legality_kind(
-    tmp_path: Path, name: str, edit: Callable[[list[Value]], int], code: Code
+    tmp_path: Path, name: str, edit: Callable[[list[Value]], int], code: VerifyCode
 ) -> None:
     """The doc: "Every record after the genesis is checked first for `MISSING_STALL`" and
     "`HAND_OUT_OF_ORDER` (no hand open, or another hand's number); the clock advanced to
@@ -692,7 +703,7 @@ def test_the_codes_table_lists_the_codes_in_the_order_they_are_checked() -> None
     codes = SECTION_7[SECTION_7.index("### Codes") :]
     rows = re.findall(r"^\| (\d+) \| `([A-Z_]+)` \|", codes, re.MULTILINE)
     assert [(int(step), code) for step, code in rows] == CHECK_ORDER
-    assert {code for _, code in CHECK_ORDER} == {code.value for code in Code} - {"UNREADABLE"}
+    assert {code for _, code in CHECK_ORDER} == {code.value for code in VerifyCode} - {"UNREADABLE"}
 
 
 def test_every_test_quotes_the_doc() -> None:

@@ -7,8 +7,10 @@ record reveals, so the driver first reads ahead at the last line: when that gues
 secret the final record turns out to reveal, pass one replays too, holding back the first
 replay failure until steps 1-6 have held for the whole file. Otherwise (a log that changed
 or was still being written when read ahead) pass two streams the same open file again
-through steps 7-10. Either way the first failure in step order is the answer, and the
-report says how many records were not replayed.
+through steps 7-10. Either way the answer is the first failure: of steps 1-5, the first
+failing line's; then step 6; then of steps 7-10, the first failing record's, in the order
+docs/log-format.md §7 gives for each kind of record. The report says how many records
+were not replayed.
 """
 
 from __future__ import annotations
