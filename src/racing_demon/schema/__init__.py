@@ -32,7 +32,7 @@ def _pattern_properties(
 
 
 # Draft 2020-12 with every pattern meaning what ECMA-262 means, as JSON Schema says, and
-# as the compiled check (schema_check) reads it: every schema here is checked with this.
+# as the compiled check (``schema.compiled``) reads it: every schema here is checked with this.
 EcmaValidator: type[_Validator] = validators.extend(  # type: ignore[no-untyped-call]
     Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties}
 )
@@ -117,7 +117,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 def record_errors(value: object) -> list[str]:
     """``schema_errors("log-record", value)``, an order of magnitude faster on the hot path:
-    a compiled check (``schema_check``) passes a valid record, and jsonschema explains an
+    a compiled check (``schema.compiled``) passes a valid record, and jsonschema explains an
     invalid one."""
     body = value.get("body") if isinstance(value, dict) else None
     kind = body.get("kind") if isinstance(body, dict) else None
