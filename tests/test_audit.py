@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon.audit import HandAudit, audit_hands, audit_text, check_claims
+from racing_demon.audit import HandAudit, audit_hands, check_claims
 from racing_demon.replay import find_secret
+from racing_demon.report.audit import audit_text
 from racing_demon.schema import schema_errors
 
 from conftest import invoke, log_bodies

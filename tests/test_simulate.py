@@ -24,12 +24,12 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.cli import main, simulate_cmd
-from racing_demon.cli.simulate_cmd import summary_text
 from racing_demon.game.deal import commitment
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import raw_public_bytes, save_key_pair
 from racing_demon.profiles import BUILT_IN, builtin_document, rules_from_document
+from racing_demon.report.simulation import summary_text
 from racing_demon.sim.bots import BOTS, EASY, HARD, NORMAL, BotProfile
 from racing_demon.sim.simulate import (
     TICK_MS,

@@ -8,12 +8,13 @@ from typing import Any
 
 import click
 
-from racing_demon.audit import audit_document, audit_hands, audit_text, check_claims
+from racing_demon.audit import audit_hands, check_claims
 from racing_demon.cli.options import json_option, limits_options, table_key_option
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.replay import find_secret
+from racing_demon.report.audit import audit_document, audit_text
 from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document, report_text
 from racing_demon.schema import schema_errors

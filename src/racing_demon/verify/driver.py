@@ -243,9 +243,10 @@ class _Verification:
             value = read_canonical_line(0, last, limits).value
         except ReadError:
             return None
-        if record_errors(value) or value["body"]["kind"] != RecordKind.FINAL:
+        if record_errors(value):
             return None
-        return bytes.fromhex(value["body"]["secret"])
+        final = parse_record(value["body"]).payload
+        return bytes.fromhex(final.secret) if isinstance(final, Final) else None
 
     def _replay_ahead(self, number: int, record: Record, secret: bytes) -> None:
         try:

@@ -1,0 +1,77 @@
+"""The text report of a simulated match (``racing-demon simulate``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from racing_demon.game.scoring import Match
+from racing_demon.report.text import printable
+from racing_demon.sim.simulate import SeatReport, Simulation
+
+_HAND_ROWS = 14
+
+
+def summary_text(result: Simulation, public_key: str) -> str:
+    """One screen: who played, every hand's scores, totals, winners and what happened."""
+    match, seats, tally = result.match, result.seats, result.tally
+    lines = [
+        f"{result.rules.name} · {len(seats)} players · seed {printable(repr(result.seed))} · "
+        f"game {result.game}",
+        "",
+        "seat  player             latency     actions  idle",
+    ]
+    for number, seat in enumerate(seats):
+        lines.append(
+            f"{number:<5} {printable(seat.name):<18} {seat.latency!s:<11} {seat.actions:>7} "
+            f"{seat.idle:>5}"
+        )
+    header = "".join(f"{'seat ' + str(number):>9}" for number in range(len(seats)))
+    lines += ["", f"hand  ended by       {header}"]
+    rows = []
+    for hand in match.hands:
+        ended = hand.reason.value + ("" if hand.ended_by is None else f" {hand.ended_by}")
+        scores = "".join(f"{score:>9}" for score in hand.scores)
+        rows.append(f"{hand.hand:<5} {ended:<15}{scores}")
+    if len(rows) > _HAND_ROWS:  # one screen: the first hands and the last
+        half = _HAND_ROWS // 2
+        rows = [*rows[:half], f"…     {len(rows) - 2 * half} more hands", *rows[-half:]]
+    lines += rows
+    lines.append(f"{'total':<21}" + "".join(f"{total:>9}" for total in match.totals))
+    lines += ["", _winners_text(match, seats)]
+    stale = sum(seat.stale for seat in seats)
+    bounces = ", ".join(f"{code} {count}" for code, count in sorted(tally.bounces.items()))
+    lines.append(
+        f"{_count(tally.submissions, 'submission')}: {result.bounced} bounced"
+        + (f" ({bounces})" if bounces else "")
+        + f", {_count(result.ties, 'tie')}, {stale} dropped as stale"
+    )
+    lines.append(
+        f"{_count(result.stall_shifts, 'stall shift')}, {result.blocked} blocked of "
+        f"{_count(match.played, 'hand')}, {_duration(result.virtual_ms)} of simulated play"
+    )
+    log = printable(str(result.path))
+    lines += [
+        "",
+        f"wrote {log} ({tally.records} records); check it with:",
+        f"  racing-demon verify {log} --table-key {printable(public_key)}",
+    ]
+    return "\n".join(lines)
+
+
+def _winners_text(match: Match, seats: Sequence[SeatReport]) -> str:
+    winners = match.winners
+    if not winners:
+        return "no winner: the match was abandoned"
+    best = match.totals[winners[0]]
+    names = ", ".join(f"seat {seat} {printable(seats[seat].name)}" for seat in winners)
+    shared = " (shared)" if len(winners) > 1 else ""
+    return f"winner{'s' if len(winners) > 1 else ''}{shared}: {names} with {best}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _duration(ms: int) -> str:
+    seconds = ms // 1000
+    return f"{seconds // 60}m {seconds % 60:02d}s"
