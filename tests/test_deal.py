@@ -20,7 +20,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import hmac as crypto_hmac
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF, HKDFExpand
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from racing_demon.game import deal
@@ -387,11 +387,58 @@ def test_fast_path_premise_every_rejectable_word_starts_with_three_ff_bytes() ->
         assert TWO_32 - TWO_32 % n >= 0xFFFFFF00
 
 
-@given(st.lists(st.integers(0, 0xFFFFFEFF), min_size=51, max_size=51))
-def test_unrolled_shuffle_matches_the_generic_one(words: list[int]) -> None:
-    pack = list(canonical_pack(0))
-    deal._shuffle_52(pack, tuple(words))
-    assert [card.index for card in pack] == shuffle_indices(52, iter(words))
+# Words that a forged block 0 may hold beyond plain random ones: rejected for some n, or with
+# FF FF FF bytes alone or across two words, which send derive_pack past its one-block shortcut.
+SPECIAL_WORDS = (MAX_WORD, TWO_32 - 52, 0xFFFFFF00, 0x00FFFFFF, 0x0000FFFF, 0xFFFF0000, 0xFF000000)
+
+
+@st.composite
+def block_words(draw: st.DrawFn) -> list[int]:
+    words = draw(st.lists(st.integers(0, MAX_WORD), min_size=56, max_size=56))
+    for position in draw(st.lists(st.integers(0, 55), max_size=3)):
+        words[position] = draw(st.sampled_from(SPECIAL_WORDS))
+    return words
+
+
+def plain_words_with(changes: dict[int, int]) -> list[int]:
+    words = [0x12345678 + 0x01010101 * k for k in range(56)]
+    for position, word in changes.items():
+        words[position] = word
+    return words
+
+
+@given(block_words())
+@example(plain_words_with({}))  # the shortcut
+@example(plain_words_with({9: 0x0000FFFF, 10: 0xFF000000}))  # FF FF FF across words 9 and 10
+@example(plain_words_with({50: 0xFFFFFF00}))  # FF FF FF, accepted (n = 2)
+@example(plain_words_with({50: 0x0000FFFF, 51: 0xFF000000}))  # ends past word 50: shortcut
+@example(plain_words_with({51: MAX_WORD, 55: MAX_WORD}))  # words never drawn: the shortcut
+@example(plain_words_with({0: TWO_32 - 48}))  # rejected for n = 52
+@example(plain_words_with(dict.fromkeys(range(51), MAX_WORD)))  # into block 1
+def test_the_one_block_shortcut_agrees_with_the_general_path(words: list[int]) -> None:
+    # derive_pack shuffles from block 0 alone when no FF FF FF in its first 51 words lets a
+    # word be rejected; otherwise it takes shuffle_indices over the lazy stream. Either way
+    # the pack is the reference's over the same stream (block 0 forged, later ones real).
+    block = b"".join(word.to_bytes(4, "big") for word in words)
+    seed = MatchSeed.from_plain("shortcut")
+    real_block, real_shuffle = deal._expand_block, deal.shuffle_indices
+    general: list[int] = []
+
+    def forged(prk: bytes, hand: int, seat: int, index: int) -> bytes:
+        return block if index == 0 else real_block(prk, hand, seat, index)
+
+    def counted(n: int, stream: Iterator[int]) -> list[int]:
+        general.append(n)
+        return real_shuffle(n, stream)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deal, "_expand_block", forged)
+        patch.setattr(deal, "shuffle_indices", counted)
+        pack = derive_pack(seed, 5, 2)
+    salt, ikm = ref_plain_inputs("shortcut")
+    stream = itertools.chain(words, itertools.islice(ref_words(salt, ikm, 5, 2), 56, None))
+    assert [card.index for card in pack] == ref_shuffle(52, stream)
+    assert general == ([52] if b"\xff\xff\xff" in block[:204] else [])
 
 
 # --- (e) packs are permutations and depend on every input ---------------------------------
