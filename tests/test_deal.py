@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import hmac as crypto_hmac
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF, HKDFExpand
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -142,24 +142,47 @@ def kat() -> dict[str, Any]:
     return data
 
 
-# --- (a) RFC 5869 test case 1 for the primitives deal.py uses ----------------------------
+# --- (a) RFC 5869's test vectors for the primitives deal.py uses --------------------------
 
-RFC5869_IKM = bytes.fromhex("0b" * 22)
-RFC5869_SALT = bytes.fromhex("000102030405060708090a0b0c")
-RFC5869_INFO = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9")
-RFC5869_PRK = bytes.fromhex("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5")
-RFC5869_OKM = bytes.fromhex(
-    "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"
+# RFC 5869 appendix A, the three SHA-256 cases: (IKM, salt, info, L, PRK, OKM).
+RFC5869_SHA256 = {
+    "A.1 basic": (
+        "0b" * 22,
+        "000102030405060708090a0b0c",
+        "f0f1f2f3f4f5f6f7f8f9",
+        42,
+        "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
+        "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865",
+    ),
+    "A.2 longer inputs and output": (
+        bytes(range(0x00, 0x50)).hex(),
+        bytes(range(0x60, 0xB0)).hex(),
+        bytes(range(0xB0, 0x100)).hex(),
+        82,
+        "06a6b88c5853361a06104c9ceb35b45cef760014904671014a193f40c15fc244",
+        "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c"
+        "59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71"
+        "cc30c58179ec3e87c14c01d5c1f3434f1d87",
+    ),
+    "A.3 empty salt and info": (
+        "0b" * 22,
+        "",
+        "",
+        42,
+        "19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04",
+        "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("ikm", "salt", "info", "length", "prk", "okm"),
+    RFC5869_SHA256.values(),
+    ids=RFC5869_SHA256.keys(),
 )
-
-
-def test_rfc5869_case_1_extract() -> None:
-    assert deal._hkdf_extract(RFC5869_SALT, RFC5869_IKM) == RFC5869_PRK
-
-
-def test_rfc5869_case_1_expand() -> None:
-    okm = HKDFExpand(hashes.SHA256(), 42, RFC5869_INFO).derive(RFC5869_PRK)
-    assert okm == RFC5869_OKM
+def test_rfc5869_vectors(ikm: str, salt: str, info: str, length: int, prk: str, okm: str) -> None:
+    assert deal._hkdf_extract(bytes.fromhex(salt), bytes.fromhex(ikm)).hex() == prk
+    assert deal._hkdf_expand(bytes.fromhex(prk), bytes.fromhex(info), length).hex() == okm
 
 
 def test_expand_block_is_rfc5869_expand_with_the_spec_info() -> None:

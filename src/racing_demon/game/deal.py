@@ -138,10 +138,17 @@ def _check_hand_seat(hand: int, seat: int) -> None:
         raise ValueError(f"seat {seat} is outside 0..2**32-1")
 
 
+def _hkdf_expand(prk: bytes, info: bytes, length: int) -> bytes:
+    # RFC 5869 section 2.3, by cryptography. The same loop over the standard library's
+    # hmac.digest (seven calls for a 224-byte block) measured several times as slow, more
+    # than the whole shuffle costs (bench/deal_bench.py); so the game imports cryptography.
+    return HKDFExpand(_SHA256, length, info).derive(prk)
+
+
 def _expand_block(prk: bytes, hand: int, seat: int, block: int) -> bytes:
     """B(block) of the byte stream for (hand, seat): 224 bytes of HKDF-Expand (step 4)."""
     info = _BLOCK_INFO.pack(_BLOCK_INFO_PREFIX, hand, seat, block)
-    return HKDFExpand(_SHA256, _BLOCK_BYTES, info).derive(prk)
+    return _hkdf_expand(prk, info, _BLOCK_BYTES)
 
 
 def _words(prk: bytes, hand: int, seat: int) -> Iterator[int]:
