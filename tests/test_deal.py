@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import hmac as crypto_hmac
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF, HKDFExpand
-from hypothesis import given
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from racing_demon.game import deal
@@ -142,24 +142,47 @@ def kat() -> dict[str, Any]:
     return data
 
 
-# --- (a) RFC 5869 test case 1 for the primitives deal.py uses ----------------------------
+# --- (a) RFC 5869's test vectors for the primitives deal.py uses --------------------------
 
-RFC5869_IKM = bytes.fromhex("0b" * 22)
-RFC5869_SALT = bytes.fromhex("000102030405060708090a0b0c")
-RFC5869_INFO = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9")
-RFC5869_PRK = bytes.fromhex("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5")
-RFC5869_OKM = bytes.fromhex(
-    "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"
+# RFC 5869 appendix A, the three SHA-256 cases: (IKM, salt, info, L, PRK, OKM).
+RFC5869_SHA256 = {
+    "A.1 basic": (
+        "0b" * 22,
+        "000102030405060708090a0b0c",
+        "f0f1f2f3f4f5f6f7f8f9",
+        42,
+        "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
+        "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865",
+    ),
+    "A.2 longer inputs and output": (
+        bytes(range(0x00, 0x50)).hex(),
+        bytes(range(0x60, 0xB0)).hex(),
+        bytes(range(0xB0, 0x100)).hex(),
+        82,
+        "06a6b88c5853361a06104c9ceb35b45cef760014904671014a193f40c15fc244",
+        "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c"
+        "59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71"
+        "cc30c58179ec3e87c14c01d5c1f3434f1d87",
+    ),
+    "A.3 empty salt and info": (
+        "0b" * 22,
+        "",
+        "",
+        42,
+        "19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04",
+        "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("ikm", "salt", "info", "length", "prk", "okm"),
+    RFC5869_SHA256.values(),
+    ids=RFC5869_SHA256.keys(),
 )
-
-
-def test_rfc5869_case_1_extract() -> None:
-    assert deal._hkdf_extract(RFC5869_SALT, RFC5869_IKM) == RFC5869_PRK
-
-
-def test_rfc5869_case_1_expand() -> None:
-    okm = HKDFExpand(hashes.SHA256(), 42, RFC5869_INFO).derive(RFC5869_PRK)
-    assert okm == RFC5869_OKM
+def test_rfc5869_vectors(ikm: str, salt: str, info: str, length: int, prk: str, okm: str) -> None:
+    assert deal._hkdf_extract(bytes.fromhex(salt), bytes.fromhex(ikm)).hex() == prk
+    assert deal._hkdf_expand(bytes.fromhex(prk), bytes.fromhex(info), length).hex() == okm
 
 
 def test_expand_block_is_rfc5869_expand_with_the_spec_info() -> None:
@@ -387,11 +410,58 @@ def test_fast_path_premise_every_rejectable_word_starts_with_three_ff_bytes() ->
         assert TWO_32 - TWO_32 % n >= 0xFFFFFF00
 
 
-@given(st.lists(st.integers(0, 0xFFFFFEFF), min_size=51, max_size=51))
-def test_unrolled_shuffle_matches_the_generic_one(words: list[int]) -> None:
-    pack = list(canonical_pack(0))
-    deal._shuffle_52(pack, tuple(words))
-    assert [card.index for card in pack] == shuffle_indices(52, iter(words))
+# Words that a forged block 0 may hold beyond plain random ones: rejected for some n, or with
+# FF FF FF bytes alone or across two words, which send derive_pack past its one-block shortcut.
+SPECIAL_WORDS = (MAX_WORD, TWO_32 - 52, 0xFFFFFF00, 0x00FFFFFF, 0x0000FFFF, 0xFFFF0000, 0xFF000000)
+
+
+@st.composite
+def block_words(draw: st.DrawFn) -> list[int]:
+    words = draw(st.lists(st.integers(0, MAX_WORD), min_size=56, max_size=56))
+    for position in draw(st.lists(st.integers(0, 55), max_size=3)):
+        words[position] = draw(st.sampled_from(SPECIAL_WORDS))
+    return words
+
+
+def plain_words_with(changes: dict[int, int]) -> list[int]:
+    words = [0x12345678 + 0x01010101 * k for k in range(56)]
+    for position, word in changes.items():
+        words[position] = word
+    return words
+
+
+@given(block_words())
+@example(plain_words_with({}))  # the shortcut
+@example(plain_words_with({9: 0x0000FFFF, 10: 0xFF000000}))  # FF FF FF across words 9 and 10
+@example(plain_words_with({50: 0xFFFFFF00}))  # FF FF FF, accepted (n = 2)
+@example(plain_words_with({50: 0x0000FFFF, 51: 0xFF000000}))  # ends past word 50: shortcut
+@example(plain_words_with({51: MAX_WORD, 55: MAX_WORD}))  # words never drawn: the shortcut
+@example(plain_words_with({0: TWO_32 - 48}))  # rejected for n = 52
+@example(plain_words_with(dict.fromkeys(range(51), MAX_WORD)))  # into block 1
+def test_the_one_block_shortcut_agrees_with_the_general_path(words: list[int]) -> None:
+    # derive_pack shuffles from block 0 alone when no FF FF FF in its first 51 words lets a
+    # word be rejected; otherwise it takes shuffle_indices over the lazy stream. Either way
+    # the pack is the reference's over the same stream (block 0 forged, later ones real).
+    block = b"".join(word.to_bytes(4, "big") for word in words)
+    seed = MatchSeed.from_plain("shortcut")
+    real_block, real_shuffle = deal._expand_block, deal.shuffle_indices
+    general: list[int] = []
+
+    def forged(prk: bytes, hand: int, seat: int, index: int) -> bytes:
+        return block if index == 0 else real_block(prk, hand, seat, index)
+
+    def counted(n: int, stream: Iterator[int]) -> list[int]:
+        general.append(n)
+        return real_shuffle(n, stream)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(deal, "_expand_block", forged)
+        patch.setattr(deal, "shuffle_indices", counted)
+        pack = derive_pack(seed, 5, 2)
+    salt, ikm = ref_plain_inputs("shortcut")
+    stream = itertools.chain(words, itertools.islice(ref_words(salt, ikm, 5, 2), 56, None))
+    assert [card.index for card in pack] == ref_shuffle(52, stream)
+    assert general == ([52] if b"\xff\xff\xff" in block[:204] else [])
 
 
 # --- (e) packs are permutations and depend on every input ---------------------------------

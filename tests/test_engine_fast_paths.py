@@ -6,16 +6,15 @@ build states without ``dataclasses.replace``. Each is compared here with a refer
 does the plain thing from scratch: the engine as it was before the fast paths, kept
 verbatim but for the cap on the stuck search the rules added since (docs/rules.md §5),
 at every position of random playouts, under other rules and other foundations for the
-same seat objects, in every order.
+same seat objects, in every order. The stuck search's reference is its definition,
+``racing_demon.game.stuck``, kept in the package beside the fast search it defines.
 """
 
 from __future__ import annotations
 
 import gc
-import itertools
 import random
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import fields, replace
 from typing import Any
 
@@ -46,12 +45,13 @@ from racing_demon.game.state import (
     EndReason,
     Foundation,
     Phase,
-    Pile,
     Seat,
     State,
-    builds_down,
     next_deadline,
 )
+from racing_demon.game.stuck import arrangements_by_definition as reference_arrangements
+from racing_demon.game.stuck import cycle_tops_by_definition as reference_cycle_tops
+from racing_demon.game.stuck import progress_witness_by_definition as reference_witness
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.testing.playout import Event, playout
 
@@ -59,85 +59,8 @@ from conftest import S, build, dealt_hands, profiles
 
 # -- the reference: the engine before its fast paths -----------------------------------
 
-
-def reference_cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
-    order = seat.waste + tuple(reversed(seat.stock))
-    size = len(order)
-    position = len(seat.waste)
-    seen: set[int] = set()
-    tops: list[Card] = []
-    while position not in seen:
-        seen.add(position)
-        if position:
-            tops.append(order[position - 1])
-        position = 0 if position == size else min(position + turn_count, size)
-    return tops
-
-
-def reference_witness(state: State, player: int) -> str | None:
-    seat = state.seats[player]
-    rules = state.rules
-    wanted = {(f.suit, f.rank + 1) for f in state.foundations if not f.complete}
-
-    def to_centre(card: Card) -> bool:
-        return card.rank == ACE or (card.suit, card.rank) in wanted
-
-    movers = list(seat.demon[-1:])
-    movers += [card for card in reference_cycle_tops(seat, rules.turn_count) if card not in movers]
-    for card in movers:
-        if to_centre(card):
-            return f"{card.face} can go to a foundation"
-    searched = reference_arrangements(seat.work, rules.slide_under)
-    for work in itertools.islice(searched, engine.STUCK_SEARCH_CAP):
-        for pile in work:
-            if pile and to_centre(pile[-1]):
-                return f"{pile[-1].face} can reach a foundation from the work piles"
-        for card in movers:
-            for pile in work:
-                if (
-                    not pile
-                    or builds_down(pile[-1], card)
-                    or (rules.slide_under and builds_down(card, pile[0]))
-                ):
-                    return f"{card.face} can go to a work pile"
-    return None
-
-
-def reference_arrangements(work: tuple[Pile, ...], slide_under: bool) -> Iterator[tuple[Pile, ...]]:
-    yield work
-    seen = {reference_key(work)}
-    frontier = deque([work])
-    while frontier:
-        for nxt in reference_rearrangements(frontier.popleft(), slide_under):
-            key = reference_key(nxt)
-            if key not in seen:
-                seen.add(key)
-                yield nxt
-                frontier.append(nxt)
-
-
-def reference_key(piles: tuple[Pile, ...]) -> tuple[tuple[int, ...], ...]:
-    return tuple(sorted(tuple(card.index for card in pile) for pile in piles))
-
-
-def reference_rearrangements(
-    piles: tuple[Pile, ...], slide_under: bool
-) -> Iterator[tuple[Pile, ...]]:
-    def put(items: tuple[Pile, ...], index: int, item: Pile) -> tuple[Pile, ...]:
-        return (*items[:index], item, *items[index + 1 :])
-
-    for i, pile in enumerate(piles):
-        for start in range(len(pile)):
-            tail = pile[start:]
-            for j, other in enumerate(piles):
-                if j == i or (not other and start == 0):
-                    continue
-                if not other or builds_down(other[-1], tail[0]):
-                    yield put(put(piles, i, pile[:start]), j, other + tail)
-        if slide_under and pile:
-            for j, other in enumerate(piles):
-                if j != i and other and builds_down(pile[-1], other[0]):
-                    yield put(put(piles, i, pile[:-1]), j, (pile[-1], *other))
+# reference_witness, reference_cycle_tops and reference_arrangements are the stuck search's
+# definition (game/stuck.py, imported above); the references below ask it every stuck question.
 
 
 def reference_table_is_stuck(state: State) -> bool:

@@ -52,11 +52,12 @@ def _lp(data: bytes) -> bytes:
 _BLOCK_INFO_PREFIX: Final = _lp(DEAL_ALGORITHM.encode())
 _BLOCK_INFO: Final = struct.Struct(f">{len(_BLOCK_INFO_PREFIX)}sIII")
 
-# Fast path of derive_pack: the 52-card shuffle draws 51 words, for n = 52 down to 2.
-_FAST_WORDS: Final = struct.Struct(f">{PACK_SIZE - 1}I")
-# A word w is rejected for n <= 52 only if w >= 2**32 - (2**32 % n) >= 2**32 - 51, so its top
-# three bytes are FF FF FF. If that pattern occurs nowhere in the 51 words (aligned or not), no word
-# is rejected and the first block suffices; a stray match just takes the exact, general path.
+# The one-block shortcut of derive_pack: the 52-card shuffle draws 51 words, for n = 52 down
+# to 2. A word w is rejected for n <= 52 only if w >= 2**32 - (2**32 % n) >= 2**32 - 51, so
+# its top three bytes are FF FF FF. If that pattern occurs nowhere in the first 51 words of
+# block 0 (aligned or not), no word is rejected and that block suffices; a stray match just
+# takes the general path, word by word.
+_SHORTCUT_WORDS: Final = struct.Struct(f">{PACK_SIZE - 1}I")
 _REJECTABLE_WORD_PREFIX: Final = b"\xff\xff\xff"
 
 
@@ -137,10 +138,17 @@ def _check_hand_seat(hand: int, seat: int) -> None:
         raise ValueError(f"seat {seat} is outside 0..2**32-1")
 
 
+def _hkdf_expand(prk: bytes, info: bytes, length: int) -> bytes:
+    # RFC 5869 section 2.3, by cryptography. The same loop over the standard library's
+    # hmac.digest (seven calls for a 224-byte block) measured several times as slow, more
+    # than the whole shuffle costs (bench/deal_bench.py); so the game imports cryptography.
+    return HKDFExpand(_SHA256, length, info).derive(prk)
+
+
 def _expand_block(prk: bytes, hand: int, seat: int, block: int) -> bytes:
     """B(block) of the byte stream for (hand, seat): 224 bytes of HKDF-Expand (step 4)."""
     info = _BLOCK_INFO.pack(_BLOCK_INFO_PREFIX, hand, seat, block)
-    return HKDFExpand(_SHA256, _BLOCK_BYTES, info).derive(prk)
+    return _hkdf_expand(prk, info, _BLOCK_BYTES)
 
 
 def _words(prk: bytes, hand: int, seat: int) -> Iterator[int]:
@@ -199,124 +207,17 @@ def derive_pack(seed: MatchSeed, hand: int, seat: int) -> tuple[Card, ...]:
     _check_hand_seat(hand, seat)
     cards = _cards_of(seat)
     block = _expand_block(seed.prk, hand, seat, 0)
-    if block.find(_REJECTABLE_WORD_PREFIX, 0, _FAST_WORDS.size) >= 0:
+    if block.find(_REJECTABLE_WORD_PREFIX, 0, _SHORTCUT_WORDS.size) >= 0:
         # About one pack in 80,000: a word might be rejected, so follow the spec word by word.
         order = shuffle_indices(PACK_SIZE, _words(seed.prk, hand, seat))
         return tuple([cards[index] for index in order])
+    # No word is rejected, so each draw of step 5 is one word mod n: step 6, word by word.
+    words = _SHORTCUT_WORDS.unpack_from(block)
     pack = list(cards)
-    _shuffle_52(pack, _FAST_WORDS.unpack_from(block))
+    for i, word in zip(range(PACK_SIZE - 1, 0, -1), words, strict=True):
+        j = word % (i + 1)
+        pack[i], pack[j] = pack[j], pack[i]
     return tuple(pack)
-
-
-def _shuffle_52(pack: list[Card], words: tuple[int, ...]) -> None:
-    """Step 6 for a 52-card pack whose 51 words are all accepted, written out step by step.
-
-    Step k (k = 0 … 50) takes word k, n = 52 - k and position i = 51 - k, exactly as
-    shuffle_indices would (the tests compare the two). Unrolled because the loop's own
-    overhead is a tenth of a deal, and a deal must cost no more than ``random.shuffle``.
-    """
-    j = words[0] % 52
-    pack[51], pack[j] = pack[j], pack[51]
-    j = words[1] % 51
-    pack[50], pack[j] = pack[j], pack[50]
-    j = words[2] % 50
-    pack[49], pack[j] = pack[j], pack[49]
-    j = words[3] % 49
-    pack[48], pack[j] = pack[j], pack[48]
-    j = words[4] % 48
-    pack[47], pack[j] = pack[j], pack[47]
-    j = words[5] % 47
-    pack[46], pack[j] = pack[j], pack[46]
-    j = words[6] % 46
-    pack[45], pack[j] = pack[j], pack[45]
-    j = words[7] % 45
-    pack[44], pack[j] = pack[j], pack[44]
-    j = words[8] % 44
-    pack[43], pack[j] = pack[j], pack[43]
-    j = words[9] % 43
-    pack[42], pack[j] = pack[j], pack[42]
-    j = words[10] % 42
-    pack[41], pack[j] = pack[j], pack[41]
-    j = words[11] % 41
-    pack[40], pack[j] = pack[j], pack[40]
-    j = words[12] % 40
-    pack[39], pack[j] = pack[j], pack[39]
-    j = words[13] % 39
-    pack[38], pack[j] = pack[j], pack[38]
-    j = words[14] % 38
-    pack[37], pack[j] = pack[j], pack[37]
-    j = words[15] % 37
-    pack[36], pack[j] = pack[j], pack[36]
-    j = words[16] % 36
-    pack[35], pack[j] = pack[j], pack[35]
-    j = words[17] % 35
-    pack[34], pack[j] = pack[j], pack[34]
-    j = words[18] % 34
-    pack[33], pack[j] = pack[j], pack[33]
-    j = words[19] % 33
-    pack[32], pack[j] = pack[j], pack[32]
-    j = words[20] % 32
-    pack[31], pack[j] = pack[j], pack[31]
-    j = words[21] % 31
-    pack[30], pack[j] = pack[j], pack[30]
-    j = words[22] % 30
-    pack[29], pack[j] = pack[j], pack[29]
-    j = words[23] % 29
-    pack[28], pack[j] = pack[j], pack[28]
-    j = words[24] % 28
-    pack[27], pack[j] = pack[j], pack[27]
-    j = words[25] % 27
-    pack[26], pack[j] = pack[j], pack[26]
-    j = words[26] % 26
-    pack[25], pack[j] = pack[j], pack[25]
-    j = words[27] % 25
-    pack[24], pack[j] = pack[j], pack[24]
-    j = words[28] % 24
-    pack[23], pack[j] = pack[j], pack[23]
-    j = words[29] % 23
-    pack[22], pack[j] = pack[j], pack[22]
-    j = words[30] % 22
-    pack[21], pack[j] = pack[j], pack[21]
-    j = words[31] % 21
-    pack[20], pack[j] = pack[j], pack[20]
-    j = words[32] % 20
-    pack[19], pack[j] = pack[j], pack[19]
-    j = words[33] % 19
-    pack[18], pack[j] = pack[j], pack[18]
-    j = words[34] % 18
-    pack[17], pack[j] = pack[j], pack[17]
-    j = words[35] % 17
-    pack[16], pack[j] = pack[j], pack[16]
-    j = words[36] % 16
-    pack[15], pack[j] = pack[j], pack[15]
-    j = words[37] % 15
-    pack[14], pack[j] = pack[j], pack[14]
-    j = words[38] % 14
-    pack[13], pack[j] = pack[j], pack[13]
-    j = words[39] % 13
-    pack[12], pack[j] = pack[j], pack[12]
-    j = words[40] % 12
-    pack[11], pack[j] = pack[j], pack[11]
-    j = words[41] % 11
-    pack[10], pack[j] = pack[j], pack[10]
-    j = words[42] % 10
-    pack[9], pack[j] = pack[j], pack[9]
-    j = words[43] % 9
-    pack[8], pack[j] = pack[j], pack[8]
-    j = words[44] % 8
-    pack[7], pack[j] = pack[j], pack[7]
-    j = words[45] % 7
-    pack[6], pack[j] = pack[j], pack[6]
-    j = words[46] % 6
-    pack[5], pack[j] = pack[j], pack[5]
-    j = words[47] % 5
-    pack[4], pack[j] = pack[j], pack[4]
-    j = words[48] % 4
-    pack[3], pack[j] = pack[j], pack[3]
-    j = words[49] % 3
-    pack[2], pack[j] = pack[j], pack[2]
-    j = words[50] % 2
-    pack[1], pack[j] = pack[j], pack[1]
 
 
 def deal_hand(

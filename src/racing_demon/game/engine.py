@@ -706,6 +706,8 @@ def progress_witness(state: State, player: int) -> str | None:
     waste card onto, into or under a work pile (docs/rules.md, "Stuck"). Of the
     work-pile arrangements, breadth first, the search examines the first
     ``STUCK_SEARCH_CAP`` only: beyond them a seat is stuck by definition.
+    ``racing_demon.game.stuck`` writes that definition out plainly, from scratch; this
+    search, kept with the seat, must give its answers (the tests compare the two).
     """
     return _witness(state.seats[player], state.rules, _centre_keys(state.foundations))
 

@@ -1,0 +1,195 @@
+"""The package's layers import one way (STYLE.md, "The shape of the house").
+
+Every import of every module under src/racing_demon, at any depth (a function's lazy import
+and a ``TYPE_CHECKING`` one included), is read with ``ast`` and held to two small tables:
+what a part of the package may import, and who may import a guarded module. To add a rule,
+add a row. An import that breaks a rule for a reason goes in EXCEPTIONS with that reason,
+and stays there only while the import does.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "racing_demon"
+
+# What each part may import besides the standard library. A module is governed by the
+# longest name here that it is or lies under; a part not named here is not limited by it.
+_GAME = {"racing_demon.game"}
+_FILES_AND_SCHEMA = {"racing_demon.files", "racing_demon.schema", "jsonschema", "regress"}
+_LOG = {
+    "racing_demon.log",
+    "racing_demon.game",
+    "racing_demon.schema",
+    "racing_demon.files",
+    "racing_demon.errors",
+    "cryptography",
+}
+MAY_IMPORT: dict[str, set[str]] = {
+    "racing_demon.game": _GAME,  # the rules core: no click, jsonschema, cryptography, log
+    "racing_demon.files": _FILES_AND_SCHEMA,
+    "racing_demon.schema": _FILES_AND_SCHEMA,
+    "racing_demon.log": _LOG,  # the file format: the game, and nothing above it
+}
+
+# Who may import each of these; no other module of the package does.
+ONLY_IMPORTED_BY: dict[str, set[str]] = {
+    "click": {"racing_demon.cli"},  # the command line is the only click layer
+    "racing_demon.cli": {"racing_demon.cli", "racing_demon.__main__"},
+    "racing_demon.testing": {"racing_demon.testing"},  # test support is not the product
+}
+
+# (importer, imported) pairs that break a rule above, with the reason each still stands.
+EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("racing_demon.game.deal", "cryptography"): (
+        "HKDF-Expand: over the standard library's hmac.digest it measured several times as "
+        "slow as cryptography's for a 224-byte block (bench/deal_bench.py)"
+    ),
+}
+
+
+def within(name: str, part: str) -> bool:
+    return name == part or name.startswith(part + ".")
+
+
+def governing(name: str, table: dict[str, set[str]]) -> str | None:
+    """The longest name of ``table`` that ``name`` is or lies under."""
+    parts = [part for part in table if within(name, part)]
+    return max(parts, key=len) if parts else None
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imported_names(source: str, module: str, is_package: bool) -> Iterator[tuple[int, str]]:
+    """(line, module imported) for every import in ``source``, relative ones resolved; a
+    ``from X import y`` names ``X.y`` when that is a module of the package, else ``X``."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")[: len(module.split(".")) - node.level + is_package]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            for alias in node.names:
+                submodule = f"{base}.{alias.name}"
+                yield node.lineno, submodule if submodule in MODULES else base
+
+
+def is_stdlib(name: str) -> bool:
+    return name.split(".")[0] in sys.stdlib_module_names
+
+
+def all_imports() -> Iterator[tuple[str, int, str]]:
+    """(importer, line, imported) across the package."""
+    for module, path in MODULES.items():
+        source = path.read_text(encoding="utf-8")
+        for line, name in imported_names(source, module, path.name == "__init__.py"):
+            yield module, line, name
+
+
+def broken_rules(imports: Iterable[tuple[str, int, str]]) -> list[tuple[str, int, str, str]]:
+    """(importer, line, imported, rule) for every import that breaks a rule of the tables."""
+    broken = []
+    for module, line, name in imports:
+        part = governing(module, MAY_IMPORT)
+        allowed = MAY_IMPORT[part] if part is not None else set()
+        if part is not None and not is_stdlib(name) and not any(within(name, a) for a in allowed):
+            rule = f"{part} imports only the standard library and {', '.join(sorted(allowed))}"
+            broken.append((module, line, name, rule))
+        guarded = governing(name, ONLY_IMPORTED_BY)
+        importers = ONLY_IMPORTED_BY[guarded] if guarded is not None else set()
+        if guarded is not None and not any(within(module, i) for i in importers):
+            rule = f"{guarded} is imported only by {', '.join(sorted(importers))}"
+            broken.append((module, line, name, rule))
+    return broken
+
+
+def excepted(module: str, name: str) -> str | None:
+    for (importer, imported), reason in EXCEPTIONS.items():
+        if module == importer and within(name, imported):
+            return reason
+    return None
+
+
+def test_the_layers_import_one_way() -> None:
+    offences = [
+        f"{module} line {line} imports {name}: {rule}"
+        for module, line, name, rule in broken_rules(all_imports())
+        if excepted(module, name) is None
+    ]
+    assert offences == []
+
+
+def test_every_exception_is_still_needed() -> None:
+    broken = {(module, name) for module, _, name, _ in broken_rules(all_imports())}
+    for importer, imported in EXCEPTIONS:
+        assert any(module == importer and within(name, imported) for module, name in broken), (
+            f"{importer} no longer imports {imported}: drop its exception"
+        )
+
+
+def test_the_tables_name_parts_that_exist() -> None:
+    # A renamed package would otherwise leave its rules governing nothing.
+    for part in [*MAY_IMPORT, *ONLY_IMPORTED_BY]:
+        if part.startswith("racing_demon"):
+            assert part in MODULES, part
+    assert "racing_demon.game.deal" in MODULES and "racing_demon.__main__" in MODULES
+
+
+@pytest.mark.parametrize(
+    ("source", "module", "is_package", "expected"),
+    [
+        ("import os, click.core as c", "racing_demon.x", False, ["os", "click.core"]),
+        ("def f():\n    import cryptography\n", "racing_demon.x", False, ["cryptography"]),
+        (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import jsonschema\n",
+            "racing_demon.x",
+            False,
+            ["typing", "jsonschema"],
+        ),
+        ("from racing_demon import cli", "racing_demon.x", False, ["racing_demon.cli"]),
+        ("from racing_demon.game import Card", "racing_demon.x", False, ["racing_demon.game"]),
+        ("from . import engine", "racing_demon.game.deal", False, ["racing_demon.game.engine"]),
+        ("from .cards import Card", "racing_demon.game.deal", False, ["racing_demon.game.cards"]),
+        ("from ..log import reader", "racing_demon.game.deal", False, ["racing_demon.log.reader"]),
+        ("from . import stuck", "racing_demon.game", True, ["racing_demon.game.stuck"]),
+    ],
+)
+def test_imported_names(source: str, module: str, is_package: bool, expected: list[str]) -> None:
+    assert [name for _, name in imported_names(source, module, is_package)] == expected
+
+
+def test_the_rules_catch_what_they_forbid() -> None:
+    imports = [
+        ("racing_demon.game.engine", 1, "click"),  # breaks two rules
+        ("racing_demon.game.engine", 2, "racing_demon.log.reader"),
+        ("racing_demon.schema.compiled", 3, "racing_demon.game.cards"),
+        ("racing_demon.log.reader", 4, "racing_demon.verify"),
+        ("racing_demon.verify", 5, "racing_demon.cli.options"),
+        ("racing_demon.audit", 6, "racing_demon.testing.playout"),
+        ("racing_demon.report.text", 7, "click.core"),
+        # Allowed:
+        ("racing_demon.game.cards", 8, "enum"),
+        ("racing_demon.game.engine", 9, "racing_demon.game.state"),
+        ("racing_demon.log.keys", 10, "cryptography.exceptions"),
+        ("racing_demon.log.reader", 11, "racing_demon.errors"),
+        ("racing_demon.schema", 12, "jsonschema.validators"),
+        ("racing_demon.cli.options", 13, "click"),
+        ("racing_demon.__main__", 14, "racing_demon.cli"),
+        ("racing_demon.testing.randomplay", 15, "racing_demon.testing.playout"),
+        ("racing_demon.verify", 16, "racing_demon.game.deal"),  # no rule governs verify
+    ]
+    assert [line for _, line, _, _ in broken_rules(imports)] == [1, 1, 2, 3, 4, 5, 6, 7]
