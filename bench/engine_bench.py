@@ -25,10 +25,10 @@ from racing_demon.game.engine import apply_move, check_move
 from racing_demon.game.moves import Move
 from racing_demon.game.state import State
 from racing_demon.profiles import BUILT_IN, load_rules
-from racing_demon.testing.playout import Event, playout
+from racing_demon.testing.playout import PlayoutEvent, playout
 
 # Fischer-Spassky, Belgrade 1992, game 1: 85 plies of ordinary middlegame and endgame.
-PGN = """[Event "F/S Return Match"]
+PGN = """[PlayoutEvent "F/S Return Match"]
 [Result "1/2-1/2"]
 
 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O
@@ -51,7 +51,7 @@ def recorded_moves(hands_per_profile: int = 12) -> list[tuple[State, Move]]:
             moves += [
                 (step.before, step.move)
                 for step in playout(state, choose)
-                if step.event is Event.MOVE and step.move is not None
+                if step.event is PlayoutEvent.MOVE and step.move is not None
             ]
     return moves
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from racing_demon.game.deal import MatchSeed, deal_hand
 from racing_demon.game.scoring import score_hand
 from racing_demon.profiles import BUILT_IN, load_rules
-from racing_demon.testing.playout import Event, playout
+from racing_demon.testing.playout import PlayoutEvent, playout
 from racing_demon.testing.randomplay import word_chooser
 
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "tests" / "golden"
@@ -41,7 +41,7 @@ def render(profile: str) -> str:
     ]
     final = state
     for number, step in enumerate(playout(state, choose), start=1):
-        event = str(step.move) if step.event is Event.MOVE else step.event.value
+        event = str(step.move) if step.event is PlayoutEvent.MOVE else step.event.value
         lines.append(
             f"{number:4d} {step.after.clock_ms:7d}ms {event:<24} {step.after.digest()[:16]}"
         )

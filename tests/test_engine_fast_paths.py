@@ -53,7 +53,7 @@ from racing_demon.game.stuck import arrangements_by_definition as reference_arra
 from racing_demon.game.stuck import cycle_tops_by_definition as reference_cycle_tops
 from racing_demon.game.stuck import progress_witness_by_definition as reference_witness
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.testing.playout import Event, playout
+from racing_demon.testing.playout import PlayoutEvent, playout
 
 from conftest import S, build, dealt_hands, profiles
 
@@ -287,12 +287,12 @@ def test_fast_paths_agree_with_the_reference_through_a_playout(state: State, cho
             same_state(shifted, reference_apply_stall(before))
             assert_stall_answers_agree(shifted)
         match step.event:
-            case Event.MOVE:
+            case PlayoutEvent.MOVE:
                 assert step.move is not None
                 same_state(step.after, reference_apply_move(before, step.move))
-            case Event.STALL:
+            case PlayoutEvent.STALL:
                 same_state(step.after, reference_apply_stall(before))
-            case Event.CLOCK:
+            case PlayoutEvent.CLOCK:
                 same_state(step.after, reference_advance_clock(before, step.after.clock_ms))
         assert_stall_answers_agree(step.after)
 

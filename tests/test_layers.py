@@ -18,23 +18,33 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "racing_demon"
 
-# What each part may import besides the standard library. A module is governed by the
-# longest name here that it is or lies under; a part not named here is not limited by it.
-_GAME = {"racing_demon.game"}
-_FILES_AND_SCHEMA = {"racing_demon.files", "racing_demon.schema", "jsonschema", "regress"}
-_LOG = {
-    "racing_demon.log",
-    "racing_demon.game",
-    "racing_demon.schema",
-    "racing_demon.files",
-    "racing_demon.errors",
-    "cryptography",
-}
+# What each part may import besides the standard library, layer by layer from the bottom
+# (README, "Architecture"). A module is governed by the longest name here that it is or
+# lies under; a part not named here (the command line) is not limited by it.
+_ERRORS = {"racing_demon.errors"}
+_GAME = {"racing_demon.game", *_ERRORS}
+_EDGES = {"racing_demon.files", "racing_demon.schema", "jsonschema", "regress", *_ERRORS}
+_LOG = {"racing_demon.log", "racing_demon.profiles", "cryptography", *_GAME, *_EDGES}
+_MATCHES = {"racing_demon.replay", "racing_demon.verify", *_LOG}
+_MANY_LOGS = {"racing_demon.recover", "racing_demon.outcomes", "distributed", *_MATCHES}
 MAY_IMPORT: dict[str, set[str]] = {
+    "racing_demon.errors": set(),
     "racing_demon.game": _GAME,  # the rules core: no click, jsonschema, cryptography, log
-    "racing_demon.files": _FILES_AND_SCHEMA,
-    "racing_demon.schema": _FILES_AND_SCHEMA,
-    "racing_demon.log": _LOG,  # the file format: the game, and nothing above it
+    "racing_demon.files": {"racing_demon.files", *_ERRORS},
+    "racing_demon.schema": _EDGES,
+    "racing_demon.profiles": {"racing_demon.profiles", *_GAME, *_EDGES},
+    "racing_demon.log": _LOG - {"racing_demon.profiles"},  # the file format only
+    "racing_demon.replay": _LOG | {"racing_demon.replay"},
+    "racing_demon.verify": _LOG | {"racing_demon.verify"},
+    "racing_demon.table": _MATCHES | {"racing_demon.table"},
+    "racing_demon.sim": _MATCHES | {"racing_demon.table", "racing_demon.sim"},
+    "racing_demon.recover": _MATCHES | {"racing_demon.recover"},
+    "racing_demon.outcomes": _MATCHES | {"racing_demon.recover", "racing_demon.outcomes"},
+    "racing_demon.audit": _MATCHES | {"racing_demon.audit"},
+    "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch"},
+    "racing_demon.report": _MANY_LOGS
+    | {"racing_demon.report", "racing_demon.batch", "racing_demon.audit", "racing_demon.sim"},
+    "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing"},
 }
 
 # Who may import each of these; no other module of the package does.
@@ -178,9 +188,9 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.game.engine", 2, "racing_demon.log.reader"),
         ("racing_demon.schema.compiled", 3, "racing_demon.game.cards"),
         ("racing_demon.log.reader", 4, "racing_demon.verify"),
-        ("racing_demon.verify", 5, "racing_demon.cli.options"),
-        ("racing_demon.audit", 6, "racing_demon.testing.playout"),
-        ("racing_demon.report.text", 7, "click.core"),
+        ("racing_demon.verify", 5, "racing_demon.cli.options"),  # breaks two rules
+        ("racing_demon.audit", 6, "racing_demon.testing.playout"),  # two rules
+        ("racing_demon.report.text", 7, "click.core"),  # two rules
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -190,6 +200,6 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.cli.options", 13, "click"),
         ("racing_demon.__main__", 14, "racing_demon.cli"),
         ("racing_demon.testing.randomplay", 15, "racing_demon.testing.playout"),
-        ("racing_demon.verify", 16, "racing_demon.game.deal"),  # no rule governs verify
+        ("racing_demon.verify", 16, "racing_demon.game.deal"),  # verification reads the game
     ]
-    assert [line for _, line, _, _ in broken_rules(imports)] == [1, 1, 2, 3, 4, 5, 6, 7]
+    assert [line for _, line, _, _ in broken_rules(imports)] == [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7]

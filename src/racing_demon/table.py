@@ -45,7 +45,6 @@ from racing_demon.log.records import (
 from racing_demon.log.signing import sign, verify
 from racing_demon.log.writer import LogWriter, seal
 from racing_demon.replay import replay
-from racing_demon.report.verify import finding_text
 from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
 from racing_demon.verify.report import VerifyCode
 
@@ -88,7 +87,8 @@ def _check_genesis(
     finding = report.finding
     if finding is None or finding.code is not VerifyCode.UNFINISHED:
         assert finding is not None  # a genesis alone cannot be a whole match
-        raise ValueError(f"the log would not verify: {finding_text(finding)}")
+        where = "" if finding.player is None else f"seat {finding.player}: "
+        raise ValueError(f"the log would not verify: {where}{finding.code}: {finding.message}")
 
 
 class Table:

@@ -28,21 +28,21 @@ STEP_MS = (0, 0, 1, 7, 40, 250, 1200)  # zero steps make same-instant races and 
 _BUCKETS = ("play", "play", "play", "other")
 
 
-class Event(enum.Enum):
+class PlayoutEvent(enum.Enum):
     MOVE = "move"
     STALL = "stall"  # a stall shift, or the blocked end
     CLOCK = "clock"  # the clock passed a deadline and the hand ended
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class PlayoutStep:
     before: State
-    event: Event
+    event: PlayoutEvent
     after: State
     move: Move | None = None
 
 
-def playout(state: State, choose: Choose, max_steps: int = 2000) -> Iterator[Step]:
+def playout(state: State, choose: Choose, max_steps: int = 2000) -> Iterator[PlayoutStep]:
     """Play until the hand ends or ``max_steps`` rounds passed; yield every event.
 
     Mostly plays (cards to the centre, out of the demon or the waste) and calls;
@@ -53,7 +53,7 @@ def playout(state: State, choose: Choose, max_steps: int = 2000) -> Iterator[Ste
     for _ in range(max_steps):
         after = advance_clock(state, state.clock_ms + choose(STEP_MS))
         if after.phase is Phase.ENDED:
-            yield Step(state, Event.CLOCK, after)
+            yield PlayoutStep(state, PlayoutEvent.CLOCK, after)
             return
         state = after
         moves = [
@@ -67,7 +67,7 @@ def playout(state: State, choose: Choose, max_steps: int = 2000) -> Iterator[Ste
             moves = plays
         elif not plays and state.phase is Phase.PLAYING and check_stall(state) is None:
             after = apply_stall(state)
-            yield Step(state, Event.STALL, after)
+            yield PlayoutStep(state, PlayoutEvent.STALL, after)
             state = after
             if state.phase is Phase.ENDED:
                 return
@@ -76,7 +76,7 @@ def playout(state: State, choose: Choose, max_steps: int = 2000) -> Iterator[Ste
             continue
         move = choose(moves)
         after = apply_move(state, move)
-        yield Step(state, Event.MOVE, after, move)
+        yield PlayoutStep(state, PlayoutEvent.MOVE, after, move)
         state = after
         if state.phase is Phase.ENDED:
             return
