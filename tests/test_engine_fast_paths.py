@@ -162,7 +162,7 @@ def reference_advance_clock(state: State, t_ms: int) -> State:
 
 def reference_apply_move(state: State, move: Move) -> State:
     """Every kind but a play, which has no fast path of its own (test_playouts checks it)."""
-    player = move.player
+    player = move.seat
     seat = state.seats[player]
     seats = state.seats
     now = state.clock_ms

@@ -115,7 +115,7 @@ def test_foundation_refusals(move: str, code: ViolationCode) -> None:
     )
     violation = refused(state, move)
     assert violation.code is code
-    assert violation.player == 0
+    assert violation.seat == 0
 
 
 def test_foundation_refusal_names_expected_and_found() -> None:

@@ -121,7 +121,7 @@ def test_a_genesis_cosignature_reused_as_a_move_signature(tmp_path: Path) -> Non
         VerifyCode.BAD_PLAYER_SIGNATURE,
         index + 1,
     )
-    assert (finding.player, finding.rule) == (player, "BAD_SIGNATURE")
+    assert (finding.seat, finding.rule) == (player, "BAD_SIGNATURE")
 
 
 def test_a_submission_signature_copied_to_another_move(tmp_path: Path) -> None:
@@ -136,7 +136,7 @@ def test_a_submission_signature_copied_to_another_move(tmp_path: Path) -> None:
         VerifyCode.BAD_PLAYER_SIGNATURE,
         target + 1,
     )
-    assert (finding.player, finding.move) == (player, values[target]["body"]["move"])
+    assert (finding.seat, finding.move) == (player, values[target]["body"]["move"])
     assert finding.rule == "BAD_SIGNATURE"
 
 

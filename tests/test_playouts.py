@@ -68,7 +68,7 @@ def assert_sound(state: State) -> None:
         for move in candidates:
             violation = check_move(state, move)
             assert (violation is None) == (move in legal_set), (str(move), violation)
-            assert violation is None or violation.player == player
+            assert violation is None or violation.seat == player
         for move in legal:
             assert Move.parse(str(move)) == move
 

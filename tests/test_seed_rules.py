@@ -139,7 +139,7 @@ def play(state: State, *moves: str) -> State:
         move = Move.parse(text)
         violation = check_move(state, move)
         assert violation is None, f"{text}: {violation}"
-        assert move in legal_moves(state, move.player), f"{text} not in legal_moves"
+        assert move in legal_moves(state, move.seat), f"{text} not in legal_moves"
         state = apply_move(state, move)
         assert state.problems() == []
     return state
@@ -152,7 +152,7 @@ def refused(state: State, text: str, code: ViolationCode) -> engine.Violation:
     violation = check_move(state, move)
     assert violation is not None, f"{text} was accepted"
     assert violation.code is code, f"{text}: {violation}"
-    assert move not in legal_moves(state, move.player)
+    assert move not in legal_moves(state, move.seat)
     assert state.to_text() == before
     return violation
 

@@ -480,7 +480,7 @@ def test_the_first_of_two_bad_signatures(tmp_path: Path) -> None:
         VerifyCode.BAD_PLAYER_SIGNATURE,
         early + 1,
     )
-    assert finding.player == values[early]["body"]["player"]
+    assert finding.seat == values[early]["body"]["player"]
     # In one record, the table's signature is checked before the player's.
     assert_fails(
         verify_lines(tmp_path, seal(values, forged=frozenset({early}))),
@@ -511,7 +511,7 @@ def test_a_move_signed_by_the_wrong_player(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, lines), Step.SIGNATURES, VerifyCode.BAD_PLAYER_SIGNATURE, index + 1
     )
-    assert (finding.player, finding.move, finding.rule) == (
+    assert (finding.seat, finding.move, finding.rule) == (
         body["player"],
         body["move"],
         "BAD_SIGNATURE",
@@ -646,7 +646,7 @@ def test_rules_and_packs(
     values = values_of("short")
     edit(values)
     finding = assert_fails(verify_lines(tmp_path, seal(values)), Step.PACKS, code, line)
-    if code is VerifyCode.PACK_MISMATCH and finding.player is not None:
+    if code is VerifyCode.PACK_MISMATCH and finding.seat is not None:
         assert finding.message.startswith("hand 1, seat 0:")
 
 

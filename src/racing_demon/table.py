@@ -1,7 +1,7 @@
 """The live table a game server embeds: submissions in, signed records out.
 
 The table deals every hand from the committed seed, takes submissions
-``(player, move, t_ms)`` in arrival order, checks each with the engine, records it as
+``(seat, move, t_ms)`` in arrival order, checks each with the engine, records it as
 accepted or bounced, applies the profile's stall, time and end rules, scores hands and
 the match, and appends a signed record for each event (docs/log-format.md §6). Every
 record is flushed and fsynced before ``submit`` returns, so after a crash the file holds
@@ -87,7 +87,7 @@ def _check_genesis(
     finding = report.finding
     if finding is None or finding.code is not VerifyCode.UNFINISHED:
         assert finding is not None  # a genesis alone cannot be a whole match
-        where = "" if finding.player is None else f"seat {finding.player}: "
+        where = "" if finding.seat is None else f"seat {finding.seat}: "
         raise ValueError(f"the log would not verify: {where}{finding.code}: {finding.message}")
 
 
@@ -269,9 +269,9 @@ class Table:
         """The time of the last record written."""
         return self._writer.t_ms
 
-    def next_n(self, player: int) -> int:
-        """The number the player's next submission must carry."""
-        return self._next_n[player]
+    def next_n(self, seat: int) -> int:
+        """The number the seat's next submission must carry."""
+        return self._next_n[seat]
 
     def advance(self, t_ms: int) -> None:
         """Move the clock to ``t_ms``: end every hand whose deadline came first."""
@@ -286,25 +286,25 @@ class Table:
             self._record_due(deadline)
 
     def submit(
-        self, player: int, move_text: str, t_ms: int, n: int, signature: str | None = None
+        self, seat: int, move_text: str, t_ms: int, n: int, signature: str | None = None
     ) -> Outcome:
         """Check one submission, record it as accepted or bounced, and apply what follows."""
         self.advance(t_ms)
         if self.finished:
             raise SubmissionError("the match is over")
-        if not 0 <= player < len(self._players):
-            raise SubmissionError(f"there is no seat {player}")
-        if n != self._next_n[player]:
-            raise SubmissionError(f"seat {player}'s next submission is {self._next_n[player]}")
+        if not 0 <= seat < len(self._players):
+            raise SubmissionError(f"there is no seat {seat}")
+        if n != self._next_n[seat]:
+            raise SubmissionError(f"seat {seat}'s next submission is {self._next_n[seat]}")
         try:
             move = Move.parse(move_text)
         except ValueError as error:
             raise SubmissionError(str(error)) from error
-        if move.player != player:
-            raise SubmissionError(f"{move_text!r} is not a move of seat {player}")
-        sigs = self._player_sigs(player, move_text, n, signature)
-        event, self._flow = self._flow.submit(player, n, move, move_text)
-        self._next_n[player] += 1
+        if move.seat != seat:
+            raise SubmissionError(f"{move_text!r} is not a move of seat {seat}")
+        sigs = self._player_sigs(seat, move_text, n, signature)
+        event, self._flow = self._flow.submit(seat, n, move, move_text)
+        self._next_n[seat] += 1
         seq = self._writer.append(t_ms, event, sigs)
         self._record_due(t_ms)
         return Outcome(event.kind, event.reason, seq)
@@ -322,21 +322,21 @@ class Table:
     # -- internals ---------------------------------------------------------------
 
     def _player_sigs(
-        self, player: int, move_text: str, n: int, signature: str | None
+        self, seat: int, move_text: str, n: int, signature: str | None
     ) -> dict[str, Any]:
-        key = self._players[player].key
+        key = self._players[seat].key
         if key is None:
             if signature is not None:
-                raise SubmissionError(f"seat {player} has no key: its moves are not signed")
+                raise SubmissionError(f"seat {seat} has no key: its moves are not signed")
             return {}
         if signature is None:
-            raise SubmissionError(f"seat {player} signs its moves: the signature is missing")
+            raise SubmissionError(f"seat {seat} signs its moves: the signature is missing")
         statement = submission_statement(
-            self._game, Submission(RecordKind.MOVE, self.state.hand, player, n, move_text)
+            self._game, Submission(RecordKind.MOVE, self.state.hand, seat, n, move_text)
         )
         problem = verify(key, SUBMISSION, canonical_bytes(statement), signature)
         if problem is not None:
-            raise SubmissionError(f"seat {player}'s signature does not verify: {problem}")
+            raise SubmissionError(f"seat {seat}'s signature does not verify: {problem}")
         return {"player": signature}
 
     def _record_due(self, t_ms: int) -> None:
@@ -357,10 +357,10 @@ def _hex(key: bytes | None) -> str | None:
 
 
 def sign_submission(
-    private_key: Ed25519PrivateKey, game: str, hand: int, player: int, n: int, move_text: str
+    private_key: Ed25519PrivateKey, game: str, hand: int, seat: int, n: int, move_text: str
 ) -> str:
-    """A player's signature over its submission (kind ``submission``)."""
-    statement = submission_statement(game, Submission(RecordKind.MOVE, hand, player, n, move_text))
+    """A player's signature over its seat's submission (kind ``submission``)."""
+    statement = submission_statement(game, Submission(RecordKind.MOVE, hand, seat, n, move_text))
     return sign(private_key, SUBMISSION, canonical_bytes(statement))
 
 

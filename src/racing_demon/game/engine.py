@@ -77,7 +77,7 @@ class Violation:
 
     code: ViolationCode
     message: str
-    player: int | None
+    seat: int | None
     cards: tuple[Card, ...] = ()
     piles: tuple[str, ...] = ()
     expected: str | None = None
@@ -173,10 +173,10 @@ def check_move(state: State, move: Move) -> Violation | None:
     the same one: seat, phase and time first; then the source and the cards it
     names; then the target (for a work pile, rank before colour).
     """
-    gate = _gate(state, move.player, move.kind)
+    gate = _gate(state, move.seat, move.kind)
     if gate is not None:
         return gate
-    seat = state.seats[move.player]
+    seat = state.seats[move.seat]
     match move.kind:
         case MoveKind.PLAY:
             return _check_play(state, seat, move)
@@ -224,7 +224,7 @@ def check_move(state: State, move: Move) -> Violation | None:
                     move,
                     f"profile {state.rules.name!r} has no agreed stall shift",
                 )
-            if move.player in state.agreed:
+            if move.seat in state.agreed:
                 return _refuse(ViolationCode.ALREADY_AGREED, move, "this seat has already agreed")
             return None
         case MoveKind.RESIGN:
@@ -241,30 +241,30 @@ def _count_text(count: int) -> str:
     return "1 card" if count == 1 else f"{count} cards"
 
 
-def _gate(state: State, player: int, kind: MoveKind) -> Violation | None:
-    if not 0 <= player < len(state.seats):
-        return Violation(ViolationCode.NOT_A_SEAT, f"there is no seat {player}", player)
-    return _closed(state, player, kind)
+def _gate(state: State, seat: int, kind: MoveKind) -> Violation | None:
+    if not 0 <= seat < len(state.seats):
+        return Violation(ViolationCode.NOT_A_SEAT, f"there is no seat {seat}", seat)
+    return _closed(state, seat, kind)
 
 
-def _closed(state: State, player: int | None, kind: MoveKind | None) -> Violation | None:
+def _closed(state: State, seat: int | None, kind: MoveKind | None) -> Violation | None:
     """Why nothing may happen now (``None`` for the table's own stall): the hand ended, a
     call leaves only one card in motion per seat to land, or play has not started."""
     if state.phase is Phase.ENDED:
-        return Violation(ViolationCode.HAND_OVER, f"the hand ended ({state.end_reason})", player)
-    if state.phase is Phase.CALLED and (kind is not MoveKind.PLAY or player in state.landed):
-        already = player in state.landed
+        return Violation(ViolationCode.HAND_OVER, f"the hand ended ({state.end_reason})", seat)
+    if state.phase is Phase.CALLED and (kind is not MoveKind.PLAY or seat in state.landed):
+        already = seat in state.landed
         return Violation(
             ViolationCode.HAND_OVER,
             f"seat {state.ended_by} called: no new move starts"
-            + (f"; seat {player} already landed its card in motion" if already else ""),
-            player,
+            + (f"; seat {seat} already landed its card in motion" if already else ""),
+            seat,
         )
     if state.clock_ms < state.play_start_ms:
         return Violation(
             ViolationCode.TOO_EARLY,
             f"play starts at {state.play_start_ms} ms",
-            player,
+            seat,
             expected=f">= {state.play_start_ms} ms",
             found=f"{state.clock_ms} ms",
         )
@@ -286,7 +286,7 @@ def _refuse(
     return Violation(
         code,
         f"{move}: {message}",
-        move.player,
+        move.seat,
         move.cards if cards is None else cards,
         piles,
         expected,
@@ -509,28 +509,28 @@ def is_tie(state: State, move: Move) -> bool:
 # -- enumerate -----------------------------------------------------------------
 
 
-def legal_moves(state: State, player: int) -> list[Move]:
-    """Every legal move of ``player`` now, sorted by ``Move.sort_key``.
+def legal_moves(state: State, seat: int) -> list[Move]:
+    """Every legal move of ``seat`` now, sorted by ``Move.sort_key``.
 
     Moves are generated from the rules directly (``check_move`` is for one move
     and explains refusals); tests prove the two agree on every position.
     """
-    if _gate(state, player, MoveKind.PLAY) is not None:
+    if _gate(state, seat, MoveKind.PLAY) is not None:
         return []
     rules = state.rules
-    seat = state.seats[player]
+    own = state.seats[seat]
     moves: list[Move] = []
     if state.phase is Phase.PLAYING:
-        if seat.stock:
-            moves.append(Move(player, MoveKind.TURN, cards=_packet(seat, rules.turn_count)))
-        elif seat.waste:
-            moves.append(Move(player, MoveKind.RECYCLE))
-        if rules.call_allowed and not seat.demon:
-            moves.append(Move(player, MoveKind.CALL))
-        if rules.stall_by_agreement and player not in state.agreed:
-            moves.append(Move(player, MoveKind.AGREE))
+        if own.stock:
+            moves.append(Move(seat, MoveKind.TURN, cards=_packet(own, rules.turn_count)))
+        elif own.waste:
+            moves.append(Move(seat, MoveKind.RECYCLE))
+        if rules.call_allowed and not own.demon:
+            moves.append(Move(seat, MoveKind.CALL))
+        if rules.stall_by_agreement and seat not in state.agreed:
+            moves.append(Move(seat, MoveKind.AGREE))
         if rules.resignation is not Resignation.REFUSED:
-            moves.append(Move(player, MoveKind.RESIGN))
+            moves.append(Move(seat, MoveKind.RESIGN))
     next_level: dict[tuple[int, int], list[int]] = {}
     for index, foundation in enumerate(state.foundations):
         if not foundation.complete:
@@ -538,31 +538,31 @@ def legal_moves(state: State, player: int) -> list[Move]:
         if foundation.rank > ACE and _ties(state, foundation, foundation.levels[-1][0]):
             next_level.setdefault((foundation.suit, foundation.rank), []).append(index)
     singles: list[tuple[Place, Card]] = []
-    if seat.demon:
-        singles.append((DEMON, seat.demon[-1]))
-    if seat.waste:
-        singles.append((WASTE, seat.waste[-1]))
-    singles += [(Place(Zone.WORK, i), pile[-1]) for i, pile in enumerate(seat.work) if pile]
+    if own.demon:
+        singles.append((DEMON, own.demon[-1]))
+    if own.waste:
+        singles.append((WASTE, own.waste[-1]))
+    singles += [(Place(Zone.WORK, i), pile[-1]) for i, pile in enumerate(own.work) if pile]
     for source, card in singles:
         cards = (card,)
         if card.rank == ACE:
-            moves.append(Move(player, MoveKind.PLAY, source, NEW_FOUNDATION, cards))
+            moves.append(Move(seat, MoveKind.PLAY, source, NEW_FOUNDATION, cards))
         for index in next_level.get((card.suit, card.rank), ()):
-            moves.append(Move(player, MoveKind.PLAY, source, Place(Zone.FOUNDATION, index), cards))
-        for index, pile in enumerate(seat.work):
+            moves.append(Move(seat, MoveKind.PLAY, source, Place(Zone.FOUNDATION, index), cards))
+        for index, pile in enumerate(own.work):
             if source.zone is Zone.WORK and source.index == index:
                 continue
             if not pile or builds_down(pile[-1], card):
-                moves.append(Move(player, MoveKind.PLAY, source, Place(Zone.WORK, index), cards))
+                moves.append(Move(seat, MoveKind.PLAY, source, Place(Zone.WORK, index), cards))
             if rules.slide_under and pile and builds_down(card, pile[0]):
-                moves.append(Move(player, MoveKind.PLAY, source, Place(Zone.UNDER, index), cards))
-    for index, pile in enumerate(seat.work):
+                moves.append(Move(seat, MoveKind.PLAY, source, Place(Zone.UNDER, index), cards))
+    for index, pile in enumerate(own.work):
         for start in range(len(pile) - 1):
             tail = pile[start:]
-            for other_index, other in enumerate(seat.work):
+            for other_index, other in enumerate(own.work):
                 if other_index != index and (not other or builds_down(other[-1], tail[0])):
                     target = Place(Zone.WORK, other_index)
-                    moves.append(Move(player, MoveKind.PLAY, Place(Zone.WORK, index), target, tail))
+                    moves.append(Move(seat, MoveKind.PLAY, Place(Zone.WORK, index), target, tail))
     moves.sort(key=Move.sort_key)
     return moves
 
@@ -572,7 +572,7 @@ def legal_moves(state: State, player: int) -> list[Move]:
 
 def apply_move(state: State, move: Move) -> State:
     """The state after a legal ``move`` (check it first: this trusts its input)."""
-    player = move.player
+    player = move.seat
     seat = state.seats[player]
     now = state.clock_ms
     match move.kind:
@@ -653,7 +653,7 @@ def _apply_play(state: State, seat: Seat, move: Move) -> State:
             foundation = Foundation(foundation.suit, (*foundation.levels, cards), now)
         foundations = _with(foundations, target.index, foundation)
         to_centre = True
-    seats = _with(state.seats, move.player, Seat(demon, work, seat.stock, waste))
+    seats = _with(state.seats, move.seat, Seat(demon, work, seat.stock, waste))
     # Rearranging work piles is not a play: it must not reset the stall bookkeeping.
     played = is_progress(move)
     ends = state.rules.end_on_empty_demon and source.zone is Zone.DEMON and not demon
@@ -666,7 +666,7 @@ def _apply_play(state: State, seat: Seat, move: Move) -> State:
         start_ms=state.start_ms,
         phase=Phase.ENDED if ends else state.phase,
         end_reason=EndReason.DEMON_EMPTY if ends else state.end_reason,
-        ended_by=move.player if ends else state.ended_by,
+        ended_by=move.seat if ends else state.ended_by,
         grace_until_ms=state.grace_until_ms,
         ended_ms=now if ends else state.ended_ms,
         last_centre_ms=now if to_centre else state.last_centre_ms,
@@ -674,7 +674,7 @@ def _apply_play(state: State, seat: Seat, move: Move) -> State:
         shifts_since_play=0 if played else state.shifts_since_play,
         agreed=frozenset() if played else state.agreed,
         turned_since_play=(0,) * len(seats) if played else state.turned_since_play,
-        landed=state.landed | {move.player} if state.phase is Phase.CALLED else state.landed,
+        landed=state.landed | {move.seat} if state.phase is Phase.CALLED else state.landed,
     )
 
 
@@ -697,8 +697,8 @@ def is_progress(move: Move) -> bool:
     )
 
 
-def progress_witness(state: State, player: int) -> str | None:
-    """How ``player`` could still play, or ``None`` when the seat is stuck.
+def progress_witness(state: State, seat: int) -> str | None:
+    """How ``seat`` could still play, or ``None`` when the seat is stuck.
 
     A seat is stuck when no sequence of its own non-scoring moves (turning and
     recycling the stock, rearranging work piles) reaches a position where it
@@ -709,11 +709,11 @@ def progress_witness(state: State, player: int) -> str | None:
     ``racing_demon.game.stuck`` writes that definition out plainly, from scratch; this
     search, kept with the seat, must give its answers (the tests compare the two).
     """
-    return _witness(state.seats[player], state.rules, _centre_keys(state.foundations))
+    return _witness(state.seats[seat], state.rules, _centre_keys(state.foundations))
 
 
-def is_stuck(state: State, player: int) -> bool:
-    return progress_witness(state, player) is None
+def is_stuck(state: State, seat: int) -> bool:
+    return progress_witness(state, seat) is None
 
 
 def table_is_stuck(state: State) -> bool:

@@ -304,19 +304,19 @@ class MatchFlow:
             move = Move.parse(event.move)
         except ValueError as error:
             raise FlowRefusal(FlowCode.BAD_MOVE_TEXT, str(error)) from None
-        if move.player != event.seat:
+        if move.seat != event.seat:
             raise FlowRefusal(
                 FlowCode.PLAYER_MISMATCH,
                 "the move is not the record's player's",
                 expected=event.seat,
-                found=move.player,
+                found=move.seat,
             )
-        if move.player >= state.players:
+        if move.seat >= state.players:
             raise FlowRefusal(
                 FlowCode.PLAYER_MISMATCH,
-                f"there is no seat {move.player}: the table submits only its seats' moves",
+                f"there is no seat {move.seat}: the table submits only its seats' moves",
                 expected=f"a seat below {state.players}",
-                found=move.player,
+                found=move.seat,
             )
         wanted, violation = judge_move(state, move)
         if event.kind is RecordKind.BOUNCE:

@@ -101,15 +101,15 @@ NEW_FOUNDATION = Place(Zone.NEW_FOUNDATION)
 class Move:
     """One action of one seat. ``cards`` are named explicitly, leading card first."""
 
-    player: int
+    seat: int
     kind: MoveKind
     source: Place | None = None
     target: Place | None = None
     cards: tuple[Card, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.player < 0:
-            raise ValueError(f"seat {self.player} is negative")
+        if self.seat < 0:
+            raise ValueError(f"seat {self.seat} is negative")
         is_play = self.kind is MoveKind.PLAY
         if is_play != (self.source is not None and self.target is not None):
             raise ValueError(f"a {self.kind} move {'needs' if is_play else 'has no'} piles")
@@ -122,8 +122,8 @@ class Move:
         if (is_play or self.kind is MoveKind.TURN) != bool(self.cards):
             raise ValueError(f"a {self.kind} move {'names' if self.cards else 'names no'} cards")
         for card in self.cards:  # a loop: any() over a generator costs more per move
-            if card.owner != self.player:
-                raise ValueError(f"seat {self.player} can only move cards of its own pack")
+            if card.owner != self.seat:
+                raise ValueError(f"seat {self.seat} can only move cards of its own pack")
 
     def sort_key(self) -> tuple[int, int, int, int, int, tuple[int, ...]]:
         source = self.source or DEMON
@@ -140,10 +140,10 @@ class Move:
     def __str__(self) -> str:
         faces = " ".join(card.face for card in self.cards)
         if self.kind is MoveKind.PLAY:
-            return f"{self.player} {self.source}>{self.target} {faces}"
+            return f"{self.seat} {self.source}>{self.target} {faces}"
         if self.kind is MoveKind.TURN:
-            return f"{self.player} turn {faces}"
-        return f"{self.player} {self.kind}"
+            return f"{self.seat} turn {faces}"
+        return f"{self.seat} {self.kind}"
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"

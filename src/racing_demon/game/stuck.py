@@ -21,24 +21,24 @@ from racing_demon.game.cards import ACE, Card
 from racing_demon.game.state import Pile, Seat, State, builds_down
 
 
-def progress_witness_by_definition(state: State, player: int) -> str | None:
-    """How ``player`` could still play, or ``None`` when the seat is stuck: what
+def progress_witness_by_definition(state: State, seat: int) -> str | None:
+    """How ``seat`` could still play, or ``None`` when the seat is stuck: what
     ``engine.progress_witness`` must answer."""
-    seat = state.seats[player]
+    own = state.seats[seat]
     rules = state.rules
     wanted = {(f.suit, f.rank + 1) for f in state.foundations if not f.complete}
 
     def to_centre(card: Card) -> bool:
         return card.rank == ACE or (card.suit, card.rank) in wanted
 
-    movers = list(seat.demon[-1:])
+    movers = list(own.demon[-1:])
     movers += [
-        card for card in cycle_tops_by_definition(seat, rules.turn_count) if card not in movers
+        card for card in cycle_tops_by_definition(own, rules.turn_count) if card not in movers
     ]
     for card in movers:
         if to_centre(card):
             return f"{card.face} can go to a foundation"
-    searched = arrangements_by_definition(seat.work, rules.slide_under)
+    searched = arrangements_by_definition(own.work, rules.slide_under)
     # The cap is the engine's, read when asked (one number for both; tests lower it).
     for work in itertools.islice(searched, engine.STUCK_SEARCH_CAP):
         for pile in work:

@@ -68,8 +68,8 @@ def finding_text(finding: Finding) -> str:
     if finding.line is not None:
         seq = "" if finding.seq is None else f" (seq {finding.seq})"
         where.append(f"line {finding.line}{seq}")
-    if finding.player is not None:
-        where.append(f"seat {finding.player}")
+    if finding.seat is not None:
+        where.append(f"seat {finding.seat}")
     if finding.move is not None:
         where.append(f"move {finding.move!r}")  # repr escapes what cannot be printed
     text = ", ".join(where) + ": " if where else ""
@@ -203,7 +203,7 @@ def _finding_document(finding: Finding) -> dict[str, Any]:
         "message": finding.message,
         "line": finding.line,
         "seq": finding.seq,
-        "player": finding.player,
+        "player": finding.seat,
         "move": finding.move,
         "rule": finding.rule,
         "expected": finding.expected,

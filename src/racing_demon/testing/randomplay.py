@@ -127,9 +127,9 @@ def play_on(
     return table
 
 
-def _choose_move(snapshot: State, player: int, choose: Choose) -> Move | None:
+def _choose_move(snapshot: State, seat: int, choose: Choose) -> Move | None:
     moves = [
-        m for m in legal_moves(snapshot, player) if m.kind not in (MoveKind.RESIGN, MoveKind.AGREE)
+        m for m in legal_moves(snapshot, seat) if m.kind not in (MoveKind.RESIGN, MoveKind.AGREE)
     ]
     plays = [m for m in moves if is_progress(m) or m.kind is MoveKind.CALL]
     if plays and choose(("play", "play", "play", "other")) == "play":

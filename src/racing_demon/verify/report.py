@@ -122,7 +122,7 @@ class Finding:
     message: str
     line: int | None = None  # 1-based
     seq: int | None = None
-    player: int | None = None  # the seat
+    seat: int | None = None  # the JSON report names it "player" (docs/glossary.md)
     move: str | None = None
     rule: str | None = None  # the engine's Violation code, or the SignatureCode
     expected: str | None = None
@@ -167,7 +167,7 @@ def failure(
     *,
     line: int | None,
     record: Record | None,
-    player: int | None = None,
+    seat: int | None = None,
     rule: object = None,
     expected: object = None,
     found: object = None,
@@ -178,7 +178,7 @@ def failure(
     if record is not None:
         seq = record.seq
         if isinstance(record.payload, Submission):
-            player, move = record.payload.seat, record.payload.move
+            seat, move = record.payload.seat, record.payload.move
     return StepFailed(
         step,
         Finding(
@@ -186,7 +186,7 @@ def failure(
             message,
             line=line,
             seq=seq,
-            player=player,
+            seat=seat,
             move=move,
             rule=None if rule is None else str(rule),
             expected=None if expected is None else str(expected),

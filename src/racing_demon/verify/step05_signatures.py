@@ -103,7 +103,7 @@ def _check_player_keys(
             fail(
                 VerifyCode.WEAK_PLAYER_KEY,
                 f"seat {seat}'s key: {problem.message}",
-                player=seat,
+                seat=seat,
                 rule=problem.code,
             )
     ids = [key_id(key) for key in listed]
@@ -112,7 +112,7 @@ def _check_player_keys(
             fail(
                 VerifyCode.DUPLICATE_PLAYER_KEY,
                 f"seat {seat}'s key is also the table's or another seat's",
-                player=seat,
+                seat=seat,
             )
     cosigned = sigs.get("players")
     if not listed:
@@ -135,7 +135,7 @@ def _check_player_keys(
             fail(
                 VerifyCode.BAD_GENESIS_COSIGNATURE,
                 f"seat {seat}'s co-signature: {problem.message}",
-                player=seat,
+                seat=seat,
                 rule=problem.code,
             )
     return keys

@@ -40,7 +40,7 @@ def replay_record(flow: MatchFlow, number: int, record: Record) -> MatchFlow:
             refusal.message,
             line=number,
             record=record,
-            player=refusal.seat,
+            seat=refusal.seat,
             rule=refusal.rule,
             expected=refusal.expected,
             found=refusal.found,
