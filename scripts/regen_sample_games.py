@@ -50,14 +50,13 @@ from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Phase, State
-from racing_demon.log.canonical import canonical_bytes
-from racing_demon.log.records import chain_hash, line_bytes
-from racing_demon.log.signing import sign
+from racing_demon.log.records import line_bytes
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import SimulationSeed, simulate
 from racing_demon.table import Table, sign_submission
+from racing_demon.testing.tamper import reseal
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_games"
@@ -496,16 +495,7 @@ def joined(lines: Sequence[bytes]) -> bytes:
 def seal(values: list[Value], start: int) -> bytes:
     """The log with ``values[start:]`` re-numbered, re-chained and re-signed by the table, as
     a dishonest table holding its key would write it."""
-    lines: list[bytes] = []
-    for index, value in enumerate(values):
-        body = value["body"]
-        if index >= start:
-            body["seq"] = index
-            if index:
-                body["prev"] = chain_hash(lines[-1])
-            value["sigs"]["table"] = sign(TABLE_KEY, body["kind"], canonical_bytes(body))
-        lines.append(line_bytes(body, value["sigs"]))
-    return joined(lines)
+    return joined(reseal(values, start, key=TABLE_KEY))
 
 
 def first(
