@@ -79,6 +79,10 @@ def reseal(
 
 
 # -- declarative edits ---------------------------------------------------------------------
+#
+# Lines are numbered from 1, as the verifier's findings number them, in the log as the edits
+# before have left it. Every edit but ``Reseal`` names the body fields its line must hold
+# (``expect``, e.g. ``{"kind": "move", "move": "0 turn 2C KS JD"}``) and checks them first.
 
 
 class EditError(RacingDemonError, ValueError):
@@ -141,7 +145,7 @@ class Duplicate:
         return lines[: self.line] + lines[self.line - 1 :]
 
     def __str__(self) -> str:
-        return f"line {self.line} repeated"
+        return f"line {self.line} repeated after itself"
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,8 +203,8 @@ class Splice:
 
 @dataclass(frozen=True, slots=True)
 class SetFields:
-    """Fields of line ``line``'s body set to ``fields``; no signature is renewed (a
-    ``Reseal`` after it renews the table's)."""
+    """Fields of line ``line``'s body set to ``fields``, and no signature renewed: the line
+    a damaged copy would hold, until a ``Reseal`` after it renews the table's signature."""
 
     line: int
     expect: Mapping[str, Any]
@@ -212,13 +216,14 @@ class SetFields:
         return _replaced(lines, self.line, line_bytes(value["body"], value["sigs"]))
 
     def __str__(self) -> str:
-        return f"{', '.join(self.fields)} set on line {self.line}"
+        changes = ", ".join(f"{name} set to {value!r}" for name, value in self.fields.items())
+        return f"line {self.line}: {changes}"
 
 
 @dataclass(frozen=True, slots=True)
 class SignSubmission:
-    """Line ``line``'s submission signed, as its player's signature, with ``key`` (another
-    seat's, say): the statement the player signs, {game, hand, move, n, player}."""
+    """Line ``line``'s player signature replaced by ``key``'s (another seat's, say) over the
+    statement a player signs for that submission (``submission_statement``)."""
 
     line: int
     expect: Mapping[str, Any]
@@ -234,7 +239,7 @@ class SignSubmission:
         return _replaced(lines, self.line, line_bytes(value["body"], value["sigs"]))
 
     def __str__(self) -> str:
-        return f"line {self.line}'s submission signed with another key"
+        return f"line {self.line}: the player's signature made with another key"
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +257,7 @@ class Reseal:
 
     def __str__(self) -> str:
         by = "the table" if self.key is None else "another key"
-        return f"re-chained and re-signed by {by} from line {self.line}"
+        return f"re-chained and re-signed by {by} from line {self.line} on"
 
 
 Edit = Remove | Duplicate | Swap | Truncate | Splice | SetFields | SignSubmission | Reseal
