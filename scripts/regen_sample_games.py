@@ -13,10 +13,17 @@ virtual clocks, deterministic from a text seed), the README's game is the golden
 resignation, three minutes of shuffling with no card to the centre, five silent minutes) are
 scripted through the table API:
 the simulation's log is cut after a record, ``Table.resume`` continues it, and then one
-scripted submission (``resign``) or only the clock (``Table.advance``) follows. The disputed
-games change one thing in a valid one, as a dishonest table or a damaged copy would: raw
-bytes or lines, or a record edited and the log re-chained and re-signed with the table's own
-key (``seal``, as tests/test_verify.py does). No record is ever written by hand.
+scripted submission (``resign``) or only the clock (``Table.advance``) follows.
+
+The disputed games involve no bots: each is a declared list of edits (``DISPUTED``; the edit
+kinds are racing_demon.testing.tamper's) at explicit line numbers of a checked-in valid file,
+changing one thing as a dishonest table or a damaged copy would: lines removed, repeated,
+swapped, cut or taken from another game, or fields of a record set, with or without the log
+then re-chained and re-signed by a key (``reseal``, which tests/tampering.py uses too).
+Each edit checks that its line holds the record it expects, so a valid game that changed
+stops the regeneration at the edit instead of editing another record. The claim game is a
+simulated valid match and its claim file a declared list (``CLAIMS``), checked by an audit.
+No record is ever written by hand.
 
 For each valid game the script asserts the scenarios the manifest says it covers (counting
 record kinds, bounce reasons and end reasons, and replaying it to find a seat that held off
@@ -45,19 +52,30 @@ from typing import Any, Final, Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.audit import audit_hands
+from racing_demon.audit import audit_hands, check_claims
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Phase, State
-from racing_demon.log.canonical import canonical_bytes
-from racing_demon.log.records import chain_hash, line_bytes
-from racing_demon.log.signing import sign
+from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import SimulationSeed, simulate
 from racing_demon.table import Table, sign_submission
+from racing_demon.testing.tamper import (
+    Duplicate,
+    Edit,
+    EditError,
+    Remove,
+    Reseal,
+    SetFields,
+    SignSubmission,
+    Splice,
+    Swap,
+    Truncate,
+    apply_edits,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_games"
@@ -134,7 +152,6 @@ class Game:
     ending: Ending | None = None
     max_records: int = 300  # --search keeps the files small
     golden: str | None = None  # rendered by regen_golden_logs.py instead
-    table_key: Ed25519PrivateKey = TABLE_KEY
 
     @property
     def players(self) -> int:
@@ -152,10 +169,8 @@ class Game:
     def origin(self) -> str:
         if self.golden is not None:
             return f"scripts/regen_golden_logs.py: the golden log {self.golden} (random players)"
-        text = (
-            f"racing_demon.sim.simulate, seed {self.seed!r}, bots {','.join(self.bots)}"
-            + (", players sign" if self.keyed else "")
-            + ("" if self.table_key is TABLE_KEY else ", signed by another fixture table key")
+        text = f"racing_demon.sim.simulate, seed {self.seed!r}, bots {','.join(self.bots)}" + (
+            ", players sign" if self.keyed else ""
         )
         if self.ending is not None:
             then = {
@@ -312,8 +327,8 @@ CLAIM_GAME: Final = Game(
 )
 
 
-def render_game(game: Game) -> bytes:
-    """The game's log, as its table writes it."""
+def render_game(game: Game, table_key: Ed25519PrivateKey = TABLE_KEY) -> bytes:
+    """The game's log, as its table (whose key is ``table_key``) writes it."""
     if game.golden is not None:
         data: bytes = golden.render(game.golden)
         return data
@@ -321,13 +336,13 @@ def render_game(game: Game) -> bytes:
     keys = PLAYER_KEYS[: game.players] if game.keyed else None
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "game.jsonl"
-        simulate(path, game.rules, bots, game.seed, game.table_key, player_keys=keys)
+        simulate(path, game.rules, bots, game.seed, table_key, player_keys=keys)
         if game.ending is not None:
-            _script_the_end(path, game, game.ending)
+            _script_the_end(path, game, game.ending, table_key)
         return path.read_bytes()
 
 
-def _script_the_end(path: Path, game: Game, ending: Ending) -> None:
+def _script_the_end(path: Path, game: Game, ending: Ending, table_key: Ed25519PrivateKey) -> None:
     """Cut the simulated log after ``ending.cut`` records; a table resumes it and ends it."""
     lines = path.read_bytes().splitlines(keepends=True)
     first_end = next(i for i, line in enumerate(lines) if b'"kind":"hand_end"' in line)
@@ -335,7 +350,7 @@ def _script_the_end(path: Path, game: Game, ending: Ending) -> None:
         raise CorpusError(f"{game.file}: the first hand ends before record {ending.cut}")
     path.write_bytes(b"".join(lines[: ending.cut]))
     secret = SimulationSeed.from_text(game.seed).dealer_secret
-    table = Table.resume(path, game.table_key, secret)
+    table = Table.resume(path, table_key, secret)
     if ending.what == "idle":
         table.advance(table.t_ms + 10 * 60_000)  # nobody sends anything for ten minutes
     else:
@@ -417,9 +432,7 @@ def check_covers(game: Game, data: bytes) -> None:
         )
 
 
-# -- disputed and tampered games ----------------------------------------------------------------
-
-Value = dict[str, Any]
+# -- disputed games: declared edits of the checked-in valid games -------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,272 +485,238 @@ def refused(code: str, line: int | None, rule: str | None = None) -> Expected:
     return Expected(verdict, code, STEP_OF[code], line, rule)
 
 
-Defect = Callable[[Sequence[bytes]], tuple[bytes, str, Expected]]
-
-
 @dataclass(frozen=True, slots=True)
-class Tampered:
-    """A valid game with one defect: ``make`` gets the bases' bytes and returns the file,
-    its one-line scenario and what the verifier must say."""
+class Disputed:
+    """A valid game with one defect: ``edits`` (racing_demon.testing.tamper) of the valid
+    file ``base``, each at an explicit line, and what the verifier must say of the result."""
 
     file: str
-    bases: tuple[str, ...]
-    make: Defect
+    base: str
+    edits: tuple[Edit, ...]
+    scenario: str
+    expected: Expected
+
+    @property
+    def derived_from(self) -> tuple[str, ...]:
+        return (self.base, *(edit.source for edit in self.edits if isinstance(edit, Splice)))
+
+    @property
+    def origin(self) -> str:
+        return f"DISPUTED in scripts/regen_sample_games.py: {'; '.join(map(str, self.edits))}"
 
 
-def values_of(data: bytes) -> list[Value]:
-    return [json.loads(line) for line in data.splitlines()]
+def checked_in(file: str) -> bytes:
+    """A valid game's bytes as sample_games/ holds them."""
+    try:
+        return (SAMPLE_DIR / file).read_bytes()
+    except FileNotFoundError:
+        raise CorpusError(f"{file} is missing: run scripts/regen_sample_games.py") from None
 
 
-def joined(lines: Sequence[bytes]) -> bytes:
-    return b"".join(line + b"\n" for line in lines)
+def disputed_log(entry: Disputed, read: Callable[[str], bytes]) -> bytes:
+    """``entry``'s file: its edits applied to its base as ``read`` gives the valid files."""
+    try:
+        return apply_edits(read(entry.base), entry.edits, table_key=TABLE_KEY, read=read)
+    except EditError as error:
+        raise CorpusError(
+            f"{entry.file} (from {entry.base}): {error}; find lines that show the scenario "
+            "again and update DISPUTED"
+        ) from None
 
 
-def seal(values: list[Value], start: int) -> bytes:
-    """The log with ``values[start:]`` re-numbered, re-chained and re-signed by the table, as
-    a dishonest table holding its key would write it."""
-    lines: list[bytes] = []
-    for index, value in enumerate(values):
-        body = value["body"]
-        if index >= start:
-            body["seq"] = index
-            if index:
-                body["prev"] = chain_hash(lines[-1])
-            value["sigs"]["table"] = sign(TABLE_KEY, body["kind"], canonical_bytes(body))
-        lines.append(line_bytes(body, value["sigs"]))
-    return joined(lines)
+# Where the defects go: the lines the corpus's searches once picked, now written down. Each
+# edit names what its line holds, so a base that changed stops the regeneration at that edit.
+MIDDLE: Final = 42  # P2P_3P's middle line (of 82): seat 0 turns three cards from its stock
+TURN: Final = {"kind": "move", "move": "0 turn 2C KS JD"}
+SPLICED: Final = {"kind": "move", "move": "1 waste>f+ AS"}  # P2P_2P's line 42
+ILLEGAL: Final = 45  # P2P_3P: seat 2 puts the 3S from its waste on a work pile
+FORGED: Final = 15  # P2P_4P: seat 1's second submission
+BOUNCED: Final = 16  # P2P_4P: a card to the centre
+HAND_END, FINAL = 81, 82  # P2P_3P's only hand_end, and its final record
+OTHER_SECRET: Final = hashlib.sha256(b"not the dealer secret").hexdigest()
+TABLE_KEY_ID: Final = key_id(raw_public_bytes(TABLE_KEY))
+OTHER_TABLE_KEY_ID: Final = key_id(raw_public_bytes(OTHER_TABLE_KEY))
 
-
-def first(
-    values: Sequence[Value], kind: str, where: Callable[[Value], bool] = bool, start: int = 0
-) -> int:
-    """The index of the first record of ``kind`` from ``start`` whose body satisfies
-    ``where``."""
-    return next(
-        index
-        for index in range(start, len(values))
-        if values[index]["body"]["kind"] == kind and where(values[index]["body"])
-    )
-
-
-def _middle(values: Sequence[Value]) -> int:
-    return len(values) // 2
-
-
-def _to_centre(body: Value) -> bool:
-    target = Move.parse(body["move"]).target
-    return target is not None and target.zone is Zone.FOUNDATION and body["n"] > 0
-
-
-def changed_byte(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    values = values_of(data)
-    index = first(values, "move", lambda body: " turn " in body["move"], _middle(values))
-    text = values[index]["body"]["move"]
-    at = text.index(" turn ") + len(" turn ") + 1  # the suit of the first card turned
-    new = "CDHS"[("CDHS".index(text[at]) + 1) % 4]
-    lines = data.splitlines()
-    offset = lines[index].index(b'"move":"') + len(b'"move":"') + at  # ASCII, no escapes
-    lines[index] = lines[index][:offset] + new.encode() + lines[index][offset + 1 :]
-    scenario = (
-        f"One byte changed: the turn {text!r} on line {index + 1} reads "
-        f"{text[:at] + new + text[at + 1 :]!r}; the table's signature no longer verifies"
-    )
-    expected = refused("BAD_TABLE_SIGNATURE", index + 1, "BAD_SIGNATURE")
-    return joined(lines), scenario, expected
-
-
-def removed_record(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    lines = data.splitlines()
-    index = _middle(values_of(data))
-    del lines[index]
-    scenario = f"Line {index + 1} (seq {index}) removed: the next line's seq is one ahead"
-    return joined(lines), scenario, refused("SEQ_MISMATCH", index + 1)
-
-
-def duplicated_record(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    lines = data.splitlines()
-    index = _middle(values_of(data))
-    lines.insert(index + 1, lines[index])
-    scenario = f"Line {index + 1} (seq {index}) repeated right after itself"
-    return joined(lines), scenario, refused("SEQ_MISMATCH", index + 2)
-
-
-def swapped_records(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    lines = data.splitlines()
-    index = _middle(values_of(data))
-    lines[index], lines[index + 1] = lines[index + 1], lines[index]
-    scenario = f"Lines {index + 1} and {index + 2} swapped"
-    return joined(lines), scenario, refused("SEQ_MISMATCH", index + 1)
-
-
-def truncated(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    lines = data.splitlines()
-    keep = _middle(values_of(data))
-    scenario = (
-        f"The log cut after line {keep} of {len(lines)}, at a record boundary: no final "
-        "record, so the game is unfinished, never verified"
-    )
-    return joined(lines[:keep]), scenario, refused("UNFINISHED", None)
-
-
-def _splice(bases: Sequence[bytes]) -> tuple[list[Value], int, str]:
-    ours, theirs = values_of(bases[0]), values_of(bases[1])
-    index = first(ours, "move", start=_middle(ours))
-    index = next(i for i in range(index, len(ours)) if theirs[i]["body"]["kind"] == "move")
-    spliced = [*ours[:index], theirs[index], *ours[index + 1 :]]
-    return spliced, index, theirs[index]["body"]["move"]
-
-
-def spliced_record(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    values, index, move = _splice(bases)
-    lines = [line_bytes(value["body"], value["sigs"]) for value in values]
-    scenario = (
-        f"Line {index + 1} replaced by line {index + 1} of another game of the same table "
-        f"({move!r}, validly signed): its prev is not this chain's"
-    )
-    return joined(lines), scenario, refused("PREV_MISMATCH", index + 1)
-
-
-def spliced_record_rechained(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    values, index, move = _splice(bases)
-    scenario = (
-        f"Line {index + 1} taken from another game ({move!r}) and the log re-chained and "
-        "re-signed by the table: the record names the other game"
-    )
-    expected = refused("GAME_ID_MISMATCH", index + 1)
-    return seal(values, index), scenario, expected
-
-
-def _single_card_to_work(body: Value) -> bool:
-    words = body["move"].split(" ")
-    return ">w" in words[1] and len(words) == 3 and not words[2].startswith("A")
-
-
-def illegal_move_re_signed(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    values = values_of(data)
-    index = first(values, "move", _single_card_to_work, _middle(values))
-    body = values[index]["body"]
-    player, action, card = body["move"].split(" ")
-    body["move"] = f"{player} {action.split('>')[0]}>f+ {card}"
-    scenario = (
-        f"The table logs an illegal move as accepted and re-signs the log: seat {player} "
-        f"starts a foundation with {card} ({body['move']!r}, line {index + 1})"
-    )
-    expected = refused("ILLEGAL_MOVE", index + 1, "NOT_AN_ACE")
-    return seal(values, index), scenario, expected
-
-
-def forged_move(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    values = values_of(data)
-    index = first(values, "move", lambda body: body["player"] == 1 and body["n"] > 0)
-    body = values[index]["body"]
-    values[index]["sigs"]["player"] = sign_submission(
-        PLAYER_KEYS[0], body["game"], body["hand"], 1, body["n"], body["move"]
-    )
-    scenario = (
-        f"A move in seat 1's name ({body['move']!r}, line {index + 1}) signed with seat 0's "
-        "key, and the log re-signed by the table"
-    )
-    expected = refused("BAD_PLAYER_SIGNATURE", index + 1, "BAD_SIGNATURE")
-    return seal(values, index), scenario, expected
-
-
-def wrongly_bounced(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    values = values_of(data)
-    index = first(values, "move", _to_centre, _middle(values) // 2)
-    body = values[index]["body"]
-    body.update(kind="bounce", reason="FOUNDATION_TAKEN")
-    scenario = (
-        f"A legal card to the centre ({body['move']!r}, line {index + 1}) logged as a lost "
-        "race (bounce FOUNDATION_TAKEN) and the log re-signed; the player's signature holds"
-    )
-    return seal(values, index), scenario, refused("WRONGLY_BOUNCED", index + 1)
-
-
-def inflated_score(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    values = values_of(data)
-    index = first(values, "hand_end")
-    scores = values[index]["body"]["scores"]
-    final = values[-1]["body"]
-    seat = min(range(len(scores)), key=lambda s: (final["totals"][s], s))  # the last seat
-    scores[seat] += 10
-    final["hands"][0][seat] += 10
-    final["totals"][seat] += 10
-    best = max(final["totals"])
-    final["winners"] = [s for s, total in enumerate(final["totals"]) if total == best]
-    scenario = (
-        f"Seat {seat}'s hand score raised by 10 on the hand_end record (line {index + 1}) and "
-        "in the final record, and the log re-signed"
-    )
-    return seal(values, index), scenario, refused("SCORE_MISMATCH", index + 1)
-
-
-def wrong_secret(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    (data,) = bases
-    values = values_of(data)
-    values[-1]["body"]["secret"] = hashlib.sha256(b"not the dealer secret").hexdigest()
-    scenario = (
+DISPUTED: Final = (
+    Disputed(
+        "disputed/changed-byte.jsonl",
+        P2P_3P,
+        (SetFields(MIDDLE, TURN, {"move": "0 turn 2D KS JD"}),),  # the C of 2C: one byte
+        f"One byte changed: the turn {TURN['move']!r} on line {MIDDLE} reads "
+        "'0 turn 2D KS JD'; the table's signature no longer verifies",
+        refused("BAD_TABLE_SIGNATURE", MIDDLE, "BAD_SIGNATURE"),
+    ),
+    Disputed(
+        "disputed/removed-record.jsonl",
+        P2P_3P,
+        (Remove(MIDDLE, TURN),),
+        f"Line {MIDDLE} (seq {MIDDLE - 1}) removed: the next line's seq is one ahead",
+        refused("SEQ_MISMATCH", MIDDLE),
+    ),
+    Disputed(
+        "disputed/duplicated-record.jsonl",
+        P2P_3P,
+        (Duplicate(MIDDLE, TURN),),
+        f"Line {MIDDLE} (seq {MIDDLE - 1}) repeated right after itself",
+        refused("SEQ_MISMATCH", MIDDLE + 1),
+    ),
+    Disputed(
+        "disputed/swapped-records.jsonl",
+        P2P_3P,
+        (Swap(MIDDLE, TURN),),
+        f"Lines {MIDDLE} and {MIDDLE + 1} swapped",
+        refused("SEQ_MISMATCH", MIDDLE),
+    ),
+    Disputed(
+        "disputed/truncated.jsonl",
+        P2P_3P,
+        (Truncate(MIDDLE - 1, {"kind": "move", "move": "2 w4>f3 3D"}),),
+        f"The log cut after line {MIDDLE - 1} of {FINAL}, at a record boundary: no final record, "
+        "so the game is unfinished, never verified",
+        refused("UNFINISHED", None),
+    ),
+    Disputed(
+        "disputed/spliced-record.jsonl",
+        P2P_3P,
+        (Splice(MIDDLE, TURN, P2P_2P, SPLICED),),
+        f"Line {MIDDLE} replaced by line {MIDDLE} of another game of the same table "
+        f"({SPLICED['move']!r}, validly signed): its prev is not this chain's",
+        refused("PREV_MISMATCH", MIDDLE),
+    ),
+    Disputed(
+        "disputed/spliced-record-rechained.jsonl",
+        P2P_3P,
+        (Splice(MIDDLE, TURN, P2P_2P, SPLICED), Reseal(MIDDLE)),
+        f"Line {MIDDLE} taken from another game ({SPLICED['move']!r}) and the log re-chained and "
+        "re-signed by the table: the record names the other game",
+        refused("GAME_ID_MISMATCH", MIDDLE),
+    ),
+    Disputed(
+        "disputed/illegal-move-re-signed.jsonl",
+        P2P_3P,
+        (
+            SetFields(
+                ILLEGAL, {"kind": "move", "move": "2 waste>w2 3S"}, {"move": "2 waste>f+ 3S"}
+            ),
+            Reseal(ILLEGAL),
+        ),
+        "The table logs an illegal move as accepted and re-signs the log: seat 2 starts a "
+        f"foundation with 3S ('2 waste>f+ 3S', line {ILLEGAL})",
+        refused("ILLEGAL_MOVE", ILLEGAL, "NOT_AN_ACE"),
+    ),
+    Disputed(
+        "disputed/forged-move-signed-by-another-player.jsonl",
+        P2P_4P,
+        (
+            SignSubmission(FORGED, {"kind": "move", "move": "1 demon>w3 7C"}, PLAYER_KEYS[0]),
+            Reseal(FORGED),
+        ),
+        f"A move in seat 1's name ('1 demon>w3 7C', line {FORGED}) signed with seat 0's key, "
+        "and the log re-signed by the table",
+        refused("BAD_PLAYER_SIGNATURE", FORGED, "BAD_SIGNATURE"),
+    ),
+    Disputed(
+        "disputed/legal-move-wrongly-bounced.jsonl",
+        P2P_4P,
+        (
+            SetFields(
+                BOUNCED,
+                {"kind": "move", "move": "3 waste>f1 2D"},
+                {"kind": "bounce", "reason": "FOUNDATION_TAKEN"},
+            ),
+            Reseal(BOUNCED),
+        ),
+        f"A legal card to the centre ('3 waste>f1 2D', line {BOUNCED}) logged as a lost race "
+        "(bounce FOUNDATION_TAKEN) and the log re-signed; the player's signature holds",
+        refused("WRONGLY_BOUNCED", BOUNCED),
+    ),
+    Disputed(
+        "disputed/inflated-score.jsonl",
+        P2P_3P,
+        (
+            SetFields(
+                HAND_END, {"kind": "hand_end", "scores": [-14, -16, 11]}, {"scores": [-14, -6, 11]}
+            ),
+            SetFields(
+                FINAL,
+                {
+                    "kind": "final",
+                    "hands": [[-14, -16, 11]],
+                    "totals": [-14, -16, 11],
+                    "winners": [2],
+                },
+                {"hands": [[-14, -6, 11]], "totals": [-14, -6, 11]},  # seat 2 still wins
+            ),
+            Reseal(HAND_END),
+        ),
+        f"Seat 1's hand score raised by 10 on the hand_end record (line {HAND_END}) and in the "
+        "final record, and the log re-signed",
+        refused("SCORE_MISMATCH", HAND_END),
+    ),
+    Disputed(
+        "disputed/wrong-secret.jsonl",
+        P2P_3P,
+        (SetFields(FINAL, {"kind": "final"}, {"secret": OTHER_SECRET}), Reseal(FINAL)),
         "The final record reveals a secret that does not open the genesis commitment, "
-        "re-signed by the table"
-    )
-    line = len(values)
-    return seal(values, line - 1), scenario, refused("SECRET_MISMATCH", line)
-
-
-def wrong_table_key(bases: Sequence[bytes]) -> tuple[bytes, str, Expected]:
-    game = replace(GAME_BY_FILE[P2P_3P], table_key=OTHER_TABLE_KEY)
-    scenario = (
+        "re-signed by the table",
+        refused("SECRET_MISMATCH", FINAL),
+    ),
+    # The table's key takes no part in play: the base re-signed throughout by another key,
+    # its genesis naming that key, is byte for byte the game played at that other table
+    # (tests/test_corpus_edits.py plays it there to check), so no bots are needed here.
+    Disputed(
+        "disputed/wrong-table-key.jsonl",
+        P2P_3P,
+        (
+            SetFields(
+                1, {"kind": "genesis", "table_key": TABLE_KEY_ID}, {"table_key": OTHER_TABLE_KEY_ID}
+            ),
+            Reseal(1, OTHER_TABLE_KEY),
+        ),
         f"The game of {P2P_3P} played at another table, signed throughout by that table's key "
-        "(a second fixture key), checked against table.pub"
-    )
-    return render_game(game), scenario, refused("WRONG_TABLE_KEY", 1)
-
-
-TAMPERED: Final = (
-    Tampered("disputed/changed-byte.jsonl", (P2P_3P,), changed_byte),
-    Tampered("disputed/removed-record.jsonl", (P2P_3P,), removed_record),
-    Tampered("disputed/duplicated-record.jsonl", (P2P_3P,), duplicated_record),
-    Tampered("disputed/swapped-records.jsonl", (P2P_3P,), swapped_records),
-    Tampered("disputed/truncated.jsonl", (P2P_3P,), truncated),
-    Tampered("disputed/spliced-record.jsonl", (P2P_3P, P2P_2P), spliced_record),
-    Tampered("disputed/spliced-record-rechained.jsonl", (P2P_3P, P2P_2P), spliced_record_rechained),
-    Tampered("disputed/illegal-move-re-signed.jsonl", (P2P_3P,), illegal_move_re_signed),
-    Tampered("disputed/forged-move-signed-by-another-player.jsonl", (P2P_4P,), forged_move),
-    Tampered("disputed/legal-move-wrongly-bounced.jsonl", (P2P_4P,), wrongly_bounced),
-    Tampered("disputed/inflated-score.jsonl", (P2P_3P,), inflated_score),
-    Tampered("disputed/wrong-secret.jsonl", (P2P_3P,), wrong_secret),
-    Tampered("disputed/wrong-table-key.jsonl", (P2P_3P,), wrong_table_key),
+        "(a second fixture key), checked against table.pub",
+        refused("WRONG_TABLE_KEY", 1),
+    ),
 )
 
+# The claim game is a valid match (simulated like the valid games, and compared by --check);
+# its dispute is the claim file: every claim holds but the one WRONG_CLAIM says.
+CLAIMS: Final = (
+    {"seat": 0, "hand": 1, "score": 13},
+    {"seat": 0, "hand": 1, "placed": 13},
+    {"seat": 1, "hand": 2, "score": 13},
+    {"seat": 1, "hand": 2, "demon_left": 0},
+    {"seat": 1, "total": 2},
+)
+WRONG_CLAIM, LOG_SHOWS = 2, 8  # seat 1's hand-2 score: the log shows 8
 
-def claims_for(data: bytes) -> tuple[list[dict[str, int]], str, Expected]:
-    """A player's claims about the claim game: all hold but one, seat 1's hand-2 score."""
+
+def claim_file(data: bytes) -> tuple[bytes, str, Expected]:
+    """The claim file about the claim game, checked: ``CLAIMS`` are wrong where the log shows
+    otherwise, and only ``WRONG_CLAIM`` is."""
+    final = json.loads(data.splitlines()[-1])["body"]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "game.jsonl"
         path.write_bytes(data)
-        hands = audit_hands(path, bytes.fromhex(values_of(data)[-1]["body"]["secret"]))
-    one, two = hands[0].seats, hands[1].seats
-    claims = [
-        {"seat": 0, "hand": 1, "score": one[0].score},
-        {"seat": 0, "hand": 1, "placed": len(one[0].placed)},
-        {"seat": 1, "hand": 2, "score": two[1].score + 5},  # the wrong one
-        {"seat": 1, "hand": 2, "demon_left": len(two[1].demon_left)},
-        {"seat": 1, "total": two[1].total},
-    ]
+        hands = audit_hands(path, bytes.fromhex(final["secret"]))
+    checks = check_claims(hands, CLAIMS, final["seq"])
+    wrong = {index: check.expected for index, check in enumerate(checks) if not check.holds}
+    if wrong != {WRONG_CLAIM: LOG_SHOWS}:
+        raise CorpusError(
+            f"{CLAIM_GAME.file}: expected only claim {WRONG_CLAIM} wrong (the log showing "
+            f"{LOG_SHOWS}), found {wrong or 'none'} (claim: what the log shows): update CLAIMS"
+        )
+    rows = ",\n".join(f"    {json.dumps(claim)}" for claim in CLAIMS)  # one claim a line
+    claimed = CLAIMS[WRONG_CLAIM]["score"]
     scenario = (
-        f"A valid match disputed with a claim file: seat 1 claims {two[1].score + 5} in hand 2, "
-        f"the log shows {two[1].score}; its other claims hold"
+        f"A valid match disputed with a claim file: seat 1 claims {claimed} in hand 2, the log "
+        f"shows {LOG_SHOWS}; its other claims hold"
     )
-    return claims, scenario, Expected(wrong_claims=(2,))
+    return (
+        f'{{\n  "claims": [\n{rows}\n  ]\n}}\n'.encode(),
+        scenario,
+        Expected(wrong_claims=(WRONG_CLAIM,)),
+    )
 
 
 # -- the manifest and the README ----------------------------------------------------------------
@@ -769,8 +748,13 @@ def _entry(
     }
 
 
-def outputs() -> dict[str, bytes]:
-    """Every file of sample_games/, by path relative to it."""
+def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
+    """Every file of sample_games/, by path relative to it.
+
+    The disputed games are edits of the valid files as they are on disk (``--check`` proves
+    separately that those are what the simulation gives), or, with ``bases_on_disk=False``,
+    as this run simulates them (when writing, so that the folder stays consistent).
+    """
     files: dict[str, bytes] = {}
     entries: list[dict[str, Any]] = []
     for game in GAMES:
@@ -781,30 +765,26 @@ def outputs() -> dict[str, bytes]:
     covered = {tag for game in GAMES for tag in game.covers}
     if not covered >= REQUIRED:
         raise CorpusError(f"no game covers {', '.join(sorted(REQUIRED - covered))}")
-    for tampered in TAMPERED:
-        data, scenario, expected = tampered.make([files[base] for base in tampered.bases])
-        files[tampered.file] = data
-        base = GAME_BY_FILE[tampered.bases[0]]
-        origin = f"{tampered.make.__name__}() in scripts/regen_sample_games.py"
+    read = checked_in if bases_on_disk else files.__getitem__
+    for entry in DISPUTED:
+        files[entry.file] = disputed_log(entry, read)
         entries.append(
             _entry(
-                base,
-                tampered.file,
+                GAME_BY_FILE[entry.base],
+                entry.file,
                 "tampered",
-                scenario,
-                expected,
-                derived_from=tampered.bases,
-                origin=origin,
+                entry.scenario,
+                entry.expected,
+                derived_from=entry.derived_from,
+                origin=entry.origin,
             )
         )
     data = render_game(CLAIM_GAME)
-    claims, scenario, expected = claims_for(data)
-    claim_file = CLAIM_GAME.file.removesuffix(".jsonl") + ".claim.json"
+    claim_file_name = CLAIM_GAME.file.removesuffix(".jsonl") + ".claim.json"
     files[CLAIM_GAME.file] = data
-    rows = ",\n".join(f"    {json.dumps(claim)}" for claim in claims)  # one claim a line
-    files[claim_file] = f'{{\n  "claims": [\n{rows}\n  ]\n}}\n'.encode()
+    files[claim_file_name], scenario, expected = claim_file(data)
     entries.append(
-        _entry(CLAIM_GAME, CLAIM_GAME.file, "claim", scenario, expected, claim=claim_file)
+        _entry(CLAIM_GAME, CLAIM_GAME.file, "claim", scenario, expected, claim=claim_file_name)
     )
     files["table.pub"] = golden.table_public_pem()
     manifest = {
@@ -889,11 +869,14 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "to the centre; five minutes with nothing at all) are scripted through the table API:",
         "the simulated log is cut after a record, `Table.resume` continues it, and a signed",
         "`resign` submission or only the table's clock follows.",
-        "The disputed games change one thing in a valid game (`derived from`): raw bytes or",
-        "lines, or a record edited and the log re-chained and re-signed with the table's own",
-        "key, as a dishonest table would. Simulation seeds, bots and each defect are in",
-        "`manifest.json` (`origin`). The script asserts that every valid game still shows the",
-        "scenarios it covers.",
+        "The disputed games change one thing in a valid game (`derived from`), by edits at",
+        "explicit lines of its checked-in file, declared in the script: lines removed,",
+        "repeated, swapped, cut or taken from another game, or a record edited, as a damaged",
+        "copy would, or edited and the log re-chained and re-signed with the table's own key,",
+        "as a dishonest table would. Each edit checks that its line holds the record it",
+        "expects. Simulation seeds, bots and each game's edits are in `manifest.json`",
+        "(`origin`). The script asserts that every valid game still shows the scenarios it",
+        "covers.",
         "",
         "Verdicts and exit codes are docs/log-format.md §7's; every game is checked against",
         "`table.pub`.",
@@ -993,7 +976,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.search:
         return search([*GAMES, CLAIM_GAME])
     try:
-        files = outputs()
+        files = outputs(bases_on_disk=args.check)
     except CorpusError as error:
         print(f"cannot regenerate sample_games/: {error}", file=sys.stderr)
         return 1

@@ -1,12 +1,14 @@
 """Logs to tamper with, and the tampering a dishonest table can do, for the verifier's tests.
 
 Logs are played by random players at a real ``Table`` (cached: each is played once per
-run). ``seal`` re-chains and re-signs edited records with the table's own key, so that a
-tampered log gets past the chain and the signatures and a later step has to catch it.
+run). ``seal`` re-chains and re-signs edited records with the table's own key (the one
+helper, ``racing_demon.testing.tamper.reseal``), so that a tampered log gets past the chain
+and the signatures and a later step has to catch it.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import random
@@ -18,16 +20,13 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.game.flow import SUBMISSION_KINDS
 from racing_demon.game.rules import Rules
-from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadCode
-from racing_demon.log.records import chain_hash, line_bytes
-from racing_demon.log.signing import sign
 from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_document, load_rules, rules_from_document
 from racing_demon.testing.randomplay import play_match
+from racing_demon.testing.tamper import reseal
 from racing_demon.verify import Finding, Report, Settings, Step, Verdict, VerifyCode, verify_log
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([1]) * 32)
@@ -90,39 +89,9 @@ def write(tmp_path: Path, lines: list[bytes], name: str = "game.jsonl") -> Path:
     return path
 
 
-def seal(
-    values: list[Value],
-    start: int = 0,
-    *,
-    key: Ed25519PrivateKey = TABLE_KEY,
-    renumber: bool = False,
-    forged: frozenset[int] = frozenset(),
-    keep_seq: bool = False,
-) -> list[bytes]:
-    """Lines with ``values[start:]`` re-numbered (unless ``keep_seq``), re-chained and
-    re-signed by the table; player signatures are left as they are.
-
-    ``renumber`` also renumbers every seat's submissions, as a table hiding a dropped or
-    invented submission of an unkeyed player would; the lines at the ``forged`` indices
-    are signed with another key.
-    """
-    lines: list[bytes] = []
-    submitted: dict[int, int] = {}
-    for index, value in enumerate(values):
-        body = value["body"]
-        if index >= start:
-            if not keep_seq:
-                body["seq"] = index
-            if index:
-                body["prev"] = chain_hash(lines[-1])
-            if renumber and body["kind"] in SUBMISSION_KINDS:
-                body["n"] = submitted.get(body["player"], 0)
-            signer = OTHER_KEY if index in forged else key
-            value["sigs"]["table"] = sign(signer, body["kind"], canonical_bytes(body))
-        if renumber and body["kind"] in SUBMISSION_KINDS:
-            submitted[body["player"]] = submitted.get(body["player"], 0) + 1
-        lines.append(line_bytes(body, value["sigs"]))
-    return lines
+# The one re-chain/re-sign helper (racing_demon.testing.tamper.reseal), signing as this
+# module's table, with OTHER_KEY for the ``forged`` lines.
+seal = functools.partial(reseal, key=TABLE_KEY, forged_key=OTHER_KEY)
 
 
 def verify_lines(tmp_path: Path, lines: list[bytes], settings: Settings = PINNED) -> Report:

@@ -1,0 +1,290 @@
+"""Tampering with logs, for tests and corpus generation only.
+
+``reseal`` re-numbers, re-chains and re-signs record values from an index on, as a dishonest
+table holding its key would; the edits below describe a disputed log declaratively, as
+explicit changes at explicit line numbers of a valid one, and ``apply_edits`` makes it
+(re-signing through ``reseal``). Each edit first checks that its line holds what it expects,
+so an edit of a base that changed stops with a message instead of editing another record.
+
+Nothing here checks what it signs: it signs whatever it is given with the key it is given,
+bodies the log-record schema refuses included (the hostile tests need those, which is why it
+is built on the log's primitives and not on ``parse_record`` and the writer). A real log is
+written by ``racing_demon.log.writer`` only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.errors import RacingDemonError
+from racing_demon.game.flow import SUBMISSION_KINDS, Submission
+from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.records import (
+    SUBMISSION,
+    chain_hash,
+    line_bytes,
+    parse_record,
+    submission_statement,
+)
+from racing_demon.log.signing import sign
+
+Value = dict[str, Any]  # one line as json.loads reads it: {"body": {...}, "sigs": {...}}
+
+
+def reseal(
+    values: Sequence[Value],
+    start: int = 0,
+    *,
+    key: Ed25519PrivateKey,
+    renumber: bool = False,
+    forged: Collection[int] = frozenset(),
+    forged_key: Ed25519PrivateKey | None = None,
+    keep_seq: bool = False,
+) -> list[bytes]:
+    """The lines of ``values`` (without newlines), with ``values[start:]`` re-numbered
+    (``seq`` is the index, unless ``keep_seq``), re-chained (``prev`` is the hash of the line
+    before) and signed by ``key`` as the table; the players' signatures stay as they are.
+    The values are edited in place to match their lines, so a test may edit them further and
+    reseal again.
+
+    ``renumber`` also renumbers every seat's submissions (``n``), as a table hiding a dropped
+    or invented submission of an unkeyed player would; the lines at the ``forged`` indices
+    are signed with ``forged_key`` instead.
+    """
+    if forged and forged_key is None:
+        raise ValueError("forged lines need a forged_key to sign them")
+    lines: list[bytes] = []
+    submitted: dict[int, int] = {}
+    for index, value in enumerate(values):
+        body, sigs = value["body"], value["sigs"]
+        counted = renumber and body["kind"] in SUBMISSION_KINDS
+        if index >= start:
+            if not keep_seq:
+                body["seq"] = index
+            if index:
+                body["prev"] = chain_hash(lines[-1])
+            if counted:
+                body["n"] = submitted.get(body["player"], 0)
+            signer = forged_key if index in forged and forged_key is not None else key
+            sigs["table"] = sign(signer, body["kind"], canonical_bytes(body))
+        if counted:
+            submitted[body["player"]] = submitted.get(body["player"], 0) + 1
+        lines.append(line_bytes(body, sigs))
+    return lines
+
+
+# -- declarative edits ---------------------------------------------------------------------
+#
+# Lines are numbered from 1, as the verifier's findings number them, in the log as the edits
+# before have left it. Every edit but ``Reseal`` names the body fields its line must hold
+# (``expect``, e.g. ``{"kind": "move", "move": "0 turn 2C KS JD"}``) and checks them first.
+
+
+class EditError(RacingDemonError, ValueError):
+    """An edit did not find at its line what it expects: the log it edits is not the one
+    its line numbers were written for."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    table_key: Ed25519PrivateKey
+    read: Callable[[str], bytes] | None  # another log's bytes, by name (for Splice)
+
+
+_MISSING = object()
+
+
+def _value(lines: Sequence[bytes], line: int, expect: Mapping[str, Any], of: str = "") -> Value:
+    """Line ``line`` (1-based) as a fresh value, after checking that its body holds the
+    ``expect`` fields."""
+    where = f"line {line}" + (f" of {of}" if of else "")
+    if not 1 <= line <= len(lines):
+        raise EditError(f"{where} does not exist: the log has {len(lines)} lines")
+    value: Value = json.loads(lines[line - 1])
+    body = value["body"]
+    wrong = [name for name, want in expect.items() if body.get(name, _MISSING) != want]
+    if wrong:
+        wants = ", ".join(f"{name}={want!r}" for name, want in expect.items())
+        found = ", ".join(
+            f"{name}={body[name]!r}" if name in body else f"no {name}"
+            for name in ("kind", *(name for name in wrong if name != "kind"))
+        )
+        raise EditError(f"{where} should hold {wants}; it holds {found}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    """Line ``line`` removed."""
+
+    line: int
+    expect: Mapping[str, Any]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        _value(lines, self.line, self.expect)
+        return lines[: self.line - 1] + lines[self.line :]
+
+    def __str__(self) -> str:
+        return f"line {self.line} removed"
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """Line ``line`` repeated right after itself."""
+
+    line: int
+    expect: Mapping[str, Any]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        _value(lines, self.line, self.expect)
+        return lines[: self.line] + lines[self.line - 1 :]
+
+    def __str__(self) -> str:
+        return f"line {self.line} repeated after itself"
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """Lines ``line`` and ``line + 1`` swapped."""
+
+    line: int
+    expect: Mapping[str, Any]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        _value(lines, self.line, self.expect)
+        _value(lines, self.line + 1, {})
+        at = self.line - 1
+        return [*lines[:at], lines[at + 1], lines[at], *lines[at + 2 :]]
+
+    def __str__(self) -> str:
+        return f"lines {self.line} and {self.line + 1} swapped"
+
+
+@dataclass(frozen=True, slots=True)
+class Truncate:
+    """The log cut after line ``after``."""
+
+    after: int
+    expect: Mapping[str, Any]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        _value(lines, self.after, self.expect)
+        return lines[: self.after]
+
+    def __str__(self) -> str:
+        return f"cut after line {self.after}"
+
+
+@dataclass(frozen=True, slots=True)
+class Splice:
+    """Line ``line`` replaced, byte for byte, by the same line of the log ``source``."""
+
+    line: int
+    expect: Mapping[str, Any]
+    source: str
+    source_expect: Mapping[str, Any]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        _value(lines, self.line, self.expect)
+        if context.read is None:
+            raise ValueError("a Splice needs apply_edits(read=...) to read its source")
+        theirs = context.read(self.source).splitlines()
+        _value(theirs, self.line, self.source_expect, self.source)
+        return [*lines[: self.line - 1], theirs[self.line - 1], *lines[self.line :]]
+
+    def __str__(self) -> str:
+        return f"line {self.line} replaced by line {self.line} of {self.source}"
+
+
+@dataclass(frozen=True, slots=True)
+class SetFields:
+    """Fields of line ``line``'s body set to ``fields``, and no signature renewed: the line
+    a damaged copy would hold, until a ``Reseal`` after it renews the table's signature."""
+
+    line: int
+    expect: Mapping[str, Any]
+    fields: Mapping[str, Any]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        value = _value(lines, self.line, self.expect)
+        value["body"].update(self.fields)
+        return _replaced(lines, self.line, line_bytes(value["body"], value["sigs"]))
+
+    def __str__(self) -> str:
+        changes = ", ".join(f"{name} set to {value!r}" for name, value in self.fields.items())
+        return f"line {self.line}: {changes}"
+
+
+@dataclass(frozen=True, slots=True)
+class SignSubmission:
+    """Line ``line``'s player signature replaced by ``key``'s (another seat's, say) over the
+    statement a player signs for that submission (``submission_statement``)."""
+
+    line: int
+    expect: Mapping[str, Any]
+    key: Ed25519PrivateKey
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        value = _value(lines, self.line, self.expect)
+        record = parse_record(value["body"])
+        if not isinstance(record.payload, Submission):
+            raise EditError(f"line {self.line} holds a {record.kind} record, not a submission")
+        statement = submission_statement(record.game, record.payload)
+        value["sigs"]["player"] = sign(self.key, SUBMISSION, canonical_bytes(statement))
+        return _replaced(lines, self.line, line_bytes(value["body"], value["sigs"]))
+
+    def __str__(self) -> str:
+        return f"line {self.line}: the player's signature made with another key"
+
+
+@dataclass(frozen=True, slots=True)
+class Reseal:
+    """Lines ``line`` to the end re-numbered, re-chained and re-signed (``reseal``) by
+    ``key``, or by the table's key when it is None."""
+
+    line: int
+    key: Ed25519PrivateKey | None = None
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        _value(lines, self.line, {})
+        key = context.table_key if self.key is None else self.key
+        return reseal([json.loads(line) for line in lines], self.line - 1, key=key)
+
+    def __str__(self) -> str:
+        by = "the table" if self.key is None else "another key"
+        return f"re-chained and re-signed by {by} from line {self.line} on"
+
+
+Edit = Remove | Duplicate | Swap | Truncate | Splice | SetFields | SignSubmission | Reseal
+
+
+def _replaced(lines: list[bytes], line: int, new: bytes) -> list[bytes]:
+    return [*lines[: line - 1], new, *lines[line:]]
+
+
+def apply_edits(
+    base: bytes,
+    edits: Sequence[Edit],
+    *,
+    table_key: Ed25519PrivateKey,
+    read: Callable[[str], bytes] | None = None,
+) -> bytes:
+    """The log ``base`` (its bytes) with ``edits`` applied in order; each edit's line
+    numbers (1-based) are those of the log as the edits before it left it. ``table_key``
+    re-signs for ``Reseal``; ``read`` gives a ``Splice`` its source's bytes.
+
+    Raises ``EditError`` naming the edit whose line does not hold what it expects.
+    """
+    context = _Context(table_key, read)
+    lines = base.splitlines()
+    for number, edit in enumerate(edits, 1):
+        try:
+            lines = edit.apply(lines, context)
+        except EditError as error:
+            raise EditError(f"edit {number} ({edit}): {error}") from None
+    return b"".join(line + b"\n" for line in lines)
