@@ -527,4 +527,5 @@ def final_reason(match: Match) -> FinalReason:
 
 
 def listed(values: Iterable[object]) -> str:
+    """``1, 2, 3``: how refusals name seats and scores."""
     return ", ".join(map(str, values))

@@ -7,7 +7,6 @@ code belongs to one step.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from racing_demon.errors import RacingDemonError
@@ -193,7 +192,3 @@ def failure(
             found=None if found is None else str(found),
         ),
     )
-
-
-def listed(values: Iterable[object]) -> str:
-    return ", ".join(map(str, values))

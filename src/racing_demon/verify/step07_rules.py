@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import NoReturn
 
 from racing_demon.game.deal import MatchSeed
-from racing_demon.game.flow import FlowCode, MatchFlow
+from racing_demon.game.flow import FlowCode, MatchFlow, listed
 from racing_demon.log.records import Genesis, Record
 from racing_demon.profiles import ProfileError, rules_from_document
-from racing_demon.verify.report import Step, VerifyCode, failure, listed
+from racing_demon.verify.report import Step, VerifyCode, failure
 
 FLOW_CODES = frozenset({FlowCode.PACK_MISMATCH})
 
