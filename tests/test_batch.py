@@ -237,6 +237,7 @@ def test_the_line_schema_shares_the_verification_reports_definitions() -> None:
 # -- parallel processes -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_one_job_and_two_give_the_same_reports_in_the_same_order(
     batch: Path, tmp_path: Path, pub: Path
 ) -> None:
@@ -337,6 +338,7 @@ def scheduler() -> Iterator[str]:
         yield cluster.scheduler_address
 
 
+@pytest.mark.slow
 def test_a_dask_cluster_verifies_as_this_machine_does(
     batch: Path, game: bytes, tmp_path: Path, pub: Path, scheduler: str
 ) -> None:

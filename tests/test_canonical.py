@@ -190,6 +190,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(values)
 def test_agrees_with_rfc8785(value: Any) -> None:
     assert canonical_bytes(value) == rfc8785.dumps(value)

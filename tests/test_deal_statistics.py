@@ -84,6 +84,7 @@ def permutation_p_value(shuffle: Shuffle, n: int, samples: int) -> float:
 # The naive shuffle's bias per sample is sum((p - 1/n!)^2 * n!) = 0.0123 for n = 3 and
 # 0.0298 for n = 4, so with 24,000 samples its statistic lands about 80 to 100 standard
 # deviations above the mean (p below 1e-40).
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [3, 4])
 def test_small_n_permutations_are_uniform(n: int) -> None:
     samples = 24_000
@@ -127,6 +128,7 @@ def naive_packs() -> Iterator[list[int]]:
 # The naive 52-card shuffle puts some cards at some positions up to 35% more often than
 # 1/52 (per-sample bias 0.67, computed exactly), which 20,000 packs turn into a statistic
 # about 180 standard deviations above the mean. The whole test takes about a second.
+@pytest.mark.slow
 def test_card_positions_are_uniform() -> None:
     count = len(PACK_HANDS) * len(PACK_SEATS)
     assert ALPHA < position_p_value(real_packs(), count) < 1 - ALPHA

@@ -266,6 +266,7 @@ def variants(rules: Rules) -> list[Rules]:
 # -- the properties ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(dealt_hands(), st.integers(0, 2**32))
 def test_fast_paths_agree_with_the_reference_through_a_playout(state: State, choices: int) -> None:
     rng = random.Random(choices)  # chooses moves, orders of questions and clock steps
@@ -332,6 +333,7 @@ def any_position(draw: st.DrawFn) -> State:
     return State(rules, 1, (seat,), foundations, turned_since_play=(0,))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(any_position(), st.randoms(use_true_random=False))
 def test_any_seat_answers_as_the_reference(state: State, rng: random.Random) -> None:
@@ -344,6 +346,7 @@ def test_any_seat_answers_as_the_reference(state: State, rng: random.Random) -> 
         assert_memo_is_small(question.seats[0])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(any_position(), st.booleans())
 def test_arrangements_come_in_the_reference_order(state: State, slide_under: bool) -> None:

@@ -30,6 +30,7 @@ PINNED = Settings(table_key=raw_public_bytes(load_public_key(ROOT / "sample_game
 SEED = 20240605
 # About 0.1 s per mutant on one core: 150 keep this file near 15 s.
 TRIALS = 120
+FAST_TRIALS = 16  # the rest are marked slow: -m slow runs them (.ci/run does)
 REFUSED = {Verdict.DOES_NOT_VERIFY, Verdict.UNFINISHED, Verdict.UNREADABLE}
 
 LOGS, DUPLICATES = fuzz.distinct(fuzz.default_logs())
@@ -42,7 +43,13 @@ SAMPLE = [
 @pytest.mark.parametrize(
     ("trial", "log", "mutation"),
     [
-        pytest.param(trial, log, mutation, id=f"{log[0].stem}-{trial}-{mutation.kind}")
+        pytest.param(
+            trial,
+            log,
+            mutation,
+            id=f"{log[0].stem}-{trial}-{mutation.kind}",
+            marks=() if trial < FAST_TRIALS else pytest.mark.slow,
+        )
         for trial, log, mutation in SAMPLE
     ],
 )
@@ -72,6 +79,7 @@ def test_every_log_verifies_unmutated(path: Path, data: bytes) -> None:
     assert verify_stream(io.BytesIO(data), PINNED, str(path)).verdict is Verdict.VERIFIED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("path", "data"), LOGS, ids=[path.stem for path, _ in LOGS])
 def test_mutations_change_the_bytes_and_are_deterministic(path: Path, data: bytes) -> None:
     lines = fuzz.split_lines(data)

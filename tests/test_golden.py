@@ -22,12 +22,14 @@ def test_golden_playthrough_is_reproduced(profile: str) -> None:
     assert regen.path_for(profile).read_text(encoding="utf-8") == regen.render(profile)
 
 
+@pytest.mark.slow
 def test_every_profile_plays_to_an_end_in_its_golden_file() -> None:
     regen = load_script("regen_playthroughs")
     endings = {profile: regen.render(profile).splitlines()[-1] for profile in BUILT_IN}
     assert all(line.startswith("# ended: ") for line in endings.values()), endings
 
 
+@pytest.mark.slow
 def test_check_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     regen = load_script("regen_playthroughs")
     monkeypatch.setattr(regen, "GOLDEN_DIR", tmp_path)
@@ -49,6 +51,7 @@ def test_golden_log_is_reproduced_byte_for_byte(name: str) -> None:
     assert regen.path_for(name).read_bytes() == regen.render(name)
 
 
+@pytest.mark.slow
 def test_golden_logs_check_reports_a_stale_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -492,6 +492,7 @@ def _crafted_settings(fast: bool = False) -> Settings:
     return Settings(table_key=raw_public_bytes(crafted.TABLE_KEY.public_key()), fast=fast)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", sorted(crafted.SHAPES))
 def test_a_log_crafted_to_be_slow_is_a_valid_match(tmp_path: Path, shape: str) -> None:
     write, size, _ = crafted.SHAPES[shape]
@@ -500,6 +501,7 @@ def test_a_log_crafted_to_be_slow_is_a_valid_match(tmp_path: Path, shape: str) -
         assert verify_log(path, _crafted_settings(fast)).verdict is Verdict.VERIFIED
 
 
+@pytest.mark.slow
 def test_a_match_that_nothing_but_the_cap_ends_verifies_as_complete(tmp_path: Path) -> None:
     report = verify_log(crafted.write_capped(tmp_path / "capped.jsonl"), _crafted_settings())
     assert report.verdict is Verdict.VERIFIED
@@ -507,6 +509,7 @@ def test_a_match_that_nothing_but_the_cap_ends_verifies_as_complete(tmp_path: Pa
     assert report.winners == (0, 1)  # nobody placed a card: equal totals share
 
 
+@pytest.mark.slow
 def test_the_match_work_per_hand_does_not_grow_with_the_hands(
     tmp_path: Path, hand_score_reads: Reads
 ) -> None:

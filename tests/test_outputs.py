@@ -111,6 +111,7 @@ def test_a_dangling_link_is_not_written_through(tmp_path: Path) -> None:
     assert not (tmp_path / "elsewhere.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_a_link_to_a_terminal_or_pipe_is_written_through() -> None:
     # /dev/stdout is a link to whatever standard output is: here a pipe, which holds no file.
     done = process("verify", GAME, "--table-key", KEY, "--report", "/dev/stdout")
@@ -206,6 +207,7 @@ def test_simulate_never_writes_over_its_key(tmp_path: Path) -> None:
 # -- write errors and closed pipes ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_report_on_a_full_device_is_one_line_and_exit_2() -> None:
     done = process("verify", GAME, "--table-key", KEY, "--report", "/dev/full")
     assert done.returncode == 2
@@ -215,6 +217,7 @@ def test_a_report_on_a_full_device_is_one_line_and_exit_2() -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_full_standard_output_is_one_line_and_exit_2() -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(
@@ -241,6 +244,7 @@ def _with_a_closed_reader(*args: str) -> tuple[int, bytes]:
         return command.wait(timeout=60), errors
 
 
+@pytest.mark.slow
 def test_a_report_on_a_closed_pipe_ends_quietly(archive: Path) -> None:
     code, errors = _with_a_closed_reader(
         "verify", str(archive), "--table-key", str(KEY), "--report", "-"
@@ -248,6 +252,7 @@ def test_a_report_on_a_closed_pipe_ends_quietly(archive: Path) -> None:
     assert (code, errors) == (141, b"")
 
 
+@pytest.mark.slow
 def test_a_closed_standard_output_keeps_the_report_written_so_far(
     archive: Path, tmp_path: Path
 ) -> None:
@@ -260,6 +265,7 @@ def test_a_closed_standard_output_keeps_the_report_written_so_far(
     assert lines and all(json.loads(line)["verdict"] == "verified" for line in lines)
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly() -> None:
     # The reader is gone before the command writes (as `head -1` is once it has its line),
     # so no output fits in the pipe ahead of it.
@@ -270,6 +276,7 @@ def test_a_closed_pipe_ends_quietly() -> None:
 # -- Ctrl-C ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_exits_130_with_what_was_verified_printed_and_in_the_report(
     tmp_path: Path, jobs: str
@@ -337,6 +344,7 @@ def _batch(folder: Path, *options: str | Path) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_a_worker_killed_from_outside_is_one_line_exit_2_and_keeps_the_report(
     tmp_path: Path,
@@ -361,6 +369,7 @@ def test_a_worker_killed_from_outside_is_one_line_exit_2_and_keeps_the_report(
     assert out.count("VERIFIED  ") + 1 == len(lines)
 
 
+@pytest.mark.slow
 def test_an_interrupted_batch_never_replaces_a_report(tmp_path: Path) -> None:
     folder = _big_archive(tmp_path)
     report = tmp_path / "results.jsonl"
@@ -376,6 +385,7 @@ def test_an_interrupted_batch_never_replaces_a_report(tmp_path: Path) -> None:
     assert sorted(path.name for path in tmp_path.iterdir()) == ["big", "results.jsonl"]
 
 
+@pytest.mark.slow
 def test_a_prompt_that_meets_the_end_of_input_exits_2(tmp_path: Path) -> None:
     done = process(
         "keygen", "table", "--dir", tmp_path, "--ask-passphrase", stdin=subprocess.DEVNULL
@@ -400,11 +410,16 @@ def test_batch_reports_stream_in_order(archive: Path) -> None:
     "command",
     [
         ["verify", "{fifo}", "--table-key", str(KEY)],
-        ["replay", "{fifo}"],
-        ["audit", "{fifo}", "--table-key", str(KEY)],
-        ["recover", "{fifo}", "--dry-run"],
-        ["verify", str(GAME), "--table-key", "{fifo}"],
-        ["rules", "{fifo}.json"],
+        *[  # the same refusal by every other command: a process each, so slow
+            pytest.param(command, marks=pytest.mark.slow)
+            for command in [
+                ["replay", "{fifo}"],
+                ["audit", "{fifo}", "--table-key", str(KEY)],
+                ["recover", "{fifo}", "--dry-run"],
+                ["verify", str(GAME), "--table-key", "{fifo}"],
+                ["rules", "{fifo}.json"],
+            ]
+        ],
     ],
     ids=["verify", "replay", "audit", "recover", "key", "profile"],
 )

@@ -12,6 +12,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import fields
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -97,6 +98,7 @@ def assert_play_changes_only_its_fields(before: State, after: State) -> None:
             assert getattr(after, field.name) == getattr(before, field.name), field.name
 
 
+@pytest.mark.slow
 @given(dealt_hands(), st.integers(0, 2**32))
 def test_random_playouts_keep_every_invariant(state: State, choices: int) -> None:
     rng = random.Random(choices)  # chooses moves only: deals come from the deal spec
@@ -112,6 +114,7 @@ def test_random_playouts_keep_every_invariant(state: State, choices: int) -> Non
         assert all(legal_moves(final, player) == [] for player in range(final.players))
 
 
+@pytest.mark.slow
 @given(dealt_hands(), st.integers(0, 2**32))
 def test_hands_played_to_the_end(state: State, choices: int) -> None:
     rng = random.Random(choices)

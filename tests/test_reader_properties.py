@@ -109,6 +109,7 @@ def check_refusal(error: ReadError, number: int | None = None) -> None:
     event(f"refused: {error.code}")
 
 
+@pytest.mark.slow
 @given(hostile_file, LIMITS)
 @settings(max_examples=300, deadline=None)
 def test_framing_yields_the_lines_or_refuses(data: bytes, limits: Limits) -> None:
@@ -148,6 +149,7 @@ def test_a_line_parses_as_json_does_or_is_refused(raw: bytes, number: int, limit
         assert canonical_bytes(line.value) == raw
 
 
+@pytest.mark.slow
 @given(hostile_file, LIMITS)
 @settings(max_examples=300, deadline=None)
 def test_a_file_reads_or_is_refused(data: bytes, limits: Limits) -> None:
@@ -169,6 +171,7 @@ def nested(depth: int, leaf: Any) -> dict[str, Any]:
     return {"top": value}
 
 
+@pytest.mark.slow
 @given(objects | st.builds(nested, st.integers(1, MAX_DEPTH), scalars))
 @settings(max_examples=200, deadline=None)
 def test_canonical_values_round_trip(value: dict[str, Any]) -> None:
@@ -207,6 +210,7 @@ VARIANTS: dict[str, Callable[[Any], str]] = {
 }
 
 
+@pytest.mark.slow
 @given(objects, st.sampled_from(sorted(VARIANTS)))
 @settings(max_examples=200, deadline=None)
 def test_any_other_serialisation_is_not_canonical(value: dict[str, Any], variant: str) -> None:
@@ -286,6 +290,7 @@ def check_plain_path(raw: bytes, limits: Limits) -> None:
         assert parse_read_line(3, raw, limits) == expected
 
 
+@pytest.mark.slow
 @given(plain_lines | near_plain)
 @settings(max_examples=500, deadline=None)
 def test_plain_lines_read_as_the_strict_path_reads_them(raw: bytes) -> None:

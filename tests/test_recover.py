@@ -94,7 +94,7 @@ def test_a_dry_run_changes_nothing(tmp_path: Path) -> None:
     assert path.read_bytes() == data
 
 
-@pytest.mark.parametrize("count", [1, 25, None])
+@pytest.mark.parametrize("count", [1, 25, pytest.param(None, marks=pytest.mark.slow)])
 def test_a_log_that_ends_with_a_complete_record_is_left_alone(
     tmp_path: Path, count: int | None
 ) -> None:
@@ -160,7 +160,11 @@ def test_records_signed_by_another_table_are_refused(tmp_path: Path) -> None:
 # before it and (with a key) carries a good table signature is never cut."
 
 
-@pytest.mark.parametrize("settings", [PINNED, Settings(unsafe_unpinned=True)], ids=["key", "no"])
+@pytest.mark.parametrize(
+    "settings",
+    [PINNED, pytest.param(Settings(unsafe_unpinned=True), marks=pytest.mark.slow)],
+    ids=["key", "no"],
+)
 def test_a_final_record_that_lost_only_its_newline_gets_it_back(
     tmp_path: Path, settings: Settings
 ) -> None:
@@ -186,7 +190,9 @@ def test_a_middle_record_that_lost_only_its_newline_is_kept(tmp_path: Path) -> N
     assert recovery.report.finding.code is VerifyCode.UNFINISHED
 
 
-@pytest.mark.parametrize("cut", [2, 40, 200])
+@pytest.mark.parametrize(
+    "cut", [pytest.param(2, marks=pytest.mark.slow), 40, pytest.param(200, marks=pytest.mark.slow)]
+)
 def test_a_torn_final_record_is_never_cut(tmp_path: Path, cut: int) -> None:
     lines = finished_lines("table")
     data = b"".join(lines)[:-cut]
@@ -236,6 +242,7 @@ def test_a_complete_last_record_that_does_not_replay_is_refused_whole(tmp_path: 
     assert path.read_bytes() == data
 
 
+@pytest.mark.slow
 def test_recover_command_says_it_restored_the_newline(tmp_path: Path) -> None:
     whole = b"".join(finished_lines("table"))
     path = write(tmp_path, [whole[:-1]])
@@ -308,6 +315,7 @@ def _body(line: bytes) -> dict[str, object]:
     return body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("profile", "kind", "before"),
     [
@@ -428,6 +436,7 @@ class _FailingFile:
 # -- SIGKILL trials -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sigkill_trials_lose_no_acknowledged_record(tmp_path: Path) -> None:
     """A CI-sized sample of scripts/crash_trials.py (run it for 100 trials or more)."""
     trials = load_script("crash_trials")

@@ -157,6 +157,7 @@ def test_the_raw_defects_change_only_what_they_say() -> None:
             assert ours == base[: len(ours)] and len(ours) < len(base)
 
 
+@pytest.mark.slow
 def test_regeneration_is_byte_identical() -> None:
     script = regen()
     assert script.stale(SAMPLES, script.outputs()) == []

@@ -143,6 +143,7 @@ def mutated_records(draw: st.DrawFn) -> Any:
     return record
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
 @given(mutated_records())
 def test_the_compiled_check_agrees_with_jsonschema_on_mutated_records(record: Any) -> None:
@@ -150,6 +151,7 @@ def test_the_compiled_check_agrees_with_jsonschema_on_mutated_records(record: An
     assert (record_errors(record) == []) == valid(record)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(json_values)
 def test_the_compiled_check_agrees_with_jsonschema_on_any_value(value: Any) -> None:
@@ -387,6 +389,7 @@ def schemas_with_defs(draw: st.DrawFn) -> Any:
     return {"$defs": defs, "allOf": [schema]} if defs else schema
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(schemas_with_defs(), st.lists(instances, max_size=8))
 def test_the_compiled_check_agrees_with_jsonschema_on_generated_schemas(

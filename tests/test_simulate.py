@@ -92,6 +92,7 @@ def verdict(tmp_path: Path, log: bytes) -> Verdict:
 # --- every simulated log verifies ------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("profile", BUILT_IN)
 def test_every_simulated_log_verifies(tmp_path: Path, profile: str, players: int) -> None:
@@ -104,6 +105,7 @@ def test_every_simulated_log_verifies(tmp_path: Path, profile: str, players: int
     assert simulation.tally.records == len(log.splitlines())
 
 
+@pytest.mark.slow
 def test_a_whole_match_to_100_with_four_players_verifies(tmp_path: Path) -> None:
     simulation, log = played("table", MIX, "to 100", target=100)
     assert max(simulation.match.totals) >= 100

@@ -54,6 +54,7 @@ def records(path: Path) -> list[dict[str, object]]:
         return [line.value for line in read_lines(stream)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", BUILT_IN)
 def test_a_whole_match_writes_a_sound_signed_chain(tmp_path: Path, profile: str) -> None:
     path = tmp_path / "game.jsonl"
@@ -92,6 +93,7 @@ def test_a_whole_match_writes_a_sound_signed_chain(tmp_path: Path, profile: str)
     assert final["totals"] == list(table.match.totals)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("profile", "kind"), [("table", "tie"), ("nertz", "bounce")])
 def test_races_at_one_millisecond_tie_or_bounce(tmp_path: Path, profile: str, kind: str) -> None:
     # Same-millisecond races: the table's tie rule keeps both cards; elsewhere the later

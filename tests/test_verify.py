@@ -71,7 +71,14 @@ def run(*args: str | Path) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(
-    ("name", "keyed"), [("table", False), ("nertz", False), ("peer2peer", True), ("blocked", False)]
+    ("name", "keyed"),
+    [
+        # long matches, so slow: sample_games/valid/ has logs of both that verify by default
+        pytest.param("table", False, marks=pytest.mark.slow),
+        pytest.param("nertz", False, marks=pytest.mark.slow),
+        ("peer2peer", True),
+        ("blocked", False),
+    ],
 )
 def test_an_honest_log_of_each_profile_verifies(
     tmp_path: Path, pub: Path, name: str, keyed: bool
@@ -109,7 +116,8 @@ def test_a_bounce_with_the_engines_reason_verifies(tmp_path: Path) -> None:
 # -- step 1-3: bytes ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("index", [0, 1, 2, 3, 50, -2, -1])  # genesis ... final
+# genesis ... final (-2 is slow: like -1, it verifies nearly the whole log four times)
+@pytest.mark.parametrize("index", [0, 1, 2, 3, 50, pytest.param(-2, marks=pytest.mark.slow), -1])
 @pytest.mark.parametrize("where", [0.0, 0.1, 0.5, 0.9, 0.99, 1.0])  # 1.0: the newline
 def test_one_byte_changed_anywhere_does_not_verify(index: int, where: float) -> None:
     lines = lines_of("short", keyed=True)
@@ -457,7 +465,10 @@ _LATER_FAILURES: dict[str, Callable[[list[bytes], int], None]] = {
 
 
 @pytest.mark.parametrize("later", list(_LATER_FAILURES))
-@pytest.mark.parametrize("at", [0, 5, 300, -4])  # the genesis, early, mid-log, late
+@pytest.mark.parametrize(
+    "at",  # the genesis, early, mid-log, late: the genesis by default, the others with -m slow
+    [0, *(pytest.param(at, marks=pytest.mark.slow) for at in (5, 300, -4))],
+)
 def test_a_signature_failure_is_found_in_its_place(tmp_path: Path, later: str, at: int) -> None:
     values = values_of("table", keyed=True)
     at %= len(values)
@@ -873,6 +884,7 @@ def test_a_final_record_too_early(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 @given(
     st.integers(min_value=1),
     st.sampled_from(["hand", "player", "n", "move", "t_ms", "scores", "packs", "kind", "reason"]),
