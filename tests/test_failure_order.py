@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from racing_demon.game.flow import FlowCode
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import line_bytes
@@ -290,7 +291,7 @@ def test_an_unfinished_log_with_the_seed_is_replayed_first(torn: bytes) -> None:
         Step.FRAMING if torn else Step.CHAIN,
     )
     seeded = Settings(table_key=TABLE_PUB, seed=SECRET)
-    assert_fails(_bytes(data, seeded), Step.REPLAY, VerifyCode.BAD_MOVE_TEXT, 3)
+    assert_fails(_bytes(data, seeded), Step.REPLAY, FlowCode.BAD_MOVE_TEXT, 3)
     wrong_seed = Settings(table_key=TABLE_PUB, seed=bytes(32))
     assert_fails(_bytes(data, wrong_seed), Step.SECRET, VerifyCode.SEED_MISMATCH, 1)
 
@@ -319,7 +320,7 @@ def _a_bad_secret(values: list[Value]) -> list[bytes]:
         (_a_later_bad_signature, Step.SIGNATURES, VerifyCode.BAD_TABLE_SIGNATURE, -1),
         (_a_later_line_not_json, Step.FRAMING, ReadCode.BAD_JSON, -1),
         (_a_bad_secret, Step.SECRET, VerifyCode.SECRET_MISMATCH, 0),
-        (seal, Step.REPLAY, VerifyCode.BAD_MOVE_TEXT, 3),
+        (seal, Step.REPLAY, FlowCode.BAD_MOVE_TEXT, 3),
     ],
     ids=["a-later-bad-signature", "a-later-line-not-json", "a-bad-secret", "nothing-later"],
 )
@@ -522,13 +523,13 @@ def test_steps_7_to_10_go_record_by_record(tmp_path: Path) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values)),
         Step.PACKS,
-        VerifyCode.PACK_MISMATCH,
+        FlowCode.PACK_MISMATCH,
         _hand_2_start(values) + 1,
     )
     index = first(values, "move", lambda body: body["n"] > 0)
     values[index]["body"]["move"] = "0 dance"
     assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.REPLAY, VerifyCode.BAD_MOVE_TEXT, index + 1
+        verify_lines(tmp_path, seal(values)), Step.REPLAY, FlowCode.BAD_MOVE_TEXT, index + 1
     )
 
 
@@ -547,14 +548,14 @@ def test_within_one_record_a_later_step_can_come_first(tmp_path: Path) -> None:
     values[start]["body"]["hand"] = 3
     values[start]["body"]["packs"].reverse()
     assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.REPLAY, VerifyCode.HAND_OUT_OF_ORDER, start + 1
+        verify_lines(tmp_path, seal(values)), Step.REPLAY, FlowCode.HAND_OUT_OF_ORDER, start + 1
     )
 
     values = values_of("table")
     end = first(values, "hand_end")
     for before, code in (
-        (end - 5, VerifyCode.HAND_NOT_ENDED),
-        (end + 1, VerifyCode.MATCH_NOT_OVER),
+        (end - 5, FlowCode.HAND_NOT_ENDED),
+        (end + 1, FlowCode.MATCH_NOT_OVER),
     ):
         early = _final_too_early(values, before)
         early[-1]["body"]["totals"][0] += 1
@@ -564,7 +565,7 @@ def test_within_one_record_a_later_step_can_come_first(tmp_path: Path) -> None:
     values[-1]["body"]["totals"][0] += 1
     values[-1]["body"]["reason"] = "resigned"  # FINAL_MISMATCH (step 10), checked last
     assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.SCORES, VerifyCode.SCORE_MISMATCH, len(values)
+        verify_lines(tmp_path, seal(values)), Step.SCORES, FlowCode.SCORE_MISMATCH, len(values)
     )
 
 
@@ -611,11 +612,11 @@ def _illegal_and_wrong_kind(values: list[Value]) -> int:
 @pytest.mark.parametrize(
     ("name", "edit", "code"),
     [
-        ("blocked", _missing_stall_and_bad_text, VerifyCode.MISSING_STALL),
-        ("short", _out_of_hand_and_bad_text, VerifyCode.HAND_OUT_OF_ORDER),
-        ("short", _bad_text_and_wrong_kind, VerifyCode.BAD_MOVE_TEXT),
-        ("short", _other_seat_and_illegal, VerifyCode.PLAYER_MISMATCH),
-        ("short", _illegal_and_wrong_kind, VerifyCode.ILLEGAL_MOVE),
+        ("blocked", _missing_stall_and_bad_text, FlowCode.MISSING_STALL),
+        ("short", _out_of_hand_and_bad_text, FlowCode.HAND_OUT_OF_ORDER),
+        ("short", _bad_text_and_wrong_kind, FlowCode.BAD_MOVE_TEXT),
+        ("short", _other_seat_and_illegal, FlowCode.PLAYER_MISMATCH),
+        ("short", _illegal_and_wrong_kind, FlowCode.ILLEGAL_MOVE),
     ],
     ids=[
         "due-stall-before-move-text",
@@ -703,7 +704,8 @@ def test_the_codes_table_lists_the_codes_in_the_order_they_are_checked() -> None
     codes = SECTION_7[SECTION_7.index("### Codes") :]
     rows = re.findall(r"^\| (\d+) \| `([A-Z_]+)` \|", codes, re.MULTILINE)
     assert [(int(step), code) for step, code in rows] == CHECK_ORDER
-    assert {code for _, code in CHECK_ORDER} == {code.value for code in VerifyCode} - {"UNREADABLE"}
+    verifier_codes = {code.value for code in (*VerifyCode, *FlowCode)}
+    assert {code for _, code in CHECK_ORDER} == verifier_codes - {"UNREADABLE"}
 
 
 def test_every_test_quotes_the_doc() -> None:

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.engine import legal_moves
 from racing_demon.game.flow import RecordKind
 from racing_demon.game.rules import Rules
-from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_document, rules_from_document
@@ -445,3 +445,39 @@ def test_sigkill_trials_lose_no_acknowledged_record(tmp_path: Path) -> None:
         assert result.failures == ()
         assert result.on_disk >= result.acknowledged > 0
     assert any(result.outcome == "killed" for result in results)
+
+
+# docs/log-format.md §8: "A torn line after a final record ... is refused and the file is
+# left untouched (exit 1)", even though the records before the debris verify.
+ABANDONED = (
+    Path(__file__).resolve().parents[1] / "sample_games" / "valid" / "peer2peer-2p-abandoned.jsonl"
+)
+SAMPLE_PUB = Path(__file__).resolve().parents[1] / "sample_games" / "table.pub"
+
+
+def torn_after_final(tmp_path: Path) -> Path:
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(ABANDONED.read_bytes() + b'{"body":{"v":1,"ga')  # debris after the final
+    return path
+
+
+def test_a_torn_line_after_the_final_record_is_refused_with_exit_1(tmp_path: Path) -> None:
+    path = torn_after_final(tmp_path)
+    settings = Settings(table_key=raw_public_bytes(load_public_key(SAMPLE_PUB)))
+
+    recovery = recover_log(path, settings, dry_run=True)
+
+    assert recovery.action is Action.REFUSED
+    assert recovery.report.verdict is Verdict.VERIFIED  # the prefix before the debris
+    assert exit_code_of(recovery) == 1
+
+
+def test_recover_command_exits_1_on_a_torn_line_after_the_final_record(tmp_path: Path) -> None:
+    path = torn_after_final(tmp_path)
+    before = path.read_bytes()
+
+    code, output = invoke("recover", str(path), "--table-key", str(SAMPLE_PUB))
+
+    assert "refused, nothing changed" in output
+    assert path.read_bytes() == before
+    assert code == 1, output

@@ -19,6 +19,7 @@ from conftest import invoke, log_bodies
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 NERTZ = GOLDEN / "nertz-4p-signed.jsonl"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_replay_at_a_record_shows_every_seat_and_the_next_move() -> None:
@@ -154,7 +155,7 @@ def test_a_bounce_by_a_seat_the_table_lacks_stops_the_replay(tmp_path: Path) -> 
     path.write_bytes(b"".join(lines))
     code, out = invoke("replay", str(path), "--at", str(index))
     assert code == 1
-    assert f"record {index}: PLAYER_MISMATCH: the move is not the record's player's" in out
+    assert f"record {index}: PLAYER_MISMATCH: " in out and "not the record's player's" in out
 
 
 def test_names_from_the_log_cannot_drive_the_terminal(tmp_path: Path) -> None:
@@ -195,3 +196,42 @@ def test_a_log_path_cannot_drive_the_terminal(tmp_path: Path) -> None:
     assert code == 1
     assert "\x1b" not in out
     assert f"cannot replay {tmp_path}/bad\\nname\\x1b[2J.jsonl: " in out
+
+
+INFLATED = ROOT / "sample_games" / "disputed" / "inflated-score.jsonl"  # record 80 inflated
+
+
+def test_replay_shows_the_table_just_before_a_refused_record_and_names_it() -> None:
+    code, output = invoke("replay", str(INFLATED), "--at", "79")
+    assert code == 0, output
+    assert output.startswith("after record 79 ")
+    assert output.rstrip().endswith(
+        "next: record 80: SCORE_MISMATCH: hand 1 does not score as recorded (the replay stops here)"
+    )
+
+
+def test_replay_of_a_refused_record_says_why_and_fails() -> None:
+    code, output = invoke("replay", str(INFLATED), "--at", "80")
+    assert code == 1
+    assert "record 80: SCORE_MISMATCH" in output
+
+
+def test_a_replay_error_names_the_code_the_engine_rule_and_the_move() -> None:
+    path = ROOT / "sample_games" / "disputed" / "changed-byte.jsonl"
+    secret = find_secret(path)
+    assert secret is not None
+    with pytest.raises(ReplayError) as caught:
+        for _ in replay(path, secret):
+            pass
+    assert str(caught.value).startswith("record 41: ILLEGAL_MOVE: CARD_MISMATCH: 0 turn 2D KS JD: ")
+    assert caught.value.record is not None and caught.value.record.seq == 41
+
+
+def test_a_replay_error_names_its_record_once(tmp_path: Path) -> None:
+    lines = (ROOT / "sample_games" / "valid" / "peer2peer-2p-abandoned.jsonl").read_bytes()
+    path = tmp_path / "no-genesis.jsonl"
+    path.write_bytes(lines.split(b"\n", 1)[1])
+    with pytest.raises(ReplayError) as caught:
+        for _ in replay(path, bytes(32)):
+            pass
+    assert str(caught.value).count("record 1:") == 1, str(caught.value)

@@ -22,7 +22,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from racing_demon.cli import main
-from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind
+from racing_demon.game.flow import SUBMISSION_KINDS, FlowCode, RecordKind
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.signing import sign
@@ -108,7 +108,7 @@ def test_a_bounce_with_the_engines_reason_verifies(tmp_path: Path) -> None:
 
     values[2]["body"]["reason"] = "WASTE_EMPTY"
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, VerifyCode.BOUNCE_REASON_MISMATCH, 3
+        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, FlowCode.BOUNCE_REASON_MISMATCH, 3
     )
     assert (finding.expected, finding.found) == ("TOO_EARLY", "WASTE_EMPTY")
 
@@ -386,7 +386,7 @@ def test_a_replay_failure_waits_for_the_earlier_steps(tmp_path: Path) -> None:
     assert report.not_replayed == report.records
     # Without it, the illegal move is the answer.
     assert_fails(
-        verify_lines(tmp_path, seal(values)), Step.REPLAY, VerifyCode.ILLEGAL_MOVE, illegal + 1
+        verify_lines(tmp_path, seal(values)), Step.REPLAY, FlowCode.ILLEGAL_MOVE, illegal + 1
     )
 
 
@@ -646,8 +646,8 @@ def _rules_edit(genesis: Value) -> None:
         (lambda v: _rules_edit(v[0]), VerifyCode.BAD_RULES, 1),
         (lambda v: v[0]["body"].update(rules_sha256="0" * 64), VerifyCode.RULES_MISMATCH, 1),
         (lambda v: v[0]["body"]["players"][0].update(seat=1), VerifyCode.BAD_SEATS, 1),
-        (lambda v: v[1]["body"]["packs"].reverse(), VerifyCode.PACK_MISMATCH, 2),
-        (lambda v: v[1]["body"]["packs"].append("0" * 64), VerifyCode.PACK_MISMATCH, 2),
+        (lambda v: v[1]["body"]["packs"].reverse(), FlowCode.PACK_MISMATCH, 2),
+        (lambda v: v[1]["body"]["packs"].append("0" * 64), FlowCode.PACK_MISMATCH, 2),
     ],
     ids=["bad-rules", "rules-digest", "seats", "packs-swapped", "pack-too-many"],
 )
@@ -657,7 +657,7 @@ def test_rules_and_packs(
     values = values_of("short")
     edit(values)
     finding = assert_fails(verify_lines(tmp_path, seal(values)), Step.PACKS, code, line)
-    if code is VerifyCode.PACK_MISMATCH and finding.seat is not None:
+    if code is FlowCode.PACK_MISMATCH and finding.seat is not None:
         assert finding.message.startswith("hand 1, seat 0:")
 
 
@@ -686,7 +686,7 @@ def test_an_illegal_move_re_signed_by_the_table(tmp_path: Path) -> None:
     player, action, card = values[index]["body"]["move"].split(" ")
     values[index]["body"]["move"] = f"{player} {action.split('>')[0]}>f+ {card}"
     report = verify_lines(tmp_path, seal(values, index))
-    finding = assert_fails(report, Step.REPLAY, VerifyCode.ILLEGAL_MOVE, index + 1)
+    finding = assert_fails(report, Step.REPLAY, FlowCode.ILLEGAL_MOVE, index + 1)
     assert (finding.rule, finding.expected, finding.found) == ("NOT_AN_ACE", "an ace", card)
     assert report.not_replayed == len(values) - index
     assert finding_text(finding) == (
@@ -730,7 +730,7 @@ def test_a_legal_move_wrongly_bounced(tmp_path: Path) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        VerifyCode.WRONGLY_BOUNCED,
+        FlowCode.WRONGLY_BOUNCED,
         index + 1,
     )
 
@@ -738,9 +738,9 @@ def test_a_legal_move_wrongly_bounced(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "code"),
     [
-        ({"move": "0 dance"}, VerifyCode.BAD_MOVE_TEXT),
-        ({"hand": 2}, VerifyCode.HAND_OUT_OF_ORDER),
-        ({"kind": "tie"}, VerifyCode.KIND_MISMATCH),
+        ({"move": "0 dance"}, FlowCode.BAD_MOVE_TEXT),
+        ({"hand": 2}, FlowCode.HAND_OUT_OF_ORDER),
+        ({"kind": "tie"}, FlowCode.KIND_MISMATCH),
     ],
 )
 def test_replay_codes(tmp_path: Path, change: Value, code: VerifyCode) -> None:
@@ -757,7 +757,7 @@ def test_a_move_of_another_seat(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        VerifyCode.PLAYER_MISMATCH,
+        FlowCode.PLAYER_MISMATCH,
         index + 1,
     )
     assert (finding.expected, finding.found) == ("0", "1")
@@ -770,7 +770,7 @@ def test_a_tie_recorded_as_a_plain_move(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        VerifyCode.KIND_MISMATCH,
+        FlowCode.KIND_MISMATCH,
         index + 1,
     )
     assert (finding.expected, finding.found) == ("tie", "move")
@@ -783,7 +783,7 @@ def test_an_unjustified_stall(tmp_path: Path) -> None:
     values.insert(2, stall)
     values[-1]["body"]["records"] += 1
     finding = assert_fails(
-        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, VerifyCode.UNJUSTIFIED_STALL, 3
+        verify_lines(tmp_path, seal(values, 2)), Step.REPLAY, FlowCode.UNJUSTIFIED_STALL, 3
     )
     assert finding.rule in ("STALL_NOT_DUE", "TOO_EARLY")
 
@@ -798,7 +798,7 @@ def test_a_stall_where_the_hand_was_blocked(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        VerifyCode.UNJUSTIFIED_STALL,
+        FlowCode.UNJUSTIFIED_STALL,
         index + 1,
     )
     assert (finding.expected, finding.found) == ("hand_end", "stall")
@@ -811,7 +811,7 @@ def test_a_blocked_end_where_a_shift_was_due(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        VerifyCode.UNJUSTIFIED_HAND_END,
+        FlowCode.UNJUSTIFIED_HAND_END,
         index + 1,
     )
     assert (finding.expected, finding.found) == ("stall", "blocked")
@@ -824,7 +824,7 @@ def test_an_unjustified_hand_end(tmp_path: Path) -> None:
     assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        VerifyCode.UNJUSTIFIED_HAND_END,
+        FlowCode.UNJUSTIFIED_HAND_END,
         index + 1,
     )
 
@@ -841,7 +841,7 @@ def test_an_inflated_score(tmp_path: Path) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.SCORES,
-        VerifyCode.SCORE_MISMATCH,
+        FlowCode.SCORE_MISMATCH,
         index + 1,
     )
     assert (finding.expected, finding.found) == (recorded, ", ".join(map(str, scores)))
@@ -850,10 +850,10 @@ def test_an_inflated_score(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "step", "code"),
     [
-        (lambda body: body["totals"].__setitem__(0, 99), Step.SCORES, VerifyCode.SCORE_MISMATCH),
-        (lambda body: body["hands"][0].__setitem__(1, 99), Step.SCORES, VerifyCode.SCORE_MISMATCH),
-        (lambda body: body.update(winners=[0, 1]), Step.SCORES, VerifyCode.WINNERS_MISMATCH),
-        (lambda body: body.update(reason="resigned"), Step.FINAL, VerifyCode.FINAL_MISMATCH),
+        (lambda body: body["totals"].__setitem__(0, 99), Step.SCORES, FlowCode.SCORE_MISMATCH),
+        (lambda body: body["hands"][0].__setitem__(1, 99), Step.SCORES, FlowCode.SCORE_MISMATCH),
+        (lambda body: body.update(winners=[0, 1]), Step.SCORES, FlowCode.WINNERS_MISMATCH),
+        (lambda body: body.update(reason="resigned"), Step.FINAL, FlowCode.FINAL_MISMATCH),
     ],
     ids=["totals", "hands", "winners", "reason"],
 )
@@ -872,14 +872,14 @@ def test_a_final_record_too_early(tmp_path: Path) -> None:
     mid_hand = [*values[: first_end - 5], copy.deepcopy(final)]
     mid_hand[-1]["body"]["records"] = first_end - 5
     assert_fails(
-        verify_lines(tmp_path, seal(mid_hand)), Step.FINAL, VerifyCode.HAND_NOT_ENDED, first_end - 4
+        verify_lines(tmp_path, seal(mid_hand)), Step.FINAL, FlowCode.HAND_NOT_ENDED, first_end - 4
     )
     after_one = [*values[: first_end + 1], copy.deepcopy(final)]
     after_one[-1]["body"]["records"] = first_end + 1
     assert_fails(
         verify_lines(tmp_path, seal(after_one)),
         Step.FINAL,
-        VerifyCode.MATCH_NOT_OVER,
+        FlowCode.MATCH_NOT_OVER,
         first_end + 2,
     )
 
@@ -1057,7 +1057,7 @@ def test_a_stall_the_table_owed_but_left_out(tmp_path: Path, name: str) -> None:
     finding = assert_fails(
         verify_lines(tmp_path, seal(values, index)),
         Step.REPLAY,
-        VerifyCode.MISSING_STALL,
+        FlowCode.MISSING_STALL,
         index + 1,
     )
     assert finding.expected == "stall"

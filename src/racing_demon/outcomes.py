@@ -27,15 +27,14 @@ def exit_code_of(outcome: Report | Recovery) -> ExitCode:
 
     A verification passes when the log verified, or was unpinned and that was accepted as
     unsafe; an unreadable log is 2. A recovery passes when it cut a torn tail or had
-    nothing to cut; refusing a log's final record is 1, and so is a prefix that does not
-    verify, unless it could not be read at all.
+    nothing to cut; a refusal is 1 (2 when the file could not be read at all), whatever
+    the lines before the refused tail verify as.
     """
     if isinstance(outcome, Recovery):
-        if outcome.action is Action.REFUSED_FINAL:
-            return ExitCode.NO
-        if outcome.action is not Action.REFUSED:
-            return ExitCode.OK
-        outcome = outcome.report
+        if outcome.action is Action.REFUSED:
+            unreadable = outcome.report.verdict is Verdict.UNREADABLE
+            return ExitCode.UNUSABLE if unreadable else ExitCode.NO
+        return ExitCode.NO if outcome.action is Action.REFUSED_FINAL else ExitCode.OK
     verdict = outcome.verdict
     if verdict is Verdict.VERIFIED or (verdict is Verdict.UNPINNED and outcome.unsafe_unpinned):
         return ExitCode.OK

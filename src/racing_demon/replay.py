@@ -2,10 +2,12 @@
 that resumes after a crash.
 
 Each record goes through the match flow (``racing_demon.game.flow``), the same one that
-the table writes with and the verifier judges with, so a record that the flow does not
-allow stops the replay with ``ReplayError`` (``racing-demon verify`` gives the verdict,
-with its step and code). The deal needs the dealer secret: the final record reveals it,
-or the caller passes one for a log that has no final record yet.
+the table writes with and the verifier judges with, so the replay shows the table after
+every record up to the first one the flow does not allow, which stops it with
+``ReplayError`` naming the record, its code, the engine's rule and the move
+(``racing-demon verify`` gives the verdict, with its step). The deal needs the dealer
+secret: the final record reveals it, or the caller passes one for a log that has no final
+record yet.
 """
 
 from __future__ import annotations
@@ -30,11 +32,12 @@ from racing_demon.schema import record_errors
 
 
 class ReplayError(RacingDemonError, ValueError):
-    """The log cannot be replayed past this record."""
+    """The log cannot be replayed past this record: every record before it was."""
 
-    def __init__(self, seq: int, message: str) -> None:
+    def __init__(self, seq: int, message: str, record: Record | None = None) -> None:
         super().__init__(f"record {seq}: {message}")
         self.seq = seq
+        self.record = record  # the record refused, once its schema held
 
 
 @dataclass
@@ -83,11 +86,23 @@ def replay(path: Path, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterat
             snapshot.record = record
             try:
                 _step(snapshot, record, secret)
+            except ReplayError:
+                raise
             except FlowRefusal as refusal:
-                raise ReplayError(record.seq, f"{refusal.code}: {refusal.message}") from None
+                raise ReplayError(record.seq, _refused(record, refusal), record) from None
             except (LookupError, ValueError) as error:  # records that fit no real game
-                raise ReplayError(record.seq, str(error)) from error
+                raise ReplayError(record.seq, str(error), record) from error
             yield snapshot
+
+
+def _refused(record: Record, refusal: FlowRefusal) -> str:
+    """The refusal with its code, the engine's rule and the move, as a finding names them."""
+    parts = [refusal.code.value]
+    if refusal.rule is not None:
+        parts.append(str(refusal.rule))
+    if isinstance(record.payload, Submission):
+        parts.append(record.payload.move)
+    return ": ".join([*parts, refusal.message])
 
 
 def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:

@@ -67,6 +67,10 @@ class Outcome:
     seq: int
 
 
+class TableError(RacingDemonError, ValueError):
+    """A match that the table cannot start: nothing is written."""
+
+
 class SubmissionError(RacingDemonError, ValueError):
     """A submission the table cannot log at all (nothing is written)."""
 
@@ -78,7 +82,7 @@ class ResumeError(RacingDemonError, ValueError):
 def _check_genesis(
     genesis: Record, sigs: dict[str, Any], table_key: Ed25519PrivateKey, dealer_secret: bytes
 ) -> None:
-    """ValueError, before the table writes a byte, unless the genesis would pass every
+    """TableError, before the table writes a byte, unless the genesis would pass every
     check that the verifier makes of it (schema, keys, co-signatures, the reveal, rules and
     seats): the table never writes a log that its own verifier refuses."""
     settings = Settings(table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret)
@@ -88,7 +92,7 @@ def _check_genesis(
     if finding is None or finding.code is not VerifyCode.UNFINISHED:
         assert finding is not None  # a genesis alone cannot be a whole match
         where = "" if finding.seat is None else f"seat {finding.seat}: "
-        raise ValueError(f"the log would not verify: {where}{finding.code}: {finding.message}")
+        raise TableError(f"the log would not verify: {where}{finding.code}: {finding.message}")
 
 
 class Table:
@@ -135,12 +139,12 @@ class Table:
         simulations and benchmarks only, never for a table that players rely on.
         """
         if len(entropy) != len(players):
-            raise ValueError(f"{len(players)} players but {len(entropy)} entropy contributions")
+            raise TableError(f"{len(players)} players but {len(entropy)} entropy contributions")
         keyed = [player.key is not None for player in players]
         if any(keyed) and not all(keyed):
-            raise ValueError("either every player signs with a key or none does")
+            raise TableError("either every player signs with a key or none does")
         if all(keyed) != (player_signers is not None and len(player_signers) == len(players)):
-            raise ValueError("keyed players co-sign the genesis: one signer per player")
+            raise TableError("keyed players co-sign the genesis: one signer per player")
         game = game_id or secrets.token_hex(16)
         genesis = Record(
             game,
@@ -168,7 +172,7 @@ class Table:
                 assert player.key is not None
                 problem = verify(player.key, RecordKind.GENESIS.value, message, signature)
                 if problem is not None:
-                    raise ValueError(f"seat {seat} did not co-sign the genesis: {problem}")
+                    raise TableError(f"seat {seat} did not co-sign the genesis: {problem}")
             sigs["players"] = cosigned
         _check_genesis(genesis, sigs, table_key, dealer_secret)
         seed = MatchSeed.from_secret(dealer_secret, entropy)

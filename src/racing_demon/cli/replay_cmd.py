@@ -8,6 +8,7 @@ import click
 
 from racing_demon.cli.options import limits_options, seed_option
 from racing_demon.log.reader import Limits, ReadError
+from racing_demon.log.records import Record
 from racing_demon.outcomes import ExitCode
 from racing_demon.replay import ReplayError, find_secret, replay
 from racing_demon.report.text import next_text, printable, table_text
@@ -31,24 +32,30 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
     """Print the table after record AT: every seat's demon top and count, work piles,
     waste top, stock count; the foundations; and whose move came next.
 
-    This rebuilds the table; it does not verify the log (use `racing-demon verify`).
+    This rebuilds the table through the match flow, up to the first record the flow
+    refuses (`racing-demon verify` says why the log does not verify).
     """
+    chosen = None
+    following: Record | ReplayError | None = None
     try:
         secret = seed or find_secret(log, limits)
         if secret is None:
             raise click.UsageError("the log has no final record: give the dealer secret, --seed")
-        chosen = None
-        following = None
         for snapshot in replay(log, secret, limits):
             if chosen is not None and at_seq is not None:
                 following = snapshot.record
                 break
             if at_seq is None or snapshot.seq == at_seq:
                 chosen = (snapshot.state, snapshot.record, snapshot.names)
+    except ReplayError as error:
+        if chosen is None or at_seq is None:
+            click.echo(f"cannot replay {printable(str(log))}: {printable(str(error))}", err=True)
+            raise SystemExit(ExitCode.NO) from error
+        following = error  # the record after the one shown is the first refused
     except OSError as error:
         click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
-    except (ReadError, ReplayError, ValueError) as error:
+    except (ReadError, ValueError) as error:
         click.echo(f"cannot replay {printable(str(log))}: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.NO) from error
     if chosen is None:

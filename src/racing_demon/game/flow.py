@@ -494,7 +494,7 @@ class MatchFlow:
         kind, violation = judge_move(state, move)
         if violation is not None:
             bounce = Submission(RecordKind.BOUNCE, state.hand, seat, n, text, violation.code)
-            return bounce, self
+            return bounce, self._after(state)  # as play() judges it: a stall may be due now
         accepted = Submission(kind, state.hand, seat, n, text)
         return accepted, self._after(apply_move(state, move))
 

@@ -12,6 +12,7 @@ from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.records import Payload, Record, chain_hash, line_bytes, record_body
 from racing_demon.log.signing import sign
@@ -23,6 +24,10 @@ def seal(record: Record, table_key: Ed25519PrivateKey, sigs: Mapping[str, Any]) 
     body = record_body(record)
     signed = {**sigs, "table": sign(table_key, record.kind.value, canonical_bytes(body))}
     return line_bytes(body, signed)
+
+
+class LogWriterError(RacingDemonError, OSError):
+    """The writer failed before: it writes nothing more until the log is recovered."""
 
 
 class LogWriter:
@@ -55,7 +60,7 @@ class LogWriter:
     def append(self, t_ms: int, payload: Payload, sigs: Mapping[str, Any]) -> int:
         """Write ``payload`` as the next record at ``t_ms``; returns its seq."""
         if self._failed is not None:
-            raise OSError(
+            raise LogWriterError(
                 f"the log writer failed earlier ({self._failed}): recover the log and resume"
             )
         line = seal(Record(self._game, self.seq, t_ms, self._prev, payload), self._key, sigs)

@@ -15,6 +15,7 @@ from racing_demon.game.flow import Submission
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Pile, Seat, State
 from racing_demon.log.records import Record
+from racing_demon.replay import ReplayError
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
 SEED_FORMAT = "racing-demon/seed-report/v1"
@@ -134,9 +135,11 @@ def table_text(state: State, names: Sequence[str], record: Record) -> str:
     return "\n".join(lines)
 
 
-def next_text(record: Record | None, names: Sequence[str]) -> str:
+def next_text(record: Record | ReplayError | None, names: Sequence[str]) -> str:
     if record is None:
         return "next: nothing (the log ends here)"
+    if isinstance(record, ReplayError):
+        return f"next: {printable(str(record))} (the replay stops here)"
     payload = record.payload
     if not isinstance(payload, Submission):
         return f"next: record {record.seq} ({record.kind})"

@@ -14,12 +14,13 @@ makes them raise.
 
 from racing_demon.verify.driver import verify_log, verify_stream
 from racing_demon.verify.report import Finding, Report, Step, Verdict, VerifyCode
-from racing_demon.verify.settings import Settings
+from racing_demon.verify.settings import Settings, SettingsError
 
 __all__ = [
     "Finding",
     "Report",
     "Settings",
+    "SettingsError",
     "Step",
     "Verdict",
     "VerifyCode",

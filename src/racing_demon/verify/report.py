@@ -1,7 +1,8 @@
 """What verification reports: the verdict, the numbered steps, the reason codes, the finding.
 
-The steps are numbered in the order they run (docs/log-format.md §7), and each reason
-code belongs to one step.
+Steps 1 to 6 run in the order of their numbers; steps 7 to 10 record by record, in the
+order docs/log-format.md §7 gives for each kind of record. Each reason code belongs to one
+step.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import enum
 from dataclasses import dataclass
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.game.flow import Submission
+from racing_demon.game.flow import FlowCode, Submission
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import Record
 
@@ -24,7 +25,7 @@ class Verdict(enum.StrEnum):
 
 
 class Step(enum.IntEnum):
-    """The verification steps, in the order they run; each has a module ``stepNN_*``."""
+    """The verification steps (docs/log-format.md §7); each has a module ``stepNN_*``."""
 
     FRAMING = 1
     CANONICAL = 2
@@ -57,7 +58,8 @@ _STEP_TITLES = {
 
 
 class VerifyCode(enum.StrEnum):
-    """The verifier's reason codes; steps 1 and 2 report the reader's ``ReadCode``."""
+    """The verifier's own reason codes. Steps 1 and 2 report the reader's ``ReadCode``, and
+    the match flow's refusals (steps 7 to 10) its ``FlowCode``."""
 
     UNREADABLE = "UNREADABLE"
     # (3) schema
@@ -92,32 +94,13 @@ class VerifyCode(enum.StrEnum):
     BAD_RULES = "BAD_RULES"
     RULES_MISMATCH = "RULES_MISMATCH"
     BAD_SEATS = "BAD_SEATS"
-    PACK_MISMATCH = "PACK_MISMATCH"
-    # (8) replay
-    HAND_OUT_OF_ORDER = "HAND_OUT_OF_ORDER"
-    BAD_MOVE_TEXT = "BAD_MOVE_TEXT"
-    PLAYER_MISMATCH = "PLAYER_MISMATCH"
-    ILLEGAL_MOVE = "ILLEGAL_MOVE"
-    KIND_MISMATCH = "KIND_MISMATCH"
-    WRONGLY_BOUNCED = "WRONGLY_BOUNCED"
-    BOUNCE_REASON_MISMATCH = "BOUNCE_REASON_MISMATCH"
-    UNJUSTIFIED_STALL = "UNJUSTIFIED_STALL"
-    MISSING_STALL = "MISSING_STALL"
-    UNJUSTIFIED_HAND_END = "UNJUSTIFIED_HAND_END"
-    # (9) scores
-    SCORE_MISMATCH = "SCORE_MISMATCH"
-    WINNERS_MISMATCH = "WINNERS_MISMATCH"
-    # (10) final record
-    HAND_NOT_ENDED = "HAND_NOT_ENDED"
-    MATCH_NOT_OVER = "MATCH_NOT_OVER"
-    FINAL_MISMATCH = "FINAL_MISMATCH"
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
     """The first check that failed, and where."""
 
-    code: VerifyCode | ReadCode
+    code: VerifyCode | ReadCode | FlowCode
     message: str
     line: int | None = None  # 1-based
     seq: int | None = None
@@ -161,7 +144,7 @@ class StepFailed(RacingDemonError):
 
 def failure(
     step: Step,
-    code: VerifyCode,
+    code: VerifyCode | FlowCode,
     message: str,
     *,
     line: int | None,

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.log.signing import check_public_key
+
+
+class SettingsError(RacingDemonError, ValueError):
+    """Settings that contradict each other, or a table key that cannot be pinned."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +34,7 @@ class Settings:
         if self.table_key is None:
             return
         if self.unsafe_unpinned:
-            raise ValueError("a pinned table key and unsafe_unpinned contradict each other")
+            raise SettingsError("a pinned table key and unsafe_unpinned contradict each other")
         problem = check_public_key(self.table_key)
         if problem is not None:
-            raise ValueError(f"table key: {problem}")
+            raise SettingsError(f"table key: {problem}")

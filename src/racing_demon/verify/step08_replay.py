@@ -15,7 +15,7 @@ from __future__ import annotations
 from racing_demon.game.flow import FlowCode, FlowRefusal, MatchFlow
 from racing_demon.log.records import Record, event_of
 from racing_demon.verify import step07_rules, step09_scores, step10_final
-from racing_demon.verify.report import Step, VerifyCode, failure
+from racing_demon.verify.report import Step, failure
 
 _STEP_OF = {
     **{code: Step.REPLAY for code in FlowCode},
@@ -23,7 +23,6 @@ _STEP_OF = {
     **{code: Step.SCORES for code in step09_scores.FLOW_CODES},
     **{code: Step.FINAL for code in step10_final.FLOW_CODES},
 }
-_VERIFY_CODE = {code: VerifyCode(code.value) for code in FlowCode}
 
 
 def replay_record(flow: MatchFlow, number: int, record: Record) -> MatchFlow:
@@ -36,7 +35,7 @@ def replay_record(flow: MatchFlow, number: int, record: Record) -> MatchFlow:
     except FlowRefusal as refusal:
         raise failure(
             _STEP_OF[refusal.code],
-            _VERIFY_CODE[refusal.code],
+            refusal.code,
             refusal.message,
             line=number,
             record=record,
