@@ -105,6 +105,16 @@ def batch_footer(summary: Summary, settings_of: Report, *, planned: int | None =
     return "\n".join(lines)
 
 
+# The summary's rows, in the order of docs/log-format.md §7's verdict table.
+_SUMMARY_ROWS = (
+    (Verdict.VERIFIED, "verified"),
+    (Verdict.DOES_NOT_VERIFY, "does not verify"),
+    (Verdict.UNFINISHED, "unfinished"),
+    (Verdict.UNPINNED, "unpinned"),
+    (Verdict.UNREADABLE, "unreadable"),
+)
+
+
 def summary_lines(summary: Summary) -> list[str]:
     """A table: the logs of each verdict, each verdict's reasons under it, most first."""
     rows = [("verdict", "logs")]
