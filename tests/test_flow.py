@@ -113,7 +113,7 @@ def test_a_submission_before_play_starts_is_bounced_with_the_engine_code() -> No
     move = legal_moves(flow.at(state.rules.countdown_ms).state, 0)[0]  # type: ignore[arg-type]
     bounce, after = flow.submit(0, 0, move, str(move))
     assert (bounce.kind, bounce.reason) == (RecordKind.BOUNCE, "TOO_EARLY")
-    assert after is flow  # a bounce changes nothing
+    assert after.state is flow.state and after.stall_due is None  # a bounce changes nothing
     assert flow.play(bounce, 0).state == state
     wrong = Submission(RecordKind.BOUNCE, 1, 0, 0, str(move), "FOUNDATION_TAKEN")
     assert refusal(flow, wrong, 0).code is FlowCode.BOUNCE_REASON_MISMATCH
