@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.game.cards import Card
@@ -86,16 +86,16 @@ class FinalReason(enum.StrEnum):
 # -- events --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class HandStart:
+class HandStart(NamedTuple):
     hand: int
     packs: tuple[str, ...]  # each seat's pack digest, in seat order
 
-    kind = RecordKind.HAND_START
+    @property
+    def kind(self) -> RecordKind:
+        return RecordKind.HAND_START
 
 
-@dataclass(frozen=True, slots=True)
-class Submission:
+class Submission(NamedTuple):
     """A seat's move as the table ordered it: accepted (its kind says how) or bounced."""
 
     kind: RecordKind  # one of SUBMISSION_KINDS
@@ -106,30 +106,33 @@ class Submission:
     reason: str | None = None  # the engine's refusal code, for a bounce only
 
 
-@dataclass(frozen=True, slots=True)
-class Stall:
+class Stall(NamedTuple):
     hand: int
 
-    kind = RecordKind.STALL
+    @property
+    def kind(self) -> RecordKind:
+        return RecordKind.STALL
 
 
-@dataclass(frozen=True, slots=True)
-class HandEnd:
+class HandEnd(NamedTuple):
     hand: int
     reason: EndReason
     scores: tuple[int, ...]
 
-    kind = RecordKind.HAND_END
+    @property
+    def kind(self) -> RecordKind:
+        return RecordKind.HAND_END
 
 
-@dataclass(frozen=True, slots=True)
-class MatchEnd:
+class MatchEnd(NamedTuple):
     reason: FinalReason
     hands: tuple[tuple[int, ...], ...]
     totals: tuple[int, ...]
     winners: tuple[int, ...]
 
-    kind = RecordKind.FINAL
+    @property
+    def kind(self) -> RecordKind:
+        return RecordKind.FINAL
 
 
 Event = HandStart | Submission | Stall | HandEnd | MatchEnd
@@ -184,8 +187,7 @@ class FlowRefusal(RacingDemonError):
 # -- the flow ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class MatchFlow:
+class MatchFlow(NamedTuple):
     """The match after some events: its hands so far and the hand in play.
 
     Start one with ``MatchFlow.begin``; every event gives a new one (``play``).
@@ -211,19 +213,20 @@ class MatchFlow:
 
     def play(self, event: Event, t_ms: int) -> MatchFlow:
         """The match after ``event`` at ``t_ms``; FlowRefusal if the flow does not allow it."""
-        self._check_nothing_skipped(event)
+        if self.stall_due is not None:
+            self._check_nothing_skipped(event)
+        if isinstance(event, Submission):  # most records: tested first
+            state = advance_clock(self._hand_in_play(event), t_ms)
+            return self._after(self._submission(state, event))
         if isinstance(event, HandStart):
             return self._start_hand(event, t_ms)
         if isinstance(event, MatchEnd):
             self._check_match_end(event)
             return MatchFlow(self.rules, self.seed, self.match, self.state, finished=True)
-        state = self._hand_in_play(event)
-        state = advance_clock(state, t_ms)
+        state = advance_clock(self._hand_in_play(event), t_ms)
         if isinstance(event, Stall):
             return self._after(self._stall(state))
-        if isinstance(event, HandEnd):
-            return self._end_hand(state, event)
-        return self._after(self._submission(state, event))
+        return self._end_hand(state, event)
 
     def _check_nothing_skipped(self, event: Event) -> None:
         due = self.stall_due
