@@ -28,7 +28,7 @@ from racing_demon.profiles import BUILT_IN, load_rules
 from racing_demon.testing.playout import PlayoutEvent, playout
 
 # Fischer-Spassky, Belgrade 1992, game 1: 85 plies of ordinary middlegame and endgame.
-PGN = """[PlayoutEvent "F/S Return Match"]
+PGN = """[Event "F/S Return Match"]
 [Result "1/2-1/2"]
 
 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O
