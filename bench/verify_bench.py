@@ -58,8 +58,11 @@ def measure(rounds: int = 15) -> dict[str, float]:
     )
     typed = [parse_record(r["body"]) for r in records]
     submission = next(r for r in typed if isinstance(r.payload, Submission))
-    assert isinstance(submission.payload, Submission)
-    message = canonical_bytes(submission_statement(submission.game, submission.payload))
+    payload = submission.payload
+    assert isinstance(payload, Submission)
+    message = canonical_bytes(
+        submission_statement(submission.game, payload.hand, payload.seat, payload.n, payload.move)
+    )
     signature = TABLE_KEY.sign(message)  # bare Ed25519 over a record-sized message
     public = TABLE_KEY.public_key()
     chess_replay, plies = engine_bench.chess_replay()

@@ -335,9 +335,7 @@ class Table:
             return {}
         if signature is None:
             raise SubmissionError(f"seat {seat} signs its moves: the signature is missing")
-        statement = submission_statement(
-            self._game, Submission(RecordKind.MOVE, self.state.hand, seat, n, move_text)
-        )
+        statement = submission_statement(self._game, self.state.hand, seat, n, move_text)
         problem = verify(key, SUBMISSION, canonical_bytes(statement), signature)
         if problem is not None:
             raise SubmissionError(f"seat {seat}'s signature does not verify: {problem}")
@@ -364,7 +362,7 @@ def sign_submission(
     private_key: Ed25519PrivateKey, game: str, hand: int, seat: int, n: int, move_text: str
 ) -> str:
     """A player's signature over its seat's submission (kind ``submission``)."""
-    statement = submission_statement(game, Submission(RecordKind.MOVE, hand, seat, n, move_text))
+    statement = submission_statement(game, hand, seat, n, move_text)
     return sign(private_key, SUBMISSION, canonical_bytes(statement))
 
 

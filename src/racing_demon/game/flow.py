@@ -229,12 +229,12 @@ class MatchFlow(NamedTuple):
         return self._end_hand(state, event)
 
     def _check_nothing_skipped(self, event: Event) -> None:
-        due = self.stall_due
+        """A stall is due: the record must be that stall or the blocked end."""
         # A stall or a blocked end is judged on its own (UNJUSTIFIED_STALL or
         # UNJUSTIFIED_HAND_END when it is not the one due); anything else skipped it.
         blocked_end = isinstance(event, HandEnd) and event.reason is EndReason.BLOCKED
-        if due is not None and not isinstance(event, Stall) and not blocked_end:
-            expected = "stall" if due is StallOutcome.SHIFT else "hand_end (blocked)"
+        if not isinstance(event, Stall) and not blocked_end:
+            expected = "stall" if self.stall_due is StallOutcome.SHIFT else "hand_end (blocked)"
             raise FlowRefusal(
                 FlowCode.MISSING_STALL,
                 "a stall was due after the previous record, but the log goes on with a "

@@ -232,15 +232,10 @@ def event_of(payload: Payload) -> Event | None:
     return payload
 
 
-def submission_statement(game: str, event: Submission) -> dict[str, Any]:
-    """What a player signs: its n-th submission of this game, before the table orders it."""
-    return {
-        "game": game,
-        "hand": event.hand,
-        "move": event.move,
-        "n": event.n,
-        "player": event.seat,
-    }
+def submission_statement(game: str, hand: int, seat: int, n: int, move: str) -> dict[str, Any]:
+    """What a player signs: its seat's n-th submission of this game, before the table
+    orders it (so without its kind, which the table decides)."""
+    return {"game": game, "hand": hand, "move": move, "n": n, "player": seat}
 
 
 def line_bytes(body: Mapping[str, Any], sigs: Mapping[str, Any]) -> bytes:

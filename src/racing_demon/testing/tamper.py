@@ -234,7 +234,8 @@ class SignSubmission:
         record = parse_record(value["body"])
         if not isinstance(record.payload, Submission):
             raise EditError(f"line {self.line} holds a {record.kind} record, not a submission")
-        statement = submission_statement(record.game, record.payload)
+        event = record.payload
+        statement = submission_statement(record.game, event.hand, event.seat, event.n, event.move)
         value["sigs"]["player"] = sign(self.key, SUBMISSION, canonical_bytes(statement))
         return _replaced(lines, self.line, line_bytes(value["body"], value["sigs"]))
 

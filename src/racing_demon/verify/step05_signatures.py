@@ -166,7 +166,9 @@ def _check_submission(
             f"seat {seat} lists a key: its submission must carry its signature",
         )
     elif not fast:
-        statement = canonical_bytes_of_read(submission_statement(game, event))
+        statement = canonical_bytes_of_read(
+            submission_statement(game, event.hand, seat, event.n, event.move)
+        )
         problem = verify(key, SUBMISSION, statement, signature)
         if problem is not None:
             fail(
