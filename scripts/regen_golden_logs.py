@@ -45,18 +45,20 @@ def _rules(profile: str, target: int | None) -> Rules:
     return rules_from_document(document)
 
 
-# name: (profile, short-match target or None, seats, players sign)
+# name: (profile, short-match target or None, seats, players sign, the choice stream's
+# label: chosen so that table-3p-signed has ties, stall shifts, a bounce and a call, and
+# nertz-4p-signed a card that lost its race)
 GAMES = {
-    "table-3p-signed": ("table", 20, 3, True),
-    "peer2peer-2p": ("peer2peer", None, 2, False),
-    "nertz-4p-signed": ("nertz", 20, 4, True),
+    "table-3p-signed": ("table", 20, 3, True, "golden log table-3p-signed #28"),
+    "peer2peer-2p": ("peer2peer", None, 2, False, "golden log peer2peer-2p"),
+    "nertz-4p-signed": ("nertz", 20, 4, True, "golden log nertz-4p-signed #1"),
 }
 
 
 def render(name: str) -> bytes:
-    profile, target, seats, signed = GAMES[name]
-    entropy = [bytes([0xE0 + seat]) * 16 for seat in range(seats)]
-    choose = word_chooser(MatchSeed.from_plain(f"golden log {name}"))
+    profile, target, seats, signed, label = GAMES[name]
+    entropy = [bytes([0xE0 + seat]) * 16 for seat in range(seats)]  # unkeyed seats only
+    choose = word_chooser(MatchSeed.from_plain(label))
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "log.jsonl"
         table = play_match(

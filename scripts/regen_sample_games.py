@@ -182,7 +182,7 @@ class Game:
 
 
 ONE_HAND: Final = {"match.max_hands": 1}
-GOLDEN_PROFILE, GOLDEN_TARGET, GOLDEN_SEATS, GOLDEN_KEYED = golden.GAMES[golden.SAMPLE]
+GOLDEN_PROFILE, GOLDEN_TARGET, GOLDEN_SEATS, GOLDEN_KEYED, _ = golden.GAMES[golden.SAMPLE]
 P2P_3P: Final = "valid/peer2peer-3p-hold-off.jsonl"  # unkeyed: the base of most tampered games
 P2P_2P: Final = "valid/peer2peer-2p-blocked-shared-victory.jsonl"
 P2P_4P: Final = "valid/peer2peer-4p-no-centre-signed.jsonl"  # keyed: the base of signed defects
@@ -357,12 +357,12 @@ def _script_the_end(path: Path, game: Game, ending: Ending, table_key: Ed25519Pr
         demons = [len(seat.demon) for seat in table.state.seats]
         seat = demons.index(max(demons))
         text, n, t_ms = f"{seat} resign", table.next_n(seat), table.t_ms + 1500
-        signature = None
+        signature, seen = None, table.head
         if game.keyed:
             signature = sign_submission(
-                PLAYER_KEYS[seat], table.game, table.state.hand, seat, n, text
+                PLAYER_KEYS[seat], table.game, table.state.hand, seat, n, text, seen
             )
-        table.submit(seat, text, t_ms, n, signature)
+        table.submit(seat, text, t_ms, n, signature, seen)
     if not table.finished:
         raise CorpusError(f"{game.file}: the scripted {ending.what} did not end the match")
 

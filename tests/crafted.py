@@ -28,9 +28,8 @@ from racing_demon.game.engine import legal_moves
 from racing_demon.game.moves import MoveKind
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.signing import sign
 from racing_demon.profiles import builtin_document, rules_from_document
-from racing_demon.table import PlayerInfo, Table, sign_submission
+from racing_demon.table import PlayerInfo, Table, player_signer, sign_submission
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([0xC0]) * 32)
 PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0xC1 + seat]) * 32) for seat in (0, 1)]
@@ -73,16 +72,14 @@ def _table(path: Path, rules: Rules) -> Table:
         PlayerInfo(f"p{seat}", f"b{seat}", raw_public_bytes(key.public_key()))
         for seat, key in enumerate(PLAYER_KEYS)
     ]
-    signers = [lambda message, key=key: sign(key, "genesis", message) for key in PLAYER_KEYS]
-    entropy = [bytes([0xE0 + seat]) * 16 for seat in range(SEATS)]
     return Table.create(
         path,
         rules,
         players,
         TABLE_KEY,
         SECRET,
-        entropy,
-        player_signers=signers,
+        None,  # each keyed seat's entropy is its signature over the commitment
+        player_signers=[player_signer(key) for key in PLAYER_KEYS],
         game_id=hashlib.sha256(path.stem.encode()).hexdigest()[:32],
         durable=False,
     )
@@ -93,8 +90,11 @@ def _submit(table: Table, player: int, kind: MoveKind, t_ms: int) -> None:
     move = next(m for m in legal_moves(table.state, player) if m.kind is kind)
     text = str(move)
     n = table.next_n(player)
-    signature = sign_submission(PLAYER_KEYS[player], table.game, table.state.hand, player, n, text)
-    table.submit(player, text, t_ms, n, signature)
+    seen = table.head
+    signature = sign_submission(
+        PLAYER_KEYS[player], table.game, table.state.hand, player, n, text, seen
+    )
+    table.submit(player, text, t_ms, n, signature, seen)
 
 
 def _turn(table: Table, player: int, t_ms: int) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon.game.flow import FlowCode
+from racing_demon.game.flow import SUBMISSION_KINDS, FlowCode
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import line_bytes
@@ -204,7 +204,7 @@ def test_a_record_after_the_final_is_after_final_first(
 ) -> None:
     """The doc: "On every line after the first, `AFTER_FINAL` comes first: a record after
     the final record is `AFTER_FINAL`, whatever else is wrong with its chain (a repeated
-    genesis, its `seq`, `prev`, game id or time), once steps 1-3 have held for it (so a
+    genesis, its `seq`, `prev`, game id, version or time), once steps 1-3 have held for it (so a
     torn line after the final record is `TORN_LINE`, a line off the schema `SCHEMA`)." """
     lines = lines_of("short")
     assert_fails(verify_lines(tmp_path, [*lines, after(lines)]), step, code, len(lines) + 1)
@@ -401,6 +401,16 @@ def _final(**changes: object) -> Callable[[list[Value]], tuple[list[bytes], Sett
 
 
 OTHER_GAME = "0" * 32
+ELSEWHERE = {"hash": "0" * 64, "seq": 1}  # line 2's seq with another history's hash
+NOT_SEEN = {"hash": "0" * 64, "seq": 10**6}  # no record before this one, and a wrong hash
+
+
+def _last_submission(**changes: object) -> Callable[[list[Value]], tuple[list[bytes], Settings]]:
+    def edit(values: list[Value]) -> tuple[list[bytes], Settings]:
+        index = max(i for i, v in enumerate(values) if v["body"]["kind"] in SUBMISSION_KINDS)
+        return _unsigned(values, index, **changes), PINNED
+
+    return edit
 
 
 @pytest.mark.parametrize(
@@ -411,9 +421,24 @@ OTHER_GAME = "0" * 32
         (_line_6(seq=99, prev="0" * 64, game=OTHER_GAME, t_ms=0), VerifyCode.SEQ_MISMATCH, 6),
         (_line_6(prev="0" * 64, game=OTHER_GAME, t_ms=0), VerifyCode.PREV_MISMATCH, 6),
         (_line_6(game=OTHER_GAME, t_ms=0), VerifyCode.GAME_ID_MISMATCH, 6),
+        (_final(v=1, t_ms=0, records=0), VerifyCode.VERSION_MISMATCH, -1),
         (_final(t_ms=0, records=0), VerifyCode.TIME_BACKWARDS, -1),
+        (_last_submission(t_ms=0, seen=NOT_SEEN), VerifyCode.TIME_BACKWARDS, 0),
+        (_last_submission(seen=NOT_SEEN), VerifyCode.SEEN_OUT_OF_RANGE, 0),
+        (_last_submission(seen=ELSEWHERE), VerifyCode.SEEN_MISMATCH, 0),
     ],
-    ids=["genesis-missing", "genesis-repeated", "seq", "prev", "game-id", "time"],
+    ids=[
+        "genesis-missing",
+        "genesis-repeated",
+        "seq",
+        "prev",
+        "game-id",
+        "version",
+        "time",
+        "time-before-seen",
+        "seen-out-of-range",
+        "seen-mismatch",
+    ],
 )
 def test_the_chain_checks_run_in_their_order(
     tmp_path: Path,
@@ -423,9 +448,14 @@ def test_the_chain_checks_run_in_their_order(
 ) -> None:
     """The doc: "On line 1: `GENESIS_MISSING`, then `WRONG_GAME` (with `--game-id`)" and
     "On each later line: `GENESIS_REPEATED`, `SEQ_MISMATCH`, `PREV_MISMATCH`,
-    `GAME_ID_MISMATCH`, `TIME_BACKWARDS`, then on the final record `RECORD_COUNT`." """
+    `GAME_ID_MISMATCH`, `VERSION_MISMATCH`, `TIME_BACKWARDS`, then on a v2 submission
+    `SEEN_OUT_OF_RANGE` and `SEEN_MISMATCH` (section 6), then on the final record
+    `RECORD_COUNT`." """
     lines, settings = edit(values_of("short"))
     report = verify_lines(tmp_path, lines, settings)
+    if line == 0:  # the last submission
+        kinds = [json.loads(raw)["body"]["kind"] for raw in lines]
+        line = max(i for i, kind in enumerate(kinds) if kind in SUBMISSION_KINDS) + 1
     assert_fails(report, Step.CHAIN, code, line if line > 0 else len(lines) + 1 + line)
 
 
@@ -654,7 +684,10 @@ CHECK_ORDER = [
             "SEQ_MISMATCH",
             "PREV_MISMATCH",
             "GAME_ID_MISMATCH",
+            "VERSION_MISMATCH",
             "TIME_BACKWARDS",
+            "SEEN_OUT_OF_RANGE",
+            "SEEN_MISMATCH",
             "RECORD_COUNT",
             "UNFINISHED",
             "FILE_CHANGED",
@@ -669,10 +702,12 @@ CHECK_ORDER = [
             "WEAK_PLAYER_KEY",
             "DUPLICATE_PLAYER_KEY",
             "BAD_GENESIS_COSIGNATURE",
+            "ENTROPY_NOT_BOUND",
             "UNEXPECTED_SIGNATURE",
             "MISSING_PLAYER_SIGNATURE",
             "BAD_PLAYER_SIGNATURE",
             "SUBMISSION_GAP",
+            "BAD_ACCEPTANCE",
         )
     ),
     (6, "SECRET_MISMATCH"),

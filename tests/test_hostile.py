@@ -81,7 +81,7 @@ def _signed_as_another_kind(values: list[Value]) -> int:
     # The table's key over the record's exact body bytes, but under the type of a tie.
     index = first(values, "move")
     body = values[index]["body"]
-    values[index]["sigs"]["table"] = sign(TABLE_KEY, "tie", canonical_bytes(body))
+    values[index]["sigs"]["table"] = sign(TABLE_KEY, "tie", canonical_bytes(body), 2)
     return index
 
 
@@ -338,8 +338,8 @@ def _as_version(number: bytes) -> Callable[[bytes], bytes]:
     """Write ``number`` where the integer ``v`` stands (every line has one)."""
 
     def attack(line: bytes) -> bytes:
-        assert line.count(b'"v":1') == 1
-        return line.replace(b'"v":1', b'"v":' + number, 1)
+        assert line.count(b'"v":2') == 1
+        return line.replace(b'"v":2', b'"v":' + number, 1)
 
     return attack
 
@@ -367,7 +367,7 @@ ATTACKS = [
     # Strict JSON (§2).
     Attack(
         "duplicate-key",
-        lambda line: line.replace(b'{"body":{', b'{"body":{"v":1,', 1),
+        lambda line: line.replace(b'{"body":{', b'{"body":{"v":2,', 1),
         ReadCode.DUPLICATE_KEY,
     ),
     Attack("nan", _as_version(b"NaN"), ReadCode.NAN_OR_INFINITY),

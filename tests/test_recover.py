@@ -369,11 +369,12 @@ def test_a_resumed_table_continues_each_seats_numbering(tmp_path: Path) -> None:
         assert table.next_n(seat) == (max(sent) + 1 if sent else 0)
     seat = 0
     n = table.next_n(seat)
+    seen = table.head
     signature = sign_submission(
-        PLAYER_KEYS[seat], table.game, table.state.hand, seat, n - 1, "0 turn"
+        PLAYER_KEYS[seat], table.game, table.state.hand, seat, n - 1, "0 turn", seen
     )
     with pytest.raises(SubmissionError, match="next submission"):
-        table.submit(seat, "0 turn", table.t_ms, n - 1, signature)
+        table.submit(seat, "0 turn", table.t_ms, n - 1, signature, seen)
     table.close()
 
 
@@ -399,11 +400,13 @@ def test_a_writer_that_failed_refuses_to_write_again(tmp_path: Path) -> None:
     failing = _FailingFile(table)
     try:
         for attempt, problem in enumerate(("No space", "failed earlier")):
-            n = table.next_n(0)
+            n, seen = table.next_n(0), table.head
             move = str(legal_moves(table.state, 0)[0])
-            signature = sign_submission(PLAYER_KEYS[0], table.game, table.state.hand, 0, n, move)
+            signature = sign_submission(
+                PLAYER_KEYS[0], table.game, table.state.hand, 0, n, move, seen
+            )
             with pytest.raises(OSError, match=problem):
-                table.submit(0, move, table.t_ms + attempt, n, signature)
+                table.submit(0, move, table.t_ms + attempt, n, signature, seen)
     finally:
         table.close()
     assert failing.writes == 1

@@ -10,7 +10,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.engine import legal_moves
-from racing_demon.game.flow import RecordKind
+from racing_demon.game.flow import RecordKind, Seen
 from racing_demon.game.moves import MoveKind
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
@@ -19,7 +19,13 @@ from racing_demon.log.records import chain_hash
 from racing_demon.log.signing import sign, verify
 from racing_demon.profiles import BUILT_IN, load_rules
 from racing_demon.schema import schema_errors
-from racing_demon.table import PlayerInfo, SubmissionError, Table, sign_submission
+from racing_demon.table import (
+    PlayerInfo,
+    SubmissionError,
+    Table,
+    player_signer,
+    sign_submission,
+)
 from racing_demon.testing.randomplay import play_match
 
 SECRET = bytes(range(32))
@@ -37,15 +43,14 @@ def keyed_table(path: Path, profile: str = "table", seats: int = 2) -> Table:
         PlayerInfo(f"p{seat}", f"b{seat}", raw_public_bytes(k.public_key()))
         for seat, k in enumerate(keys)
     ]
-    signers = [lambda message, key=key: sign(key, "genesis", message) for key in keys]
     return Table.create(
         path,
         load_rules(profile),
         players,
         TABLE_KEY,
         SECRET,
-        entropy(seats),
-        player_signers=signers,
+        None,
+        player_signers=[player_signer(key) for key in keys],
     )
 
 
@@ -116,28 +121,33 @@ def test_submissions_are_checked_before_anything_is_written(tmp_path: Path) -> N
 
 def check_refusals(path: Path, table: Table) -> None:
     move = str(next(m for m in legal_moves(table.state, 0) if m.kind is MoveKind.TURN))
-    good = sign_submission(PLAYER_KEYS[0], table.game, 1, 0, 0, move)
+    seen = table.head
+    good = sign_submission(PLAYER_KEYS[0], table.game, 1, 0, 0, move, seen)
+    elsewhere = Seen(seen.seq, "0" * 64)  # a record of another history
     before = path.read_bytes()
     refusals = [
-        ((0, move, 5, 1, good), "next submission is 0"),
-        ((0, move, 5, 0, None), "signature is missing"),
+        ((0, move, 5, 1, good, seen), "next submission is 0"),
+        ((0, move, 5, 0, None, seen), "signature is missing"),
+        ((0, move, 5, 0, good, None), "seen is missing"),
+        ((0, move, 5, 0, good, elsewhere), "not one of the last"),
+        ((0, move, 5, 0, good, Seen(seen.seq + 1, seen.hash)), "not one of the last"),
         (
-            (0, move, 5, 0, sign_submission(PLAYER_KEYS[1], table.game, 1, 0, 0, move)),
+            (0, move, 5, 0, sign_submission(PLAYER_KEYS[1], table.game, 1, 0, 0, move, seen), seen),
             "does not verify",
         ),
         (
-            (0, move, 5, 0, sign_submission(PLAYER_KEYS[0], "0" * 32, 1, 0, 0, move)),
+            (0, move, 5, 0, sign_submission(PLAYER_KEYS[0], "0" * 32, 1, 0, 0, move, seen), seen),
             "does not verify",
         ),
-        ((1, move, 5, 0, good), "not a move of seat 1"),
-        ((0, "0 jump", 5, 0, good), "unknown action"),
-        ((7, move, 5, 0, good), "no seat 7"),
+        ((1, move, 5, 0, good, seen), "not a move of seat 1"),
+        ((0, "0 jump", 5, 0, good, seen), "unknown action"),
+        ((7, move, 5, 0, good, seen), "no seat 7"),
     ]
     for args, message in refusals:
         with pytest.raises(SubmissionError, match=message):
             table.submit(*args)
     assert path.read_bytes() == before
-    outcome = table.submit(0, move, 5, 0, good)
+    outcome = table.submit(0, move, 5, 0, good, seen)
     assert (outcome.kind, outcome.reason) == (RecordKind.MOVE, None)
     with pytest.raises(SubmissionError, match="backwards"):
         table.advance(4)
@@ -169,8 +179,18 @@ def test_genesis_refusals(tmp_path: Path) -> None:
     rules = load_rules("table")
     keys = PLAYER_KEYS[:2]
     players = [PlayerInfo("a", "r", raw_public_bytes(k.public_key())) for k in keys]
-    wrong = [lambda message, key=key: sign(key, "move", message) for key in keys]
-    with pytest.raises(ValueError, match="did not co-sign"):
+    wrong = [lambda kind, message, key=key: sign(key, "move", message, 2) for key in keys]
+    with pytest.raises(ValueError, match="BAD_GENESIS_COSIGNATURE"):
+        Table.create(
+            tmp_path / "a.jsonl", rules, players, TABLE_KEY, SECRET, None, player_signers=wrong
+        )
+    declining = [player_signer(keys[0]), lambda kind, message: None]
+    with pytest.raises(ValueError, match="seat 1 did not sign the entropy statement"):
+        Table.create(
+            tmp_path / "a.jsonl", rules, players, TABLE_KEY, SECRET, None, player_signers=declining
+        )
+    signers = [player_signer(key) for key in keys]
+    with pytest.raises(ValueError, match="pass entropy=None"):
         Table.create(
             tmp_path / "a.jsonl",
             rules,
@@ -178,7 +198,7 @@ def test_genesis_refusals(tmp_path: Path) -> None:
             TABLE_KEY,
             SECRET,
             entropy(2),
-            player_signers=wrong,
+            player_signers=signers,
         )
     with pytest.raises(ValueError, match="one signer per player"):
         Table.create(tmp_path / "b.jsonl", rules, players, TABLE_KEY, SECRET, entropy(2))
@@ -192,7 +212,8 @@ def test_genesis_refusals(tmp_path: Path) -> None:
             entropy(2),
         )
     with pytest.raises(ValueError, match="entropy"):
-        Table.create(tmp_path / "d.jsonl", rules, players[:1] * 2, TABLE_KEY, SECRET, entropy(3))
+        unkeyed = [PlayerInfo("a", "r"), PlayerInfo("b", "g")]
+        Table.create(tmp_path / "d.jsonl", rules, unkeyed, TABLE_KEY, SECRET, entropy(3))
     existing = tmp_path / "e.jsonl"
     existing.write_bytes(b"keep me\n")
     with pytest.raises(FileExistsError):
@@ -220,7 +241,7 @@ def test_a_genesis_the_verifier_would_refuse_is_never_written(
     path = tmp_path / "game.jsonl"
     signers = None
     if players[0].key is not None:
-        signers = [lambda message: "00" * 64 for _ in players]
+        signers = [lambda kind, message: "00" * 64 for _ in players]
     with pytest.raises(ValueError, match=why):
         Table.create(
             path,
@@ -228,7 +249,7 @@ def test_a_genesis_the_verifier_would_refuse_is_never_written(
             players,
             TABLE_KEY,
             SECRET,
-            entropy(len(players)),
+            None if signers else entropy(len(players)),
             player_signers=signers,
         )
     assert not path.exists()
@@ -266,13 +287,14 @@ def submit_and_read_back(path: Path, table: Table) -> None:
         if not moves:
             continue
         move = str(rng.choice(moves))
-        n = table.next_n(0)
+        n, seen = table.next_n(0), table.head
         table.submit(
             0,
             move,
             t_ms,
             n,
-            sign_submission(PLAYER_KEYS[0], table.game, table.state.hand, 0, n, move),
+            sign_submission(PLAYER_KEYS[0], table.game, table.state.hand, 0, n, move, seen),
+            seen,
         )
         raw = path.read_bytes()
         assert raw.endswith(b"\n")

@@ -22,7 +22,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from racing_demon.cli import main
-from racing_demon.game.flow import SUBMISSION_KINDS, FlowCode, RecordKind
+from racing_demon.game.flow import SUBMISSION_KINDS, FlowCode, RecordKind, Seen
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.signing import sign
@@ -444,8 +444,9 @@ def test_a_record_signed_by_another_key(tmp_path: Path) -> None:
 def _with_wrong_player_signature(values: list[Value], index: int) -> None:
     body = values[index]["body"]
     other = PLAYER_KEYS[1 - body["player"]]
+    seen = Seen(body["seen"]["seq"], body["seen"]["hash"])
     values[index]["sigs"]["player"] = sign_submission(
-        other, body["game"], body["hand"], body["player"], body["n"], body["move"]
+        other, body["game"], body["hand"], body["player"], body["n"], body["move"], seen
     )
 
 
@@ -725,7 +726,10 @@ def test_the_text_report_escapes_what_the_log_supplies() -> None:
 
 def test_a_legal_move_wrongly_bounced(tmp_path: Path) -> None:
     values = values_of("short", keyed=True)  # a bounce keeps the player's signature valid
-    index = _move_line(values)
+    # The last submission: a record that a later submission's player saw cannot be
+    # re-signed without breaking that player's signature (tests/test_format_v2.py).
+    index = max(i for i, value in enumerate(values) if value["body"]["kind"] in SUBMISSION_KINDS)
+    assert values[index]["body"]["kind"] != "bounce"
     values[index]["body"].update(kind="bounce", reason="FOUNDATION_TAKEN")
     assert_fails(
         verify_lines(tmp_path, seal(values, index)),

@@ -11,9 +11,10 @@ a prefix of complete records (``durable=False`` skips the fsync, for simulations
 from __future__ import annotations
 
 import io
+import re
 import secrets
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -24,7 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
 from racing_demon.game.deal import MatchSeed, commitment
-from racing_demon.game.flow import MatchEnd, MatchFlow, RecordKind, Submission
+from racing_demon.game.flow import MatchEnd, MatchFlow, RecordKind, Seen, Submission
 from racing_demon.game.moves import Move
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
@@ -33,12 +34,17 @@ from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
 from racing_demon.log.records import (
+    ACCEPT,
+    ENTROPY,
+    FORMAT_VERSION,
+    SEEN_WINDOW,
     SUBMISSION,
     Final,
     Genesis,
     Record,
     SeatEntry,
     chain_hash,
+    entropy_statement,
     record_body,
     submission_statement,
 )
@@ -48,7 +54,22 @@ from racing_demon.replay import replay
 from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
 from racing_demon.verify.report import VerifyCode
 
-PlayerSigner = Callable[[bytes], str]  # canonical genesis body -> signature (kind "genesis")
+_SIGNATURE_HEX = re.compile(r"[0-9a-f]{128}")
+
+# A seat's signer: signs a statement of a kind (docs/log-format.md §5) for its player, or
+# declines with None. The table asks it to co-sign the genesis, for its entropy (its
+# signature over the commitment) and for its acceptance of the final record.
+PlayerSigner = Callable[[str, bytes], str | None]
+
+
+def player_signer(private_key: Ed25519PrivateKey) -> PlayerSigner:
+    """The signer of a player whose client signs whatever the table asks (simulations,
+    tests, a client that accepts every result)."""
+
+    def signer(kind: str, message: bytes) -> str:
+        return sign(private_key, kind, message, FORMAT_VERSION)
+
+    return signer
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +81,12 @@ class PlayerInfo:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What the table made of a submission: the record it wrote."""
+    """What the table made of a submission: the record it wrote, and its receipt."""
 
     kind: RecordKind
     reason: str | None  # the engine's refusal code for a bounce
     seq: int
+    record: str  # the record's chain hash
 
 
 class TableError(RacingDemonError, ValueError):
@@ -83,8 +105,8 @@ def _check_genesis(
     genesis: Record, sigs: dict[str, Any], table_key: Ed25519PrivateKey, dealer_secret: bytes
 ) -> None:
     """TableError, before the table writes a byte, unless the genesis would pass every
-    check that the verifier makes of it (schema, keys, co-signatures, the reveal, rules and
-    seats): the table never writes a log that its own verifier refuses."""
+    check that the verifier makes of it (schema, keys, co-signatures, entropy, the reveal,
+    rules and seats): the table never writes a log that its own verifier refuses."""
     settings = Settings(table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret)
     line = seal(genesis, table_key, sigs) + b"\n"
     report = verify_stream(io.BytesIO(line), settings, "the genesis")
@@ -110,12 +132,14 @@ class Table:
         players: Sequence[PlayerInfo],
         game: str,
         secret: bytes,
+        player_signers: Sequence[PlayerSigner] | None,
     ) -> None:
         self._writer = writer
         self._flow = flow
         self._players = tuple(players)
         self._game = game
         self._secret = secret
+        self._signers = None if player_signers is None else tuple(player_signers)
         self._next_n = [0] * len(players)
 
     @classmethod
@@ -126,26 +150,44 @@ class Table:
         players: Sequence[PlayerInfo],
         table_key: Ed25519PrivateKey,
         dealer_secret: bytes,
-        entropy: Sequence[bytes],
+        entropy: Sequence[bytes] | None,
         *,
         player_signers: Sequence[PlayerSigner] | None = None,
         game_id: str | None = None,
         durable: bool = True,
     ) -> Table:
-        """Write the genesis (co-signed by every keyed player) and deal the first hand.
+        """Write the genesis and deal the first hand.
+
+        In a keyed game (every player lists a key, and ``player_signers`` holds each
+        seat's signer) the table publishes the game id and the dealer's commitment to the
+        signers, and each seat's entropy is its signer's answer: its signature over them
+        (docs/deal-spec.md), so ``entropy`` must be None; every seat then co-signs the
+        genesis. In an unkeyed game ``entropy`` holds one contribution per seat, on the
+        table's word.
 
         Refuses an existing file: a log is never overwritten. ``durable=False`` flushes every
         record but skips the fsync, so a crash may lose records the table acknowledged: for
         simulations and benchmarks only, never for a table that players rely on.
         """
-        if len(entropy) != len(players):
-            raise TableError(f"{len(players)} players but {len(entropy)} entropy contributions")
         keyed = [player.key is not None for player in players]
         if any(keyed) and not all(keyed):
             raise TableError("either every player signs with a key or none does")
         if all(keyed) != (player_signers is not None and len(player_signers) == len(players)):
-            raise TableError("keyed players co-sign the genesis: one signer per player")
+            raise TableError("keyed players sign for themselves: one signer per player")
         game = game_id or secrets.token_hex(16)
+        promise = commitment(dealer_secret)
+        if player_signers is not None:
+            if entropy is not None:
+                raise TableError(
+                    "a keyed player's entropy is its signature over the commitment: "
+                    "the table asks its signer, so pass entropy=None"
+                )
+            entropy = [
+                bytes.fromhex(_ask(signer, seat, ENTROPY, entropy_statement(game, seat, promise)))
+                for seat, signer in enumerate(player_signers)
+            ]
+        if entropy is None or len(entropy) != len(players):
+            raise TableError(f"{len(players)} players need {len(players)} entropy contributions")
         genesis = Record(
             game,
             0,
@@ -160,20 +202,17 @@ class Table:
                     for seat, player in enumerate(players)
                 ),
                 table_key=key_id(raw_public_bytes(table_key.public_key())),
-                commitment=commitment(dealer_secret),
+                commitment=promise,
                 entropy=tuple(contribution.hex() for contribution in entropy),
             ),
         )
         sigs: dict[str, Any] = {}
         if player_signers is not None:
-            message = canonical_bytes(record_body(genesis))
-            cosigned = [signer(message) for signer in player_signers]
-            for seat, (player, signature) in enumerate(zip(players, cosigned, strict=True)):
-                assert player.key is not None
-                problem = verify(player.key, RecordKind.GENESIS.value, message, signature)
-                if problem is not None:
-                    raise TableError(f"seat {seat} did not co-sign the genesis: {problem}")
-            sigs["players"] = cosigned
+            body = record_body(genesis)
+            sigs["players"] = [
+                _ask(signer, seat, RecordKind.GENESIS.value, body)
+                for seat, signer in enumerate(player_signers)
+            ]
         _check_genesis(genesis, sigs, table_key, dealer_secret)
         seed = MatchSeed.from_secret(dealer_secret, entropy)
         file = path.open("xb")
@@ -181,7 +220,7 @@ class Table:
             writer = LogWriter(file, game, table_key, durable=durable)
             writer.append(0, genesis.payload, sigs)
             flow = MatchFlow.begin(rules, seed, len(players))
-            table = cls(writer, flow, players, game, dealer_secret)
+            table = cls(writer, flow, players, game, dealer_secret, player_signers)
             table._record_due(0)
         except BaseException:
             # The file is this call's own (opened exclusively): a failed create leaves
@@ -198,6 +237,7 @@ class Table:
         table_key: Ed25519PrivateKey,
         dealer_secret: bytes,
         *,
+        player_signers: Sequence[PlayerSigner] | None = None,
         limits: Limits = DEFAULT_LIMITS,
     ) -> Table:
         """Continue the unfinished match logged at ``path`` after a crash.
@@ -205,7 +245,8 @@ class Table:
         The log must verify as unfinished under this table's key and dealer secret, every
         record replayed; a torn last line must be removed first (``racing-demon recover``).
         The table then writes what the crash cut short (a due stall shift, the hand's end,
-        the next deal or the final record) and takes submissions again. Raises ResumeError.
+        the next deal or the final record, which ``player_signers`` may accept) and takes
+        submissions again. Raises ResumeError, also for a log of an older format.
         """
         settings = Settings(
             table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret, limits=limits
@@ -218,7 +259,11 @@ class Table:
         if finding.code is not VerifyCode.UNFINISHED:
             where = "" if finding.line is None else f"line {finding.line}: "
             raise ResumeError(f"{path}: {report.verdict}: {where}{finding.code}: {finding.message}")
-        flow, genesis, last, next_n, last_line = _rebuild(path, dealer_secret, limits)
+        flow, genesis, last, next_n, recent = _rebuild(path, dealer_secret, limits)
+        if last.v != FORMAT_VERSION:
+            raise ResumeError(
+                f"{path}: a log of format v{last.v}: this table continues v{FORMAT_VERSION} logs"
+            )
         players = [
             PlayerInfo(
                 entry.name, entry.back, None if entry.key is None else bytes.fromhex(entry.key)
@@ -231,9 +276,9 @@ class Table:
             table_key,
             seq=last.seq + 1,
             t_ms=last.t_ms,
-            prev=chain_hash(last_line),
+            recent_hashes=recent,
         )
-        table = cls(writer, flow, players, last.game, dealer_secret)
+        table = cls(writer, flow, players, last.game, dealer_secret, player_signers)
         table._next_n = next_n
         table._record_due(writer.t_ms)
         return table
@@ -273,6 +318,13 @@ class Table:
         """The time of the last record written."""
         return self._writer.t_ms
 
+    @property
+    def head(self) -> Seen:
+        """The last record written, as a client that has seen it names it in a submission."""
+        head = self._writer.head
+        assert head is not None  # the genesis is written as the table is created
+        return head
+
     def next_n(self, seat: int) -> int:
         """The number the seat's next submission must carry."""
         return self._next_n[seat]
@@ -290,9 +342,19 @@ class Table:
             self._record_due(deadline)
 
     def submit(
-        self, seat: int, move_text: str, t_ms: int, n: int, signature: str | None = None
+        self,
+        seat: int,
+        move_text: str,
+        t_ms: int,
+        n: int,
+        signature: str | None = None,
+        seen: Seen | None = None,
     ) -> Outcome:
-        """Check one submission, record it as accepted or bounced, and apply what follows."""
+        """Check one submission, record it as accepted or bounced, and apply what follows.
+
+        ``seen`` is the last record the seat's client had seen (its ``head`` then), which a
+        keyed player signs with its move; an unkeyed seat's defaults to the table's head.
+        """
         self.advance(t_ms)
         if self.finished:
             raise SubmissionError("the match is over")
@@ -306,12 +368,22 @@ class Table:
             raise SubmissionError(str(error)) from error
         if move.seat != seat:
             raise SubmissionError(f"{move_text!r} is not a move of seat {seat}")
-        sigs = self._player_sigs(seat, move_text, n, signature)
-        event, self._flow = self._flow.submit(seat, n, move, move_text)
+        if seen is None:
+            if self._players[seat].key is not None:
+                raise SubmissionError(f"seat {seat} signs the record it had seen: seen is missing")
+            seen = self.head
+        if self._writer.hash_of(seen.seq) != seen.hash:
+            raise SubmissionError(
+                f"seat {seat} names record {seen.seq} with hash {seen.hash[:12]}, which is not "
+                f"one of the last {SEEN_WINDOW} records of this log"
+            )
+        sigs = self._player_sigs(seat, move_text, n, seen, signature)
+        event, self._flow = self._flow.submit(seat, n, move, move_text, seen)
         self._next_n[seat] += 1
-        seq = self._writer.append(t_ms, event, sigs)
+        line = self._writer.append(t_ms, event, sigs)
+        seq = self._writer.seq - 1
         self._record_due(t_ms)
-        return Outcome(event.kind, event.reason, seq)
+        return Outcome(event.kind, event.reason, seq, chain_hash(line))
 
     def close(self) -> None:
         """Stop writing (a match left unfinished stays a valid, unfinished prefix)."""
@@ -326,7 +398,7 @@ class Table:
     # -- internals ---------------------------------------------------------------
 
     def _player_sigs(
-        self, seat: int, move_text: str, n: int, signature: str | None
+        self, seat: int, move_text: str, n: int, seen: Seen, signature: str | None
     ) -> dict[str, Any]:
         key = self._players[seat].key
         if key is None:
@@ -335,8 +407,8 @@ class Table:
             return {}
         if signature is None:
             raise SubmissionError(f"seat {seat} signs its moves: the signature is missing")
-        statement = submission_statement(self._game, self.state.hand, seat, n, move_text)
-        problem = verify(key, SUBMISSION, canonical_bytes(statement), signature)
+        statement = submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
+        problem = verify(key, SUBMISSION, canonical_bytes(statement), signature, FORMAT_VERSION)
         if problem is not None:
             raise SubmissionError(f"seat {seat}'s signature does not verify: {problem}")
         return {"player": signature}
@@ -348,10 +420,35 @@ class Table:
             self._flow = self._flow.play(event, t_ms)
             if isinstance(event, MatchEnd):
                 final = Final(event, self._secret.hex(), self._writer.seq)
-                self._writer.append(t_ms, final, {})
+                self._writer.append(t_ms, final, self._acceptances(t_ms, final))
                 self._writer.close()
                 return
             self._writer.append(t_ms, event, {})
+
+    def _acceptances(self, t_ms: int, final: Final) -> dict[str, Any]:
+        """Each keyed seat's acceptance of the final record, asked of its signer before the
+        record is written; a seat that declines, or answers with anything but a good
+        signature, is listed as not accepting (null)."""
+        if self._signers is None:
+            return {}
+        body = self._writer.next_body(t_ms, final)
+        accepts: list[str | None] = []
+        for player, signer in zip(self._players, self._signers, strict=True):
+            signature = signer(ACCEPT, body)
+            assert player.key is not None  # a keyed game: every seat lists its key
+            good = signature is not None and (
+                verify(player.key, ACCEPT, body, signature, FORMAT_VERSION) is None
+            )
+            accepts.append(signature if good else None)
+        return {"accepts": accepts}
+
+
+def _ask(signer: PlayerSigner, seat: int, kind: str, statement: Mapping[str, Any]) -> str:
+    """Seat ``seat``'s signature of ``statement`` as a ``kind``; TableError if it declines."""
+    signature = signer(kind, canonical_bytes(statement))
+    if signature is None or not _SIGNATURE_HEX.fullmatch(signature):
+        raise TableError(f"seat {seat} did not sign the {kind} statement")
+    return signature
 
 
 def _hex(key: bytes | None) -> str | None:
@@ -359,18 +456,25 @@ def _hex(key: bytes | None) -> str | None:
 
 
 def sign_submission(
-    private_key: Ed25519PrivateKey, game: str, hand: int, seat: int, n: int, move_text: str
+    private_key: Ed25519PrivateKey,
+    game: str,
+    hand: int,
+    seat: int,
+    n: int,
+    move_text: str,
+    seen: Seen,
 ) -> str:
-    """A player's signature over its seat's submission (kind ``submission``)."""
-    statement = submission_statement(game, hand, seat, n, move_text)
-    return sign(private_key, SUBMISSION, canonical_bytes(statement))
+    """A player's signature over its seat's submission (kind ``submission``), made having
+    seen record ``seen``."""
+    statement = submission_statement(game, hand, seat, n, move_text, seen)
+    return sign(private_key, SUBMISSION, canonical_bytes(statement), FORMAT_VERSION)
 
 
 def _rebuild(
     path: Path, secret: bytes, limits: Limits
-) -> tuple[MatchFlow, Genesis, Record, list[int], bytes]:
+) -> tuple[MatchFlow, Genesis, Record, list[int], deque[str]]:
     """The match after the log's last record, the genesis, that last record, each seat's
-    next ``n``, and the last line."""
+    next ``n``, and the hashes of the last lines (as many as a submission may name)."""
     genesis: Genesis | None = None
     flow: MatchFlow | None = None
     last: Record | None = None
@@ -386,5 +490,7 @@ def _rebuild(
             next_n[payload.seat] = payload.n + 1
     assert genesis is not None and flow is not None and last is not None  # it verified
     with open_regular(path) as stream:
-        ((_, last_line),) = deque(iter_raw_lines(stream, limits), maxlen=1)
-    return flow, genesis, last, next_n, last_line
+        recent = deque(
+            (chain_hash(line) for _, line in iter_raw_lines(stream, limits)), maxlen=SEEN_WINDOW
+        )
+    return flow, genesis, last, next_n, recent

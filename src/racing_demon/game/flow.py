@@ -95,6 +95,14 @@ class HandStart(NamedTuple):
         return RecordKind.HAND_START
 
 
+class Seen(NamedTuple):
+    """The last record a player's client had seen when it submitted: its seq and the
+    hash of its line (log format v2)."""
+
+    seq: int
+    hash: str
+
+
 class Submission(NamedTuple):
     """A seat's move as the table ordered it: accepted (its kind says how) or bounced."""
 
@@ -104,6 +112,7 @@ class Submission(NamedTuple):
     n: int  # the seat's submission number, from 0, without gaps
     move: str
     reason: str | None = None  # the engine's refusal code, for a bounce only
+    seen: Seen | None = None  # what its player had seen (format v2); the flow ignores it
 
 
 class Stall(NamedTuple):
@@ -489,16 +498,19 @@ class MatchFlow(NamedTuple):
         state = advance_clock(self.state, t_ms)
         return MatchFlow(self.rules, self.seed, self.match, state, True, self.stall_due)
 
-    def submit(self, seat: int, n: int, move: Move, text: str) -> tuple[Submission, MatchFlow]:
-        """What the table makes of a seat's submission ``text`` (parsed as ``move``) now: the
-        event it records, accepted or bounced, and the match after it."""
+    def submit(
+        self, seat: int, n: int, move: Move, text: str, seen: Seen | None = None
+    ) -> tuple[Submission, MatchFlow]:
+        """What the table makes of a seat's submission ``text`` (parsed as ``move``, made
+        having seen ``seen``) now: the event it records, accepted or bounced, and the match
+        after it."""
         state = self.state
         assert state is not None and self.hand_open  # the table takes submissions in a hand
         kind, violation = judge_move(state, move)
         if violation is not None:
-            bounce = Submission(RecordKind.BOUNCE, state.hand, seat, n, text, violation.code)
+            bounce = Submission(RecordKind.BOUNCE, state.hand, seat, n, text, violation.code, seen)
             return bounce, self._after(state)  # as play() judges it: a stall may be due now
-        accepted = Submission(kind, state.hand, seat, n, text)
+        accepted = Submission(kind, state.hand, seat, n, text, None, seen)
         return accepted, self._after(apply_move(state, move))
 
     def _match_end(self) -> MatchEnd:

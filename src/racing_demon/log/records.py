@@ -7,10 +7,13 @@ match flow (``racing_demon.game.flow``), or the final record. ``parse_record`` r
 that its schema (schemas/log-record.schema.json) admitted, and ``record_body`` writes one;
 a test proves the two agree with the schema over the whole corpus.
 
-The table signs ``pae(kind, canonical(body))`` for every record; a player with a key signs
-the submission ``{game, hand, move, n, player}`` before the table orders it, because a
-player cannot know the record's place in the chain (seq, prev) or whether its move lands.
-The log calls a seat index ``player`` (format v1); the typed values call it ``seat``.
+The table signs ``pae(kind, canonical(body), v)`` for every record; a player with a key
+signs the submission ``{game, hand, move, n, player}`` (and in format v2 ``seen``, the last
+record it had seen) before the table orders it, because a player cannot know the record's
+place in the chain (seq, prev) or whether its move lands. In format v2 each keyed player's
+entropy contribution is its signature over the dealer's commitment, and players may accept
+the final record by signing it. The log calls a seat index ``player``; the typed values
+call it ``seat``.
 
 Records and events are named tuples, immutable like frozen dataclasses: a frozen slotted
 dataclass costs about three times as much to build, and the verifier builds two or three
@@ -30,14 +33,23 @@ from racing_demon.game.flow import (
     HandStart,
     MatchEnd,
     RecordKind,
+    Seen,
     Stall,
     Submission,
 )
 from racing_demon.game.state import EndReason
 from racing_demon.log.canonical import canonical_bytes
 
-FORMAT_VERSION = 1
-SUBMISSION = "submission"  # the signature kind of a player's own statement of a move
+FORMAT_VERSION = 2  # what the table writes; the verifier reads every version in VERSIONS
+VERSIONS = (1, 2)
+# The signature kinds of what players sign beside the records (docs/log-format.md §5-§6).
+SUBMISSION = "submission"  # a player's own statement of a move
+ENTROPY = "entropy"  # a player's contribution to the deal, answering the commitment (v2)
+ACCEPT = "accept"  # a player's acceptance of the final record (v2)
+# How far back a v2 submission may name the record its player had seen: a verifier keeps
+# this many line hashes, so its memory stays flat, and a client that has fallen further
+# behind the records the table publishes must catch up before it moves.
+SEEN_WINDOW = 4096
 
 
 class SeatEntry(NamedTuple):
@@ -88,6 +100,7 @@ class Record(NamedTuple):
     t_ms: int
     prev: str | None  # the previous line's hash; None on the genesis
     payload: Payload
+    v: int = FORMAT_VERSION  # the log format
 
     @property
     def kind(self) -> RecordKind:
@@ -100,7 +113,7 @@ class Record(NamedTuple):
 def parse_record(body: Mapping[str, Any]) -> Record:
     """The typed record of a body that the log-record schema admitted."""
     payload = _PARSERS[body["kind"]](body)
-    return Record(body["game"], body["seq"], body["t_ms"], body.get("prev"), payload)
+    return Record(body["game"], body["seq"], body["t_ms"], body.get("prev"), payload, body["v"])
 
 
 def _genesis(body: Mapping[str, Any]) -> Genesis:
@@ -119,6 +132,7 @@ def _genesis(body: Mapping[str, Any]) -> Genesis:
 
 
 def _submission(body: Mapping[str, Any]) -> Submission:
+    seen = body.get("seen")
     return Submission(
         _KINDS[body["kind"]],
         body["hand"],
@@ -126,6 +140,7 @@ def _submission(body: Mapping[str, Any]) -> Submission:
         body["n"],
         body["move"],
         body.get("reason"),
+        None if seen is None else Seen(seen["seq"], seen["hash"]),
     )
 
 
@@ -168,7 +183,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Payload]] = {
 def record_body(record: Record) -> dict[str, Any]:
     """The body that the log holds for ``record``: the one place a body is written."""
     body: dict[str, Any] = {
-        "v": FORMAT_VERSION,
+        "v": record.v,
         "game": record.game,
         "seq": record.seq,
         "t_ms": record.t_ms,
@@ -191,6 +206,8 @@ def payload_fields(payload: Payload) -> dict[str, Any]:
         }
         if payload.reason is not None:
             fields["reason"] = payload.reason
+        if payload.seen is not None:
+            fields["seen"] = _seen_fields(payload.seen)
         return fields
     if isinstance(payload, HandStart):
         return {"hand": payload.hand, "packs": list(payload.packs)}
@@ -232,10 +249,33 @@ def event_of(payload: Payload) -> Event | None:
     return payload
 
 
-def submission_statement(game: str, hand: int, seat: int, n: int, move: str) -> dict[str, Any]:
+def submission_statement(
+    game: str, hand: int, seat: int, n: int, move: str, seen: Seen | None = None
+) -> dict[str, Any]:
     """What a player signs: its seat's n-th submission of this game, before the table
-    orders it (so without its kind, which the table decides)."""
-    return {"game": game, "hand": hand, "move": move, "n": n, "player": seat}
+    orders it (so without its kind, which the table decides), and in format v2 the last
+    record it had seen."""
+    statement: dict[str, Any] = {"game": game, "hand": hand, "move": move, "n": n, "player": seat}
+    if seen is not None:
+        statement["seen"] = _seen_fields(seen)
+    return statement
+
+
+def statement_of(game: str, submission: Submission) -> dict[str, Any]:
+    """The statement the player of ``submission`` signed."""
+    return submission_statement(
+        game, submission.hand, submission.seat, submission.n, submission.move, submission.seen
+    )
+
+
+def entropy_statement(game: str, seat: int, commitment: str) -> dict[str, Any]:
+    """What a keyed player signs, in format v2, to make its entropy contribution: the
+    dealer's commitment for this game, which must therefore exist first."""
+    return {"commitment": commitment, "game": game, "player": seat}
+
+
+def _seen_fields(seen: Seen) -> dict[str, Any]:
+    return {"hash": seen.hash, "seq": seen.seq}
 
 
 def line_bytes(body: Mapping[str, Any], sigs: Mapping[str, Any]) -> bytes:

@@ -7,14 +7,23 @@ records to a file, chaining each to the line before it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Iterable, Mapping
 from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.errors import RacingDemonError
+from racing_demon.game.flow import Seen
 from racing_demon.log.canonical import canonical_bytes
-from racing_demon.log.records import Payload, Record, chain_hash, line_bytes, record_body
+from racing_demon.log.records import (
+    SEEN_WINDOW,
+    Payload,
+    Record,
+    chain_hash,
+    line_bytes,
+    record_body,
+)
 from racing_demon.log.signing import sign
 
 
@@ -22,7 +31,8 @@ def seal(record: Record, table_key: Ed25519PrivateKey, sigs: Mapping[str, Any]) 
     """The line (without its newline) that holds ``record``, signed by the table, with the
     players' signatures ``sigs`` it carries."""
     body = record_body(record)
-    signed = {**sigs, "table": sign(table_key, record.kind.value, canonical_bytes(body))}
+    signature = sign(table_key, record.kind.value, canonical_bytes(body), record.v)
+    signed = {**sigs, "table": signature}
     return line_bytes(body, signed)
 
 
@@ -41,10 +51,11 @@ class LogWriter:
         *,
         seq: int = 0,
         t_ms: int = 0,
-        prev: str | None = None,
+        recent_hashes: Iterable[str] = (),
         durable: bool = True,
     ) -> None:
-        """A writer at the end of a log of ``seq`` records whose last line hashes to ``prev``.
+        """A writer at the end of a log of ``seq`` records whose last lines hash to
+        ``recent_hashes`` (oldest first, the last line's last).
 
         ``durable=False`` flushes each record but does not fsync it (simulations only).
         """
@@ -54,16 +65,36 @@ class LogWriter:
         self._key = key
         self.seq = seq
         self.t_ms = t_ms
-        self._prev = prev
+        self._recent = deque(recent_hashes, maxlen=SEEN_WINDOW)
         self._failed: str | None = None
 
-    def append(self, t_ms: int, payload: Payload, sigs: Mapping[str, Any]) -> int:
-        """Write ``payload`` as the next record at ``t_ms``; returns its seq."""
+    @property
+    def head(self) -> Seen | None:
+        """The last record written, as a client that has seen it names it."""
+        return Seen(self.seq - 1, self._recent[-1]) if self._recent else None
+
+    def hash_of(self, seq: int) -> str | None:
+        """The chain hash of record ``seq``, if it is one of the last ``SEEN_WINDOW``."""
+        index = seq - (self.seq - len(self._recent))
+        return self._recent[index] if 0 <= index < len(self._recent) else None
+
+    def next_body(self, t_ms: int, payload: Payload) -> bytes:
+        """The canonical body that ``append(t_ms, payload, ...)`` would write next: what
+        players sign before the table writes it (their acceptance of the final record)."""
+        return canonical_bytes(record_body(self._next(t_ms, payload)))
+
+    def _next(self, t_ms: int, payload: Payload) -> Record:
+        prev = self._recent[-1] if self._recent else None
+        return Record(self._game, self.seq, t_ms, prev, payload)
+
+    def append(self, t_ms: int, payload: Payload, sigs: Mapping[str, Any]) -> bytes:
+        """Write ``payload`` as the next record at ``t_ms``; returns its line (without the
+        newline)."""
         if self._failed is not None:
             raise LogWriterError(
                 f"the log writer failed earlier ({self._failed}): recover the log and resume"
             )
-        line = seal(Record(self._game, self.seq, t_ms, self._prev, payload), self._key, sigs)
+        line = seal(self._next(t_ms, payload), self._key, sigs)
         try:
             self._file.write(line + b"\n")
             self._file.flush()
@@ -74,10 +105,10 @@ class LogWriter:
             # the middle of the log, where recovery must refuse to cut.
             self._failed = error.strerror or str(error)
             raise
-        self._prev = chain_hash(line)
+        self._recent.append(chain_hash(line))
         self.t_ms = t_ms
         self.seq += 1
-        return self.seq - 1
+        return line
 
     def close(self) -> None:
         self._file.close()

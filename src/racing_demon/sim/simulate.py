@@ -45,15 +45,14 @@ from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
 from racing_demon.game.deal import SECRET_BYTES, MatchSeed, uniform_below, word_stream
 from racing_demon.game.engine import advance_clock
-from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind, Submission
+from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind, Seen, Submission
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.game.state import EndReason, State
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import parse_record
-from racing_demon.log.signing import sign
 from racing_demon.sim.bots import BotProfile, choose_move, stream_chooser
-from racing_demon.table import PlayerInfo, Table, sign_submission
+from racing_demon.table import PlayerInfo, Table, player_signer, sign_submission
 
 SIMULATION_FORMAT: Final = "racing-demon/simulate/v1"
 ENTROPY_BYTES: Final = 16
@@ -215,6 +214,7 @@ class _Arrival:
     n: int
     text: str
     signature: str | None
+    seen: Seen  # the last record the seat had seen when it sent this
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,17 +272,14 @@ def simulate(
         )
         for seat in range(seats)
     ]
-    signers = None
-    if keys is not None:
-        genesis = RecordKind.GENESIS.value
-        signers = [lambda message, key=key: sign(key, genesis, message) for key in keys]
+    signers = None if keys is None else [player_signer(key) for key in keys]
     table = Table.create(
         path,
         rules,
         players,
         table_key,
         derived.dealer_secret,
-        derived.entropy(seats),
+        derived.entropy(seats) if keys is None else None,
         player_signers=signers,
         game_id=derived.game_id,
         durable=durable,
@@ -341,7 +338,9 @@ class _Loop:
         self._heap: list[_Entry] = []
         self._counter = 0
         # The table after every change, as long as some seat's view may still show it.
-        self._snapshots: deque[tuple[int, State]] = deque([(table.t_ms, table.state)])
+        self._snapshots: deque[tuple[int, State, Seen]] = deque(
+            [(table.t_ms, table.state, table.head)]
+        )
         self._records = table.records
         self._oldest_view = max(lag.mean_ms for lag in latency)
         self._visible_at: list[int | None] = [None] * seats  # when the own move shows
@@ -378,7 +377,7 @@ class _Loop:
                     self._wake(event.seat, t_ms)
             if table.records != self._records:
                 self._records = table.records
-                self._snapshots.append((t_ms, table.state))
+                self._snapshots.append((t_ms, table.state, table.head))
             if on_hand is not None and table.match.played > hands:
                 hands = table.match.played
                 on_hand(table.match)
@@ -391,18 +390,22 @@ class _Loop:
         if arrival.hand != table.state.hand:
             self.stale[arrival.seat] += 1
             return
-        table.submit(arrival.seat, arrival.text, t_ms, arrival.n, arrival.signature)
+        table.submit(arrival.seat, arrival.text, t_ms, arrival.n, arrival.signature, arrival.seen)
 
-    def _view(self, seat: int, t_ms: int) -> State:
-        """The table as the seat sees it at ``t_ms``: as it stood one mean latency ago."""
+    def _view(self, seat: int, t_ms: int) -> tuple[State, Seen]:
+        """The table as the seat sees it at ``t_ms``: as it stood one mean latency ago, and
+        the last record it had seen then."""
         snapshots = self._snapshots
         while len(snapshots) > 1 and snapshots[1][0] <= t_ms - self._oldest_view:
             snapshots.popleft()  # no seat will ever look this far back again
         seen_ms = t_ms - self._latency[seat].mean_ms
-        for changed_ms, state in reversed(snapshots):
+        for changed_ms, state, seen in reversed(snapshots):
             if changed_ms <= seen_ms:
-                return advance_clock(state, seen_ms) if seen_ms > state.clock_ms else state
-        return snapshots[0][1]  # the match started less than a latency ago
+                if seen_ms > state.clock_ms:
+                    return advance_clock(state, seen_ms), seen
+                return state, seen
+        _, state, seen = snapshots[0]  # the match started less than a latency ago
+        return state, seen
 
     def _wake(self, seat: int, t_ms: int) -> None:
         visible_at = self._visible_at[seat]
@@ -411,7 +414,7 @@ class _Loop:
             return
         table = self._table
         bot = self._bots[seat]
-        state = self._view(seat, t_ms)
+        state, seen = self._view(seat, t_ms)
         move = choose_move(state, seat, bot, self._choosers[seat])
         pause = bot.pause_ms(move, self._clocks[seat])
         if move is None:
@@ -421,10 +424,12 @@ class _Loop:
             n = table.next_n(seat)
             signature = None
             if self._keys is not None:
-                signature = sign_submission(self._keys[seat], table.game, state.hand, seat, n, text)
+                signature = sign_submission(
+                    self._keys[seat], table.game, state.hand, seat, n, text, seen
+                )
             latency = self._latency[seat]
             landing = t_ms + latency.draw(self._network[seat])
-            taken = self._send(landing, _Arrival(seat, state.hand, n, text, signature))
+            taken = self._send(landing, _Arrival(seat, state.hand, n, text, signature, seen))
             self._visible_at[seat] = taken + latency.mean_ms
             self.actions[seat] += 1
             self.action_pause_ms[seat] += pause

@@ -9,6 +9,7 @@ every choice, so this module has no randomness of its own.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,7 @@ from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import State
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.signing import sign
-from racing_demon.table import PlayerInfo, Table, sign_submission
+from racing_demon.table import PlayerInfo, Table, player_signer, sign_submission
 from racing_demon.testing.playout import STEP_MS, Choose
 
 CHOICE_SEAT = 2**32 - 1  # a seat no table has: its word stream only chooses moves
@@ -58,8 +58,9 @@ def play_match(
 ) -> Table:
     """Play a whole match with random players and return the (finished) table.
 
-    With ``player_keys`` every seat signs its genesis and its submissions; ``play_on``
-    says what ``after_round`` sees.
+    With ``player_keys`` every seat signs its entropy (so ``entropy`` only counts the
+    seats), its genesis, its submissions and the result; ``play_on`` says what
+    ``after_round`` sees.
     """
     seats = len(entropy)
     keys = list(player_keys) if player_keys is not None else None
@@ -71,20 +72,33 @@ def play_match(
         )
         for seat in range(seats)
     ]
-    signers = None
-    if keys is not None:
-        signers = [lambda message, key=key: sign(key, "genesis", message) for key in keys]
+    signers = None if keys is None else [player_signer(key) for key in keys]
+    if game_id is None:
+        game_id = _game_id(rules, dealer_secret, entropy, players)
     table = Table.create(
         path,
         rules,
         players,
         table_key,
         dealer_secret,
-        entropy,
+        entropy if keys is None else None,
         player_signers=signers,
         game_id=game_id,
     )
     return play_on(table, choose, player_keys=keys, max_rounds=max_rounds, after_round=after_round)
+
+
+def _game_id(
+    rules: Rules, secret: bytes, entropy: Sequence[bytes], players: Sequence[PlayerInfo]
+) -> str:
+    """A game id that follows from the match's inputs, so that a test match, whose keyed
+    seats' entropy answers its game id (docs/deal-spec.md), is dealt the same every run."""
+    digest = hashlib.sha256(rules.digest().encode() + secret)
+    for contribution in entropy:
+        digest.update(contribution)
+    for player in players:
+        digest.update(player.key or b"-")
+    return digest.hexdigest()[:32]
 
 
 def play_on(
@@ -106,7 +120,7 @@ def play_on(
         table.advance(t_ms)
         if table.finished:
             break
-        snapshot = table.state
+        snapshot, seen = table.state, table.head
         racers = [choose(range(seats))]
         if choose((1, 1, 2)) == 2:  # a second, different seat races from the same snapshot
             racers.append((racers[0] + 1 + choose(range(seats - 1))) % seats)
@@ -119,9 +133,9 @@ def play_on(
             signature = None
             if player_keys is not None:
                 signature = sign_submission(
-                    player_keys[player], table.game, snapshot.hand, player, n, text
+                    player_keys[player], table.game, snapshot.hand, player, n, text, seen
                 )
-            table.submit(player, text, t_ms, n, signature)
+            table.submit(player, text, t_ms, n, signature, seen)
         if after_round is not None:
             after_round(table)
     return table

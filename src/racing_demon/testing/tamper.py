@@ -29,7 +29,7 @@ from racing_demon.log.records import (
     chain_hash,
     line_bytes,
     parse_record,
-    submission_statement,
+    statement_of,
 )
 from racing_demon.log.signing import sign
 
@@ -45,10 +45,17 @@ def reseal(
     forged: Collection[int] = frozenset(),
     forged_key: Ed25519PrivateKey | None = None,
     keep_seq: bool = False,
+    repoint_seen: bool = True,
+    keep_accepts: bool = False,
 ) -> list[bytes]:
     """The lines of ``values`` (without newlines), with ``values[start:]`` re-numbered
     (``seq`` is the index, unless ``keep_seq``), re-chained (``prev`` is the hash of the line
     before) and signed by ``key`` as the table; the players' signatures stay as they are.
+    A format-v2 submission's ``seen`` is pointed at the new place and hash of the line it
+    named (or of the last one kept before it, if that line is gone) unless ``repoint_seen``
+    is false, as a table rewriting history would: its player's signature, over the old
+    ``seen``, then fails. For the same reason the players' acceptances of a re-signed final
+    record are dropped (unless ``keep_accepts``): a table cannot make them again.
     The values are edited in place to match their lines, so a test may edit them further and
     reseal again.
 
@@ -60,8 +67,11 @@ def reseal(
         raise ValueError("forged lines need a forged_key to sign them")
     lines: list[bytes] = []
     submitted: dict[int, int] = {}
+    placed: dict[int, int] = {}  # a line's seq before this reseal -> its index now
     for index, value in enumerate(values):
         body, sigs = value["body"], value["sigs"]
+        if isinstance(body.get("seq"), int):
+            placed.setdefault(body["seq"], index)
         counted = renumber and body["kind"] in SUBMISSION_KINDS
         if index >= start:
             if not keep_seq:
@@ -70,12 +80,27 @@ def reseal(
                 body["prev"] = chain_hash(lines[-1])
             if counted:
                 body["n"] = submitted.get(body["player"], 0)
+            seen = body.get("seen")
+            if repoint_seen and isinstance(seen, dict) and isinstance(seen.get("seq"), int):
+                _repoint(seen, placed, lines)
+            if not keep_accepts:
+                sigs.pop("accepts", None)
             signer = forged_key if index in forged and forged_key is not None else key
-            sigs["table"] = sign(signer, body["kind"], canonical_bytes(body))
+            sigs["table"] = sign(signer, body["kind"], canonical_bytes(body), body["v"])
         if counted:
             submitted[body["player"]] = submitted.get(body["player"], 0) + 1
         lines.append(line_bytes(body, sigs))
     return lines
+
+
+def _repoint(seen: Value, placed: Mapping[int, int], lines: Sequence[bytes]) -> None:
+    """Point ``seen`` at where the line it named now is, or the last line kept before it."""
+    old = seen["seq"]
+    while old >= 0 and placed.get(old, len(lines)) >= len(lines):
+        old -= 1
+    if old >= 0:
+        seen["seq"] = placed[old]
+        seen["hash"] = chain_hash(lines[placed[old]])
 
 
 # -- declarative edits ---------------------------------------------------------------------
@@ -234,9 +259,8 @@ class SignSubmission:
         record = parse_record(value["body"])
         if not isinstance(record.payload, Submission):
             raise EditError(f"line {self.line} holds a {record.kind} record, not a submission")
-        event = record.payload
-        statement = submission_statement(record.game, event.hand, event.seat, event.n, event.move)
-        value["sigs"]["player"] = sign(self.key, SUBMISSION, canonical_bytes(statement))
+        statement = statement_of(record.game, record.payload)
+        value["sigs"]["player"] = sign(self.key, SUBMISSION, canonical_bytes(statement), record.v)
         return _replaced(lines, self.line, line_bytes(value["body"], value["sigs"]))
 
     def __str__(self) -> str:

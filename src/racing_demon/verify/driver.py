@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NoReturn
@@ -32,7 +33,14 @@ from racing_demon.log.reader import (
     read_canonical_line,
     read_lines,
 )
-from racing_demon.log.records import Final, Genesis, Record, chain_hash, parse_record
+from racing_demon.log.records import (
+    SEEN_WINDOW,
+    Final,
+    Genesis,
+    Record,
+    chain_hash,
+    parse_record,
+)
 from racing_demon.schema import record_errors
 from racing_demon.verify import (
     step01_framing,
@@ -97,9 +105,12 @@ class _Verification:
     records: int | None = 0
     torn: ReadError | None = None
     digest: bytes = b""
-    previous_hash: str = ""
+    recent_hashes: deque[str] = field(
+        default_factory=lambda: deque(maxlen=SEEN_WINDOW)
+    )  # the chain hashes of the last lines, the previous line's last
     last_t_ms: int = 0
     submissions: dict[int, int] = field(default_factory=dict)
+    accepted_by: tuple[int, ...] = ()
     # Pass one replays too when it knows the secret ahead (steps 7-10 as it goes); their
     # first failure waits until steps 1-6 have held for the whole file.
     flow: MatchFlow | None = None
@@ -164,6 +175,9 @@ class _Verification:
             unsafe_unpinned=self.settings.unsafe_unpinned,
             game=None if self.genesis is None else self.genesis.game,
             profile=None if genesis is None else _profile_name(genesis),
+            format_version=None if self.genesis is None else self.genesis.v,
+            keyed=any(self.player_keys),
+            accepted_by=self.accepted_by if finding is None else (),
             hands=() if final is None else final.end.hands,
             totals=() if final is None else final.end.totals,
             winners=() if final is None else final.end.winners,
@@ -185,7 +199,7 @@ class _Verification:
                     record,
                     genesis=self.genesis,
                     final_line=self.final_line,
-                    previous_hash=self.previous_hash,
+                    recent_hashes=self.recent_hashes,
                     last_t_ms=self.last_t_ms,
                     wanted_game=settings.game_id,
                 )
@@ -205,7 +219,10 @@ class _Verification:
                 )
                 if seat >= 0:
                     self.submissions[seat] = self.submissions.get(seat, 0) + 1
-                self.previous_hash = chain_hash(line.raw)
+                elif record is self.final:
+                    accepts = line.value["sigs"].get("accepts") or ()
+                    self.accepted_by = tuple(s for s, sig in enumerate(accepts) if sig is not None)
+                self.recent_hashes.append(chain_hash(line.raw))
                 self.last_t_ms = record.t_ms
                 if secret is not None and self.replay_failed is None:
                     self._replay_ahead(line.number, record, secret)

@@ -72,6 +72,9 @@ class VerifyCode(enum.StrEnum):
     GAME_ID_MISMATCH = "GAME_ID_MISMATCH"
     WRONG_GAME = "WRONG_GAME"
     TIME_BACKWARDS = "TIME_BACKWARDS"
+    VERSION_MISMATCH = "VERSION_MISMATCH"
+    SEEN_OUT_OF_RANGE = "SEEN_OUT_OF_RANGE"
+    SEEN_MISMATCH = "SEEN_MISMATCH"
     AFTER_FINAL = "AFTER_FINAL"
     UNFINISHED = "UNFINISHED"
     RECORD_COUNT = "RECORD_COUNT"
@@ -87,6 +90,8 @@ class VerifyCode(enum.StrEnum):
     MISSING_PLAYER_SIGNATURE = "MISSING_PLAYER_SIGNATURE"
     UNEXPECTED_SIGNATURE = "UNEXPECTED_SIGNATURE"
     SUBMISSION_GAP = "SUBMISSION_GAP"
+    ENTROPY_NOT_BOUND = "ENTROPY_NOT_BOUND"
+    BAD_ACCEPTANCE = "BAD_ACCEPTANCE"
     # (6) secret
     SECRET_MISMATCH = "SECRET_MISMATCH"
     SEED_MISMATCH = "SEED_MISMATCH"
@@ -126,6 +131,10 @@ class Report:
     unsafe_unpinned: bool = False
     game: str | None = None
     profile: str | None = None
+    format_version: int | None = None  # the genesis's ``v``, once its schema held
+    keyed: bool = False  # every seat lists a key (checked in step 5)
+    # The seats whose acceptance of the final record verified (format v2, keyed):
+    accepted_by: tuple[int, ...] = ()
     # Set only when the whole match replayed and scored as its final record says:
     hands: tuple[tuple[int, ...], ...] = ()
     totals: tuple[int, ...] = ()

@@ -1,12 +1,16 @@
 """Step 5, signatures: the table's on every record (on the genesis and the final record
-only with ``--fast``), the players' co-signatures of the genesis, and each keyed player's
-signature on its own submissions, numbered without gaps.
+only with ``--fast``), the players' co-signatures of the genesis, in format v2 their
+entropy contributions (each its signature over the dealer's commitment), each keyed
+player's signature on its own submissions, numbered without gaps, and in format v2 the
+players' acceptances of the final record.
 
-On the genesis the checks run in this order: the table key pinned, the table's signature,
+Every signature is checked under its record's format version (docs/log-format.md §5). On
+the genesis the checks run in this order: the table key pinned, the table's signature,
 then the players' keys (mixed: every seat lists a key or none does; weak; duplicate of the
-table's or another seat's), then the co-signatures. On every other record: the table's
-signature, no co-signatures, and on a submission its player's signature (unless
-``--fast``) then its number.
+table's or another seat's), then the co-signatures, then (v2) the entropy contributions.
+On every other record: the table's signature, no co-signatures, on a submission its
+player's signature (unless ``--fast``) then its number, and on the final record the
+acceptances.
 """
 
 from __future__ import annotations
@@ -19,11 +23,14 @@ from racing_demon.log.canonical import canonical_bytes_of_read
 from racing_demon.log.keys import key_id
 from racing_demon.log.reader import Line
 from racing_demon.log.records import (
+    ACCEPT,
+    ENTROPY,
     SUBMISSION,
     Genesis,
     Record,
     body_bytes,
-    submission_statement,
+    entropy_statement,
+    statement_of,
 )
 from racing_demon.log.signing import check_public_key, verify
 from racing_demon.verify.report import Step, VerifyCode, failure
@@ -61,8 +68,9 @@ def check_signatures(
                 expected=pinned,
                 found=genesis.table_key,
             )
+    version = record.v
     if table_key is not None and (not fast or genesis is not None or kind is RecordKind.FINAL):
-        problem = verify(table_key, kind, body_bytes(line.raw), sigs["table"])
+        problem = verify(table_key, kind, body_bytes(line.raw), sigs["table"], version)
         if problem is not None:
             fail(
                 VerifyCode.BAD_TABLE_SIGNATURE,
@@ -70,21 +78,25 @@ def check_signatures(
                 rule=problem.code,
             )
     if genesis is not None:
-        player_keys = _check_player_keys(genesis, body_bytes(line.raw), sigs, fail)
+        player_keys = _check_player_keys(genesis, body_bytes(line.raw), sigs, version, fail)
+        if version >= 2 and any(player_keys):
+            _check_entropy(record.game, genesis, player_keys, fail)
     elif "players" in sigs:
         fail(VerifyCode.UNEXPECTED_SIGNATURE, "players co-sign the genesis only")
     if isinstance(payload, Submission):
-        _check_submission(record.game, payload, sigs, player_keys, fast, next_n, fail)
+        _check_submission(record, payload, sigs, player_keys, fast, next_n, fail)
     elif "player" in sigs:
         fail(
             VerifyCode.UNEXPECTED_SIGNATURE,
             f"a player's signature on a {kind} record, which no player submits",
         )
+    if "accepts" in sigs:
+        _check_acceptances(line, record, sigs["accepts"], player_keys, fail)
     return player_keys
 
 
 def _check_player_keys(
-    genesis: Genesis, message: bytes, sigs: Mapping[str, Any], fail: _Fail
+    genesis: Genesis, message: bytes, sigs: Mapping[str, Any], version: int, fail: _Fail
 ) -> PlayerKeys:
     keys = tuple(
         None if entry.key is None else bytes.fromhex(entry.key) for entry in genesis.players
@@ -130,7 +142,7 @@ def _check_player_keys(
             found=f"{0 if cosigned is None else len(cosigned)} signatures",
         )
     for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
-        problem = verify(key, RecordKind.GENESIS, message, signature)
+        problem = verify(key, RecordKind.GENESIS, message, signature, version)
         if problem is not None:
             fail(
                 VerifyCode.BAD_GENESIS_COSIGNATURE,
@@ -141,8 +153,57 @@ def _check_player_keys(
     return keys
 
 
+def _check_entropy(game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _Fail) -> None:
+    """Format v2: each keyed seat's contribution is its signature over the commitment, so
+    it was made after the commitment was published (step 7 counts the contributions)."""
+    # A count other than one per seat is step 7's BAD_SEATS: check the pairs there are.
+    for seat, (key, contribution) in enumerate(zip(player_keys, genesis.entropy, strict=False)):
+        assert key is not None  # every seat lists a key, or none does
+        statement = canonical_bytes_of_read(entropy_statement(game, seat, genesis.commitment))
+        problem = verify(key, ENTROPY, statement, contribution, 2)
+        if problem is not None:
+            fail(
+                VerifyCode.ENTROPY_NOT_BOUND,
+                f"seat {seat}'s entropy is not its signature over this game's commitment: "
+                f"{problem.message}",
+                seat=seat,
+                rule=problem.code,
+            )
+
+
+def _check_acceptances(
+    line: Line, record: Record, accepts: Any, player_keys: PlayerKeys, fail: _Fail
+) -> None:
+    """Format v2: the seats that accept the result sign the final record's body."""
+    if record.kind is not RecordKind.FINAL or record.v < 2 or not any(player_keys):
+        fail(
+            VerifyCode.UNEXPECTED_SIGNATURE,
+            "acceptances belong on the final record of a keyed game of format v2",
+        )
+    if len(accepts) != len(player_keys):
+        fail(
+            VerifyCode.BAD_ACCEPTANCE,
+            "one acceptance entry per seat, a signature or null",
+            expected=f"{len(player_keys)} entries",
+            found=f"{len(accepts)} entries",
+        )
+    message = body_bytes(line.raw)
+    for seat, (key, signature) in enumerate(zip(player_keys, accepts, strict=True)):
+        if signature is None:
+            continue
+        assert key is not None  # any() above: every seat lists a key
+        problem = verify(key, ACCEPT, message, signature, record.v)
+        if problem is not None:
+            fail(
+                VerifyCode.BAD_ACCEPTANCE,
+                f"seat {seat}'s acceptance of the final record: {problem.message}",
+                seat=seat,
+                rule=problem.code,
+            )
+
+
 def _check_submission(
-    game: str,
+    record: Record,
     event: Submission,
     sigs: Mapping[str, Any],
     player_keys: PlayerKeys,
@@ -166,10 +227,8 @@ def _check_submission(
             f"seat {seat} lists a key: its submission must carry its signature",
         )
     elif not fast:
-        statement = canonical_bytes_of_read(
-            submission_statement(game, event.hand, seat, event.n, event.move)
-        )
-        problem = verify(key, SUBMISSION, statement, signature)
+        statement = canonical_bytes_of_read(statement_of(record.game, event))
+        problem = verify(key, SUBMISSION, statement, signature, record.v)
         if problem is not None:
             fail(
                 VerifyCode.BAD_PLAYER_SIGNATURE,
