@@ -88,6 +88,7 @@ class Record(NamedTuple):
     t_ms: int
     prev: str | None  # the previous line's hash; None on the genesis
     payload: Payload
+    v: int = FORMAT_VERSION  # the format version the body carries
 
     @property
     def kind(self) -> RecordKind:
@@ -100,7 +101,7 @@ class Record(NamedTuple):
 def parse_record(body: Mapping[str, Any]) -> Record:
     """The typed record of a body that the log-record schema admitted."""
     payload = _PARSERS[body["kind"]](body)
-    return Record(body["game"], body["seq"], body["t_ms"], body.get("prev"), payload)
+    return Record(body["game"], body["seq"], body["t_ms"], body.get("prev"), payload, body["v"])
 
 
 def _genesis(body: Mapping[str, Any]) -> Genesis:
@@ -168,7 +169,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Payload]] = {
 def record_body(record: Record) -> dict[str, Any]:
     """The body that the log holds for ``record``: the one place a body is written."""
     body: dict[str, Any] = {
-        "v": FORMAT_VERSION,
+        "v": record.v,
         "game": record.game,
         "seq": record.seq,
         "t_ms": record.t_ms,
