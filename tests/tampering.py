@@ -83,6 +83,24 @@ def values_of(name: str, keyed: bool = False) -> list[Value]:
     return [json.loads(line) for line in lines_of(name, keyed)]
 
 
+def as_format(values: list[Value], version: int) -> list[Value]:
+    """``values`` with every body's format version ``v`` set to ``version`` (in place),
+    to be sealed again: how the tests make a format-2 log from a format-1 one."""
+    for value in values:
+        value["body"]["v"] = version
+    return values
+
+
+def retitled(values: list[Value]) -> list[Value]:
+    """``values`` (in place, to be sealed again) with the genesis's rules document given
+    another title and the digest that follows: custom rules that keep the built-in
+    profile's name and play exactly as it does."""
+    genesis = values[0]["body"]
+    genesis["rules"]["title"] = "House rules"
+    genesis["rules_sha256"] = rules_from_document(genesis["rules"]).digest()
+    return values
+
+
 def write(tmp_path: Path, lines: list[bytes], name: str = "game.jsonl") -> Path:
     path = tmp_path / name
     path.write_bytes(b"".join(line + b"\n" for line in lines))
