@@ -384,10 +384,12 @@ def test_simulate_writes_a_log_that_verifies_and_summarises_it(tmp_path: Path, k
     assert len(summary.splitlines()) <= 25  # one screen
     records = log_bodies(out)
     assert records[0]["rules"]["match"]["max_hands"] == 2
+    assert records[0]["rules"]["name"] == "table-custom"  # no longer the built-in profile
     assert 1 <= sum(r["kind"] == "hand_end" for r in records) <= 2
     assert all(player["key"] for player in records[0]["players"])
     code, report = invoke("verify", str(out), "--table-key", str(keys / "table.pub"))
     assert code == 0, report
+    assert f"rules table-custom version 2 · custom · sha256 {records[0]['rules_sha256']}" in report
 
 
 def test_the_summary_fits_one_screen_however_many_hands() -> None:
