@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.batch import verify_many
 from racing_demon.game.deal import MatchSeed
-from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.testing.randomplay import play_match, word_chooser
 from racing_demon.verify import Settings, Verdict, verify_log
 
@@ -59,7 +59,7 @@ def play(path: Path, index: int) -> None:
     document["match"]["max_hands"] = 1  # one hand: a short log
     play_match(
         path,
-        rules_from_document(document),
+        custom_variant(rules_from_document(document)),
         TABLE_KEY,
         SECRET,
         [bytes([0xE0 + seat]) * 16 for seat in range(seats)],

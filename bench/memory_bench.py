@@ -24,7 +24,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import MatchSeed
-from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.testing.randomplay import play_match, word_chooser
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(
@@ -59,7 +59,7 @@ def make_log(folder: Path, events: int) -> Path:
     path = folder / f"log-{events}.jsonl"
     play_match(
         path,
-        rules_from_document(document),
+        custom_variant(rules_from_document(document)),
         TABLE_KEY,
         bytes(32),
         [bytes([0xA0]) * 16, bytes([0xA1]) * 16],

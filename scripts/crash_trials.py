@@ -38,7 +38,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.recover import Action, recover_log
 from racing_demon.table import Table
 from racing_demon.testing.randomplay import play_match, play_on, word_chooser
@@ -68,7 +68,7 @@ class Game:
     def rules(self) -> Rules:
         document = builtin_document(PROFILES[self.trial % len(PROFILES)])
         document["match"]["target"] = 30  # a short match keeps a trial short
-        return rules_from_document(document)
+        return custom_variant(rules_from_document(document))
 
     @property
     def seats(self) -> int:

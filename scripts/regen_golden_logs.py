@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import public_pem
-from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.testing.randomplay import play_match, word_chooser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def _rules(profile: str, target: int | None) -> Rules:
     document = builtin_document(profile)
     if target is not None:  # a short match keeps the file small
         document["match"]["target"] = target
-    return rules_from_document(document)
+    return custom_variant(rules_from_document(document))
 
 
 # name: (profile, short-match target or None, seats, players sign, the choice stream's

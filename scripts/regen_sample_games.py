@@ -58,7 +58,7 @@ from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Phase, State
 from racing_demon.log.keys import key_id, raw_public_bytes
-from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import SimulationSeed, simulate
@@ -163,7 +163,7 @@ class Game:
         for path, value in self.changes.items():
             section, key = path.split(".")
             document[section][key] = value
-        return rules_from_document(document)
+        return custom_variant(rules_from_document(document))
 
     @property
     def origin(self) -> str:

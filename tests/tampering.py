@@ -24,7 +24,7 @@ from racing_demon.game.rules import Rules
 from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.outcomes import exit_code_of
-from racing_demon.profiles import builtin_document, load_rules, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, load_rules, rules_from_document
 from racing_demon.testing.randomplay import play_match
 from racing_demon.testing.tamper import reseal
 from racing_demon.verify import Finding, Report, Settings, Step, Verdict, VerifyCode, verify_log
@@ -43,7 +43,7 @@ def one_hand(profile: str) -> Rules:
     """A variant of a built-in profile whose match is one hand: short logs."""
     document = builtin_document(profile)
     document["match"]["max_hands"] = 1
-    return rules_from_document(document)
+    return custom_variant(rules_from_document(document))
 
 
 @cache
@@ -81,6 +81,24 @@ def lines_of(name: str, keyed: bool = False) -> list[bytes]:
 
 def values_of(name: str, keyed: bool = False) -> list[Value]:
     return [json.loads(line) for line in lines_of(name, keyed)]
+
+
+def as_format(values: list[Value], version: int) -> list[Value]:
+    """``values`` with every body's format version ``v`` set to ``version`` (in place),
+    to be sealed again: how the tests make a format-2 log from a format-1 one."""
+    for value in values:
+        value["body"]["v"] = version
+    return values
+
+
+def retitled(values: list[Value]) -> list[Value]:
+    """``values`` (in place, to be sealed again) with the genesis's rules document given
+    another title and the digest that follows: custom rules that keep the built-in
+    profile's name and play exactly as it does."""
+    genesis = values[0]["body"]
+    genesis["rules"]["title"] = "House rules"
+    genesis["rules_sha256"] = rules_from_document(genesis["rules"]).digest()
+    return values
 
 
 def write(tmp_path: Path, lines: list[bytes], name: str = "game.jsonl") -> Path:

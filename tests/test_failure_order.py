@@ -29,6 +29,7 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.records import line_bytes
 from racing_demon.outcomes import exit_code_of
+from racing_demon.profiles import builtin_digest
 from racing_demon.verify import Report, Settings, Step, Verdict, VerifyCode, verify_stream
 
 from tampering import (
@@ -38,9 +39,11 @@ from tampering import (
     SECRET,
     TABLE_PUB,
     Value,
+    as_format,
     assert_fails,
     first,
     lines_of,
+    retitled,
     seal,
     stream_of,
     values_of,
@@ -537,6 +540,45 @@ def test_the_table_key_before_the_table_signature(tmp_path: Path) -> None:
     )
 
 
+# -- within step 7 ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad_rules", "version", "bad_digest", "pinned", "code"),
+    [
+        (True, 2, True, True, VerifyCode.BAD_RULES),
+        (False, 2, True, True, VerifyCode.RULES_MISMATCH),
+        (False, 2, False, True, VerifyCode.RESERVED_RULES_NAME),
+        (False, 1, False, True, VerifyCode.WRONG_RULES),
+        (False, 1, False, False, VerifyCode.BAD_SEATS),
+    ],
+    ids=[
+        "document-first",
+        "digest-before-reserved-name",
+        "reserved-name-before-pinned-rules",
+        "pinned-rules-before-seats",
+        "seats",
+    ],
+)
+def test_the_rules_checks_run_in_their_order(
+    tmp_path: Path, bad_rules: bool, version: int, bad_digest: bool, pinned: bool, code: VerifyCode
+) -> None:
+    """The doc: "`BAD_RULES`, `RULES_MISMATCH`, then `RESERVED_RULES_NAME` (only in a log
+    whose genesis has `"v": 2`), then `WRONG_RULES` (only with `--rules`), then `BAD_SEATS`"
+    and "So a document that is both under a reserved name and not the pinned rules is
+    `RESERVED_RULES_NAME`, and one whose digest is wrong is `RULES_MISMATCH` whatever its
+    name." """
+    values = as_format(retitled(values_of("short")), version)  # under a reserved name
+    genesis = values[0]["body"]
+    genesis["players"][0]["seat"] = 1  # BAD_SEATS
+    if bad_rules:
+        genesis["rules"]["stock"]["turn"] = 2
+    if bad_digest:
+        genesis["rules_sha256"] = "0" * 64
+    settings = Settings(table_key=TABLE_PUB, rules=builtin_digest("nertz") if pinned else None)
+    assert_fails(verify_lines(tmp_path, seal(values), settings), Step.PACKS, code, 1)
+
+
 # -- steps 7 to 10 ----------------------------------------------------------------------
 
 
@@ -712,7 +754,17 @@ CHECK_ORDER = [
     ),
     (6, "SECRET_MISMATCH"),
     (6, "SEED_MISMATCH"),
-    *((7, code) for code in ("BAD_RULES", "RULES_MISMATCH", "BAD_SEATS", "PACK_MISMATCH")),
+    *(
+        (7, code)
+        for code in (
+            "BAD_RULES",
+            "RULES_MISMATCH",
+            "RESERVED_RULES_NAME",
+            "WRONG_RULES",
+            "BAD_SEATS",
+            "PACK_MISMATCH",
+        )
+    ),
     *(
         (8, code)
         for code in (

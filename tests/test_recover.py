@@ -17,7 +17,7 @@ from racing_demon.game.rules import Rules
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import exit_code_of
-from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.recover import Action, RecoveryError, recover_log
 from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
 from racing_demon.testing.randomplay import play_match, play_on
@@ -37,7 +37,7 @@ PINNED = Settings(table_key=raw_public_bytes(TABLE_KEY.public_key()), seed=SECRE
 def short_rules(profile: str) -> Rules:
     document = builtin_document(profile)
     document["match"]["target"] = 40
-    return rules_from_document(document)
+    return custom_variant(rules_from_document(document))
 
 
 @functools.cache

@@ -28,7 +28,7 @@ from racing_demon.game.deal import commitment
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import raw_public_bytes, save_key_pair
-from racing_demon.profiles import BUILT_IN, builtin_document, rules_from_document
+from racing_demon.profiles import BUILT_IN, builtin_document, custom_variant, rules_from_document
 from racing_demon.report.simulation import summary_text
 from racing_demon.sim.bots import BOTS, EASY, HARD, NORMAL, BotProfile
 from racing_demon.sim.simulate import (
@@ -58,7 +58,7 @@ def short(profile: str, target: int = 30) -> Rules:
     document = builtin_document(profile)
     if document["match"]["target"] is not None:
         document["match"]["target"] = target
-    return rules_from_document(document)
+    return custom_variant(rules_from_document(document))
 
 
 @cache
@@ -384,10 +384,12 @@ def test_simulate_writes_a_log_that_verifies_and_summarises_it(tmp_path: Path, k
     assert len(summary.splitlines()) <= 25  # one screen
     records = log_bodies(out)
     assert records[0]["rules"]["match"]["max_hands"] == 2
+    assert records[0]["rules"]["name"] == "table-custom"  # no longer the built-in profile
     assert 1 <= sum(r["kind"] == "hand_end" for r in records) <= 2
     assert all(player["key"] for player in records[0]["players"])
     code, report = invoke("verify", str(out), "--table-key", str(keys / "table.pub"))
     assert code == 0, report
+    assert f"rules table-custom version 2 · custom · sha256 {records[0]['rules_sha256']}" in report
 
 
 def test_the_summary_fits_one_screen_however_many_hands() -> None:

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.engine import check_stall, legal_moves
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.table import PlayerInfo, Table
 from racing_demon.verify import Settings, Verdict, verify_log
 
@@ -32,7 +32,7 @@ SETTINGS = Settings(table_key=raw_public_bytes(KEY.public_key()), seed=SECRET)
 def countdown_rules() -> Rules:
     document = builtin_document("table")
     document["time"]["countdown_ms"] = 1000
-    return rules_from_document(document)
+    return custom_variant(rules_from_document(document))
 
 
 def stuck_table(path: Path) -> Table:

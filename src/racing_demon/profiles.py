@@ -2,11 +2,17 @@
 
 This is the edge where documents are validated (JSON Schema, then the checks a
 schema cannot express); the engine only ever sees the resulting ``Rules``.
+
+The built-in names are reserved (docs/rules.md §9): a document under one of them is that
+built-in profile, digest for digest, or it is a custom profile that must be named
+otherwise (``custom_variant``); a format-2 log that breaks this is refused.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,6 +24,8 @@ from racing_demon.schema import schema_errors
 
 BUILT_IN = ("table", "peer2peer", "nertz")
 DEFAULT_PROFILE = "table"
+CUSTOM_SUFFIX = "-custom"
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 class ProfileError(RacingDemonError, ValueError):
@@ -69,3 +77,41 @@ def load_rules(name_or_path: str) -> Rules:
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ProfileError(f"profile {path} is not JSON: {error}") from error
     return rules_from_document(document)
+
+
+def builtin_digest(name: str) -> str:
+    """``Rules.digest()`` of the built-in profile ``name``."""
+    # Package data, validated by the tests: no schema check needed to take its digest.
+    return Rules.from_document(builtin_document(name)).digest()
+
+
+def builtin_named(rules: Rules) -> str | None:
+    """The built-in profile ``rules`` is exactly (by digest), or None for a custom one."""
+    if rules.name in BUILT_IN and rules.digest() == builtin_digest(rules.name):
+        return rules.name
+    return None
+
+
+def custom_variant(rules: Rules) -> Rules:
+    """``rules``, renamed ``<name>-custom`` when it is a built-in profile altered but still
+    under the built-in's name (which is reserved); any other rules as they are.
+
+    Every tool that changes a built-in profile (a shorter match, a hand limit) and writes
+    a log with it calls this, so that no log names altered rules as the built-in ones.
+    """
+    if rules.name not in BUILT_IN or builtin_named(rules) is not None:
+        return rules
+    return dataclasses.replace(rules, name=rules.name + CUSTOM_SUFFIX)
+
+
+def pinned_digest(value: str) -> str:
+    """The digest ``--rules NAME|FILE|SHA256`` pins: a built-in profile's, a profile
+    document's from a .json file, or a SHA-256 digest (64 lowercase hex) as given."""
+    if _DIGEST.fullmatch(value):
+        return value
+    if value not in BUILT_IN and Path(value).suffix != ".json":
+        raise ProfileError(
+            f"{value!r} is neither a built-in profile ({', '.join(BUILT_IN)}), nor a .json "
+            "profile document, nor a rules digest (64 lowercase hex)"
+        )
+    return load_rules(value).digest()

@@ -9,7 +9,12 @@ from typing import Any
 import click
 
 from racing_demon.audit import audit_hands, check_claims
-from racing_demon.cli.options import json_option, limits_options, table_key_option
+from racing_demon.cli.options import (
+    json_option,
+    limits_options,
+    pinned_rules_option,
+    table_key_option,
+)
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, exit_code_of
@@ -43,6 +48,7 @@ def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> l
 Examples:
   racing-demon audit game.jsonl --table-key table.pub
   racing-demon audit game.jsonl --table-key table.pub --claim my-claim.json --json
+  racing-demon audit game.jsonl --table-key table.pub --rules table
 
 \b
 A claim file (schemas/audit-claims.schema.json):
@@ -54,6 +60,7 @@ A claim file (schemas/audit-claims.schema.json):
 )
 @click.argument("log", type=click.Path(path_type=Path))
 @table_key_option(required=True)
+@pinned_rules_option
 @click.option(
     "--claim",
     "claims",
@@ -64,17 +71,24 @@ A claim file (schemas/audit-claims.schema.json):
 )
 @json_option
 @limits_options
-def audit(log: Path, table_key: bytes, claims: list[Any], as_json: bool, limits: Limits) -> None:
-    """Verify LOG, then show per hand and per seat the cards each seat placed in the
-    centre (sorted by back, with the record that placed each), the demon cards left
-    and their penalty, and the hand score recomputed beside the one the log claims,
-    with the running total; with --claim, which claims are wrong and the records that
-    show it.
+def audit(
+    log: Path,
+    table_key: bytes,
+    rules: str | None,
+    claims: list[Any],
+    as_json: bool,
+    limits: Limits,
+) -> None:
+    """Verify LOG (against the pinned rules too, with --rules), then show per hand and
+    per seat the cards each seat placed in the centre (sorted by back, with the record that
+    placed each), the demon cards left and their penalty, and the hand score recomputed
+    beside the one the log claims, with the running total; with --claim, which claims are
+    wrong and the records that show it.
 
     Exit 0 when the log verifies and every claim holds; 1 when the log does not verify
     or a claim is wrong; 2 when a file cannot be read or an option is wrong.
     """
-    report = verify_log(log, Settings(table_key=table_key, limits=limits))
+    report = verify_log(log, Settings(table_key=table_key, limits=limits, rules=rules))
     if report.verdict is not Verdict.VERIFIED:
         if as_json:
             click.echo(json.dumps(report_document(report), indent=2))

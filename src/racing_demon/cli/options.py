@@ -15,7 +15,13 @@ from racing_demon.files import read_regular
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import KeyFileError, load_public_key, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
-from racing_demon.profiles import BUILT_IN, DEFAULT_PROFILE, ProfileError, load_rules
+from racing_demon.profiles import (
+    BUILT_IN,
+    DEFAULT_PROFILE,
+    ProfileError,
+    load_rules,
+    pinned_digest,
+)
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -36,6 +42,32 @@ def rules_option(function: F) -> F:
         metavar="PROFILE",
         callback=_to_rules,
         help=f"A built-in profile ({', '.join(BUILT_IN)}) or a profile .json file.",
+    )(function)
+
+
+def _pinned_rules(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    if value not in BUILT_IN and Path(value).suffix == ".json":
+        note_input(ctx, Path(value))  # a profile file is an input: no report replaces it
+    try:
+        return pinned_digest(value)
+    except ProfileError as error:
+        # One line: a profile file's problems follow a colon, separated by semicolons.
+        problems = str(error).replace(":\n  ", ": ").replace("\n  ", "; ")
+        raise click.BadParameter(" ".join(problems.split()), ctx, param) from error
+
+
+def pinned_rules_option(function: F) -> F:
+    """``--rules NAME|FILE|SHA256``: the pinned rules, passed on as their digest."""
+    return click.option(
+        "--rules",
+        "rules",
+        metavar="NAME|FILE|SHA256",
+        callback=_pinned_rules,
+        help=f"The rules the log must have: a built-in profile ({', '.join(BUILT_IN)}), a "
+        "profile .json file, or a rules digest (64 hex, as reports show it). A log of other "
+        "rules does not verify (WRONG_RULES).",
     )(function)
 
 

@@ -16,7 +16,7 @@ from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key
 from racing_demon.outcomes import ExitCode
-from racing_demon.profiles import rules_from_document
+from racing_demon.profiles import custom_variant, rules_from_document
 from racing_demon.report.simulation import summary_text
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BOTS, BotProfile
@@ -242,10 +242,11 @@ def simulate_command(
 
 
 def _with_max_hands(rules: Rules, hands: int) -> Rules:
-    """The profile as a variant whose match ends after ``hands`` hands at most."""
+    """The profile as a variant whose match ends after ``hands`` hands at most: a built-in
+    profile so altered is no longer that profile, and is named ``<name>-custom``."""
     document = rules.to_document()
     document["match"]["max_hands"] = hands  # --hands has the schema's range: it validates
-    return rules_from_document(document)
+    return custom_variant(rules_from_document(document))
 
 
 def _table_key(path: Path, passphrase_file: Path | None, ask: bool) -> Ed25519PrivateKey:

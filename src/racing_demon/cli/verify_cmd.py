@@ -27,6 +27,7 @@ from racing_demon.cli.options import (
     force_option,
     json_option,
     limits_options,
+    pinned_rules_option,
     seed_option,
     table_key_option,
 )
@@ -75,6 +76,7 @@ class _ClusterFailed(click.ClickException):
 Examples:
   racing-demon verify game.jsonl --table-key table.pub
   racing-demon verify game.jsonl --table-key table.pub --seed SECRET --json
+  racing-demon verify game.jsonl --table-key table.pub --rules table
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
   racing-demon verify archive/ --table-key table.pub --report - | jq .verdict
@@ -84,6 +86,7 @@ Examples:
 )
 @click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(path_type=Path))
 @table_key_option(required=False)
+@pinned_rules_option
 @json_option
 @click.option(
     "--fast",
@@ -131,6 +134,7 @@ def verify(
     ctx: click.Context,
     logs: tuple[Path, ...],
     table_key: bytes | None,
+    rules: str | None,
     as_json: bool,
     fast: bool,
     seed: bytes | None,
@@ -143,8 +147,9 @@ def verify(
     force: bool,
 ) -> None:
     """Verify each LOG: framing, schema, canonical bytes, hash chain, signatures, the
-    dealer's reveal and every pack, then replay every move through the rules engine and
-    recompute the scores (docs/log-format.md §7).
+    dealer's reveal, the rules and every pack, then replay every move through the rules
+    engine and recompute the scores (docs/log-format.md §7). Every report names the rules
+    the log declares (name, version, digest, built-in or custom); --rules pins them.
 
     A LOG that is a folder stands for every *.jsonl file under it, recursively, in sorted
     order; a folder with none is reported unreadable. Several logs are verified in
@@ -170,6 +175,7 @@ def verify(
         game_id=game_id,
         unsafe_unpinned=unsafe_unpinned,
         limits=limits,
+        rules=rules,
     )
     # The logs are listed before the report exists, so a report inside a folder being
     # verified is never read as one of its logs.

@@ -15,7 +15,7 @@ from typing import Any
 from racing_demon.batch import Summary
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import printable
-from racing_demon.verify import Finding, Report, Verdict
+from racing_demon.verify import Finding, Report, RulesFacts, Verdict
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
 
@@ -44,6 +44,8 @@ def report_text(report: Report) -> str:
         if report.final_reason is not None:
             facts += [_count(len(report.hands), "hand"), printable(report.final_reason)]
         lines.append(" · ".join(facts))
+    if report.rules is not None:
+        lines.append(rules_text(report.rules))
     if report.final_reason is not None:
         winners = ", ".join(map(str, report.winners))
         lines.append(
@@ -83,13 +85,28 @@ def finding_text(finding: Finding) -> str:
     return text
 
 
+def rules_text(rules: RulesFacts) -> str:
+    """``rules table version 2 · built-in · sha256 <64 hex> · pinned (--rules)``, or for a
+    custom document ``custom (named like the built-in profile table, but not it)``."""
+    name = "?" if rules.name is None else printable(rules.name)
+    version = "" if rules.version is None else f" version {rules.version}"
+    kind = "built-in" if rules.builtin else "custom"
+    if rules.note is not None:
+        kind += f" ({rules.note})"
+    digest = "sha256 -, not a valid profile" if rules.sha256 is None else f"sha256 {rules.sha256}"
+    pinned = "pinned (--rules)" if rules.pinned else "not pinned"
+    return f"rules {name}{version} · {kind} · {digest} · {pinned}"
+
+
 def batch_entry(report: Report) -> str:
-    """One log of a batch: its verdict at the left margin and a finding's line indented
-    under it. So the lines at the margin are exactly the logs' verdicts, one each, for grep
-    and sort to work on; each is printed as soon as its log is verified."""
+    """One log of a batch: its verdict at the left margin, a finding's line and the rules'
+    indented under it. So the lines at the margin are exactly the logs' verdicts, one each,
+    for grep and sort to work on; each is printed as soon as its log is verified."""
     lines = [_headline(report)]
     if report.finding is not None:
         lines.append(f"  {finding_text(report.finding)}")
+    if report.rules is not None:
+        lines.append(f"  {rules_text(report.rules)}")
     return "\n".join(lines)
 
 
@@ -184,10 +201,23 @@ def report_document(report: Report) -> dict[str, Any]:
         "unsafe_unpinned": report.unsafe_unpinned,
         "game": report.game,
         "profile": report.profile,
+        "rules": None if report.rules is None else rules_document(report.rules),
         "hands": [list(scores) for scores in report.hands],
         "totals": list(report.totals),
         "winners": list(report.winners),
         "final_reason": report.final_reason,
+    }
+
+
+def rules_document(rules: RulesFacts) -> dict[str, Any]:
+    """The rules as a report's JSON shows them (``$defs/rules`` of the report's schema)."""
+    return {
+        "name": rules.name,
+        "version": rules.version,
+        "sha256": rules.sha256,
+        "builtin": rules.builtin,
+        "pinned": rules.pinned,
+        "note": rules.note,
     }
 
 

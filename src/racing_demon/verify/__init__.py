@@ -13,12 +13,13 @@ makes them raise.
 """
 
 from racing_demon.verify.driver import verify_log, verify_stream
-from racing_demon.verify.report import Finding, Report, Step, Verdict, VerifyCode
+from racing_demon.verify.report import Finding, Report, RulesFacts, Step, Verdict, VerifyCode
 from racing_demon.verify.settings import Settings, SettingsError
 
 __all__ = [
     "Finding",
     "Report",
+    "RulesFacts",
     "Settings",
     "SettingsError",
     "Step",

@@ -178,6 +178,9 @@ class _Verification:
             format_version=None if self.genesis is None else self.genesis.v,
             keyed=any(self.player_keys),
             accepted_by=self.accepted_by if finding is None else (),
+            rules=None
+            if genesis is None
+            else step07_rules.describe_rules(genesis, self.settings.rules),
             hands=() if final is None else final.end.hands,
             totals=() if final is None else final.end.totals,
             winners=() if final is None else final.end.winners,
@@ -269,7 +272,7 @@ class _Verification:
         try:
             if self.flow is None:
                 assert self.genesis is not None
-                self.flow = step07_rules.load_rules(self.genesis, secret)
+                self.flow = step07_rules.load_rules(self.genesis, secret, self.settings.rules)
             self.flow = step08_replay.replay_record(self.flow, number, record)
             self.replayed = number
         except StepFailed as failed:
@@ -301,7 +304,7 @@ class _Verification:
     def _second_pass(self, stream: BinaryIO, secret: bytes) -> None:
         assert self.genesis is not None
         self.replayed = 0
-        flow = step07_rules.load_rules(self.genesis, secret)
+        flow = step07_rules.load_rules(self.genesis, secret, self.settings.rules)
         stream.seek(0)
         digest = hashlib.sha256()
         limits = self.settings.limits

@@ -98,6 +98,8 @@ class VerifyCode(enum.StrEnum):
     # (7) rules and packs
     BAD_RULES = "BAD_RULES"
     RULES_MISMATCH = "RULES_MISMATCH"
+    RESERVED_RULES_NAME = "RESERVED_RULES_NAME"
+    WRONG_RULES = "WRONG_RULES"
     BAD_SEATS = "BAD_SEATS"
 
 
@@ -114,6 +116,24 @@ class Finding:
     rule: str | None = None  # the engine's Violation code, or the SignatureCode
     expected: str | None = None
     found: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RulesFacts:
+    """The rules a log's genesis declares, as every report shows them."""
+
+    name: str | None  # the document's name (None when it has no string name)
+    version: int | None
+    sha256: str | None  # Rules.digest() of the document; None when it is no valid profile
+    builtin: bool  # the document is a built-in profile, digest for digest
+    pinned: bool  # the expected rules were pinned (Settings.rules)
+    named_like: str | None = None  # the built-in profile whose name it uses, not being it
+
+    @property
+    def note(self) -> str | None:
+        if self.named_like is None:
+            return None
+        return f"named like the built-in profile {self.named_like}, but not it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +155,7 @@ class Report:
     keyed: bool = False  # every seat lists a key (checked in step 5)
     # The seats whose acceptance of the final record verified (format v2, keyed):
     accepted_by: tuple[int, ...] = ()
+    rules: RulesFacts | None = None  # once the genesis was read
     # Set only when the whole match replayed and scored as its final record says:
     hands: tuple[tuple[int, ...], ...] = ()
     totals: tuple[int, ...] = ()

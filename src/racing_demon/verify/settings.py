@@ -1,12 +1,15 @@
-"""How to verify: the pinned table key, the checks to skip, the reading limits."""
+"""How to verify: the pinned table key and rules, the checks to skip, the reading limits."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.log.signing import check_public_key
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 class SettingsError(RacingDemonError, ValueError):
@@ -15,7 +18,9 @@ class SettingsError(RacingDemonError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How to verify. ``table_key`` is the pinned table's raw 32-byte public key.
+    """How to verify. ``table_key`` is the pinned table's raw 32-byte public key, and
+    ``rules`` the pinned rules' digest (``Rules.digest()``, 64 lowercase hex): a log of
+    other rules is refused (``WRONG_RULES``).
 
     ``fast`` checks the table's signatures on the genesis and the final record only (the
     chain binds every other line to the final one) and no player signature on a record.
@@ -29,8 +34,11 @@ class Settings:
     game_id: str | None = None
     unsafe_unpinned: bool = False
     limits: Limits = DEFAULT_LIMITS
+    rules: str | None = None
 
     def __post_init__(self) -> None:
+        if self.rules is not None and not _DIGEST.fullmatch(self.rules):
+            raise SettingsError(f"pinned rules: {self.rules!r} is not a digest (64 lowercase hex)")
         if self.table_key is None:
             return
         if self.unsafe_unpinned:

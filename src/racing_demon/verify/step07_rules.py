@@ -1,10 +1,14 @@
 """Step 7, rules and packs: the genesis's rules document is a valid profile whose digest
-it states, it seats as many players as the profile allows, listed by seat with one entropy
-contribution each; and every hand deals the packs the seed gives (the pack digests of each
-``hand_start``, which the match flow checks as the hand starts: ``FLOW_CODES``).
+it states, not one under a built-in profile's reserved name that is not that profile (in a
+format-2 log), the rules that ``--rules`` pinned if any; it seats as many players as the
+profile allows, listed by seat with one entropy contribution each; and every hand deals the
+packs the seed gives (the pack digests of each ``hand_start``, which the match flow checks
+as the hand starts: ``FLOW_CODES``).
 
-The checks run in this order: the document, its digest, the number of seats, the seat
-numbers, the number of contributions.
+The checks run in this order: the document (``BAD_RULES``), its digest
+(``RULES_MISMATCH``), the reserved name (``RESERVED_RULES_NAME``), the pinned rules
+(``WRONG_RULES``), the number of seats, the seat numbers, the number of contributions
+(``BAD_SEATS``).
 """
 
 from __future__ import annotations
@@ -14,14 +18,22 @@ from typing import NoReturn
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.flow import FlowCode, MatchFlow, listed
 from racing_demon.log.records import Genesis, Record
-from racing_demon.profiles import ProfileError, rules_from_document
-from racing_demon.verify.report import Step, VerifyCode, failure
+from racing_demon.profiles import (
+    BUILT_IN,
+    ProfileError,
+    builtin_digest,
+    builtin_named,
+    rules_from_document,
+)
+from racing_demon.verify.report import RulesFacts, Step, VerifyCode, failure
 
 FLOW_CODES = frozenset({FlowCode.PACK_MISMATCH})
+RESERVED_FROM_VERSION = 2  # format v1 logs may use a built-in name for other rules
 
 
-def load_rules(genesis: Record, secret: bytes) -> MatchFlow:
-    """The match the genesis sets up, dealt from ``secret`` and the seats' entropy."""
+def load_rules(genesis: Record, secret: bytes, pinned: str | None = None) -> MatchFlow:
+    """The match the genesis sets up, dealt from ``secret`` and the seats' entropy;
+    ``pinned``: the digest of the only rules accepted (``Settings.rules``)."""
     setup = genesis.payload
     assert isinstance(setup, Genesis)
 
@@ -38,12 +50,32 @@ def load_rules(genesis: Record, secret: bytes) -> MatchFlow:
         raise failure(
             Step.PACKS, VerifyCode.BAD_RULES, str(error), line=1, record=genesis
         ) from None
-    if rules.digest() != setup.rules_sha256:
+    digest = rules.digest()
+    if digest != setup.rules_sha256:
         fail(
             VerifyCode.RULES_MISMATCH,
             "rules_sha256 is not the digest of the rules",
-            rules.digest(),
+            digest,
             setup.rules_sha256,
+        )
+    if (
+        genesis.v >= RESERVED_FROM_VERSION
+        and rules.name in BUILT_IN
+        and builtin_named(rules) is None
+    ):
+        fail(
+            VerifyCode.RESERVED_RULES_NAME,
+            f"the rules are named like the built-in profile {rules.name!r} but are not it: "
+            f"a format-{genesis.v} log may use a built-in name only for that very profile",
+            builtin_digest(rules.name),
+            digest,
+        )
+    if pinned is not None and digest != pinned:
+        fail(
+            VerifyCode.WRONG_RULES,
+            f"the rules ({rules.name!r} version {rules.version}) are not the pinned ones",
+            pinned,
+            digest,
         )
     seats = len(setup.players)
     if not rules.min_players <= seats <= rules.max_players:
@@ -70,3 +102,28 @@ def load_rules(genesis: Record, secret: bytes) -> MatchFlow:
         )
     seed = MatchSeed.from_secret(secret, [bytes.fromhex(part) for part in setup.entropy])
     return MatchFlow.begin(rules, seed, seats)
+
+
+def describe_rules(setup: Genesis, pinned: str | None) -> RulesFacts:
+    """What a report says of the rules the genesis declares, whatever its verdict: the
+    document's name and version, its digest when it is a valid profile, whether it is a
+    built-in profile exactly, whether rules were pinned, and the built-in name it uses
+    without being that profile."""
+    document = setup.rules
+    name = document.get("name")
+    version = document.get("version")
+    try:
+        rules = rules_from_document(document)
+    except ProfileError:
+        digest = builtin = None
+    else:
+        digest, builtin = rules.digest(), builtin_named(rules)
+    name = name if isinstance(name, str) else None
+    return RulesFacts(
+        name=name,
+        version=version if type(version) is int else None,
+        sha256=digest,
+        builtin=builtin is not None,
+        pinned=pinned is not None,
+        named_like=name if name in BUILT_IN and builtin is None else None,
+    )
