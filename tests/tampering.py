@@ -84,10 +84,14 @@ def values_of(name: str, keyed: bool = False) -> list[Value]:
 
 
 def as_format(values: list[Value], version: int) -> list[Value]:
-    """``values`` with every body's format version ``v`` set to ``version`` (in place),
-    to be sealed again: how the tests make a format-2 log from a format-1 one."""
+    """``values`` (in place, to be sealed again) as a log of format ``version``: to make
+    format 1 of a format-2 log, what v1 has not (each submission's ``seen``, the final
+    record's acceptances) goes. Only an unkeyed log stays valid: its players signed v2."""
     for value in values:
         value["body"]["v"] = version
+        if version == 1:
+            value["body"].pop("seen", None)
+            value["sigs"].pop("accepts", None)
     return values
 
 

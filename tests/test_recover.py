@@ -51,7 +51,8 @@ def finished_lines(profile: str, seats: int = 3) -> tuple[bytes, ...]:
             TABLE_KEY,
             SECRET,
             [bytes([seat]) * 16 for seat in range(seats)],
-            random.Random(f"{profile} {seats}").choice,
+            # Chosen so that the table match has stall shifts and a bounce to cut at.
+            random.Random(f"{profile} {seats} g").choice,
             player_keys=PLAYER_KEYS[:seats],
         )
         return tuple(path.read_bytes().splitlines(keepends=True))

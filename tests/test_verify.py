@@ -91,7 +91,8 @@ def test_an_honest_log_of_each_profile_verifies(
     final = json.loads(lines[-1])["body"]
     assert report.verdict is Verdict.VERIFIED and report.finding is None
     assert (report.records, report.not_replayed) == (len(lines), 0)
-    assert report.profile == LOGS[name][0].partition("/")[0]
+    profile, _, variant = LOGS[name][0].partition("/")
+    assert report.profile == (f"{profile}-custom" if variant else profile)
     assert report.hands == tuple(map(tuple, final["hands"]))
     assert (list(report.totals), list(report.winners)) == (final["totals"], final["winners"])
 
