@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PublicKey,
 )
 
-PAYLOAD_TYPE_PREFIX = "application/vnd.racing-demon.log.v1."
+FORMAT_VERSIONS = (1, 2)  # the log formats whose signatures this module makes and checks
 
 _P = 2**255 - 19  # the field prime
 _L = 2**252 + 27742317777372353535851937790883648493  # the prime order of the base point
@@ -78,26 +78,36 @@ class SignatureCheck:
         return f"{self.code}: {self.message}"
 
 
-def pae(kind: str, body: bytes) -> bytes:
-    """The exact bytes signed for a record of ``kind``: DSSE v1's pre-authentication encoding.
+def payload_type(kind: str, version: int) -> str:
+    """The DSSE payload type of a ``kind`` statement in log format ``version``."""
+    return f"application/vnd.racing-demon.log.v{version}.{kind}"
 
-    Raises ``ValueError`` for a kind that is not 1-32 lowercase ASCII letters or ``_``.
+
+def pae(kind: str, body: bytes, version: int = 1) -> bytes:
+    """The exact bytes signed for a ``kind`` statement of log format ``version``: DSSE v1's
+    pre-authentication encoding, whose type binds both.
+
+    Raises ``ValueError`` for a kind that is not 1-32 lowercase ASCII letters or ``_``, or a
+    version this module does not know.
     """
     if not _KIND.fullmatch(kind):
         raise ValueError(f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'")
-    payload_type = (PAYLOAD_TYPE_PREFIX + kind).encode("ascii")
-    return b"DSSEv1 %d %b %d %b" % (len(payload_type), payload_type, len(body), body)
+    if version not in FORMAT_VERSIONS:
+        raise ValueError(f"log format version {version} is not one of {FORMAT_VERSIONS}")
+    type_bytes = payload_type(kind, version).encode("ascii")
+    return b"DSSEv1 %d %b %d %b" % (len(type_bytes), type_bytes, len(body), body)
 
 
-def sign(private_key: Ed25519PrivateKey, kind: str, body: bytes) -> str:
-    """The signature of ``pae(kind, body)`` as 128 lowercase hex characters."""
-    return private_key.sign(pae(kind, body)).hex()
+def sign(private_key: Ed25519PrivateKey, kind: str, body: bytes, version: int = 1) -> str:
+    """The signature of ``pae(kind, body, version)`` as 128 lowercase hex characters."""
+    return private_key.sign(pae(kind, body, version)).hex()
 
 
 def verify(
-    public_key_raw: bytes, kind: str, body: bytes, signature_hex: str
+    public_key_raw: bytes, kind: str, body: bytes, signature_hex: str, version: int = 1
 ) -> SignatureCheck | None:
-    """None if ``signature_hex`` is a valid signature of ``pae(kind, body)``, else why not."""
+    """None if ``signature_hex`` is a valid signature of ``pae(kind, body, version)``, else
+    why not."""
     if not _SIGNATURE_HEX.fullmatch(signature_hex):
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE_ENCODING,
@@ -109,7 +119,7 @@ def verify(
             SignatureCode.BAD_KIND,
             f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'",
         )
-    return verify_raw(public_key_raw, pae(kind, body), bytes.fromhex(signature_hex))
+    return verify_raw(public_key_raw, pae(kind, body, version), bytes.fromhex(signature_hex))
 
 
 def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> SignatureCheck | None:
