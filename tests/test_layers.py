@@ -26,7 +26,13 @@ _GAME = {"racing_demon.game", *_ERRORS}
 _EDGES = {"racing_demon.files", "racing_demon.schema", "jsonschema", "regress", *_ERRORS}
 _LOG = {"racing_demon.log", "racing_demon.profiles", "cryptography", *_GAME, *_EDGES}
 _MATCHES = {"racing_demon.replay", "racing_demon.verify", *_LOG}
-_MANY_LOGS = {"racing_demon.recover", "racing_demon.outcomes", "distributed", *_MATCHES}
+_MANY_LOGS = {
+    "racing_demon.recover",
+    "racing_demon.evidence",
+    "racing_demon.outcomes",
+    "distributed",
+    *_MATCHES,
+}
 MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.errors": set(),
     "racing_demon.game": _GAME,  # the rules core: no click, jsonschema, cryptography, log
@@ -39,8 +45,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.table": _MATCHES | {"racing_demon.table"},
     "racing_demon.sim": _MATCHES | {"racing_demon.table", "racing_demon.sim"},
     "racing_demon.recover": _MATCHES | {"racing_demon.recover"},
-    "racing_demon.outcomes": _MATCHES | {"racing_demon.recover", "racing_demon.outcomes"},
+    "racing_demon.outcomes": _MATCHES
+    | {"racing_demon.recover", "racing_demon.evidence", "racing_demon.outcomes"},
     "racing_demon.audit": _MATCHES | {"racing_demon.audit"},
+    "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
     "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch"},
     "racing_demon.report": _MANY_LOGS
     | {"racing_demon.report", "racing_demon.batch", "racing_demon.audit", "racing_demon.sim"},

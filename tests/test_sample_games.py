@@ -121,9 +121,11 @@ def test_audit(game: dict[str, Any]) -> None:
     code, out = invoke(*args)
     assert code == expected["audit_exit_code"], out
     document = json.loads(out)
+    assert schema_errors("audit-report", document) == []
     if expected["verdict"] != "verified":  # audit shows the verifier's report and stops
-        assert document["verdict"] == expected["verdict"]
-        assert document["finding"]["code"] == expected["code"]
+        assert document["verification"]["verdict"] == expected["verdict"]
+        assert document["verification"]["finding"]["code"] == expected["code"]
+        assert (document["hands"], document["claims"]) == ([], [])
         return
     assert document["verification"]["verdict"] == "verified"
     wrong = [index for index, check in enumerate(document["claims"]) if not check["holds"]]

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from racing_demon.evidence import EvidenceCode
 from racing_demon.game.flow import FlowCode
 from racing_demon.log.reader import ReadCode
+from racing_demon.log.receipts import ReceiptCode
 from racing_demon.log.signing import SignatureCode
 from racing_demon.verify import VerifyCode
 
@@ -16,7 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "threat-model.md").read_text(encoding="utf-8")
 ATTACKS = DOC[DOC.index("## 5.") : DOC.index("## 6.")]
 TESTS = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").glob("*.py"))
-CODES = {code.value for enum in (VerifyCode, FlowCode, ReadCode, SignatureCode) for code in enum}
+CODES = {
+    code.value
+    for enum in (VerifyCode, FlowCode, ReadCode, SignatureCode, ReceiptCode, EvidenceCode)
+    for code in enum
+}
 
 
 @pytest.mark.parametrize("name", sorted(set(re.findall(r"`(test_\w+)", ATTACKS))))
@@ -41,3 +47,8 @@ def test_every_verifier_code_is_in_the_attack_tables() -> None:
         {code.value for code in (*VerifyCode, *FlowCode)} - named - {"UNREADABLE"}
     )  # a missing file is no attack
     assert not untold
+
+
+def test_every_evidence_code_is_in_the_attack_tables() -> None:
+    named = set(re.findall(r"`([A-Z][A-Z0-9_]+)`", ATTACKS))
+    assert {code.value for code in (*EvidenceCode, *ReceiptCode)} <= named

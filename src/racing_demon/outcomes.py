@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 
+from racing_demon.evidence import EvidenceReport
 from racing_demon.recover import Action, Recovery
 from racing_demon.verify.report import Report, Verdict
 
@@ -39,3 +40,16 @@ def exit_code_of(outcome: Report | Recovery) -> ExitCode:
     if verdict is Verdict.VERIFIED or (verdict is Verdict.UNPINNED and outcome.unsafe_unpinned):
         return ExitCode.OK
     return ExitCode.UNUSABLE if verdict is Verdict.UNREADABLE else ExitCode.NO
+
+
+def audit_exit_code(
+    report: Report, claims_hold: bool, evidence: EvidenceReport | None = None
+) -> ExitCode:
+    """The exit code of an audit: 0 when the log verifies, every claim holds and every
+    receipt and copy agrees with it; 2 when the log cannot be read; else 1 (a finding that
+    is no evidence against the table, such as an invalid receipt, included)."""
+    verdict = exit_code_of(report)
+    if verdict is not ExitCode.OK:
+        return verdict
+    agrees = evidence is None or evidence.agrees
+    return ExitCode.OK if claims_hold and agrees else ExitCode.NO

@@ -1,4 +1,5 @@
-"""``racing-demon audit``: the dispute view of a verified log."""
+"""``racing-demon audit``: the dispute view of a verified log, and the evidence that
+players' receipts and other copies of the log give against the table."""
 
 from __future__ import annotations
 
@@ -8,18 +9,19 @@ from typing import Any
 
 import click
 
-from racing_demon.audit import audit_hands, check_claims
+from racing_demon.audit import ClaimCheck, HandAudit, audit_hands, check_claims
 from racing_demon.cli.options import (
     json_option,
     limits_options,
     pinned_rules_option,
     table_key_option,
 )
+from racing_demon.evidence import gather_evidence
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
-from racing_demon.outcomes import ExitCode, exit_code_of
+from racing_demon.outcomes import ExitCode, audit_exit_code
 from racing_demon.replay import find_secret
-from racing_demon.report.audit import audit_document, audit_text
+from racing_demon.report.audit import audit_document, audit_text, evidence_text
 from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document, report_text
 from racing_demon.schema import schema_errors
@@ -49,6 +51,8 @@ Examples:
   racing-demon audit game.jsonl --table-key table.pub
   racing-demon audit game.jsonl --table-key table.pub --claim my-claim.json --json
   racing-demon audit game.jsonl --table-key table.pub --rules table
+  racing-demon audit game.jsonl --table-key table.pub \\
+      --receipts seat0.receipts.jsonl --receipts seat1.receipts.jsonl --against copy.jsonl
 
 \b
 A claim file (schemas/audit-claims.schema.json):
@@ -56,6 +60,10 @@ A claim file (schemas/audit-claims.schema.json):
               {"seat": 0, "hand": 1, "placed": 24},
               {"seat": 1, "hand": 2, "demon_left": 3},
               {"seat": 1, "total": 105}]}
+
+\b
+A receipts file holds the table's signed receipts, one a line
+(schemas/receipt.schema.json, docs/log-format.md §9).
 """
 )
 @click.argument("log", type=click.Path(path_type=Path))
@@ -69,6 +77,23 @@ A claim file (schemas/audit-claims.schema.json):
     callback=_claims,
     help="Scores or card counts a player asserts, to check against the log.",
 )
+@click.option(
+    "--receipts",
+    "receipts",
+    metavar="FILE",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A file of the table's receipts (a player's), to check against the log; repeatable.",
+)
+@click.option(
+    "--against",
+    "against",
+    metavar="LOG2",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Another copy of the log: where the two differ, the table may have signed two "
+    "histories; repeatable.",
+)
 @json_option
 @limits_options
 def audit(
@@ -76,6 +101,8 @@ def audit(
     table_key: bytes,
     rules: str | None,
     claims: list[Any],
+    receipts: tuple[Path, ...],
+    against: tuple[Path, ...],
     as_json: bool,
     limits: Limits,
 ) -> None:
@@ -83,31 +110,39 @@ def audit(
     per seat the cards each seat placed in the centre (sorted by back, with the record that
     placed each), the demon cards left and their penalty, and the hand score recomputed
     beside the one the log claims, with the running total; with --claim, which claims are
-    wrong and the records that show it.
+    wrong and the records that show it; with --receipts and --against, every receipt and
+    copy that disagrees with the log, and whether that is evidence against the table
+    (DROPPED, DELAYED, FORK, RECEIPT_MISMATCH).
 
-    Exit 0 when the log verifies and every claim holds; 1 when the log does not verify
-    or a claim is wrong; 2 when a file cannot be read or an option is wrong.
+    Exit 0 when the log verifies, every claim holds and every receipt and copy agrees;
+    1 when the log does not verify, a claim is wrong, or a receipt or copy disagrees or
+    is invalid; 2 when a file cannot be read or an option is wrong.
     """
     report = verify_log(log, Settings(table_key=table_key, limits=limits, rules=rules))
-    if report.verdict is not Verdict.VERIFIED:
-        if as_json:
-            click.echo(json.dumps(report_document(report), indent=2))
-        else:
-            click.echo(report_text(report))
-        raise SystemExit(exit_code_of(report))
+    hands: tuple[HandAudit, ...] = ()
+    checks: tuple[ClaimCheck, ...] = ()
+    evidence = None
     try:
-        secret = find_secret(log, limits)  # verified: the final record reveals the secret
-        assert secret is not None
-        hands = audit_hands(log, secret, limits)
-    except OSError as error:  # replaced since it was verified
-        click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
+        if report.verdict is not Verdict.UNREADABLE and (receipts or against):
+            evidence = gather_evidence(log, table_key, receipts, against, limits)
+        if report.verdict is Verdict.VERIFIED:
+            secret = find_secret(log, limits)  # verified: the final record reveals the secret
+            assert secret is not None
+            hands = audit_hands(log, secret, limits)
+            checks = check_claims(hands, claims, final_seq=(report.records or 1) - 1)
+    except OSError as error:  # a receipts file or copy unreadable, or the log replaced
+        shown = printable(str(error.filename or log))
+        click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
-    checks = check_claims(hands, claims, final_seq=(report.records or 1) - 1)
     if as_json:
-        document = audit_document(hands, checks, report_document(report))
+        document = audit_document(hands, checks, report_document(report), evidence)
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     else:
         click.echo(report_text(report))
-        click.echo(audit_text(hands, checks))
-    if not all(check.holds for check in checks):
-        raise SystemExit(ExitCode.NO)
+        if hands or checks:
+            click.echo(audit_text(hands, checks))
+        if evidence is not None:
+            click.echo(evidence_text(evidence))
+    code = audit_exit_code(report, all(check.holds for check in checks), evidence)
+    if code is not ExitCode.OK:
+        raise SystemExit(code)

@@ -6,16 +6,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from racing_demon.audit import ClaimCheck, HandAudit
+from racing_demon.evidence import Entry, EvidenceFinding, EvidenceReport
 from racing_demon.report.text import printable
 
 
 def audit_document(
-    hands: Sequence[HandAudit], checks: Sequence[ClaimCheck], verification: Mapping[str, Any]
+    hands: Sequence[HandAudit],
+    checks: Sequence[ClaimCheck],
+    verification: Mapping[str, Any],
+    evidence: EvidenceReport | None = None,
 ) -> dict[str, Any]:
-    """``audit --json`` (schemas/audit-report.schema.json)."""
+    """``audit --json`` (schemas/audit-report.schema.json): the same shape whatever the
+    verdict; ``hands`` and ``claims`` are empty when the log does not verify."""
     return {
         "format": "racing-demon/audit-report/v1",
         "verification": dict(verification),
+        "receipts": None if evidence is None else _receipts_document(evidence),
+        "evidence": [] if evidence is None else [_finding(f) for f in evidence.findings],
         "hands": [
             {
                 "hand": hand.hand,
@@ -76,3 +83,79 @@ def audit_text(hands: Sequence[HandAudit], checks: Sequence[ClaimCheck]) -> str:
         records = ", ".join(map(str, check.records)) or "-"
         lines.append(f"{'ok   ' if check.holds else 'WRONG'} {check.message} (records {records})")
     return "\n".join(lines)
+
+
+def _receipts_document(evidence: EvidenceReport) -> dict[str, Any]:
+    scan = evidence.scan
+    return {
+        "files": list(evidence.receipt_files),
+        "against": list(evidence.against),
+        "read": evidence.receipts,
+        "log": {
+            "records": scan.records,
+            "finished": scan.finished,
+            "damage": scan.damage,
+        },
+    }
+
+
+def _entry(entry: Entry | None) -> dict[str, Any] | None:
+    if entry is None:
+        return None
+    return {
+        "file": entry.file,
+        "line": entry.line,
+        "seq": entry.seq,
+        "record": entry.record,
+        "t_ms": entry.t_ms,
+    }
+
+
+def _finding(finding: EvidenceFinding) -> dict[str, Any]:
+    return {
+        "code": finding.code.value,
+        "evidence": finding.is_evidence,
+        "file": finding.file,
+        "line": finding.line,
+        "seat": finding.seat,
+        "n": finding.n,
+        "seq": finding.seq,
+        "said": _entry(finding.said),
+        "compared": _entry(finding.compared),
+        "rule": finding.rule,
+        "message": finding.message,
+    }
+
+
+def evidence_text(evidence: EvidenceReport) -> str:
+    """One line per finding, then what was compared with what."""
+    lines = []
+    for finding in evidence.findings:
+        if finding.seat is not None:
+            subject = f"seat {finding.seat} n {finding.n}"
+        elif finding.said is not None:
+            subject = f"seq {finding.said.seq}"
+        else:
+            subject = printable(_place(finding.file, finding.line))
+        lines.append(f"{finding.code.value:<16} {subject}: {printable(finding.message)}")
+    scan = evidence.scan
+    state = "finished" if scan.finished else "unfinished"
+    if scan.damage is not None:
+        state = f"a table-signed chain up to there only; {printable(scan.damage)}"
+    compared = f"{evidence.receipts} receipts from {len(evidence.receipt_files)} files"
+    if evidence.against:
+        compared += f" and {len(evidence.against)} other copies of the log"
+    proofs = sum(finding.is_evidence for finding in evidence.findings)
+    verdict = (
+        "all agree"
+        if evidence.agrees
+        else f"{len(evidence.findings)} findings, {proofs} of them evidence against the table"
+    )
+    lines.append(
+        f"receipts: {compared} checked against {scan.records} records ({state}): {verdict}"
+    )
+    return "\n".join(lines)
+
+
+def _place(file: str, line: int | None) -> str:
+    return file if line is None else f"{file}:{line}"
