@@ -296,7 +296,8 @@ def test_a_fixed_latency_and_tick_are_used(tmp_path: Path) -> None:
     lags = [Latency(30), Latency(200, 50)]
     simulation = simulate(path, short("table", 15), MIX[:2], "lag", TABLE_KEY, latencies=lags)
     assert [seat.latency for seat in simulation.seats] == lags
-    path.unlink()
+    for output in (path, *simulation.receipts):
+        output.unlink()
     simulate(path, short("table", 15), MIX[:2], "lag", TABLE_KEY, latencies=lags, tick_ms=1)
     times = [r["t_ms"] for r in log_bodies(path) if "player" in r]
     assert any(t % TICK_MS for t in times)  # every millisecond is its own instant
@@ -440,7 +441,7 @@ def test_simulate_never_overwrites_a_log(tmp_path: Path, keys: Path) -> None:
     out.write_text("precious\n")
     result = run("--players", 2, "--seed", "s", "--table-key", keys / "table.key", "--out", out)
     assert result.exit_code == 2
-    assert "exists: a log is never overwritten" in result.output
+    assert "exists: a log or receipts file is never overwritten" in result.output
     assert out.read_text() == "precious\n"
 
 

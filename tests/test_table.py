@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import random
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from racing_demon.profiles import BUILT_IN, load_rules
 from racing_demon.schema import schema_errors
 from racing_demon.table import (
     PlayerInfo,
+    SubmissionCode,
     SubmissionError,
     Table,
     player_signer,
@@ -125,32 +127,58 @@ def check_refusals(path: Path, table: Table) -> None:
     good = sign_submission(PLAYER_KEYS[0], table.game, 1, 0, 0, move, seen)
     elsewhere = Seen(seen.seq, "0" * 64)  # a record of another history
     before = path.read_bytes()
+    W = SubmissionCode
     refusals = [
-        ((0, move, 5, 1, good, seen), "next submission is 0"),
-        ((0, move, 5, 0, None, seen), "signature is missing"),
-        ((0, move, 5, 0, good, None), "seen is missing"),
-        ((0, move, 5, 0, good, elsewhere), "not one of the last"),
-        ((0, move, 5, 0, good, Seen(seen.seq + 1, seen.hash)), "not one of the last"),
+        ((0, move, 5, 1, good, seen), "next submission is 0", W.WRONG_NUMBER),
+        ((0, move, 5, 0, None, seen), "signature is missing", W.MISSING_SIGNATURE),
+        ((0, move, 5, 0, good, None), "seen is missing", W.SEEN_MISSING),
+        ((0, move, 5, 0, good, elsewhere), "not one of the last", W.SEEN_UNKNOWN),
+        (
+            (0, move, 5, 0, good, Seen(seen.seq + 1, seen.hash)),
+            "not one of the last",
+            W.SEEN_UNKNOWN,
+        ),
         (
             (0, move, 5, 0, sign_submission(PLAYER_KEYS[1], table.game, 1, 0, 0, move, seen), seen),
             "does not verify",
+            W.BAD_SIGNATURE,
         ),
         (
             (0, move, 5, 0, sign_submission(PLAYER_KEYS[0], "0" * 32, 1, 0, 0, move, seen), seen),
             "does not verify",
+            W.BAD_SIGNATURE,
         ),
-        ((1, move, 5, 0, good, seen), "not a move of seat 1"),
-        ((0, "0 jump", 5, 0, good, seen), "unknown action"),
-        ((7, move, 5, 0, good, seen), "no seat 7"),
+        ((1, move, 5, 0, good, seen), "not a move of seat 1", W.NOT_ITS_MOVE),
+        ((0, "0 jump", 5, 0, good, seen), "unknown action", W.BAD_MOVE_TEXT),
+        ((7, move, 5, 0, good, seen), "no seat 7", W.NO_SUCH_SEAT),
     ]
-    for args, message in refusals:
-        with pytest.raises(SubmissionError, match=message):
+    for args, message, code in refusals:
+        with pytest.raises(SubmissionError, match=message) as refused:
             table.submit(*args)
+        assert refused.value.code is code
+        receipt = refused.value.receipt
+        if args[0] >= len(table.players):
+            assert receipt is None  # nobody sits there to keep it
+            continue
+        assert receipt is not None
+        body = json.loads(receipt)["body"]
+        assert (body["outcome"], body["reason"], body["player"], body["n"]) == (
+            "refused",
+            code.value,
+            args[0],
+            args[3],
+        )
+        assert (body["seq"], body["record"]) == (table.head.seq, table.head.hash)
     assert path.read_bytes() == before
     outcome = table.submit(0, move, 5, 0, good, seen)
     assert (outcome.kind, outcome.reason) == (RecordKind.MOVE, None)
-    with pytest.raises(SubmissionError, match="backwards"):
+    with pytest.raises(SubmissionError, match="backwards") as backwards:
         table.advance(4)
+    assert backwards.value.code is SubmissionCode.TIME_BACKWARDS
+    with pytest.raises(SubmissionError, match="backwards") as backwards:
+        table.submit(0, move, 4, 1, good, table.head)
+    assert backwards.value.code is SubmissionCode.TIME_BACKWARDS
+    assert backwards.value.receipt is not None
 
 
 def test_an_illegal_submission_is_recorded_as_bounced_and_nothing_moves(tmp_path: Path) -> None:

@@ -6,10 +6,13 @@ accepted or bounced, applies the profile's stall, time and end rules, scores han
 the match, and appends a signed record for each event (docs/log-format.md §6). Every
 record is flushed and fsynced before ``submit`` returns, so after a crash the file holds
 a prefix of complete records (``durable=False`` skips the fsync, for simulations only).
+Every submission is answered at once with a table-signed receipt (§9): the record it
+became, or why it was refused; the player's client keeps it as evidence.
 """
 
 from __future__ import annotations
 
+import enum
 import io
 import re
 import secrets
@@ -18,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -33,6 +36,7 @@ from racing_demon.game.state import State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
+from racing_demon.log.receipts import Receipt, refused_receipt, seal_receipt, submission_hash
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
@@ -81,20 +85,44 @@ class PlayerInfo:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What the table made of a submission: the record it wrote, and its receipt."""
+    """What the table made of a submission: the record it wrote, and the receipt that the
+    player's client keeps (docs/log-format.md §9)."""
 
     kind: RecordKind
     reason: str | None  # the engine's refusal code for a bounce
     seq: int
     record: str  # the record's chain hash
+    receipt: bytes  # the table-signed receipt line, without its newline
 
 
 class TableError(RacingDemonError, ValueError):
     """A match that the table cannot start: nothing is written."""
 
 
+class SubmissionCode(enum.StrEnum):
+    """Why the table refused a submission without logging it, in the order it checks."""
+
+    TIME_BACKWARDS = "TIME_BACKWARDS"
+    MATCH_OVER = "MATCH_OVER"
+    NO_SUCH_SEAT = "NO_SUCH_SEAT"
+    WRONG_NUMBER = "WRONG_NUMBER"
+    BAD_MOVE_TEXT = "BAD_MOVE_TEXT"
+    NOT_ITS_MOVE = "NOT_ITS_MOVE"
+    SEEN_MISSING = "SEEN_MISSING"
+    SEEN_UNKNOWN = "SEEN_UNKNOWN"
+    UNEXPECTED_SIGNATURE = "UNEXPECTED_SIGNATURE"
+    MISSING_SIGNATURE = "MISSING_SIGNATURE"
+    BAD_SIGNATURE = "BAD_SIGNATURE"
+
+
 class SubmissionError(RacingDemonError, ValueError):
-    """A submission the table cannot log at all (nothing is written)."""
+    """A submission the table cannot log at all (nothing is written), with its code and,
+    for a seat at the table, the receipt that says so (outcome ``refused``)."""
+
+    def __init__(self, message: str, code: SubmissionCode, receipt: bytes | None = None):
+        super().__init__(message)
+        self.code = code
+        self.receipt = receipt
 
 
 class ResumeError(RacingDemonError, ValueError):
@@ -128,6 +156,7 @@ class Table:
     def __init__(
         self,
         writer: LogWriter,
+        table_key: Ed25519PrivateKey,
         flow: MatchFlow,
         players: Sequence[PlayerInfo],
         game: str,
@@ -135,6 +164,7 @@ class Table:
         player_signers: Sequence[PlayerSigner] | None,
     ) -> None:
         self._writer = writer
+        self._key = table_key
         self._flow = flow
         self._players = tuple(players)
         self._game = game
@@ -220,7 +250,7 @@ class Table:
             writer = LogWriter(file, game, table_key, durable=durable)
             writer.append(0, genesis.payload, sigs)
             flow = MatchFlow.begin(rules, seed, len(players))
-            table = cls(writer, flow, players, game, dealer_secret, player_signers)
+            table = cls(writer, table_key, flow, players, game, dealer_secret, player_signers)
             table._record_due(0)
         except BaseException:
             # The file is this call's own (opened exclusively): a failed create leaves
@@ -278,7 +308,7 @@ class Table:
             t_ms=last.t_ms,
             recent_hashes=recent,
         )
-        table = cls(writer, flow, players, last.game, dealer_secret, player_signers)
+        table = cls(writer, table_key, flow, players, last.game, dealer_secret, player_signers)
         table._next_n = next_n
         table._record_due(writer.t_ms)
         return table
@@ -332,7 +362,10 @@ class Table:
     def advance(self, t_ms: int) -> None:
         """Move the clock to ``t_ms``: end every hand whose deadline came first."""
         if t_ms < self._writer.t_ms:
-            raise SubmissionError(f"time runs backwards: {t_ms} ms after {self._writer.t_ms} ms")
+            raise SubmissionError(
+                f"time runs backwards: {t_ms} ms after {self._writer.t_ms} ms",
+                SubmissionCode.TIME_BACKWARDS,
+            )
         while not self.finished:
             deadline = self._flow.deadline()
             if deadline is None or deadline > t_ms:
@@ -350,40 +383,85 @@ class Table:
         signature: str | None = None,
         seen: Seen | None = None,
     ) -> Outcome:
-        """Check one submission, record it as accepted or bounced, and apply what follows.
+        """Check one submission, record it as accepted or bounced, and apply what follows;
+        the outcome carries the receipt to hand back to the player at once.
 
         ``seen`` is the last record the seat's client had seen (its ``head`` then), which a
         keyed player signs with its move; an unkeyed seat's defaults to the table's head.
+        Raises SubmissionError, with the receipt of the refusal, for a submission that
+        cannot be logged at all.
         """
-        self.advance(t_ms)
+
+        def refuse(message: str, code: SubmissionCode) -> NoReturn:
+            receipt = None
+            if 0 <= seat < len(self._players) and n >= 0:
+                statement = canonical_bytes(
+                    submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
+                )
+                head = self.head
+                refused = refused_receipt(
+                    self._game, seat, n, statement, t_ms, code.value, head.seq, head.hash
+                )
+                receipt = seal_receipt(refused, self._key)
+            raise SubmissionError(message, code, receipt)
+
+        try:
+            self.advance(t_ms)
+        except SubmissionError as error:
+            refuse(str(error), error.code)
         if self.finished:
-            raise SubmissionError("the match is over")
+            refuse("the match is over", SubmissionCode.MATCH_OVER)
         if not 0 <= seat < len(self._players):
-            raise SubmissionError(f"there is no seat {seat}")
+            refuse(f"there is no seat {seat}", SubmissionCode.NO_SUCH_SEAT)
         if n != self._next_n[seat]:
-            raise SubmissionError(f"seat {seat}'s next submission is {self._next_n[seat]}")
+            refuse(
+                f"seat {seat}'s next submission is {self._next_n[seat]}",
+                SubmissionCode.WRONG_NUMBER,
+            )
         try:
             move = Move.parse(move_text)
         except ValueError as error:
-            raise SubmissionError(str(error)) from error
+            refuse(str(error), SubmissionCode.BAD_MOVE_TEXT)
         if move.seat != seat:
-            raise SubmissionError(f"{move_text!r} is not a move of seat {seat}")
+            refuse(f"{move_text!r} is not a move of seat {seat}", SubmissionCode.NOT_ITS_MOVE)
+        keyed = self._players[seat].key is not None
         if seen is None:
-            if self._players[seat].key is not None:
-                raise SubmissionError(f"seat {seat} signs the record it had seen: seen is missing")
+            if keyed:
+                refuse(
+                    f"seat {seat} signs the record it had seen: seen is missing",
+                    SubmissionCode.SEEN_MISSING,
+                )
             seen = self.head
         if self._writer.hash_of(seen.seq) != seen.hash:
-            raise SubmissionError(
+            refuse(
                 f"seat {seat} names record {seen.seq} with hash {seen.hash[:12]}, which is not "
-                f"one of the last {SEEN_WINDOW} records of this log"
+                f"one of the last {SEEN_WINDOW} records of this log",
+                SubmissionCode.SEEN_UNKNOWN,
             )
-        sigs = self._player_sigs(seat, move_text, n, seen, signature)
+        statement = canonical_bytes(
+            submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
+        )
+        problem = self._signature_problem(seat, statement, signature)
+        if problem is not None:
+            refuse(*problem)
+        sigs = {} if signature is None else {"player": signature}
         event, self._flow = self._flow.submit(seat, n, move, move_text, seen)
         self._next_n[seat] += 1
         line = self._writer.append(t_ms, event, sigs)
-        seq = self._writer.seq - 1
+        seq, record = self._writer.seq - 1, chain_hash(line)
+        receipt = Receipt(
+            self._game,
+            seat,
+            n,
+            submission_hash(statement),
+            t_ms,
+            event.kind.value,
+            event.reason,
+            seq,
+            record,
+        )
         self._record_due(t_ms)
-        return Outcome(event.kind, event.reason, seq, chain_hash(line))
+        return Outcome(event.kind, event.reason, seq, record, seal_receipt(receipt, self._key))
 
     def close(self) -> None:
         """Stop writing (a match left unfinished stays a valid, unfinished prefix)."""
@@ -397,21 +475,27 @@ class Table:
 
     # -- internals ---------------------------------------------------------------
 
-    def _player_sigs(
-        self, seat: int, move_text: str, n: int, seen: Seen, signature: str | None
-    ) -> dict[str, Any]:
+    def _signature_problem(
+        self, seat: int, statement: bytes, signature: str | None
+    ) -> tuple[str, SubmissionCode] | None:
+        """Why seat ``seat``'s signature over its ``statement`` is refused, if it is."""
         key = self._players[seat].key
         if key is None:
-            if signature is not None:
-                raise SubmissionError(f"seat {seat} has no key: its moves are not signed")
-            return {}
+            if signature is None:
+                return None
+            return (
+                f"seat {seat} has no key: its moves are not signed",
+                SubmissionCode.UNEXPECTED_SIGNATURE,
+            )
         if signature is None:
-            raise SubmissionError(f"seat {seat} signs its moves: the signature is missing")
-        statement = submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
-        problem = verify(key, SUBMISSION, canonical_bytes(statement), signature, FORMAT_VERSION)
-        if problem is not None:
-            raise SubmissionError(f"seat {seat}'s signature does not verify: {problem}")
-        return {"player": signature}
+            return (
+                f"seat {seat} signs its moves: the signature is missing",
+                SubmissionCode.MISSING_SIGNATURE,
+            )
+        problem = verify(key, SUBMISSION, statement, signature, FORMAT_VERSION)
+        if problem is None:
+            return None
+        return f"seat {seat}'s signature does not verify: {problem}", SubmissionCode.BAD_SIGNATURE
 
     def _record_due(self, t_ms: int) -> None:
         """Write every record the flow makes due at ``t_ms``: stall shifts, the hand's end,

@@ -24,6 +24,7 @@ from racing_demon.sim.simulate import (
     TICK_MS,
     Latency,
     SimulationSeed,
+    receipt_paths,
     simulate,
 )
 
@@ -151,6 +152,13 @@ Examples:
 )
 @click.option("--durable", is_flag=True, help="fsync every record, as a real table does (slower).")
 @click.option(
+    "--receipts/--no-receipts",
+    default=True,
+    show_default=True,
+    help="Keep each seat's receipts beside LOG, as its client would: "
+    "LOG-STEM.seatN.receipts.jsonl (check them with audit --receipts).",
+)
+@click.option(
     "--out",
     required=True,
     metavar="LOG",
@@ -171,6 +179,7 @@ def simulate_command(
     latencies: tuple[Latency, ...] | None,
     tick_ms: int,
     durable: bool,
+    receipts: bool,
     out: Path,
 ) -> None:
     """Play a whole match between computer players and write its signed log to LOG.
@@ -183,8 +192,10 @@ def simulate_command(
     (docs/simulation.md).
 
     Prints a summary at the end: scores per hand, totals, winners, bounces, ties, stall
-    shifts and blocked hands. Exit 0 when the match was played; 2 on bad usage, unreadable
-    keys, or an existing LOG.
+    shifts and blocked hands. Each seat's client keeps the table's receipt for every
+    submission in LOG-STEM.seatN.receipts.jsonl beside LOG, unless --no-receipts. Exit 0
+    when the match was played; 2 on bad usage, unreadable keys, or an existing LOG or
+    receipts file.
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
@@ -208,11 +219,13 @@ def simulate_command(
         )
     if hands is not None:
         rules = _with_max_hands(rules, hands)
-    if out.exists() or out.is_symlink():
-        raise click.BadParameter(
-            f"{printable(str(out))} exists: a log is never overwritten; choose another path",
-            param_hint="--out",
-        )
+    for output in (out, *(receipt_paths(out, players) if receipts else ())):
+        if output.exists() or output.is_symlink():
+            raise click.BadParameter(
+                f"{printable(str(output))} exists: a log or receipts file is never "
+                "overwritten; choose another path",
+                param_hint="--out",
+            )
     key = _table_key(table_key, passphrase_file, ask_passphrase)
     seat_keys = (
         None if player_keys is None else _seat_keys(player_keys, players, player_passphrase_file)
@@ -230,10 +243,13 @@ def simulate_command(
                 tick_ms=tick_ms,
                 durable=durable,
                 on_hand=on_hand,
+                receipts=receipts,
             )
         except FileExistsError as error:
+            shown = printable(str(error.filename or out))
             raise click.BadParameter(
-                f"{printable(str(out))} exists: a log is never overwritten", param_hint="--out"
+                f"{shown} exists: a log or receipts file is never overwritten",
+                param_hint="--out",
             ) from error
         except OSError as error:
             click.echo(f"cannot write {printable(str(out))}: {error.strerror}", err=True)

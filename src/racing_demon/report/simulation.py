@@ -50,9 +50,13 @@ def summary_text(result: Simulation, public_key: str) -> str:
         f"{_count(match.played, 'hand')}, {_duration(result.virtual_ms)} of simulated play"
     )
     log = printable(str(result.path))
+    kept = ""
+    if result.receipts:  # their names follow the log's: docs/simulation.md
+        kept = f" and {len(result.receipts)} seats' receipts ({printable(result.path.stem)}.seatN"
+        kept += ".receipts.jsonl: audit --receipts)"
     lines += [
         "",
-        f"wrote {log} ({tally.records} records); check it with:",
+        f"wrote {log} ({tally.records} records){kept}; check it with:",
         f"  racing-demon verify {log} --table-key {printable(public_key)}",
     ]
     return "\n".join(lines)

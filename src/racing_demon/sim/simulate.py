@@ -28,6 +28,7 @@ its deals: right for simulations, never for real play.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import hmac
 import json
@@ -35,7 +36,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -189,6 +190,7 @@ class Simulation:
     match: Match
     virtual_ms: int
     tally: Tally
+    receipts: tuple[Path, ...] = ()  # each seat's receipts file, when kept
 
     @property
     def bounced(self) -> int:
@@ -239,14 +241,18 @@ def simulate(
     durable: bool = False,
     on_hand: Callable[[Match], None] | None = None,
     max_events: int = MAX_EVENTS,
+    receipts: bool = True,
 ) -> Simulation:
     """Play a whole match of ``bots`` at a new table logging to ``path``.
 
     ``latencies`` default to each seat's draw from the seed (``SimulationSeed.latency``).
     With ``player_keys`` every seat co-signs the genesis and signs its submissions. The
     table skips the fsync of every record unless ``durable`` (a simulation can be run
-    again). ``on_hand`` sees the match after every hand. Raises ValueError for inputs
-    that do not fit, and SimulationError if the match does not end within ``max_events``.
+    again). ``on_hand`` sees the match after every hand. With ``receipts`` each seat's
+    client keeps the table's receipts in ``receipt_paths(path, seats)``, created like the
+    log: never over an existing file. Raises ValueError for inputs that do not fit,
+    FileExistsError for an output that exists, and SimulationError if the match does not
+    end within ``max_events``.
     """
     seats = len(bots)
     if not rules.min_players <= seats <= rules.max_players:
@@ -273,23 +279,33 @@ def simulate(
         for seat in range(seats)
     ]
     signers = None if keys is None else [player_signer(key) for key in keys]
-    table = Table.create(
-        path,
-        rules,
-        players,
-        table_key,
-        derived.dealer_secret,
-        derived.entropy(seats) if keys is None else None,
-        player_signers=signers,
-        game_id=derived.game_id,
-        durable=durable,
-    )
-    try:
-        loop = _Loop(table, bots, latency, derived, keys, tick_ms)
-        loop.run(on_hand, max_events)
-    finally:
-        if not table.finished:
-            table.close()  # a failed simulation leaves a valid, unfinished prefix
+    kept_in = receipt_paths(path, seats) if receipts else ()
+    with contextlib.ExitStack() as outputs:
+        kept: list[BinaryIO] = []
+        try:
+            for receipt in kept_in:
+                kept.append(outputs.enter_context(receipt.open("xb")))
+            table = Table.create(
+                path,
+                rules,
+                players,
+                table_key,
+                derived.dealer_secret,
+                derived.entropy(seats) if keys is None else None,
+                player_signers=signers,
+                game_id=derived.game_id,
+                durable=durable,
+            )
+        except BaseException:
+            for receipt in kept_in[: len(kept)]:  # this call's own new files: no log, none
+                receipt.unlink(missing_ok=True)
+            raise
+        try:
+            loop = _Loop(table, bots, latency, derived, keys, tick_ms, kept)
+            loop.run(on_hand, max_events)
+        finally:
+            if not table.finished:
+                table.close()  # a failed simulation leaves a valid, unfinished prefix
     return Simulation(
         path=path,
         seed=seed,
@@ -310,7 +326,14 @@ def simulate(
         match=table.match,
         virtual_ms=table.t_ms,
         tally=tally(path),
+        receipts=kept_in,
     )
+
+
+def receipt_paths(log: Path, seats: int) -> tuple[Path, ...]:
+    """Where each seat's client keeps the receipts of a simulated match logged at ``log``:
+    ``<log stem>.seat<N>.receipts.jsonl`` beside it."""
+    return tuple(log.with_name(f"{log.stem}.seat{seat}.receipts.jsonl") for seat in range(seats))
 
 
 class _Loop:
@@ -324,9 +347,11 @@ class _Loop:
         derived: SimulationSeed,
         keys: Sequence[Ed25519PrivateKey] | None,
         tick_ms: int,
+        receipts: Sequence[BinaryIO],
     ) -> None:
         seats = len(bots)
         self._table = table
+        self._receipts = receipts  # each seat's, or none
         self._tick_ms = tick_ms
         self._bots = bots
         self._latency = latency
@@ -390,7 +415,11 @@ class _Loop:
         if arrival.hand != table.state.hand:
             self.stale[arrival.seat] += 1
             return
-        table.submit(arrival.seat, arrival.text, t_ms, arrival.n, arrival.signature, arrival.seen)
+        outcome = table.submit(
+            arrival.seat, arrival.text, t_ms, arrival.n, arrival.signature, arrival.seen
+        )
+        if self._receipts:
+            self._receipts[arrival.seat].write(outcome.receipt + b"\n")
 
     def _view(self, seat: int, t_ms: int) -> tuple[State, Seen]:
         """The table as the seat sees it at ``t_ms``: as it stood one mean latency ago, and
