@@ -16,6 +16,7 @@ from racing_demon.batch import Summary
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import printable
 from racing_demon.verify import Finding, Report, RulesFacts, Verdict
+from racing_demon.verify.assurance import Assurance, assurance_of
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
 
@@ -39,6 +40,8 @@ def report_text(report: Report) -> str:
         lines.append("no record replayed: the log is beyond the reader's limits")
     if report.game is not None:
         facts = [f"game {printable(report.game)}", f"profile {printable(report.profile or '?')}"]
+        if report.format_version is not None:
+            facts.append(f"format v{report.format_version}" + (", keyed" if report.keyed else ""))
         if report.records is not None:
             facts.append(f"{report.records} records")
         if report.final_reason is not None:
@@ -52,9 +55,18 @@ def report_text(report: Report) -> str:
             f"totals {', '.join(map(str, report.totals))} · "
             + (f"winners: seat {winners}" if winners else "no winner")
         )
-    if report.verdict is not Verdict.UNREADABLE:
+    assurance = assurance_of(report)
+    if assurance is not None:
+        lines += assurance_lines(assurance)
+    elif report.verdict is not Verdict.UNREADABLE:
         lines += _coverage(report)
     return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
+
+
+def assurance_lines(assurance: Assurance) -> list[str]:
+    """``proved: …`` and ``not proved: …``, a guarantee a line."""
+    lines = [f"proved: {text}" for _, text in assurance.proved]
+    return lines + [f"not proved: {why}" for _, why in assurance.not_proved]
 
 
 def _headline(report: Report) -> str:
@@ -202,6 +214,12 @@ def report_document(report: Report) -> dict[str, Any]:
         "game": report.game,
         "profile": report.profile,
         "rules": None if report.rules is None else rules_document(report.rules),
+        "format_version": report.format_version,
+        "keyed": report.keyed,
+        "accepted_by": list(report.accepted_by)
+        if report.keyed and report.format_version == 2
+        else None,
+        "assurance": _assurance_document(assurance_of(report)),
         "hands": [list(scores) for scores in report.hands],
         "totals": list(report.totals),
         "winners": list(report.winners),
@@ -218,6 +236,17 @@ def rules_document(rules: RulesFacts) -> dict[str, Any]:
         "builtin": rules.builtin,
         "pinned": rules.pinned,
         "note": rules.note,
+    }
+
+
+def _assurance_document(assurance: Assurance | None) -> dict[str, Any] | None:
+    if assurance is None:
+        return None
+    return {
+        "proved": [guarantee.value for guarantee, _ in assurance.proved],
+        "not_proved": [
+            {"guarantee": guarantee.value, "why": why} for guarantee, why in assurance.not_proved
+        ],
     }
 
 

@@ -177,6 +177,7 @@ class _Verification:
             profile=None if genesis is None else _profile_name(genesis),
             format_version=None if self.genesis is None else self.genesis.v,
             keyed=any(self.player_keys),
+            seats=0 if genesis is None else len(genesis.players),
             accepted_by=self.accepted_by if finding is None else (),
             rules=None
             if genesis is None

@@ -153,6 +153,7 @@ class Report:
     profile: str | None = None
     format_version: int | None = None  # the genesis's ``v``, once its schema held
     keyed: bool = False  # every seat lists a key (checked in step 5)
+    seats: int = 0  # the seats the genesis lists
     # The seats whose acceptance of the final record verified (format v2, keyed):
     accepted_by: tuple[int, ...] = ()
     rules: RulesFacts | None = None  # once the genesis was read
