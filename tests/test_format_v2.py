@@ -8,7 +8,9 @@ are in tests/test_evidence.py.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -16,14 +18,23 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import commitment
 from racing_demon.game.engine import legal_moves
-from racing_demon.game.flow import SUBMISSION_KINDS, Seen
+from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind, Seen, Submission
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.records import ACCEPT, entropy_statement
+from racing_demon.log.records import (
+    ACCEPT,
+    SEEN_WINDOW,
+    Genesis,
+    Record,
+    entropy_statement,
+    parse_record,
+)
 from racing_demon.log.signing import sign
 from racing_demon.profiles import load_rules
 from racing_demon.table import PlayerInfo, ResumeError, Table, TableError, player_signer
 from racing_demon.verify import Settings, Step, Verdict, VerifyCode, verify_log
+from racing_demon.verify.report import StepFailed
+from racing_demon.verify.step04_chain import check_chain
 
 from tampering import (
     PINNED,
@@ -232,13 +243,10 @@ def test_a_record_a_player_saw_cannot_be_rewritten(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("seq", [-1, 0], ids=["itself", "too-old"])
-def test_seen_must_name_one_of_the_records_before(tmp_path: Path, seq: int) -> None:
+def test_seen_must_name_a_record_before_its_own(tmp_path: Path) -> None:
     values = values_of("short")
     index = _last_submission(values)
-    values[index]["body"]["seen"]["seq"] = index if seq == -1 else index - 4097
-    if seq == 0 and index < 4097:
-        values[index]["body"]["seen"]["seq"] = index  # the log is shorter than the window
+    values[index]["body"]["seen"]["seq"] = index  # itself (the window's far edge: below)
     assert_fails(
         verify_lines(tmp_path, seal(values, index, repoint_seen=False)),
         Step.CHAIN,
@@ -361,3 +369,61 @@ def test_a_v2_record_signed_as_v1_is_refused(tmp_path: Path) -> None:
     )
     assert finding.rule == "BAD_SIGNATURE"
     assert TABLE_PUB  # the pinned key is the one that signed both
+
+
+# -- the docs' worked example, and the window's edge -------------------------------------------
+
+
+DEAL_SPEC = Path(__file__).parent.parent / "docs" / "deal-spec.md"
+
+
+def test_the_deal_specs_worked_entropy_example_is_what_the_code_signs() -> None:
+    text = DEAL_SPEC.read_text(encoding="utf-8")
+    begin = "<!-- worked example: entropy contribution (begin) -->"
+    end = "<!-- worked example: entropy contribution (end) -->"
+    block = text[text.index(begin) + len(begin) : text.index(end)]
+    fields = dict(
+        line.split(": ", 1) for line in block.splitlines() if ": " in line and "```" not in line
+    )
+    key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(fields["private key hex"]))
+    assert raw_public_bytes(key).hex() == fields["public key hex"]
+    assert fields["commitment"] == commitment(bytes(range(32)))  # deal-spec step 1's secret
+    statement = entropy_statement(fields["game"], int(fields["seat"]), fields["commitment"])
+    assert canonical_bytes(statement).decode() == fields["statement bytes"]
+    assert sign(key, "entropy", canonical_bytes(statement), 2) == fields["signature hex"]
+
+
+def _submission_record(seq: int, seen: Seen) -> Record:
+    event = Submission(RecordKind.MOVE, 1, 0, 0, "0 turn", None, seen)
+    return Record("ab" * 16, seq, 5, "h" * 64, event)
+
+
+@pytest.mark.parametrize(("back", "holds"), [(4096, True), (4097, False)])
+def test_seen_may_name_a_record_at_most_4096_back(back: int, holds: bool) -> None:
+    """docs/log-format.md §6: "It must be one of the 4,096 records before this one" """
+    seq = 5000
+    recent: deque[str] = deque((f"{index:064x}" for index in range(seq)), maxlen=SEEN_WINDOW)
+    genesis = Record("ab" * 16, 0, 0, None, values_genesis())
+    seen = Seen(seq - back, f"{seq - back:064x}")
+    record = _submission_record(seq, seen)._replace(prev=recent[-1])
+    check = functools.partial(
+        check_chain,
+        seq + 1,
+        record,
+        genesis=genesis,
+        final_line=None,
+        recent_hashes=recent,
+        last_t_ms=0,
+        wanted_game=None,
+    )
+    if holds:
+        check()
+    else:
+        with pytest.raises(StepFailed) as failed:
+            check()
+        assert failed.value.finding.code is VerifyCode.SEEN_OUT_OF_RANGE
+
+
+def values_genesis() -> Genesis:
+    body = values_of("short")[0]["body"]
+    return parse_record(body).payload  # type: ignore[return-value]
