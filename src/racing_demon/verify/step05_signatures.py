@@ -16,7 +16,7 @@ acceptances.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.log.canonical import canonical_bytes_of_read
@@ -142,15 +142,31 @@ def _check_player_keys(
             found=f"{0 if cosigned is None else len(cosigned)} signatures",
         )
     for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
-        problem = verify(key, RecordKind.GENESIS, message, signature, version)
-        if problem is not None:
-            fail(
-                VerifyCode.BAD_GENESIS_COSIGNATURE,
-                f"seat {seat}'s co-signature: {problem.message}",
-                seat=seat,
-                rule=problem.code,
-            )
+        signed = _Signed(seat, key, RecordKind.GENESIS, message, signature, version)
+        _check_seat(signed, VerifyCode.BAD_GENESIS_COSIGNATURE, "co-signature", fail)
     return keys
+
+
+class _Signed(NamedTuple):
+    """What seat ``seat`` signed with ``key``, as a ``kind`` of log format ``version``."""
+
+    seat: int
+    key: bytes
+    kind: str
+    message: bytes
+    signature: str
+    version: int
+
+
+def _check_seat(signed: _Signed, code: VerifyCode, what: str, fail: _Fail) -> None:
+    problem = verify(signed.key, signed.kind, signed.message, signed.signature, signed.version)
+    if problem is not None:
+        fail(
+            code,
+            f"seat {signed.seat}'s {what}: {problem.message}",
+            seat=signed.seat,
+            rule=problem.code,
+        )
 
 
 def _check_entropy(game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _Fail) -> None:
@@ -160,15 +176,13 @@ def _check_entropy(game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _
     for seat, (key, contribution) in enumerate(zip(player_keys, genesis.entropy, strict=False)):
         assert key is not None  # every seat lists a key, or none does
         statement = canonical_bytes_of_read(entropy_statement(game, seat, genesis.commitment))
-        problem = verify(key, ENTROPY, statement, contribution, 2)
-        if problem is not None:
-            fail(
-                VerifyCode.ENTROPY_NOT_BOUND,
-                f"seat {seat}'s entropy is not its signature over this game's commitment: "
-                f"{problem.message}",
-                seat=seat,
-                rule=problem.code,
-            )
+        signed = _Signed(seat, key, ENTROPY, statement, contribution, 2)
+        _check_seat(
+            signed,
+            VerifyCode.ENTROPY_NOT_BOUND,
+            "entropy as a signature over this game's commitment",
+            fail,
+        )
 
 
 def _check_acceptances(
@@ -192,14 +206,8 @@ def _check_acceptances(
         if signature is None:
             continue
         assert key is not None  # any() above: every seat lists a key
-        problem = verify(key, ACCEPT, message, signature, record.v)
-        if problem is not None:
-            fail(
-                VerifyCode.BAD_ACCEPTANCE,
-                f"seat {seat}'s acceptance of the final record: {problem.message}",
-                seat=seat,
-                rule=problem.code,
-            )
+        signed = _Signed(seat, key, ACCEPT, message, signature, record.v)
+        _check_seat(signed, VerifyCode.BAD_ACCEPTANCE, "acceptance of the final record", fail)
 
 
 def _check_submission(
@@ -228,13 +236,8 @@ def _check_submission(
         )
     elif not fast:
         statement = canonical_bytes_of_read(statement_of(record.game, event))
-        problem = verify(key, SUBMISSION, statement, signature, record.v)
-        if problem is not None:
-            fail(
-                VerifyCode.BAD_PLAYER_SIGNATURE,
-                f"seat {seat}'s signature: {problem.message}",
-                rule=problem.code,
-            )
+        signed = _Signed(seat, key, SUBMISSION, statement, signature, record.v)
+        _check_seat(signed, VerifyCode.BAD_PLAYER_SIGNATURE, "signature", fail)
     if event.n != next_n:
         fail(
             VerifyCode.SUBMISSION_GAP,
