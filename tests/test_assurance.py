@@ -97,7 +97,7 @@ def test_a_v1_log_says_which_v2_guarantees_it_lacks() -> None:
         "format v1: players cannot accept the result",
     ):
         assert f"not proved: {lack}" in text
-    assert "proved: every submission is signed by its player" in text
+    assert "proved: every submission is signed by its seat's key" in text
     assert json.dumps(_document(report)["assurance"])
 
 
@@ -107,3 +107,16 @@ def test_a_log_that_does_not_verify_claims_nothing(tmp_path: Path) -> None:
     assert assurance_of(report) is None
     assert "proved:" not in report_text(report)
     assert _document(report)["assurance"] is None
+
+
+def test_without_the_table_key_the_players_keys_prove_nothing(tmp_path: Path) -> None:
+    """A forger that writes a whole keyed log with keys of its own (and its own "table")
+    gets UNPINNED, and no player-side guarantee: the keys are the file's own claim."""
+    lines = seal(values_of("short", keyed=True), keep_accepts=True)
+    report = verify_lines(tmp_path, lines, Settings(unsafe_unpinned=True))
+    assert report.verdict is Verdict.UNPINNED
+    assurance = assurance_of(report)
+    assert assurance is not None and assurance.proved == ()
+    reasons = dict(assurance.not_proved)
+    for guarantee in (Guarantee.DEAL_BOUND, Guarantee.MOVES_SIGNED, Guarantee.RESULT_ACCEPTED):
+        assert "the players' keys are the file's own claim" in reasons[guarantee]

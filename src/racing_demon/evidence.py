@@ -62,6 +62,7 @@ class EvidenceCode(enum.StrEnum):
     DELAYED = "DELAYED"
     DROPPED = "DROPPED"
     RECEIPT_MISMATCH = "RECEIPT_MISMATCH"
+    REFUSAL_UNFOUNDED = "REFUSAL_UNFOUNDED"
     # Reported, but no evidence against the table.
     RECEIPT_INVALID = "RECEIPT_INVALID"
     OTHER_GAME = "OTHER_GAME"
@@ -76,8 +77,12 @@ EVIDENCE: Final = frozenset(
         EvidenceCode.DELAYED,
         EvidenceCode.DROPPED,
         EvidenceCode.RECEIPT_MISMATCH,
+        EvidenceCode.REFUSAL_UNFOUNDED,
     }
 )
+# A receipts file is the player's, but may be anything: past this many lines that are no
+# receipt, one more finding counts the rest (so its cost stays that of reading it).
+INVALID_SHOWN: Final = 20
 
 
 class Entry(NamedTuple):
@@ -172,10 +177,13 @@ def gather_evidence(
     receipts: list[tuple[str, ReceiptLine]] = []
     findings: list[EvidenceFinding] = []
     for path in receipt_files:
+        invalid = 0
         for item in read_receipts(path, table_key, limits):
             if isinstance(item, ReceiptLine):
                 receipts.append((str(path), item))
-            else:
+                continue
+            invalid += 1
+            if invalid <= INVALID_SHOWN:
                 findings.append(
                     EvidenceFinding(
                         EvidenceCode.RECEIPT_INVALID,
@@ -192,11 +200,28 @@ def gather_evidence(
                         rule=item.code,
                     )
                 )
+        if invalid > INVALID_SHOWN:
+            findings.append(
+                EvidenceFinding(
+                    EvidenceCode.RECEIPT_INVALID,
+                    str(path),
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    f"{path}: {invalid - INVALID_SHOWN} more lines that are not receipts",
+                )
+            )
     seqs = {item.receipt.seq for _, item in receipts}
+    refused: dict[int, set[int]] = {}  # seq -> the seats refused when the log ended there
+    for _, item in receipts:
+        if not item.receipt.logged:
+            refused.setdefault(item.receipt.seq, set()).add(item.receipt.seat)
     submissions = {(item.receipt.seat, item.receipt.n) for _, item in receipts}
-    scanner = _Scanner(log, table_key, limits, seqs, submissions)
+    scanner = _Scanner(log, table_key, limits, seqs, submissions, refused)
     scan = scanner.run()
-    judge = _Judge(shown, scan, scanner.by_seq, scanner.by_submission)
+    judge = _Judge(shown, scan, scanner.by_seq, scanner.by_submission, scanner.next_n)
     for file, item in receipts:
         findings.extend(judge.receipt(file, item))
     findings.extend(judge.between_receipts(receipts))
@@ -251,7 +276,10 @@ class _Scanner:
     limits: Limits
     seqs: set[int]
     submissions: set[tuple[int, int]]
+    refused: dict[int, set[int]]  # seq -> the seats of the refusals named there
     by_seq: dict[int, _Facts] = field(default_factory=dict)
+    next_n: dict[tuple[int, int], int] = field(default_factory=dict)
+    _counts: dict[int, int] = field(default_factory=dict)
     by_submission: dict[tuple[int, int], _Facts] = field(default_factory=dict)
 
     def run(self) -> LogScan:
@@ -303,6 +331,10 @@ class _Scanner:
     def _keep(self, number: int, record: Record, hash_: str) -> None:
         event = record.payload
         if isinstance(event, Submission):
+            self._counts[event.seat] = event.n + 1
+        for seat in self.refused.get(record.seq, ()):
+            self.next_n[(record.seq, seat)] = self._counts.get(seat, 0)
+        if isinstance(event, Submission):
             named = (event.seat, event.n) in self.submissions
             if not named and record.seq not in self.seqs:
                 return
@@ -348,6 +380,7 @@ class _Judge:
     scan: LogScan
     by_seq: dict[int, _Facts]
     by_submission: dict[tuple[int, int], _Facts]
+    next_n: dict[tuple[int, int], int]  # (seq, seat) -> the seat's next n after record seq
 
     def _entry(self, facts: _Facts) -> Entry:
         return Entry(self.log, facts.line, facts.line - 1, facts.record, facts.t_ms)
@@ -417,7 +450,8 @@ class _Judge:
                 yield from self._locate(finding, where, claim, receipt, forked=True)
             return
         if not receipt.logged:
-            return  # a refusal is checked for its seq and hash only
+            yield from self._refusal(finding, where, claim, receipt, facts, line)
+            return
         if (facts.seat, facts.n, facts.submission) != (
             receipt.seat,
             receipt.n,
@@ -448,6 +482,34 @@ class _Judge:
             yield finding(
                 EvidenceCode.DELAYED,
                 f"{where} {claim}; the log records it at {_ms(facts.t_ms)}",
+                line,
+            )
+
+    def _refusal(
+        self,
+        finding: Callable[..., EvidenceFinding],
+        where: str,
+        claim: str,
+        receipt: Receipt,
+        facts: _Facts,
+        line: Entry,
+    ) -> Iterator[EvidenceFinding]:
+        """A refusal the log itself disproves: the match was not over, or ``n`` was the
+        seat's next number. (Why a statement was refused for its text, its signature or
+        the record it names, the log cannot tell without the statement itself.)"""
+        if receipt.reason == "MATCH_OVER" and facts.kind != RecordKind.FINAL.value:
+            yield finding(
+                EvidenceCode.REFUSAL_UNFOUNDED,
+                f"{where} {claim}; but seq {receipt.seq} is a {facts.kind} record, not the "
+                "final one: the match was not over",
+                line,
+            )
+        expected = self.next_n.get((receipt.seq, receipt.seat))
+        if receipt.reason == "WRONG_NUMBER" and expected == receipt.n:
+            yield finding(
+                EvidenceCode.REFUSAL_UNFOUNDED,
+                f"{where} {claim}; but after seq {receipt.seq} seat {receipt.seat}'s next "
+                f"number was {receipt.n}, the one it sent",
                 line,
             )
 

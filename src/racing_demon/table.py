@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import io
+import json
 import re
 import secrets
 from collections import deque
@@ -55,6 +56,7 @@ from racing_demon.log.records import (
 from racing_demon.log.signing import sign, verify
 from racing_demon.log.writer import LogWriter, seal
 from racing_demon.replay import replay
+from racing_demon.schema import checked_errors
 from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
 from racing_demon.verify.report import VerifyCode
 
@@ -171,6 +173,7 @@ class Table:
         self._secret = secret
         self._signers = None if player_signers is None else tuple(player_signers)
         self._next_n = [0] * len(players)
+        self._now = writer.t_ms  # the table's clock: the last record's time, or later
 
     @classmethod
     def create(
@@ -361,11 +364,12 @@ class Table:
 
     def advance(self, t_ms: int) -> None:
         """Move the clock to ``t_ms``: end every hand whose deadline came first."""
-        if t_ms < self._writer.t_ms:
+        if t_ms < self._now:
             raise SubmissionError(
-                f"time runs backwards: {t_ms} ms after {self._writer.t_ms} ms",
+                f"time runs backwards: {t_ms} ms after {self._now} ms",
                 SubmissionCode.TIME_BACKWARDS,
             )
+        self._now = t_ms
         while not self.finished:
             deadline = self._flow.deadline()
             if deadline is None or deadline > t_ms:
@@ -393,16 +397,7 @@ class Table:
         """
 
         def refuse(message: str, code: SubmissionCode) -> NoReturn:
-            receipt = None
-            if 0 <= seat < len(self._players) and n >= 0:
-                statement = canonical_bytes(
-                    submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
-                )
-                head = self.head
-                refused = refused_receipt(
-                    self._game, seat, n, statement, t_ms, code.value, head.seq, head.hash
-                )
-                receipt = seal_receipt(refused, self._key)
+            receipt = self._refusal(seat, n, move_text, seen, t_ms, code)
             raise SubmissionError(message, code, receipt)
 
         try:
@@ -432,10 +427,10 @@ class Table:
                     SubmissionCode.SEEN_MISSING,
                 )
             seen = self.head
-        if self._writer.hash_of(seen.seq) != seen.hash:
+        if not _well_formed(seen) or self._writer.hash_of(seen.seq) != seen.hash:
             refuse(
-                f"seat {seat} names record {seen.seq} with hash {seen.hash[:12]}, which is not "
-                f"one of the last {SEEN_WINDOW} records of this log",
+                f"seat {seat} names as seen {seen!r}, which is not one of the last "
+                f"{SEEN_WINDOW} records of this log",
                 SubmissionCode.SEEN_UNKNOWN,
             )
         statement = canonical_bytes(
@@ -475,6 +470,27 @@ class Table:
 
     # -- internals ---------------------------------------------------------------
 
+    def _refusal(
+        self, seat: int, n: int, move_text: str, seen: Seen | None, t_ms: int, code: SubmissionCode
+    ) -> bytes | None:
+        """The receipt of a refused submission; None when nobody sits at ``seat`` to keep it,
+        or the submission holds what no receipt can (a negative number, say)."""
+        if not 0 <= seat < len(self._players):
+            return None
+        named = seen if _well_formed(seen) else None  # else nothing the log could hold
+        head = self.head
+        try:
+            statement = canonical_bytes(
+                submission_statement(self._game, self.state.hand, seat, n, move_text, named)
+            )
+            refused = refused_receipt(
+                self._game, seat, n, statement, t_ms, code.value, head.seq, head.hash
+            )
+            receipt = seal_receipt(refused, self._key)
+        except ValueError:  # not canonical JSON (a lone surrogate, an integer too large)
+            return None
+        return receipt if not checked_errors("receipt", json.loads(receipt)) else None
+
     def _signature_problem(
         self, seat: int, statement: bytes, signature: str | None
     ) -> tuple[str, SubmissionCode] | None:
@@ -501,30 +517,50 @@ class Table:
         """Write every record the flow makes due at ``t_ms``: stall shifts, the hand's end,
         the next deal, the final record."""
         while (event := self._flow.due()) is not None:
-            self._flow = self._flow.play(event, t_ms)
             if isinstance(event, MatchEnd):
                 final = Final(event, self._secret.hex(), self._writer.seq)
-                self._writer.append(t_ms, final, self._acceptances(t_ms, final))
+                accepts = self._acceptances(t_ms, final)  # asked before anything changes
+                self._writer.append(t_ms, final, accepts)
+                self._flow = self._flow.play(event, t_ms)
                 self._writer.close()
                 return
+            self._flow = self._flow.play(event, t_ms)
             self._writer.append(t_ms, event, {})
 
     def _acceptances(self, t_ms: int, final: Final) -> dict[str, Any]:
         """Each keyed seat's acceptance of the final record, asked of its signer before the
-        record is written; a seat that declines, or answers with anything but a good
-        signature, is listed as not accepting (null)."""
+        record is written; a seat that declines, fails to answer (its signer raises: a
+        timeout, say) or answers with anything but a good signature, is listed as not
+        accepting (null): no seat can keep the match from ending."""
         if self._signers is None:
             return {}
         body = self._writer.next_body(t_ms, final)
         accepts: list[str | None] = []
         for player, signer in zip(self._players, self._signers, strict=True):
-            signature = signer(ACCEPT, body)
+            try:
+                signature = signer(ACCEPT, body)
+            except Exception:  # any failure of a seat's client is a "no"
+                signature = None
             assert player.key is not None  # a keyed game: every seat lists its key
-            good = signature is not None and (
+            good = isinstance(signature, str) and (
                 verify(player.key, ACCEPT, body, signature, FORMAT_VERSION) is None
             )
             accepts.append(signature if good else None)
         return {"accepts": accepts}
+
+
+_HASH_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+def _well_formed(seen: object) -> bool:
+    """A ``Seen`` the log can hold: a seq (an int, not a bool) and a SHA-256 in hex."""
+    return (
+        isinstance(seen, tuple)
+        and len(seen) == 2
+        and type(seen[0]) is int
+        and isinstance(seen[1], str)
+        and _HASH_HEX.fullmatch(seen[1]) is not None
+    )
 
 
 def _ask(signer: PlayerSigner, seat: int, kind: str, statement: Mapping[str, Any]) -> str:

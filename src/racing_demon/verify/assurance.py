@@ -28,17 +28,22 @@ class Guarantee(enum.StrEnum):
 
 _PROVED = {
     Guarantee.TABLE_SIGNED: "the pinned table signed every record",
-    Guarantee.DEAL_BOUND: "every seat's entropy is its signature over the dealer's "
-    "commitment: nobody could choose or predict the deal",
-    Guarantee.MOVES_SIGNED: "every submission is signed by its player",
+    Guarantee.DEAL_BOUND: "every seat's entropy is its signature, under the key the genesis "
+    "lists for it, over the dealer's commitment: no one party could choose or predict the "
+    "deal",
+    Guarantee.MOVES_SIGNED: "every submission is signed by its seat's key",
     Guarantee.VIEWS_BOUND: "every submission names, signed, the record its player had "
-    "seen: no player was shown another history",
-    Guarantee.RESULT_ACCEPTED: "every seat accepted the result",
+    "seen, and it is this log's: no player was shown another history",
+    Guarantee.RESULT_ACCEPTED: "every seat's key accepted the result",
 }
 
 _ARRIVALS = (
-    "when each move arrived, and whether one was dropped, rests on the table's clock: "
-    "players' receipts show it (audit --receipts)"
+    "when each move arrived, and whether one was dropped or refused without cause, rests on "
+    "the table's clock: players' receipts show it (audit --receipts)"
+)
+_UNPINNED = (
+    "no --table-key: the players' keys are the file's own claim, so their signatures prove "
+    "nothing about who played"
 )
 
 
@@ -99,6 +104,16 @@ def assurance_of(report: Report) -> Assurance | None:
             else f"seat{'s' if len(declined) > 1 else ''} "
             f"{', '.join(map(str, declined))} did not accept the result"
         )
+    if not report.pinned:
+        # Without the table's key the file may be anybody's, the players' keys with it.
+        for guarantee in (
+            Guarantee.DEAL_BOUND,
+            Guarantee.MOVES_SIGNED,
+            Guarantee.VIEWS_BOUND,
+            Guarantee.RESULT_ACCEPTED,
+        ):
+            if holds[guarantee] is None:
+                holds[guarantee] = _UNPINNED
     holds[Guarantee.ARRIVALS] = _ARRIVALS
     proved = dict(_PROVED)
     if report.fast:
