@@ -12,6 +12,7 @@ from racing_demon.game.flow import FlowCode
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.receipts import ReceiptCode
 from racing_demon.log.signing import SignatureCode
+from racing_demon.table import SubmissionCode
 from racing_demon.verify import VerifyCode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,7 +21,15 @@ ATTACKS = DOC[DOC.index("## 5.") : DOC.index("## 6.")]
 TESTS = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").glob("*.py"))
 CODES = {
     code.value
-    for enum in (VerifyCode, FlowCode, ReadCode, SignatureCode, ReceiptCode, EvidenceCode)
+    for enum in (
+        VerifyCode,
+        FlowCode,
+        ReadCode,
+        SignatureCode,
+        ReceiptCode,
+        EvidenceCode,
+        SubmissionCode,
+    )
     for code in enum
 }
 
