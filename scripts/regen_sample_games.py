@@ -6,14 +6,19 @@ would be generated, is missing, or is not generated at all. ``--search`` looks f
 simulation seeds (after a change to the bots, the table or the engine made a seed lose its
 scenario) and prints them, writing nothing: paste them into ``GAMES``.
 
-This script owns the whole folder; never edit a file there by hand. Every log is written by
-a real ``Table``: the valid games are simulated matches (``racing_demon.sim.simulate``: bots on
-virtual clocks, deterministic from a text seed), the README's game is the golden table log
+This script owns the whole folder; never edit a file there by hand. It writes every file but
+those in ``sample_games/v1/``: the games racing-demon 0.1.0 wrote in log format v1, kept byte
+for byte. It never writes them; it lists them in the manifest (category ``v1``) from their
+frozen record, ``scripts/sample_games_v1.json`` (every file's SHA-256 and the entry, with the
+expected verdict, that release's manifest gave it), and stops unless each is unchanged and
+still gets that verdict. Every other log is format v2, written by a real ``Table``: the valid
+games are simulated matches (``racing_demon.sim.simulate``: bots on virtual clocks,
+deterministic from a text seed), the README's game is the golden table log
 (``scripts/regen_golden_logs.py``, byte for byte), and the endings the bots never reach (a
 resignation, three minutes of shuffling with no card to the centre, five silent minutes) are
-scripted through the table API:
-the simulation's log is cut after a record, ``Table.resume`` continues it, and then one
-scripted submission (``resign``) or only the clock (``Table.advance``) follows.
+scripted through the table API: the simulation's log is cut after a record, ``Table.resume``
+continues it, and then one scripted submission (``resign``) or only the clock
+(``Table.advance``) follows.
 
 The disputed games involve no bots: each is a declared list of edits (``DISPUTED``; the edit
 kinds are racing_demon.testing.tamper's) at explicit line numbers of a checked-in valid file,
@@ -21,9 +26,16 @@ changing one thing as a dishonest table or a damaged copy would: lines removed, 
 swapped, cut or taken from another game, or fields of a record set, with or without the log
 then re-chained and re-signed by a key (``reseal``, which tests/tampering.py uses too).
 Each edit checks that its line holds the record it expects, so a valid game that changed
-stops the regeneration at the edit instead of editing another record. The claim game is a
-simulated valid match and its claim file a declared list (``CLAIMS``), checked by an audit.
-No record is ever written by hand.
+stops the regeneration at the edit instead of editing another record. A table that rewrites
+history live (``Reseal(players=...)``) has its players' clients sign the submissions over
+the history they were shown. Some disputes are ones only the players' receipts show (a
+dropped, delayed or forked history, category ``receipts``): their receipts files are those
+the valid base kept (simulate writes each seat's; ``Game.receipts`` keeps them beside the
+log), or those the table gave for the disputed log's own records (``SeatReceipts``), and
+the manifest says which evidence ``racing-demon audit`` finds with them. ``DECLINED`` games
+are a keyed valid game resumed before its final record with one seat's client declining to
+accept the result. The claim game is a simulated valid match and its claim file a declared
+list (``CLAIMS``), checked by an audit. No record is ever written by hand.
 
 For each valid game the script asserts the scenarios the manifest says it covers (counting
 record kinds, bounce reasons and end reasons, and replaying it to find a seat that held off
@@ -53,33 +65,42 @@ from typing import Any, Final, Literal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.audit import audit_hands, check_claims
+from racing_demon.game.deal import commitment
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Phase, State
 from racing_demon.log.keys import key_id, raw_public_bytes
+from racing_demon.log.receipts import REFUSED, logged_receipt, seal_receipt, statement_bytes_of
+from racing_demon.log.records import parse_record
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
-from racing_demon.sim.simulate import SimulationSeed, simulate
-from racing_demon.table import Table, sign_submission
+from racing_demon.sim.simulate import SimulationSeed, receipt_paths, simulate
+from racing_demon.table import PlayerSigner, Table, player_signer, sign_submission
 from racing_demon.testing.tamper import (
+    CoSign,
     Duplicate,
     Edit,
     EditError,
     Remove,
     Reseal,
     SetFields,
+    SetRules,
     SignSubmission,
     Splice,
     Swap,
     Truncate,
     apply_edits,
 )
+from racing_demon.verify import Settings, verify_log
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_games"
-FORMAT: Final = "racing-demon/sample-games-manifest/v1"
+FORMAT: Final = "racing-demon/sample-games-manifest/v2"
+LOG_FORMAT: Final = 2  # every log this script writes; the frozen v1 games are format 1
+V1_DIR: Final = "v1"  # sample_games/v1/: the games racing-demon 0.1.0 wrote, never rewritten
+V1_FROZEN: Final = Path(__file__).resolve().parent / "sample_games_v1.json"
 
 
 def _load_golden() -> ModuleType:
@@ -152,10 +173,21 @@ class Game:
     ending: Ending | None = None
     max_records: int = 300  # --search keeps the files small
     golden: str | None = None  # rendered by regen_golden_logs.py instead
+    # Keep each seat's receipts as simulate wrote them (receipt_files), beside the log:
+    # a whole simulation only, the receipts its players' clients kept.
+    receipts: bool = False
+
+    def __post_init__(self) -> None:
+        if self.receipts and (self.ending is not None or self.golden is not None):
+            raise ValueError(f"{self.file}: only a whole simulation keeps its receipts")
 
     @property
     def players(self) -> int:
         return len(self.bots)
+
+    @property
+    def receipt_files(self) -> tuple[str, ...]:
+        return receipt_files(self.file, self.players) if self.receipts else ()
 
     @property
     def rules(self) -> Rules:
@@ -186,6 +218,7 @@ GOLDEN_PROFILE, GOLDEN_TARGET, GOLDEN_SEATS, GOLDEN_KEYED, _ = golden.GAMES[gold
 P2P_3P: Final = "valid/peer2peer-3p-hold-off.jsonl"  # unkeyed: the base of most tampered games
 P2P_2P: Final = "valid/peer2peer-2p-blocked-shared-victory.jsonl"
 P2P_4P: Final = "valid/peer2peer-4p-no-centre-signed.jsonl"  # keyed: the base of signed defects
+N4P: Final = "valid/nertz-4p-demon-empty-signed.jsonl"  # keyed, with its receipts: a drop
 
 # Seeds found by ``--search`` (the first seed from "<profile>-<n>p 0" on whose game covers the
 # scenarios within max_records); regeneration asserts that each still covers them.
@@ -195,9 +228,9 @@ GAMES: Final = (
         GOLDEN_PROFILE,
         ("random",) * GOLDEN_SEATS,
         keyed=GOLDEN_KEYED,
-        covers=("tie", "stall_shift", "call"),
-        scenario="The README's game: random players race, with same-instant ties and stall "
-        "shifts, until a call",
+        covers=("tie", "stall_shift", "call", "blocked_hand"),
+        scenario="The README's game: random players race over two hands, with same-instant "
+        "ties and stall shifts; the first ends with a call, the second blocked",
         seed="",
         changes={"match.target": GOLDEN_TARGET},
         golden=golden.SAMPLE,
@@ -221,7 +254,7 @@ GAMES: Final = (
         covers=("tie", "bounced_race", "call"),
         scenario="Four bots race: two cards land on one level in the same tick and both stay "
         "(a tie record); later cards lose their races",
-        seed="table-4p 0",
+        seed="table-4p 5",
         changes=ONE_HAND,
     ),
     Game(
@@ -244,6 +277,7 @@ GAMES: Final = (
         "cards to the centre, then calls",
         seed="peer2peer-3p 44",
         max_records=90,
+        receipts=True,
     ),
     Game(
         P2P_4P,
@@ -298,20 +332,24 @@ GAMES: Final = (
         covers=("demon_empty", "bounced_race"),
         scenario="Three bots race; a lost race is bounced, and the hand ends the moment a "
         "demon pile empties",
-        seed="nertz-3p 1",
+        seed="nertz-3p 4",
         changes=ONE_HAND,
     ),
     Game(
-        "valid/nertz-4p-demon-empty-signed.jsonl",
+        N4P,
         "nertz",
         ("easy", "normal", "hard", "hard"),
         keyed=True,
         covers=("demon_empty", "bounced_race"),
         scenario="Four bots race for the foundations; the hand ends the moment a demon pile "
         "empties (nertz has no call)",
+        # Kept from format v1 (it still covers its scenarios, in more records now): its
+        # seat 3's last submission is one a table can drop and still write a log that
+        # verifies, keyed as it is (disputed/dropped-last-submission.jsonl).
         seed="nertz-4p 16",
         changes=ONE_HAND,
-        max_records=140,
+        max_records=260,
+        receipts=True,
     ),
 )
 GAME_BY_FILE: Final = {game.file: game for game in GAMES}
@@ -327,19 +365,79 @@ CLAIM_GAME: Final = Game(
 )
 
 
+def receipt_files(file: str, seats: int) -> tuple[str, ...]:
+    """Where each seat's receipts for the log ``file`` are kept: simulate's names for them
+    (``<log stem>.seat<N>.receipts.jsonl``, beside the log)."""
+    return tuple(path.as_posix() for path in receipt_paths(Path(file), seats))
+
+
 def render_game(game: Game, table_key: Ed25519PrivateKey = TABLE_KEY) -> bytes:
     """The game's log, as its table (whose key is ``table_key``) writes it."""
+    return simulated(game, table_key)[0]
+
+
+def simulated(
+    game: Game, table_key: Ed25519PrivateKey = TABLE_KEY
+) -> tuple[bytes, tuple[bytes, ...]]:
+    """The game's log, as its table (whose key is ``table_key``) writes it, and each seat's
+    receipts file as simulate kept it, for a game that keeps them (``Game.receipts``)."""
     if game.golden is not None:
         data: bytes = golden.render(game.golden)
-        return data
+        return data, ()
     bots = [BOTS[name] for name in game.bots]
     keys = PLAYER_KEYS[: game.players] if game.keyed else None
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "game.jsonl"
-        simulate(path, game.rules, bots, game.seed, table_key, player_keys=keys)
+        simulation = simulate(path, game.rules, bots, game.seed, table_key, player_keys=keys)
         if game.ending is not None:
             _script_the_end(path, game, game.ending, table_key)
-        return path.read_bytes()
+        kept = tuple(receipt.read_bytes() for receipt in simulation.receipts)
+        return path.read_bytes(), kept if game.receipts else ()
+
+
+def receipts_of(
+    data: bytes,
+    seat: int,
+    table_key: Ed25519PrivateKey = TABLE_KEY,
+    *,
+    answered: Sequence[int] = (),
+    base: bytes = b"",
+) -> bytes:
+    """Seat ``seat``'s receipts file for the log ``data``: the receipt its table gives for
+    each of the seat's logged submissions (``logged_receipt``, sealed with ``table_key``),
+    in the order of their numbers; but for the submissions at lines ``answered`` of the log
+    ``base``, whose receipts are made from ``base`` (and replace any of the same number)."""
+    receipts: dict[int, bytes] = {}
+
+    def receipt(line: bytes) -> bool:
+        record = parse_record(json.loads(line)["body"])
+        if not isinstance(record.payload, Submission) or record.payload.seat != seat:
+            return False
+        made = logged_receipt(record, line, statement_bytes_of(record))
+        receipts[record.payload.n] = seal_receipt(made, table_key) + b"\n"
+        return True
+
+    for line in data.splitlines():
+        receipt(line)
+    for number in answered:
+        if not receipt(base.splitlines()[number - 1]):
+            raise CorpusError(f"line {number} answered is no submission of seat {seat}")
+    return b"".join(receipts[n] for n in sorted(receipts))
+
+
+def check_receipts(game: Game, data: bytes, kept: Sequence[bytes]) -> None:
+    """Every logged receipt simulate kept for a seat is the one ``receipts_of`` makes from
+    the log: the receipts made from a log for the disputes are the table's own."""
+    for seat, receipts in enumerate(kept):
+        logged = b"".join(
+            line + b"\n"
+            for line in receipts.splitlines()
+            if json.loads(line)["body"]["outcome"] != REFUSED
+        )
+        if logged != receipts_of(data, seat):
+            raise CorpusError(
+                f"{game.file}: seat {seat}'s receipts are not the table's receipts of its log"
+            )
 
 
 def _script_the_end(path: Path, game: Game, ending: Ending, table_key: Ed25519PrivateKey) -> None:
@@ -350,7 +448,8 @@ def _script_the_end(path: Path, game: Game, ending: Ending, table_key: Ed25519Pr
         raise CorpusError(f"{game.file}: the first hand ends before record {ending.cut}")
     path.write_bytes(b"".join(lines[: ending.cut]))
     secret = SimulationSeed.from_text(game.seed).dealer_secret
-    table = Table.resume(path, table_key, secret)
+    signers = [player_signer(key) for key in PLAYER_KEYS[: game.players]] if game.keyed else None
+    table = Table.resume(path, table_key, secret, player_signers=signers)
     if ending.what == "idle":
         table.advance(table.t_ms + 10 * 60_000)  # nobody sends anything for ten minutes
     else:
@@ -437,7 +536,14 @@ def check_covers(game: Game, data: bytes) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Expected:
-    """What ``racing-demon verify`` and ``audit`` must say (docs/log-format.md §7)."""
+    """What ``racing-demon verify`` and ``audit`` must say (docs/log-format.md §7, §10).
+
+    ``accepted_by`` is what ``verify --json`` lists: the seats whose acceptance of the final
+    record verified, for a keyed log of format v2 (none when it is refused past its
+    genesis), else None.
+    ``audit_evidence`` is the codes of what ``audit`` finds comparing the game's receipts
+    and copies with its log (evidence.EvidenceCode), each once, sorted.
+    """
 
     verdict: Literal["verified", "does_not_verify", "unfinished"] = "verified"
     code: str | None = None
@@ -445,6 +551,12 @@ class Expected:
     line: int | None = None
     rule: str | None = None
     wrong_claims: tuple[int, ...] = ()
+    audit_evidence: tuple[str, ...] = ()
+    accepted_by: tuple[int, ...] | None = None
+
+    def with_evidence(self, *codes: str) -> Expected:
+        """These expectations, with the audit finding ``codes``."""
+        return replace(self, audit_evidence=codes)
 
     def document(self) -> dict[str, Any]:
         verified = self.verdict == "verified"
@@ -455,9 +567,21 @@ class Expected:
             "code": self.code,
             "line": self.line,
             "rule": self.rule,
-            "audit_exit_code": 0 if verified and not self.wrong_claims else 1,
+            "audit_exit_code": 0
+            if verified and not self.wrong_claims and not self.audit_evidence
+            else 1,
             "wrong_claims": list(self.wrong_claims),
+            "audit_evidence": sorted(self.audit_evidence),
+            "accepted_by": None if self.accepted_by is None else list(self.accepted_by),
         }
+
+
+def verified(game: Game, accepted_by: tuple[int, ...] | None = None) -> Expected:
+    """A log that verifies: a keyed game's seats all accept its result, unless
+    ``accepted_by`` names the ones that do."""
+    if accepted_by is None and game.keyed:
+        accepted_by = tuple(range(game.players))
+    return Expected(accepted_by=accepted_by)
 
 
 # docs/log-format.md §7: the step of each code the disputed games expect.
@@ -469,7 +593,9 @@ STEP_OF: Final = {
     "WRONG_TABLE_KEY": 5,
     "BAD_TABLE_SIGNATURE": 5,
     "BAD_PLAYER_SIGNATURE": 5,
+    "ENTROPY_NOT_BOUND": 5,
     "SECRET_MISMATCH": 6,
+    "RESERVED_RULES_NAME": 7,
     "ILLEGAL_MOVE": 8,
     "WRONGLY_BOUNCED": 8,
     "SCORE_MISMATCH": 9,
@@ -486,23 +612,62 @@ def refused(code: str, line: int | None, rule: str | None = None) -> Expected:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatReceipts:
+    """Seat ``seat``'s receipts file, for a dispute settled by receipts.
+
+    ``of="base"``: the file the valid base keeps, the receipts its client was given in the
+    honest match. ``of="log"``: the receipts the table gave, live, for the disputed log's
+    own records (``receipts_of``), written beside it; but for the submissions at the base's
+    lines ``answered``, which the table answered on arrival as the honest match logged
+    them, and then dropped or held back: their receipts are the base's."""
+
+    seat: int
+    of: Literal["base", "log"] = "base"
+    answered: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Disputed:
     """A valid game with one defect: ``edits`` (racing_demon.testing.tamper) of the valid
-    file ``base``, each at an explicit line, and what the verifier must say of the result."""
+    file ``base``, each at an explicit line, and what the verifier must say of the result.
+
+    With ``receipts`` (and ``against``: other copies of the log, valid files) the defect is
+    one the log alone may not show, and ``audit`` compares them with it (category
+    ``receipts``)."""
 
     file: str
     base: str
     edits: tuple[Edit, ...]
     scenario: str
     expected: Expected
+    receipts: tuple[SeatReceipts, ...] = ()
+    against: tuple[str, ...] = ()
+
+    @property
+    def category(self) -> str:
+        return "receipts" if self.receipts or self.against else "tampered"
 
     @property
     def derived_from(self) -> tuple[str, ...]:
-        return (self.base, *(edit.source for edit in self.edits if isinstance(edit, Splice)))
+        sources = (edit.source for edit in self.edits if isinstance(edit, Splice))
+        return tuple(dict.fromkeys((self.base, *sources, *self.against)))
 
     @property
     def origin(self) -> str:
         return f"DISPUTED in scripts/regen_sample_games.py: {'; '.join(map(str, self.edits))}"
+
+    def receipt_file(self, receipts: SeatReceipts) -> str:
+        """Where ``receipts`` are: beside the base, or beside this game's log."""
+        base = GAME_BY_FILE[self.base]
+        if receipts.of == "base":
+            if not base.receipts:
+                raise CorpusError(f"{self.file}: {self.base} keeps no receipts")
+            return base.receipt_files[receipts.seat]
+        return receipt_files(self.file, base.players)[receipts.seat]
+
+    @property
+    def receipt_files(self) -> tuple[str, ...]:
+        return tuple(self.receipt_file(receipts) for receipts in self.receipts)
 
 
 def checked_in(file: str) -> bytes:
@@ -530,12 +695,32 @@ MIDDLE: Final = 42  # P2P_3P's middle line (of 82): seat 0 turns three cards fro
 TURN: Final = {"kind": "move", "move": "0 turn 2C KS JD"}
 SPLICED: Final = {"kind": "move", "move": "1 waste>f+ AS"}  # P2P_2P's line 42
 ILLEGAL: Final = 45  # P2P_3P: seat 2 puts the 3S from its waste on a work pile
-FORGED: Final = 15  # P2P_4P: seat 1's second submission
-BOUNCED: Final = 16  # P2P_4P: a card to the centre
+FORGED: Final = 11  # P2P_4P: seat 1's second submission
+BOUNCED: Final = 20  # P2P_4P: a card to the centre
 HAND_END, FINAL = 81, 82  # P2P_3P's only hand_end, and its final record
 OTHER_SECRET: Final = hashlib.sha256(b"not the dealer secret").hexdigest()
 TABLE_KEY_ID: Final = key_id(raw_public_bytes(TABLE_KEY))
 OTHER_TABLE_KEY_ID: Final = key_id(raw_public_bytes(OTHER_TABLE_KEY))
+P2P_DIGEST: Final = Rules.from_document(builtin_document("peer2peer")).digest()
+RICHER: Final = {"scoring.per_foundation_card": 10, "scoring.per_demon_card": 0}
+# P2P_4P's dealer secret and commitment, and a secret the table ground for after seeing
+# the entropy (its commitment published in their place).
+P2P_4P_SECRET: Final = SimulationSeed.from_text(GAME_BY_FILE[P2P_4P].seed).dealer_secret
+GROUND_SECRET: Final = hashlib.sha256(b"a dealer secret ground after the entropy").digest()
+P2P_4P_FINAL: Final = 62
+P2P_4P_KEYS: Final = tuple(PLAYER_KEYS[:4])
+N4P_KEYS: Final = tuple(PLAYER_KEYS[:4])
+DROPPED: Final = 256  # N4P: seat 3's last submission, a turn of its stock
+DROPPED_BODY: Final = {"kind": "move", "player": 3, "move": "3 turn 2S KS AC"}
+N4P_FINAL: Final = 259
+HELD: Final = 111  # N4P: seat 0 starts a foundation with its AH; seat 3's AH comes 4 later
+HELD_FROM_MS: Final = 27160
+HELD_BODY: Final = {"kind": "move", "player": 0, "move": "0 waste>f+ AH", "t_ms": HELD_FROM_MS}
+HELD_BY: Final = 5  # records it is held back by
+HELD_TO_MS: Final = 28730  # the time of the fifth record after it
+RACE: Final = 78  # P2P_3P: seat 1's last submission, then 120 ms later seat 2's 6S to f5
+RACE_FIRST: Final = {"kind": "move", "player": 1, "move": "1 turn AH 2C 4S", "t_ms": 31740}
+RACE_SECOND: Final = {"kind": "move", "player": 2, "move": "2 w3>f5 6S", "t_ms": 31860}
 
 DISPUTED: Final = (
     Disputed(
@@ -608,10 +793,10 @@ DISPUTED: Final = (
         "disputed/forged-move-signed-by-another-player.jsonl",
         P2P_4P,
         (
-            SignSubmission(FORGED, {"kind": "move", "move": "1 demon>w3 7C"}, PLAYER_KEYS[0]),
+            SignSubmission(FORGED, {"kind": "move", "move": "1 w1>f+ AH"}, PLAYER_KEYS[0]),
             Reseal(FORGED),
         ),
-        f"A move in seat 1's name ('1 demon>w3 7C', line {FORGED}) signed with seat 0's key, "
+        f"A move in seat 1's name ('1 w1>f+ AH', line {FORGED}) signed with seat 0's key, "
         "and the log re-signed by the table",
         refused("BAD_PLAYER_SIGNATURE", FORGED, "BAD_SIGNATURE"),
     ),
@@ -621,13 +806,14 @@ DISPUTED: Final = (
         (
             SetFields(
                 BOUNCED,
-                {"kind": "move", "move": "3 waste>f1 2D"},
+                {"kind": "move", "move": "3 w2>f1 3C"},
                 {"kind": "bounce", "reason": "FOUNDATION_TAKEN"},
             ),
-            Reseal(BOUNCED),
+            Reseal(BOUNCED, players=P2P_4P_KEYS),
         ),
-        f"A legal card to the centre ('3 waste>f1 2D', line {BOUNCED}) logged as a lost race "
-        "(bounce FOUNDATION_TAKEN) and the log re-signed; the player's signature holds",
+        f"A legal card to the centre ('3 w2>f1 3C', line {BOUNCED}) logged as a lost race "
+        "(bounce FOUNDATION_TAKEN), the players signing on from it and the table re-signing "
+        "the log; the player's signature holds",
         refused("WRONGLY_BOUNCED", BOUNCED),
     ),
     Disputed(
@@ -677,6 +863,145 @@ DISPUTED: Final = (
         "(a second fixture key), checked against table.pub",
         refused("WRONG_TABLE_KEY", 1),
     ),
+    # Issue 15's attacks, as format v2 refuses them or as the players' receipts prove them.
+    Disputed(
+        "disputed/reserved-rules-name.jsonl",
+        P2P_3P,
+        (SetRules(1, {"kind": "genesis", "rules_sha256": P2P_DIGEST}, RICHER), Reseal(1)),
+        "The genesis's rules are named peer2peer but score 10 a card in the centre and "
+        "nothing for the demon (rules_sha256 their own digest), re-signed by the table: a "
+        "built-in profile's name is reserved for it",
+        refused("RESERVED_RULES_NAME", 1),
+    ),
+    Disputed(
+        "disputed/entropy-not-bound.jsonl",
+        P2P_4P,
+        (
+            SetFields(
+                1,
+                {"kind": "genesis", "commitment": commitment(P2P_4P_SECRET)},
+                {"commitment": commitment(GROUND_SECRET)},
+            ),
+            CoSign(1, {"kind": "genesis"}, P2P_4P_KEYS),
+            SetFields(
+                P2P_4P_FINAL,
+                {"kind": "final", "secret": P2P_4P_SECRET.hex()},
+                {"secret": GROUND_SECRET.hex()},
+            ),
+            Reseal(1, players=P2P_4P_KEYS),
+        ),
+        "The dealer ground its secret after seeing the entropy: the genesis commits to another "
+        "secret (revealed in the final record) than the one the players' contributions "
+        "answered; the players co-sign it and sign their moves, the table re-signs the log",
+        refused("ENTROPY_NOT_BOUND", 1, "BAD_SIGNATURE"),
+    ),
+    Disputed(
+        "disputed/dropped-last-submission.jsonl",
+        N4P,
+        (
+            Remove(DROPPED, DROPPED_BODY),
+            SetFields(
+                N4P_FINAL - 1,
+                {"kind": "final", "records": N4P_FINAL - 1},
+                {"records": N4P_FINAL - 2},
+            ),
+            Reseal(DROPPED, players=N4P_KEYS),
+        ),
+        f"The table drops seat 3's last submission ({DROPPED_BODY['move']!r}, line {DROPPED}): "
+        "no gap in its numbers, every player's signature holds and every seat accepts the "
+        "result, the log verifies; seat 3's receipt for it proves the drop",
+        verified(GAME_BY_FILE[N4P]).with_evidence("DROPPED", "FORK"),
+        receipts=(SeatReceipts(3),),
+    ),
+    Disputed(
+        "disputed/delayed-submission.jsonl",
+        N4P,
+        (
+            *(Swap(HELD + step, HELD_BODY) for step in range(HELD_BY)),
+            SetFields(HELD + HELD_BY, HELD_BODY, {"t_ms": HELD_TO_MS}),
+            Reseal(HELD, players=N4P_KEYS),
+        ),
+        f"The table holds seat 0's ace ({HELD_BODY['move']!r}, line {HELD}) back "
+        f"{HELD_TO_MS - HELD_FROM_MS} ms, behind {HELD_BY} other moves (seat 3's ace "
+        "among them), and the players sign on from what they are shown: the log verifies; "
+        "seat 0's receipt says when the ace arrived",
+        verified(GAME_BY_FILE[N4P]).with_evidence("DELAYED", "FORK"),
+        receipts=(SeatReceipts(0, "log", answered=(HELD,)),),
+    ),
+    Disputed(
+        "disputed/forked-history.jsonl",
+        P2P_3P,
+        (
+            Swap(RACE, RACE_FIRST),
+            SetFields(RACE + 1, RACE_FIRST, {"t_ms": RACE_SECOND["t_ms"]}),
+            Reseal(RACE),
+        ),
+        f"The table told seat 1 its {RACE_FIRST['move']!r} was logged as seq {RACE - 1}, and "
+        f"seat 2 that its {RACE_SECOND['move']!r} was: two histories of one (unkeyed) game; it "
+        "publishes seat 2's, which verifies. Their receipts, and a copy of the other "
+        "history, prove the fork",
+        Expected().with_evidence("DELAYED", "FORK"),
+        receipts=(SeatReceipts(1), SeatReceipts(2, of="log")),
+        against=(P2P_3P,),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Declined:
+    """A keyed valid game whose result a seat does not accept: ``base`` (a checked-in valid
+    file) cut before its final record, ``Table.resume`` continues it asking every seat's
+    client to accept the final record, and seat ``seat``'s declines (its ``accepts`` entry
+    is null)."""
+
+    file: str
+    base: str
+    seat: int
+    scenario: str
+
+    @property
+    def origin(self) -> str:
+        return (
+            f"DECLINED in scripts/regen_sample_games.py: {self.base} cut before its final "
+            f"record, Table.resume with seat {self.seat}'s client declining to accept it"
+        )
+
+    def expected(self) -> Expected:
+        game = GAME_BY_FILE[self.base]
+        return verified(game, tuple(s for s in range(game.players) if s != self.seat))
+
+
+def _declines(kind: str, message: bytes) -> str | None:
+    """The signer of a client that signs nothing: asked to accept the result, it declines."""
+    return None
+
+
+def declined_log(entry: Declined, read: Callable[[str], bytes]) -> bytes:
+    """``entry``'s file, from its base as ``read`` gives the valid files."""
+    game = GAME_BY_FILE[entry.base]
+    lines = read(entry.base).splitlines(keepends=True)
+    if not game.keyed or json.loads(lines[-1])["body"]["kind"] != RecordKind.FINAL:
+        raise CorpusError(f"{entry.file}: {entry.base} is no finished keyed game")
+    signers: list[PlayerSigner] = [player_signer(key) for key in PLAYER_KEYS[: game.players]]
+    signers[entry.seat] = _declines
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.jsonl"
+        path.write_bytes(b"".join(lines[:-1]))
+        secret = SimulationSeed.from_text(game.seed).dealer_secret
+        table = Table.resume(path, TABLE_KEY, secret, player_signers=signers)
+        if not table.finished:
+            raise CorpusError(f"{entry.file}: the resumed table did not end the match")
+        return path.read_bytes()
+
+
+DECLINED: Final = (
+    Declined(
+        "disputed/result-not-accepted.jsonl",
+        "valid/table-4p-tie-signed.jsonl",
+        1,
+        "Seat 1 does not accept the result: its client, asked to sign the final record, "
+        "declines (its acceptance is null); the log verifies, accepted by the other seats",
+    ),
 )
 
 # The claim game is a valid match (simulated like the valid games, and compared by --check);
@@ -722,6 +1047,10 @@ def claim_file(data: bytes) -> tuple[bytes, str, Expected]:
 # -- the manifest and the README ----------------------------------------------------------------
 
 
+# The manifest lists the games in this order of their categories (and each as declared).
+CATEGORIES: Final = ("valid", "tampered", "claim", "receipts", "unaccepted", "v1")
+
+
 def _entry(
     game: Game,
     file: str,
@@ -732,10 +1061,17 @@ def _entry(
     derived_from: Sequence[str] = (),
     claim: str | None = None,
     origin: str | None = None,
+    receipts: Sequence[str] = (),
+    against: Sequence[str] = (),
 ) -> dict[str, Any]:
+    if game.keyed and expected.verdict != "verified" and expected.line != 1:
+        # A keyed log refused past its genesis: verify lists no seat's acceptance (and a
+        # genesis refused is not known to be keyed: null).
+        expected = replace(expected, accepted_by=())
     return {
         "file": file,
         "category": category,
+        "format": LOG_FORMAT,
         "profile": game.profile,
         "rules_changes": dict(game.changes),
         "players": {"count": game.players, "keyed": game.keyed},
@@ -744,8 +1080,83 @@ def _entry(
         "origin": origin or game.origin,
         "derived_from": list(derived_from),
         "claim": claim,
+        "receipts": list(receipts),
+        "against": list(against),
         "expected": expected.document(),
     }
+
+
+# -- the format v1 games: frozen ---------------------------------------------------------------
+
+
+def v1_games() -> tuple[list[dict[str, Any]], dict[str, bytes]]:
+    """The games racing-demon 0.1.0 wrote in format v1, as sample_games/v1/ holds them, and
+    their manifest entries (category ``v1``), from the frozen record of them
+    (``V1_FROZEN``). Never written, only checked: each file has the SHA-256 it was frozen
+    with, and the verifier still gives the verdict, code, step, line and rule its entry
+    expects."""
+    frozen = json.loads(V1_FROZEN.read_text(encoding="utf-8"))
+    files: dict[str, bytes] = {}
+    for name, digest in frozen["sha256"].items():
+        path = SAMPLE_DIR / V1_DIR / name
+        data = path.read_bytes() if path.is_file() else None
+        if data is None or hashlib.sha256(data).hexdigest() != digest:
+            raise CorpusError(
+                f"{V1_DIR}/{name} is {'missing' if data is None else 'changed'}: the v1 games "
+                "are kept byte for byte (restore it from git)"
+            )
+        files[f"{V1_DIR}/{name}"] = data
+    entries = []
+    for old in frozen["games"]:
+        entry = _v1_entry(old, frozen["software"])
+        check_verdict(entry, files[entry["file"]])
+        entries.append(entry)
+    return entries, files
+
+
+def _v1_entry(old: Mapping[str, Any], software: str) -> dict[str, Any]:
+    def moved(file: str) -> str:
+        return f"{V1_DIR}/{file}"
+
+    return {
+        "file": moved(old["file"]),
+        "category": "v1",
+        "format": 1,
+        "profile": old["profile"],
+        "rules_changes": old["rules_changes"],
+        "players": old["players"],
+        "scenario": old["scenario"],
+        "covers": old["covers"],
+        "origin": f"{software}, log format v1 ({old['category']}): {old['origin']}",
+        "derived_from": [moved(file) for file in old["derived_from"]],
+        "claim": None if old["claim"] is None else moved(old["claim"]),
+        "receipts": [],
+        "against": [],
+        "expected": {**old["expected"], "audit_evidence": [], "accepted_by": None},
+    }
+
+
+def check_verdict(entry: Mapping[str, Any], data: bytes) -> None:
+    """The verifier gives ``entry``'s log (``data``) the verdict its entry expects."""
+    expected = entry["expected"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.jsonl"
+        path.write_bytes(data)
+        report = verify_log(path, Settings(raw_public_bytes(TABLE_KEY)))
+    finding = report.finding
+    found = (
+        report.verdict.value,
+        None if report.step is None else report.step.value,
+        None if finding is None else finding.code,
+        None if finding is None else finding.line,
+        None if finding is None else finding.rule,
+    )
+    wanted = tuple(expected[key] for key in ("verdict", "step", "code", "line", "rule"))
+    if found != wanted:
+        raise CorpusError(
+            f"{entry['file']}: the verifier says {found} (verdict, step, code, line, rule), "
+            f"its entry expects {wanted}"
+        )
 
 
 def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
@@ -753,30 +1164,63 @@ def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
 
     The disputed games are edits of the valid files as they are on disk (``--check`` proves
     separately that those are what the simulation gives), or, with ``bases_on_disk=False``,
-    as this run simulates them (when writing, so that the folder stays consistent).
+    as this run simulates them (when writing, so that the folder stays consistent). The v1
+    games are read from disk, never made (``v1_games``).
     """
     files: dict[str, bytes] = {}
     entries: list[dict[str, Any]] = []
     for game in GAMES:
-        data = render_game(game)
+        data, kept = simulated(game)
         check_covers(game, data)
+        check_receipts(game, data, kept)
         files[game.file] = data
-        entries.append(_entry(game, game.file, "valid", game.scenario, Expected()))
+        files.update(zip(game.receipt_files, kept, strict=True))
+        entries.append(
+            _entry(
+                game,
+                game.file,
+                "valid",
+                game.scenario,
+                verified(game),
+                receipts=game.receipt_files,
+            )
+        )
     covered = {tag for game in GAMES for tag in game.covers}
     if not covered >= REQUIRED:
         raise CorpusError(f"no game covers {', '.join(sorted(REQUIRED - covered))}")
     read = checked_in if bases_on_disk else files.__getitem__
     for entry in DISPUTED:
-        files[entry.file] = disputed_log(entry, read)
+        base = GAME_BY_FILE[entry.base]
+        data = files[entry.file] = disputed_log(entry, read)
+        for receipts, file in zip(entry.receipts, entry.receipt_files, strict=True):
+            if receipts.of == "log":
+                files[file] = receipts_of(
+                    data, receipts.seat, answered=receipts.answered, base=read(entry.base)
+                )
         entries.append(
             _entry(
-                GAME_BY_FILE[entry.base],
+                base,
                 entry.file,
-                "tampered",
+                entry.category,
                 entry.scenario,
                 entry.expected,
                 derived_from=entry.derived_from,
                 origin=entry.origin,
+                receipts=entry.receipt_files,
+                against=entry.against,
+            )
+        )
+    for declined in DECLINED:
+        files[declined.file] = declined_log(declined, read)
+        entries.append(
+            _entry(
+                GAME_BY_FILE[declined.base],
+                declined.file,
+                "unaccepted",
+                declined.scenario,
+                declined.expected(),
+                derived_from=(declined.base,),
+                origin=declined.origin,
             )
         )
     data = render_game(CLAIM_GAME)
@@ -786,15 +1230,19 @@ def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
     entries.append(
         _entry(CLAIM_GAME, CLAIM_GAME.file, "claim", scenario, expected, claim=claim_file_name)
     )
+    v1_entries, v1_files = v1_games()
+    entries += v1_entries
+    files.update(v1_files)
     files["table.pub"] = golden.table_public_pem()
+    entries.sort(key=lambda entry: CATEGORIES.index(entry["category"]))
     manifest = {
         "format": FORMAT,
         "regenerate": "python scripts/regen_sample_games.py",
         "table_key": {
             "file": "table.pub",
             "description": "The public key of the fixture table key that signed every game "
-            "but disputed/wrong-table-key.jsonl (SubjectPublicKeyInfo PEM): pin it with "
-            "--table-key",
+            "but disputed/wrong-table-key.jsonl and v1/disputed/wrong-table-key.jsonl "
+            "(SubjectPublicKeyInfo PEM): pin it with --table-key",
         },
         "scenarios": SCENARIOS,
         "games": entries,
@@ -814,6 +1262,15 @@ def _rules(entry: Mapping[str, Any]) -> str:
     return f"{entry['profile']}" + (f" ({changes})" if changes else "")
 
 
+def _accepted(entry: Mapping[str, Any]) -> str:
+    accepted = entry["expected"]["accepted_by"]
+    if accepted is None:
+        return "-"
+    if accepted == list(range(entry["players"]["count"])):
+        return "every seat"
+    return "seats " + ", ".join(map(str, accepted)) if accepted else "no seat"
+
+
 def _outcome(entry: Mapping[str, Any]) -> tuple[str, str, str]:
     expected = entry["expected"]
     verdict = f"{expected['verdict'].upper().replace('_', ' ')} ({expected['exit_code']})"
@@ -827,22 +1284,48 @@ def _outcome(entry: Mapping[str, Any]) -> tuple[str, str, str]:
     audit = f"exit {expected['audit_exit_code']}"
     if expected["wrong_claims"]:
         audit += ", claim " + ", ".join(f"#{i}" for i in expected["wrong_claims"]) + " wrong"
+    if expected["audit_evidence"]:
+        audit += ": " + ", ".join(f"`{code}`" for code in expected["audit_evidence"])
     return verdict, code, audit
 
 
+def _files(files: Sequence[str]) -> str:
+    return ", ".join(f"`{file}`" for file in files) or "-"
+
+
+def audit_command(entry: Mapping[str, Any]) -> list[str]:
+    """The ``racing-demon audit`` command that checks ``entry``'s receipts and copies, as
+    the lines of a shell block."""
+    parts = [
+        f"racing-demon audit sample_games/{entry['file']}",
+        "--table-key sample_games/table.pub",
+        *(f"--receipts sample_games/{file}" for file in entry["receipts"]),
+        *(f"--against sample_games/{file}" for file in entry["against"]),
+    ]
+    return [parts[0] + " \\", *(f"    {part} \\" for part in parts[1:-1]), f"    {parts[-1]}"]
+
+
 def readme(manifest: Mapping[str, Any]) -> str:
-    """sample_games/README.md: what the folder holds, and the manifest as two tables."""
-    valid = [e for e in manifest["games"] if e["category"] == "valid"]
-    disputed = [e for e in manifest["games"] if e["category"] != "valid"]
+    """sample_games/README.md: what the folder holds, and the manifest as tables."""
+    games = manifest["games"]
+    valid = [e for e in games if e["category"] == "valid"]
+    disputed = [e for e in games if e["category"] in ("tampered", "claim")]
+    receipted = [e for e in games if e["category"] in ("receipts", "unaccepted")]
+    v1 = [e for e in games if e["category"] == "v1"]
+    keeping = [e for e in valid if e["receipts"]]
     lines = [
         "# sample_games",
         "",
         "Signed game logs for trying the verifier, and the cases its tests check: valid",
-        "matches of every profile, and games with one defect each. Every file here is written",
-        "by `scripts/regen_sample_games.py` (this README's tables too, from `manifest.json`);",
-        "never edit one by hand: `python scripts/regen_sample_games.py --check` fails when a",
-        "file differs. `manifest.json` (schema: `schemas/sample-games-manifest.schema.json`)",
-        "says for every game what `racing-demon verify` and `racing-demon audit` must answer;",
+        "matches of every profile, games with one defect each, disputes that players'",
+        "receipts settle, and the games an earlier release wrote in log format v1. Every file",
+        "here but those in `v1/` is written by `scripts/regen_sample_games.py` (this README's",
+        "tables too, from `manifest.json`); never edit one by hand:",
+        "`python scripts/regen_sample_games.py --check` fails when a file differs. `v1/` is",
+        "kept byte for byte: the script never writes it, and checks that every file there is",
+        "unchanged and still gets its verdict. `manifest.json` (schema:",
+        "`schemas/sample-games-manifest.schema.json`) says for every game what",
+        "`racing-demon verify` and `racing-demon audit` must answer;",
         "`tests/test_sample_games.py` runs them all through the command line.",
         "",
         "```sh",
@@ -853,15 +1336,21 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "    --table-key sample_games/table.pub \\",
         "    --claim sample_games/disputed/wrong-claim.claim.json",
         "racing-demon replay sample_games/valid/peer2peer-3p-resigned-signed.jsonl --at 50",
+        "racing-demon verify sample_games/v1/table-3p-signed.jsonl \\",
+        "    --table-key sample_games/table.pub",
         "```",
         "",
         "**The keys are test fixtures.** The private keys that signed these games are published",
         "in `scripts/regen_sample_games.py` and `scripts/regen_golden_logs.py` on purpose, so",
         "that anyone can regenerate the corpus: anything signed with them proves nothing, and",
         "they must never sign for a real table or player. `table.pub` is the public half of the",
-        "fixture table key; `disputed/wrong-table-key.jsonl` is signed by a second fixture key.",
+        "fixture table key; `disputed/wrong-table-key.jsonl` (and its v1 twin) is signed by a",
+        "second fixture key.",
         "",
-        "**How the games are made.** Valid games are simulated matches",
+        "**How the games are made.** Every game outside `v1/` is in log format v2",
+        "(docs/log-format.md): a keyed seat's entropy is its signature over the dealer's",
+        "commitment, every submission names the record its player had seen, and keyed seats",
+        "accept the final record. Valid games are simulated matches",
         "(`racing_demon.sim.simulate`: bots racing through a real table in virtual time,",
         "byte-identical from their seed), or",
         "the golden table game of `scripts/regen_golden_logs.py`. Bots never resign and never",
@@ -878,24 +1367,29 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "(`origin`). The script asserts that every valid game still shows the scenarios it",
         "covers.",
         "",
-        "Verdicts and exit codes are docs/log-format.md §7's; every game is checked against",
-        "`table.pub`.",
+        "Verdicts and exit codes are docs/log-format.md §7's, the audit's evidence §10's;",
+        "every game is checked against `table.pub`. `accepted by` is what `verify --json`",
+        "lists as `accepted_by`: the seats that signed the final record of a keyed v2 log.",
         "",
         "## Valid games",
         "",
-        "| file | profile | players | scenario | covers | verify |",
-        "|---|---|---|---|---|---|",
+        "| file | profile | players | scenario | covers | verify | accepted by |",
+        "|---|---|---|---|---|---|---|",
     ]
     for entry in valid:
         verdict, _, _ = _outcome(entry)
         covers = ", ".join(entry["covers"])
         lines.append(
             f"| `{entry['file']}` | {_rules(entry)} | {_players(entry)} | {entry['scenario']} "
-            f"| {covers} | {verdict} |"
+            f"| {covers} | {verdict} | {_accepted(entry)} |"
         )
     lines += [
         "",
-        "`audit` exits 0 on every valid game. Scenarios:",
+        "`audit` exits 0 on every valid game. "
+        + " and ".join(f"`{entry['file']}`" for entry in keeping)
+        + " keep each seat's receipts as its client kept them in the simulation"
+        " (`<log>.seat<N>.receipts.jsonl`, beside the log): `audit --receipts` with all of"
+        " them exits 0. Scenarios:",
         "",
         *(f"- `{tag}`: {text}" for tag, text in manifest["scenarios"].items()),
         "",
@@ -906,12 +1400,66 @@ def readme(manifest: Mapping[str, Any]) -> str:
     ]
     for entry in disputed:
         verdict, code, audit = _outcome(entry)
-        bases = ", ".join(f"`{base}`" for base in entry["derived_from"]) or "-"
+        bases = _files(entry["derived_from"])
         if entry["claim"] is not None:
             bases = f"claim file `{entry['claim']}`"
         lines.append(
             f"| `{entry['file']}` | {bases} | {entry['scenario']} | {verdict} | {code} | {audit} |"
         )
+    lines += [
+        "",
+        "## Disputes the receipts settle",
+        "",
+        "A player's client keeps the receipt the table signs for each of its submissions",
+        "(docs/log-format.md §9): the seq and hash of the record it was logged as, and when it",
+        "arrived. `audit --receipts` checks every receipt against the log, and `--against`",
+        "another copy of it; where they disagree the table has signed both sides, and the",
+        "audit prints the evidence, one line each, and exits 1: `DROPPED` (a receipted",
+        "submission the finished log does not hold), `DELAYED` (held at another seq or time",
+        "than its receipt says), `FORK` (a receipt, another receipt or a copy naming a seq",
+        "with another record than the log's: two histories), `RECEIPT_MISMATCH`. In a keyed",
+        "game every submission names, signed, the record its player had seen, so a history",
+        "rewritten after the fact is refused by the log alone; the drop and the delay below",
+        "are made up live instead, the players' clients signing on from the history the",
+        "table shows them and accepting its result: the log verifies, and only the receipt",
+        "shows what the table did. In an unkeyed game the table can also rewrite the past",
+        "(the fork below).",
+        "",
+        "```sh",
+    ]
+    for entry in [*keeping[:1], *(e for e in receipted if e["receipts"] or e["against"])]:
+        lines += audit_command(entry)
+    lines += [
+        "```",
+        "",
+        "| file | derived from | scenario | verify | accepted by | audit with | audit |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for entry in receipted:
+        verdict, code, audit = _outcome(entry)
+        with_ = _files([*entry["receipts"], *(f"--against {f}" for f in entry["against"])])
+        lines.append(
+            f"| `{entry['file']}` | {_files(entry['derived_from'])} | {entry['scenario']} "
+            f"| {verdict} | {_accepted(entry)} | {with_} | {audit} |"
+        )
+    lines += [
+        "",
+        "## Format v1 games",
+        "",
+        "Written by racing-demon 0.1.0 in format v1, the games this folder held before format",
+        "v2, kept in `v1/` byte for byte (paths as they were, under `v1/`). They still verify",
+        "(or are refused) exactly as then, and a verified one's report says which v2",
+        "guarantees it lacks (`not proved: format v1: ...`: entropy not bound to the",
+        "commitment, submissions that do not name the history their players saw, no",
+        "acceptance of the result). A v1 log's rules named like a built-in profile but",
+        "altered are reported as custom, not refused.",
+        "",
+        "| file | scenario | verify | reason code | audit |",
+        "|---|---|---|---|---|",
+    ]
+    for entry in v1:
+        verdict, code, audit = _outcome(entry)
+        lines.append(f"| `{entry['file']}` | {entry['scenario']} | {verdict} | {code} | {audit} |")
     lines += [
         "",
         f"`{manifest['table_key']['file']}`: {manifest['table_key']['description']}.",
@@ -989,6 +1537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for extra in on_disk(SAMPLE_DIR) - set(files) if SAMPLE_DIR.is_dir() else ():
         (SAMPLE_DIR / extra).unlink()
     for name, data in files.items():
+        if name.startswith(f"{V1_DIR}/"):
+            continue  # kept byte for byte, never written (v1_games read and checked them)
         path = SAMPLE_DIR / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)

@@ -20,7 +20,9 @@ from conftest import load_script
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
 GOLDEN_LOGS = ("table-3p-signed", "peer2peer-2p", "nertz-4p-signed")
-TABLE_KEY: Ed25519PrivateKey = load_script("regen_golden_logs").TABLE_KEY
+_FIXTURES = load_script("regen_golden_logs")
+TABLE_KEY: Ed25519PrivateKey = _FIXTURES.TABLE_KEY
+PLAYER_KEYS: list[Ed25519PrivateKey] = _FIXTURES.PLAYER_KEYS  # seat s's, for a live rewrite
 TABLE_PUB = raw_public_bytes(TABLE_KEY)
 OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes([2]) * 32)
 

@@ -52,11 +52,12 @@ def test_claims_hold_or_are_shown_wrong_with_their_records() -> None:
         {"seat": 1, "total": seat.total + 10},
         {"seat": 1, "hand": 9, "score": 0},
     ]
-    checks = check_claims(hands, claims, final_seq=552)
+    final_seq = log_bodies(TABLE_LOG)[-1]["seq"]
+    checks = check_claims(hands, claims, final_seq=final_seq)
     assert [check.holds for check in checks] == [True, False, True, False, False]
     assert checks[1].expected == len(seat.placed)
     assert checks[1].records == tuple(sorted({seq for _, seq in seat.placed}))
-    assert checks[3].records == (hands[0].end_seq, 552)
+    assert checks[3].records == (*(hand.end_seq for hand in hands), final_seq)
     assert "no hand 9" in checks[4].message
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from receipting import (
     GOLDEN_LOGS,
     OTHER_KEY,
+    PLAYER_KEYS,
     TABLE_KEY,
     TABLE_PUB,
     body_at,
@@ -48,21 +49,44 @@ from conftest import invoke
 
 TABLE_3P = "table-3p-signed"
 P2P = "peer2peer-2p"
-# Seat 0's last submission in the table game: a HAND_OVER bounce at line 550, which the
-# table can drop or hold back and still write a log that verifies.
-LAST_BOUNCE = 550
-LAST_BOUNCE_BODY = {"kind": "bounce", "player": 0, "n": 184}
+# Seat 1's last submission in the table game: a turn of its stock at line 1289, which the
+# table can drop and still write a log that verifies, keyed as it is: it drops it live,
+# and the players sign on from the history it shows them (Reseal's players).
+LAST_TURN = 1289
+LAST_TURN_BODY = {"kind": "move", "player": 1, "n": 438, "move": "1 turn KS"}
+TABLE_3P_FINAL = 1297  # the final record's line
+# Seat 0's turn bounced CARD_MISMATCH at line 601, which the table can hold back a record.
+BOUNCE = 601
+TABLE_3P_PLAYERS = tuple(PLAYER_KEYS[:3])
 
 
 def edited(name: str, *edits: Edit) -> bytes:
     return apply_edits(golden(name), edits, table_key=TABLE_KEY)
 
 
+def dropped_last_turn() -> bytes:
+    """The table game with seat 1's last submission dropped, live."""
+    return edited(
+        TABLE_3P,
+        Remove(LAST_TURN, LAST_TURN_BODY),
+        SetFields(TABLE_3P_FINAL - 1, {"kind": "final"}, {"records": TABLE_3P_FINAL - 2}),
+        Reseal(LAST_TURN, players=TABLE_3P_PLAYERS),
+    )
+
+
 def gather(
-    tmp_path: Path, data: bytes, receipts_from: bytes, against: tuple[bytes, ...] = ()
+    tmp_path: Path,
+    data: bytes,
+    receipts_from: bytes,
+    against: tuple[bytes, ...] = (),
+    seats: tuple[int, ...] | None = None,
 ) -> EvidenceReport:
+    """The evidence of ``receipts_from``'s receipts (every seat's, or those of ``seats``) and
+    the copies ``against`` about the log ``data``."""
     log = write_log(tmp_path, data)
     receipts = write_receipts(tmp_path, receipts_from)
+    if seats is not None:
+        receipts = [receipts[seat] for seat in seats]
     copies = [write_log(tmp_path, copy, f"copy{i}.jsonl") for i, copy in enumerate(against)]
     return gather_evidence(log, TABLE_PUB, receipts, copies)
 
@@ -108,31 +132,29 @@ def test_an_agreeing_refusal_is_no_finding(tmp_path: Path) -> None:
 
 def test_a_dropped_last_submission_is_proved_though_the_log_verifies(tmp_path: Path) -> None:
     """The issue's attack: a table drops a seat's last submission, leaves no gap in its
-    ``n`` and writes a log that verifies. The seat's receipt proves it."""
-    dropped = edited(
-        TABLE_3P,
-        Remove(LAST_BOUNCE, LAST_BOUNCE_BODY),
-        SetFields(552, {"kind": "final"}, {"records": 551}),
-        Reseal(LAST_BOUNCE),
-    )
+    ``n`` and writes a log that verifies, every player's signature and acceptance included.
+    The seat's receipt proves it."""
+    dropped = dropped_last_turn()
     assert verdict(tmp_path, dropped) is Verdict.VERIFIED
-    report = gather(tmp_path, dropped, golden(TABLE_3P))
+    report = gather(tmp_path, dropped, golden(TABLE_3P), seats=(1,))
     assert found(report) == {
-        (EvidenceCode.FORK, 0, 184, 549),  # seq 549 now holds seat 1's move
-        (EvidenceCode.DROPPED, 0, 184, 549),
-        (EvidenceCode.FORK, 1, 181, 550),  # and that move was receipted as seq 550
-        (EvidenceCode.DELAYED, 1, 181, 550),
+        (EvidenceCode.FORK, 1, 438, 1288),  # seq 1288 now holds seat 2's move
+        (EvidenceCode.DROPPED, 1, 438, 1288),
     }
     drop = next(f for f in report.findings if f.code is EvidenceCode.DROPPED)
     assert drop.is_evidence and drop.compared is None
     assert drop.said is not None and drop.said.record == chain_hash(
-        golden(TABLE_3P).splitlines()[LAST_BOUNCE - 1]
+        golden(TABLE_3P).splitlines()[LAST_TURN - 1]
     )
-    assert "the finished log has 552 records" in drop.message
-    fork = next(f for f in report.findings if f.code is EvidenceCode.FORK and f.seat == 0)
+    assert "the finished log has 1296 records" in drop.message
+    fork = next(f for f in report.findings if f.code is EvidenceCode.FORK)
     assert fork.compared is not None and fork.compared.record == chain_hash(
-        dropped.splitlines()[LAST_BOUNCE - 1]
+        dropped.splitlines()[LAST_TURN - 1]
     )
+    # Seat 2's receipt says its move named, as the record it had seen, the one dropped:
+    # the log holds another statement under its number.
+    seat2 = found(gather(tmp_path, dropped, golden(TABLE_3P), seats=(2,)))
+    assert seat2 == {(EvidenceCode.FORK, 2, 438, 1289), (EvidenceCode.DROPPED, 2, 438, 1289)}
 
 
 @pytest.mark.parametrize("which", ["first", "middle", "last"])
@@ -163,20 +185,22 @@ def test_a_receipt_past_the_end_of_a_finished_log_is_dropped(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    ("name", "line", "later"), [(TABLE_3P, LAST_BOUNCE, 1), (P2P, 57, 1), (P2P, 57, 3)]
+    ("name", "line", "later"), [(TABLE_3P, BOUNCE, 1), (P2P, 57, 1), (P2P, 57, 3)]
 )
 def test_a_submission_held_back_is_delayed_though_the_log_verifies(
     tmp_path: Path, name: str, line: int, later: int
 ) -> None:
     """Moved ``later`` records later, at the time of the record it now follows, and the
-    log re-chained and re-signed: it verifies; the receipt proves the delay."""
+    log re-chained and re-signed (live in the keyed game: its players sign on from what
+    they are shown): it verifies; the receipt proves the delay."""
     data = golden(name)
     moved_to_t = body_at(data, line + later)["t_ms"]
+    players = TABLE_3P_PLAYERS if name == TABLE_3P else ()
     delayed = edited(
         name,
         *(Swap(line + step, {}) for step in range(later)),
         SetFields(line + later, {"kind": "bounce"}, {"t_ms": moved_to_t}),
-        Reseal(line),
+        Reseal(line, players=players),
     )
     assert verdict(tmp_path, delayed) is Verdict.VERIFIED
     body = body_at(data, line)
@@ -222,7 +246,9 @@ def test_a_receipt_whose_seq_holds_another_record_is_a_fork(tmp_path: Path) -> N
     report = gather(tmp_path, golden(TABLE_3P), other)
     forks = [f for f in report.findings if f.code is EvidenceCode.FORK]
     assert forks and {f.seq for f in forks} == {
-        seq for seq in range(FORK_LINE - 1, 553) if "n" in body_at(other, seq + 1)
+        seq
+        for seq in range(FORK_LINE - 1, len(other.splitlines()))
+        if "n" in body_at(other, seq + 1)
     }
     first = min(forks, key=lambda f: f.seq or 0)
     assert first.said is not None and first.compared is not None
@@ -405,9 +431,17 @@ def test_removing_or_moving_any_submission_leaves_evidence(
 # -- the command --------------------------------------------------------------------------
 
 
-def audit(tmp_path: Path, data: bytes, receipts_from: bytes, *more: str) -> tuple[int, str]:
+def audit(
+    tmp_path: Path,
+    data: bytes,
+    receipts_from: bytes,
+    *more: str,
+    seats: tuple[int, ...] | None = None,
+) -> tuple[int, str]:
     log = write_log(tmp_path, data)
     receipts = write_receipts(tmp_path, receipts_from)
+    if seats is not None:
+        receipts = [receipts[seat] for seat in seats]
     options = [option for path in receipts for option in ("--receipts", str(path))]
     return invoke("audit", str(log), "--table-key", str(write_table_pub(tmp_path)), *options, *more)
 
@@ -422,26 +456,19 @@ def test_the_audit_exits_0_when_every_receipt_agrees(tmp_path: Path) -> None:
 
 
 def test_the_audit_prints_one_line_per_finding_and_exits_1(tmp_path: Path) -> None:
-    dropped = edited(
-        TABLE_3P,
-        Remove(LAST_BOUNCE, LAST_BOUNCE_BODY),
-        SetFields(552, {"kind": "final"}, {"records": 551}),
-        Reseal(LAST_BOUNCE),
-    )
-    code, out = audit(tmp_path, dropped, golden(TABLE_3P))
+    code, out = audit(tmp_path, dropped_last_turn(), golden(TABLE_3P), seats=(1,))
     assert code == 1
     assert out.startswith("VERIFIED")
     (line,) = (line for line in out.splitlines() if line.startswith("DROPPED"))
-    seat0 = tmp_path / "seat0.jsonl"
+    seat1 = tmp_path / "seat1.jsonl"
     assert line.startswith(
-        f"DROPPED          seat 0 n 184: receipt {seat0}:185 says logged as seq 549 (bounce, "
-        "record "
+        f"DROPPED          seat 1 n 438: receipt {seat1}:439 says logged as seq 1288 (move, record "
     )
     assert line.endswith(
-        "at 85,223 ms; the finished log has 552 records: seat 0's submission n 184 is not "
+        "at 205,315 ms; the finished log has 1296 records: seat 1's submission n 438 is not "
         "among them"
     )
-    assert "4 findings, 4 of them evidence against the table" in out
+    assert "2 findings, 2 of them evidence against the table" in out
 
 
 def test_the_audit_json_lists_the_evidence_on_its_schema(tmp_path: Path) -> None:
@@ -450,8 +477,12 @@ def test_the_audit_json_lists_the_evidence_on_its_schema(tmp_path: Path) -> None
     document = json.loads(out)
     assert schema_errors("audit-report", document) == []
     assert document["hands"] and document["evidence"]
-    assert {item["code"] for item in document["evidence"]} == {"FORK", "DELAYED"}
-    assert document["receipts"]["log"] == {"records": 553, "finished": True, "damage": None}
+    # The forked record is the log's at another time (DELAYED); every later submission in
+    # the other history names records of it as seen: the log holds other statements under
+    # their numbers (DROPPED).
+    assert {item["code"] for item in document["evidence"]} == {"FORK", "DELAYED", "DROPPED"}
+    records = len(golden(TABLE_3P).splitlines())
+    assert document["receipts"]["log"] == {"records": records, "finished": True, "damage": None}
 
 
 def test_the_audit_json_keeps_its_shape_when_the_log_does_not_verify(tmp_path: Path) -> None:

@@ -128,9 +128,8 @@ def test_a_logged_receipt_describes_its_record(name: str) -> None:
             key = bytes.fromhex(
                 json.loads(data.splitlines()[0])["body"]["players"][event.seat]["key"]
             )
-            assert (
-                verify(key, SUBMISSION, statement_bytes_of(record), value["sigs"]["player"]) is None
-            )
+            signature = value["sigs"]["player"]
+            assert verify(key, SUBMISSION, statement_bytes_of(record), signature, record.v) is None
 
 
 def test_only_a_submission_gets_a_logged_receipt() -> None:
@@ -292,7 +291,8 @@ def test_a_file_that_cannot_be_read_raises_oserror(tmp_path: Path) -> None:
 
 def test_the_docs_example_receipt_verifies_under_the_golden_table_key(tmp_path: Path) -> None:
     """docs/log-format.md §9's worked example: its line reads as the receipt it explains,
-    and its PAE bytes are the ones shown."""
+    the statement it shows is the one whose hash it binds, and its PAE bytes are the ones
+    shown."""
     doc = (ROOT / "docs" / "log-format.md").read_text(encoding="utf-8")
     section = doc[doc.index("## 9.") :].split("\n## ")[0]
     (line,) = re.findall(r"^\{\"body\":\{\"game\".*$", section, re.MULTILINE)
@@ -304,6 +304,9 @@ def test_the_docs_example_receipt_verifies_under_the_golden_table_key(tmp_path: 
     assert shown is not None
     assert pae("receipt", canonical_bytes(body), 2).startswith(shown[1].encode())
     assert item.receipt == receipts_of(golden("table-3p-signed"))[-1]
+    (statement,) = re.findall(r"its statement\n`(\{[^`]*\})`", section)
+    assert hashlib.sha256(statement.encode()).hexdigest() == item.receipt.submission
+    assert canonical_bytes(json.loads(statement)) == statement.encode()
 
 
 def _mutations(value: dict[str, Any]) -> list[object]:

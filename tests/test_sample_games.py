@@ -1,10 +1,12 @@
-"""The sample-game corpus: every game gets the verdict, reason code and exit codes its
-manifest promises, from the command line; the folder holds exactly what the manifest lists;
-and scripts/regen_sample_games.py regenerates every byte of it.
+"""The sample-game corpus: every game gets the verdict, reason code, acceptances, audit
+evidence and exit codes its manifest promises, from the command line; the folder holds
+exactly what the manifest lists; scripts/regen_sample_games.py regenerates every byte of it
+but the format v1 games, which it keeps byte for byte.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import cache
@@ -57,9 +59,13 @@ def test_the_manifest_follows_its_schema() -> None:
 
 def test_every_file_is_listed_and_every_listed_file_is_there() -> None:
     listed = {"manifest.json", "README.md", MANIFEST["table_key"]["file"]}
+    valid = {g["file"] for g in GAMES if g["category"] == "valid"}
+    v1 = {g["file"] for g in GAMES if g["category"] == "v1"}
     for game in GAMES:
         listed |= {game["file"], *([game["claim"]] if game["claim"] else [])}
-        assert set(game["derived_from"]) <= {g["file"] for g in GAMES if g["category"] == "valid"}
+        listed |= {*game["receipts"], *game["against"]}
+        assert set(game["derived_from"]) <= (v1 if game["category"] == "v1" else valid)
+        assert set(game["against"]) <= valid
     on_disk = {
         path.relative_to(SAMPLES).as_posix() for path in SAMPLES.rglob("*") if path.is_file()
     }
@@ -86,7 +92,7 @@ def test_expected_codes_are_the_documented_ones() -> None:
 
 
 def test_the_valid_games_cover_every_scenario() -> None:
-    covered = {tag for game in GAMES for tag in game["covers"]}
+    covered = {tag for game in GAMES if game["category"] == "valid" for tag in game["covers"]}
     assert covered >= REQUIRED
     assert set(MANIFEST["scenarios"]) >= covered
     assert frozenset(REQUIRED) <= regen().REQUIRED
@@ -110,24 +116,45 @@ def test_verify(game: dict[str, Any]) -> None:
     assert finding.get("code") == expected["code"], out
     assert finding.get("line") == expected["line"], out
     assert finding.get("rule") == expected["rule"], out
+    assert report["format_version"] == game["format"], out
+    if expected["step"] is None or expected["step"] > 5:  # step 5 says which seats sign
+        assert report["keyed"] is game["players"]["keyed"], out
+    assert report["accepted_by"] == expected["accepted_by"], out
+
+
+def audit_args(game: dict[str, Any]) -> list[str]:
+    """``racing-demon audit``'s arguments for ``game``: its claim, receipts and copies."""
+    args = ["audit", str(SAMPLES / game["file"]), "--table-key", TABLE_PUB, "--json"]
+    if game["claim"] is not None:
+        args += ["--claim", str(SAMPLES / game["claim"])]
+    for file in game["receipts"]:
+        args += ["--receipts", str(SAMPLES / file)]
+    for file in game["against"]:
+        args += ["--against", str(SAMPLES / file)]
+    return args
 
 
 @pytest.mark.parametrize("game", by_file())
 def test_audit(game: dict[str, Any]) -> None:
     expected = game["expected"]
-    args = ["audit", str(SAMPLES / game["file"]), "--table-key", TABLE_PUB, "--json"]
-    if game["claim"] is not None:
-        args += ["--claim", str(SAMPLES / game["claim"])]
-    code, out = invoke(*args)
+    code, out = invoke(*audit_args(game))
     assert code == expected["audit_exit_code"], out
     document = json.loads(out)
     assert schema_errors("audit-report", document) == []
+    evidence = document["evidence"]
+    assert sorted({item["code"] for item in evidence}) == expected["audit_evidence"], out
+    if expected["audit_evidence"]:
+        assert any(item["evidence"] for item in evidence), out  # against the table
+        assert {item["file"] for item in evidence} <= {
+            str(SAMPLES / file) for file in (*game["receipts"], *game["against"])
+        }
     if expected["verdict"] != "verified":  # audit shows the verifier's report and stops
         assert document["verification"]["verdict"] == expected["verdict"]
         assert document["verification"]["finding"]["code"] == expected["code"]
         assert (document["hands"], document["claims"]) == ([], [])
         return
     assert document["verification"]["verdict"] == "verified"
+    assert document["verification"]["accepted_by"] == expected["accepted_by"]
     wrong = [index for index, check in enumerate(document["claims"]) if not check["holds"]]
     assert wrong == expected["wrong_claims"]
     if game["claim"] is not None:
@@ -135,6 +162,51 @@ def test_audit(game: dict[str, Any]) -> None:
         assert [check["claim"] for check in document["claims"]] == claims
         for index in wrong:
             assert "is wrong: the log shows" in document["claims"][index]["message"]
+
+
+@pytest.mark.parametrize("game", by_file("receipts"))
+def test_the_log_of_a_receipt_dispute_shows_nothing_alone(game: dict[str, Any]) -> None:
+    """The defect is one only the receipts and copies show: without them, the audit of a
+    log that verifies finds nothing."""
+    if game["expected"]["verdict"] != "verified":
+        pytest.skip("the log alone is refused")
+    code, out = invoke("audit", str(SAMPLES / game["file"]), "--table-key", TABLE_PUB)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("game", by_file("unaccepted"))
+def test_a_result_not_accepted_differs_from_its_base_in_the_acceptances_only(
+    game: dict[str, Any],
+) -> None:
+    ours = (SAMPLES / game["file"]).read_bytes().splitlines()
+    base = (SAMPLES / game["derived_from"][0]).read_bytes().splitlines()
+    assert ours[:-1] == base[:-1]
+    final, base_final = json.loads(ours[-1]), json.loads(base[-1])
+    assert final["body"] == base_final["body"]
+    assert final["sigs"]["table"] == base_final["sigs"]["table"]
+    accepts = final["sigs"]["accepts"]
+    assert [seat for seat, sig in enumerate(accepts) if sig] == game["expected"]["accepted_by"]
+    assert [sig for sig in accepts if sig] == [
+        sig for seat, sig in enumerate(base_final["sigs"]["accepts"]) if accepts[seat]
+    ]
+
+
+def test_the_v1_games_are_kept_byte_for_byte_with_their_verdicts() -> None:
+    """sample_games/v1/ is the corpus racing-demon 0.1.0 wrote in format v1, as the frozen
+    record of it says: every file with its SHA-256, every game listed with the expected
+    verdict that release's manifest gave it."""
+    frozen = json.loads(regen().V1_FROZEN.read_text(encoding="utf-8"))
+    v1 = SAMPLES / "v1"
+    on_disk = {path.relative_to(v1).as_posix() for path in v1.rglob("*") if path.is_file()}
+    assert on_disk == set(frozen["sha256"])
+    for name, digest in frozen["sha256"].items():
+        assert hashlib.sha256((v1 / name).read_bytes()).hexdigest() == digest, name
+    listed = {game["file"]: game for game in GAMES if game["category"] == "v1"}
+    assert list(listed) == [f"v1/{old['file']}" for old in frozen["games"]]
+    for old in frozen["games"]:
+        expected = listed[f"v1/{old['file']}"]["expected"]
+        assert {key: expected[key] for key in old["expected"]} == old["expected"]
+        assert (expected["audit_evidence"], expected["accepted_by"]) == ([], None)
 
 
 def test_the_raw_defects_change_only_what_they_say() -> None:

@@ -89,7 +89,8 @@ def test_a_whole_match_writes_a_sound_signed_chain(tmp_path: Path, profile: str)
         assert body.get("prev") == (chain_hash(lines[seq - 1]) if seq else None)
         sigs = value["sigs"]
         assert isinstance(sigs, dict)
-        assert verify(table_public, body["kind"], canonical_bytes(body), sigs["table"], 2) is None
+        message = canonical_bytes(body)
+        assert verify(table_public, body["kind"], message, sigs["table"], body["v"]) is None
     kinds = [value["body"]["kind"] for value in values]  # type: ignore[index]
     assert kinds[0] == "genesis" and kinds[1] == "hand_start" and kinds[-1] == "final"
     assert kinds.count("final") == 1

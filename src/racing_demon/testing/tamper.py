@@ -14,6 +14,7 @@ written by ``racing_demon.log.writer`` only.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,9 +23,11 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.game.flow import SUBMISSION_KINDS, Submission
+from racing_demon.game.flow import SUBMISSION_KINDS, RecordKind, Submission
+from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.records import (
+    ACCEPT,
     SUBMISSION,
     chain_hash,
     line_bytes,
@@ -47,6 +50,7 @@ def reseal(
     keep_seq: bool = False,
     repoint_seen: bool = True,
     keep_accepts: bool = False,
+    player_keys: Sequence[Ed25519PrivateKey] | None = None,
 ) -> list[bytes]:
     """The lines of ``values`` (without newlines), with ``values[start:]`` re-numbered
     (``seq`` is the index, unless ``keep_seq``), re-chained (``prev`` is the hash of the line
@@ -62,6 +66,13 @@ def reseal(
     ``renumber`` also renumbers every seat's submissions (``n``), as a table hiding a dropped
     or invented submission of an unkeyed player would; the lines at the ``forged`` indices
     are signed with ``forged_key`` instead.
+
+    With ``player_keys`` (one per seat) every re-sealed submission that carries a player's
+    signature is signed again by its seat's key over its statement as it now reads (its
+    ``seen`` repointed): the history a table made up as it went and showed its players
+    live, which their clients signed as they played on it; the seats that had accepted the
+    final record accept it again as it now reads. A statement that did not change gets the
+    signature it had (Ed25519 signatures are deterministic).
     """
     if forged and forged_key is None:
         raise ValueError("forged lines need a forged_key to sign them")
@@ -83,7 +94,15 @@ def reseal(
             seen = body.get("seen")
             if repoint_seen and isinstance(seen, dict) and isinstance(seen.get("seq"), int):
                 _repoint(seen, placed, lines)
-            if not keep_accepts:
+            if player_keys is not None and "player" in sigs:
+                _sign_as_player(value, player_keys)
+            if player_keys is not None and isinstance(sigs.get("accepts"), list):
+                message = canonical_bytes(body)
+                sigs["accepts"] = [
+                    None if old is None else sign(key, ACCEPT, message, body["v"])
+                    for key, old in zip(player_keys, sigs["accepts"], strict=True)
+                ]
+            elif not keep_accepts:
                 sigs.pop("accepts", None)
             signer = forged_key if index in forged and forged_key is not None else key
             sigs["table"] = sign(signer, body["kind"], canonical_bytes(body), body["v"])
@@ -91,6 +110,16 @@ def reseal(
             submitted[body["player"]] = submitted.get(body["player"], 0) + 1
         lines.append(line_bytes(body, sigs))
     return lines
+
+
+def _sign_as_player(value: Value, player_keys: Sequence[Ed25519PrivateKey]) -> None:
+    """``value``'s player signature made again by its seat's key over its statement."""
+    record = parse_record(value["body"])
+    if not isinstance(record.payload, Submission):
+        raise ValueError(f"record {record.seq} is a {record.kind} record, not a submission")
+    statement = statement_of(record.game, record.payload)
+    key = player_keys[record.payload.seat]
+    value["sigs"]["player"] = sign(key, SUBMISSION, canonical_bytes(statement), record.v)
 
 
 def _repoint(seen: Value, placed: Mapping[int, int], lines: Sequence[bytes]) -> None:
@@ -267,25 +296,108 @@ class SignSubmission:
         return f"line {self.line}: the player's signature made with another key"
 
 
+def _genesis_value(lines: Sequence[bytes], line: int, expect: Mapping[str, Any]) -> Value:
+    value = _value(lines, line, expect)
+    kind = value["body"].get("kind")
+    if kind != RecordKind.GENESIS:
+        raise EditError(f"line {line} holds a {kind} record, not a genesis")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class SetRules:
+    """Fields of the rules document in line ``line``'s genesis set by dotted path
+    (``{"scoring.per_foundation_card": 10}``), and its ``rules_sha256`` set to the altered
+    document's digest, as a table declaring rules of its own would write them (the name
+    left as it is unless ``changes`` sets it); no signature renewed."""
+
+    line: int
+    expect: Mapping[str, Any]
+    changes: Mapping[str, Any]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        value = _genesis_value(lines, self.line, self.expect)
+        body = value["body"]
+        document = copy.deepcopy(body["rules"])
+        for path, new in self.changes.items():
+            *sections, name = path.split(".")
+            where = document
+            for section in sections:
+                where = where[section]
+            if name not in where:
+                raise EditError(f"line {self.line}: the rules document has no {path}")
+            where[name] = new
+        body["rules"] = document
+        body["rules_sha256"] = Rules.from_document(document).digest()
+        return _replaced(lines, self.line, line_bytes(body, value["sigs"]))
+
+    def __str__(self) -> str:
+        changes = ", ".join(f"{path} set to {value!r}" for path, value in self.changes.items())
+        return f"line {self.line}: rules {changes}, rules_sha256 set to their digest"
+
+
+@dataclass(frozen=True, slots=True)
+class CoSign:
+    """Line ``line``'s genesis co-signed again, seat by seat, by ``keys`` over its body as
+    it now is: the players co-signing a genesis that the table changed (their entropy, a
+    signature over the commitment they were shown, left as it is)."""
+
+    line: int
+    expect: Mapping[str, Any]
+    keys: tuple[Ed25519PrivateKey, ...]
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        value = _genesis_value(lines, self.line, self.expect)
+        body, message = value["body"], canonical_bytes(value["body"])
+        value["sigs"]["players"] = [
+            sign(key, RecordKind.GENESIS, message, body["v"]) for key in self.keys
+        ]
+        return _replaced(lines, self.line, line_bytes(body, value["sigs"]))
+
+    def __str__(self) -> str:
+        return f"line {self.line}: the genesis co-signed again by {len(self.keys)} players' keys"
+
+
 @dataclass(frozen=True, slots=True)
 class Reseal:
     """Lines ``line`` to the end re-numbered, re-chained and re-signed (``reseal``) by
-    ``key``, or by the table's key when it is None."""
+    ``key``, or by the table's key when it is None: a history rewritten after the fact,
+    whose players' signatures over the records they had seen then fail. With ``players``
+    (every seat's key) it is a history the table made up live instead, as its players were
+    shown it: their clients sign their submissions over it (``reseal``'s ``player_keys``)."""
 
     line: int
     key: Ed25519PrivateKey | None = None
+    players: tuple[Ed25519PrivateKey, ...] = ()
 
     def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
         _value(lines, self.line, {})
         key = context.table_key if self.key is None else self.key
-        return reseal([json.loads(line) for line in lines], self.line - 1, key=key)
+        return reseal(
+            [json.loads(line) for line in lines],
+            self.line - 1,
+            key=key,
+            player_keys=self.players or None,
+        )
 
     def __str__(self) -> str:
         by = "the table" if self.key is None else "another key"
-        return f"re-chained and re-signed by {by} from line {self.line} on"
+        live = ", its players signing the history they were shown" if self.players else ""
+        return f"re-chained and re-signed by {by} from line {self.line} on{live}"
 
 
-Edit = Remove | Duplicate | Swap | Truncate | Splice | SetFields | SignSubmission | Reseal
+Edit = (
+    Remove
+    | Duplicate
+    | Swap
+    | Truncate
+    | Splice
+    | SetFields
+    | SetRules
+    | SignSubmission
+    | CoSign
+    | Reseal
+)
 
 
 def _replaced(lines: list[bytes], line: int, new: bytes) -> list[bytes]:
