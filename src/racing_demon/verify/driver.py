@@ -176,7 +176,7 @@ class _Verification:
             game=None if self.genesis is None else self.genesis.game,
             profile=None if genesis is None else _profile_name(genesis),
             format_version=None if self.genesis is None else self.genesis.v,
-            keyed=any(self.player_keys),
+            keyed=genesis is not None and all(entry.key for entry in genesis.players),
             seats=0 if genesis is None else len(genesis.players),
             accepted_by=self.accepted_by if finding is None else (),
             rules=None
