@@ -1064,9 +1064,8 @@ def _entry(
     receipts: Sequence[str] = (),
     against: Sequence[str] = (),
 ) -> dict[str, Any]:
-    if game.keyed and expected.verdict != "verified" and expected.line != 1:
-        # A keyed log refused past its genesis: verify lists no seat's acceptance (and a
-        # genesis refused is not known to be keyed: null).
+    if game.keyed and expected.verdict != "verified":
+        # A keyed log refused: verify lists no seat's acceptance.
         expected = replace(expected, accepted_by=())
     return {
         "file": file,
