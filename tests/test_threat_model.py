@@ -10,9 +10,8 @@ import pytest
 from racing_demon.evidence import EvidenceCode
 from racing_demon.game.flow import FlowCode
 from racing_demon.log.reader import ReadCode
-from racing_demon.log.receipts import ReceiptCode
+from racing_demon.log.receipts import ReceiptCode, SubmissionCode
 from racing_demon.log.signing import SignatureCode
-from racing_demon.table import SubmissionCode
 from racing_demon.verify import VerifyCode
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -44,6 +44,7 @@ from racing_demon.log.reader import (
 from racing_demon.log.receipts import (
     Receipt,
     ReceiptLine,
+    SubmissionCode,
     read_receipts,
     statement_bytes_of,
     submission_hash,
@@ -497,7 +498,7 @@ class _Judge:
         """A refusal the log itself disproves: the match was not over, or ``n`` was the
         seat's next number. (Why a statement was refused for its text, its signature or
         the record it names, the log cannot tell without the statement itself.)"""
-        if receipt.reason == "MATCH_OVER" and facts.kind != RecordKind.FINAL.value:
+        if receipt.reason == SubmissionCode.MATCH_OVER and facts.kind != RecordKind.FINAL.value:
             yield finding(
                 EvidenceCode.REFUSAL_UNFOUNDED,
                 f"{where} {claim}; but seq {receipt.seq} is a {facts.kind} record, not the "
@@ -505,7 +506,7 @@ class _Judge:
                 line,
             )
         expected = self.next_n.get((receipt.seq, receipt.seat))
-        if receipt.reason == "WRONG_NUMBER" and expected == receipt.n:
+        if receipt.reason == SubmissionCode.WRONG_NUMBER and expected == receipt.n:
             yield finding(
                 EvidenceCode.REFUSAL_UNFOUNDED,
                 f"{where} {claim}; but after seq {receipt.seq} seat {receipt.seat}'s next "

@@ -12,7 +12,6 @@ became, or why it was refused; the player's client keeps it as evidence.
 
 from __future__ import annotations
 
-import enum
 import io
 import json
 import re
@@ -37,7 +36,12 @@ from racing_demon.game.state import State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
-from racing_demon.log.receipts import Receipt, refused_receipt, seal_receipt, submission_hash
+from racing_demon.log.receipts import (
+    SubmissionCode,
+    logged_receipt,
+    refused_receipt,
+    seal_receipt,
+)
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
@@ -53,14 +57,12 @@ from racing_demon.log.records import (
     record_body,
     submission_statement,
 )
-from racing_demon.log.signing import sign, verify
+from racing_demon.log.signing import SIGNATURE_HEX, sign, verify
 from racing_demon.log.writer import LogWriter, seal
 from racing_demon.replay import replay
 from racing_demon.schema import checked_errors
 from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
 from racing_demon.verify.report import VerifyCode
-
-_SIGNATURE_HEX = re.compile(r"[0-9a-f]{128}")
 
 # A seat's signer: signs a statement of a kind (docs/log-format.md §5) for its player, or
 # declines with None. The table asks it to co-sign the genesis, for its entropy (its
@@ -99,22 +101,6 @@ class Outcome:
 
 class TableError(RacingDemonError, ValueError):
     """A match that the table cannot start: nothing is written."""
-
-
-class SubmissionCode(enum.StrEnum):
-    """Why the table refused a submission without logging it, in the order it checks."""
-
-    TIME_BACKWARDS = "TIME_BACKWARDS"
-    MATCH_OVER = "MATCH_OVER"
-    NO_SUCH_SEAT = "NO_SUCH_SEAT"
-    WRONG_NUMBER = "WRONG_NUMBER"
-    BAD_MOVE_TEXT = "BAD_MOVE_TEXT"
-    NOT_ITS_MOVE = "NOT_ITS_MOVE"
-    SEEN_MISSING = "SEEN_MISSING"
-    SEEN_UNKNOWN = "SEEN_UNKNOWN"
-    UNEXPECTED_SIGNATURE = "UNEXPECTED_SIGNATURE"
-    MISSING_SIGNATURE = "MISSING_SIGNATURE"
-    BAD_SIGNATURE = "BAD_SIGNATURE"
 
 
 class SubmissionError(RacingDemonError, ValueError):
@@ -442,21 +428,12 @@ class Table:
         sigs = {} if signature is None else {"player": signature}
         event, self._flow = self._flow.submit(seat, n, move, move_text, seen)
         self._next_n[seat] += 1
-        line = self._writer.append(t_ms, event, sigs)
-        seq, record = self._writer.seq - 1, chain_hash(line)
-        receipt = Receipt(
-            self._game,
-            seat,
-            n,
-            submission_hash(statement),
-            t_ms,
-            event.kind.value,
-            event.reason,
-            seq,
-            record,
-        )
+        record, line = self._writer.append(t_ms, event, sigs)
+        receipt = logged_receipt(record, line, statement)
         self._record_due(t_ms)
-        return Outcome(event.kind, event.reason, seq, record, seal_receipt(receipt, self._key))
+        return Outcome(
+            event.kind, event.reason, record.seq, receipt.record, seal_receipt(receipt, self._key)
+        )
 
     def close(self) -> None:
         """Stop writing (a match left unfinished stays a valid, unfinished prefix)."""
@@ -566,7 +543,7 @@ def _well_formed(seen: object) -> bool:
 def _ask(signer: PlayerSigner, seat: int, kind: str, statement: Mapping[str, Any]) -> str:
     """Seat ``seat``'s signature of ``statement`` as a ``kind``; TableError if it declines."""
     signature = signer(kind, canonical_bytes(statement))
-    if signature is None or not _SIGNATURE_HEX.fullmatch(signature):
+    if not isinstance(signature, str) or not SIGNATURE_HEX.fullmatch(signature):
         raise TableError(f"seat {seat} did not sign the {kind} statement")
     return signature
 

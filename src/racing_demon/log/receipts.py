@@ -45,6 +45,23 @@ LOGGED_OUTCOMES: Final = ("move", "tie", "call", "agree", "resign", "bounce")
 _WITH_REASON: Final = frozenset({"bounce", REFUSED})
 
 
+class SubmissionCode(enum.StrEnum):
+    """Why the table refused a submission without logging it, in the order it checks: a
+    refused receipt's ``reason`` (docs/log-format.md §9)."""
+
+    TIME_BACKWARDS = "TIME_BACKWARDS"
+    MATCH_OVER = "MATCH_OVER"
+    NO_SUCH_SEAT = "NO_SUCH_SEAT"
+    WRONG_NUMBER = "WRONG_NUMBER"
+    BAD_MOVE_TEXT = "BAD_MOVE_TEXT"
+    NOT_ITS_MOVE = "NOT_ITS_MOVE"
+    SEEN_MISSING = "SEEN_MISSING"
+    SEEN_UNKNOWN = "SEEN_UNKNOWN"
+    UNEXPECTED_SIGNATURE = "UNEXPECTED_SIGNATURE"
+    MISSING_SIGNATURE = "MISSING_SIGNATURE"
+    BAD_SIGNATURE = "BAD_SIGNATURE"
+
+
 class Receipt(NamedTuple):
     """What the table answered to one submission (docs/log-format.md §9)."""
 

@@ -32,7 +32,7 @@ _Y_MASK = (1 << 255) - 1  # an encoding is y (255 bits, little-endian) plus x's 
 _WHY_NOT_CANONICAL = "y >= p, or x = 0 with the sign bit set"
 
 _KIND = re.compile(r"[a-z_]{1,32}")
-_SIGNATURE_HEX = re.compile(r"[0-9a-f]{128}")
+SIGNATURE_HEX = re.compile(r"[0-9a-f]{128}")  # the one text form of a signature
 
 # The eight points of order dividing 8 (the whole torsion subgroup, which is cyclic of
 # order 8), canonically encoded: the identity, the point of order 2, two of order 4 and
@@ -108,7 +108,7 @@ def verify(
 ) -> SignatureCheck | None:
     """None if ``signature_hex`` is a valid signature of ``pae(kind, body, version)``, else
     why not."""
-    if not _SIGNATURE_HEX.fullmatch(signature_hex):
+    if not SIGNATURE_HEX.fullmatch(signature_hex):
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE_ENCODING,
             "a signature is exactly 128 lowercase hex characters, "

@@ -87,14 +87,15 @@ class LogWriter:
         prev = self._recent[-1] if self._recent else None
         return Record(self._game, self.seq, t_ms, prev, payload)
 
-    def append(self, t_ms: int, payload: Payload, sigs: Mapping[str, Any]) -> bytes:
-        """Write ``payload`` as the next record at ``t_ms``; returns its line (without the
-        newline)."""
+    def append(self, t_ms: int, payload: Payload, sigs: Mapping[str, Any]) -> tuple[Record, bytes]:
+        """Write ``payload`` as the next record at ``t_ms``; returns the record and its line
+        (without the newline)."""
         if self._failed is not None:
             raise LogWriterError(
                 f"the log writer failed earlier ({self._failed}): recover the log and resume"
             )
-        line = seal(self._next(t_ms, payload), self._key, sigs)
+        record = self._next(t_ms, payload)
+        line = seal(record, self._key, sigs)
         try:
             self._file.write(line + b"\n")
             self._file.flush()
@@ -108,7 +109,7 @@ class LogWriter:
         self._recent.append(chain_hash(line))
         self.t_ms = t_ms
         self.seq += 1
-        return line
+        return record, line
 
     def close(self) -> None:
         self._file.close()
