@@ -419,9 +419,7 @@ class Table:
                 f"{SEEN_WINDOW} records of this log",
                 SubmissionCode.SEEN_UNKNOWN,
             )
-        statement = canonical_bytes(
-            submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
-        )
+        statement = self._statement(seat, n, move_text, seen)
         problem = self._signature_problem(seat, statement, signature)
         if problem is not None:
             refuse(*problem)
@@ -457,9 +455,7 @@ class Table:
         named = seen if _well_formed(seen) else None  # else nothing the log could hold
         head = self.head
         try:
-            statement = canonical_bytes(
-                submission_statement(self._game, self.state.hand, seat, n, move_text, named)
-            )
+            statement = self._statement(seat, n, move_text, named)
             refused = refused_receipt(
                 self._game, seat, n, statement, t_ms, code.value, head.seq, head.hash
             )
@@ -467,6 +463,13 @@ class Table:
         except ValueError:  # not canonical JSON (a lone surrogate, an integer too large)
             return None
         return receipt if not checked_errors("receipt", json.loads(receipt)) else None
+
+    def _statement(self, seat: int, n: int, move_text: str, seen: Seen | None) -> bytes:
+        """The canonical bytes of the statement a seat signs for this submission, in the
+        hand in play (a submission names no hand of its own)."""
+        return canonical_bytes(
+            submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
+        )
 
     def _signature_problem(
         self, seat: int, statement: bytes, signature: str | None
