@@ -62,7 +62,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     binary = _find("RD_CHROMIUM", "chromium", "chromium-browser")
     driver_path = _find("RD_CHROMEDRIVER", "chromedriver")
     if binary is None or driver_path is None:
-        missing = "install Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
+        missing = "apt-get install chromium chromium-driver (Debian's browser and its driver)"
         if os.environ.get("CI"):
             pytest.fail(f"the browser tests need a browser under CI: {missing}")
         pytest.skip(missing)

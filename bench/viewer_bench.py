@@ -1,0 +1,176 @@
+"""The game viewer: page size, and time to the first frame in headless Chromium.
+
+    python bench/viewer_bench.py [--rounds 5] [--json-out viewer.json]
+
+Simulates a 4-seat nertz match of about 2,000 records (the seed is fixed, so every run
+measures the same game), writes its page with ``racing-demon view``'s builder and loads it
+``--rounds`` times in a fresh headless Chromium tab. Each round also loads a reference page
+of the same size (the log's text in a ``<pre>``), interleaved, so the first-frame time can
+be read against what the same browser needs just to parse that many bytes.
+
+Targets (issue 17): the page under 1.5 MB, the first frame under 1 s on this machine size.
+The first frame is the page's own ``performance.mark("rd-first-frame")``, in ms since the
+navigation started; the browser's checks keep running after it and their end is reported
+without a target. Needs Debian's chromium and chromium-driver, and selenium
+(``pip install -e '.[test]'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+from racing_demon.profiles import load_rules
+from racing_demon.sim.bots import BOTS
+from racing_demon.sim.simulate import simulate
+from racing_demon.verify import Settings
+from racing_demon.viewer import build_page
+
+SIZE_TARGET_BYTES = 1_500_000
+FIRST_FRAME_TARGET_MS = 1000.0
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32)  # benchmark fixtures
+PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([10 + seat]) * 32) for seat in range(4)]
+SEED = "viewer bench nertz"  # 2,080 records: the issue's "2,000-record game"
+FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
+def _game(folder: Path) -> Path:
+    log = folder / "bench.jsonl"
+    bots = [BOTS[speed] for speed in ("easy", "normal", "hard", "hard")]
+    rules = load_rules("nertz")
+    simulate(log, rules, bots, SEED, TABLE_KEY, player_keys=PLAYER_KEYS, receipts=False)
+    return log
+
+
+def _driver(profile: Path) -> Any:
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in (*FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    return webdriver.Chrome(
+        options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    )
+
+
+def _first_frame_ms(driver: Any, page: Path) -> tuple[float, float]:
+    """The page's first-frame mark and the time its checklist settled, in ms."""
+    driver.get("about:blank")
+    driver.get(page.as_uri())
+    first = driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        const look = () => {
+          const mark = performance.getEntriesByName("rd-first-frame")[0];
+          mark ? done(mark.startTime) : setTimeout(look, 5);
+        };
+        look();"""
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        settled = driver.execute_script(
+            "return document.getElementById('rd-checks').dataset.done === 'true'"
+            " ? performance.now() : null"
+        )
+        if settled is not None:
+            return float(first), float(settled)
+        time.sleep(0.02)
+    raise RuntimeError("the page's checks did not settle within 60 s")
+
+
+def _reference_ms(driver: Any, page: Path) -> float:
+    """Time to the load event of a plain page of the same size, in ms."""
+    driver.get("about:blank")
+    driver.get(page.as_uri())
+    return float(
+        driver.execute_script("return performance.getEntriesByType('navigation')[0].loadEventEnd")
+    )
+
+
+def measure(rounds: int = 5) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        log = _game(folder)
+        records = sum(1 for _ in log.open("rb"))
+        public = TABLE_KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        started = time.perf_counter()
+        text = build_page(log, Settings(table_key=public))
+        build_s = time.perf_counter() - started
+        page = folder / "game.html"
+        page.write_text(text, encoding="utf-8")
+        size = page.stat().st_size
+        reference = folder / "reference.html"
+        body = html.escape(log.read_text(encoding="utf-8"))
+        padding = max(0, size - len(body))
+        reference.write_text(f"<!doctype html><pre>{body}</pre><!--{'x' * padding}-->")
+        driver = _driver(folder / "profile")
+        try:
+            first: list[float] = []
+            settled: list[float] = []
+            plain: list[float] = []
+            for _ in range(rounds):
+                frame_ms, checks_ms = _first_frame_ms(driver, page)
+                first.append(frame_ms)
+                settled.append(checks_ms)
+                plain.append(_reference_ms(driver, reference))
+        finally:
+            driver.quit()
+    first_ms = statistics.median(first)
+    return {
+        "records": float(records),
+        "page_bytes": float(size),
+        "page_vs_target": size / SIZE_TARGET_BYTES,
+        "build_s": build_s,
+        "first_frame_ms": first_ms,
+        "first_frame_vs_target": first_ms / FIRST_FRAME_TARGET_MS,
+        "checks_done_ms": statistics.median(settled),
+        "reference_load_ms": statistics.median(plain),
+        "first_frame_vs_reference_load": first_ms / statistics.median(plain),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="page loads of each kind")
+    parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
+    args = parser.parse_args()
+    figures = measure(args.rounds)
+    print(
+        f"viewer page of {figures['records']:.0f} records: {figures['page_bytes'] / 1e6:.2f} MB "
+        f"= {figures['page_vs_target']:.2f} x the 1.5 MB target; first frame "
+        f"{figures['first_frame_ms']:.0f} ms = {figures['first_frame_vs_target']:.2f} x the 1 s "
+        f"target ({figures['first_frame_vs_reference_load']:.2f} x loading a plain page of the "
+        f"same size, {figures['reference_load_ms']:.0f} ms); the browser's checks done at "
+        f"{figures['checks_done_ms']:.0f} ms; built in {figures['build_s']:.2f} s"
+    )
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if args.json_out:
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
