@@ -1,0 +1,1 @@
+"""The viewer's tests in a real headless Chromium (marked browser)."""
