@@ -10,6 +10,7 @@ import base64
 import gzip
 import hashlib
 import json
+import random
 import re
 from functools import cache
 from pathlib import Path
@@ -705,3 +706,24 @@ def test_view_help_has_examples() -> None:
     assert "Examples:" in output and "racing-demon view game.jsonl" in output
     for option in ("--table-key", "--rules", "--seed", "--max-file-bytes", "--out", "--force"):
         assert option in output
+
+
+def test_any_damage_to_a_log_still_gives_data_that_follows_the_schema(tmp_path: Path) -> None:
+    """A log's bytes are hostile (docs/threat-model.md): whatever a line holds, the page is
+    made, with every line told and the verdict saying what is wrong."""
+    original = SMALL.read_bytes()
+    generator = random.Random(17)
+    log = tmp_path / "damaged.jsonl"
+    for trial in range(40):
+        data = bytearray(original)
+        for _ in range(1 + trial % 4):
+            at = generator.randrange(len(data))
+            if trial % 3 == 0:
+                del data[at : at + generator.randrange(1, 200)]
+            else:
+                data[at] = generator.randrange(256)
+        log.write_bytes(bytes(data))
+        built = viewer_data(log, Settings(table_key=TABLE_KEY))
+        assert schema_errors("viewer-data", built) == [], trial
+        assert built["verdict"]["verdict"] != "verified" or bytes(data) == original
+        assert "rd-data" in render_page(built)

@@ -103,38 +103,32 @@ def foundation_value(foundation: Foundation) -> dict[str, Any]:
 
 @dataclass
 class _Frames:
-    """Frames as deltas against the previous one, with a full frame every so often."""
+    """The table after each record, as the piles that changed since the record before, and
+    every pile every so often, so that a page can show any record without applying every
+    delta from the start."""
 
     frames: list[dict[str, Any]] = field(default_factory=list)
-    _piles: dict[str, Any] | None = None
+    _piles: dict[str, Any] = field(default_factory=dict)
 
     def add(self, record: Record, state: State | None) -> None:
         index = len(self.frames)
-        if state is None:
-            self.frames.append(
-                {"hand": None, "phase": None, "clock_ms": record.t_ms, "set": {}, "full": True}
-            )
-            self._piles = {}
-            return
-        piles = table_piles(state)
+        piles = {} if state is None else table_piles(state)
         before = self._piles
         full = (
-            before is None
-            or index % KEYFRAME_EVERY == 0
+            index % KEYFRAME_EVERY == 0
             or record.kind is RecordKind.HAND_START
             or not before.keys() <= piles.keys()  # a pile vanished: only a full frame says so
         )
-        assert before is not None or full
         changed = (
             piles
-            if full or before is None
+            if full
             else {pile: value for pile, value in piles.items() if before.get(pile) != value}
         )
         self.frames.append(
             {
-                "hand": state.hand,
-                "phase": str(state.phase),
-                "clock_ms": state.clock_ms,
+                "hand": None if state is None else state.hand,
+                "phase": None if state is None else str(state.phase),
+                "clock_ms": record.t_ms if state is None else state.clock_ms,
                 "set": changed,
                 "full": full,
             }
