@@ -344,8 +344,9 @@ def test_turns_recycles_stalls_calls_and_hand_ends_in_words() -> None:
     assert call["text"].startswith(f"{names[call['seat']]} calls")
     first, second = records_of(BIG.name, "hand_end")
     scores = lines[first["seq"]]["scores"]
+    assert first["links"] == [call["seq"]]
     assert first["text"] == (
-        f"Hand 1 ends because {names[call['seat']]} called. Scores: "
+        f"Hand 1 ends because {names[call['seat']]} called at record {call['seq']}. Scores: "
         + ", ".join(f"{name} {score}" for name, score in zip(names, scores, strict=True))
         + "."
     )
@@ -356,9 +357,24 @@ def test_turns_recycles_stalls_calls_and_hand_ends_in_words() -> None:
 
 
 def test_resignations_agreements_and_shared_victories_in_words() -> None:
-    (resign,) = records_of("valid/peer2peer-3p-resigned-signed.jsonl", "resign")
-    name = data_of("valid/peer2peer-3p-resigned-signed.jsonl")["game"]["seats"][resign["seat"]]
-    assert resign["text"] == f"{name['name']} resigns: the match ends against {name['name']}."
+    resigned = "valid/peer2peer-3p-resigned-signed.jsonl"
+    (resign,) = records_of(resigned, "resign")
+    name = data_of(resigned)["game"]["seats"][resign["seat"]]["name"]
+    assert resign["text"] == f"{name} resigns: the match ends against {name}."
+    (end,) = records_of(resigned, "hand_end")
+    assert end["text"].startswith(f"Hand 1 ends because {name} resigned at record {resign['seq']}.")
+    assert end["links"] == [resign["seq"]]
+    # docs/rules.md, demon_empty: "the moment the last demon card leaves (the seat "goes
+    # out")".
+    nertz = "valid/nertz-2p-stall-shifts.jsonl"
+    (end,) = records_of(nertz, "hand_end")
+    (emptied,) = end["links"]
+    last = data_of(nertz)["records"][emptied]
+    assert last["text"].endswith("'s demon is empty: the hand ends.")
+    who = data_of(nertz)["game"]["seats"][last["seat"]]["name"]
+    assert end["text"].startswith(
+        f"Hand 1 ends because {who} emptied the demon at record {emptied}."
+    )
     agrees = records_of("valid/table-2p-to-100.jsonl", "agree")
     assert agrees and all(record["text"].endswith("agrees to a stall shift.") for record in agrees)
     (final,) = records_of("valid/peer2peer-2p-blocked-shared-victory.jsonl", "final")
