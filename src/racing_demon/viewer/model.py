@@ -192,8 +192,9 @@ class _Teller:
     bounced card lost its race to, the card a tie joined."""
 
     names: tuple[str, ...] = ()
-    # The accepted call or resignation that ends each hand, by hand: its hand_end names it.
-    enders: dict[int, tuple[int, int]] = field(default_factory=dict)  # hand -> (seq, seat)
+    # By hand, the record and seat of the call, resignation or emptied demon that ends it,
+    # for its hand_end to name: records are told in the log's order.
+    enders: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def name(self, seat: int) -> str:
         if 0 <= seat < len(self.names):
