@@ -580,6 +580,7 @@ const RDCheck = (() => {
   const HEX32 = /^[0-9a-f]{32}$/;
   const HEX64 = /^[0-9a-f]{64}$/;
   const SEEN_WINDOW = 4096;
+  const SIGNATURE_SLOTS = new Set(["table", "player", "players", "accepts"]);
   const BODY_START = ascii('{"body":');
   const SIGS_START = ascii(',"sigs":');
   const isCount = (value) => Number.isSafeInteger(value) && value >= 0;
@@ -589,6 +590,10 @@ const RDCheck = (() => {
     const keys = Object.keys(value).sort().join(",");
     if (keys !== "body,sigs" || !isObject(value.body) || !isObject(value.sigs)) {
       return "a record is an object of exactly a body and its sigs";
+    }
+    const sigs = Object.keys(value.sigs);
+    if (!sigs.includes("table") || !sigs.every((name) => SIGNATURE_SLOTS.has(name))) {
+      return "its sigs are the table's signature and, where they belong, the players'";
     }
     const body = value.body;
     if (body.v !== 1 && body.v !== 2) return "its format version v is not 1 or 2";
@@ -792,7 +797,8 @@ const RDCheck = (() => {
     if (log.lines.length === 0) return result("chain", "pass", "the file is empty: no genesis, no final record; the log is unfinished");
     const count = plural(log.lines.length, "record");
     if (log.final === null) return result("chain", "pass", `${count} chained by SHA-256 from the genesis, but no final record: the log is unfinished`);
-    return result("chain", "pass", `${count} chained by SHA-256 from the genesis to the final record, each submission naming a record its player had seen`);
+    const seen = log.genesis.body.v >= 2 ? ", each submission naming a record its player had seen" : "";
+    return result("chain", "pass", `${count} chained by SHA-256 from the genesis to the final record${seen}`);
   };
 
   const genesisProblem = (log) => {
