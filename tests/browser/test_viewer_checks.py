@@ -40,6 +40,7 @@ from racing_demon.log.signing import (
 )
 from racing_demon.testing.tamper import reseal
 from racing_demon.verify import Report, Settings, Step, Verdict, verify_log
+from racing_demon.viewer import render_page, viewer_data
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK_JS = ROOT / "src" / "racing_demon" / "viewer" / "assets" / "check.js"
@@ -350,6 +351,61 @@ def test_without_ed25519_the_signature_checks_say_so_and_never_pass(
     # What needs only SHA-256, HMAC and HKDF is still checked.
     for check in ("canonical", "chain", "commitment", "packs"):
         assert results[check]["status"] == "pass"
+
+
+# -- through the page the builder makes ------------------------------------------------
+
+# view.js's place in the page's one module script, taken by a probe that runs check.js on
+# the page's own embedded data: the rest of the page (the template, its policy, the data
+# element, check.js as page.py inlines it) is the builder's.
+PROBE_VIEW_JS = """
+const probeData = JSON.parse(document.getElementById("rd-data").textContent);
+window.rdProbe = (async () => {
+  const bytes = await RDCheck.gunzip(probeData.log.data);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const tableKey = probeData.table_key === null ? null : RDCheck.hex.fromHex(probeData.table_key);
+  return {
+    sha256: RDCheck.hex.toHex(digest),
+    bytes: bytes.length,
+    outcome: await RDCheck.run(bytes, {tableKey}),
+  };
+})();
+"""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "valid/peer2peer-3p-resigned-signed.jsonl",
+        "disputed/changed-byte.jsonl",
+        "v1/disputed/wrong-secret.jsonl",
+    ],
+)
+def test_the_built_page_runs_the_checks_on_its_embedded_log(
+    harness: Harness, browser: Any, tmp_path: Path, name: str
+) -> None:
+    """The design: page.py puts "check.js then view.js ... as one module script", the log's
+    exact bytes embedded as gzip+base64 for check.js, and the key given with --table-key as
+    `table_key`. In the built page, opened from file:// under its own policy, check.js
+    reads the embedded copy (its SHA-256 is the log's) and answers as on the log itself."""
+    path = SAMPLES / name
+    data = viewer_data(path, PINNED)
+    page = tmp_path / "game.html"
+    page.write_text(render_page(data, {"view.js": PROBE_VIEW_JS}), encoding="utf-8")
+    browser.get(page.as_uri())
+    browser.set_script_timeout(60)
+    answer = browser.execute_async_script(
+        """
+        const done = arguments[0];
+        const wait = () => window.rdProbe
+          ? window.rdProbe.then(done, (error) => done({error: String(error)}))
+          : setTimeout(wait, 5);
+        wait();
+        """
+    )
+    assert "error" not in answer, answer
+    assert (answer["sha256"], answer["bytes"]) == (data["log"]["sha256"], data["log"]["bytes"])
+    assert answer["outcome"]["results"] == list(run_in_browser(harness, path.read_bytes()).values())
 
 
 # -- edited copies of a sample game, each against the verifier -------------------------
