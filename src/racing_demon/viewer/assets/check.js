@@ -1457,9 +1457,12 @@ const RDCheck = (() => {
 
   return Object.freeze({
     // logBytes: the log's bytes; tableKey: the pinned raw 32-byte key, or null.
-    // Resolves to {results: [{check, status, seq, line, code, rule, words}], ed25519}:
-    // one result per check, in the order of CHECKS; seq, line (1-based), code and rule
-    // name the first failing record when status is "fail", else they are null.
+    // Resolves to {results: [{check, status, seq, line, code, rule, words}], ed25519,
+    // finished}: one result per check, in the order of CHECKS; seq (the record's own, or
+    // the line's index when it is no record), line (1-based), code (the verifier's reason
+    // code) and rule (the signature's code) name the first failing record when status is
+    // "fail", else they are null. ed25519: this browser verifies Ed25519; finished: the log
+    // has its final record (an unfinished log fails nothing it holds, yet proves no result).
     async run(logBytes, { tableKey = null } = {}) {
       const ed25519 = await ed25519Available();
       const log = await readLog(logBytes);
@@ -1474,7 +1477,7 @@ const RDCheck = (() => {
           ["packs", () => checkPacks(log)],
         ].map(([check, run]) => failClosed(check, run)),
       );
-      return { results, ed25519 };
+      return { results, ed25519, finished: log.final !== null };
     },
     CHECKS: Object.freeze([
       "canonical",
