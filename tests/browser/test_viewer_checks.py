@@ -549,6 +549,8 @@ EDITS: dict[str, Callable[[], bytes]] = {
     ),
     "a float (FLOAT)": lambda: _replaced(6, re.sub(rb'"t_ms":(\d+)', rb'"t_ms":\1.0', _lines()[6])),
     "a carriage return (CR)": lambda: _replaced(7, _lines()[7] + b"\r"),
+    "a line beyond 64 KiB (LINE_TOO_LONG)": lambda: _replaced(5, b'{"a":"' + b"x" * 65536 + b'"}'),
+    "a byte order mark (BOM)": lambda: b"\xef\xbb\xbf" + KEYED.read_bytes(),
     "an empty line (EMPTY_LINE)": lambda: _replaced(8, b""),
     "not UTF-8 (NOT_UTF8)": lambda: _replaced(9, _lines()[9].replace(b'"kind"', b'"k\xffnd"', 1)),
     "the final record's newline cut (TORN_LINE, unfinished)": lambda: KEYED.read_bytes()[:-1],
@@ -848,6 +850,11 @@ def test_a_dropped_key_file_is_read_as_the_verifier_reads_it(
     texts = {
         "table.pub": TABLE_PUB_TEXT,
         "table.pub without its newline": TABLE_PUB_TEXT.strip(),
+        "table.pub with CRLF line ends": TABLE_PUB_TEXT.replace("\n", "\r\n"),
+        "table.pub after a comment line": "the table's key\n" + TABLE_PUB_TEXT,
+        "table.pub twice": TABLE_PUB_TEXT + TABLE_PUB_TEXT,
+        "table.pub with a space in its body": TABLE_PUB_TEXT.replace("MCow", "MC ow"),
+        "the base64 cut short": TABLE_PUB_TEXT.replace("MCow", "Mow"),
         "a weak key": _pem_of(bytes(32)),
         "a key off the curve": _pem_of(
             next(

@@ -1503,14 +1503,16 @@ const RDCheck = (() => {
       if (/^[0-9a-fA-F]{64}$/.test(trimmed)) {
         raw = fromHex(trimmed.toLowerCase());
       } else {
-        if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(trimmed)) {
+        // As the verifier's PEM reader does: the first PUBLIC KEY block, whatever text is
+        // around it (a comment line, a second block).
+        const pem = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]*)-----END PUBLIC KEY-----/.exec(
+          trimmed,
+        );
+        if (pem === null && /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(trimmed)) {
           throw new Error(
             "this is a private key: give the table's public key (the .pub file), and keep the .key file secret",
           );
         }
-        const pem = /^-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]*)-----END PUBLIC KEY-----$/.exec(
-          trimmed,
-        );
         if (pem === null)
           throw new Error(
             "not a public key: expected a PEM file (-----BEGIN PUBLIC KEY-----) or 64 hex characters",
