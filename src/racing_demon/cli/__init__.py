@@ -21,6 +21,7 @@ from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
 from racing_demon.cli.simulate_cmd import simulate_command
 from racing_demon.cli.verify_cmd import verify
+from racing_demon.cli.view_cmd import view
 from racing_demon.outcomes import ExitCode
 
 
@@ -94,6 +95,7 @@ Examples:
   racing-demon keygen table
   racing-demon seed new
   racing-demon verify game.jsonl --table-key table.pub
+  racing-demon view game.jsonl --table-key table.pub -o game.html
 """,
 )
 @click.version_option(version("racing-demon"), prog_name="racing-demon")
@@ -109,5 +111,6 @@ main.add_command(recover)
 main.add_command(rules)
 main.add_command(seed)
 main.add_command(verify)
+main.add_command(view)
 main.add_command(replay_command, name="replay")
 main.add_command(simulate_command, name="simulate")

@@ -1,0 +1,676 @@
+"""The game model a viewer page embeds (``format: racing-demon/viewer/v1``): the log's bytes,
+the verifier's verdict, the table after every replayed record as deltas, every record in
+words, and the audit of every hand (schemas/viewer-data.schema.json).
+
+The table comes from ``racing_demon.replay`` and the verdict from ``racing_demon.verify``,
+so the page shows what ``replay --at SEQ`` and ``verify --json`` show. Every line of the log
+gets its words, also past the record where replay stops: those are told from the record's
+own body, without the table. No HTML here: ``viewer.page`` makes the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from racing_demon.files import open_regular
+from racing_demon.game.cards import KING, Card
+from racing_demon.game.engine import ViolationCode
+from racing_demon.game.flow import (
+    FinalReason,
+    FlowRefusal,
+    HandEnd,
+    HandStart,
+    MatchFlow,
+    RecordKind,
+    Stall,
+    Submission,
+)
+from racing_demon.game.moves import Move, MoveKind, Place, Zone
+from racing_demon.game.scoring import HandScore, score_hand
+from racing_demon.game.state import EndReason, Foundation, Phase, State
+from racing_demon.log.reader import ReadError
+from racing_demon.log.records import Final, Genesis, Record, parse_record
+from racing_demon.replay import ReplayError, Snapshot, replay
+from racing_demon.report.text import printable
+from racing_demon.report.verify import report_document
+from racing_demon.schema import record_errors
+from racing_demon.verify import Report, Settings, verify_log
+
+VIEWER_FORMAT = "racing-demon/viewer/v1"
+KEYFRAME_EVERY = 64
+# Okabe and Ito's palette, which people with any common colour blindness tell apart.
+SEAT_COLOURS = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#000000",
+)
+_SUIT_WORDS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+_COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six")
+
+
+class LogTooLarge(ValueError):
+    """The log holds more bytes than the reading limits allow: the page embeds none."""
+
+
+def seat_colour(seat: int) -> str:
+    """A seat's colour: the palette in seat order, from the start again after eight."""
+    return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def card_words(face: str) -> str:
+    """``10♥`` for ``TH``: the rank as people say it, the suit as its symbol."""
+    rank = "10" if face[0] == "T" else face[0]
+    return rank + _SUIT_WORDS[face[1]]
+
+
+# -- the table as piles ------------------------------------------------------------------
+
+
+def table_piles(state: State) -> dict[str, Any]:
+    """Every pile by its id (``s0.demon``, ``s0.w1``, ``f1``…), as the data holds it."""
+    piles: dict[str, Any] = {}
+    for number, seat in enumerate(state.seats):
+        piles[f"s{number}.demon"] = {"cards": [card.face for card in seat.demon]}
+        for index, pile in enumerate(seat.work):
+            piles[f"s{number}.w{index + 1}"] = {"cards": [card.face for card in pile]}
+        piles[f"s{number}.stock"] = {"n": len(seat.stock)}
+        piles[f"s{number}.waste"] = {"cards": [card.face for card in seat.waste]}
+    for index, foundation in enumerate(state.foundations):
+        piles[f"f{index + 1}"] = foundation_value(foundation)
+    return piles
+
+
+def foundation_value(foundation: Foundation) -> dict[str, Any]:
+    return {
+        "suit": foundation.suit.letter,
+        "levels": [[str(card) for card in level] for level in foundation.levels],
+        "complete": foundation.complete,
+    }
+
+
+@dataclass
+class _Frames:
+    """Frames as deltas against the previous one, with a full frame every so often."""
+
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    _piles: dict[str, Any] | None = None
+
+    def add(self, record: Record, state: State | None) -> None:
+        index = len(self.frames)
+        if state is None:
+            self.frames.append(
+                {"hand": None, "phase": None, "clock_ms": record.t_ms, "set": {}, "full": True}
+            )
+            self._piles = {}
+            return
+        piles = table_piles(state)
+        before = self._piles
+        full = (
+            before is None
+            or index % KEYFRAME_EVERY == 0
+            or record.kind is RecordKind.HAND_START
+            or not before.keys() <= piles.keys()  # a pile vanished: only a full frame says so
+        )
+        assert before is not None or full
+        changed = (
+            piles
+            if full or before is None
+            else {pile: value for pile, value in piles.items() if before.get(pile) != value}
+        )
+        self.frames.append(
+            {
+                "hand": state.hand,
+                "phase": str(state.phase),
+                "clock_ms": state.clock_ms,
+                "set": changed,
+                "full": full,
+            }
+        )
+        self._piles = piles
+
+
+# -- reading the lines, whatever they hold ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    """One line of the log: its record when it reads as one, else why it does not."""
+
+    index: int
+    record: Record | None
+    problem: str | None
+
+
+def _lines(data: bytes) -> list[_Line]:
+    """Every line, read leniently: a page describes what a bad log holds, the verdict
+    says what is wrong with it."""
+    raw = data.split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()
+    return [_line(index, line) for index, line in enumerate(raw)]
+
+
+def _line(index: int, line: bytes) -> _Line:
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return _Line(index, None, "not UTF-8")
+    except json.JSONDecodeError as error:
+        return _Line(index, None, f"not JSON ({error.msg} at column {error.colno})")
+    except RecursionError:
+        return _Line(index, None, "nested too deeply")
+    problems = record_errors(value)
+    if problems:
+        return _Line(index, None, f"not a log record ({problems[0]})")
+    try:
+        return _Line(index, parse_record(value["body"]), None)
+    except (KeyError, TypeError, ValueError) as error:
+        return _Line(index, None, f"not a log record ({error})")
+
+
+# -- words -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    text: str
+    links: tuple[int, ...] = ()
+
+
+@dataclass
+class _Teller:
+    """Tells records in words. With the table before and after a record (a replayed one)
+    it also names what the record did to it: the foundation's first record, the record a
+    bounced card lost its race to, the card a tie joined."""
+
+    names: tuple[str, ...] = ()
+
+    def name(self, seat: int) -> str:
+        if 0 <= seat < len(self.names):
+            return printable(self.names[seat])
+        return f"seat {seat}"
+
+    def tell(
+        self,
+        record: Record,
+        before: State | None = None,
+        after: State | None = None,
+        placed: Mapping[Card, int] | None = None,
+    ) -> _Words:
+        payload = record.payload
+        if isinstance(payload, Genesis):
+            seats = ", ".join(
+                f"{printable(entry.name)} ({printable(entry.back)} back)"
+                for entry in payload.players
+            )
+            rules = payload.rules.get("name")
+            under = f" under the rules {printable(rules)}" if isinstance(rules, str) else ""
+            return _Words(f"Game {record.game} opens{under}, with {seats}.")
+        if isinstance(payload, HandStart):
+            return _Words(f"Hand {payload.hand} is dealt: every seat gets its shuffled pack.")
+        if isinstance(payload, Submission):
+            return self._submission(payload, before, after, placed or {})
+        if isinstance(payload, Stall):
+            return _Words(
+                "Stall shift: every seat turns its waste over onto its stock and moves the "
+                "top card to the bottom."
+            )
+        if isinstance(payload, HandEnd):
+            return _Words(self._hand_end(payload, after))
+        return _Words(self._final(payload))
+
+    def _submission(
+        self,
+        submission: Submission,
+        before: State | None,
+        after: State | None,
+        placed: Mapping[Card, int],
+    ) -> _Words:
+        who = self.name(submission.seat)
+        try:
+            move = Move.parse(submission.move)
+        except ValueError:
+            return _Words(
+                f"{who} sends a move that cannot be read: “{printable(submission.move)}”."
+            )
+        kind = submission.kind
+        if kind is RecordKind.BOUNCE:
+            return self._bounce(who, submission, move, before, placed)
+        if move.kind is MoveKind.TURN:
+            cards = " ".join(card.display() for card in move.cards)
+            return _Words(
+                f"{who} turns {_count(len(move.cards), 'card')} from the stock onto the waste: "
+                f"{cards} ({move.cards[-1].display()} on top)."
+            )
+        if move.kind is MoveKind.RECYCLE:
+            return _Words(f"{who} turns the waste over as a new stock.")
+        if move.kind is MoveKind.CALL:
+            return _Words(f"{who} calls, with an empty demon: the hand is ending.")
+        if move.kind is MoveKind.AGREE:
+            return _Words(f"{who} agrees to a stall shift.")
+        if move.kind is MoveKind.RESIGN:
+            return _Words(f"{who} resigns: the match ends against {who}.")
+        return self._play(who, move, kind is RecordKind.TIE, before, after, placed)
+
+    def _play(
+        self,
+        who: str,
+        move: Move,
+        tie: bool,
+        before: State | None,
+        after: State | None,
+        placed: Mapping[Card, int],
+    ) -> _Words:
+        assert move.source is not None and move.target is not None  # a card move
+        cards = " ".join(card.display() for card in move.cards)
+        source = _source_words(move.source)
+        target = move.target
+        card = move.cards[0]
+        if target.zone is Zone.WORK:
+            return _Words(f"{who} moves {cards} {source} onto work pile {target.index + 1}.")
+        if target.zone is Zone.UNDER:
+            return _Words(f"{who} slides {cards} {source} under work pile {target.index + 1}.")
+        links: list[int] = []
+        if target.zone is Zone.NEW_FOUNDATION:
+            named = "" if after is None else f" (f{_foundation_of(after, card) + 1})"
+            suit = card.suit.symbol
+            text = f"{who} plays {cards} {source} to start a new {suit} foundation{named}"
+        else:
+            number = target.index + 1
+            foundation = _foundation_at(before, target.index)
+            started = None if foundation is None else placed.get(foundation.levels[0][0])
+            text = f"{who} plays {cards} {source} onto the {card.suit.symbol} foundation f{number}"
+            if started is not None:
+                text += f" started at record {started}"
+                links.append(started)
+            if tie and foundation is not None:
+                tied = foundation.levels[-1]
+                others = " and ".join(
+                    f"{self.name(other.owner)}'s {other.display()}" for other in tied
+                )
+                text += f": it ties {others}"
+                won = placed.get(tied[0])
+                if won is not None:
+                    text += f" (record {won})"
+                    links.append(won)
+        if after is not None:
+            landed = after.foundations[_foundation_of(after, card)]
+            if landed.rank == KING and card.rank == KING:
+                text += f"; the {card.suit.symbol} foundation is complete and set aside"
+            seat = after.seats[move.seat]
+            if move.source.zone is Zone.DEMON and not seat.demon:
+                text += f"; {who}'s demon is empty"
+        return _Words(text + ".", tuple(links))
+
+    def _bounce(
+        self,
+        who: str,
+        submission: Submission,
+        move: Move,
+        before: State | None,
+        placed: Mapping[Card, int],
+    ) -> _Words:
+        reason = printable(submission.reason or "?")
+        if move.kind is not MoveKind.PLAY:
+            what = {
+                MoveKind.TURN: "turn of the stock",
+                MoveKind.RECYCLE: "recycling of the waste",
+                MoveKind.CALL: "call",
+                MoveKind.AGREE: "agreement to a stall shift",
+                MoveKind.RESIGN: "resignation",
+            }[move.kind]
+            return _Words(f"{who}'s {what} bounced ({reason}).")
+        assert move.source is not None and move.target is not None  # a card move
+        cards = " ".join(card.display() for card in move.cards)
+        target = move.target
+        where = {
+            Zone.WORK: f"onto work pile {target.index + 1}",
+            Zone.UNDER: f"under work pile {target.index + 1}",
+            Zone.FOUNDATION: f"to foundation f{target.index + 1}",
+            Zone.NEW_FOUNDATION: "to a new foundation",
+        }[target.zone]
+        text = f"{who}'s {cards} {_source_words(move.source)} {where} bounced ({reason})"
+        winner = None
+        # FOUNDATION_TAKEN is the only code for a lost race (docs/rules.md): the winner is
+        # the record that placed the card now at the bounced card's level.
+        if submission.reason == ViolationCode.FOUNDATION_TAKEN and target.zone is Zone.FOUNDATION:
+            foundation = _foundation_at(before, target.index)
+            rank = move.cards[0].rank
+            if foundation is not None and rank <= foundation.rank:
+                winner = placed.get(foundation.levels[rank - 1][0])
+        if winner is None:
+            return _Words(text + ".")
+        return _Words(f"{text}: record {winner} got there first.", (winner,))
+
+    def _hand_end(self, end: HandEnd, after: State | None) -> str:
+        by = None if after is None else after.ended_by
+        who = "a seat" if by is None else self.name(by)
+        why = {
+            EndReason.CALL: f"{who} called",
+            EndReason.DEMON_EMPTY: f"{who}'s demon pile emptied",
+            EndReason.BLOCKED: "it is blocked: the stall cycle came round with no play",
+            EndReason.NO_CENTRE: "no card went to the centre for too long",
+            EndReason.ABANDONED: "the table was silent for too long: the match is abandoned",
+            EndReason.RESIGNED: f"{who} resigned",
+        }[end.reason]
+        return f"Hand {end.hand} ends because {why}. Scores: {self._by_seat(end.scores)}."
+
+    def _final(self, final: Final) -> str:
+        end = final.end
+        winners = [self.name(seat) for seat in end.winners]
+        if not winners:
+            result = "no winner"
+        elif len(winners) == 1:
+            result = f"{winners[0]} wins"
+        else:
+            result = f"{' and '.join(winners)} share the victory"
+        how = {
+            FinalReason.COMPLETE: "is over",
+            FinalReason.RESIGNED: "ends by resignation",
+            FinalReason.ABANDONED: "is abandoned",
+        }[end.reason]
+        return (
+            f"The match {how} after {_count(len(end.hands), 'hand')}: totals "
+            f"{self._by_seat(end.totals)}; {result}. The dealer's secret is revealed."
+        )
+
+    def _by_seat(self, values: Sequence[int]) -> str:
+        return ", ".join(f"{self.name(seat)} {value}" for seat, value in enumerate(values))
+
+
+def _source_words(source: Place) -> str:
+    if source.zone is Zone.DEMON:
+        return "from the demon"
+    if source.zone is Zone.WASTE:
+        return "from the waste"
+    return f"from work pile {source.index + 1}"
+
+
+def _count(number: int, noun: str) -> str:
+    word = _COUNT_WORDS[number] if number < len(_COUNT_WORDS) else str(number)
+    return f"{word} {noun}" if number == 1 else f"{word} {noun}s"
+
+
+def _foundation_at(state: State | None, index: int) -> Foundation | None:
+    if state is None or not 0 <= index < len(state.foundations):
+        return None
+    return state.foundations[index]
+
+
+def _foundation_of(state: State, card: Card) -> int:
+    return next(
+        index
+        for index, foundation in enumerate(state.foundations)
+        if any(card in level for level in foundation.levels)
+    )
+
+
+# -- the audit ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Audit:
+    hands: list[dict[str, Any]] = field(default_factory=list)
+    totals: list[list[int]] = field(default_factory=list)
+
+    def add(
+        self,
+        scored: HandScore,
+        placed: Mapping[Card, int],
+        end: HandEnd,
+        end_seq: int,
+        *,
+        replayed: bool = True,
+    ) -> None:
+        """One hand, recomputed by ``score_hand`` beside the scores its hand_end claims;
+        a card's record is the one that placed it (``audit.audit_hands`` does the same)."""
+        if not self.totals:
+            self.totals.append([0] * len(scored.seats))
+        self.totals.append([sum(pair) for pair in zip(self.totals[-1], scored.scores, strict=True)])
+        self.hands.append(
+            {
+                "hand": scored.hand,
+                "end_seq": end_seq,
+                "reason": str(scored.reason),
+                "ended_by": scored.ended_by,
+                "replayed": replayed,
+                "seats": [
+                    {
+                        "seat": seat.seat,
+                        "placed": [
+                            {"card": card.face, "seq": placed.get(card, end_seq)}
+                            for card in seat.placed
+                        ],
+                        "demon_left": len(seat.demon_left),
+                        "placed_points": seat.placed_points,
+                        "penalty": seat.demon_penalty,
+                        "score": seat.score,
+                        "claimed": end.scores[seat.seat] if seat.seat < len(end.scores) else None,
+                    }
+                    for seat in scored.seats
+                ],
+            }
+        )
+
+
+def _refused_hand(flow: MatchFlow | None, record: Record) -> HandScore | None:
+    """The hand a refused hand_end closes, scored as it stands at that record's time: so a
+    hand_end that claims wrong scores still shows the recomputed ones beside them."""
+    if flow is None or not isinstance(record.payload, HandEnd):
+        return None
+    try:
+        state = flow.at(record.t_ms).state
+    except (FlowRefusal, ValueError):
+        return None
+    if state is None or state.phase is not Phase.ENDED:
+        return None
+    return score_hand(state)
+
+
+# -- the whole model ---------------------------------------------------------------------
+
+
+def read_log(path: Path, settings: Settings) -> bytes:
+    """The log's bytes, read once; OSError if it cannot be read, LogTooLarge past the
+    file-size limit."""
+    limit = settings.limits.max_file_bytes
+    with open_regular(path) as stream:
+        data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise LogTooLarge(f"the log is larger than {limit} bytes (--max-file-bytes)")
+    return data
+
+
+def viewer_data(path: Path, settings: Settings, report: Report | None = None) -> dict[str, Any]:
+    """The page's data for the log at ``path``, verified with ``settings`` (or as
+    ``report`` says, when the caller already verified it). OSError when the file cannot be
+    read at all."""
+    report = report or verify_log(path, settings)
+    try:
+        data: bytes | None = read_log(path, settings)
+    except LogTooLarge:
+        data = None
+    lines = [] if data is None else _lines(data)
+    genesis = next(
+        (line.record for line in lines if line.record and line.record.kind is RecordKind.GENESIS),
+        None,
+    )
+    teller = _Teller()
+    if genesis is not None:
+        assert isinstance(genesis.payload, Genesis)
+        teller.names = tuple(entry.name for entry in genesis.payload.players)
+    frames = _Frames()
+    audit = _Audit()
+    told: dict[int, _Words] = {}
+    secret = settings.seed or _revealed_secret(lines)
+    if secret is not None and data is not None:
+        _replay(path, secret, settings, teller, frames, audit, told)
+    records = [_record_entry(line, told.get(line.index), teller, frames) for line in lines]
+    return {
+        "format": VIEWER_FORMAT,
+        "software": f"racing-demon {version('racing-demon')}",
+        "source": printable(path.name),
+        "log": None if data is None else _log_entry(data),
+        "table_key": None if settings.table_key is None else settings.table_key.hex(),
+        "verdict": report_document(report),
+        "failure": _failure(report),
+        "game": None if genesis is None else _game(genesis, report),
+        "records": records,
+        "frames": {"keyframe_every": KEYFRAME_EVERY, "list": frames.frames},
+        "audit": {
+            "hands": audit.hands,
+            "totals": audit.totals,
+            "claimed_totals": _claimed_totals(lines),
+        },
+    }
+
+
+def _replay(
+    path: Path,
+    secret: bytes,
+    settings: Settings,
+    teller: _Teller,
+    frames: _Frames,
+    audit: _Audit,
+    told: dict[int, _Words],
+) -> None:
+    """Replay up to the first record the flow refuses, framing and telling each."""
+    before: State | None = None
+    flow: MatchFlow | None = None
+    index = 0
+    snapshot: Snapshot | None = None
+    try:
+        for index, snapshot in enumerate(replay(path, secret, settings.limits)):
+            record = snapshot.record
+            assert record is not None  # every snapshot replay yields holds its record
+            after = snapshot.state
+            told[index] = teller.tell(record, before, after, snapshot.placed)
+            frames.add(record, after)
+            if isinstance(record.payload, HandEnd):
+                scored, placed = snapshot.hands[-1]
+                audit.add(scored, placed, record.payload, record.seq)
+            before, flow = after, snapshot.flow
+    except ReplayError as error:
+        refused = error.record
+        closed = None if refused is None else _refused_hand(flow, refused)
+        if closed is not None and refused is not None and isinstance(refused.payload, HandEnd):
+            placed = {} if snapshot is None else dict(snapshot.placed)
+            audit.add(closed, placed, refused.payload, refused.seq, replayed=False)
+    except ReadError:
+        pass  # the lines from here on are told from their bodies, or as unreadable
+
+
+def _revealed_secret(lines: Sequence[_Line]) -> bytes | None:
+    for line in lines:
+        if line.record is not None and isinstance(line.record.payload, Final):
+            return bytes.fromhex(line.record.payload.secret)
+    return None
+
+
+def _claimed_totals(lines: Sequence[_Line]) -> list[int] | None:
+    for line in lines:
+        if line.record is not None and isinstance(line.record.payload, Final):
+            return list(line.record.payload.end.totals)
+    return None
+
+
+def _record_entry(
+    line: _Line, words: _Words | None, teller: _Teller, frames: _Frames
+) -> dict[str, Any]:
+    record = line.record
+    frame = line.index if line.index < len(frames.frames) else None
+    if record is None:
+        return {
+            "seq": line.index,
+            "line": line.index + 1,
+            "t_ms": None,
+            "kind": None,
+            "hand": None,
+            "seat": None,
+            "text": f"record {line.index} could not be read: {line.problem}",
+            "links": [],
+            "frame": None,
+        }
+    words = words or teller.tell(record)
+    payload = record.payload
+    return {
+        "seq": record.seq,
+        "line": line.index + 1,
+        "t_ms": record.t_ms,
+        "kind": str(record.kind),
+        "hand": getattr(payload, "hand", None) if not isinstance(payload, Genesis) else None,
+        "seat": payload.seat if isinstance(payload, Submission) else None,
+        "text": words.text,
+        "links": list(words.links),
+        "frame": frame,
+    }
+
+
+def _log_entry(data: bytes) -> dict[str, Any]:
+    packed = gzip.compress(data, compresslevel=9, mtime=0)
+    return {
+        "encoding": "gzip+base64",
+        "data": base64.b64encode(packed).decode("ascii"),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+    }
+
+
+def _failure(report: Report) -> dict[str, Any] | None:
+    finding = report.finding
+    if finding is None:
+        return None
+    seq = finding.seq
+    if seq is None and finding.line is not None:
+        seq = finding.line - 1
+    return {
+        "seq": seq,
+        "line": finding.line,
+        "step": None if report.step is None else report.step.value,
+        "code": finding.code.value,
+        "message": finding.message,
+    }
+
+
+def _game(record: Record, report: Report) -> dict[str, Any]:
+    payload = record.payload
+    assert isinstance(payload, Genesis)
+    document = payload.rules
+    title = document.get("title")
+    layout = document.get("layout")
+    work_piles = layout.get("work_piles") if isinstance(layout, Mapping) else None
+    facts = report.rules
+    return {
+        "id": record.game,
+        "format_version": record.v,
+        "rules": {
+            "name": None if facts is None or facts.name is None else printable(facts.name),
+            "title": printable(title) if isinstance(title, str) else None,
+            "sha256": None if facts is None else facts.sha256,
+            "builtin": None if facts is None else facts.builtin,
+        },
+        "work_piles": work_piles if isinstance(work_piles, int) else None,
+        "seats": [
+            {
+                "seat": entry.seat,
+                "name": printable(entry.name),
+                "back": printable(entry.back),
+                "colour": seat_colour(entry.seat),
+                "key": entry.key,
+            }
+            for entry in payload.players
+        ],
+    }
