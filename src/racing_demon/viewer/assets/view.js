@@ -38,6 +38,7 @@ const CHECK_TITLES = {
 const CHECK_STATUS_WORDS = {
   pass: "passed", fail: "failed", unsupported: "cannot be checked in this browser",
   "not-applicable": "not applicable", unpinned: "no key pinned", running: "checking…",
+  error: "could not be run",
 };
 
 // -- small helpers ------------------------------------------------------------
@@ -551,7 +552,7 @@ function setPlaying(playing) {
   view.playing = playing;
   clearTimeout(view.timer);
   const button = $("rd-play");
-  button.textContent = playing ? "⏸" : "▶";
+  button.textContent = playing ? "Pause" : "Play";
   button.setAttribute("aria-label", playing ? "Pause" : "Play");
   button.setAttribute("aria-pressed", String(playing));
   document.body.classList.toggle("playing", playing);
@@ -738,7 +739,8 @@ function drawAudit() {
       );
       body.append(row);
     }
-    holder.append(el("table", { class: "rd-audit-table", "data-hand": hand.hand }, caption, head, body));
+    const table = el("table", { class: "rd-audit-table", "data-hand": hand.hand }, caption, head, body);
+    holder.append(el("div", { class: "rd-audit-scroll" }, table));
   }
   const totals = DATA.audit?.totals ?? [];
   const claimed = DATA.audit?.claimed_totals;
@@ -779,7 +781,7 @@ function drawChart() {
   const totals = DATA.audit?.totals ?? [];
   const wrap = $("rd-chart-wrap");
   const width = 640, height = 280;
-  const pad = { left: 48, right: 130, top: 16, bottom: 40 };
+  const pad = { left: 48, right: 160, top: 16, bottom: 40 };
   const chart = svg("svg", { id: "rd-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "rd-chart-title rd-chart-desc", class: "rd-chart" });
   const hands = totals.length - 1;
   const description = hands < 1 ? "No hand ended, so there are no totals to draw."
@@ -822,7 +824,7 @@ function drawChart() {
     const legendX = width - pad.right + 14;
     series.append(svg("line", { x1: legendX, x2: legendX + 22, y1: legendY, y2: legendY, stroke: colour, "stroke-width": 2.5, "stroke-dasharray": DASHES[position] }),
       marker(MARKERS[position], legendX + 11, legendY, colour),
-      svg("text", { x: legendX + 28, y: legendY + 4, class: "legend" }, `${seat.name.slice(0, 16)} ${totals.length ? totals[totals.length - 1][seat.seat] : ""}`));
+      svg("text", { x: legendX + 28, y: legendY + 4, class: "legend" }, `${seat.name.slice(0, 18)} ${totals.length ? totals[totals.length - 1][seat.seat] : ""}`));
     chart.append(series);
   });
   wrap.replaceChildren(chart);
@@ -840,7 +842,7 @@ function drawChecks(results, done) {
   for (const name of CHECK_NAMES) {
     const result = byName.get(name) ?? { check: name, status: "running", seq: null, words: "" };
     const item = el("li", { "data-check": name, "data-status": result.status, "data-seq": result.seq ?? "" },
-      el("span", { class: "rd-check-mark", "aria-hidden": "true", text: { pass: "✓", fail: "✗", running: "…", unsupported: "?", unpinned: "?", "not-applicable": "–" }[result.status] ?? "?" }),
+      el("span", { class: "rd-check-mark", "aria-hidden": "true", text: { pass: "✓", fail: "✗", running: "…", unsupported: "?", unpinned: "?", "not-applicable": "–", error: "!" }[result.status] ?? "?" }),
       el("span", { class: "rd-check-title", text: CHECK_TITLES[name] }),
       el("span", { class: "rd-check-status", text: ` — ${CHECK_STATUS_WORDS[result.status] ?? result.status}` }));
     if (result.seq !== null && result.seq !== undefined) item.append(", at ", seqLink(result.seq));
@@ -905,8 +907,9 @@ async function runChecks() {
     summary.className = `rd-checks-summary result-${result}`;
   } catch (error) {
     if (run !== checks.run) return;
+    const words = `not run: ${error?.message ?? error}`;
+    drawChecks(CHECK_NAMES.map((check) => ({ check, status: "error", seq: null, words })), true);
     const list = $("rd-checks");
-    list.dataset.done = "true";
     list.dataset.result = "incomplete";
     summary.textContent = `The checks could not run in this browser: ${error?.message ?? error}`;
     drawBrowserResult("incomplete", "COULD NOT RUN");
