@@ -102,6 +102,13 @@ return Array.from(document.querySelectorAll('.rd-audit-table'), (table) => [
     row.classList.contains('mismatch')])]);
 """
 
+# Each marker's tooltip ends with "<total> after hand <n>".
+READ_CHART = """
+return Array.from(document.querySelectorAll('#rd-chart .series'), (series) =>
+  Array.from(series.querySelectorAll(':scope > :not(polyline):not(text) > title'), (title) =>
+    Number(/(-?\\d+) after hand \\d+$/.exec(title.textContent)[1])));
+"""
+
 
 def _wait(browser: Any, condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + WAIT_S
@@ -393,9 +400,15 @@ def test_audit_equals_the_python_scoring(browser: Any, games: dict[str, Game], n
         for hand in hands
     ]
     assert shown == expected
-    lines = browser.execute_script("return document.querySelectorAll('#rd-chart polyline').length")
-    assert lines == len(hands[0].seats)
-    assert browser.execute_script("return document.querySelector('#rd-chart title').textContent")
+    # The chart: a series per seat whose points are the running totals, 0 before hand 1.
+    points = browser.execute_script(READ_CHART)
+    running = [[0] * len(hands[0].seats)]
+    for hand in hands:
+        running.append(
+            [total + score for total, score in zip(running[-1], hand.scores, strict=True)]
+        )
+    assert points == [[row[seat] for row in running] for seat in range(len(hands[0].seats))]
+    assert browser.execute_script("return document.querySelector('#rd-chart > title').textContent")
 
 
 def test_browser_checklist_is_rendered(browser: Any, games: dict[str, Game]) -> None:

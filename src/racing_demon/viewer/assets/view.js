@@ -713,7 +713,7 @@ function drawAudit() {
     const caption = el("caption", {}, `Hand ${hand.hand}: ended with ${END_WORDS[hand.reason] ?? hand.reason}${by} at `,
       seqLink(hand.end_seq));
     const head = el("thead", {}, el("tr", {},
-      ...["Seat", "Cards placed", "Demon left", "Penalty", "Recomputed", "Claimed", ""].map((text) => el("th", { scope: "col", text }))));
+      ...["Seat", "Cards placed", "Demon left", "Penalty", "Score", "Claimed", ""].map((text) => el("th", { scope: "col", text }))));
     const body = el("tbody");
     for (const entry of hand.seats) {
       const cards = el("td", { class: "rd-placed" });
@@ -814,7 +814,9 @@ function drawChart() {
     const colour = seatColour(seat.seat);
     const points = totals.map((row, hand) => `${x(hand)},${y(row[seat.seat])}`).join(" ");
     const series = svg("g", { class: "series", "data-seat": seat.seat });
-    series.append(svg("polyline", { points, fill: "none", stroke: colour, "stroke-width": 2.5, "stroke-dasharray": DASHES[position] }));
+    // A faint halo under each line keeps the palette's black visible on a dark page.
+    series.append(svg("polyline", { points, fill: "none", class: "halo", "stroke-width": 5 }),
+      svg("polyline", { points, fill: "none", stroke: colour, "stroke-width": 2.5, "stroke-dasharray": DASHES[position] }));
     totals.forEach((row, hand) => {
       const dot = marker(MARKERS[position], x(hand), y(row[seat.seat]), colour);
       dot.append(svg("title", {}, `${seat.name}: ${row[seat.seat]} after hand ${hand}`));
@@ -966,6 +968,7 @@ function start() {
   const opening = fromHash ?? (DATA.failure && failIndex < RECORDS.length ? failIndex : (handStarts[0] ?? 0));
   go(opening, { writeHash: fromHash !== null });
   document.body.dataset.ready = "true";
+  performance.mark("rd-first-frame"); // for bench/viewer.py: time to the first frame
   // The first frame is on screen; the rest can wait for the next turn of the event loop.
   setTimeout(() => {
     drawMarks();
