@@ -196,13 +196,21 @@ RECORDS.forEach((record, index) => {
 });
 const handStarts = RECORDS.flatMap((record, index) => (record.kind === "hand_start" ? [index] : []));
 const lastFrame = FRAMES.length - 1;
+// The first failing record's index; RECORDS.length when no record fails (a finding about
+// the whole log, such as a missing final record, names none).
 const failIndex = (() => {
-  if (!DATA.failure) return RECORDS.length;
-  const exact = indexOfSeq.get(DATA.failure.seq);
-  if (exact !== undefined) return exact;
-  const later = RECORDS.findIndex((record) => record.seq >= DATA.failure.seq);
-  return later < 0 ? RECORDS.length : later;
+  const failure = DATA.failure;
+  const known = (value) => value !== null && value !== undefined;
+  if (!failure) return RECORDS.length;
+  // The line tells a repeated or swapped seq apart; the seq serves where no line is given.
+  let found = -1;
+  if (known(failure.line)) found = RECORDS.findIndex((record) => record.line >= failure.line);
+  else if (known(failure.seq)) {
+    found = indexOfSeq.get(failure.seq) ?? RECORDS.findIndex((record) => record.seq >= failure.seq);
+  }
+  return found < 0 ? RECORDS.length : found;
 })();
+const failingSeq = failIndex < RECORDS.length ? RECORDS[failIndex].seq : null;
 
 const view = {
   index: -1,
@@ -436,10 +444,10 @@ function drawDescription(index) {
   const heading = el("div", { class: "rd-description-head" }, kindBadge(record),
     el("span", { class: "rd-when", text: `record ${record.seq} · ${clockText(record.t_ms)}${record.hand ? ` · hand ${record.hand}` : ""}` }));
   box.replaceChildren(heading, wordsElement(record));
-  if (index === failIndex && DATA.failure) {
+  if (index === failIndex && failingSeq !== null) {
     box.append(el("p", { class: "rd-finding", text: `The verifier stops here: ${DATA.failure.code}: ${DATA.failure.message}` }));
   }
-  box.classList.toggle("failing", index === failIndex && Boolean(DATA.failure));
+  box.classList.toggle("failing", index === failIndex && failingSeq !== null);
 }
 
 function drawNearby(index) {
@@ -506,11 +514,13 @@ function go(index, { writeHash = true } = {}) {
   const banner = $("rd-unverified");
   banner.hidden = verified;
   if (!verified) {
-    const why = ownFrame === null || ownFrame === undefined
-      ? `The replay stopped before this record: the table shown is the last one replayed (record ${RECORDS[Math.min(failIndex, RECORDS.length) - 1]?.seq ?? 0}).`
+    const why = lastFrame < 0
+      ? "The log could not be replayed at all, so there is no table to show."
+      : ownFrame === null || ownFrame === undefined
+      ? `The replay stopped before this record: the table shown is the last one replayed (record ${RECORDS.find((record) => record.frame === lastFrame)?.seq ?? lastFrame}).`
       : `This record is at or after the first failing record.`;
     banner.replaceChildren(el("strong", { text: "Not verified. " }), why, " ",
-      DATA.failure ? seqLink(DATA.failure.seq, `Go to the failing record ${DATA.failure.seq}`) : "");
+      failingSeq === null ? "" : seqLink(failingSeq, `Go to the failing record ${failingSeq}`));
   }
   const slider = $("rd-slider");
   slider.value = String(index);
@@ -649,7 +659,7 @@ function drawMarks() {
     marks.append(tick);
   };
   handStarts.forEach((index) => mark(index, "hand", `hand ${RECORDS[index].hand ?? ""} starts`));
-  if (DATA.failure && failIndex < RECORDS.length) mark(failIndex, "failure", "first failing record");
+  if (failingSeq !== null) mark(failIndex, "failure", "first failing record");
 }
 
 // -- header, verdict, failure ---------------------------------------------------
@@ -674,13 +684,15 @@ function drawHeader() {
   if (DATA.failure) {
     const finding = report.finding ?? {};
     failure.hidden = false;
-    failure.replaceChildren(
-      el("strong", { text: "This log does not verify. " }),
-      `First failing record: `, seqLink(DATA.failure.seq, `record ${DATA.failure.seq}`),
-      ` (step ${DATA.failure.step}): ${DATA.failure.code}: ${DATA.failure.message}`,
-      finding.move ? ` — move “${finding.move}”` : "",
-      ". Every record from there on is marked not verified.",
-    );
+    const headline = verdict === "unfinished" ? "This log is unfinished. " : "This log does not verify. ";
+    const findingWords = `(step ${DATA.failure.step}): ${DATA.failure.code}: ${DATA.failure.message}`;
+    failure.replaceChildren(el("strong", { text: headline }));
+    if (failingSeq === null) {
+      failure.append(`The verifier's finding ${findingWords}.`);
+    } else {
+      failure.append(`First failing record: `, seqLink(failingSeq, `record ${failingSeq}`), ` ${findingWords}`,
+        finding.move ? ` — move “${finding.move}”` : "", ". Every record from there on is marked not verified.");
+    }
   }
 
   const about = $("rd-about");
@@ -688,7 +700,7 @@ function drawHeader() {
   row("Game", game.id);
   row("Log format", `v${game.format_version}`);
   row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256.slice(0, 16)}…` : ""}`);
-  row("Log bytes", `${DATA.log.bytes} · sha256 ${DATA.log.sha256.slice(0, 16)}…`);
+  row("Log bytes", DATA.log ? `${DATA.log.bytes} · sha256 ${DATA.log.sha256.slice(0, 16)}…` : "not embedded (too large to read)");
   row("Made by", DATA.software);
   for (const seat of SEATS) {
     row(`Seat ${seat.seat}`, `${seat.name} (${seat.back} back)${seat.key ? ` · player key ${seat.key.slice(0, 12)}…` : " · no player key"}`);
@@ -889,6 +901,7 @@ async function runChecks() {
   $("rd-checks").dataset.result = "";
   drawKeyState();
   try {
+    if (!DATA.log) throw new Error("the page holds no copy of the log (it was too large to read)");
     checks.bytes ??= await RDCheck.gunzip(DATA.log.data);
     const key = checks.pinned ?? (DATA.table_key ? hexBytes(DATA.table_key) : null);
     const outcome = await RDCheck.run(checks.bytes, { tableKey: key });
@@ -965,7 +978,7 @@ function start() {
   bindControls();
   drawHeader();
   const fromHash = indexFromHash();
-  const opening = fromHash ?? (DATA.failure && failIndex < RECORDS.length ? failIndex : (handStarts[0] ?? 0));
+  const opening = fromHash ?? (failingSeq !== null ? failIndex : (handStarts[0] ?? 0));
   go(opening, { writeHash: fromHash !== null });
   document.body.dataset.ready = "true";
   performance.mark("rd-first-frame"); // for bench/viewer.py: time to the first frame
