@@ -280,13 +280,21 @@ def test_keys_move_through_the_records(browser: Any, games: dict[str, Game]) -> 
     _press(browser, Keys.SPACE)
     _wait(browser, lambda: _shown(browser) > 0, "Space to start playing")
     _press(browser, Keys.SPACE)
-    playing = browser.execute_script(
-        "return document.getElementById('rd-play').getAttribute('aria-pressed')"
-    )
-    assert playing == "false"
+    pressed = "return document.getElementById('rd-play').getAttribute('aria-pressed')"
+    assert browser.execute_script(pressed) == "false"
     stopped = _shown(browser)
     time.sleep(0.3)
     assert _shown(browser) == stopped
+    # Space on a focused button still plays and pauses, and does not also click the button.
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.find_element("id", "rd-next").click()
+    after_click = _shown(browser)
+    ActionChains(browser).send_keys(Keys.SPACE).perform()
+    assert browser.execute_script(pressed) == "true"
+    ActionChains(browser).send_keys(Keys.SPACE).perform()
+    assert browser.execute_script(pressed) == "false"
+    assert _shown(browser) >= after_click
 
 
 def test_deep_links_open_there_and_hash_changes_move(browser: Any, games: dict[str, Game]) -> None:
@@ -476,3 +484,28 @@ def test_screenshot_of_a_mid_game_frame(
     finally:
         browser.set_window_size(size["width"], size["height"])
     assert (artifacts / "viewer-midgame.png").stat().st_size > 10_000
+
+
+def test_a_dropped_key_pins_and_reruns_the_checks(browser: Any, games: dict[str, Game]) -> None:
+    """The contract: the reader's own `.pub` file in `#rd-key-input` pins the key, the
+    checks re-run, and `#rd-checks` gets `data-pinned="true"`."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page)
+    done = "return document.getElementById('rd-checks').dataset.done"
+    _wait(browser, lambda: browser.execute_script(done) == "true", "the first checks")
+    assert (
+        browser.execute_script("return document.getElementById('rd-checks').dataset.pinned")
+        == "false"
+    )
+    browser.find_element("id", "rd-key-input").send_keys(str(SAMPLES / "table.pub"))
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.getElementById('rd-checks').dataset.pinned")
+            == "true"
+        ),
+        "the key to be pinned",
+    )
+    _wait(browser, lambda: browser.execute_script(done) == "true", "the checks with the pinned key")
+    assert "pinned by you" in browser.find_element("id", "rd-key-state").text
+    assert browser.find_element("id", "rd-key-error").text == ""

@@ -324,7 +324,15 @@ function foundationTitle(value) {
   }).join(" = ")).join(", ");
 }
 
-function drawFoundation(pile, value) {
+// Which record put each centre card there, from the audit of the hands that ended.
+const placedAt = new Map();
+for (const hand of DATA.audit?.hands ?? []) {
+  for (const entry of hand.seats) {
+    for (const placed of entry.placed) placedAt.set(`${hand.hand}:${placed.card}@${entry.seat}`, placed.seq);
+  }
+}
+
+function drawFoundation(pile, value, hand) {
   pile.replaceChildren();
   const count = value.levels.reduce((sum, level) => sum + level.length, 0);
   const topLevel = value.levels[value.levels.length - 1] ?? [];
@@ -337,7 +345,14 @@ function drawFoundation(pile, value) {
   const fan = el("span", { class: "fan" });
   for (const text of topLevel) {
     const [face, owner] = splitCard(text);
-    fan.append(cardElement(face, owner, true));
+    const card = cardElement(face, owner, true);
+    const seq = placedAt.get(`${hand}:${text}`);
+    if (seq === undefined) {
+      fan.append(card);
+    } else {
+      card.setAttribute("aria-label", `${card.getAttribute("aria-label")}, placed at record ${seq}`);
+      fan.append(el("a", { href: `#seq=${seq}`, class: "rd-card-link", title: `placed at record ${seq}` }, card));
+    }
   }
   // The owners of the cards below, bottom first: who built this pile, at a glance.
   const strip = el("span", { class: "owners", "aria-hidden": "true" });
@@ -351,7 +366,7 @@ function drawFoundation(pile, value) {
   pile.append(fan, strip, el("span", { class: "count", text: `${count}${value.complete ? " ✓" : ""}` }));
 }
 
-function drawFoundations(piles) {
+function drawFoundations(piles, hand) {
   const container = $("rd-foundations");
   const ids = Object.keys(piles).filter((id) => id[0] === "f")
     .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
@@ -374,7 +389,7 @@ function drawFoundations(piles) {
       container.insertBefore(pile.closest(".slot"), container.children[position] ?? null);
     }
     if (view.rendered.get(id) !== piles[id]) {
-      drawFoundation(pile, piles[id]);
+      drawFoundation(pile, piles[id], hand);
       view.rendered.set(id, piles[id]);
     }
   });
@@ -394,7 +409,7 @@ function drawTable(frameIndex, changed) {
       view.rendered.set(id, piles[id]);
     }
   }
-  drawFoundations(piles);
+  drawFoundations(piles, frameIndex < 0 ? null : FRAMES[frameIndex].hand);
   for (const [id, pile] of view.pileElements) pile.classList.toggle("changed", changed.has(id));
   $("rd-table").classList.toggle("before-deal", Object.keys(piles).length === 0);
 }
@@ -899,7 +914,7 @@ async function runChecks() {
   summary.textContent = "Checking…";
   drawBrowserResult("", "checking…");
   $("rd-checks").dataset.result = "";
-  drawKeyState();
+  await drawKeyState();
   try {
     if (!DATA.log) throw new Error("the page holds no copy of the log (it was too large to read)");
     checks.bytes ??= await RDCheck.gunzip(DATA.log.data);
