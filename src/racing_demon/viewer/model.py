@@ -504,6 +504,8 @@ def viewer_data(path: Path, settings: Settings, report: Report | None = None) ->
     except LogTooLarge:
         data = None
     lines = [] if data is None else _lines(data)
+    if not any(line.record for line in lines):
+        lines = []  # a file that holds no record at all is no log to tell line by line
     genesis = next(
         (line.record for line in lines if line.record and line.record.kind is RecordKind.GENESIS),
         None,
