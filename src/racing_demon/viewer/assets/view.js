@@ -472,7 +472,7 @@ function drawNearby(index) {
   list.replaceChildren();
   for (let k = from; k <= to; k++) {
     const record = RECORDS[k];
-    const link = el("a", { href: `#seq=${record.seq}`, "data-index": k },
+    const link = el("a", { href: `#seq=${record.seq}`, "data-index": k, title: record.text ?? "" },
       el("span", { class: "rd-nearby-seq", text: String(record.seq) }), kindBadge(record),
       el("span", { class: "rd-nearby-text", text: record.text ?? "" }));
     const item = el("li", {
