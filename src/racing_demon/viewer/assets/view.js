@@ -621,6 +621,7 @@ function bindControls() {
   $("rd-prev-hand").addEventListener("click", step(() => handStartBefore(view.index)));
   $("rd-next-hand").addEventListener("click", step(() => handStartAfter(view.index)));
   $("rd-play").addEventListener("click", () => setPlaying(!view.playing));
+  $("rd-play").title = `Play or pause (Space) at the logged pace times the speed; pauses longer than ${LONGEST_PAUSE_MS / 1000} s are shortened to ${LONGEST_PAUSE_MS / 1000} s.`;
   const speedMenu = $("rd-speed");
   speedMenu.title = `Plays at ${speedMenu.value}× the time logged between records; a pause longer than ${LONGEST_PAUSE_MS / 1000} s of game time is shortened to ${LONGEST_PAUSE_MS / 1000} s.`;
   speedMenu.addEventListener("change", () => {
