@@ -42,6 +42,7 @@ SAMPLE_GAMES = (
     "valid/peer2peer-3p-resigned-signed.jsonl",
     "disputed/illegal-move-re-signed.jsonl",
     "disputed/changed-byte.jsonl",
+    "disputed/inflated-score.jsonl",
 )
 SIMULATED = {"table": (NORMAL, HARD, EASY), "nertz": (HARD, NORMAL), "peer2peer": (NORMAL, HARD)}
 WAIT_S = 10.0
@@ -518,3 +519,28 @@ def test_a_dropped_key_pins_and_reruns_the_checks(browser: Any, games: dict[str,
     _wait(browser, lambda: browser.execute_script(done) == "true", "the checks with the pinned key")
     assert "pinned by you" in browser.find_element("id", "rd-key-state").text
     assert browser.find_element("id", "rd-key-error").text == ""
+
+
+def test_a_claimed_score_that_differs_is_marked(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 17: the audit shows "recomputed beside claimed"; the contract: "a mark where
+    they differ". inflated-score's hand_end claims more for seat 1 than its cards score."""
+    game = games["disputed/inflated-score.jsonl"]
+    _, hands = _replayed(game.log, set())
+    assert not hands  # the replay refuses that hand_end: the page scores it as it stood
+    claimed = next(b for b in _records(game.log) if b["kind"] == "hand_end")["scores"]
+    _open(browser, game.page)
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.querySelectorAll('.rd-audit-table').length")
+            == 1
+        ),
+        "the audit",
+    )
+    [[hand, rows]] = browser.execute_script(READ_AUDIT)
+    assert hand == 1
+    for seat, _demon, _penalty, score, shown_claim, _placed, marked in rows:
+        assert shown_claim == str(claimed[seat])
+        assert marked is (score != shown_claim)
+    assert any(marked for *_, marked in rows)
+    assert "refused" in browser.find_element("css selector", ".rd-audit-table caption").text

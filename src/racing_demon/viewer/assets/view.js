@@ -740,6 +740,9 @@ function drawAudit() {
     const by = hand.ended_by === null || hand.ended_by === undefined ? "" : ` by ${seatName(hand.ended_by)}`;
     const caption = el("caption", {}, `Hand ${hand.hand}: ended with ${END_WORDS[hand.reason] ?? hand.reason}${by} at `,
       seqLink(hand.end_seq));
+    if (hand.replayed === false) {
+      caption.append(el("span", { class: "rd-refused", text: " — the replay refused this hand_end: scored as the table stood at it" }));
+    }
     const head = el("thead", {}, el("tr", {},
       ...["Seat", "Cards placed", "Demon left", "Penalty", "Score", "Claimed", ""].map((text) => el("th", { scope: "col", text }))));
     const body = el("tbody");
