@@ -544,3 +544,33 @@ def test_a_claimed_score_that_differs_is_marked(browser: Any, games: dict[str, G
         assert marked is (score != shown_claim)
     assert any(marked for *_, marked in rows)
     assert "refused" in browser.find_element("css selector", ".rd-audit-table caption").text
+
+
+# Run before the page's own scripts: Web Crypto as in a browser without Ed25519.
+NO_ED25519 = """
+const importKey = crypto.subtle.importKey.bind(crypto.subtle);
+crypto.subtle.importKey = (format, data, algorithm, ...rest) =>
+  (algorithm?.name ?? algorithm) === "Ed25519"
+    ? Promise.reject(new DOMException("Unrecognized name", "NotSupportedError"))
+    : importKey(format, data, algorithm, ...rest);
+"""
+
+
+def test_without_ed25519_the_page_says_so(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 17: "Where the browser lacks Ed25519, it says so and does not pretend"."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NO_ED25519})
+    try:
+        _open(browser, game.page)
+        done = "return document.getElementById('rd-checks').dataset.done"
+        _wait(browser, lambda: browser.execute_script(done) == "true", "the browser's checks")
+        checks = browser.find_element("id", "rd-checks")
+        assert checks.get_attribute("data-result") == "incomplete"
+        table = checks.find_element("css selector", "li[data-check='table-signatures']")
+        assert table.get_attribute("data-status") == "unsupported"
+        assert "lacks Ed25519" in browser.find_element("id", "rd-checks-summary").text
+        assert "INCOMPLETE" in browser.find_element("id", "rd-browser-result").text
+    finally:
+        browser.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
+        )
