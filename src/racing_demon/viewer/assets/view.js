@@ -6,8 +6,9 @@
 const DATA = JSON.parse(document.getElementById("rd-data").textContent);
 const RECORDS = DATA.records;
 const FRAMES = DATA.frames.list;
-const SEATS = DATA.game.seats;
-const WORK_PILES = DATA.game.work_piles;
+// A file with no readable genesis has no game: the page still shows its verdict.
+const SEATS = DATA.game?.seats ?? [];
+const WORK_PILES = DATA.game?.work_piles ?? 0;
 
 // Logged pauses longer than this are shortened when playing: an idle table would otherwise
 // show nothing for minutes. The speed menu's tooltip says so.
@@ -510,9 +511,16 @@ function drawStatus(index, frameIndex) {
 
 // -- moving -------------------------------------------------------------------
 
+function showNoRecord() {
+  $("rd-frame").dataset.verified = "false";
+  $("rd-seq").textContent = "no record";
+  $("rd-slider").disabled = true;
+  $("rd-description").replaceChildren(el("p", { class: "rd-words", text: "This file holds no readable record, so there is no table to show." }));
+}
+
 function go(index, { writeHash = true } = {}) {
-  index = Math.max(0, Math.min(RECORDS.length - 1, index));
   if (!RECORDS.length) return;
+  index = Math.max(0, Math.min(RECORDS.length - 1, index));
   const frameIndex = frameIndexOf(index);
   const ownFrame = RECORDS[index].frame;
   const changed = new Set();
@@ -681,9 +689,11 @@ function drawMarks() {
 // -- header, verdict, failure ---------------------------------------------------
 
 function drawHeader() {
-  const game = DATA.game;
+  const game = DATA.game ?? {};
   const rules = game.rules ?? {};
-  $("rd-game").textContent = `${DATA.source} · ${rules.title ?? rules.name ?? ""} · ${SEATS.length} players · ${RECORDS.length} records`;
+  $("rd-game").textContent = game.id
+    ? `${DATA.source} · ${rules.title ?? rules.name ?? ""} · ${SEATS.length} players · ${RECORDS.length} records`
+    : `${DATA.source} · no game could be read from it`;
   const report = DATA.verdict ?? {};
   const verdict = report.verdict ?? "unreadable";
   const box = $("rd-verdict");
@@ -713,9 +723,11 @@ function drawHeader() {
 
   const about = $("rd-about");
   const row = (term, value) => about.append(el("dt", { text: term }), el("dd", { text: value }));
-  row("Game", game.id);
-  row("Log format", `v${game.format_version}`);
-  row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256.slice(0, 16)}…` : ""}`);
+  if (game.id) {
+    row("Game", game.id);
+    row("Log format", `v${game.format_version}`);
+    row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256.slice(0, 16)}…` : ""}`);
+  }
   row("Log bytes", DATA.log ? `${DATA.log.bytes} · sha256 ${DATA.log.sha256.slice(0, 16)}…` : "not embedded (too large to read)");
   row("Made by", DATA.software);
   for (const seat of SEATS) {
@@ -998,7 +1010,8 @@ function start() {
   drawHeader();
   const fromHash = indexFromHash();
   const opening = fromHash ?? (failingSeq !== null ? failIndex : (handStarts[0] ?? 0));
-  go(opening, { writeHash: fromHash !== null });
+  if (RECORDS.length) go(opening, { writeHash: fromHash !== null });
+  else showNoRecord();
   document.body.dataset.ready = "true";
   performance.mark("rd-first-frame"); // for bench/viewer.py: time to the first frame
   // The first frame is on screen; the rest can wait for the next turn of the event loop.
