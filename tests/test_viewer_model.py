@@ -10,6 +10,7 @@ import base64
 import gzip
 import hashlib
 import json
+import random
 import re
 from functools import cache
 from pathlib import Path
@@ -343,8 +344,9 @@ def test_turns_recycles_stalls_calls_and_hand_ends_in_words() -> None:
     assert call["text"].startswith(f"{names[call['seat']]} calls")
     first, second = records_of(BIG.name, "hand_end")
     scores = lines[first["seq"]]["scores"]
+    assert first["links"] == [call["seq"]]
     assert first["text"] == (
-        f"Hand 1 ends because {names[call['seat']]} called. Scores: "
+        f"Hand 1 ends because {names[call['seat']]} called at record {call['seq']}. Scores: "
         + ", ".join(f"{name} {score}" for name, score in zip(names, scores, strict=True))
         + "."
     )
@@ -355,9 +357,24 @@ def test_turns_recycles_stalls_calls_and_hand_ends_in_words() -> None:
 
 
 def test_resignations_agreements_and_shared_victories_in_words() -> None:
-    (resign,) = records_of("valid/peer2peer-3p-resigned-signed.jsonl", "resign")
-    name = data_of("valid/peer2peer-3p-resigned-signed.jsonl")["game"]["seats"][resign["seat"]]
-    assert resign["text"] == f"{name['name']} resigns: the match ends against {name['name']}."
+    resigned = "valid/peer2peer-3p-resigned-signed.jsonl"
+    (resign,) = records_of(resigned, "resign")
+    name = data_of(resigned)["game"]["seats"][resign["seat"]]["name"]
+    assert resign["text"] == f"{name} resigns: the match ends against {name}."
+    (end,) = records_of(resigned, "hand_end")
+    assert end["text"].startswith(f"Hand 1 ends because {name} resigned at record {resign['seq']}.")
+    assert end["links"] == [resign["seq"]]
+    # docs/rules.md, demon_empty: "the moment the last demon card leaves (the seat "goes
+    # out")".
+    nertz = "valid/nertz-2p-stall-shifts.jsonl"
+    (end,) = records_of(nertz, "hand_end")
+    (emptied,) = end["links"]
+    last = data_of(nertz)["records"][emptied]
+    assert last["text"].endswith("'s demon is empty: the hand ends.")
+    who = data_of(nertz)["game"]["seats"][last["seat"]]["name"]
+    assert end["text"].startswith(
+        f"Hand 1 ends because {who} emptied the demon at record {emptied}."
+    )
     agrees = records_of("valid/table-2p-to-100.jsonl", "agree")
     assert agrees and all(record["text"].endswith("agrees to a stall shift.") for record in agrees)
     (final,) = records_of("valid/peer2peer-2p-blocked-shared-victory.jsonl", "final")
@@ -705,3 +722,24 @@ def test_view_help_has_examples() -> None:
     assert "Examples:" in output and "racing-demon view game.jsonl" in output
     for option in ("--table-key", "--rules", "--seed", "--max-file-bytes", "--out", "--force"):
         assert option in output
+
+
+def test_any_damage_to_a_log_still_gives_data_that_follows_the_schema(tmp_path: Path) -> None:
+    """A log's bytes are hostile (docs/threat-model.md): whatever a line holds, the page is
+    made, with every line told and the verdict saying what is wrong."""
+    original = SMALL.read_bytes()
+    generator = random.Random(17)
+    log = tmp_path / "damaged.jsonl"
+    for trial in range(40):
+        data = bytearray(original)
+        for _ in range(1 + trial % 4):
+            at = generator.randrange(len(data))
+            if trial % 3 == 0:
+                del data[at : at + generator.randrange(1, 200)]
+            else:
+                data[at] = generator.randrange(256)
+        log.write_bytes(bytes(data))
+        built = viewer_data(log, Settings(table_key=TABLE_KEY))
+        assert schema_errors("viewer-data", built) == [], trial
+        assert built["verdict"]["verdict"] != "verified" or bytes(data) == original
+        assert "rd-data" in render_page(built)

@@ -58,6 +58,7 @@ SEAT_COLOURS = (
     "#000000",
 )
 _SUIT_WORDS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+_ENDED_BY_A_SEAT = frozenset({EndReason.CALL, EndReason.RESIGNED, EndReason.DEMON_EMPTY})
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six")
 
 
@@ -103,38 +104,32 @@ def foundation_value(foundation: Foundation) -> dict[str, Any]:
 
 @dataclass
 class _Frames:
-    """Frames as deltas against the previous one, with a full frame every so often."""
+    """The table after each record, as the piles that changed since the record before, and
+    every pile every so often, so that a page can show any record without applying every
+    delta from the start."""
 
     frames: list[dict[str, Any]] = field(default_factory=list)
-    _piles: dict[str, Any] | None = None
+    _piles: dict[str, Any] = field(default_factory=dict)
 
     def add(self, record: Record, state: State | None) -> None:
         index = len(self.frames)
-        if state is None:
-            self.frames.append(
-                {"hand": None, "phase": None, "clock_ms": record.t_ms, "set": {}, "full": True}
-            )
-            self._piles = {}
-            return
-        piles = table_piles(state)
+        piles = {} if state is None else table_piles(state)
         before = self._piles
         full = (
-            before is None
-            or index % KEYFRAME_EVERY == 0
+            index % KEYFRAME_EVERY == 0
             or record.kind is RecordKind.HAND_START
             or not before.keys() <= piles.keys()  # a pile vanished: only a full frame says so
         )
-        assert before is not None or full
         changed = (
             piles
-            if full or before is None
+            if full
             else {pile: value for pile, value in piles.items() if before.get(pile) != value}
         )
         self.frames.append(
             {
-                "hand": state.hand,
-                "phase": str(state.phase),
-                "clock_ms": state.clock_ms,
+                "hand": None if state is None else state.hand,
+                "phase": None if state is None else str(state.phase),
+                "clock_ms": record.t_ms if state is None else state.clock_ms,
                 "set": changed,
                 "full": full,
             }
@@ -197,6 +192,9 @@ class _Teller:
     bounced card lost its race to, the card a tie joined."""
 
     names: tuple[str, ...] = ()
+    # By hand, the record and seat of the call, resignation or emptied demon that ends it,
+    # for its hand_end to name: records are told in the log's order.
+    enders: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def name(self, seat: int) -> str:
         if 0 <= seat < len(self.names):
@@ -222,18 +220,21 @@ class _Teller:
         if isinstance(payload, HandStart):
             return _Words(f"Hand {payload.hand} is dealt: every seat gets its shuffled pack.")
         if isinstance(payload, Submission):
-            return self._submission(payload, before, after, placed or {})
+            if payload.kind in (RecordKind.CALL, RecordKind.RESIGN):
+                self.enders[payload.hand] = (record.seq, payload.seat)
+            return self._submission(record.seq, payload, before, after, placed or {})
         if isinstance(payload, Stall):
             return _Words(
                 "Stall shift: every seat turns its waste over onto its stock and moves the "
                 "top card to the bottom."
             )
         if isinstance(payload, HandEnd):
-            return _Words(self._hand_end(payload, after))
+            return self._hand_end(payload)
         return _Words(self._final(payload))
 
     def _submission(
         self,
+        seq: int,
         submission: Submission,
         before: State | None,
         after: State | None,
@@ -263,10 +264,11 @@ class _Teller:
             return _Words(f"{who} agrees to a stall shift.")
         if move.kind is MoveKind.RESIGN:
             return _Words(f"{who} resigns: the match ends against {who}.")
-        return self._play(who, move, kind is RecordKind.TIE, before, after, placed)
+        return self._play(seq, who, move, kind is RecordKind.TIE, before, after, placed)
 
     def _play(
         self,
+        seq: int,
         who: str,
         move: Move,
         tie: bool,
@@ -313,6 +315,9 @@ class _Teller:
             seat = after.seats[move.seat]
             if move.source.zone is Zone.DEMON and not seat.demon:
                 text += f"; {who}'s demon is empty"
+                if after.end_reason is EndReason.DEMON_EMPTY:
+                    text += ": the hand ends"
+                    self.enders[after.hand] = (seq, move.seat)
         return _Words(text + ".", tuple(links))
 
     def _bounce(
@@ -355,18 +360,21 @@ class _Teller:
             return _Words(text + ".")
         return _Words(f"{text}: record {winner} got there first.", (winner,))
 
-    def _hand_end(self, end: HandEnd, after: State | None) -> str:
-        by = None if after is None else after.ended_by
-        who = "a seat" if by is None else self.name(by)
+    def _hand_end(self, end: HandEnd) -> _Words:
+        ender = self.enders.get(end.hand)
+        by = "" if ender is None else f"{self.name(ender[1])} "
+        at = "" if ender is None else f" at record {ender[0]}"
         why = {
-            EndReason.CALL: f"{who} called",
-            EndReason.DEMON_EMPTY: f"{who}'s demon pile emptied",
+            EndReason.CALL: f"{by or 'a seat '}called{at}",
+            EndReason.DEMON_EMPTY: f"{by or 'a seat '}emptied the demon{at}",
             EndReason.BLOCKED: "it is blocked: the stall cycle came round with no play",
             EndReason.NO_CENTRE: "no card went to the centre for too long",
             EndReason.ABANDONED: "the table was silent for too long: the match is abandoned",
-            EndReason.RESIGNED: f"{who} resigned",
+            EndReason.RESIGNED: f"{by or 'a seat '}resigned{at}",
         }[end.reason]
-        return f"Hand {end.hand} ends because {why}. Scores: {self._by_seat(end.scores)}."
+        links = (ender[0],) if ender is not None and end.reason in _ENDED_BY_A_SEAT else ()
+        scores = self._by_seat(end.scores)
+        return _Words(f"Hand {end.hand} ends because {why}. Scores: {scores}.", links)
 
     def _final(self, final: Final) -> str:
         end = final.end
