@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
+from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import KeyFileError, load_public_key, public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadError, read_canonical_line
@@ -38,8 +39,12 @@ from racing_demon.log.signing import (
     verify,
     verify_raw,
 )
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
+from racing_demon.sim.bots import EASY, HARD, NORMAL
+from racing_demon.sim.simulate import simulate
 from racing_demon.testing.tamper import reseal
 from racing_demon.verify import Report, Settings, Step, Verdict, verify_log
+from racing_demon.viewer import render_page, viewer_data
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK_JS = ROOT / "src" / "racing_demon" / "viewer" / "assets" / "check.js"
@@ -151,17 +156,21 @@ return RDCheck.gunzip(data).then((bytes) =>
 """
 
 
-def run_in_browser(
-    harness: Harness, log: bytes, pub: str | None = TABLE_PUB_TEXT
-) -> dict[str, dict[str, Any]]:
+def run_answer(harness: Harness, log: bytes, pub: str | None = TABLE_PUB_TEXT) -> Any:
+    """What RDCheck.run answers for ``log``, given to it as the page embeds it."""
     packed = base64.b64encode(gzip.compress(log, mtime=0)).decode("ascii")
     answer = harness.call(RUN_LOG, packed, pub)
     assert answer["ed25519"] is True, "Chromium 156 has Ed25519 in Web Crypto"
-    results = {result["check"]: result for result in answer["results"]}
     assert [result["check"] for result in answer["results"]] == CHECKS
     for result in answer["results"]:
         assert result["words"], result  # every item says in words what it found
-    return results
+    return answer
+
+
+def run_in_browser(
+    harness: Harness, log: bytes, pub: str | None = TABLE_PUB_TEXT
+) -> dict[str, dict[str, Any]]:
+    return {result["check"]: result for result in run_answer(harness, log, pub)["results"]}
 
 
 # -- comparing with the Python verifier ------------------------------------------------
@@ -252,8 +261,11 @@ def test_every_sample_game_agrees_with_the_manifest_and_the_verifier(
         expected["verdict"],
         expected["code"],
     )
-    results = run_in_browser(harness, path.read_bytes())
+    answer = run_answer(harness, path.read_bytes())
+    results = {result["check"]: result for result in answer["results"]}
     assert_agrees(results, report)
+    # docs/log-format.md §6: "a log without it [the final record] is unfinished"
+    assert answer["finished"] is (expected["verdict"] != "unfinished")
     status = {check: result["status"] for check, result in results.items()}
     if expected["verdict"] == "verified":
         keyed = game["players"]["keyed"]
@@ -275,6 +287,52 @@ def test_every_sample_game_agrees_with_the_manifest_and_the_verifier(
         # The rules, the moves and the scores are the embedded verdict's: every crypto
         # check holds for a log the table re-signed.
         assert set(status.values()) <= {"pass", "not-applicable"}, results
+
+
+def _short(profile: str) -> Rules:
+    """A built-in profile with a low match target, so that a whole match is quick."""
+    document = builtin_document(profile)
+    if document["match"]["target"] is not None:
+        document["match"]["target"] = 15
+    return custom_variant(rules_from_document(document))
+
+
+@pytest.mark.parametrize(
+    ("profile", "keyed"),
+    [("table", True), ("peer2peer", True), ("nertz", True), ("table", False)],
+    ids=["table-keyed", "peer2peer-keyed", "nertz-keyed", "table-unkeyed"],
+)
+def test_freshly_simulated_games_pass_every_check(
+    harness: Harness, tmp_path: Path, profile: str, keyed: bool
+) -> None:
+    """Issue 17, "Done when": "All of the above works on the sample corpus and on freshly
+    simulated games of every profile": a match the table writes today (format v2) passes
+    every check the browser makes, as it verifies in Python."""
+    path = tmp_path / "game.jsonl"
+    player_keys = [
+        Ed25519PrivateKey.from_private_bytes(bytes([0x70 + seat]) * 32) for seat in range(3)
+    ]
+    simulate(
+        path,
+        _short(profile),
+        (EASY, NORMAL, HARD),
+        f"check.js {profile}",
+        FIXTURE_TABLE_KEY,
+        player_keys=player_keys if keyed else None,
+        receipts=False,
+    )
+    assert verify_log(path, PINNED).verdict is Verdict.VERIFIED
+    results = run_in_browser(harness, path.read_bytes())
+    signed = "pass" if keyed else "not-applicable"
+    assert {check: result["status"] for check, result in results.items()} == {
+        "canonical": "pass",
+        "chain": "pass",
+        "table-signatures": "pass",
+        "player-signatures": signed,
+        "commitment": "pass",
+        "entropy": signed,
+        "packs": "pass",
+    }
 
 
 def test_an_illegal_move_the_table_re_signed_passes_every_crypto_check(harness: Harness) -> None:
@@ -350,6 +408,61 @@ def test_without_ed25519_the_signature_checks_say_so_and_never_pass(
     # What needs only SHA-256, HMAC and HKDF is still checked.
     for check in ("canonical", "chain", "commitment", "packs"):
         assert results[check]["status"] == "pass"
+
+
+# -- through the page the builder makes ------------------------------------------------
+
+# view.js's place in the page's one module script, taken by a probe that runs check.js on
+# the page's own embedded data: the rest of the page (the template, its policy, the data
+# element, check.js as page.py inlines it) is the builder's.
+PROBE_VIEW_JS = """
+const probeData = JSON.parse(document.getElementById("rd-data").textContent);
+window.rdProbe = (async () => {
+  const bytes = await RDCheck.gunzip(probeData.log.data);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  const tableKey = probeData.table_key === null ? null : RDCheck.hex.fromHex(probeData.table_key);
+  return {
+    sha256: RDCheck.hex.toHex(digest),
+    bytes: bytes.length,
+    outcome: await RDCheck.run(bytes, {tableKey}),
+  };
+})();
+"""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "valid/peer2peer-3p-resigned-signed.jsonl",
+        "disputed/changed-byte.jsonl",
+        "v1/disputed/wrong-secret.jsonl",
+    ],
+)
+def test_the_built_page_runs_the_checks_on_its_embedded_log(
+    harness: Harness, browser: Any, tmp_path: Path, name: str
+) -> None:
+    """The design: page.py puts "check.js then view.js ... as one module script", the log's
+    exact bytes embedded as gzip+base64 for check.js, and the key given with --table-key as
+    `table_key`. In the built page, opened from file:// under its own policy, check.js
+    reads the embedded copy (its SHA-256 is the log's) and answers as on the log itself."""
+    path = SAMPLES / name
+    data = viewer_data(path, PINNED)
+    page = tmp_path / "game.html"
+    page.write_text(render_page(data, {"view.js": PROBE_VIEW_JS}), encoding="utf-8")
+    browser.get(page.as_uri())
+    browser.set_script_timeout(60)
+    answer = browser.execute_async_script(
+        """
+        const done = arguments[0];
+        const wait = () => window.rdProbe
+          ? window.rdProbe.then(done, (error) => done({error: String(error)}))
+          : setTimeout(wait, 5);
+        wait();
+        """
+    )
+    assert "error" not in answer, answer
+    assert (answer["sha256"], answer["bytes"]) == (data["log"]["sha256"], data["log"]["bytes"])
+    assert answer["outcome"]["results"] == list(run_in_browser(harness, path.read_bytes()).values())
 
 
 # -- edited copies of a sample game, each against the verifier -------------------------
@@ -436,6 +549,8 @@ EDITS: dict[str, Callable[[], bytes]] = {
     ),
     "a float (FLOAT)": lambda: _replaced(6, re.sub(rb'"t_ms":(\d+)', rb'"t_ms":\1.0', _lines()[6])),
     "a carriage return (CR)": lambda: _replaced(7, _lines()[7] + b"\r"),
+    "a line beyond 64 KiB (LINE_TOO_LONG)": lambda: _replaced(5, b'{"a":"' + b"x" * 65536 + b'"}'),
+    "a byte order mark (BOM)": lambda: b"\xef\xbb\xbf" + KEYED.read_bytes(),
     "an empty line (EMPTY_LINE)": lambda: _replaced(8, b""),
     "not UTF-8 (NOT_UTF8)": lambda: _replaced(9, _lines()[9].replace(b'"kind"', b'"k\xffnd"', 1)),
     "the final record's newline cut (TORN_LINE, unfinished)": lambda: KEYED.read_bytes()[:-1],
@@ -735,6 +850,11 @@ def test_a_dropped_key_file_is_read_as_the_verifier_reads_it(
     texts = {
         "table.pub": TABLE_PUB_TEXT,
         "table.pub without its newline": TABLE_PUB_TEXT.strip(),
+        "table.pub with CRLF line ends": TABLE_PUB_TEXT.replace("\n", "\r\n"),
+        "table.pub after a comment line": "the table's key\n" + TABLE_PUB_TEXT,
+        "table.pub twice": TABLE_PUB_TEXT + TABLE_PUB_TEXT,
+        "table.pub with a space in its body": TABLE_PUB_TEXT.replace("MCow", "MC ow"),
+        "the base64 cut short": TABLE_PUB_TEXT.replace("MCow", "Mow"),
         "a weak key": _pem_of(bytes(32)),
         "a key off the curve": _pem_of(
             next(

@@ -195,11 +195,12 @@ const RDCheck = (() => {
       if (ch === '"') return readString();
       if (ch === "{") return readObject();
       if (ch === "[") return readArray();
-      if (text.startsWith("null", at)) return (at += 4), null;
-      if (text.startsWith("true", at)) return (at += 4), true;
-      if (text.startsWith("false", at)) return (at += 5), false;
+      if (text.startsWith("null", at)) return ((at += 4), null);
+      if (text.startsWith("true", at)) return ((at += 4), true);
+      if (text.startsWith("false", at)) return ((at += 5), false);
       for (const constant of ["NaN", "Infinity", "-Infinity"]) {
-        if (text.startsWith(constant, at)) throw new Refusal("NAN_OR_INFINITY", `${constant} is not JSON`);
+        if (text.startsWith(constant, at))
+          throw new Refusal("NAN_OR_INFINITY", `${constant} is not JSON`);
       }
       if (ch === "-" || isDigit(ch ?? "")) return readNumber();
       throw bad("Expecting value");
@@ -277,7 +278,8 @@ const RDCheck = (() => {
     if (value === true) return "true";
     if (value === false) return "false";
     if (typeof value === "number") {
-      if (!Number.isSafeInteger(value)) throw new Refusal("INT_RANGE", `not a safe integer: ${value}`);
+      if (!Number.isSafeInteger(value))
+        throw new Refusal("INT_RANGE", `not a safe integer: ${value}`);
       return String(value);
     }
     if (typeof value === "string") {
@@ -325,14 +327,21 @@ const RDCheck = (() => {
       return { code: "BAD_JSON", message: `JSON parser failed: ${error.name}` };
     }
     if (!isObject(value)) {
-      const type = Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`;
+      const type = Array.isArray(value)
+        ? "an array"
+        : value === null
+          ? "null"
+          : `a ${typeof value}`;
       return { code: "NOT_OBJECT", message: `top level is ${type}` };
     }
     let canonical;
     try {
       canonical = encodeCanonical(value);
     } catch (error) {
-      return { code: "NOT_CANONICAL", message: `outside the data model: ${error.code}: ${error.message}` };
+      return {
+        code: "NOT_CANONICAL",
+        message: `outside the data model: ${error.code}: ${error.message}`,
+      };
     }
     if (canonical !== text) {
       let i = 0;
@@ -396,16 +405,23 @@ const RDCheck = (() => {
   const keyVerdicts = new Map();
   // null if raw is a usable public key, else {code, message}; kept per key, as Python does.
   const checkPublicKey = (raw) => {
-    if (raw.length !== 32) return problem("NON_CANONICAL_KEY", `a public key is 32 bytes, found ${raw.length}`);
+    if (raw.length !== 32)
+      return problem("NON_CANONICAL_KEY", `a public key is 32 bytes, found ${raw.length}`);
     const hex = toHex(raw);
     if (keyVerdicts.has(hex)) return keyVerdicts.get(hex);
     let verdict = null;
     if (!isCanonicalPoint(raw)) {
-      verdict = problem("NON_CANONICAL_KEY", `public key ${hex} is not a canonical point encoding (${WHY_NOT_CANONICAL})`);
+      verdict = problem(
+        "NON_CANONICAL_KEY",
+        `public key ${hex} is not a canonical point encoding (${WHY_NOT_CANONICAL})`,
+      );
     } else if (!hasX(littleEndian(raw) & Y_MASK)) {
       verdict = problem("KEY_NOT_ON_CURVE", `public key ${hex} is not a point of the curve`);
     } else if (SMALL_ORDER.has(hex)) {
-      verdict = problem("WEAK_KEY", `public key ${hex} is a point of small order: signatures under it can be forged`);
+      verdict = problem(
+        "WEAK_KEY",
+        `public key ${hex} is a point of small order: signatures under it can be forged`,
+      );
     }
     keyVerdicts.set(hex, verdict);
     return verdict;
@@ -430,8 +446,15 @@ const RDCheck = (() => {
   const ed25519Available = () => {
     ed25519Probe ??= (async () => {
       try {
-        const key = await subtle.importKey("raw", fromHex(PROBE_KEY), { name: "Ed25519" }, false, ["verify"]);
-        return await subtle.verify({ name: "Ed25519" }, key, fromHex(PROBE_SIGNATURE), new Uint8Array(0));
+        const key = await subtle.importKey("raw", fromHex(PROBE_KEY), { name: "Ed25519" }, false, [
+          "verify",
+        ]);
+        return await subtle.verify(
+          { name: "Ed25519" },
+          key,
+          fromHex(PROBE_SIGNATURE),
+          new Uint8Array(0),
+        );
       } catch {
         return false;
       }
@@ -450,17 +473,28 @@ const RDCheck = (() => {
   // signing.verify_raw: null if signature (64 bytes, R || S) is valid for message, else why not.
   const verifyRaw = async (keyRaw, message, signature) => {
     if (signature.length !== 64) {
-      return problem("BAD_SIGNATURE_ENCODING", `a signature is exactly 64 bytes, found ${signature.length}`);
+      return problem(
+        "BAD_SIGNATURE_ENCODING",
+        `a signature is exactly 64 bytes, found ${signature.length}`,
+      );
     }
     const keyProblem = checkPublicKey(keyRaw);
     if (keyProblem !== null) return keyProblem;
     const r = signature.subarray(0, 32);
     const s = signature.subarray(32);
     if (!isCanonicalPoint(r)) {
-      return problem("NON_CANONICAL_R", `R ${toHex(r)} is not a canonical point encoding (${WHY_NOT_CANONICAL})`);
+      return problem(
+        "NON_CANONICAL_R",
+        `R ${toHex(r)} is not a canonical point encoding (${WHY_NOT_CANONICAL})`,
+      );
     }
-    if (SMALL_ORDER.has(toHex(r))) return problem("SMALL_ORDER_R", `R ${toHex(r)} is a point of small order`);
-    if (!belowL(s)) return problem("NON_CANONICAL_S", "S is not below the group order L (another signature's S + L?)");
+    if (SMALL_ORDER.has(toHex(r)))
+      return problem("SMALL_ORDER_R", `R ${toHex(r)} is a point of small order`);
+    if (!belowL(s))
+      return problem(
+        "NON_CANONICAL_S",
+        "S is not below the group order L (another signature's S + L?)",
+      );
     let valid;
     try {
       valid = await subtle.verify({ name: "Ed25519" }, await cryptoKey(keyRaw), signature, message);
@@ -468,7 +502,9 @@ const RDCheck = (() => {
       // Not expected for a key that passed the checks above; refused, never passed.
       return problem("BAD_SIGNATURE", `the browser refused to check it (${error.name})`);
     }
-    return valid ? null : problem("BAD_SIGNATURE", "the signature does not verify for this key and message");
+    return valid
+      ? null
+      : problem("BAD_SIGNATURE", "the signature does not verify for this key and message");
   };
 
   const KIND_RE = /^[a-z_]{1,32}$/;
@@ -480,9 +516,16 @@ const RDCheck = (() => {
   // signing.verify: a kind statement of log format version, signature as 128 lowercase hex.
   const verify = async (keyRaw, kind, body, signatureHex, version) => {
     if (typeof signatureHex !== "string" || !SIGNATURE_RE.test(signatureHex)) {
-      return problem("BAD_SIGNATURE_ENCODING", "a signature is exactly 128 lowercase hex characters");
+      return problem(
+        "BAD_SIGNATURE_ENCODING",
+        "a signature is exactly 128 lowercase hex characters",
+      );
     }
-    if (!KIND_RE.test(kind)) return problem("BAD_KIND", `record kind ${JSON.stringify(kind)} is not 1-32 lowercase ASCII letters or '_'`);
+    if (!KIND_RE.test(kind))
+      return problem(
+        "BAD_KIND",
+        `record kind ${JSON.stringify(kind)} is not 1-32 lowercase ASCII letters or '_'`,
+      );
     return verifyRaw(keyRaw, pae(kind, body, version), fromHex(signatureHex));
   };
 
@@ -500,27 +543,35 @@ const RDCheck = (() => {
   const commitment = (secret) => sha256Hex(concat(lp(COMMIT_LABEL), lp(secret)));
   // Step 3: a seed is HKDF's extract inputs; Web Crypto's HKDF extracts, then expands.
   const matchSeed = (secret, contributions) => {
-    if (secret.length !== 32) throw new Error(`a dealer secret is 32 bytes, found ${secret.length}`);
-    if (contributions.length === 0) throw new Error("need one entropy contribution per seat, got none");
+    if (secret.length !== 32)
+      throw new Error(`a dealer secret is 32 bytes, found ${secret.length}`);
+    if (contributions.length === 0)
+      throw new Error("need one entropy contribution per seat, got none");
     contributions.forEach((part, seat) => {
       if (part.length < 16 || part.length > 64) {
         throw new Error(`seat ${seat}'s contribution is ${part.length} bytes: expected 16 to 64`);
       }
     });
-    return { salt: MATCH_SALT, ikm: concat(lp(secret), u32(contributions.length), ...contributions.map(lp)) };
+    return {
+      salt: MATCH_SALT,
+      ikm: concat(lp(secret), u32(contributions.length), ...contributions.map(lp)),
+    };
   };
   const plainSeed = (text) => {
     if (text.length === 0) throw new Error("a plain seed is a non-empty string");
     return { salt: PLAIN_SALT, ikm: encoder.encode(text) };
   };
   const prkOf = async (seed) => {
-    const key = await subtle.importKey("raw", seed.salt, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const key = await subtle.importKey("raw", seed.salt, { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+    ]);
     return new Uint8Array(await subtle.sign("HMAC", key, seed.ikm));
   };
   const ikmKeys = new WeakMap();
   // Step 4: B(k) for (hand, seat), as 56 big-endian words.
   const blockWords = async (seed, hand, seat, block) => {
-    if (!ikmKeys.has(seed)) ikmKeys.set(seed, subtle.importKey("raw", seed.ikm, "HKDF", false, ["deriveBits"]));
+    if (!ikmKeys.has(seed))
+      ikmKeys.set(seed, subtle.importKey("raw", seed.ikm, "HKDF", false, ["deriveBits"]));
     const info = concat(DEAL_INFO, u32(hand), u32(seat), u32(block));
     const bits = await subtle.deriveBits(
       { name: "HKDF", hash: "SHA-256", salt: seed.salt, info },
@@ -531,13 +582,16 @@ const RDCheck = (() => {
     return Array.from({ length: BLOCK_BYTES / 4 }, (_, i) => view.getUint32(4 * i, false));
   };
   const checkHandSeat = (hand, seat) => {
-    if (!Number.isInteger(hand) || hand < 1 || hand >= 2 ** 32) throw new Error(`hand ${hand} is outside 1..2**32-1`);
-    if (!Number.isInteger(seat) || seat < 0 || seat >= 2 ** 32) throw new Error(`seat ${seat} is outside 0..2**32-1`);
+    if (!Number.isInteger(hand) || hand < 1 || hand >= 2 ** 32)
+      throw new Error(`hand ${hand} is outside 1..2**32-1`);
+    if (!Number.isInteger(seat) || seat < 0 || seat >= 2 ** 32)
+      throw new Error(`seat ${seat} is outside 0..2**32-1`);
   };
   const firstWords = async (seed, hand, seat, count) => {
     checkHandSeat(hand, seat);
     const words = [];
-    for (let block = 0; words.length < count; block += 1) words.push(...(await blockWords(seed, hand, seat, block)));
+    for (let block = 0; words.length < count; block += 1)
+      words.push(...(await blockWords(seed, hand, seat, block)));
     return words.slice(0, count);
   };
   // Steps 5 and 6 on a finite word list: {order, consumed}, or null when the words run out.
@@ -570,13 +624,21 @@ const RDCheck = (() => {
     }
   };
   // Step 8.
-  const packDigest = (hand, seat, pack) => sha256Hex(concat(PACK_LABEL, u32(hand), u32(seat), Uint8Array.from(pack)));
+  const packDigest = (hand, seat, pack) =>
+    sha256Hex(concat(PACK_LABEL, u32(hand), u32(seat), Uint8Array.from(pack)));
   const face = (index) => "A23456789TJQK"[index % 13] + "CDHS"[Math.floor(index / 13)];
 
   // -- reading the log -----------------------------------------------------------------
 
   const SUBMISSION_KINDS = new Set(["move", "tie", "call", "agree", "resign", "bounce"]);
-  const KINDS = new Set(["genesis", "hand_start", "stall", "hand_end", "final", ...SUBMISSION_KINDS]);
+  const KINDS = new Set([
+    "genesis",
+    "hand_start",
+    "stall",
+    "hand_end",
+    "final",
+    ...SUBMISSION_KINDS,
+  ]);
   const HEX32 = /^[0-9a-f]{32}$/;
   const HEX64 = /^[0-9a-f]{64}$/;
   const SEEN_WINDOW = 4096;
@@ -599,10 +661,17 @@ const RDCheck = (() => {
     if (body.v !== 1 && body.v !== 2) return "its format version v is not 1 or 2";
     if (!KINDS.has(body.kind)) return `its kind ${JSON.stringify(body.kind)} is not a record kind`;
     if (!isCount(body.seq)) return "its seq is not a count";
-    if (typeof body.game !== "string" || !HEX32.test(body.game)) return "its game id is not 32 hex characters";
+    if (typeof body.game !== "string" || !HEX32.test(body.game))
+      return "its game id is not 32 hex characters";
     if (!isCount(body.t_ms)) return "its t_ms is not a count";
-    if (body.kind === "genesis" ? "prev" in body : typeof body.prev !== "string" || !HEX64.test(body.prev)) {
-      return body.kind === "genesis" ? "the genesis has a prev" : "its prev is not 64 hex characters";
+    if (
+      body.kind === "genesis"
+        ? "prev" in body
+        : typeof body.prev !== "string" || !HEX64.test(body.prev)
+    ) {
+      return body.kind === "genesis"
+        ? "the genesis has a prev"
+        : "its prev is not 64 hex characters";
     }
     return null;
   };
@@ -624,18 +693,24 @@ const RDCheck = (() => {
       total += raw.length + (terminated ? 1 : 0);
       start = terminated ? end + 1 : bytes.length;
       const refuse = (code, message) => (framing = { number, code, message });
-      if (total > LIMITS.maxFileBytes) refuse("FILE_TOO_LARGE", `file larger than ${LIMITS.maxFileBytes} bytes`);
-      else if (number > LIMITS.maxRecords) refuse("TOO_MANY_RECORDS", `more than ${LIMITS.maxRecords} records`);
-      else if (raw.length > LIMITS.maxLineBytes) refuse("LINE_TOO_LONG", `line longer than ${LIMITS.maxLineBytes} bytes`);
-      else if (number === 1 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) refuse("BOM", "file starts with a UTF-8 byte order mark");
-      else if (raw.includes(0x0d)) refuse("CR", `carriage return at byte ${raw.indexOf(0x0d)}; lines end in LF`);
+      if (total > LIMITS.maxFileBytes)
+        refuse("FILE_TOO_LARGE", `file larger than ${LIMITS.maxFileBytes} bytes`);
+      else if (number > LIMITS.maxRecords)
+        refuse("TOO_MANY_RECORDS", `more than ${LIMITS.maxRecords} records`);
+      else if (raw.length > LIMITS.maxLineBytes)
+        refuse("LINE_TOO_LONG", `line longer than ${LIMITS.maxLineBytes} bytes`);
+      else if (number === 1 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf)
+        refuse("BOM", "file starts with a UTF-8 byte order mark");
+      else if (raw.includes(0x0d))
+        refuse("CR", `carriage return at byte ${raw.indexOf(0x0d)}; lines end in LF`);
       else if (!terminated) {
         if (!finalSeen) {
           torn = true;
           break;
         }
         refuse("TORN_LINE", "last line has no terminating newline");
-      } else if (raw.every((byte) => byte === 0x20 || byte === 0x09)) refuse("EMPTY_LINE", "empty or whitespace-only line");
+      } else if (raw.every((byte) => byte === 0x20 || byte === 0x09))
+        refuse("EMPTY_LINE", "empty or whitespace-only line");
       if (framing !== null) break;
       const read = readLine(raw);
       const line = { number, index: number - 1, raw, problem: null, body: null, sigs: null };
@@ -687,7 +762,8 @@ const RDCheck = (() => {
       const move = typeof body.move === "string" ? ` '${body.move}'` : "";
       return `${at}, ${seatWords(log, body.player)}'s ${body.kind}${move}`;
     }
-    if (body.kind === "hand_start" && Number.isInteger(body.hand)) return `${at}, the start of hand ${body.hand}`;
+    if (body.kind === "hand_start" && Number.isInteger(body.hand))
+      return `${at}, the start of hand ${body.hand}`;
     return `${at}, the ${body.kind.replace("_", " ")}`;
   };
   const shortId = (hex) => `${hex.slice(0, 12)}…`;
@@ -708,12 +784,23 @@ const RDCheck = (() => {
     result(check, "fail", `${recordWords(log, line)}: ${found.words}`, found, line);
   const failedAtFraming = (check, log) => {
     const { number, code, message } = log.framing;
-    return { check, status: "fail", seq: number - 1, line: number, code, rule: null, words: `line ${number}: ${code}: ${message}` };
+    return {
+      check,
+      status: "fail",
+      seq: number - 1,
+      line: number,
+      code,
+      rule: null,
+      words: `line ${number}: ${code}: ${message}`,
+    };
   };
   const unreadable = (line) =>
     line.problem.code === "SCHEMA"
       ? { code: "SCHEMA", words: `not a record: ${line.problem.words}` }
-      : { code: line.problem.code, words: `cannot be checked: the line is not a readable record (${line.problem.code}; see the canonical check)` };
+      : {
+          code: line.problem.code,
+          words: `cannot be checked: the line is not a readable record (${line.problem.code}; see the canonical check)`,
+        };
 
   // Runs perLine over the lines in order; each returns null, a problem {code, words, rule},
   // or a promise of one. The first line with a problem, in file order, is the answer.
@@ -745,76 +832,169 @@ const RDCheck = (() => {
     for (const found of await Promise.all(checks)) if (found !== null) return found;
     return null;
   };
-  const signatureProblem = (code, what, found) => found === null ? null : { code, rule: found.code, words: `${what}: ${found.code}: ${found.message}` };
+  const signatureProblem = (code, what, found) =>
+    found === null
+      ? null
+      : { code, rule: found.code, words: `${what}: ${found.code}: ${found.message}` };
 
   const checkCanonical = (log) => {
     const bad = log.lines.find((line) => line.problem !== null && line.problem.code !== "SCHEMA");
     if (bad !== undefined) {
-      return { check: "canonical", status: "fail", seq: bad.index, line: bad.number, code: bad.problem.code, rule: null, words: `line ${bad.number}: ${bad.problem.code}: ${bad.problem.words}` };
+      return {
+        check: "canonical",
+        status: "fail",
+        seq: bad.index,
+        line: bad.number,
+        code: bad.problem.code,
+        rule: null,
+        words: `line ${bad.number}: ${bad.problem.code}: ${bad.problem.words}`,
+      };
     }
     if (log.framing !== null) return failedAtFraming("canonical", log);
-    if (log.lines.length === 0 && !log.torn) return result("canonical", "pass", "the file is empty: there is no line to read");
-    const tail = log.torn ? "; the last line is torn (no newline at the end), as a crash mid-write leaves it, and is not part of the log" : "";
-    return result("canonical", "pass", `all ${plural(log.lines.length, "line")} are strict JSON in their canonical form (RFC 8785)${tail}`);
+    if (log.lines.length === 0 && !log.torn)
+      return result("canonical", "pass", "the file is empty: there is no line to read");
+    const tail = log.torn
+      ? "; the last line is torn (no newline at the end), as a crash mid-write leaves it, and is not part of the log"
+      : "";
+    return result(
+      "canonical",
+      "pass",
+      `all ${plural(log.lines.length, "line")} are strict JSON in their canonical form (RFC 8785)${tail}`,
+    );
   };
 
   const checkChain = async (log) => {
     let finalLine = null;
     const found = await firstProblem(log, (line) => {
       const body = line.body;
-      if (finalLine !== null) return { code: "AFTER_FINAL", words: `a record after the final record on line ${finalLine}` };
+      if (finalLine !== null)
+        return {
+          code: "AFTER_FINAL",
+          words: `a record after the final record on line ${finalLine}`,
+        };
       if (line.index === 0) {
-        return body.kind === "genesis" ? null : { code: "GENESIS_MISSING", words: `the first record is a ${body.kind}, not the genesis` };
+        return body.kind === "genesis"
+          ? null
+          : {
+              code: "GENESIS_MISSING",
+              words: `the first record is a ${body.kind}, not the genesis`,
+            };
       }
       const genesis = log.genesis.body;
       const previous = log.lines[line.index - 1];
-      if (body.kind === "genesis") return { code: "GENESIS_REPEATED", words: "a second genesis record" };
+      if (body.kind === "genesis")
+        return { code: "GENESIS_REPEATED", words: "a second genesis record" };
       if (body.seq !== line.index) {
-        return { code: "SEQ_MISMATCH", words: `its seq is ${body.seq} on line ${line.number}, where ${line.index} belongs: a record removed, repeated or moved` };
+        return {
+          code: "SEQ_MISMATCH",
+          words: `its seq is ${body.seq} on line ${line.number}, where ${line.index} belongs: a record removed, repeated or moved`,
+        };
       }
-      if (body.prev !== previous.hash) return { code: "PREV_MISMATCH", words: "its prev is not the SHA-256 of the line before it: a line changed or spliced in" };
-      if (body.game !== genesis.game) return { code: "GAME_ID_MISMATCH", words: `a record of another game (${body.game}, not ${genesis.game})` };
-      if (body.v !== genesis.v) return { code: "VERSION_MISMATCH", words: `format v${body.v} in a v${genesis.v} log` };
-      if (body.t_ms < previous.body.t_ms) return { code: "TIME_BACKWARDS", words: `time runs backwards: ${body.t_ms} ms after ${previous.body.t_ms} ms` };
+      if (body.prev !== previous.hash)
+        return {
+          code: "PREV_MISMATCH",
+          words: "its prev is not the SHA-256 of the line before it: a line changed or spliced in",
+        };
+      if (body.game !== genesis.game)
+        return {
+          code: "GAME_ID_MISMATCH",
+          words: `a record of another game (${body.game}, not ${genesis.game})`,
+        };
+      if (body.v !== genesis.v)
+        return { code: "VERSION_MISMATCH", words: `format v${body.v} in a v${genesis.v} log` };
+      if (body.t_ms < previous.body.t_ms)
+        return {
+          code: "TIME_BACKWARDS",
+          words: `time runs backwards: ${body.t_ms} ms after ${previous.body.t_ms} ms`,
+        };
       if (SUBMISSION_KINDS.has(body.kind) && body.v >= 2) {
         const seen = body.seen;
-        if (!isObject(seen) || !isCount(seen.seq) || typeof seen.hash !== "string") return { code: "SCHEMA", words: "a v2 submission without the record its player had seen" };
+        if (!isObject(seen) || !isCount(seen.seq) || typeof seen.hash !== "string")
+          return {
+            code: "SCHEMA",
+            words: "a v2 submission without the record its player had seen",
+          };
         const oldest = Math.max(0, line.index - SEEN_WINDOW);
         if (!(oldest <= seen.seq && seen.seq < line.index)) {
-          return { code: "SEEN_OUT_OF_RANGE", words: `the record its player had seen, ${seen.seq}, is not one of the ${SEEN_WINDOW} records before it` };
+          return {
+            code: "SEEN_OUT_OF_RANGE",
+            words: `the record its player had seen, ${seen.seq}, is not one of the ${SEEN_WINDOW} records before it`,
+          };
         }
         if (log.lines[seen.seq].hash !== seen.hash) {
-          return { code: "SEEN_MISMATCH", words: `the record its player had seen is not line ${seen.seq + 1} of this log: the table showed this player another history` };
+          return {
+            code: "SEEN_MISMATCH",
+            words: `the record its player had seen is not line ${seen.seq + 1} of this log: the table showed this player another history`,
+          };
         }
       }
       if (body.kind === "final") {
-        if (body.records !== body.seq) return { code: "RECORD_COUNT", words: `the final record counts ${body.records} records before it, not ${body.seq}` };
+        if (body.records !== body.seq)
+          return {
+            code: "RECORD_COUNT",
+            words: `the final record counts ${body.records} records before it, not ${body.seq}`,
+          };
         finalLine = line.number;
       }
       return null;
     });
-    if (found !== null) return found[0] === null ? failedAtFraming("chain", log) : failed(log, "chain", ...found);
-    if (log.lines.length === 0) return result("chain", "pass", "the file is empty: no genesis, no final record; the log is unfinished");
+    if (found !== null)
+      return found[0] === null ? failedAtFraming("chain", log) : failed(log, "chain", ...found);
+    if (log.lines.length === 0)
+      return result(
+        "chain",
+        "pass",
+        "the file is empty: no genesis, no final record; the log is unfinished",
+      );
     const count = plural(log.lines.length, "record");
-    if (log.final === null) return result("chain", "pass", `${count} chained by SHA-256 from the genesis, but no final record: the log is unfinished`);
-    const seen = log.genesis.body.v >= 2 ? ", each submission naming a record its player had seen" : "";
-    return result("chain", "pass", `${count} chained by SHA-256 from the genesis to the final record${seen}`);
+    if (log.final === null)
+      return result(
+        "chain",
+        "pass",
+        `${count} chained by SHA-256 from the genesis, but no final record: the log is unfinished`,
+      );
+    const seen =
+      log.genesis.body.v >= 2 ? ", each submission naming a record its player had seen" : "";
+    return result(
+      "chain",
+      "pass",
+      `${count} chained by SHA-256 from the genesis to the final record${seen}`,
+    );
   };
 
   const genesisProblem = (log) => {
     const line = log.lines[0];
     if (line === undefined || line.body === null) return null;
     const body = line.body;
-    if (body.kind !== "genesis") return { code: "GENESIS_MISSING", words: "the first record is not the genesis: there is nothing to check against" };
-    const playersOk = Array.isArray(body.players) && body.players.every((p) => isObject(p) && (p.key === null || (typeof p.key === "string" && HEX64.test(p.key))));
-    if (!playersOk) return { code: "SCHEMA", words: "the genesis players are not a list of seats with a key (64 hex) or null" };
-    if (typeof body.table_key !== "string" || !HEX64.test(body.table_key)) return { code: "SCHEMA", words: "the genesis table_key is not a key id (64 hex)" };
-    if (typeof body.commitment !== "string" || !HEX64.test(body.commitment)) return { code: "SCHEMA", words: "the genesis commitment is not 64 hex" };
-    if (!Array.isArray(body.entropy) || !body.entropy.every((e) => typeof e === "string" && HEX_RE.test(e))) return { code: "SCHEMA", words: "the genesis entropy is not a list of hex strings" };
+    if (body.kind !== "genesis")
+      return {
+        code: "GENESIS_MISSING",
+        words: "the first record is not the genesis: there is nothing to check against",
+      };
+    const playersOk =
+      Array.isArray(body.players) &&
+      body.players.every(
+        (p) => isObject(p) && (p.key === null || (typeof p.key === "string" && HEX64.test(p.key))),
+      );
+    if (!playersOk)
+      return {
+        code: "SCHEMA",
+        words: "the genesis players are not a list of seats with a key (64 hex) or null",
+      };
+    if (typeof body.table_key !== "string" || !HEX64.test(body.table_key))
+      return { code: "SCHEMA", words: "the genesis table_key is not a key id (64 hex)" };
+    if (typeof body.commitment !== "string" || !HEX64.test(body.commitment))
+      return { code: "SCHEMA", words: "the genesis commitment is not 64 hex" };
+    if (
+      !Array.isArray(body.entropy) ||
+      !body.entropy.every((e) => typeof e === "string" && HEX_RE.test(e))
+    )
+      return { code: "SCHEMA", words: "the genesis entropy is not a list of hex strings" };
     return null;
   };
   const noGenesis = (log, check) => {
-    if (log.lines.length === 0) return result(check, "not-applicable", "the file is empty: there is nothing to check");
+    if (log.lines.length === 0)
+      return result(check, "not-applicable", "the file is empty: there is nothing to check");
     const line = log.lines[0];
     if (line.body === null) return failed(log, check, line, unreadable(line));
     const found = genesisProblem(log);
@@ -827,26 +1007,53 @@ const RDCheck = (() => {
     if (missing !== null) return missing;
     const named = log.genesis.body.table_key;
     if (tableKey === null || tableKey === undefined) {
-      return result(check, "unpinned", `no table key is pinned: the genesis names the key id ${shortId(named)}, but without the table's public key nothing here proves who signed this log; drop the table's .pub file on the page to check it`);
+      return result(
+        check,
+        "unpinned",
+        `no table key is pinned: the genesis names the key id ${shortId(named)}, but without the table's public key nothing here proves who signed this log; drop the table's .pub file on the page to check it`,
+      );
     }
-    const keyProblem = tableKey instanceof Uint8Array ? checkPublicKey(tableKey) : problem("NON_CANONICAL_KEY", "the table key is not bytes");
+    const keyProblem =
+      tableKey instanceof Uint8Array
+        ? checkPublicKey(tableKey)
+        : problem("NON_CANONICAL_KEY", "the table key is not bytes");
     if (keyProblem !== null) {
-      return { check, status: "fail", seq: null, line: null, code: "BAD_TABLE_KEY", rule: keyProblem.code, words: `the pinned table key is not a usable Ed25519 key: ${keyProblem.code}: ${keyProblem.message}` };
+      return {
+        check,
+        status: "fail",
+        seq: null,
+        line: null,
+        code: "BAD_TABLE_KEY",
+        rule: keyProblem.code,
+        words: `the pinned table key is not a usable Ed25519 key: ${keyProblem.code}: ${keyProblem.message}`,
+      };
     }
     const id = await sha256Hex(tableKey);
     if (id !== named) {
-      return failed(log, check, log.genesis, { code: "WRONG_TABLE_KEY", words: `the log names the table key ${shortId(named)}, not the pinned key ${shortId(id)}: another table signed it` });
+      return failed(log, check, log.genesis, {
+        code: "WRONG_TABLE_KEY",
+        words: `the log names the table key ${shortId(named)}, not the pinned key ${shortId(id)}: another table signed it`,
+      });
     }
     if (!ed25519) {
-      return result(check, "unsupported", `the genesis names the pinned key (${shortId(id)}), but this browser's Web Crypto has no Ed25519, so no signature was checked: open the page in a browser that has it, or run racing-demon verify`);
+      return result(
+        check,
+        "unsupported",
+        `the genesis names the pinned key (${shortId(id)}), but this browser's Web Crypto has no Ed25519, so no signature was checked: open the page in a browser that has it, or run racing-demon verify`,
+      );
     }
     const found = await firstProblem(log, (line) =>
       verify(tableKey, line.body.kind, line.bodyBytes, line.sigs.table, line.body.v).then((why) =>
         signatureProblem("BAD_TABLE_SIGNATURE", "the table's signature", why),
       ),
     );
-    if (found !== null) return found[0] === null ? failedAtFraming(check, log) : failed(log, check, ...found);
-    return result(check, "pass", `all ${plural(log.lines.length, "record")} carry a valid Ed25519 signature by the pinned table key ${shortId(id)}`);
+    if (found !== null)
+      return found[0] === null ? failedAtFraming(check, log) : failed(log, check, ...found);
+    return result(
+      check,
+      "pass",
+      `all ${plural(log.lines.length, "record")} carry a valid Ed25519 signature by the pinned table key ${shortId(id)}`,
+    );
   };
 
   // The genesis's player keys: {keys: [Uint8Array|null]} or a problem, in step 5's order.
@@ -855,11 +1062,23 @@ const RDCheck = (() => {
     const keys = genesis.players.map((entry) => (entry.key === null ? null : fromHex(entry.key)));
     const listed = keys.filter((key) => key !== null);
     if (listed.length > 0 && listed.length !== keys.length) {
-      return { problem: { code: "MIXED_PLAYER_KEYS", words: `${listed.length} of ${keys.length} seats list a key: either every player lists one or none does` } };
+      return {
+        problem: {
+          code: "MIXED_PLAYER_KEYS",
+          words: `${listed.length} of ${keys.length} seats list a key: either every player lists one or none does`,
+        },
+      };
     }
     for (const [seat, key] of keys.entries()) {
       const why = key === null ? null : checkPublicKey(key);
-      if (why !== null) return { problem: { code: "WEAK_PLAYER_KEY", rule: why.code, words: `${seatWords(log, seat)}'s key: ${why.code}: ${why.message}` } };
+      if (why !== null)
+        return {
+          problem: {
+            code: "WEAK_PLAYER_KEY",
+            rule: why.code,
+            words: `${seatWords(log, seat)}'s key: ${why.code}: ${why.message}`,
+          },
+        };
     }
     return { keys };
   };
@@ -872,17 +1091,28 @@ const RDCheck = (() => {
     if (keyProblem !== undefined) return failed(log, check, log.genesis, keyProblem);
     const keyed = keys.some((key) => key !== null);
     const ids = keyed ? await Promise.all(keys.map(sha256Hex)) : [];
-    const duplicate = ids.findIndex((id, seat) => id === log.genesis.body.table_key || ids.indexOf(id) < seat);
+    const duplicate = ids.findIndex(
+      (id, seat) => id === log.genesis.body.table_key || ids.indexOf(id) < seat,
+    );
     if (duplicate >= 0) {
-      return failed(log, check, log.genesis, { code: "DUPLICATE_PLAYER_KEY", words: `${seatWords(log, duplicate)}'s key is also the table's or another seat's` });
+      return failed(log, check, log.genesis, {
+        code: "DUPLICATE_PLAYER_KEY",
+        words: `${seatWords(log, duplicate)}'s key is also the table's or another seat's`,
+      });
     }
     if (keyed && !ed25519) {
-      return result(check, "unsupported", "the seats list Ed25519 keys, but this browser's Web Crypto has no Ed25519, so no player signature was checked: open the page in a browser that has it, or run racing-demon verify");
+      return result(
+        check,
+        "unsupported",
+        "the seats list Ed25519 keys, but this browser's Web Crypto has no Ed25519, so no player signature was checked: open the page in a browser that has it, or run racing-demon verify",
+      );
     }
     const counts = { submission: 0, genesis: 0, accept: 0 };
     const signed = (seat, kind, message, signature, version, code, what) => {
       counts[kind] += 1;
-      return verify(keys[seat], kind, message, signature, version).then((why) => signatureProblem(code, `${seatWords(log, seat)}'s ${what}`, why));
+      return verify(keys[seat], kind, message, signature, version).then((why) =>
+        signatureProblem(code, `${seatWords(log, seat)}'s ${what}`, why),
+      );
     };
     const found = await firstProblem(log, (line) => {
       const { body, sigs } = line;
@@ -890,53 +1120,146 @@ const RDCheck = (() => {
       if (body.kind === "genesis") {
         const cosigned = sigs.players;
         if (!keyed) {
-          if (cosigned !== undefined) return { code: "UNEXPECTED_SIGNATURE", words: "genesis co-signatures, but no player lists a key" };
+          if (cosigned !== undefined)
+            return {
+              code: "UNEXPECTED_SIGNATURE",
+              words: "genesis co-signatures, but no player lists a key",
+            };
         } else {
           if (!Array.isArray(cosigned) || cosigned.length !== keys.length) {
-            return { code: "BAD_GENESIS_COSIGNATURE", words: `every keyed player co-signs the genesis: ${keys.length} signatures expected, ${Array.isArray(cosigned) ? cosigned.length : 0} found` };
+            return {
+              code: "BAD_GENESIS_COSIGNATURE",
+              words: `every keyed player co-signs the genesis: ${keys.length} signatures expected, ${Array.isArray(cosigned) ? cosigned.length : 0} found`,
+            };
           }
-          cosigned.forEach((signature, seat) => checks.push(signed(seat, "genesis", line.bodyBytes, signature, body.v, "BAD_GENESIS_COSIGNATURE", "co-signature of the genesis")));
+          cosigned.forEach((signature, seat) =>
+            checks.push(
+              signed(
+                seat,
+                "genesis",
+                line.bodyBytes,
+                signature,
+                body.v,
+                "BAD_GENESIS_COSIGNATURE",
+                "co-signature of the genesis",
+              ),
+            ),
+          );
         }
       } else if (sigs.players !== undefined) {
         return { code: "UNEXPECTED_SIGNATURE", words: "players co-sign the genesis only" };
       }
       if (SUBMISSION_KINDS.has(body.kind)) {
-        if (!isCount(body.player) || !isCount(body.hand) || !isCount(body.n) || typeof body.move !== "string") {
+        if (
+          !isCount(body.player) ||
+          !isCount(body.hand) ||
+          !isCount(body.n) ||
+          typeof body.move !== "string"
+        ) {
           return { code: "SCHEMA", words: "a submission needs its hand, player, n and move" };
         }
         const seat = body.player;
         const key = seat < keys.length ? keys[seat] : null;
         const signature = sigs.player;
         if (key === null) {
-          if (signature !== undefined) return firstOf([...checks, { code: "UNEXPECTED_SIGNATURE", words: `${seatWords(log, seat)} lists no key, so its moves carry no signature` }]);
+          if (signature !== undefined)
+            return firstOf([
+              ...checks,
+              {
+                code: "UNEXPECTED_SIGNATURE",
+                words: `${seatWords(log, seat)} lists no key, so its moves carry no signature`,
+              },
+            ]);
         } else if (signature === undefined) {
-          return firstOf([...checks, { code: "MISSING_PLAYER_SIGNATURE", words: `${seatWords(log, seat)} lists a key: its submission must carry its signature` }]);
+          return firstOf([
+            ...checks,
+            {
+              code: "MISSING_PLAYER_SIGNATURE",
+              words: `${seatWords(log, seat)} lists a key: its submission must carry its signature`,
+            },
+          ]);
         } else {
-          const statement = { game: body.game, hand: body.hand, move: body.move, n: body.n, player: seat };
+          const statement = {
+            game: body.game,
+            hand: body.hand,
+            move: body.move,
+            n: body.n,
+            player: seat,
+          };
           if (isObject(body.seen)) statement.seen = { hash: body.seen.hash, seq: body.seen.seq };
-          checks.push(signed(seat, "submission", canonicalBytes(statement), signature, body.v, "BAD_PLAYER_SIGNATURE", `signature of its submission`));
+          checks.push(
+            signed(
+              seat,
+              "submission",
+              canonicalBytes(statement),
+              signature,
+              body.v,
+              "BAD_PLAYER_SIGNATURE",
+              `signature of its submission`,
+            ),
+          );
         }
       } else if (sigs.player !== undefined) {
-        return firstOf([...checks, { code: "UNEXPECTED_SIGNATURE", words: `a player's signature on a ${body.kind} record, which no player submits` }]);
+        return firstOf([
+          ...checks,
+          {
+            code: "UNEXPECTED_SIGNATURE",
+            words: `a player's signature on a ${body.kind} record, which no player submits`,
+          },
+        ]);
       }
       if (sigs.accepts !== undefined) {
         const accepts = sigs.accepts;
         if (body.kind !== "final" || body.v < 2 || !keyed) {
-          return firstOf([...checks, { code: "UNEXPECTED_SIGNATURE", words: "acceptances belong on the final record of a keyed game of format v2" }]);
+          return firstOf([
+            ...checks,
+            {
+              code: "UNEXPECTED_SIGNATURE",
+              words: "acceptances belong on the final record of a keyed game of format v2",
+            },
+          ]);
         }
         if (!Array.isArray(accepts) || accepts.length !== keys.length) {
-          return firstOf([...checks, { code: "BAD_ACCEPTANCE", words: `one acceptance entry per seat, a signature or null: ${keys.length} expected` }]);
+          return firstOf([
+            ...checks,
+            {
+              code: "BAD_ACCEPTANCE",
+              words: `one acceptance entry per seat, a signature or null: ${keys.length} expected`,
+            },
+          ]);
         }
         accepts.forEach((signature, seat) => {
-          if (signature !== null) checks.push(signed(seat, "accept", line.bodyBytes, signature, body.v, "BAD_ACCEPTANCE", "acceptance of the final record"));
+          if (signature !== null)
+            checks.push(
+              signed(
+                seat,
+                "accept",
+                line.bodyBytes,
+                signature,
+                body.v,
+                "BAD_ACCEPTANCE",
+                "acceptance of the final record",
+              ),
+            );
         });
       }
       return checks.length === 0 ? null : firstOf(checks);
     });
-    if (found !== null) return found[0] === null ? failedAtFraming(check, log) : failed(log, check, ...found);
-    if (!keyed) return result(check, "not-applicable", "no seat lists a key: nobody signed their own moves, so who moved rests on the table's word");
-    const accepted = counts.accept === 0 ? "" : `, ${plural(counts.accept, "acceptance")} of the final record`;
-    return result(check, "pass", `every seat's Ed25519 signatures verify: ${plural(counts.genesis, "co-signature")} of the genesis, ${plural(counts.submission, "signed submission")}${accepted}`);
+    if (found !== null)
+      return found[0] === null ? failedAtFraming(check, log) : failed(log, check, ...found);
+    if (!keyed)
+      return result(
+        check,
+        "not-applicable",
+        "no seat lists a key: nobody signed their own moves, so who moved rests on the table's word",
+      );
+    const accepted =
+      counts.accept === 0 ? "" : `, ${plural(counts.accept, "acceptance")} of the final record`;
+    return result(
+      check,
+      "pass",
+      `every seat's Ed25519 signatures verify: ${plural(counts.genesis, "co-signature")} of the genesis, ${plural(counts.submission, "signed submission")}${accepted}`,
+    );
   };
 
   // The final record and its secret, read up to the first final record: {secret, opens,
@@ -948,10 +1271,16 @@ const RDCheck = (() => {
       if (line.body === null) return { result: failed(log, check, line, unreadable(line)) };
       if (line.body.kind !== "final") continue;
       if (typeof line.body.secret !== "string" || !HEX_RE.test(line.body.secret)) {
-        return { result: failed(log, check, line, { code: "SCHEMA", words: "the final record's secret is not hex" }) };
+        return {
+          result: failed(log, check, line, {
+            code: "SCHEMA",
+            words: "the final record's secret is not hex",
+          }),
+        };
       }
       const secret = fromHex(line.body.secret);
-      const opens = secret.length === 32 && (await commitment(secret)) === log.genesis.body.commitment;
+      const opens =
+        secret.length === 32 && (await commitment(secret)) === log.genesis.body.commitment;
       return { secret, opens, finalLine: line };
     }
     return { result: log.framing === null ? null : failedAtFraming(check, log) };
@@ -961,12 +1290,26 @@ const RDCheck = (() => {
     const check = "commitment";
     const revealed = await revealedSecret(log, check);
     if (revealed.result !== undefined) {
-      return revealed.result ?? result(check, "not-applicable", "no final record: the dealer's secret is not revealed, so the commitment cannot be opened yet");
+      return (
+        revealed.result ??
+        result(
+          check,
+          "not-applicable",
+          "no final record: the dealer's secret is not revealed, so the commitment cannot be opened yet",
+        )
+      );
     }
     if (!revealed.opens) {
-      return failed(log, check, revealed.finalLine, { code: "SECRET_MISMATCH", words: "the revealed secret does not open the genesis commitment" });
+      return failed(log, check, revealed.finalLine, {
+        code: "SECRET_MISMATCH",
+        words: "the revealed secret does not open the genesis commitment",
+      });
     }
-    return result(check, "pass", `the secret revealed in record ${revealed.finalLine.body.seq} opens the genesis commitment (SHA-256)`);
+    return result(
+      check,
+      "pass",
+      `the secret revealed in record ${revealed.finalLine.body.seq} opens the genesis commitment (SHA-256)`,
+    );
   };
 
   const checkEntropy = async (log, ed25519) => {
@@ -974,56 +1317,120 @@ const RDCheck = (() => {
     const missing = noGenesis(log, check);
     if (missing !== null) return missing;
     const genesis = log.genesis.body;
-    if (genesis.v < 2) return result(check, "not-applicable", "format v1: the contributions are bytes that nothing ties to the commitment, so the log cannot show they came after it");
+    if (genesis.v < 2)
+      return result(
+        check,
+        "not-applicable",
+        "format v1: the contributions are bytes that nothing ties to the commitment, so the log cannot show they came after it",
+      );
     const { keys, problem: keyProblem } = playerKeys(log);
     if (keyProblem !== undefined) return failed(log, check, log.genesis, keyProblem);
-    if (keys.every((key) => key === null)) return result(check, "not-applicable", "no seat lists a key: the table wrote every seat's entropy, so the deal rests on its word");
-    if (!ed25519) return result(check, "unsupported", "each contribution should be its seat's Ed25519 signature over the commitment, but this browser's Web Crypto has no Ed25519, so none was checked");
+    if (keys.every((key) => key === null))
+      return result(
+        check,
+        "not-applicable",
+        "no seat lists a key: the table wrote every seat's entropy, so the deal rests on its word",
+      );
+    if (!ed25519)
+      return result(
+        check,
+        "unsupported",
+        "each contribution should be its seat's Ed25519 signature over the commitment, but this browser's Web Crypto has no Ed25519, so none was checked",
+      );
     const checks = keys.map((key, seat) => {
       if (seat >= genesis.entropy.length) return null;
-      const statement = canonicalBytes({ commitment: genesis.commitment, game: genesis.game, player: seat });
+      const statement = canonicalBytes({
+        commitment: genesis.commitment,
+        game: genesis.game,
+        player: seat,
+      });
       return verify(key, "entropy", statement, genesis.entropy[seat], 2).then((why) =>
-        signatureProblem("ENTROPY_NOT_BOUND", `${seatWords(log, seat)}'s entropy as a signature over this game's commitment`, why),
+        signatureProblem(
+          "ENTROPY_NOT_BOUND",
+          `${seatWords(log, seat)}'s entropy as a signature over this game's commitment`,
+          why,
+        ),
       );
     });
     const found = await firstOf(checks);
     if (found !== null) return failed(log, check, log.genesis, found);
-    return result(check, "pass", `each seat's contribution is its Ed25519 signature over this game's commitment, so every one was made after the dealer committed to its secret`);
+    return result(
+      check,
+      "pass",
+      `each seat's contribution is its Ed25519 signature over this game's commitment, so every one was made after the dealer committed to its secret`,
+    );
   };
 
   const checkPacks = async (log) => {
     const check = "packs";
     const revealed = await revealedSecret(log, check);
     if (revealed.result !== undefined) {
-      return revealed.result ?? result(check, "not-applicable", "no final record: without the revealed secret the packs cannot be re-derived");
+      return (
+        revealed.result ??
+        result(
+          check,
+          "not-applicable",
+          "no final record: without the revealed secret the packs cannot be re-derived",
+        )
+      );
     }
-    if (!revealed.opens) return result(check, "not-applicable", "the revealed secret does not open the commitment (see the commitment check), so the packs it deals prove nothing");
+    if (!revealed.opens)
+      return result(
+        check,
+        "not-applicable",
+        "the revealed secret does not open the commitment (see the commitment check), so the packs it deals prove nothing",
+      );
     const genesis = log.genesis.body;
     const seats = genesis.players.length;
     let seed;
     try {
-      if (genesis.entropy.length !== seats) throw new Error(`${plural(seats, "seat")} but ${plural(genesis.entropy.length, "entropy contribution")}`);
+      if (genesis.entropy.length !== seats)
+        throw new Error(
+          `${plural(seats, "seat")} but ${plural(genesis.entropy.length, "entropy contribution")}`,
+        );
       seed = matchSeed(revealed.secret, genesis.entropy.map(fromHex));
     } catch (error) {
-      return failed(log, check, log.genesis, { code: "BAD_SEATS", words: `one entropy contribution of 16 to 64 bytes per seat: ${error.message}` });
+      return failed(log, check, log.genesis, {
+        code: "BAD_SEATS",
+        words: `one entropy contribution of 16 to 64 bytes per seat: ${error.message}`,
+      });
     }
     let hands = 0;
-    const found = await firstProblem(log, (line) => {
-      const body = line.body;
-      if (body.kind !== "hand_start") return null;
-      if (!isCount(body.hand) || body.hand < 1 || !Array.isArray(body.packs)) return { code: "SCHEMA", words: "a hand_start needs its hand number and its pack digests" };
-      if (body.packs.length !== seats) return { code: "PACK_MISMATCH", words: `${plural(body.packs.length, "pack digest")} for ${plural(seats, "seat")}` };
-      hands += 1;
-      return firstOf(
-        body.packs.map(async (digest, seat) => {
-          const pack = await derivePack(seed, body.hand, seat);
-          if ((await packDigest(body.hand, seat, pack)) === digest) return null;
-          return { code: "PACK_MISMATCH", words: `hand ${body.hand}: ${seatWords(log, seat)}'s pack is not the one the revealed secret and the entropy deal (its digest differs)` };
-        }),
-      );
-    }, revealed.finalLine.index);
+    const found = await firstProblem(
+      log,
+      (line) => {
+        const body = line.body;
+        if (body.kind !== "hand_start") return null;
+        if (!isCount(body.hand) || body.hand < 1 || !Array.isArray(body.packs))
+          return {
+            code: "SCHEMA",
+            words: "a hand_start needs its hand number and its pack digests",
+          };
+        if (body.packs.length !== seats)
+          return {
+            code: "PACK_MISMATCH",
+            words: `${plural(body.packs.length, "pack digest")} for ${plural(seats, "seat")}`,
+          };
+        hands += 1;
+        return firstOf(
+          body.packs.map(async (digest, seat) => {
+            const pack = await derivePack(seed, body.hand, seat);
+            if ((await packDigest(body.hand, seat, pack)) === digest) return null;
+            return {
+              code: "PACK_MISMATCH",
+              words: `hand ${body.hand}: ${seatWords(log, seat)}'s pack is not the one the revealed secret and the entropy deal (its digest differs)`,
+            };
+          }),
+        );
+      },
+      revealed.finalLine.index,
+    );
     if (found !== null) return failed(log, check, ...found);
-    return result(check, "pass", `${plural(hands, "hand")} × ${plural(seats, "seat")}: every pack digest is the pack re-derived from the revealed secret and the entropy (docs/deal-spec.md)`);
+    return result(
+      check,
+      "pass",
+      `${plural(hands, "hand")} × ${plural(seats, "seat")}: every pack digest is the pack re-derived from the revealed secret and the entropy (docs/deal-spec.md)`,
+    );
   };
 
   // A check that throws (input no check foresaw) fails: it never passes by accident.
@@ -1031,40 +1438,62 @@ const RDCheck = (() => {
     try {
       return await run();
     } catch (error) {
-      return { check, status: "fail", seq: null, line: null, code: "CHECK_ERROR", rule: null, words: `could not be completed (${error.name}: ${error.message}): nothing is proved by it` };
+      return {
+        check,
+        status: "fail",
+        seq: null,
+        line: null,
+        code: "CHECK_ERROR",
+        rule: null,
+        words: `could not be completed (${error.name}: ${error.message}): nothing is proved by it`,
+      };
     }
   };
 
   // -- the API -------------------------------------------------------------------------
 
+  // The checklist, in the order the design's #rd-checks lists it.
+  const CHECKS = Object.freeze([
+    "canonical",
+    "chain",
+    "table-signatures",
+    "player-signatures",
+    "commitment",
+    "entropy",
+    "packs",
+  ]);
   const base64Bytes = (text) => Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
   const SPKI_PREFIX = fromHex("302a300506032b6570032100");
 
   return Object.freeze({
     // logBytes: the log's bytes; tableKey: the pinned raw 32-byte key, or null.
-    // Resolves to {results: [{check, status, seq, line, code, rule, words}], ed25519}:
-    // one result per check, in the order of CHECKS; seq, line (1-based), code and rule
-    // name the first failing record when status is "fail", else they are null.
+    // Resolves to {results: [{check, status, seq, line, code, rule, words}], ed25519,
+    // finished}: one result per check, in the order of CHECKS; seq (the record's own, or
+    // the line's index when it is no record), line (1-based), code (the verifier's reason
+    // code) and rule (the signature's code) name the first failing record when status is
+    // "fail", else they are null. ed25519: this browser verifies Ed25519; finished: the log
+    // has its final record (an unfinished log fails nothing it holds, yet proves no result).
     async run(logBytes, { tableKey = null } = {}) {
       const ed25519 = await ed25519Available();
       const log = await readLog(logBytes);
-      const results = await Promise.all(
-        [
-          ["canonical", () => checkCanonical(log)],
-          ["chain", () => checkChain(log)],
-          ["table-signatures", () => checkTableSignatures(log, tableKey, ed25519)],
-          ["player-signatures", () => checkPlayerSignatures(log, ed25519)],
-          ["commitment", () => checkCommitment(log)],
-          ["entropy", () => checkEntropy(log, ed25519)],
-          ["packs", () => checkPacks(log)],
-        ].map(([check, run]) => failClosed(check, run)),
-      );
-      return { results, ed25519 };
+      const checks = {
+        canonical: () => checkCanonical(log),
+        chain: () => checkChain(log),
+        "table-signatures": () => checkTableSignatures(log, tableKey, ed25519),
+        "player-signatures": () => checkPlayerSignatures(log, ed25519),
+        commitment: () => checkCommitment(log),
+        entropy: () => checkEntropy(log, ed25519),
+        packs: () => checkPacks(log),
+      };
+      const results = await Promise.all(CHECKS.map((check) => failClosed(check, checks[check])));
+      return { results, ed25519, finished: log.final !== null };
     },
-    CHECKS: Object.freeze(["canonical", "chain", "table-signatures", "player-signatures", "commitment", "entropy", "packs"]),
+    CHECKS,
     // The page's embedded log: gzip, then base64.
     async gunzip(base64) {
-      const stream = new Blob([base64Bytes(base64)]).stream().pipeThrough(new DecompressionStream("gzip"));
+      const stream = new Blob([base64Bytes(base64)])
+        .stream()
+        .pipeThrough(new DecompressionStream("gzip"));
       return new Uint8Array(await new Response(stream).arrayBuffer());
     },
     // A table public key as racing-demon writes it (NAME.pub, SubjectPublicKeyInfo PEM),
@@ -1075,11 +1504,20 @@ const RDCheck = (() => {
       if (/^[0-9a-fA-F]{64}$/.test(trimmed)) {
         raw = fromHex(trimmed.toLowerCase());
       } else {
-        if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(trimmed)) {
-          throw new Error("this is a private key: give the table's public key (the .pub file), and keep the .key file secret");
+        // As the verifier's PEM reader does: the first PUBLIC KEY block, whatever text is
+        // around it (a comment line, a second block).
+        const pem = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]*)-----END PUBLIC KEY-----/.exec(
+          trimmed,
+        );
+        if (pem === null && /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(trimmed)) {
+          throw new Error(
+            "this is a private key: give the table's public key (the .pub file), and keep the .key file secret",
+          );
         }
-        const pem = /^-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]*)-----END PUBLIC KEY-----$/.exec(trimmed);
-        if (pem === null) throw new Error("not a public key: expected a PEM file (-----BEGIN PUBLIC KEY-----) or 64 hex characters");
+        if (pem === null)
+          throw new Error(
+            "not a public key: expected a PEM file (-----BEGIN PUBLIC KEY-----) or 64 hex characters",
+          );
         let der;
         try {
           der = base64Bytes(pem[1].replace(/\s+/g, ""));
@@ -1087,7 +1525,9 @@ const RDCheck = (() => {
           throw new Error("not a public key: its PEM body is not base64");
         }
         if (der.length !== 44 || !equalBytes(der.subarray(0, 12), SPKI_PREFIX)) {
-          throw new Error("not an Ed25519 public key (SubjectPublicKeyInfo of id-Ed25519 expected)");
+          throw new Error(
+            "not an Ed25519 public key (SubjectPublicKeyInfo of id-Ed25519 expected)",
+          );
         }
         raw = der.slice(12);
       }
@@ -1097,8 +1537,18 @@ const RDCheck = (() => {
     },
     // The parts, for tests and for readers who want to see the workings.
     canonical: Object.freeze({ readLine, encode: encodeCanonical }),
-    ed25519: Object.freeze({ available: ed25519Available, checkPublicKey, verifyRaw, verify, pae }),
-    deal: Object.freeze({ commitment, matchSeed, plainSeed, prkOf, firstWords, shuffle, derivePack, packDigest, face }),
+    ed25519: Object.freeze({ verifyRaw, verify }),
+    deal: Object.freeze({
+      commitment,
+      matchSeed,
+      plainSeed,
+      prkOf,
+      firstWords,
+      shuffle,
+      derivePack,
+      packDigest,
+      face,
+    }),
     hex: Object.freeze({ toHex, fromHex }),
   });
 })();
