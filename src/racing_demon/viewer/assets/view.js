@@ -589,6 +589,8 @@ function setPlaying(playing) {
   button.setAttribute("aria-label", playing ? "Pause" : "Play");
   button.setAttribute("aria-pressed", String(playing));
   document.body.classList.toggle("playing", playing);
+  // A screen reader would read every record out while playing: it hears the one paused on.
+  for (const id of ["rd-description", "rd-status"]) $(id).setAttribute("aria-live", playing ? "off" : "polite");
   if (playing) {
     if (view.index >= RECORDS.length - 1) go(0);
     scheduleNext();
