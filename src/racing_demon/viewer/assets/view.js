@@ -265,9 +265,10 @@ function buildSeats() {
     swatch.style.color = inkOn(colour);
     const total = el("span", { class: "rd-seat-total" });
     const flag = el("span", { class: "rd-seat-flag" });
-    const header = el("h3", { class: "rd-seat-name" }, swatch,
-      el("span", { class: "rd-name", text: seat.name }),
-      el("span", { class: "rd-back", text: `${seat.back} back` }), flag, total);
+    // The log names a back ("red"); the page draws each seat in its palette colour, which
+    // need not match that name, so the name is in the tooltip and the About panel only.
+    const header = el("h3", { class: "rd-seat-name", title: `${seat.name}: ${seat.back} back in the log` }, swatch,
+      el("span", { class: "rd-name", text: seat.name }), flag, total);
     const block = el("section", { class: "rd-seat", "data-seat": n, "aria-label": `Seat ${n}: ${seat.name}` }, header, piles);
     block.style.setProperty("--seat", colour);
     container.append(block);
