@@ -880,7 +880,7 @@ function drawChart() {
 
 // -- the browser's own checks -------------------------------------------------
 
-const CHECK_NAMES = ["canonical", "chain", "table-signatures", "player-signatures", "commitment", "entropy", "packs"];
+const CHECK_NAMES = RDCheck.CHECKS;
 const checks = { run: 0, bytes: null, pinned: null, pinnedFrom: "" };
 
 function drawChecks(results, done) {
