@@ -1,23 +1,1030 @@
-// The page's rendering (helper C's view.js replaces this at merge): the verdict and every
-// record in words, from the embedded data.
-const data = JSON.parse(document.getElementById("rd-data").textContent);
-const verdict = document.getElementById("rd-verdict");
-verdict.dataset.verdict = data.verdict.verdict;
-verdict.textContent = `${data.source}: ${data.verdict.verdict}`;
-if (data.failure) {
-  const failure = document.getElementById("rd-failure");
-  failure.hidden = false;
-  failure.textContent = `record ${data.failure.seq}: ${data.failure.code}: ${data.failure.message}`;
+// view.js: the game viewer's rendering, timeline, keys, deep links, audit and chart.
+// It reads the embedded data (format racing-demon/viewer/v1, made by viewer/model.py) and
+// RDCheck (check.js, in the same module script) for the browser's own checks. Plain DOM:
+// no library, no network; every text from the log goes in through textContent, never as markup.
+
+const DATA = JSON.parse(document.getElementById("rd-data").textContent);
+const RECORDS = DATA.records;
+const FRAMES = DATA.frames.list;
+// A file with no readable genesis has no game: the page still shows its verdict.
+const SEATS = DATA.game?.seats ?? [];
+const WORK_PILES = DATA.game?.work_piles ?? 0;
+
+// Logged pauses longer than this are shortened when playing: an idle table would otherwise
+// show nothing for minutes. The speed menu's tooltip says so.
+const LONGEST_PAUSE_MS = 3000;
+const NEARBY = 12; // records listed on each side of the one shown
+
+const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+const KIND_LABELS = {
+  genesis: "genesis", hand_start: "deal", move: "move", bounce: "bounce", tie: "tie",
+  call: "call", agree: "agree", stall: "stall", resign: "resign", hand_end: "hand end",
+  final: "final", receipt: "receipt",
+};
+const VERDICT_WORDS = {
+  verified: "VERIFIED", does_not_verify: "DOES NOT VERIFY", unfinished: "UNFINISHED",
+  unpinned: "UNPINNED", unreadable: "UNREADABLE",
+};
+const CHECK_TITLES = {
+  canonical: "Every line in canonical form",
+  chain: "Hash chain unbroken",
+  "table-signatures": "Table's signature on every record",
+  "player-signatures": "Players' signatures on their submissions",
+  commitment: "Revealed secret matches the commitment",
+  entropy: "Entropy bound to the commitment",
+  packs: "Every pack re-derived from the deal spec",
+};
+const CHECK_STATUS_WORDS = {
+  pass: "passed", fail: "failed", unsupported: "cannot be checked in this browser",
+  "not-applicable": "not applicable", unpinned: "no key pinned", running: "checking…",
+  error: "could not be run",
+};
+
+// -- small helpers ------------------------------------------------------------
+
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") node.className = value;
+    else if (name === "text") node.textContent = value;
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
 }
-const list = document.getElementById("rd-records");
-for (const record of data.records) {
-  const item = document.createElement("li");
-  item.value = record.seq;
-  item.textContent = record.text;
-  list.append(item);
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+function svg(tag, attributes = {}, text = null) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
+  if (text !== null) node.textContent = text;
+  return node;
 }
-if (data.log) {
-  RDCheck.gunzip(data.log.data).then((bytes) => {
-    verdict.title = `${bytes.length} bytes of log embedded`;
+
+function seqLink(seq, text = `record ${seq}`) {
+  return el("a", { href: `#seq=${seq}`, class: "rd-seq-link", text });
+}
+
+function clockText(ms) {
+  const total = Math.max(0, Math.floor(ms / 100));
+  const tenths = total % 10;
+  const seconds = Math.floor(total / 10) % 60;
+  const minutes = Math.floor(total / 600);
+  return `${minutes}:${String(seconds).padStart(2, "0")}.${tenths}`;
+}
+
+function hexBytes(hex) {
+  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
+}
+
+async function keyId(raw) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", raw));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+// Black or white text, whichever reads better on a seat's colour (the palette has both
+// black and yellow in it).
+function inkOn(colour) {
+  const value = parseInt(colour.slice(1), 16);
+  const [r, g, b] = [value >> 16, (value >> 8) & 255, value & 255];
+  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? "#000" : "#fff";
+}
+
+// Initials that tell the seats apart: the first letter, or more where two seats share it.
+function seatInitials(seats) {
+  const names = seats.map((seat) => Array.from(seat.name.trim() || `Seat ${seat.seat}`));
+  for (let length = 1; length <= 3; length++) {
+    const marks = names.map((letters) => letters.slice(0, length).join("").toUpperCase());
+    if (new Set(marks).size === marks.length) return marks;
+  }
+  return seats.map((seat) => String(seat.seat + 1));
+}
+const INITIALS = seatInitials(SEATS);
+
+function seatName(seat) {
+  return SEATS[seat]?.name ?? `seat ${seat}`;
+}
+
+function seatColour(seat) {
+  return SEATS[seat]?.colour ?? "#777777";
+}
+
+// -- cards --------------------------------------------------------------------
+
+function cardLabel(face, owner) {
+  const rank = RANK_NAMES[face[0]] ?? face[0];
+  return `${rank} of ${SUIT_NAMES[face[1]] ?? face[1]}, ${seatName(owner)}'s pack`;
+}
+
+function cardText(face) {
+  return (face[0] === "T" ? "10" : face[0]) + (SUIT_SYMBOLS[face[1]] ?? face[1]);
+}
+
+function isRed(face) {
+  return face[1] === "H" || face[1] === "D";
+}
+
+// A card face up. `marked` cards show their owner (foundations, where packs mix).
+function cardElement(face, owner, marked = false) {
+  const card = el("span", {
+    class: `card ${isRed(face) ? "red" : "black"}${marked ? " owned" : ""}`,
+    "data-card": face,
+    "data-owner": owner,
+    role: "img",
+    "aria-label": cardLabel(face, owner),
+  });
+  card.style.setProperty("--owner", seatColour(owner));
+  card.style.setProperty("--owner-ink", inkOn(seatColour(owner)));
+  const rank = face[0] === "T" ? "10" : face[0];
+  card.append(
+    el("span", { class: "rank", "aria-hidden": "true", text: rank }),
+    el("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOLS[face[1]] ?? face[1] }),
+    el("span", { class: "pip", "aria-hidden": "true", text: SUIT_SYMBOLS[face[1]] ?? face[1] }),
+  );
+  if (marked) card.append(el("span", { class: "initial", "aria-hidden": "true", text: INITIALS[owner] ?? "?" }));
+  return card;
+}
+
+function splitCard(text) {
+  const [face, owner] = text.split("@");
+  return [face, Number(owner)];
+}
+
+// -- frames: the table after each record, rebuilt from keyframes and deltas -----
+
+class FrameStore {
+  constructor(list) {
+    this.list = list;
+    this.keyframeOf = new Int32Array(list.length);
+    let keyframe = 0;
+    list.forEach((frame, index) => {
+      if (frame.full || index === 0) keyframe = index;
+      this.keyframeOf[index] = keyframe;
+    });
+    this.at = -1;
+    this.piles = {};
+  }
+
+  // The piles after frame `index`: from the nearest keyframe, or onward from the frame
+  // last built when that is on the way (stepping and playing cost one delta each).
+  pilesAt(index) {
+    if (index === this.at) return this.piles;
+    let start = this.keyframeOf[index];
+    if (this.at >= start && this.at < index) start = this.at + 1;
+    else this.piles = {};
+    for (let k = start; k <= index; k++) {
+      const frame = this.list[k];
+      if (frame.full) this.piles = { ...frame.set };
+      else Object.assign(this.piles, frame.set);
+    }
+    this.at = index;
+    return this.piles;
+  }
+}
+
+// -- the viewer ---------------------------------------------------------------
+
+const $ = (id) => document.getElementById(id);
+const frames = new FrameStore(FRAMES);
+const indexOfSeq = new Map();
+RECORDS.forEach((record, index) => {
+  if (!indexOfSeq.has(record.seq)) indexOfSeq.set(record.seq, index);
+});
+const handStarts = RECORDS.flatMap((record, index) => (record.kind === "hand_start" ? [index] : []));
+const lastFrame = FRAMES.length - 1;
+// The first failing record's index; RECORDS.length when no record fails (a finding about
+// the whole log, such as a missing final record, names none).
+const failIndex = (() => {
+  const failure = DATA.failure;
+  const known = (value) => value !== null && value !== undefined;
+  if (!failure) return RECORDS.length;
+  // The line tells a repeated or swapped seq apart; the seq serves where no line is given.
+  let found = -1;
+  if (known(failure.line)) found = RECORDS.findIndex((record) => record.line >= failure.line);
+  else if (known(failure.seq)) {
+    found = indexOfSeq.get(failure.seq) ?? RECORDS.findIndex((record) => record.seq >= failure.seq);
+  }
+  return found < 0 ? RECORDS.length : found;
+})();
+const failingSeq = failIndex < RECORDS.length ? RECORDS[failIndex].seq : null;
+
+const view = {
+  index: -1,
+  playing: false,
+  timer: null,
+  rendered: new Map(), // pile id -> the value object last drawn
+  pileElements: new Map(),
+  seatElements: [],
+};
+
+function verifiedAt(index) {
+  return index < failIndex && RECORDS[index].frame !== null && RECORDS[index].frame !== undefined;
+}
+
+// The frame to draw for a record: its own, or, past the end of the replay, the last one.
+function frameIndexOf(index) {
+  const own = RECORDS[index].frame;
+  if (own !== null && own !== undefined) return own;
+  return lastFrame;
+}
+
+// -- table skeleton (built once; piles are redrawn when their value changes) ---
+
+function buildSeats() {
+  const container = $("rd-seats");
+  container.replaceChildren();
+  for (const seat of SEATS) {
+    const n = seat.seat;
+    const colour = seatColour(n);
+    const piles = el("div", { class: "rd-piles" });
+    const pileSlot = (id, label, kind) => {
+      const pile = el("div", {
+        class: `pile pile-${kind}`,
+        "data-pile": id,
+        "data-count": "0",
+        "data-top": "",
+        role: "group",
+        "aria-label": `${seatName(n)}'s ${label}`,
+      });
+      const wrap = el("div", { class: `slot slot-${kind}` }, el("div", { class: "slot-label", text: label }), pile);
+      view.pileElements.set(id, pile);
+      return wrap;
+    };
+    piles.append(
+      pileSlot(`s${n}.demon`, "demon", "demon"),
+      pileSlot(`s${n}.stock`, "stock", "stock"),
+      pileSlot(`s${n}.waste`, "waste", "waste"));
+    for (let k = 1; k <= WORK_PILES; k++) piles.append(pileSlot(`s${n}.w${k}`, `work ${k}`, "work"));
+    const swatch = el("span", { class: "rd-swatch", "aria-hidden": "true", text: INITIALS[n] });
+    swatch.style.background = colour;
+    swatch.style.color = inkOn(colour);
+    const total = el("span", { class: "rd-seat-total" });
+    const flag = el("span", { class: "rd-seat-flag" });
+    // The log names a back ("red"); the page draws each seat in its palette colour, which
+    // need not match that name, so the name is in the tooltip and the About panel only.
+    const header = el("h3", { class: "rd-seat-name", title: `${seat.name}: ${seat.back} back in the log` }, swatch,
+      el("span", { class: "rd-name", text: seat.name }), flag, total);
+    const block = el("section", { class: "rd-seat", "data-seat": n, "aria-label": `Seat ${n}: ${seat.name}` }, header, piles);
+    block.style.setProperty("--seat", colour);
+    container.append(block);
+    view.seatElements.push({ block, total, flag });
+  }
+}
+
+function drawSeatPile(id, value) {
+  const pile = view.pileElements.get(id);
+  const owner = Number(id.slice(1, id.indexOf(".")));
+  const kind = id.slice(id.indexOf(".") + 1);
+  const work = /^w\d+$/.test(kind);
+  pile.replaceChildren();
+  if (value === undefined) {
+    pile.dataset.count = "0";
+    pile.dataset.top = "";
+    if (work) pile.dataset.cards = "";
+    return;
+  }
+  if (kind === "stock") {
+    const count = value.n;
+    pile.dataset.count = String(count);
+    pile.dataset.top = "";
+    if (count > 0) {
+      const back = el("span", { class: "card back", role: "img", "aria-label": `${count} cards face down` });
+      back.style.setProperty("--owner", seatColour(owner));
+      pile.append(back);
+    } else {
+      pile.append(el("span", { class: "card empty", role: "img", "aria-label": "empty" }));
+    }
+    pile.append(el("span", { class: "count", text: String(count) }));
+    return;
+  }
+  const cards = value.cards;
+  pile.dataset.count = String(cards.length);
+  pile.dataset.top = cards.length ? cards[cards.length - 1] : "";
+  if (work) {
+    pile.dataset.cards = cards.join(" ");
+    if (!cards.length) pile.append(el("span", { class: "card empty", role: "img", "aria-label": "empty" }));
+    for (const face of cards) pile.append(cardElement(face, owner));
+    return;
+  }
+  // Demon and waste: the top card shows (the waste's last three fanned, as they were turned).
+  const shown = kind === "waste" ? cards.slice(-3) : cards.slice(-1);
+  if (!shown.length) pile.append(el("span", { class: "card empty", role: "img", "aria-label": "empty" }));
+  const fan = el("span", { class: "fan" });
+  for (const face of shown) fan.append(cardElement(face, owner));
+  pile.append(fan, el("span", { class: "count", text: String(cards.length) }));
+}
+
+function foundationTitle(value) {
+  return value.levels.map((level) => level.map((text) => {
+    const [face, owner] = splitCard(text);
+    return `${cardText(face)} (${seatName(owner)})`;
+  }).join(" = ")).join(", ");
+}
+
+// Which record put each centre card there, from the audit of the hands that ended.
+const placedAt = new Map();
+for (const hand of DATA.audit?.hands ?? []) {
+  for (const entry of hand.seats) {
+    for (const placed of entry.placed) placedAt.set(`${hand.hand}:${placed.card}@${entry.seat}`, placed.seq);
+  }
+}
+
+function drawFoundation(pile, value, hand) {
+  pile.replaceChildren();
+  const count = value.levels.reduce((sum, level) => sum + level.length, 0);
+  const topLevel = value.levels[value.levels.length - 1] ?? [];
+  pile.dataset.count = String(count);
+  pile.dataset.top = topLevel[0] ?? "";
+  pile.dataset.suit = value.suit;
+  pile.classList.toggle("complete", Boolean(value.complete));
+  pile.classList.toggle("tied", topLevel.length > 1);
+  pile.title = foundationTitle(value);
+  const fan = el("span", { class: "fan" });
+  for (const text of topLevel) {
+    const [face, owner] = splitCard(text);
+    const card = cardElement(face, owner, true);
+    const seq = placedAt.get(`${hand}:${text}`);
+    if (seq === undefined) {
+      fan.append(card);
+    } else {
+      card.setAttribute("aria-label", `${card.getAttribute("aria-label")}, placed at record ${seq}`);
+      fan.append(el("a", { href: `#seq=${seq}`, class: "rd-card-link", title: `placed at record ${seq}` }, card));
+    }
+  }
+  // The owners of the cards below, bottom first: who built this pile, at a glance.
+  const strip = el("span", { class: "owners", "aria-hidden": "true" });
+  for (const level of value.levels.slice(0, -1)) {
+    for (const text of level) {
+      const tick = el("span", { class: "tick" });
+      tick.style.background = seatColour(splitCard(text)[1]);
+      strip.append(tick);
+    }
+  }
+  pile.append(fan, strip, el("span", { class: "count", text: `${count}${value.complete ? " ✓" : ""}` }));
+}
+
+function drawFoundations(piles, hand) {
+  const container = $("rd-foundations");
+  const ids = Object.keys(piles).filter((id) => id[0] === "f")
+    .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const present = new Set(ids);
+  for (const id of [...view.pileElements.keys()]) {
+    if (id[0] === "f" && !present.has(id)) {
+      view.pileElements.get(id).closest(".slot").remove();
+      view.pileElements.delete(id);
+      view.rendered.delete(id);
+    }
+  }
+  ids.forEach((id, position) => {
+    let pile = view.pileElements.get(id);
+    if (!pile) {
+      pile = el("div", { class: "pile pile-foundation", "data-pile": id, role: "group", "aria-label": `foundation ${id.slice(1)}` });
+      const slot = el("div", { class: "slot slot-foundation" }, el("div", { class: "slot-label", text: id.slice(1) }), pile);
+      view.pileElements.set(id, pile);
+      container.insertBefore(slot, container.children[position] ?? null);
+    } else if (container.children[position] !== pile.closest(".slot")) {
+      container.insertBefore(pile.closest(".slot"), container.children[position] ?? null);
+    }
+    if (view.rendered.get(id) !== piles[id]) {
+      drawFoundation(pile, piles[id], hand);
+      view.rendered.set(id, piles[id]);
+    }
+  });
+  if (!ids.length && !container.querySelector(".rd-empty-centre")) {
+    container.append(el("p", { class: "rd-empty-centre", text: "No foundation yet." }));
+  } else if (ids.length) {
+    container.querySelector(".rd-empty-centre")?.remove();
+  }
+}
+
+function drawTable(frameIndex, changed) {
+  const piles = frameIndex < 0 ? {} : frames.pilesAt(frameIndex);
+  for (const id of view.pileElements.keys()) {
+    if (id[0] !== "s") continue;
+    if (view.rendered.get(id) !== piles[id] || !view.rendered.has(id)) {
+      drawSeatPile(id, piles[id]);
+      view.rendered.set(id, piles[id]);
+    }
+  }
+  drawFoundations(piles, frameIndex < 0 ? null : FRAMES[frameIndex].hand);
+  for (const [id, pile] of view.pileElements) pile.classList.toggle("changed", changed.has(id));
+  $("rd-table").classList.toggle("before-deal", Object.keys(piles).length === 0);
+}
+
+// -- words --------------------------------------------------------------------
+
+// The record's words, with "record N" turned into links for the records it names.
+function wordsElement(record) {
+  const holder = el("p", { class: "rd-words" });
+  const links = new Set(record.links ?? []);
+  const named = new Set();
+  const text = record.text ?? "";
+  const pattern = /record (\d+)/g;
+  let last = 0;
+  for (const match of text.matchAll(pattern)) {
+    const seq = Number(match[1]);
+    if (!links.has(seq)) continue;
+    holder.append(text.slice(last, match.index), seqLink(seq, match[0]));
+    named.add(seq);
+    last = match.index + match[0].length;
+  }
+  holder.append(text.slice(last));
+  const others = [...links].filter((seq) => !named.has(seq));
+  if (others.length) {
+    holder.append(" (see ");
+    others.forEach((seq, position) => {
+      if (position) holder.append(", ");
+      holder.append(seqLink(seq));
+    });
+    holder.append(")");
+  }
+  return holder;
+}
+
+function kindBadge(record) {
+  const badge = el("span", { class: `rd-kind kind-${record.kind}`, text: KIND_LABELS[record.kind] ?? record.kind });
+  if (record.seat !== null && record.seat !== undefined) {
+    badge.style.setProperty("--seat", seatColour(record.seat));
+    badge.classList.add("by-seat");
+  }
+  return badge;
+}
+
+function drawDescription(index) {
+  const record = RECORDS[index];
+  const box = $("rd-description");
+  const heading = el("div", { class: "rd-description-head" }, kindBadge(record),
+    el("span", { class: "rd-when", text: `record ${record.seq} · ${clockText(record.t_ms)}${record.hand ? ` · hand ${record.hand}` : ""}` }));
+  box.replaceChildren(heading, wordsElement(record));
+  if (index === failIndex && failingSeq !== null) {
+    box.append(el("p", { class: "rd-finding", text: `The verifier stops here: ${DATA.failure.code}: ${DATA.failure.message}` }));
+  }
+  box.classList.toggle("failing", index === failIndex && failingSeq !== null);
+}
+
+function drawNearby(index) {
+  const list = $("rd-nearby");
+  const from = Math.max(0, index - NEARBY);
+  const to = Math.min(RECORDS.length - 1, index + NEARBY);
+  list.replaceChildren();
+  for (let k = from; k <= to; k++) {
+    const record = RECORDS[k];
+    const link = el("a", { href: `#seq=${record.seq}`, "data-index": k, title: record.text ?? "" },
+      el("span", { class: "rd-nearby-seq", text: String(record.seq) }), kindBadge(record),
+      el("span", { class: "rd-nearby-text", text: record.text ?? "" }));
+    const item = el("li", {
+      class: `${k === index ? "current" : ""}${verifiedAt(k) ? "" : " unverified"}${k === failIndex ? " failing" : ""}`,
+      "aria-current": k === index ? "true" : null,
+    }, link);
+    list.append(item);
+  }
+  const current = list.querySelector("li.current");
+  if (current) list.scrollTop = current.offsetTop - list.clientHeight / 2 + current.clientHeight / 2;
+}
+
+function drawStatus(index, frameIndex) {
+  const record = RECORDS[index];
+  const frame = frameIndex >= 0 ? FRAMES[frameIndex] : null;
+  const parts = [];
+  if (frame && frame.hand) parts.push(`Hand ${frame.hand}`);
+  if (frame && frame.phase) parts.push(frame.phase);
+  if (frame) parts.push(`clock ${clockText(frame.clock_ms)}`);
+  if (!frame || !Object.keys(frames.pilesAt(frameIndex)).length) parts.push("before the first deal");
+  $("rd-status").textContent = parts.join(" · ");
+  const totals = DATA.audit?.totals ?? [];
+  const hand = frame?.hand ?? record.hand ?? 0;
+  // The totals before the hand in play (after it, once its end is recorded).
+  const endedHands = (DATA.audit?.hands ?? []).filter((entry) => entry.end_seq <= record.seq).length;
+  const row = totals[Math.min(endedHands, totals.length - 1)] ?? [];
+  view.seatElements.forEach(({ block, total, flag }, seat) => {
+    block.classList.toggle("active", record.seat === seat);
+    total.textContent = row[seat] === undefined ? "" : `total ${row[seat]}`;
+    const hands = DATA.audit?.hands ?? [];
+    const ending = hands.find((entry) => entry.hand === hand && entry.end_seq <= record.seq);
+    flag.textContent = ending && ending.ended_by === seat ? ending.reason.replace("_", " ") : "";
   });
 }
+
+// -- moving -------------------------------------------------------------------
+
+function showNoRecord() {
+  $("rd-frame").dataset.verified = "false";
+  $("rd-seq").textContent = "no record";
+  $("rd-slider").disabled = true;
+  $("rd-description").replaceChildren(el("p", { class: "rd-words", text: "This file holds no readable record, so there is no table to show." }));
+}
+
+function go(index, { writeHash = true } = {}) {
+  if (!RECORDS.length) return;
+  index = Math.max(0, Math.min(RECORDS.length - 1, index));
+  const frameIndex = frameIndexOf(index);
+  const ownFrame = RECORDS[index].frame;
+  const changed = new Set();
+  if (ownFrame !== null && ownFrame !== undefined && !FRAMES[ownFrame].full) {
+    for (const id of Object.keys(FRAMES[ownFrame].set)) changed.add(id);
+  }
+  drawTable(frameIndex, changed);
+  view.index = index;
+  const record = RECORDS[index];
+  const frame = $("rd-frame");
+  const verified = verifiedAt(index);
+  frame.dataset.seq = String(record.seq);
+  frame.dataset.verified = String(verified);
+  const banner = $("rd-unverified");
+  banner.hidden = verified;
+  if (!verified) {
+    const why = lastFrame < 0
+      ? "The log could not be replayed at all, so there is no table to show."
+      : ownFrame === null || ownFrame === undefined
+      ? `The replay stopped before this record: the table shown is the last one replayed (record ${RECORDS.find((record) => record.frame === lastFrame)?.seq ?? lastFrame}).`
+      : `This record is at or after the first failing record.`;
+    banner.replaceChildren(el("strong", { text: "Not verified. " }), why, " ",
+      failingSeq === null ? "" : seqLink(failingSeq, `Go to the failing record ${failingSeq}`));
+  }
+  const slider = $("rd-slider");
+  slider.value = String(index);
+  slider.setAttribute("aria-valuetext", `record ${record.seq} of ${RECORDS.length}`);
+  $("rd-seq").textContent = `record ${record.seq} of ${RECORDS.length}`;
+  drawStatus(index, frameIndex);
+  drawDescription(index);
+  drawNearby(index);
+  if (writeHash && location.hash !== `#seq=${record.seq}`) {
+    history.replaceState(null, "", `#seq=${record.seq}`);
+  }
+}
+
+function handStartBefore(index) {
+  for (let k = handStarts.length - 1; k >= 0; k--) if (handStarts[k] < index) return handStarts[k];
+  return 0;
+}
+
+function handStartAfter(index) {
+  return handStarts.find((start) => start > index) ?? RECORDS.length - 1;
+}
+
+function indexFromHash() {
+  const match = /^#seq=(\d+)$/.exec(location.hash);
+  if (!match) return null;
+  const seq = Number(match[1]);
+  if (indexOfSeq.has(seq)) return indexOfSeq.get(seq);
+  const later = RECORDS.findIndex((record) => record.seq >= seq);
+  return later < 0 ? RECORDS.length - 1 : later;
+}
+
+// -- playing ------------------------------------------------------------------
+
+function speed() {
+  return Number($("rd-speed").value) || 1;
+}
+
+function setPlaying(playing) {
+  view.playing = playing;
+  clearTimeout(view.timer);
+  const button = $("rd-play");
+  button.textContent = playing ? "Pause" : "Play";
+  button.setAttribute("aria-label", playing ? "Pause" : "Play");
+  button.setAttribute("aria-pressed", String(playing));
+  document.body.classList.toggle("playing", playing);
+  // A screen reader would read every record out while playing: it hears the one paused on.
+  for (const id of ["rd-description", "rd-status"]) $(id).setAttribute("aria-live", playing ? "off" : "polite");
+  if (playing) {
+    if (view.index >= RECORDS.length - 1) go(0);
+    scheduleNext();
+  }
+}
+
+function scheduleNext() {
+  if (!view.playing) return;
+  if (view.index >= RECORDS.length - 1) {
+    setPlaying(false);
+    return;
+  }
+  const gap = RECORDS[view.index + 1].t_ms - RECORDS[view.index].t_ms;
+  const delay = Math.max(0, Math.min(gap, LONGEST_PAUSE_MS)) / speed();
+  view.timer = setTimeout(() => {
+    go(view.index + 1);
+    scheduleNext();
+  }, delay);
+}
+
+// -- controls -----------------------------------------------------------------
+
+function bindControls() {
+  const slider = $("rd-slider");
+  slider.max = String(Math.max(0, RECORDS.length - 1));
+  slider.addEventListener("input", () => {
+    setPlaying(false);
+    go(Number(slider.value));
+  });
+  const step = (target) => () => {
+    setPlaying(false);
+    go(target());
+  };
+  $("rd-first").addEventListener("click", step(() => 0));
+  $("rd-last").addEventListener("click", step(() => RECORDS.length - 1));
+  $("rd-prev").addEventListener("click", step(() => view.index - 1));
+  $("rd-next").addEventListener("click", step(() => view.index + 1));
+  $("rd-prev-hand").addEventListener("click", step(() => handStartBefore(view.index)));
+  $("rd-next-hand").addEventListener("click", step(() => handStartAfter(view.index)));
+  $("rd-play").addEventListener("click", () => setPlaying(!view.playing));
+  $("rd-play").title = `Play or pause (Space) at the logged pace times the speed; pauses longer than ${LONGEST_PAUSE_MS / 1000} s are shortened to ${LONGEST_PAUSE_MS / 1000} s.`;
+  const speedMenu = $("rd-speed");
+  speedMenu.title = `Plays at ${speedMenu.value}× the time logged between records; a pause longer than ${LONGEST_PAUSE_MS / 1000} s of game time is shortened to ${LONGEST_PAUSE_MS / 1000} s.`;
+  speedMenu.addEventListener("change", () => {
+    speedMenu.title = speedMenu.title.replace(/^Plays at \d+×/, `Plays at ${speedMenu.value}×`);
+    if (view.playing) setPlaying(true);
+  });
+
+  const keys = {
+    ArrowLeft: () => view.index - 1,
+    ArrowRight: () => view.index + 1,
+    Home: () => 0,
+    End: () => RECORDS.length - 1,
+    PageUp: () => handStartBefore(view.index),
+    PageDown: () => handStartAfter(view.index),
+  };
+  const typing = (target) =>
+    target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement ||
+    (target instanceof HTMLInputElement && target.type !== "range");
+  document.addEventListener("keydown", (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) return;
+    if (event.key === " ") {
+      event.preventDefault();
+      if (!event.repeat) setPlaying(!view.playing);
+      return;
+    }
+    const target = keys[event.key];
+    if (!target) return;
+    event.preventDefault();
+    setPlaying(false);
+    go(target());
+  });
+  // A focused button would also take Space as a click on key-up, toggling play twice.
+  document.addEventListener("keyup", (event) => {
+    if (event.key === " " && event.target instanceof HTMLButtonElement) event.preventDefault();
+  });
+  window.addEventListener("hashchange", () => {
+    const index = indexFromHash();
+    if (index !== null && index !== view.index) {
+      setPlaying(false);
+      go(index, { writeHash: false });
+    }
+  });
+}
+
+function drawMarks() {
+  const marks = $("rd-marks");
+  const span = Math.max(1, RECORDS.length - 1);
+  const mark = (index, kind, label) => {
+    const tick = el("span", { class: `rd-mark mark-${kind}`, title: label });
+    tick.style.left = `${(100 * index) / span}%`;
+    marks.append(tick);
+  };
+  handStarts.forEach((index) => mark(index, "hand", `hand ${RECORDS[index].hand ?? ""} starts`));
+  if (failingSeq !== null) mark(failIndex, "failure", "first failing record");
+}
+
+// -- header, verdict, failure ---------------------------------------------------
+
+function drawHeader() {
+  const game = DATA.game ?? {};
+  const rules = game.rules ?? {};
+  $("rd-game").textContent = game.id
+    ? `${DATA.source} · ${rules.title ?? rules.name ?? ""} · ${SEATS.length} players · ${RECORDS.length} records`
+    : `${DATA.source} · no game could be read from it`;
+  const report = DATA.verdict ?? {};
+  const verdict = report.verdict ?? "unreadable";
+  const box = $("rd-verdict");
+  box.dataset.verdict = verdict;
+  box.querySelector(".rd-verdict-word").textContent = VERDICT_WORDS[verdict] ?? verdict;
+  const detail = [];
+  if (report.step) detail.push(`step ${report.step.number} (${report.step.title})`);
+  if (report.finding) detail.push(report.finding.code);
+  if (report.pinned === false) detail.push("table key not pinned");
+  box.querySelector(".rd-verdict-detail").textContent = detail.join(" · ");
+  box.title = `As the Python verifier (${DATA.software}) judged the log when this page was made.`;
+
+  const failure = $("rd-failure");
+  if (DATA.failure) {
+    const finding = report.finding ?? {};
+    failure.hidden = false;
+    const headline = verdict === "unfinished" ? "This log is unfinished. " : "This log does not verify. ";
+    const findingWords = `(step ${DATA.failure.step}): ${DATA.failure.code}: ${DATA.failure.message}`;
+    failure.replaceChildren(el("strong", { text: headline }));
+    if (failingSeq === null) {
+      failure.append(`The verifier's finding ${findingWords}.`);
+    } else {
+      failure.append(`First failing record: `, seqLink(failingSeq, `record ${failingSeq}`), ` ${findingWords}`,
+        finding.move ? ` — move “${finding.move}”` : "", ". Every record from there on is marked not verified.");
+    }
+  }
+
+  const about = $("rd-about");
+  const row = (term, value) => about.append(el("dt", { text: term }), el("dd", { text: value }));
+  if (game.id) {
+    row("Game", game.id);
+    row("Log format", `v${game.format_version}`);
+    row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256.slice(0, 16)}…` : ""}`);
+  }
+  row("Log bytes", DATA.log ? `${DATA.log.bytes} · sha256 ${DATA.log.sha256.slice(0, 16)}…` : "not embedded (too large to read)");
+  row("Made by", DATA.software);
+  for (const seat of SEATS) {
+    row(`Seat ${seat.seat}`, `${seat.name} (${seat.back} back)${seat.key ? ` · player key ${seat.key.slice(0, 12)}…` : " · no player key"}`);
+  }
+}
+
+// -- audit and chart ----------------------------------------------------------
+
+const END_WORDS = {
+  call: "a call", demon_empty: "an empty demon pile", blocked: "a blocked table",
+  no_centre: "no card to the centre", abandoned: "abandonment", resigned: "a resignation",
+};
+
+function drawAudit() {
+  const holder = $("rd-audit-hands");
+  const hands = DATA.audit?.hands ?? [];
+  if (!hands.length) {
+    holder.append(el("p", { class: "rd-note", text: "No hand ended in this log, so there is nothing to score." }));
+  }
+  for (const hand of hands) {
+    const by = hand.ended_by === null || hand.ended_by === undefined ? "" : ` by ${seatName(hand.ended_by)}`;
+    const caption = el("caption", {}, `Hand ${hand.hand}: ended with ${END_WORDS[hand.reason] ?? hand.reason}${by} at `,
+      seqLink(hand.end_seq));
+    if (hand.replayed === false) {
+      caption.append(el("span", { class: "rd-refused", text: " — the replay refused this hand_end: scored as the table stood at it" }));
+    }
+    const head = el("thead", {}, el("tr", {},
+      ...["Seat", "Cards placed", "Demon left", "Penalty", "Score", "Claimed", ""].map((text) => el("th", { scope: "col", text }))));
+    const body = el("tbody");
+    for (const entry of hand.seats) {
+      const cards = el("td", { class: "rd-placed" });
+      for (const placed of entry.placed) {
+        const link = el("a", { href: `#seq=${placed.seq}`, class: `rd-chip ${isRed(placed.card) ? "red" : "black"}`,
+          title: `record ${placed.seq}`, "aria-label": `${cardLabel(placed.card, entry.seat)}, placed at record ${placed.seq}`,
+          text: cardText(placed.card) });
+        cards.append(link, " ");
+      }
+      cards.prepend(el("span", { class: "rd-placed-count", text: `${entry.placed.length}: ` }));
+      const differs = entry.claimed !== null && entry.claimed !== undefined && entry.claimed !== entry.score;
+      const swatch = el("span", { class: "rd-swatch", "aria-hidden": "true", text: INITIALS[entry.seat] });
+      swatch.style.background = seatColour(entry.seat);
+      swatch.style.color = inkOn(seatColour(entry.seat));
+      const row = el("tr", { "data-seat": entry.seat, class: differs ? "mismatch" : null },
+        el("th", { scope: "row" }, swatch, ` ${seatName(entry.seat)}`),
+        cards,
+        el("td", { class: "num", "data-field": "demon_left", text: String(entry.demon_left) }),
+        el("td", { class: "num", "data-field": "penalty", text: String(entry.penalty) }),
+        el("td", { class: "num", "data-field": "score", text: String(entry.score) }),
+        el("td", { class: "num", "data-field": "claimed", text: entry.claimed === null || entry.claimed === undefined ? "—" : String(entry.claimed) }),
+        el("td", { class: "rd-mark-cell", text: differs ? "≠ claimed" : entry.claimed === null || entry.claimed === undefined ? "no claim" : "✓" }),
+      );
+      body.append(row);
+    }
+    const table = el("table", { class: "rd-audit-table", "data-hand": hand.hand }, caption, head, body);
+    holder.append(el("div", { class: "rd-audit-scroll" }, table));
+  }
+  const totals = DATA.audit?.totals ?? [];
+  const claimed = DATA.audit?.claimed_totals;
+  if (totals.length > 1) {
+    const final = totals[totals.length - 1];
+    const line = el("p", { class: "rd-totals", "data-totals": final.join(" ") }, "Totals recomputed: ");
+    SEATS.forEach((seat, position) => {
+      if (position) line.append(", ");
+      line.append(`${seat.name} ${final[seat.seat]}`);
+    });
+    if (claimed) {
+      const same = claimed.every((value, seat) => value === final[seat]);
+      line.append(same ? "; the final record claims the same." : `; the final record claims ${claimed.join(", ")}: they differ.`);
+      line.classList.toggle("mismatch", !same);
+    }
+    holder.append(line);
+  }
+}
+
+const MARKERS = ["circle", "square", "triangle", "diamond", "circle", "square", "triangle", "diamond"];
+const DASHES = ["", "6 3", "2 3", "8 3 2 3", "", "6 3", "2 3", "8 3 2 3"];
+
+function marker(shape, x, y, colour) {
+  const size = 4;
+  if (shape === "square") return svg("rect", { x: x - size, y: y - size, width: 2 * size, height: 2 * size, fill: colour });
+  if (shape === "triangle") return svg("path", { d: `M${x} ${y - size - 1}L${x + size + 1} ${y + size}L${x - size - 1} ${y + size}Z`, fill: colour });
+  if (shape === "diamond") return svg("path", { d: `M${x} ${y - size - 1}L${x + size + 1} ${y}L${x} ${y + size + 1}L${x - size - 1} ${y}Z`, fill: colour });
+  return svg("circle", { cx: x, cy: y, r: size, fill: colour });
+}
+
+function niceStep(range) {
+  const raw = range / 5;
+  const power = 10 ** Math.floor(Math.log10(Math.max(raw, 1)));
+  return [1, 2, 5, 10].map((factor) => factor * power).find((step) => step >= raw) ?? power * 10;
+}
+
+function drawChart() {
+  const totals = DATA.audit?.totals ?? [];
+  const wrap = $("rd-chart-wrap");
+  const width = 640, height = 280;
+  const pad = { left: 48, right: 160, top: 16, bottom: 40 };
+  const chart = svg("svg", { id: "rd-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "rd-chart-title rd-chart-desc", class: "rd-chart" });
+  const hands = totals.length - 1;
+  const description = hands < 1 ? "No hand ended, so there are no totals to draw."
+    : SEATS.map((seat) => `${seat.name}: ${totals.map((row) => row[seat.seat]).join(", ")}`).join("; ") + ".";
+  chart.append(svg("title", { id: "rd-chart-title" }, "Each seat's running total after each hand"),
+    svg("desc", { id: "rd-chart-desc" }, `Totals from 0 before hand 1, after each hand in turn. ${description}`));
+  const values = totals.flat();
+  let low = Math.min(0, ...values), high = Math.max(0, ...values);
+  if (high === low) high = low + 10;
+  const step = niceStep(high - low);
+  low = Math.floor(low / step) * step;
+  high = Math.ceil(high / step) * step;
+  const x = (hand) => pad.left + (hands < 1 ? 0 : ((width - pad.left - pad.right) * hand) / hands);
+  const y = (value) => pad.top + ((height - pad.top - pad.bottom) * (high - value)) / (high - low);
+  const axes = svg("g", { class: "axes" });
+  for (let value = low; value <= high; value += step) {
+    axes.append(svg("line", { x1: pad.left, x2: width - pad.right, y1: y(value), y2: y(value), class: value === 0 ? "zero" : "grid" }),
+      svg("text", { x: pad.left - 6, y: y(value) + 4, "text-anchor": "end" }, String(value)));
+  }
+  const labelEvery = Math.max(1, Math.ceil(hands / 12));
+  for (let hand = 0; hand <= hands; hand += labelEvery) {
+    axes.append(svg("text", { x: x(hand), y: height - pad.bottom + 16, "text-anchor": "middle" }, String(hand)));
+  }
+  axes.append(svg("text", { x: (pad.left + width - pad.right) / 2, y: height - 6, "text-anchor": "middle", class: "axis-title" }, "after hand"),
+    svg("text", { x: 12, y: (pad.top + height - pad.bottom) / 2, "text-anchor": "middle", class: "axis-title", transform: `rotate(-90 12 ${(pad.top + height - pad.bottom) / 2})` }, "total"),
+    svg("line", { x1: pad.left, x2: pad.left, y1: pad.top, y2: height - pad.bottom, class: "axis" }),
+    svg("line", { x1: pad.left, x2: width - pad.right, y1: height - pad.bottom, y2: height - pad.bottom, class: "axis" }));
+  chart.append(axes);
+  SEATS.forEach((seat, position) => {
+    const colour = seatColour(seat.seat);
+    const points = totals.map((row, hand) => `${x(hand)},${y(row[seat.seat])}`).join(" ");
+    const series = svg("g", { class: "series", "data-seat": seat.seat });
+    // A faint halo under each line keeps the palette's black visible on a dark page.
+    series.append(svg("polyline", { points, fill: "none", class: "halo", "stroke-width": 5 }),
+      svg("polyline", { points, fill: "none", stroke: colour, "stroke-width": 2.5, "stroke-dasharray": DASHES[position] }));
+    totals.forEach((row, hand) => {
+      const dot = marker(MARKERS[position], x(hand), y(row[seat.seat]), colour);
+      dot.append(svg("title", {}, `${seat.name}: ${row[seat.seat]} after hand ${hand}`));
+      series.append(dot);
+    });
+    const legendY = pad.top + 8 + position * 20;
+    const legendX = width - pad.right + 14;
+    series.append(svg("line", { x1: legendX, x2: legendX + 22, y1: legendY, y2: legendY, stroke: colour, "stroke-width": 2.5, "stroke-dasharray": DASHES[position] }),
+      marker(MARKERS[position], legendX + 11, legendY, colour),
+      svg("text", { x: legendX + 28, y: legendY + 4, class: "legend" }, `${seat.name.slice(0, 18)} ${totals.length ? totals[totals.length - 1][seat.seat] : ""}`));
+    chart.append(series);
+  });
+  wrap.replaceChildren(chart);
+}
+
+// -- the browser's own checks -------------------------------------------------
+
+const CHECK_NAMES = RDCheck.CHECKS;
+const checks = { run: 0, bytes: null, pinned: null, pinnedFrom: "" };
+
+function drawChecks(results, done) {
+  const list = $("rd-checks");
+  list.replaceChildren();
+  const byName = new Map(results.map((result) => [result.check, result]));
+  for (const name of CHECK_NAMES) {
+    const result = byName.get(name) ?? { check: name, status: "running", seq: null, words: "" };
+    const item = el("li", { "data-check": name, "data-status": result.status, "data-seq": result.seq ?? "" },
+      el("span", { class: "rd-check-mark", "aria-hidden": "true", text: { pass: "✓", fail: "✗", running: "…", unsupported: "?", unpinned: "?", "not-applicable": "–", error: "!" }[result.status] ?? "?" }),
+      el("span", { class: "rd-check-title", text: CHECK_TITLES[name] }),
+      el("span", { class: "rd-check-status", text: ` — ${CHECK_STATUS_WORDS[result.status] ?? result.status}` }));
+    if (result.seq !== null && result.seq !== undefined) item.append(", at ", seqLink(result.seq));
+    if (result.words) item.append(el("span", { class: "rd-check-words", text: result.words }));
+    list.append(item);
+  }
+  list.dataset.done = String(done);
+  list.dataset.pinned = String(checks.pinned !== null);
+}
+
+function checksResult(results) {
+  if (results.some((result) => result.status === "fail")) return "fail";
+  if (results.some((result) => result.status === "unsupported" || result.status === "unpinned")) return "incomplete";
+  return "pass";
+}
+
+function drawBrowserResult(result, word) {
+  const badge = $("rd-browser-result");
+  badge.dataset.result = result;
+  badge.querySelector(".rd-verdict-word").textContent = word;
+}
+
+async function drawKeyState() {
+  const state = $("rd-key-state");
+  const key = checks.pinned ?? (DATA.table_key ? hexBytes(DATA.table_key) : null);
+  if (!key) {
+    state.textContent = "No table key: the page's maker gave none, so the table's signatures cannot be checked until you pin its public key.";
+    return;
+  }
+  const id = await keyId(key);
+  state.textContent = checks.pinned
+    ? `Table key pinned by you (${checks.pinnedFrom}), key id ${id.slice(0, 16)}…`
+    : `Table key: the key given to the page's maker, key id ${id.slice(0, 16)}…. Pin your own copy to check against a key you trust.`;
+}
+
+async function runChecks() {
+  const run = ++checks.run;
+  drawChecks([], false);
+  const summary = $("rd-checks-summary");
+  summary.textContent = "Checking…";
+  drawBrowserResult("", "checking…");
+  $("rd-checks").dataset.result = "";
+  await drawKeyState();
+  try {
+    if (!DATA.log) throw new Error("the page holds no copy of the log (it was too large to read)");
+    checks.bytes ??= await RDCheck.gunzip(DATA.log.data);
+    const key = checks.pinned ?? (DATA.table_key ? hexBytes(DATA.table_key) : null);
+    const outcome = await RDCheck.run(checks.bytes, { tableKey: key });
+    if (run !== checks.run) return;
+    drawChecks(outcome.results, true);
+    const result = checksResult(outcome.results);
+    $("rd-checks").dataset.result = result;
+    const words = {
+      pass: "Every check passed in this browser.",
+      fail: "This browser found a failure.",
+      incomplete: "Some checks could not be made (see above): the result is incomplete.",
+    };
+    summary.textContent = words[result];
+    drawBrowserResult(result, { pass: "ALL CHECKS PASS", fail: "FAILS", incomplete: "INCOMPLETE" }[result]);
+    if (!outcome.ed25519) {
+      summary.append(el("strong", { class: "rd-no-ed25519", text: " This browser lacks Ed25519 in Web Crypto, so no signature could be checked here; the Python verifier's verdict above still stands." }));
+    }
+    summary.className = `rd-checks-summary result-${result}`;
+  } catch (error) {
+    if (run !== checks.run) return;
+    const words = `not run: ${error?.message ?? error}`;
+    drawChecks(CHECK_NAMES.map((check) => ({ check, status: "error", seq: null, words })), true);
+    const list = $("rd-checks");
+    list.dataset.result = "incomplete";
+    summary.textContent = `The checks could not run in this browser: ${error?.message ?? error}`;
+    drawBrowserResult("incomplete", "COULD NOT RUN");
+    summary.className = "rd-checks-summary result-incomplete";
+  }
+}
+
+async function pinKeyFile(file) {
+  const problem = $("rd-key-error");
+  problem.textContent = "";
+  try {
+    const key = RDCheck.parsePublicKeyFile(await file.text());
+    checks.pinned = key;
+    checks.pinnedFrom = file.name;
+    $("rd-checks").dataset.pinned = "true";
+    await runChecks();
+  } catch (error) {
+    problem.textContent = `Not pinned: ${file.name}: ${error?.message ?? error}`;
+  }
+}
+
+function bindKeyDrop() {
+  const input = $("rd-key-input");
+  input.addEventListener("change", () => {
+    if (input.files?.length) pinKeyFile(input.files[0]);
+  });
+  const zone = $("rd-key-drop");
+  for (const name of ["dragenter", "dragover"]) {
+    zone.addEventListener(name, (event) => {
+      event.preventDefault();
+      zone.classList.add("dragging");
+    });
+  }
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    const file = event.dataTransfer?.files?.[0];
+    if (file) pinKeyFile(file);
+  });
+  // A file dropped elsewhere must not replace the page with the key's text.
+  window.addEventListener("dragover", (event) => event.preventDefault());
+  window.addEventListener("drop", (event) => event.preventDefault());
+  $("rd-rerun").addEventListener("click", () => runChecks());
+}
+
+// -- start ----------------------------------------------------------------------
+
+function start() {
+  buildSeats();
+  bindControls();
+  drawHeader();
+  const fromHash = indexFromHash();
+  const opening = fromHash ?? (failingSeq !== null ? failIndex : (handStarts[0] ?? 0));
+  if (RECORDS.length) go(opening, { writeHash: fromHash !== null });
+  else showNoRecord();
+  document.body.dataset.ready = "true";
+  performance.mark("rd-first-frame"); // for bench/viewer.py: time to the first frame
+  // The first frame is on screen; the rest can wait for the next turn of the event loop.
+  setTimeout(() => {
+    drawMarks();
+    drawAudit();
+    drawChart();
+    bindKeyDrop();
+    runChecks();
+  }, 0);
+}
+
+start();

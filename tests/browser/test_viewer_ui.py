@@ -1,0 +1,576 @@
+"""The viewer's page in a real Chromium: its table equals the replay, its timeline moves as
+the issue asks, and a failing log shows where it fails (issue 17, "Tests, in a real browser").
+
+Pages are built by the Python builder from sample games and from freshly simulated games of
+every profile; one browser session serves every test.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.game.scoring import HandScore
+from racing_demon.game.state import State
+from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
+from racing_demon.replay import ReplayError, find_secret, replay
+from racing_demon.sim.bots import EASY, HARD, NORMAL
+from racing_demon.sim.simulate import simulate
+from racing_demon.verify import Settings
+from racing_demon.viewer import build_page
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_games"
+TABLE_PUB = raw_public_bytes(load_public_key(SAMPLES / "table.pub"))
+SIM_KEY = Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32)
+MANIFEST = {
+    game["file"]: game for game in json.loads((SAMPLES / "manifest.json").read_text())["games"]
+}
+
+SAMPLE_GAMES = (
+    "valid/table-4p-tie-signed.jsonl",
+    "valid/table-2p-to-100.jsonl",
+    "valid/nertz-2p-stall-shifts.jsonl",
+    "valid/peer2peer-3p-resigned-signed.jsonl",
+    "disputed/illegal-move-re-signed.jsonl",
+    "disputed/changed-byte.jsonl",
+    "disputed/inflated-score.jsonl",
+)
+SIMULATED = {"table": (NORMAL, HARD, EASY), "nertz": (HARD, NORMAL), "peer2peer": (NORMAL, HARD)}
+WAIT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Game:
+    log: Path
+    page: Path
+    key: bytes
+
+
+def _simulated(folder: Path, profile: str) -> Path:
+    document = builtin_document(profile)
+    if document["match"]["target"] is not None:
+        document["match"]["target"] = 15  # a short match: a few hands at most
+    log = folder / f"sim-{profile}.jsonl"
+    simulate(
+        log,
+        custom_variant(rules_from_document(document)),
+        SIMULATED[profile],
+        f"viewer-{profile}",
+        SIM_KEY,
+        receipts=False,
+    )
+    return log
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Game]:
+    folder = tmp_path_factory.mktemp("viewer-pages")
+    logs = {name: (SAMPLES / name, TABLE_PUB) for name in SAMPLE_GAMES}
+    for profile in SIMULATED:
+        logs[f"sim-{profile}"] = (_simulated(folder, profile), raw_public_bytes(SIM_KEY))
+    built = {}
+    for name, (log, key) in logs.items():
+        page = folder / (log.stem + ".html")
+        page.write_text(build_page(log, Settings(table_key=key)), encoding="utf-8")
+        built[name] = Game(log, page, key)
+    return built
+
+
+# -- the browser side -----------------------------------------------------------
+
+READ_PILES = """
+return Array.from(document.querySelectorAll('#rd-table [data-pile]'), (pile) => [
+  pile.dataset.pile, pile.dataset.count, pile.dataset.top, pile.dataset.cards ?? null]);
+"""
+
+READ_AUDIT = """
+return Array.from(document.querySelectorAll('.rd-audit-table'), (table) => [
+  Number(table.dataset.hand),
+  Array.from(table.querySelectorAll('tbody tr'), (row) => [
+    Number(row.dataset.seat),
+    ...['demon_left', 'penalty', 'score', 'claimed'].map(
+      (field) => row.querySelector(`[data-field=${field}]`).textContent),
+    row.querySelectorAll('.rd-placed a[href^="#seq="]').length,
+    row.classList.contains('mismatch')])]);
+"""
+
+# Each marker's tooltip ends with "<total> after hand <n>".
+READ_CHART = """
+return Array.from(document.querySelectorAll('#rd-chart .series'), (series) =>
+  Array.from(series.querySelectorAll(':scope > :not(polyline):not(text) > title'), (title) =>
+    Number(/(-?\\d+) after hand \\d+$/.exec(title.textContent)[1])));
+"""
+
+
+def _wait(browser: Any, condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def _shown(browser: Any) -> int:
+    return int(browser.execute_script("return document.getElementById('rd-frame').dataset.seq"))
+
+
+def _open(browser: Any, page: Path, seq: int | None = None) -> None:
+    """Load the page afresh (about:blank first, so that a new hash is a new load)."""
+    browser.get("about:blank")
+    browser.get(page.as_uri() + ("" if seq is None else f"#seq={seq}"))
+    _wait(
+        browser,
+        lambda: browser.execute_script("return document.body.dataset.ready") == "true",
+        f"{page.name} to show its first frame",
+    )
+
+
+def _wait_shown(browser: Any, seq: int) -> None:
+    _wait(browser, lambda: _shown(browser) == seq, f"record {seq} to be shown")
+
+
+def _move_hash(browser: Any, seq: int) -> None:
+    browser.execute_script("location.hash = arguments[0]", f"#seq={seq}")
+    _wait_shown(browser, seq)
+
+
+def _press(browser: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.execute_script("document.activeElement.blur()")
+    ActionChains(browser).send_keys(key).perform()
+
+
+# -- the Python side ------------------------------------------------------------
+
+
+def _expected_piles(state: State) -> dict[str, tuple[str, str, str | None]]:
+    """What the DOM contract says each pile shows: (count, top, work cards head first)."""
+    piles: dict[str, tuple[str, str, str | None]] = {}
+    for number, seat in enumerate(state.seats):
+        for name, pile in (("demon", seat.demon), ("waste", seat.waste)):
+            piles[f"s{number}.{name}"] = (str(len(pile)), pile[-1].face if pile else "", None)
+        piles[f"s{number}.stock"] = (str(len(seat.stock)), "", None)
+        for index, work in enumerate(seat.work, start=1):
+            faces = " ".join(card.face for card in work)
+            piles[f"s{number}.w{index}"] = (str(len(work)), work[-1].face if work else "", faces)
+    for index, foundation in enumerate(state.foundations, start=1):
+        count = sum(len(level) for level in foundation.levels)
+        piles[f"f{index}"] = (str(count), str(foundation.levels[-1][0]), None)
+    return piles
+
+
+def _replayed(
+    log: Path, wanted: set[int] | None = None
+) -> tuple[dict[int, State], list[HandScore]]:
+    """The state after each replayed record (or the wanted ones), and the hands scored."""
+    secret = find_secret(log)
+    assert secret is not None
+    states: dict[int, State] = {}
+    hands: list[HandScore] = []
+    try:
+        for snapshot in replay(log, secret):
+            if snapshot.state is not None and (wanted is None or snapshot.seq in wanted):
+                states[snapshot.seq] = snapshot.state
+            hands = [score for score, _ in snapshot.hands]
+    except ReplayError:
+        pass  # a failing log: the states up to its failure
+    return states, hands
+
+
+def _records(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line)["body"] for line in log.read_text().splitlines()]
+
+
+def _sample(count: int, size: int) -> list[int]:
+    return sorted({round(k * (size - 1) / (count - 1)) for k in range(count)})
+
+
+# -- tests ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "valid/table-4p-tie-signed.jsonl",
+        "valid/table-2p-to-100.jsonl",
+        "valid/nertz-2p-stall-shifts.jsonl",
+        "valid/peer2peer-3p-resigned-signed.jsonl",
+        "disputed/illegal-move-re-signed.jsonl",
+        "sim-table",
+        "sim-nertz",
+        "sim-peer2peer",
+    ],
+)
+def test_table_equals_the_replay(browser: Any, games: dict[str, Game], name: str) -> None:
+    """Issue 17: "For a sample of records in several games, the DOM's table equals
+    `replay --at SEQ`": every seat's demon and waste top and count, stock count, work piles
+    in full, and each foundation's top (with its owner) and count."""
+    game = games[name]
+    states, _ = _replayed(game.log)
+    seqs = sorted(states)
+    chosen = {seqs[k] for k in _sample(12, len(seqs))}
+    chosen |= {
+        b["seq"] for b in _records(game.log) if b["kind"] in ("hand_start", "tie", "bounce")
+    } & set(seqs)
+    _open(browser, game.page, seqs[0])
+    for seq in sorted(chosen):
+        _move_hash(browser, seq)
+        shown = {
+            pile: (count, top, cards)
+            for pile, count, top, cards in browser.execute_script(READ_PILES)
+        }
+        assert shown == _expected_piles(states[seq]), f"{name} at record {seq}"
+
+
+def test_seeking_backwards_and_far_rebuilds_the_same_table(
+    browser: Any, games: dict[str, Game]
+) -> None:
+    """A frame reached by a jump back (from a keyframe) equals the one reached by stepping."""
+    game = games["valid/table-2p-to-100.jsonl"]
+    states, _ = _replayed(game.log)
+    _open(browser, game.page, max(states))
+    for seq in (700, 3, 640, 641, 65, 64, 128, 400):
+        _move_hash(browser, seq)
+        shown = {
+            pile: (count, top, cards)
+            for pile, count, top, cards in browser.execute_script(READ_PILES)
+        }
+        assert shown == _expected_piles(states[seq]), f"record {seq}"
+
+
+def test_keys_move_through_the_records(browser: Any, games: dict[str, Game]) -> None:
+    """The DOM contract's keys: ←/→ one record, Home/End first/last, PageUp/PageDown the
+    previous/next hand start, Space play/pause; the hash follows without new history."""
+    from selenium.webdriver.common.keys import Keys
+
+    game = games["valid/table-2p-to-100.jsonl"]
+    bodies = _records(game.log)
+    starts = [b["seq"] for b in bodies if b["kind"] == "hand_start"]
+    assert len(starts) > 2  # several hands, so PageUp/PageDown have somewhere to go
+    middle = (starts[1] + starts[2]) // 2
+    _open(browser, game.page, middle)
+    history = browser.execute_script("return history.length")
+    steps = [
+        (Keys.ARROW_RIGHT, middle + 1),
+        (Keys.ARROW_RIGHT, middle + 2),
+        (Keys.ARROW_LEFT, middle + 1),
+        (Keys.PAGE_DOWN, starts[2]),
+        (Keys.PAGE_UP, starts[1]),
+        (Keys.PAGE_UP, starts[0]),
+        (Keys.END, bodies[-1]["seq"]),
+        (Keys.HOME, 0),
+        (Keys.ARROW_LEFT, 0),
+    ]
+    for key, seq in steps:
+        _press(browser, key)
+        _wait_shown(browser, seq)
+        assert browser.execute_script("return location.hash") == f"#seq={seq}"
+        slider = browser.execute_script("return Number(document.getElementById('rd-slider').value)")
+        assert bodies[slider]["seq"] == seq
+    assert browser.execute_script("return history.length") == history
+    _press(browser, Keys.SPACE)
+    _wait(browser, lambda: _shown(browser) > 0, "Space to start playing")
+    _press(browser, Keys.SPACE)
+    pressed = "return document.getElementById('rd-play').getAttribute('aria-pressed')"
+    assert browser.execute_script(pressed) == "false"
+    stopped = _shown(browser)
+    time.sleep(0.3)
+    assert _shown(browser) == stopped
+    # Space on a focused button still plays and pauses, and does not also click the button.
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    browser.find_element("id", "rd-next").click()
+    after_click = _shown(browser)
+    ActionChains(browser).send_keys(Keys.SPACE).perform()
+    assert browser.execute_script(pressed) == "true"
+    ActionChains(browser).send_keys(Keys.SPACE).perform()
+    assert browser.execute_script(pressed) == "false"
+    assert _shown(browser) >= after_click
+
+
+def test_deep_links_open_there_and_hash_changes_move(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 17: "a deep link per record (`game.html#seq=120`) that opens there"; the
+    contract: `hashchange` moves there, and a link in the words is such a link."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page, 120)
+    assert _shown(browser) == 120
+    assert (
+        browser.execute_script("return document.getElementById('rd-seq').textContent")
+        == "record 120 of 230"
+    )
+    _move_hash(browser, 7)
+    tie = next(b for b in _records(game.log) if b["kind"] == "tie")
+    _move_hash(browser, tie["seq"])
+    links = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#rd-description a'),"
+        " (a) => a.getAttribute('href'))"
+    )
+    assert links, "a tie names the card it ties"
+    browser.find_element("css selector", "#rd-description a:last-of-type").click()
+    target = int(links[-1].removeprefix("#seq="))
+    _wait(browser, lambda: _shown(browser) == target, f"the linked record {target}")
+    browser.find_element("css selector", f"#rd-nearby a[href='#seq={target + 2}']").click()
+    _wait(browser, lambda: _shown(browser) == target + 2, "a record clicked in the nearby list")
+
+
+def test_play_at_16x_advances(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 17: "play/pause at 1x, 4x or 16x of the logged time": a second of play at 16x
+    goes further than a second at 1x, and never faster than the log's own clock allows."""
+    from selenium.webdriver.support.ui import Select
+
+    game = games["valid/table-2p-to-100.jsonl"]
+    t_ms = {body["seq"]: body["t_ms"] for body in _records(game.log)}
+    reached = {}
+    for speed in ("1", "16"):
+        _open(browser, game.page, 10)
+        Select(browser.find_element("id", "rd-speed")).select_by_value(speed)
+        started = time.monotonic()
+        browser.find_element("id", "rd-play").click()
+        time.sleep(1.0)
+        browser.find_element("id", "rd-play").click()
+        elapsed_ms = (time.monotonic() - started) * 1000
+        reached[speed] = _shown(browser)
+        # Each step waits its logged gap, a long pause shortened to 3 s, divided by the speed.
+        waited = sum(
+            min(t_ms[seq + 1] - t_ms[seq], 3000) for seq in range(10, reached[speed])
+        ) / int(speed)
+        assert waited <= elapsed_ms
+    assert reached["1"] > 10
+    assert reached["16"] > reached["1"] + 5
+
+
+@pytest.mark.parametrize(
+    "name", ["disputed/illegal-move-re-signed.jsonl", "disputed/changed-byte.jsonl"]
+)
+def test_a_failing_log_shows_its_failure(browser: Any, games: dict[str, Game], name: str) -> None:
+    """Issue 17: "for a failing log, the first failing record is highlighted with its
+    finding, and every frame after it is marked not verified"."""
+    expected = MANIFEST[name]["expected"]
+    failing = expected["line"] - 1  # seq counts from 0, lines from 1
+    game = games[name]
+    _open(browser, game.page)
+    assert _shown(browser) == failing, "a failing log opens at its failing record"
+    verdict = browser.execute_script("return document.getElementById('rd-verdict').dataset.verdict")
+    assert verdict == expected["verdict"]
+    failure = browser.find_element("id", "rd-failure")
+    assert failure.is_displayed()
+    assert expected["code"] in failure.text
+    assert failure.find_element("css selector", f"a[href='#seq={failing}']")
+    assert expected["code"] in browser.find_element("id", "rd-description").text
+    last = _records(game.log)[-1]["seq"]
+    for seq, verified in (
+        (0, True),
+        (failing - 1, True),
+        (failing, False),
+        (failing + 1, False),
+        (last, False),
+    ):
+        _move_hash(browser, seq)
+        frame = browser.find_element("id", "rd-frame")
+        assert frame.get_attribute("data-verified") == str(verified).lower(), f"record {seq}"
+        assert browser.find_element("id", "rd-unverified").is_displayed() is not verified
+
+
+@pytest.mark.parametrize(
+    "name", ["valid/table-2p-to-100.jsonl", "valid/table-4p-tie-signed.jsonl", "sim-nertz"]
+)
+def test_audit_equals_the_python_scoring(browser: Any, games: dict[str, Game], name: str) -> None:
+    """Issue 17: "per hand and seat, the cards placed with links to their records, demon
+    cards left, the penalty, recomputed beside claimed"; the numbers are the scoring's."""
+    game = games[name]
+    _, hands = _replayed(game.log, set())
+    claimed = {b["hand"]: b["scores"] for b in _records(game.log) if b["kind"] == "hand_end"}
+    _open(browser, game.page)
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.querySelectorAll('.rd-audit-table').length") > 0
+        ),
+        "the audit",
+    )
+    shown = browser.execute_script(READ_AUDIT)
+    expected = [
+        [
+            hand.hand,
+            [
+                [
+                    seat.seat,
+                    str(len(seat.demon_left)),
+                    str(seat.demon_penalty),
+                    str(seat.score),
+                    str(claimed[hand.hand][seat.seat]),
+                    len(seat.placed),
+                    False,
+                ]
+                for seat in hand.seats
+            ],
+        ]
+        for hand in hands
+    ]
+    assert shown == expected
+    # The chart: a series per seat whose points are the running totals, 0 before hand 1.
+    points = browser.execute_script(READ_CHART)
+    running = [[0] * len(hands[0].seats)]
+    for hand in hands:
+        running.append(
+            [total + score for total, score in zip(running[-1], hand.scores, strict=True)]
+        )
+    assert points == [[row[seat] for row in running] for seat in range(len(hands[0].seats))]
+    assert browser.execute_script("return document.querySelector('#rd-chart > title').textContent")
+
+
+def test_browser_checklist_is_rendered(browser: Any, games: dict[str, Game]) -> None:
+    """The contract's `#rd-checks`: one item per check, in order, settled with a result."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page)
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.getElementById('rd-checks').dataset.done")
+            == "true"
+        ),
+        "the browser's checks",
+    )
+    items = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#rd-checks li'),"
+        " (li) => [li.dataset.check, li.dataset.status])"
+    )
+    assert [check for check, _ in items] == [
+        "canonical",
+        "chain",
+        "table-signatures",
+        "player-signatures",
+        "commitment",
+        "entropy",
+        "packs",
+    ]
+    assert {status for _, status in items} <= {
+        "pass",
+        "fail",
+        "unsupported",
+        "not-applicable",
+        "unpinned",
+    }
+    result = browser.execute_script("return document.getElementById('rd-checks').dataset.result")
+    assert result in ("pass", "fail", "incomplete")
+
+
+def test_screenshot_of_a_mid_game_frame(
+    browser: Any, games: dict[str, Game], artifacts: Path
+) -> None:
+    """Issue 17: "a screenshot of a mid-game frame is written by the test run (not
+    committed) so a reviewer can look at it"; also one at a phone's width."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    tie = next(b for b in _records(game.log) if b["kind"] == "tie")
+    size = browser.get_window_size()
+    try:
+        _open(browser, game.page, tie["seq"])
+        _wait(
+            browser,
+            lambda: (
+                browser.execute_script("return document.getElementById('rd-checks').dataset.done")
+                == "true"
+            ),
+            "the browser's checks",
+        )
+        browser.save_screenshot(str(artifacts / "viewer-midgame.png"))
+        browser.set_window_size(390, 1400)
+        _open(browser, game.page, tie["seq"])
+        browser.save_screenshot(str(artifacts / "viewer-phone.png"))
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow <= 0, "nothing scrolls sideways at a phone's width"
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+    assert (artifacts / "viewer-midgame.png").stat().st_size > 10_000
+
+
+def test_a_dropped_key_pins_and_reruns_the_checks(browser: Any, games: dict[str, Game]) -> None:
+    """The contract: the reader's own `.pub` file in `#rd-key-input` pins the key, the
+    checks re-run, and `#rd-checks` gets `data-pinned="true"`."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page)
+    done = "return document.getElementById('rd-checks').dataset.done"
+    _wait(browser, lambda: browser.execute_script(done) == "true", "the first checks")
+    assert (
+        browser.execute_script("return document.getElementById('rd-checks').dataset.pinned")
+        == "false"
+    )
+    browser.find_element("id", "rd-key-input").send_keys(str(SAMPLES / "table.pub"))
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.getElementById('rd-checks').dataset.pinned")
+            == "true"
+        ),
+        "the key to be pinned",
+    )
+    _wait(browser, lambda: browser.execute_script(done) == "true", "the checks with the pinned key")
+    assert "pinned by you" in browser.find_element("id", "rd-key-state").text
+    assert browser.find_element("id", "rd-key-error").text == ""
+
+
+def test_a_claimed_score_that_differs_is_marked(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 17: the audit shows "recomputed beside claimed"; the contract: "a mark where
+    they differ". inflated-score's hand_end claims more for seat 1 than its cards score."""
+    game = games["disputed/inflated-score.jsonl"]
+    _, hands = _replayed(game.log, set())
+    assert not hands  # the replay refuses that hand_end: the page scores it as it stood
+    claimed = next(b for b in _records(game.log) if b["kind"] == "hand_end")["scores"]
+    _open(browser, game.page)
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.querySelectorAll('.rd-audit-table').length")
+            == 1
+        ),
+        "the audit",
+    )
+    [[hand, rows]] = browser.execute_script(READ_AUDIT)
+    assert hand == 1
+    for seat, _demon, _penalty, score, shown_claim, _placed, marked in rows:
+        assert shown_claim == str(claimed[seat])
+        assert marked is (score != shown_claim)
+    assert any(marked for *_, marked in rows)
+    assert "refused" in browser.find_element("css selector", ".rd-audit-table caption").text
+
+
+# Run before the page's own scripts: Web Crypto as in a browser without Ed25519.
+NO_ED25519 = """
+const importKey = crypto.subtle.importKey.bind(crypto.subtle);
+crypto.subtle.importKey = (format, data, algorithm, ...rest) =>
+  (algorithm?.name ?? algorithm) === "Ed25519"
+    ? Promise.reject(new DOMException("Unrecognized name", "NotSupportedError"))
+    : importKey(format, data, algorithm, ...rest);
+"""
+
+
+def test_without_ed25519_the_page_says_so(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 17: "Where the browser lacks Ed25519, it says so and does not pretend"."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NO_ED25519})
+    try:
+        _open(browser, game.page)
+        done = "return document.getElementById('rd-checks').dataset.done"
+        _wait(browser, lambda: browser.execute_script(done) == "true", "the browser's checks")
+        checks = browser.find_element("id", "rd-checks")
+        assert checks.get_attribute("data-result") == "incomplete"
+        table = checks.find_element("css selector", "li[data-check='table-signatures']")
+        assert table.get_attribute("data-status") == "unsupported"
+        assert "lacks Ed25519" in browser.find_element("id", "rd-checks-summary").text
+        assert "INCOMPLETE" in browser.find_element("id", "rd-browser-result").text
+    finally:
+        browser.execute_cdp_cmd(
+            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
+        )
