@@ -29,8 +29,8 @@ from racing_demon.replay import ReplayError, find_secret, replay
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings
 from racing_demon.viewer import build_page, render_page, viewer_data
-from racing_demon.viewer.model import SEAT_COLOURS, card_words
-from racing_demon.viewer.page import TemplateError, data_json
+from racing_demon.viewer.model import SEAT_COLOURS, card_words, seat_colours
+from racing_demon.viewer.page import PACKED_FIELDS, TemplateError, data_json, unpacked
 
 from conftest import invoke
 
@@ -559,6 +559,17 @@ def test_the_log_is_embedded_byte_for_byte() -> None:
     assert data_of(BIG.name)["table_key"] == TABLE_KEY.hex()
 
 
+def test_a_back_that_names_a_colour_gets_it_once_and_other_seats_the_free_colours() -> None:
+    assert seat_colours(["Light Blue", "red", "tartan", "red"]) == [
+        "#0072B2",
+        "#D55E00",
+        "#E69F00",
+        "#009E73",
+    ]
+    nine = seat_colours([f"pattern {n}" for n in range(9)])
+    assert nine[:8] == list(SEAT_COLOURS) and nine[8] == SEAT_COLOURS[0]
+
+
 def test_seats_have_their_names_and_okabe_ito_colours() -> None:
     """docs/viewer.md: seat colours from the Okabe-Ito palette (colour-blind safe)."""
     assert SEAT_COLOURS == (
@@ -572,8 +583,10 @@ def test_seats_have_their_names_and_okabe_ito_colours() -> None:
         "#000000",
     )
     seats = data_of("valid/table-4p-tie-signed.jsonl")["game"]["seats"]
-    assert [seat["colour"] for seat in seats] == list(SEAT_COLOURS[:4])
+    # red, blue, green and black backs, in the palette's vermillion, blue, green and black
+    assert [seat["colour"] for seat in seats] == ["#D55E00", "#0072B2", "#009E73", "#000000"]
     genesis = bodies("valid/table-4p-tie-signed.jsonl")[0]
+    assert [p["back"] for p in genesis["players"]] == ["red", "blue", "green", "black"]
     assert [seat["name"] for seat in seats] == [p["name"] for p in genesis["players"]]
     assert [seat["back"] for seat in seats] == [p["back"] for p in genesis["players"]]
 
@@ -593,6 +606,22 @@ def test_the_page_loads_nothing_from_anywhere() -> None:
     assert page.count("<script") == 2  # the data, and the one module script
     for placeholder in ("/*RD:CSS*/", "/*RD:JS*/", "<!--RD:DATA-->"):
         assert placeholder not in page
+
+
+def test_the_page_holds_the_data_with_its_words_frames_and_audit_gzipped() -> None:
+    """docs/viewer.md: the records, frames and audit travel gzipped under `packed`; the
+    rest is plain JSON, and unpacking gives the data back exactly."""
+    settings = Settings(table_key=TABLE_KEY)
+    page = build_page(BIG, settings)
+    embedded = page.split('<script type="application/json" id="rd-data">', 1)[1]
+    held = json.loads(embedded.partition("</script>")[0])
+    assert not PACKED_FIELDS & held.keys()
+    assert held["packed"]["encoding"] == "gzip+base64"
+    assert held["verdict"]["verdict"] == "verified"
+    assert unpacked(held) == viewer_data(BIG, settings)
+    packed_bytes = len(held["packed"]["data"])
+    plain_bytes = len(data_json({name: unpacked(held)[name] for name in PACKED_FIELDS}))
+    assert packed_bytes * 4 < plain_bytes
 
 
 def test_the_same_log_gives_the_same_page_byte_for_byte() -> None:

@@ -66,9 +66,37 @@ class LogTooLarge(ValueError):
     """The log holds more bytes than the reading limits allow: the page embeds none."""
 
 
-def seat_colour(seat: int) -> str:
-    """A seat's colour: the palette in seat order, from the start again after eight."""
-    return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+# A back that names a colour is drawn in the palette's nearest colour, so that a seat whose
+# pack has a red back is not shown in blue.
+_BACK_COLOURS = {
+    "blue": "#0072B2",
+    "orange": "#E69F00",
+    "green": "#009E73",
+    "pink": "#CC79A7",
+    "purple": "#CC79A7",
+    "sky": "#56B4E9",
+    "red": "#D55E00",
+    "yellow": "#F0E442",
+    "black": "#000000",
+}
+
+
+def seat_colours(backs: Sequence[str]) -> list[str]:
+    """Each seat's colour: the palette's colour its back names (``red``, ``light blue``…),
+    unless an earlier seat has it; otherwise the first palette colour no seat has yet, and
+    the palette in seat order again past eight seats."""
+    colours: list[str] = []
+    for back in backs:
+        named = next(
+            (colour for word, colour in _BACK_COLOURS.items() if word in back.lower().split()),
+            None,
+        )
+        free = [colour for colour in SEAT_COLOURS if colour not in colours]
+        if named is not None and named not in colours:
+            colours.append(named)
+        else:
+            colours.append(free[0] if free else SEAT_COLOURS[len(colours) % len(SEAT_COLOURS)])
+    return colours
 
 
 def card_words(face: str) -> str:
@@ -678,9 +706,13 @@ def _game(record: Record, report: Report) -> dict[str, Any]:
                 "seat": entry.seat,
                 "name": printable(entry.name),
                 "back": printable(entry.back),
-                "colour": seat_colour(entry.seat),
+                "colour": colour,
                 "key": entry.key,
             }
-            for entry in payload.players
+            for entry, colour in zip(
+                payload.players,
+                seat_colours([entry.back for entry in payload.players]),
+                strict=True,
+            )
         ],
     }

@@ -3,12 +3,22 @@
 // RDCheck (check.js, in the same module script) for the browser's own checks. Plain DOM:
 // no library, no network; every text from the log goes in through textContent, never as markup.
 
-const DATA = JSON.parse(document.getElementById("rd-data").textContent);
+const DATA = await unpacked(JSON.parse(document.getElementById("rd-data").textContent));
 const RECORDS = DATA.records;
 const FRAMES = DATA.frames.list;
 // A file with no readable genesis has no game: the page still shows its verdict.
 const SEATS = DATA.game?.seats ?? [];
 const WORK_PILES = DATA.game?.work_piles ?? 0;
+
+// The words, frames and audit travel gzipped (viewer/page.py): unpacked before anything is
+// drawn, with the browser's own DecompressionStream.
+async function unpacked(data) {
+  if (!data.packed) return data;
+  const { packed, ...rest } = data;
+  if (packed.encoding !== "gzip+base64") throw new Error(`unknown packing ${packed.encoding}`);
+  const bytes = await RDCheck.gunzip(packed.data);
+  return { ...rest, ...JSON.parse(new TextDecoder().decode(bytes)) };
+}
 
 // Logged pauses longer than this are shortened when playing: an idle table would otherwise
 // show nothing for minutes. The speed menu's tooltip says so.
