@@ -9,10 +9,13 @@ verifying 100k events the same as 10k (ratio of the peaks above the interpreter 
 2 verification jobs >= 1.8 x as fast as 1 on a corpus of simulated games; the cost per
 record of logs crafted to be slow at 8x their size <= 1.2 x at 1x, for each shape, in full
 and ``--fast``, and for a log crafted to make every record pay for a stuck search at its
-cap. Simulated hands per second, and the worst stuck check at the cap, are reported
+cap; the viewer's page for a 2,080-record game under 1.5 MB and its first frame in headless
+Chromium under 1 s (ratios to those targets; needs Debian's chromium and chromium-driver).
+Simulated hands per second, and the worst stuck check at the cap, are reported
 without a target. Ratios, not absolute times, are what compare across machines; nothing
 here is a timed test. A whole run takes several minutes (it plays the corpora it
-measures); ``--quick`` skips the memory, batch, crafted-log and stuck-search figures.
+measures); ``--quick`` skips the memory, batch, crafted-log, stuck-search and viewer
+figures.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import memory_bench
 import sim_bench
 import stuck_bench
 import verify_bench
+import viewer_bench
 
 TARGETS = {
     "engine_vs_chess": 0.5,
@@ -47,6 +51,8 @@ TARGETS = {
         for mode in ("full", "fast")
     },
     "stuck_log_8x_vs_1x": 1.2,
+    "viewer_page_vs_1_5_mb": 1.0,
+    "viewer_first_frame_vs_1_s": 1.0,
 }
 
 
@@ -56,7 +62,7 @@ def main() -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="skip memory, batch, crafted-log and stuck-search figures",
+        help="skip memory, batch, crafted-log, stuck-search and viewer figures",
     )
     args = parser.parse_args()
     engine = engine_bench.measure()
@@ -73,6 +79,7 @@ def main() -> int:
     memory: dict[str, float] = {}
     batch: dict[str, float] = {}
     crafted: dict[str, dict[str, float]] = {}
+    viewer: dict[str, float] = {}
     if not args.quick:
         memory = memory_bench.measure([10_000, 100_000])
         batch = batch_bench.measure()
@@ -81,6 +88,9 @@ def main() -> int:
         crafted = crafted_bench.measure()
         stuck = stuck_bench.measure()
         ratios["stuck_log_8x_vs_1x"] = stuck["per_slow_record_8x_vs_1x"]
+        viewer = viewer_bench.measure()
+        ratios["viewer_page_vs_1_5_mb"] = viewer["page_vs_target"]
+        ratios["viewer_first_frame_vs_1_s"] = viewer["first_frame_vs_target"]
         for shape, figures in crafted.items():
             for mode in ("full", "fast"):
                 ratios[f"crafted_{shape}_{mode}_8x_vs_1x"] = figures[f"{mode}_8x_vs_1x"]
@@ -94,6 +104,7 @@ def main() -> int:
         "memory": memory,
         "batch": batch,
         "crafted": crafted,
+        "viewer": viewer,
         "ratios": ratios,
         "targets": TARGETS,
         "met": {name: ratios[name] <= TARGETS[name] for name in TARGETS if name in ratios},
@@ -161,6 +172,8 @@ def main() -> int:
             f"{figures['full_8x_vs_1x']:.2f}, --fast {figures['fast_8x_vs_1x']:.2f} "
             f"(target <= {crafted_bench.TARGET})"
         )
+    if viewer:
+        print(viewer_bench.summary(viewer))
     text = json.dumps(result, indent=2)
     print(text)
     if args.json_out:

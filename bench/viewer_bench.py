@@ -150,13 +150,8 @@ def measure(rounds: int = 5) -> dict[str, float]:
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="page loads of each kind")
-    parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
-    args = parser.parse_args()
-    figures = measure(args.rounds)
-    print(
+def summary(figures: dict[str, float]) -> str:
+    return (
         f"viewer page of {figures['records']:.0f} records: {figures['page_bytes'] / 1e6:.2f} MB "
         f"= {figures['page_vs_target']:.2f} x the 1.5 MB target; first frame "
         f"{figures['first_frame_ms']:.0f} ms = {figures['first_frame_vs_target']:.2f} x the 1 s "
@@ -164,6 +159,15 @@ def main() -> int:
         f"same size, {figures['reference_load_ms']:.0f} ms); the browser's checks done at "
         f"{figures['checks_done_ms']:.0f} ms; built in {figures['build_s']:.2f} s"
     )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="page loads of each kind")
+    parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
+    args = parser.parse_args()
+    figures = measure(args.rounds)
+    print(summary(figures))
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json_out:

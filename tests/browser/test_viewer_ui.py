@@ -7,6 +7,7 @@ every profile; one browser session serves every test.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -574,3 +575,23 @@ def test_without_ed25519_the_page_says_so(browser: Any, games: dict[str, Game]) 
         browser.execute_cdp_cmd(
             "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
         )
+
+
+def test_the_about_panel_shows_the_digest_of_the_bytes_the_browser_checked(
+    browser: Any, games: dict[str, Game]
+) -> None:
+    """docs/viewer.md: "the page's About panel shows the log's SHA-256, to compare with a
+    copy of your own": once the checks ran, the one this browser computed."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page)
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.getElementById('rd-checks').dataset.done")
+            == "true"
+        ),
+        "the checks",
+    )
+    shown = browser.execute_script("return document.getElementById('rd-log-digest').textContent")
+    digest = hashlib.sha256(game.log.read_bytes()).hexdigest()
+    assert f"sha256 {digest} (computed by this browser" in shown

@@ -739,9 +739,12 @@ function drawHeader() {
   if (game.id) {
     row("Game", game.id);
     row("Log format", `v${game.format_version}`);
-    row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256.slice(0, 16)}…` : ""}`);
+    row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256}` : ""}`);
   }
-  row("Log bytes", DATA.log ? `${DATA.log.bytes} · sha256 ${DATA.log.sha256.slice(0, 16)}…` : "not embedded (too large to read)");
+  // In full, to compare with `sha256sum` of one's own copy; runChecks replaces the maker's
+  // digest with the one this browser computes from the bytes it checks.
+  row("Log bytes", DATA.log ? `${DATA.log.bytes} · sha256 ${DATA.log.sha256} (as the page's maker computed it)` : "not embedded (too large to read)");
+  if (DATA.log) about.lastElementChild.id = "rd-log-digest";
   row("Made by", DATA.software);
   for (const seat of SEATS) {
     row(`Seat ${seat.seat}`, `${seat.name} (${seat.back} back)${seat.key ? ` · player key ${seat.key.slice(0, 12)}…` : " · no player key"}`);
@@ -946,7 +949,12 @@ async function runChecks() {
   await drawKeyState();
   try {
     if (!DATA.log) throw new Error("the page holds no copy of the log (it was too large to read)");
-    checks.bytes ??= await RDCheck.gunzip(DATA.log.data);
+    if (!checks.bytes) {
+      checks.bytes = await RDCheck.gunzip(DATA.log.data);
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", checks.bytes));
+      const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+      $("rd-log-digest").textContent = `${checks.bytes.length} · sha256 ${hex} (computed by this browser from the bytes it checks)`;
+    }
     const key = checks.pinned ?? (DATA.table_key ? hexBytes(DATA.table_key) : null);
     const outcome = await RDCheck.run(checks.bytes, { tableKey: key });
     if (run !== checks.run) return;
