@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import html
 import json
-import shutil
 import statistics
 import sys
 import tempfile
@@ -30,12 +29,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import simulate
+from racing_demon.testing.browser import find_chromium, headless_chromium
 from racing_demon.verify import Settings
 from racing_demon.viewer import build_page
 
@@ -44,17 +42,6 @@ FIRST_FRAME_TARGET_MS = 1000.0
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32)  # benchmark fixtures
 PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([10 + seat]) * 32) for seat in range(4)]
 SEED = "viewer bench nertz"  # 2,080 records: the "2,000-record game"
-FLAGS = (
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
 
 
 def _game(folder: Path) -> Path:
@@ -66,13 +53,10 @@ def _game(folder: Path) -> Path:
 
 
 def _driver(profile: Path) -> Any:
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in (*FLAGS, f"--user-data-dir={profile}"):
-        options.add_argument(flag)
-    return webdriver.Chrome(
-        options=options, service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    )
+    found = find_chromium()
+    if found is None:
+        raise SystemExit("the viewer bench needs chromium and chromedriver on the PATH")
+    return headless_chromium(found, profile)
 
 
 def _first_frame_ms(driver: Any, page: Path) -> tuple[float, float]:

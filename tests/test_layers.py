@@ -52,7 +52,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch"},
     "racing_demon.report": _MANY_LOGS
     | {"racing_demon.report", "racing_demon.batch", "racing_demon.audit", "racing_demon.sim"},
-    "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing"},
+    # The browser tests' and bench's headless Chromium is driven with selenium (test extra).
+    "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing", "selenium"},
     # The viewer's page embeds the verifier's report as `verify --json` prints it.
     "racing_demon.viewer": _MANY_LOGS | {"racing_demon.report", "racing_demon.viewer"},
 }
@@ -62,6 +63,7 @@ ONLY_IMPORTED_BY: dict[str, set[str]] = {
     "click": {"racing_demon.cli"},  # the command line is the only click layer
     "racing_demon.cli": {"racing_demon.cli", "racing_demon.__main__"},
     "racing_demon.testing": {"racing_demon.testing"},  # test support is not the product
+    "selenium": {"racing_demon.testing.browser"},  # a test dependency, for the browser alone
 }
 
 # (importer, imported) pairs that break a rule above, with the reason each still stands.
