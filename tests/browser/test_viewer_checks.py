@@ -497,6 +497,12 @@ def _resealed(
     )
 
 
+def _edited(edit: Callable[[list[dict[str, Any]]], int], base: Path = UNKEYED) -> list[Any]:
+    values = _values(base)
+    edit(values)
+    return values
+
+
 def _replaced(index: int, line: bytes) -> bytes:
     lines = _lines()
     lines[index] = line
@@ -536,6 +542,35 @@ def _pack_changed(values: list[dict[str, Any]]) -> int:
     return index
 
 
+# The fixture players' keys of the keyed sample games (scripts/regen_golden_logs.py).
+FIXTURE_PLAYER_KEYS = [
+    Ed25519PrivateKey.from_private_bytes(bytes([0x50 + seat]) * 32) for seat in range(4)
+]
+
+
+def _submission_replayed() -> bytes:
+    """A keyed player's signed submission written twice by the table: both copies carry the
+    player's own valid signature, only its number ``n`` gives the second one away."""
+    values = _values()
+    index = _submission(values)
+    values.insert(index + 1, json.loads(_lines()[index]))
+    values[-1]["body"]["records"] = len(values) - 1
+    return _joined(
+        reseal(values, index + 1, key=FIXTURE_TABLE_KEY, player_keys=FIXTURE_PLAYER_KEYS)
+    )
+
+
+def _renumbered(values: list[dict[str, Any]]) -> int:
+    index = _submission(values)
+    values[index]["body"]["n"] += 1
+    return index
+
+
+def _genesis_numbered(values: list[dict[str, Any]]) -> int:
+    values[0]["body"]["seq"] = 5
+    return 0
+
+
 def _final_twice() -> bytes:
     lines = _lines()
     return _joined([*lines, lines[-1]])
@@ -560,6 +595,13 @@ EDITS: dict[str, Callable[[], bytes]] = {
         _seen_elsewhere, repoint_seen=False
     ),
     "time backwards, re-signed (TIME_BACKWARDS)": lambda: _resealed(_time_backwards),
+    "a signed submission written twice, re-signed (SUBMISSION_GAP)": _submission_replayed,
+    "an unkeyed submission numbered out of turn, re-signed (SUBMISSION_GAP)": lambda: _resealed(
+        _renumbered, base=UNKEYED
+    ),
+    "the genesis numbered 5, re-signed (SCHEMA)": lambda: _joined(
+        reseal(_edited(_genesis_numbered), 0, key=FIXTURE_TABLE_KEY, keep_seq=True)
+    ),
     "a pack digest changed, re-signed (PACK_MISMATCH)": lambda: _resealed(
         # unkeyed: in a keyed game the players' signatures over the re-pointed seen fail first
         _pack_changed,
