@@ -911,8 +911,11 @@ function drawChecks(results, done) {
   list.dataset.pinned = String(checks.pinned !== null);
 }
 
-function checksResult(results) {
+// An unfinished log (no final record) fails nothing it holds, but with no secret revealed
+// its commitment and packs were never checked: incomplete, never a pass.
+function checksResult(results, finished) {
   if (results.some((result) => result.status === "fail")) return "fail";
+  if (!finished) return "incomplete";
   if (results.some((result) => result.status === "unsupported" || result.status === "unpinned")) return "incomplete";
   return "pass";
 }
@@ -951,12 +954,14 @@ async function runChecks() {
     const outcome = await RDCheck.run(checks.bytes, { tableKey: key });
     if (run !== checks.run) return;
     drawChecks(outcome.results, true);
-    const result = checksResult(outcome.results);
+    const result = checksResult(outcome.results, outcome.finished);
     $("rd-checks").dataset.result = result;
     const words = {
       pass: "Every check passed in this browser.",
       fail: "This browser found a failure.",
-      incomplete: "Some checks could not be made (see above): the result is incomplete.",
+      incomplete: outcome.finished
+        ? "Some checks could not be made (see above): the result is incomplete."
+        : "The log has no final record, so the dealer's secret is not revealed: the commitment and the packs could not be checked, and the result is incomplete.",
     };
     summary.textContent = words[result];
     drawBrowserResult(result, { pass: "ALL CHECKS PASS", fail: "FAILS", incomplete: "INCOMPLETE" }[result]);
