@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.rules import Rules
-from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.log.keys import load_public_key, public_pem, raw_public_bytes
 from racing_demon.testing.tamper import reseal
 from racing_demon.verify import Settings
 from racing_demon.viewer import build_page
@@ -170,3 +171,55 @@ def test_an_unfinished_log_is_never_all_checks_pass(page: Page, tmp_path: Path, 
     assert "ALL CHECKS PASS" not in page.badge()
     summary = page.js("return document.getElementById('rd-checks-summary').textContent")
     assert "no final record" in summary
+
+
+def _key_files(folder: Path) -> dict[str, Path]:
+    other = Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32)
+    private = other.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    files = {
+        "another table's key": public_pem(other),
+        "a private key": private,
+        "garbage": b"\x00\xffnot a key at all\n" * 50,
+        "an empty file": b"",
+    }
+    paths = {}
+    for name, data in files.items():
+        path = folder / (name.replace(" ", "-").replace("'", "") + ".pub")
+        path.write_bytes(data)
+        paths[name] = path
+    return paths
+
+
+def test_a_dropped_key_that_is_wrong_never_passes(page: Page, tmp_path: Path) -> None:
+    """The design: "A key whose id is not the genesis `table_key` fails `table-signatures`
+    at record 0"; a file that is no public key pins nothing and says why, and the
+    checks stand as they were."""
+    keys = _key_files(tmp_path)
+    page.open(SAMPLES / "valid" / "table-4p-tie-signed.jsonl", tmp_path)
+    assert page.result() == "pass"
+    status = (
+        "return [document.getElementById('rd-checks').dataset.pinned,"
+        " document.getElementById('rd-key-error').textContent,"
+        " document.querySelector('[data-check=\"table-signatures\"]').dataset.status]"
+    )
+    for name in ("a private key", "garbage", "an empty file"):
+        page.browser.find_element("id", "rd-key-input").send_keys(str(keys[name]))
+        _wait(lambda: page.js(status)[1] != "", f"{name} to be refused")
+        pinned, error, table = page.js(status)
+        assert (pinned, table) == ("false", "pass"), name
+        assert error.startswith("Not pinned:"), error
+        page.js("document.getElementById('rd-key-error').textContent = ''")
+    page.browser.find_element("id", "rd-key-input").send_keys(str(keys["another table's key"]))
+    _wait(lambda: page.js(status)[0] == "true", "the other key to be pinned")
+    _wait(
+        lambda: page.js("return document.getElementById('rd-checks').dataset.done") == "true",
+        "the checks with the other key",
+    )
+    assert page.js(status)[2] == "fail"
+    assert page.js(
+        "return document.querySelector('[data-check=\"table-signatures\"]').dataset.seq"
+    ) == "0"
+    assert page.result() == "fail"
+    assert page.errors() == []
