@@ -218,8 +218,23 @@ def test_a_dropped_key_that_is_wrong_never_passes(page: Page, tmp_path: Path) ->
         "the checks with the other key",
     )
     assert page.js(status)[2] == "fail"
-    assert page.js(
-        "return document.querySelector('[data-check=\"table-signatures\"]').dataset.seq"
-    ) == "0"
+    assert (
+        page.js("return document.querySelector('[data-check=\"table-signatures\"]').dataset.seq")
+        == "0"
+    )
     assert page.result() == "fail"
     assert page.errors() == []
+
+
+def test_the_page_says_the_browser_does_not_check_the_moves(page: Page, tmp_path: Path) -> None:
+    """Issue 17: "an illegal move that the table re-signed passes the crypto checks and
+    shows the embedded rule failure". The browser's ALL CHECKS PASS beside the verifier's
+    DOES NOT VERIFY must not read as the browser having checked the game: its checklist
+    says what it does not check."""
+    page.open(SAMPLES / "disputed" / "illegal-move-re-signed.jsonl", tmp_path)
+    assert page.result() == "pass"
+    assert page.js("return document.getElementById('rd-verdict').dataset.verdict") == (
+        "does_not_verify"
+    )
+    scope = page.js("return document.getElementById('rd-checks-scope').textContent")
+    assert "does not replay the moves against the rules" in scope
