@@ -640,6 +640,8 @@ def test_edited_copies_fail_where_the_verifier_finds_them(
     assert re.search(r"\((\w+)", edit)[1] == str(report.finding.code)  # type: ignore[index]
     results = run_in_browser(harness, data)
     assert_agrees(results, report)
+    # A check that threw fails closed, but an edit the checks foresee never makes one throw.
+    assert [r["check"] for r in results.values() if r["code"] == "CHECK_ERROR"] == []
     if report.verdict is Verdict.UNFINISHED:
         assert results["commitment"]["status"] == "not-applicable"
 

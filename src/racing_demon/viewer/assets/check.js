@@ -818,7 +818,9 @@ const RDCheck = (() => {
       pending.push([line, found]);
       if (!(found instanceof Promise)) break;
     }
-    return firstSettled(pending, log.framing === null ? null : [null, null]);
+    // A framing problem past `until` (a torn line after the final record) is not this one's.
+    const framed = log.framing !== null && log.framing.number - 1 <= until;
+    return firstSettled(pending, framed ? [null, null] : null);
   };
   const firstSettled = async (pending, otherwise) => {
     for (const [line, found] of pending) {
