@@ -238,3 +238,30 @@ def test_the_page_says_the_browser_does_not_check_the_moves(page: Page, tmp_path
     )
     scope = page.js("return document.getElementById('rd-checks-scope').textContent")
     assert "does not replay the moves against the rules" in scope
+
+
+def test_a_repeated_seq_links_to_the_failing_copy_not_the_first(page: Page, tmp_path: Path) -> None:
+    """The design: "`#rd-failure` shows the finding, with a link to the failing record",
+    and a deep link "opens at record 120". In duplicated-record two lines carry seq 41: the
+    link to the failing record, and the page's own deep link while it is shown, must lead
+    to the failing copy (line 43), never to the verified line before it."""
+    log = SAMPLES / "disputed" / "duplicated-record.jsonl"
+    shown = (
+        "return [document.getElementById('rd-slider').value,"
+        " document.getElementById('rd-frame').dataset.verified]"
+    )
+    page.open(log, tmp_path)
+    assert page.js(shown) == ["42", "false"]  # it opens at the failing copy
+    page.js("document.getElementById('rd-first').click()")
+    page.js("document.querySelector('#rd-failure a').click()")
+    _wait(lambda: page.js(shown)[0] != "0", "the failure link to move")
+    assert page.js(shown) == ["42", "false"]
+    # The page's own deep link for what it shows opens there again.
+    page.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft'}))")
+    page.js("document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}))")
+    link = page.js("return location.hash")
+    assert page.errors() == []
+    page.browser.get("about:blank")
+    page.browser.get((tmp_path / "page.html").as_uri() + link)
+    _wait(lambda: page.js("return document.body.dataset.ready") == "true", "the deep link")
+    assert page.js(shown) == ["42", "false"], link
