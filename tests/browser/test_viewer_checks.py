@@ -335,6 +335,29 @@ def test_freshly_simulated_games_pass_every_check(
     }
 
 
+def test_a_seat_without_an_entropy_contribution_never_passes_the_entropy_check(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """deal-spec "Order of play": in a v2 keyed game each seat's contribution is its
+    signature over the commitment. A genesis that lists one contribution fewer than its
+    seats (co-signed and re-signed as it now reads) cannot pass "each seat's contribution
+    is its Ed25519 signature": the entropy check fails at the genesis, with the verifier's
+    code for it (step 7, BAD_SEATS)."""
+    values = _values()
+    genesis = values[0]
+    genesis["body"]["entropy"].pop()
+    body = canonical_bytes(genesis["body"])
+    genesis["sigs"]["players"] = [sign(key, "genesis", body, 2) for key in FIXTURE_PLAYER_KEYS]
+    data = _joined(reseal(values, 0, key=FIXTURE_TABLE_KEY, player_keys=FIXTURE_PLAYER_KEYS))
+    path = tmp_path / "short-entropy.jsonl"
+    path.write_bytes(data)
+    report = verify_log(path, PINNED)
+    assert report.finding is not None and str(report.finding.code) == "BAD_SEATS"
+    results = run_in_browser(harness, data)
+    entropy = results["entropy"]
+    assert (entropy["status"], entropy["line"], entropy["code"]) == ("fail", 1, "BAD_SEATS")
+
+
 def test_an_illegal_move_the_table_re_signed_passes_every_crypto_check(harness: Harness) -> None:
     """Issue 17: "an illegal move that the table re-signed passes the crypto checks and
     shows the embedded rule failure": the signatures prove who wrote it, not that it was

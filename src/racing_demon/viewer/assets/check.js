@@ -1374,6 +1374,13 @@ const RDCheck = (() => {
     });
     const found = await firstOf(checks);
     if (found !== null) return failed(log, check, log.genesis, found);
+    // The pairs there are first (step 5), then one contribution per seat (step 7's
+    // BAD_SEATS), as the verifier orders them: a seat with none has nothing bound.
+    if (genesis.entropy.length !== keys.length)
+      return failed(log, check, log.genesis, {
+        code: "BAD_SEATS",
+        words: `${plural(keys.length, "seat")} but ${plural(genesis.entropy.length, "entropy contribution")}: each seat's must be its signature over the commitment`,
+      });
     return result(
       check,
       "pass",
