@@ -753,6 +753,14 @@ def test_view_help_has_examples() -> None:
         assert option in output
 
 
+def test_view_help_fits_80_columns() -> None:
+    """The help is read in a terminal of 80 columns: no line of it, examples included,
+    runs past the edge."""
+    code, output = invoke("view", "--help")
+    assert code == 0
+    assert [line for line in output.splitlines() if len(line) > 80] == []
+
+
 def test_any_damage_to_a_log_still_gives_data_that_follows_the_schema(tmp_path: Path) -> None:
     """A log's bytes are hostile (docs/threat-model.md): whatever a line holds, the page is
     made, with every line told and the verdict saying what is wrong."""

@@ -335,6 +335,29 @@ def test_freshly_simulated_games_pass_every_check(
     }
 
 
+def test_a_seat_without_an_entropy_contribution_never_passes_the_entropy_check(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """deal-spec "Order of play": in a v2 keyed game each seat's contribution is its
+    signature over the commitment. A genesis that lists one contribution fewer than its
+    seats (co-signed and re-signed as it now reads) cannot pass "each seat's contribution
+    is its Ed25519 signature": the entropy check fails at the genesis, with the verifier's
+    code for it (step 7, BAD_SEATS)."""
+    values = _values()
+    genesis = values[0]
+    genesis["body"]["entropy"].pop()
+    body = canonical_bytes(genesis["body"])
+    genesis["sigs"]["players"] = [sign(key, "genesis", body, 2) for key in FIXTURE_PLAYER_KEYS]
+    data = _joined(reseal(values, 0, key=FIXTURE_TABLE_KEY, player_keys=FIXTURE_PLAYER_KEYS))
+    path = tmp_path / "short-entropy.jsonl"
+    path.write_bytes(data)
+    report = verify_log(path, PINNED)
+    assert report.finding is not None and str(report.finding.code) == "BAD_SEATS"
+    results = run_in_browser(harness, data)
+    entropy = results["entropy"]
+    assert (entropy["status"], entropy["line"], entropy["code"]) == ("fail", 1, "BAD_SEATS")
+
+
 def test_an_illegal_move_the_table_re_signed_passes_every_crypto_check(harness: Harness) -> None:
     """Issue 17: "an illegal move that the table re-signed passes the crypto checks and
     shows the embedded rule failure": the signatures prove who wrote it, not that it was
@@ -497,6 +520,12 @@ def _resealed(
     )
 
 
+def _edited(edit: Callable[[list[dict[str, Any]]], int], base: Path = UNKEYED) -> list[Any]:
+    values = _values(base)
+    edit(values)
+    return values
+
+
 def _replaced(index: int, line: bytes) -> bytes:
     lines = _lines()
     lines[index] = line
@@ -536,6 +565,35 @@ def _pack_changed(values: list[dict[str, Any]]) -> int:
     return index
 
 
+# The fixture players' keys of the keyed sample games (scripts/regen_golden_logs.py).
+FIXTURE_PLAYER_KEYS = [
+    Ed25519PrivateKey.from_private_bytes(bytes([0x50 + seat]) * 32) for seat in range(4)
+]
+
+
+def _submission_replayed() -> bytes:
+    """A keyed player's signed submission written twice by the table: both copies carry the
+    player's own valid signature, only its number ``n`` gives the second one away."""
+    values = _values()
+    index = _submission(values)
+    values.insert(index + 1, json.loads(_lines()[index]))
+    values[-1]["body"]["records"] = len(values) - 1
+    return _joined(
+        reseal(values, index + 1, key=FIXTURE_TABLE_KEY, player_keys=FIXTURE_PLAYER_KEYS)
+    )
+
+
+def _renumbered(values: list[dict[str, Any]]) -> int:
+    index = _submission(values)
+    values[index]["body"]["n"] += 1
+    return index
+
+
+def _genesis_numbered(values: list[dict[str, Any]]) -> int:
+    values[0]["body"]["seq"] = 5
+    return 0
+
+
 def _final_twice() -> bytes:
     lines = _lines()
     return _joined([*lines, lines[-1]])
@@ -560,6 +618,13 @@ EDITS: dict[str, Callable[[], bytes]] = {
         _seen_elsewhere, repoint_seen=False
     ),
     "time backwards, re-signed (TIME_BACKWARDS)": lambda: _resealed(_time_backwards),
+    "a signed submission written twice, re-signed (SUBMISSION_GAP)": _submission_replayed,
+    "an unkeyed submission numbered out of turn, re-signed (SUBMISSION_GAP)": lambda: _resealed(
+        _renumbered, base=UNKEYED
+    ),
+    "the genesis numbered 5, re-signed (SCHEMA)": lambda: _joined(
+        reseal(_edited(_genesis_numbered), 0, key=FIXTURE_TABLE_KEY, keep_seq=True)
+    ),
     "a pack digest changed, re-signed (PACK_MISMATCH)": lambda: _resealed(
         # unkeyed: in a keyed game the players' signatures over the re-pointed seen fail first
         _pack_changed,
@@ -598,6 +663,8 @@ def test_edited_copies_fail_where_the_verifier_finds_them(
     assert re.search(r"\((\w+)", edit)[1] == str(report.finding.code)  # type: ignore[index]
     results = run_in_browser(harness, data)
     assert_agrees(results, report)
+    # A check that threw fails closed, but an edit the checks foresee never makes one throw.
+    assert [r["check"] for r in results.values() if r["code"] == "CHECK_ERROR"] == []
     if report.verdict is Verdict.UNFINISHED:
         assert results["commitment"]["status"] == "not-applicable"
 

@@ -29,9 +29,11 @@ Examples:
   racing-demon view game.jsonl --table-key table.pub -o game.html
   racing-demon view sample_games/disputed/changed-byte.jsonl \\
       --table-key sample_games/table.pub -o changed-byte.html
-  racing-demon view unfinished.jsonl --table-key table.pub --seed SECRET -o unfinished.html
-  racing-demon view game.jsonl --table-key table.pub --rules table -o game.html --force
-  racing-demon view game.jsonl -o - > game.html        # no key: the page says unpinned
+  racing-demon view unfinished.jsonl --table-key table.pub --seed SECRET \\
+      -o unfinished.html
+  racing-demon view game.jsonl --table-key table.pub --rules table \\
+      -o game.html --force
+  racing-demon view game.jsonl -o - > game.html   # no key: an unpinned page
 """
 )
 @click.argument("log", type=click.Path(path_type=Path))

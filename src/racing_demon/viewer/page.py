@@ -27,14 +27,10 @@ _PLACEHOLDERS = re.compile(
     "|".join(re.escape(text) for text in (CSS_PLACEHOLDER, JS_PLACEHOLDER, DATA_PLACEHOLDER))
 )
 # Escaped in the JSON so that no string in it can end the script element or open a
-# comment in it, and so that the JSON is also valid JavaScript source.
-_JSON_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
+# comment in it, and so that the JSON is also valid JavaScript source; lone surrogates
+# (a file name that is not UTF-8 reads with them) because UTF-8 cannot hold them.
+_JSON_ESCAPED = re.compile("[<>&\u2028\u2029\ud800-\udfff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 class TemplateError(ValueError):
@@ -49,8 +45,13 @@ def asset(name: str) -> str:
 
 def data_json(data: Any) -> str:
     """The data as compact JSON that is safe inside a script element."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return "".join(_JSON_ESCAPES.get(char, char) for char in text)
+    return _escaped(json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+
+
+def _escaped(text: str, escaped: re.Pattern[str] = _JSON_ESCAPED) -> str:
+    """JSON text with the characters ``escaped`` matches written as ``\\uXXXX`` escapes
+    (they only occur inside its strings, where an escape means the same)."""
+    return escaped.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
 
 
 def packed(data: Any) -> Any:
@@ -62,7 +63,7 @@ def packed(data: Any) -> Any:
         return data
     inner = {name: value for name, value in data.items() if name in PACKED_FIELDS}
     text = json.dumps(inner, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    blob = gzip.compress(text.encode("utf-8"), mtime=0)
+    blob = gzip.compress(_escaped(text, _SURROGATES).encode("utf-8"), mtime=0)
     outer = {name: value for name, value in data.items() if name not in PACKED_FIELDS}
     outer["packed"] = {"encoding": "gzip+base64", "data": base64.b64encode(blob).decode("ascii")}
     return outer

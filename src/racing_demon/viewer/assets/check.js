@@ -818,7 +818,9 @@ const RDCheck = (() => {
       pending.push([line, found]);
       if (!(found instanceof Promise)) break;
     }
-    return firstSettled(pending, log.framing === null ? null : [null, null]);
+    // A framing problem past `until` (a torn line after the final record) is not this one's.
+    const framed = log.framing !== null && log.framing.number - 1 <= until;
+    return firstSettled(pending, framed ? [null, null] : null);
   };
   const firstSettled = async (pending, otherwise) => {
     for (const [line, found] of pending) {
@@ -873,12 +875,15 @@ const RDCheck = (() => {
           words: `a record after the final record on line ${finalLine}`,
         };
       if (line.index === 0) {
-        return body.kind === "genesis"
+        if (body.kind !== "genesis")
+          return {
+            code: "GENESIS_MISSING",
+            words: `the first record is a ${body.kind}, not the genesis`,
+          };
+        // The record schema's (step 3) "seq": 0 on the genesis: the count starts there.
+        return body.seq === 0
           ? null
-          : {
-              code: "GENESIS_MISSING",
-              words: `the first record is a ${body.kind}, not the genesis`,
-            };
+          : { code: "SCHEMA", words: `the genesis's seq is ${body.seq}: the count starts at 0` };
       }
       const genesis = log.genesis.body;
       const previous = log.lines[line.index - 1];
@@ -1108,6 +1113,9 @@ const RDCheck = (() => {
       );
     }
     const counts = { submission: 0, genesis: 0, accept: 0 };
+    // Each seat numbers its submissions 0, 1, 2… without gaps (step 5, SUBMISSION_GAP): a
+    // signed submission the table wrote twice has a valid signature, but not the next n.
+    const nextN = new Map();
     const signed = (seat, kind, message, signature, version, code, what) => {
       counts[kind] += 1;
       return verify(keys[seat], kind, message, signature, version).then((why) =>
@@ -1161,6 +1169,16 @@ const RDCheck = (() => {
         const seat = body.player;
         const key = seat < keys.length ? keys[seat] : null;
         const signature = sigs.player;
+        const expectedN = nextN.get(seat) ?? 0;
+        nextN.set(seat, expectedN + 1);
+        // After the signature, as the verifier orders them.
+        const numbered = () =>
+          body.n === expectedN
+            ? null
+            : {
+                code: "SUBMISSION_GAP",
+                words: `${seatWords(log, seat)}'s submissions are numbered without gaps: ${expectedN} expected, ${body.n} found (a submission dropped, or one written twice)`,
+              };
         if (key === null) {
           if (signature !== undefined)
             return firstOf([
@@ -1199,6 +1217,8 @@ const RDCheck = (() => {
             ),
           );
         }
+        const gap = numbered();
+        if (gap !== null) return firstOf([...checks, gap]);
       } else if (sigs.player !== undefined) {
         return firstOf([
           ...checks,
@@ -1258,7 +1278,7 @@ const RDCheck = (() => {
     return result(
       check,
       "pass",
-      `every seat's Ed25519 signatures verify: ${plural(counts.genesis, "co-signature")} of the genesis, ${plural(counts.submission, "signed submission")}${accepted}`,
+      `every seat's Ed25519 signatures verify: ${plural(counts.genesis, "co-signature")} of the genesis, ${plural(counts.submission, "signed submission")} numbered without gaps${accepted}`,
     );
   };
 
@@ -1354,6 +1374,13 @@ const RDCheck = (() => {
     });
     const found = await firstOf(checks);
     if (found !== null) return failed(log, check, log.genesis, found);
+    // The pairs there are first (step 5), then one contribution per seat (step 7's
+    // BAD_SEATS), as the verifier orders them: a seat with none has nothing bound.
+    if (genesis.entropy.length !== keys.length)
+      return failed(log, check, log.genesis, {
+        code: "BAD_SEATS",
+        words: `${plural(keys.length, "seat")} but ${plural(genesis.entropy.length, "entropy contribution")}: each seat's must be its signature over the commitment`,
+      });
     return result(
       check,
       "pass",

@@ -80,6 +80,11 @@ function seqLink(seq, text = `record ${seq}`) {
   return el("a", { href: `#seq=${seq}`, class: "rd-seq-link", text });
 }
 
+// A link to the record at `index` itself (seqLink names a seq, which lines may share).
+function recordLink(index, text) {
+  return el("a", { href: hashOf(index), class: "rd-seq-link", text });
+}
+
 function clockText(ms) {
   const total = Math.max(0, Math.floor(ms / 100));
   const tenths = total % 10;
@@ -205,6 +210,14 @@ const indexOfSeq = new Map();
 RECORDS.forEach((record, index) => {
   if (!indexOfSeq.has(record.seq)) indexOfSeq.set(record.seq, index);
 });
+const seqCount = new Map();
+RECORDS.forEach((record) => seqCount.set(record.seq, (seqCount.get(record.seq) ?? 0) + 1));
+// A record's deep link: #seq=N, or #line=L where several lines carry its seq (a record
+// repeated or moved), so that the link leads to this one and not the first of them.
+function hashOf(index) {
+  const record = RECORDS[index];
+  return seqCount.get(record.seq) > 1 ? `#line=${record.line}` : `#seq=${record.seq}`;
+}
 const handStarts = RECORDS.flatMap((record, index) => (record.kind === "hand_start" ? [index] : []));
 const lastFrame = FRAMES.length - 1;
 // The first failing record's index; RECORDS.length when no record fails (a finding about
@@ -484,7 +497,7 @@ function drawNearby(index) {
   list.replaceChildren();
   for (let k = from; k <= to; k++) {
     const record = RECORDS[k];
-    const link = el("a", { href: `#seq=${record.seq}`, "data-index": k, title: record.text ?? "" },
+    const link = el("a", { href: hashOf(k), "data-index": k, title: record.text ?? "" },
       el("span", { class: "rd-nearby-seq", text: String(record.seq) }), kindBadge(record),
       el("span", { class: "rd-nearby-text", text: record.text ?? "" }));
     const item = el("li", {
@@ -554,7 +567,7 @@ function go(index, { writeHash = true } = {}) {
       ? `The replay stopped before this record: the table shown is the last one replayed (record ${RECORDS.find((record) => record.frame === lastFrame)?.seq ?? lastFrame}).`
       : `This record is at or after the first failing record.`;
     banner.replaceChildren(el("strong", { text: "Not verified. " }), why, " ",
-      failingSeq === null ? "" : seqLink(failingSeq, `Go to the failing record ${failingSeq}`));
+      failingSeq === null ? "" : recordLink(failIndex, `Go to the failing record ${failingSeq}`));
   }
   const slider = $("rd-slider");
   slider.value = String(index);
@@ -563,8 +576,8 @@ function go(index, { writeHash = true } = {}) {
   drawStatus(index, frameIndex);
   drawDescription(index);
   drawNearby(index);
-  if (writeHash && location.hash !== `#seq=${record.seq}`) {
-    history.replaceState(null, "", `#seq=${record.seq}`);
+  if (writeHash && location.hash !== hashOf(index)) {
+    history.replaceState(null, "", hashOf(index));
   }
 }
 
@@ -578,6 +591,11 @@ function handStartAfter(index) {
 }
 
 function indexFromHash() {
+  const byLine = /^#line=(\d+)$/.exec(location.hash);
+  if (byLine) {
+    const found = RECORDS.findIndex((record) => record.line >= Number(byLine[1]));
+    return found < 0 ? RECORDS.length - 1 : found;
+  }
   const match = /^#seq=(\d+)$/.exec(location.hash);
   if (!match) return null;
   const seq = Number(match[1]);
@@ -729,7 +747,7 @@ function drawHeader() {
     if (failingSeq === null) {
       failure.append(`The verifier's finding ${findingWords}.`);
     } else {
-      failure.append(`First failing record: `, seqLink(failingSeq, `record ${failingSeq}`), ` ${findingWords}`,
+      failure.append(`First failing record: `, recordLink(failIndex, `record ${failingSeq}`), ` ${findingWords}`,
         finding.move ? ` — move “${finding.move}”` : "", ". Every record from there on is marked not verified.");
     }
   }
@@ -914,8 +932,11 @@ function drawChecks(results, done) {
   list.dataset.pinned = String(checks.pinned !== null);
 }
 
-function checksResult(results) {
+// An unfinished log (no final record) fails nothing it holds, but with no secret revealed
+// its commitment and packs were never checked: incomplete, never a pass.
+function checksResult(results, finished) {
   if (results.some((result) => result.status === "fail")) return "fail";
+  if (!finished) return "incomplete";
   if (results.some((result) => result.status === "unsupported" || result.status === "unpinned")) return "incomplete";
   return "pass";
 }
@@ -959,12 +980,14 @@ async function runChecks() {
     const outcome = await RDCheck.run(checks.bytes, { tableKey: key });
     if (run !== checks.run) return;
     drawChecks(outcome.results, true);
-    const result = checksResult(outcome.results);
+    const result = checksResult(outcome.results, outcome.finished);
     $("rd-checks").dataset.result = result;
     const words = {
       pass: "Every check passed in this browser.",
       fail: "This browser found a failure.",
-      incomplete: "Some checks could not be made (see above): the result is incomplete.",
+      incomplete: outcome.finished
+        ? "Some checks could not be made (see above): the result is incomplete."
+        : "The log has no final record, so the dealer's secret is not revealed: the commitment and the packs could not be checked, and the result is incomplete.",
     };
     summary.textContent = words[result];
     drawBrowserResult(result, { pass: "ALL CHECKS PASS", fail: "FAILS", incomplete: "INCOMPLETE" }[result]);
