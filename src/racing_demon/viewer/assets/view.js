@@ -240,6 +240,7 @@ const view = {
   index: -1,
   playing: false,
   timer: null,
+  due: 0, // while playing: when the record after the one shown is due (performance.now())
   rendered: new Map(), // pile id -> the value object last drawn
   pileElements: new Map(),
   seatElements: [],
@@ -622,22 +623,38 @@ function setPlaying(playing) {
   for (const id of ["rd-description", "rd-status"]) $(id).setAttribute("aria-live", playing ? "off" : "polite");
   if (playing) {
     if (view.index >= RECORDS.length - 1) go(0);
+    view.due = performance.now();
     scheduleNext();
   }
 }
 
+// The wall-clock time record k waits after record k-1 while playing: its logged gap, a long
+// pause shortened, divided by the speed.
+function pauseBefore(k) {
+  const gap = (RECORDS[k].t_ms ?? 0) - (RECORDS[k - 1].t_ms ?? 0);
+  return Math.max(0, Math.min(gap, LONGEST_PAUSE_MS)) / speed();
+}
+
+// Each record is due at a time counted from the start of play, not from when the one
+// before it was drawn, so drawing never slows the game down: records that fell due while
+// a frame was drawn are passed over, and the next one drawn is the latest due.
 function scheduleNext() {
   if (!view.playing) return;
   if (view.index >= RECORDS.length - 1) {
     setPlaying(false);
     return;
   }
-  const gap = RECORDS[view.index + 1].t_ms - RECORDS[view.index].t_ms;
-  const delay = Math.max(0, Math.min(gap, LONGEST_PAUSE_MS)) / speed();
+  const now = performance.now();
+  let next = view.index + 1;
+  view.due += pauseBefore(next);
+  while (next < RECORDS.length - 1 && view.due + pauseBefore(next + 1) <= now) {
+    next += 1;
+    view.due += pauseBefore(next);
+  }
   view.timer = setTimeout(() => {
-    go(view.index + 1);
+    go(next);
     scheduleNext();
-  }, delay);
+  }, Math.max(0, view.due - now));
 }
 
 // -- controls -----------------------------------------------------------------
