@@ -135,6 +135,13 @@ def _open(browser: Any, page: Path, seq: int | None = None) -> None:
     )
 
 
+CHECKS_DONE = "return document.getElementById('rd-checks').dataset.done"
+
+
+def _wait_checks(browser: Any) -> None:
+    _wait(browser, lambda: browser.execute_script(CHECKS_DONE) == "true", "the browser's checks")
+
+
 def _wait_shown(browser: Any, seq: int) -> None:
     _wait(browser, lambda: _shown(browser) == seq, f"record {seq} to be shown")
 
@@ -434,14 +441,7 @@ def test_browser_checklist_is_rendered(browser: Any, games: dict[str, Game]) -> 
     """The contract's `#rd-checks`: one item per check, in order, settled with a result."""
     game = games["valid/table-4p-tie-signed.jsonl"]
     _open(browser, game.page)
-    _wait(
-        browser,
-        lambda: (
-            browser.execute_script("return document.getElementById('rd-checks').dataset.done")
-            == "true"
-        ),
-        "the browser's checks",
-    )
+    _wait_checks(browser)
     items = browser.execute_script(
         "return Array.from(document.querySelectorAll('#rd-checks li'),"
         " (li) => [li.dataset.check, li.dataset.status])"
@@ -476,14 +476,7 @@ def test_screenshot_of_a_mid_game_frame(
     size = browser.get_window_size()
     try:
         _open(browser, game.page, tie["seq"])
-        _wait(
-            browser,
-            lambda: (
-                browser.execute_script("return document.getElementById('rd-checks').dataset.done")
-                == "true"
-            ),
-            "the browser's checks",
-        )
+        _wait_checks(browser)
         browser.save_screenshot(str(artifacts / "viewer-midgame.png"))
         browser.set_window_size(390, 1400)
         _open(browser, game.page, tie["seq"])
@@ -502,8 +495,7 @@ def test_a_dropped_key_pins_and_reruns_the_checks(browser: Any, games: dict[str,
     checks re-run, and `#rd-checks` gets `data-pinned="true"`."""
     game = games["valid/table-4p-tie-signed.jsonl"]
     _open(browser, game.page)
-    done = "return document.getElementById('rd-checks').dataset.done"
-    _wait(browser, lambda: browser.execute_script(done) == "true", "the first checks")
+    _wait_checks(browser)
     assert (
         browser.execute_script("return document.getElementById('rd-checks').dataset.pinned")
         == "false"
@@ -517,7 +509,7 @@ def test_a_dropped_key_pins_and_reruns_the_checks(browser: Any, games: dict[str,
         ),
         "the key to be pinned",
     )
-    _wait(browser, lambda: browser.execute_script(done) == "true", "the checks with the pinned key")
+    _wait_checks(browser)
     assert "pinned by you" in browser.find_element("id", "rd-key-state").text
     assert browser.find_element("id", "rd-key-error").text == ""
 
@@ -563,8 +555,7 @@ def test_without_ed25519_the_page_says_so(browser: Any, games: dict[str, Game]) 
     added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NO_ED25519})
     try:
         _open(browser, game.page)
-        done = "return document.getElementById('rd-checks').dataset.done"
-        _wait(browser, lambda: browser.execute_script(done) == "true", "the browser's checks")
+        _wait_checks(browser)
         checks = browser.find_element("id", "rd-checks")
         assert checks.get_attribute("data-result") == "incomplete"
         table = checks.find_element("css selector", "li[data-check='table-signatures']")
@@ -584,14 +575,7 @@ def test_the_about_panel_shows_the_digest_of_the_bytes_the_browser_checked(
     copy of your own": once the checks ran, the one this browser computed."""
     game = games["valid/table-4p-tie-signed.jsonl"]
     _open(browser, game.page)
-    _wait(
-        browser,
-        lambda: (
-            browser.execute_script("return document.getElementById('rd-checks').dataset.done")
-            == "true"
-        ),
-        "the checks",
-    )
+    _wait_checks(browser)
     shown = browser.execute_script("return document.getElementById('rd-log-digest').textContent")
     digest = hashlib.sha256(game.log.read_bytes()).hexdigest()
     assert f"sha256 {digest} (computed by this browser" in shown
