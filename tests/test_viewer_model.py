@@ -20,7 +20,7 @@ import pytest
 
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import HandEnd, RecordKind
-from racing_demon.game.moves import Move, Zone
+from racing_demon.game.moves import Move, MoveKind, Zone
 from racing_demon.game.scoring import score_hand
 from racing_demon.game.state import State
 from racing_demon.log.keys import load_public_key, raw_public_bytes
@@ -780,3 +780,36 @@ def test_any_damage_to_a_log_still_gives_data_that_follows_the_schema(tmp_path: 
         assert schema_errors("viewer-data", built) == [], trial
         assert built["verdict"]["verdict"] != "verified" or bytes(data) == original
         assert "rd-data" in render_page(built)
+
+
+def test_a_move_names_its_piles_source_first_as_the_frames_name_them() -> None:
+    """docs/viewer.md: each record's `piles` are the piles its move names, source then
+    target, as frame pile ids (a turn: the stock, then the waste); an accepted move's
+    piles are the ones its frame changed, and a bounce's exist on the table it lost on."""
+    data = data_of(BIG.name)
+    shown = tables(data)
+    lines = bodies(BIG.name)
+    kinds = set()
+    for index, entry in enumerate(data["records"]):
+        if entry["kind"] not in ("move", "tie", "bounce"):
+            assert entry["piles"] == []
+            continue
+        move = Move.parse(lines[index]["move"])
+        kinds.add((entry["kind"], move.kind))
+        if move.kind is MoveKind.TURN:
+            assert entry["piles"] == [f"s{move.seat}.stock", f"s{move.seat}.waste"]
+        elif move.kind is MoveKind.RECYCLE:
+            assert entry["piles"] == [f"s{move.seat}.waste", f"s{move.seat}.stock"]
+        elif (
+            entry["kind"] == "bounce"
+            and move.target is not None
+            and (move.target.zone is Zone.NEW_FOUNDATION)
+        ):
+            assert len(entry["piles"]) == 1  # the foundation it meant to start never was
+        else:
+            assert len(entry["piles"]) == 2
+        table = shown[index - 1] if entry["kind"] == "bounce" else shown[index]
+        assert set(entry["piles"]) <= table.keys()
+        if entry["kind"] != "bounce":
+            assert set(entry["piles"]) <= set(data["frames"]["list"][index]["set"])
+    assert {"move", "bounce"} <= {kind for kind, _ in kinds}

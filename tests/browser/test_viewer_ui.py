@@ -579,3 +579,31 @@ def test_the_about_panel_shows_the_digest_of_the_bytes_the_browser_checked(
     shown = browser.execute_script("return document.getElementById('rd-log-digest').textContent")
     digest = hashlib.sha256(game.log.read_bytes()).hexdigest()
     assert f"sha256 {digest} (computed by this browser" in shown
+
+
+def test_a_bounce_marks_the_piles_its_move_named(browser: Any, games: dict[str, Game]) -> None:
+    """docs/viewer.md: a bounced move's piles (where its card was, where it was meant to go)
+    are marked, since the bounce changed neither; an accepted move's are not."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    bodies = _records(game.log)
+    bounce = next(body for body in bodies if body["kind"] == "bounce")
+    accepted = next(body for body in bodies if body["kind"] == "move")
+    named = (
+        "return Array.from(document.querySelectorAll('#rd-table [data-named=\"true\"]'),"
+        " (pile) => pile.dataset.pile)"
+    )
+    _open(browser, game.page, bounce["seq"])
+    _wait_shown(browser, bounce["seq"])
+    assert set(browser.execute_script(named)) == _move_pile_ids(bounce)
+    _move_hash(browser, accepted["seq"])
+    assert browser.execute_script(named) == []
+
+
+def _move_pile_ids(body: dict[str, Any]) -> set[str]:
+    """The piles a card move's text names (``3 waste>f2 3H``), as the page's pile ids."""
+    seat, places = body["player"], body["move"].split()[1]
+    return {
+        place if place.startswith("f") else f"s{seat}.{place}"
+        for place in places.split(">")
+        if place != "f+"
+    }

@@ -15,7 +15,7 @@ import gzip
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -211,6 +211,32 @@ def _line(index: int, line: bytes) -> _Line:
 class _Words:
     text: str
     links: tuple[int, ...] = ()
+    piles: tuple[str, ...] = ()  # the pile ids a move names: its source, then its target
+
+
+def move_piles(move: Move, after: State | None) -> tuple[str, ...]:
+    """The piles ``move`` names, as frame pile ids: where its cards leave, then where they
+    go (a new foundation once it exists, in ``after``); a turn or a recycle names the stock
+    and the waste."""
+    seat = f"s{move.seat}"
+    if move.kind is MoveKind.TURN:
+        return (f"{seat}.stock", f"{seat}.waste")
+    if move.kind is MoveKind.RECYCLE:
+        return (f"{seat}.waste", f"{seat}.stock")
+    piles = []
+    for place in (move.source, move.target):
+        if place is None:
+            continue
+        if place.zone in (Zone.WORK, Zone.UNDER):
+            piles.append(f"{seat}.w{place.index + 1}")
+        elif place.zone is Zone.FOUNDATION:
+            piles.append(f"f{place.index + 1}")
+        elif place.zone is Zone.NEW_FOUNDATION:
+            if after is not None and after.foundations:
+                piles.append(f"f{len(after.foundations)}")
+        else:
+            piles.append(f"{seat}.{place.zone.name.lower()}")
+    return tuple(piles)
 
 
 @dataclass
@@ -275,6 +301,20 @@ class _Teller:
             return _Words(
                 f"{who} sends a move that cannot be read: “{printable(submission.move)}”."
             )
+        words = self._move_words(seq, who, submission, move, before, after, placed)
+        bounced = submission.kind is RecordKind.BOUNCE
+        return replace(words, piles=move_piles(move, None if bounced else after))
+
+    def _move_words(
+        self,
+        seq: int,
+        who: str,
+        submission: Submission,
+        move: Move,
+        before: State | None,
+        after: State | None,
+        placed: Mapping[Card, int],
+    ) -> _Words:
         kind = submission.kind
         if kind is RecordKind.BOUNCE:
             return self._bounce(who, submission, move, before, placed)
@@ -640,6 +680,7 @@ def _record_entry(
             "seat": None,
             "text": f"record {line.index} could not be read: {line.problem}",
             "links": [],
+            "piles": [],
             "frame": None,
         }
     words = words or teller.tell(record)
@@ -653,6 +694,7 @@ def _record_entry(
         "seat": payload.seat if isinstance(payload, Submission) else None,
         "text": words.text,
         "links": list(words.links),
+        "piles": list(words.piles),
         "frame": frame,
     }
 

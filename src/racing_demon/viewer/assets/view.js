@@ -426,7 +426,9 @@ function drawFoundations(piles, hand) {
   }
 }
 
-function drawTable(frameIndex, changed) {
+// changed: the piles the record changed; named: the piles a bounced or failing move named,
+// which it did not change.
+function drawTable(frameIndex, changed, named) {
   const piles = frameIndex < 0 ? {} : frames.pilesAt(frameIndex);
   for (const id of view.pileElements.keys()) {
     if (id[0] !== "s") continue;
@@ -436,7 +438,11 @@ function drawTable(frameIndex, changed) {
     }
   }
   drawFoundations(piles, frameIndex < 0 ? null : FRAMES[frameIndex].hand);
-  for (const [id, pile] of view.pileElements) pile.classList.toggle("changed", changed.has(id));
+  for (const [id, pile] of view.pileElements) {
+    pile.classList.toggle("changed", changed.has(id));
+    pile.classList.toggle("named", named.has(id));
+    pile.dataset.named = String(named.has(id));
+  }
   $("rd-table").classList.toggle("before-deal", Object.keys(piles).length === 0);
 }
 
@@ -552,7 +558,8 @@ function go(index, { writeHash = true } = {}) {
   if (ownFrame !== null && ownFrame !== undefined && !FRAMES[ownFrame].full) {
     for (const id of Object.keys(FRAMES[ownFrame].set)) changed.add(id);
   }
-  drawTable(frameIndex, changed);
+  const refused = RECORDS[index].kind === "bounce" || index === failIndex;
+  drawTable(frameIndex, changed, new Set(refused ? RECORDS[index].piles ?? [] : []));
   view.index = index;
   const record = RECORDS[index];
   const frame = $("rd-frame");
