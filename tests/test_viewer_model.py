@@ -29,7 +29,7 @@ from racing_demon.replay import ReplayError, find_secret, replay
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings
 from racing_demon.viewer import build_page, render_page, viewer_data
-from racing_demon.viewer.model import SEAT_COLOURS, card_words, seat_colours
+from racing_demon.viewer.model import SEAT_COLOURS, seat_colours
 from racing_demon.viewer.page import PACKED_FIELDS, TemplateError, data_json, unpacked
 
 from conftest import invoke
@@ -212,6 +212,11 @@ def test_frames_are_deltas_with_a_full_frame_every_64_and_at_each_deal() -> None
 
 def records_of(file: str, kind: str) -> list[dict[str, Any]]:
     return [record for record in data_of(file)["records"] if record["kind"] == kind]
+
+
+def card_words(face: str) -> str:
+    """How the words and `replay` show a face: the engine's display form (``10♥``)."""
+    return Card.from_face(face, 0).display()
 
 
 def bodies(file: str) -> list[dict[str, Any]]:

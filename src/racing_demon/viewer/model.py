@@ -57,7 +57,6 @@ SEAT_COLOURS = (
     "#F0E442",
     "#000000",
 )
-_SUIT_WORDS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 _ENDED_BY_A_SEAT = frozenset({EndReason.CALL, EndReason.RESIGNED, EndReason.DEMON_EMPTY})
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six")
 
@@ -97,12 +96,6 @@ def seat_colours(backs: Sequence[str]) -> list[str]:
         else:
             colours.append(free[0] if free else SEAT_COLOURS[len(colours) % len(SEAT_COLOURS)])
     return colours
-
-
-def card_words(face: str) -> str:
-    """``10♥`` for ``TH``: the rank as people say it, the suit as its symbol."""
-    rank = "10" if face[0] == "T" else face[0]
-    return rank + _SUIT_WORDS[face[1]]
 
 
 # -- the table as piles ------------------------------------------------------------------
@@ -593,7 +586,8 @@ def viewer_data(path: Path, settings: Settings, report: Report | None = None) ->
     frames = _Frames()
     audit = _Audit()
     told: dict[int, _Words] = {}
-    secret = settings.seed or _revealed_secret(lines)
+    final = _final_record(lines)
+    secret = settings.seed or (None if final is None else bytes.fromhex(final.secret))
     if secret is not None and data is not None:
         _replay(path, secret, settings, teller, frames, audit, told)
     records = [_record_entry(line, told.get(line.index), teller, frames) for line in lines]
@@ -611,7 +605,7 @@ def viewer_data(path: Path, settings: Settings, report: Report | None = None) ->
         "audit": {
             "hands": audit.hands,
             "totals": audit.totals,
-            "claimed_totals": _claimed_totals(lines),
+            "claimed_totals": None if final is None else list(final.end.totals),
         },
     }
 
@@ -651,17 +645,11 @@ def _replay(
         pass  # the lines from here on are told from their bodies, or as unreadable
 
 
-def _revealed_secret(lines: Sequence[_Line]) -> bytes | None:
+def _final_record(lines: Sequence[_Line]) -> Final | None:
+    """The first final record's payload: its secret and the totals it claims."""
     for line in lines:
         if line.record is not None and isinstance(line.record.payload, Final):
-            return bytes.fromhex(line.record.payload.secret)
-    return None
-
-
-def _claimed_totals(lines: Sequence[_Line]) -> list[int] | None:
-    for line in lines:
-        if line.record is not None and isinstance(line.record.payload, Final):
-            return list(line.record.payload.end.totals)
+            return line.record.payload
     return None
 
 

@@ -93,13 +93,9 @@ function clockText(ms) {
   return `${minutes}:${String(seconds).padStart(2, "0")}.${tenths}`;
 }
 
-function hexBytes(hex) {
-  return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
-}
-
-async function keyId(raw) {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", raw));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+// A key's id, and the log's digest: the SHA-256 of the bytes, as lowercase hex.
+async function sha256Hex(bytes) {
+  return RDCheck.hex.toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
 
 // Black or white text, whichever reads better on a seat's colour (the palette has both
@@ -971,14 +967,19 @@ function drawBrowserResult(result, word) {
   badge.querySelector(".rd-verdict-word").textContent = word;
 }
 
+// The table key the checks use: the reader's pinned one, else the one the maker embedded.
+function tableKey() {
+  return checks.pinned ?? (DATA.table_key ? RDCheck.hex.fromHex(DATA.table_key) : null);
+}
+
 async function drawKeyState() {
   const state = $("rd-key-state");
-  const key = checks.pinned ?? (DATA.table_key ? hexBytes(DATA.table_key) : null);
+  const key = tableKey();
   if (!key) {
     state.textContent = "No table key: the page's maker gave none, so the table's signatures cannot be checked until you pin its public key.";
     return;
   }
-  const id = await keyId(key);
+  const id = await sha256Hex(key);
   state.textContent = checks.pinned
     ? `Table key pinned by you (${checks.pinnedFrom}), key id ${id.slice(0, 16)}…`
     : `Table key: the key given to the page's maker, key id ${id.slice(0, 16)}…. Pin your own copy to check against a key you trust.`;
@@ -996,12 +997,10 @@ async function runChecks() {
     if (!DATA.log) throw new Error("the page holds no copy of the log (it was too large to read)");
     if (!checks.bytes) {
       checks.bytes = await RDCheck.gunzip(DATA.log.data);
-      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", checks.bytes));
-      const hex = Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
-      $("rd-log-digest").textContent = `${checks.bytes.length} · sha256 ${hex} (computed by this browser from the bytes it checks)`;
+      const digest = await sha256Hex(checks.bytes);
+      $("rd-log-digest").textContent = `${checks.bytes.length} · sha256 ${digest} (computed by this browser from the bytes it checks)`;
     }
-    const key = checks.pinned ?? (DATA.table_key ? hexBytes(DATA.table_key) : null);
-    const outcome = await RDCheck.run(checks.bytes, { tableKey: key });
+    const outcome = await RDCheck.run(checks.bytes, { tableKey: tableKey() });
     if (run !== checks.run) return;
     drawChecks(outcome.results, true);
     const result = checksResult(outcome.results, outcome.finished);
