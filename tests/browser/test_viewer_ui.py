@@ -607,3 +607,30 @@ def _move_pile_ids(body: dict[str, Any]) -> set[str]:
         for place in places.split(">")
         if place != "f+"
     }
+
+
+def test_a_key_file_dropped_on_the_drop_zone_pins_it(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 17: the page "lets the reader drop their own copy of the table's public key
+    onto the page to pin it": a drop event on `#rd-key-drop` that carries the .pub file."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page)
+    _wait_checks(browser)
+    browser.execute_script(
+        """const carried = new DataTransfer();
+        carried.items.add(new File([arguments[0]], "table.pub"));
+        const zone = document.getElementById("rd-key-drop");
+        zone.dispatchEvent(new DragEvent("drop", {dataTransfer: carried, bubbles: true,
+                                                 cancelable: true}));""",
+        (SAMPLES / "table.pub").read_text(),
+    )
+    _wait(
+        browser,
+        lambda: (
+            browser.execute_script("return document.getElementById('rd-checks').dataset.pinned")
+            == "true"
+        ),
+        "the dropped key to be pinned",
+    )
+    _wait_checks(browser)
+    assert "pinned by you (table.pub)" in browser.find_element("id", "rd-key-state").text
+    assert browser.find_element("id", "rd-checks").get_attribute("data-result") == "pass"
