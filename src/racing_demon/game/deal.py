@@ -14,7 +14,7 @@ import secrets
 import struct
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Protocol
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
@@ -119,6 +119,10 @@ class MatchSeed:
         ikm = b"".join([_lp(secret), _U32.pack(len(contributions)), *map(_lp, contributions)])
         return cls(_hkdf_extract(_MATCH_SALT, ikm), len(contributions))
 
+    def pack(self, hand: int, seat: int) -> tuple[Card, ...]:
+        """The pack ``seat`` is dealt in ``hand``: its own stream's (steps 4-6)."""
+        return derive_pack(self, hand, seat)
+
     @classmethod
     def from_plain(cls, text: str) -> MatchSeed:
         """A reproducible seed from a plain string, for tournaments and tests (step 3)."""
@@ -129,6 +133,14 @@ class MatchSeed:
         except UnicodeEncodeError as error:
             raise ValueError(f"plain seed {text!r} cannot be encoded as UTF-8") from error
         return cls(_hkdf_extract(_PLAIN_SALT, ikm))
+
+
+class Dealer(Protocol):
+    """What deals a match: the pack each seat gets in each hand. A single match's
+    ``MatchSeed`` deals each seat its own stream; a duplicate tournament's table
+    (``racing_demon.game.duplicate``) deals the planned stream at each seat."""
+
+    def pack(self, hand: int, seat: int) -> tuple[Card, ...]: ...
 
 
 def _check_hand_seat(hand: int, seat: int) -> None:
@@ -198,14 +210,17 @@ def _cards_of(seat: int) -> tuple[Card, ...]:
     return canonical_pack(seat)
 
 
-def derive_pack(seed: MatchSeed, hand: int, seat: int) -> tuple[Card, ...]:
-    """The shuffled pack ``p[0..51]`` of ``seat`` in ``hand`` (steps 4-6); owner is ``seat``.
+def derive_pack(
+    seed: MatchSeed, hand: int, seat: int, owner: int | None = None
+) -> tuple[Card, ...]:
+    """The shuffled pack ``p[0..51]`` of ``seat`` in ``hand`` (steps 4-6), its cards owned
+    by ``owner`` (default ``seat``: a duplicate deal plays one seat's stream at another).
 
     Layout (step 7, applied by the engine): ``p[0..12]`` is the demon with ``p[12]`` on top,
     then one card per work pile, then the stock with ``p[13 + W]`` on top.
     """
     _check_hand_seat(hand, seat)
-    cards = _cards_of(seat)
+    cards = _cards_of(seat if owner is None else owner)
     block = _expand_block(seed.prk, hand, seat, 0)
     if block.find(_REJECTABLE_WORD_PREFIX, 0, _SHORTCUT_WORDS.size) >= 0:
         # About one pack in 80,000: a word might be rejected, so follow the spec word by word.
@@ -228,7 +243,7 @@ def deal_hand(
         raise ValueError(
             f"the match seed mixes entropy from {seed.seats} seats: it cannot deal {players}"
         )
-    packs = tuple(derive_pack(seed, hand, seat) for seat in range(players))
+    packs = tuple(seed.pack(hand, seat) for seat in range(players))
     return State.deal(rules, packs, hand, start_ms), packs
 
 
