@@ -61,6 +61,18 @@ class SeatEntry(NamedTuple):
     key: str | None  # hex of the raw Ed25519 public key, when the player signs
 
 
+class TournamentTag(NamedTuple):
+    """The duplicate tournament a table's match belongs to, as its genesis names it
+    (docs/tournament.md): its packs are the plan's, not the seats' own."""
+
+    name: str
+    table: int  # from 1
+    tables: int
+    hands: int
+    entropy: str  # the plan's entropy digest, hex
+    plan: str  # the plan's commitment (``Plan.digest``), hex
+
+
 class Genesis(NamedTuple):
     """The first record: the rules, the seats, the keys and the dealer's commitment."""
 
@@ -71,6 +83,7 @@ class Genesis(NamedTuple):
     table_key: str  # the key id of the table's public key
     commitment: str
     entropy: tuple[str, ...]  # each seat's contribution, hex
+    tournament: TournamentTag | None = None  # a duplicate tournament's table
 
     @property
     def kind(self) -> RecordKind:
