@@ -762,6 +762,7 @@ CHECK_ORDER = [
             "RESERVED_RULES_NAME",
             "WRONG_RULES",
             "BAD_SEATS",
+            "BAD_TOURNAMENT",
             "PACK_MISMATCH",
         )
     ),

@@ -20,7 +20,6 @@ from typing import Any
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
 from racing_demon.game.cards import Card
-from racing_demon.game.deal import MatchSeed
 from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.scoring import HandScore, score_hand
@@ -111,9 +110,8 @@ def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
         if snapshot.flow is not None:
             raise ReplayError(record.seq, "a second genesis")
         rules = rules_from_document(payload.rules)
-        seed = MatchSeed.from_secret(secret, [bytes.fromhex(part) for part in payload.entropy])
         snapshot.names = tuple(entry.name for entry in payload.players)
-        snapshot.flow = MatchFlow.begin(rules, seed, len(payload.players))
+        snapshot.flow = MatchFlow.begin(rules, payload.dealer(secret), len(payload.players))
         return
     if snapshot.flow is None:
         raise ReplayError(record.seq, f"a {record.kind} record before the genesis")

@@ -8,6 +8,10 @@ record is flushed and fsynced before ``submit`` returns, so after a crash the fi
 a prefix of complete records (``durable=False`` skips the fsync, for simulations only).
 Every submission is answered at once with a table-signed receipt (§9): the record it
 became, or why it was refused; the player's client keeps it as evidence.
+
+A table of a duplicate tournament (docs/tournament.md) deals the plan's packs, and holds
+its final record, which reveals the organiser's secret, until ``reveal``: every table's
+packs come from that one secret, so no table may reveal it while another still plays.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular
-from racing_demon.game.deal import MatchSeed, commitment
+from racing_demon.game.deal import commitment
 from racing_demon.game.flow import MatchEnd, MatchFlow, RecordKind, Seen, Submission
 from racing_demon.game.moves import Move
 from racing_demon.game.rules import Rules
@@ -52,6 +56,7 @@ from racing_demon.log.records import (
     Genesis,
     Record,
     SeatEntry,
+    TournamentTag,
     chain_hash,
     entropy_statement,
     record_body,
@@ -117,6 +122,10 @@ class ResumeError(RacingDemonError, ValueError):
     """A log that a table cannot continue."""
 
 
+class RevealError(RacingDemonError, ValueError):
+    """A reveal the table cannot make: nothing is written."""
+
+
 def _check_genesis(
     genesis: Record, sigs: dict[str, Any], table_key: Ed25519PrivateKey, dealer_secret: bytes
 ) -> None:
@@ -150,6 +159,7 @@ class Table:
         game: str,
         secret: bytes,
         player_signers: Sequence[PlayerSigner] | None,
+        tournament: TournamentTag | None = None,
     ) -> None:
         self._writer = writer
         self._key = table_key
@@ -160,6 +170,9 @@ class Table:
         self._signers = None if player_signers is None else tuple(player_signers)
         self._next_n = [0] * len(players)
         self._now = writer.t_ms  # the table's clock: the last record's time, or later
+        self._tournament = tournament
+        # A tournament's table holds its final record once due, until reveal() writes it.
+        self._held: Final | None = None
 
     @classmethod
     def create(
@@ -174,6 +187,7 @@ class Table:
         player_signers: Sequence[PlayerSigner] | None = None,
         game_id: str | None = None,
         durable: bool = True,
+        tournament: TournamentTag | None = None,
     ) -> Table:
         """Write the genesis and deal the first hand.
 
@@ -183,6 +197,13 @@ class Table:
         (docs/deal-spec.md), so ``entropy`` must be None; every seat then co-signs the
         genesis. In an unkeyed game ``entropy`` holds one contribution per seat, on the
         table's word.
+
+        With ``tournament`` (a plan's ``Plan.tag(table)``) the match is that table of a
+        duplicate tournament: ``dealer_secret`` is the organiser's secret, whose commitment
+        the plan holds, ``rules`` the plan's, and every hand deals the plan's packs for the
+        table, not packs from the seats' entropy (which the genesis still lists and the
+        verifier still checks). The final record is held (``played_out``) until
+        ``reveal``.
 
         Refuses an existing file: a log is never overwritten. ``durable=False`` flushes every
         record but skips the fsync, so a crash may lose records the table acknowledged: for
@@ -223,6 +244,7 @@ class Table:
                 table_key=key_id(raw_public_bytes(table_key.public_key())),
                 commitment=promise,
                 entropy=tuple(contribution.hex() for contribution in entropy),
+                tournament=tournament,
             ),
         )
         sigs: dict[str, Any] = {}
@@ -233,13 +255,16 @@ class Table:
                 for seat, signer in enumerate(player_signers)
             ]
         _check_genesis(genesis, sigs, table_key, dealer_secret)
-        seed = MatchSeed.from_secret(dealer_secret, entropy)
+        assert isinstance(genesis.payload, Genesis)
+        dealer = genesis.payload.dealer(dealer_secret)  # the verifier's, as step 7 makes it
         file = path.open("xb")
         try:
             writer = LogWriter(file, game, table_key, durable=durable)
             writer.append(0, genesis.payload, sigs)
-            flow = MatchFlow.begin(rules, seed, len(players))
-            table = cls(writer, table_key, flow, players, game, dealer_secret, player_signers)
+            flow = MatchFlow.begin(rules, dealer, len(players))
+            table = cls(
+                writer, table_key, flow, players, game, dealer_secret, player_signers, tournament
+            )
             table._record_due(0)
         except BaseException:
             # The file is this call's own (opened exclusively): a failed create leaves
@@ -265,7 +290,9 @@ class Table:
         record replayed; a torn last line must be removed first (``racing-demon recover``).
         The table then writes what the crash cut short (a due stall shift, the hand's end,
         the next deal or the final record, which ``player_signers`` may accept) and takes
-        submissions again. Raises ResumeError, also for a log of an older format.
+        submissions again. A tournament's table holds its final record as ``create``'s does:
+        a log played out but not revealed resumes ``played_out``, ready to ``reveal``.
+        Raises ResumeError, also for a log of an older format.
         """
         settings = Settings(
             table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret, limits=limits
@@ -297,7 +324,16 @@ class Table:
             t_ms=last.t_ms,
             recent_hashes=recent,
         )
-        table = cls(writer, table_key, flow, players, last.game, dealer_secret, player_signers)
+        table = cls(
+            writer,
+            table_key,
+            flow,
+            players,
+            last.game,
+            dealer_secret,
+            player_signers,
+            genesis.tournament,
+        )
         table._next_n = next_n
         table._record_due(writer.t_ms)
         return table
@@ -322,9 +358,41 @@ class Table:
         return self._flow.match
 
     @property
+    def tournament(self) -> TournamentTag | None:
+        """The tournament and table this match belongs to, if any."""
+        return self._tournament
+
+    @property
     def finished(self) -> bool:
         """Whether the final record is written."""
         return self._flow.finished
+
+    @property
+    def played_out(self) -> bool:
+        """Whether the match is over: every hand ended, so no submission is taken. A single
+        match's final record is then written at once (``finished``); a tournament's table
+        holds it until ``reveal``."""
+        return self._held is not None or self._flow.finished
+
+    def reveal(self, t_ms: int | None = None) -> None:
+        """Write the held final record of a tournament's table (at ``t_ms``, by default the
+        table's clock), which reveals the organiser's secret: only once every table of the
+        tournament has played out. Each keyed seat is asked to accept it, as at any
+        table's end. Raises RevealError when no final record is held.
+        """
+        held = self._held
+        if held is None:
+            why = "it is revealed already" if self.finished else "the match is not played out"
+            raise RevealError(f"nothing to reveal: {why}")
+        t_ms = self._now if t_ms is None else t_ms
+        if t_ms < self._now:
+            raise RevealError(f"time runs backwards: {t_ms} ms after {self._now} ms")
+        self._now = t_ms
+        accepts = self._acceptances(t_ms, held)  # asked before anything changes
+        self._writer.append(t_ms, held, accepts)
+        self._held = None
+        self._flow = self._flow.play(held.end, t_ms)
+        self._writer.close()
 
     @property
     def records(self) -> int:
@@ -356,7 +424,7 @@ class Table:
                 SubmissionCode.TIME_BACKWARDS,
             )
         self._now = t_ms
-        while not self.finished:
+        while not self.played_out:
             deadline = self._flow.deadline()
             if deadline is None or deadline > t_ms:
                 self._flow = self._flow.at(t_ms)
@@ -390,7 +458,7 @@ class Table:
             self.advance(t_ms)
         except SubmissionError as error:
             refuse(str(error), error.code)
-        if self.finished:
+        if self.played_out:
             refuse("the match is over", SubmissionCode.MATCH_OVER)
         if not 0 <= seat < len(self._players):
             refuse(f"there is no seat {seat}", SubmissionCode.NO_SUCH_SEAT)
@@ -499,6 +567,9 @@ class Table:
         while (event := self._flow.due()) is not None:
             if isinstance(event, MatchEnd):
                 final = Final(event, self._secret.hex(), self._writer.seq)
+                if self._tournament is not None:
+                    self._held = final  # written by reveal(), once every table is done
+                    return
                 accepts = self._acceptances(t_ms, final)  # asked before anything changes
                 self._writer.append(t_ms, final, accepts)
                 self._flow = self._flow.play(event, t_ms)

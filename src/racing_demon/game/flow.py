@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.game.cards import Card
-from racing_demon.game.deal import MatchSeed, derive_pack, pack_digest
+from racing_demon.game.deal import Dealer, pack_digest
 from racing_demon.game.engine import (
     StallOutcome,
     Violation,
@@ -203,7 +203,7 @@ class MatchFlow(NamedTuple):
     """
 
     rules: Rules
-    seed: MatchSeed
+    dealer: Dealer  # deals every hand: a match's seed, or a tournament table's plan
     match: Match
     state: State | None = None  # the current or last hand; None before the first deal
     hand_open: bool = False  # between a hand_start and its hand_end
@@ -211,8 +211,8 @@ class MatchFlow(NamedTuple):
     finished: bool = False  # the match's end has been recorded
 
     @classmethod
-    def begin(cls, rules: Rules, seed: MatchSeed, seats: int) -> MatchFlow:
-        return cls(rules, seed, Match(rules, seats))
+    def begin(cls, rules: Rules, dealer: Dealer, seats: int) -> MatchFlow:
+        return cls(rules, dealer, Match(rules, seats))
 
     @property
     def seats(self) -> int:
@@ -231,7 +231,7 @@ class MatchFlow(NamedTuple):
             return self._start_hand(event, t_ms)
         if isinstance(event, MatchEnd):
             self._check_match_end(event)
-            return MatchFlow(self.rules, self.seed, self.match, self.state, finished=True)
+            return MatchFlow(self.rules, self.dealer, self.match, self.state, finished=True)
         state = advance_clock(self._hand_in_play(event), t_ms)
         if isinstance(event, Stall):
             return self._after(self._stall(state))
@@ -270,7 +270,7 @@ class MatchFlow(NamedTuple):
         due = None
         if state.phase is Phase.PLAYING and check_stall(state) is None:
             due = stall_outcome(state)
-        return MatchFlow(self.rules, self.seed, self.match, state, True, due)
+        return MatchFlow(self.rules, self.dealer, self.match, state, True, due)
 
     def _start_hand(self, event: HandStart, t_ms: int) -> MatchFlow:
         hand, match = event.hand, self.match
@@ -297,7 +297,7 @@ class MatchFlow(NamedTuple):
             )
         packs: list[tuple[Card, ...]] = []
         for seat, recorded in enumerate(event.packs):
-            pack = derive_pack(self.seed, hand, seat)
+            pack = self.dealer.pack(hand, seat)
             derived = pack_digest(hand, seat, pack)
             if derived != recorded:
                 raise FlowRefusal(
@@ -308,7 +308,7 @@ class MatchFlow(NamedTuple):
                     found=recorded,
                 )
             packs.append(pack)
-        flow = MatchFlow(self.rules, self.seed, match, State.deal(self.rules, packs, hand, t_ms))
+        flow = MatchFlow(self.rules, self.dealer, match, State.deal(self.rules, packs, hand, t_ms))
         return flow._after(flow.state)  # type: ignore[arg-type]  # just dealt
 
     def _submission(self, state: State, event: Submission) -> State:
@@ -412,7 +412,7 @@ class MatchFlow(NamedTuple):
             )
         # The cards behind each hand's score would make memory grow with the match.
         match = self.match.record(scored.without_cards())
-        return MatchFlow(self.rules, self.seed, match, state)
+        return MatchFlow(self.rules, self.dealer, match, state)
 
     def _check_match_end(self, event: MatchEnd) -> None:
         match = self.match
@@ -469,8 +469,7 @@ class MatchFlow(NamedTuple):
                 return self._match_end()
             hand = self.match.played + 1
             packs = tuple(
-                pack_digest(hand, seat, derive_pack(self.seed, hand, seat))
-                for seat in range(self.seats)
+                pack_digest(hand, seat, self.dealer.pack(hand, seat)) for seat in range(self.seats)
             )
             return HandStart(hand, packs)
         state = self.state
@@ -496,7 +495,7 @@ class MatchFlow(NamedTuple):
         if not self.hand_open or self.state is None:
             return self
         state = advance_clock(self.state, t_ms)
-        return MatchFlow(self.rules, self.seed, self.match, state, True, self.stall_due)
+        return MatchFlow(self.rules, self.dealer, self.match, state, True, self.stall_due)
 
     def submit(
         self, seat: int, n: int, move: Move, text: str, seen: Seen | None = None

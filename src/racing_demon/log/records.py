@@ -26,6 +26,8 @@ import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from racing_demon.game.deal import Dealer, MatchSeed
+from racing_demon.game.duplicate import DuplicateDeal, Shape
 from racing_demon.game.flow import (
     Event,
     FinalReason,
@@ -89,6 +91,22 @@ class Genesis(NamedTuple):
     def kind(self) -> RecordKind:
         return RecordKind.GENESIS
 
+    def dealer(self, secret: bytes) -> Dealer:
+        """What deals this match once ``secret`` (the one the commitment hides) is known:
+        the table's and the verifier's, replay's and a resumed table's alike.
+
+        A single match deals from the secret and every seat's entropy (docs/deal-spec.md,
+        step 3). A tournament's table deals the plan's packs from the secret and the
+        tournament's own entropy digest, rotated for its table (docs/tournament.md): the
+        seats' entropy does not feed it. Raises ValueError for values that deal nothing
+        (step 7 of the verifier refuses those first, with its codes).
+        """
+        tag = self.tournament
+        if tag is None:
+            return MatchSeed.from_secret(secret, [bytes.fromhex(part) for part in self.entropy])
+        shape = Shape(tag.name, tag.tables, len(self.players), tag.hands)
+        return DuplicateDeal(shape, shape.seed(secret, bytes.fromhex(tag.entropy)), tag.table)
+
 
 class Final(NamedTuple):
     """The last record: the match's end, the dealer's revealed secret, the record count."""
@@ -141,6 +159,20 @@ def _genesis(body: Mapping[str, Any]) -> Genesis:
         body["table_key"],
         body["commitment"],
         tuple(body["entropy"]),
+        _tournament(body.get("tournament")),
+    )
+
+
+def _tournament(member: Mapping[str, Any] | None) -> TournamentTag | None:
+    if member is None:
+        return None
+    return TournamentTag(
+        member["name"],
+        member["table"],
+        member["tables"],
+        member["hands"],
+        member["entropy"],
+        member["plan"],
     )
 
 
@@ -238,7 +270,7 @@ def payload_fields(payload: Payload) -> dict[str, Any]:
             "secret": payload.secret,
             "records": payload.records,
         }
-    return {
+    fields = {
         "software": payload.software,
         "rules": payload.rules,
         "rules_sha256": payload.rules_sha256,
@@ -250,6 +282,10 @@ def payload_fields(payload: Payload) -> dict[str, Any]:
         "commitment": payload.commitment,
         "entropy": list(payload.entropy),
     }
+    tag = payload.tournament
+    if tag is not None:  # a single match's genesis has no such member
+        fields["tournament"] = tag._asdict()
+    return fields
 
 
 def event_of(payload: Payload) -> Event | None:

@@ -23,7 +23,9 @@ match runs in seconds and the same inputs always give the same log (docs/simulat
 Every draw comes from ``SimulationSeed``: the dealer secret, the entropy, the game id and
 one word stream per purpose and seat, all derived from the simulation's text seed with
 HKDF-SHA256. A simulation is reproducible by design, so whoever knows its seed can predict
-its deals: right for simulations, never for real play.
+its deals: right for simulations, never for real play. A simulated table of a duplicate
+tournament takes the organiser's secret instead, deals the plan's packs, and holds its
+final record as a real tournament table does, until ``reveal_held``.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.game.state import EndReason, State
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.records import parse_record
+from racing_demon.log.records import TournamentTag, parse_record
 from racing_demon.sim.bots import BotProfile, choose_move, stream_chooser
 from racing_demon.table import PlayerInfo, Table, player_signer, sign_submission
 
@@ -191,6 +193,8 @@ class Simulation:
     virtual_ms: int
     tally: Tally
     receipts: tuple[Path, ...] = ()  # each seat's receipts file, when kept
+    # A tournament's table: played out, its final record held back (``reveal_held``).
+    held: bool = False
 
     @property
     def bounced(self) -> int:
@@ -242,6 +246,8 @@ def simulate(
     on_hand: Callable[[Match], None] | None = None,
     max_events: int = MAX_EVENTS,
     receipts: bool = True,
+    tournament: TournamentTag | None = None,
+    dealer_secret: bytes | None = None,
 ) -> Simulation:
     """Play a whole match of ``bots`` at a new table logging to ``path``.
 
@@ -253,6 +259,12 @@ def simulate(
     log: never over an existing file. Raises ValueError for inputs that do not fit,
     FileExistsError for an output that exists, and SimulationError if the match does not
     end within ``max_events``.
+
+    With ``tournament`` (``Plan.tag(table)``) the match is that table of a duplicate
+    tournament, ``rules`` the plan's and ``dealer_secret`` (then required) the organiser's
+    secret: the table deals the plan's packs and, once played out, holds the final record
+    (``Simulation.held``), which ``reveal_held`` writes once every table has played.
+    ``dealer_secret`` without ``tournament`` replaces the secret derived from ``seed``.
     """
     seats = len(bots)
     if not rules.min_players <= seats <= rules.max_players:
@@ -266,6 +278,8 @@ def simulate(
         raise ValueError(f"{seats} bots but {len(latencies)} latencies")
     if tick_ms < 1:
         raise ValueError(f"the table's tick is at least 1 ms, not {tick_ms}")
+    if tournament is not None and dealer_secret is None:
+        raise ValueError("a tournament's table deals from the organiser's secret: give it")
     derived = SimulationSeed.from_text(seed)
     latency = tuple(latencies or (derived.latency(seat) for seat in range(seats)))
     names = [f"{NAMES[seat % len(NAMES)]} ({bot.name})" for seat, bot in enumerate(bots)]
@@ -290,11 +304,12 @@ def simulate(
                 rules,
                 players,
                 table_key,
-                derived.dealer_secret,
+                derived.dealer_secret if dealer_secret is None else dealer_secret,
                 derived.entropy(seats) if keys is None else None,
                 player_signers=signers,
                 game_id=derived.game_id,
                 durable=durable,
+                tournament=tournament,
             )
         except BaseException:
             for receipt in kept_in[: len(kept)]:  # this call's own new files: no log, none
@@ -305,7 +320,9 @@ def simulate(
             loop.run(on_hand, max_events)
         finally:
             if not table.finished:
-                table.close()  # a failed simulation leaves a valid, unfinished prefix
+                # A failed simulation, or a tournament table holding its final record,
+                # leaves a valid, unfinished prefix.
+                table.close()
     return Simulation(
         path=path,
         seed=seed,
@@ -327,7 +344,23 @@ def simulate(
         virtual_ms=table.t_ms,
         tally=tally(path),
         receipts=kept_in,
+        held=not table.finished,
     )
+
+
+def reveal_held(
+    path: Path,
+    table_key: Ed25519PrivateKey,
+    dealer_secret: bytes,
+    *,
+    player_keys: Sequence[Ed25519PrivateKey] | None = None,
+) -> None:
+    """Write the final record that a simulated tournament table held (``Simulation.held``),
+    revealing the organiser's ``dealer_secret``: the table resumes from its log, and every
+    keyed seat accepts the result, as ``simulate``'s bots do."""
+    signers = None if player_keys is None else [player_signer(key) for key in player_keys]
+    with Table.resume(path, table_key, dealer_secret, player_signers=signers) as table:
+        table.reveal()
 
 
 def receipt_paths(log: Path, seats: int) -> tuple[Path, ...]:
@@ -395,7 +428,7 @@ class _Loop:
         for _ in range(max_events):
             t_ms, *_, event = heapq.heappop(self._heap)
             table.advance(t_ms)  # a hand whose deadline passed ends first
-            if not table.finished:
+            if not table.played_out:
                 if isinstance(event, _Arrival):
                     self._arrive(event, t_ms)
                 else:
@@ -406,7 +439,7 @@ class _Loop:
             if on_hand is not None and table.match.played > hands:
                 hands = table.match.played
                 on_hand(table.match)
-            if table.finished:
+            if table.played_out:
                 return
         raise SimulationError(f"the match did not end within {max_events} events")
 

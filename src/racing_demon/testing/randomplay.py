@@ -109,7 +109,8 @@ def play_on(
     max_rounds: int = 20000,
     after_round: Callable[[Table], None] | None = None,
 ) -> Table:
-    """Play rounds at ``table`` from its last record's time until the match ends.
+    """Play rounds at ``table`` from its last record's time until the match ends (until
+    it is played out, for a tournament's table that holds its final record).
 
     ``after_round`` sees the table after every round: each record it counts is on disk.
     """
@@ -118,7 +119,7 @@ def play_on(
     for _ in range(max_rounds):
         t_ms += choose(STEP_MS)
         table.advance(t_ms)
-        if table.finished:
+        if table.played_out:  # a tournament's table holds its final record
             break
         snapshot, seen = table.state, table.head
         racers = [choose(range(seats))]
@@ -126,7 +127,7 @@ def play_on(
             racers.append((racers[0] + 1 + choose(range(seats - 1))) % seats)
         for player in racers:
             move = _choose_move(snapshot, player, choose)
-            if move is None or table.finished or table.state.hand != snapshot.hand:
+            if move is None or table.played_out or table.state.hand != snapshot.hand:
                 continue  # a racer whose hand ended under it has nothing to send
             text = str(move)
             n = table.next_n(player)

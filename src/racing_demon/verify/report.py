@@ -101,6 +101,7 @@ class VerifyCode(enum.StrEnum):
     RESERVED_RULES_NAME = "RESERVED_RULES_NAME"
     WRONG_RULES = "WRONG_RULES"
     BAD_SEATS = "BAD_SEATS"
+    BAD_TOURNAMENT = "BAD_TOURNAMENT"
 
 
 @dataclass(frozen=True, slots=True)

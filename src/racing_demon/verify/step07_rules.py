@@ -3,19 +3,21 @@ it states, not one under a built-in profile's reserved name that is not that pro
 format-2 log), the rules that ``--rules`` pinned if any; it seats as many players as the
 profile allows, listed by seat with one entropy contribution each; and every hand deals the
 packs the seed gives (the pack digests of each ``hand_start``, which the match flow checks
-as the hand starts: ``FLOW_CODES``).
+as the hand starts: ``FLOW_CODES``). A tournament table's genesis (docs/tournament.md)
+must also be a table of its tournament playing exactly its hands, and its packs are the
+plan's: ``Genesis.dealer`` derives them from the secret and the genesis alone.
 
 The checks run in this order: the document (``BAD_RULES``), its digest
 (``RULES_MISMATCH``), the reserved name (``RESERVED_RULES_NAME``), the pinned rules
 (``WRONG_RULES``), the number of seats, the seat numbers, the number of contributions
-(``BAD_SEATS``).
+(``BAD_SEATS``); then for a tournament's table, its number, the rules' hands and target,
+the tournament's shape (``BAD_TOURNAMENT``).
 """
 
 from __future__ import annotations
 
 from typing import NoReturn
 
-from racing_demon.game.deal import MatchSeed
 from racing_demon.game.flow import FlowCode, MatchFlow, listed
 from racing_demon.log.records import Genesis, Record
 from racing_demon.profiles import (
@@ -100,8 +102,30 @@ def load_rules(genesis: Record, secret: bytes, pinned: str | None = None) -> Mat
             seats,
             len(setup.entropy),
         )
-    seed = MatchSeed.from_secret(secret, [bytes.fromhex(part) for part in setup.entropy])
-    return MatchFlow.begin(rules, seed, seats)
+    tag = setup.tournament
+    if tag is not None:
+        if not 1 <= tag.table <= tag.tables:
+            fail(
+                VerifyCode.BAD_TOURNAMENT,
+                f"table {tag.table} is not a table of tournament {tag.name!r}",
+                f"a table from 1 to {tag.tables}",
+                tag.table,
+            )
+        # Every table plays every planned pack: exactly the tournament's hands, so no
+        # target may end a match early (tournament_rules).
+        if rules.max_hands != tag.hands or rules.target is not None:
+            fail(
+                VerifyCode.BAD_TOURNAMENT,
+                f"a table of tournament {tag.name!r} plays exactly {tag.hands} hands, "
+                "with no target",
+                f"max_hands {tag.hands}, target none",
+                f"max_hands {rules.max_hands}, target {rules.target}",
+            )
+    try:
+        dealer = setup.dealer(secret)
+    except ValueError as error:  # a tournament that no plan can have (a name too long)
+        fail(VerifyCode.BAD_TOURNAMENT, str(error))
+    return MatchFlow.begin(rules, dealer, seats)
 
 
 def describe_rules(setup: Genesis, pinned: str | None) -> RulesFacts:
