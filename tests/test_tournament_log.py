@@ -34,6 +34,7 @@ from racing_demon.log.records import (
 )
 from racing_demon.profiles import load_rules, rules_from_document
 from racing_demon.replay import ReplayError, find_secret, replay
+from racing_demon.schema import schema_errors
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import reveal_held, simulate
 from racing_demon.table import (
@@ -49,6 +50,7 @@ from racing_demon.table import (
 from racing_demon.testing.randomplay import play_on, word_chooser
 from racing_demon.tournament.plan import Contribution, Plan, make_plan
 from racing_demon.verify import Settings, Step, Verdict, VerifyCode, verify_log
+from racing_demon.viewer import viewer_data
 
 from tampering import PINNED, PLAYER_KEYS, TABLE_KEY, TABLE_PUB, assert_fails, seal, write
 
@@ -516,3 +518,19 @@ def test_a_table_dealing_from_another_secret_is_not_the_plans(tmp_path: Path) ->
     assert hand_starts(path)[0].packs != tuple(
         pack_digest(1, seat, planned.pack(1, seat)) for seat in range(SHAPE.seats)
     )
+
+
+def test_the_viewer_names_the_tournament_and_the_table(logs: dict[int, Path]) -> None:
+    """docs/viewer.md: "for a duplicate tournament's table, the page's header names the
+    tournament and the table, and the About panel the number of tables and hands and the
+    plan's commitment" (the page's data: `game.tournament`); its genesis is told with them."""
+    data = viewer_data(logs[3], PINNED)
+    assert schema_errors("viewer-data", data) == []
+    assert data["game"]["tournament"] == {
+        "name": SHAPE.name,
+        "table": 3,
+        "tables": SHAPE.tables,
+        "hands": SHAPE.hands,
+        "plan": plan().digest,
+    }
+    assert f"at table 3 of 3 of the tournament {SHAPE.name}" in data["records"][0]["text"]

@@ -263,7 +263,14 @@ class _Teller:
             )
             rules = payload.rules.get("name")
             under = f" under the rules {printable(rules)}" if isinstance(rules, str) else ""
-            return _Words(f"Game {record.game} opens{under}, with {seats}.")
+            tag = payload.tournament
+            at = (
+                ""
+                if tag is None
+                else f" at table {tag.table} of {tag.tables} of the tournament "
+                f"{printable(tag.name)} (every hand deals the plan's packs)"
+            )
+            return _Words(f"Game {record.game} opens{at}{under}, with {seats}.")
         if isinstance(payload, HandStart):
             return _Words(f"Hand {payload.hand} is dealt: every seat gets its shuffled pack.")
         if isinstance(payload, Submission):
@@ -721,9 +728,20 @@ def _game(record: Record, report: Report) -> dict[str, Any]:
     layout = document.get("layout")
     work_piles = layout.get("work_piles") if isinstance(layout, Mapping) else None
     facts = report.rules
+    tag = payload.tournament
     return {
         "id": record.game,
         "format_version": record.v,
+        # A tournament's table: the page's header names the tournament and the table.
+        "tournament": None
+        if tag is None
+        else {
+            "name": printable(tag.name),
+            "table": tag.table,
+            "tables": tag.tables,
+            "hands": tag.hands,
+            "plan": tag.plan,
+        },
         "rules": {
             "name": None if facts is None or facts.name is None else printable(facts.name),
             "title": printable(title) if isinstance(title, str) else None,

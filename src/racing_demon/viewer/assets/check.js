@@ -557,6 +557,41 @@ const RDCheck = (() => {
       ikm: concat(lp(secret), u32(contributions.length), ...contributions.map(lp)),
     };
   };
+  // A duplicate tournament's table (docs/tournament.md, steps 3 and 5): the tournament's
+  // PRK is HMAC-SHA256 keyed with its label, which is HKDF's extract with that salt, over
+  // the secret, the tournament's name and shape and its entropy digest E; seat s of table t
+  // plays pack (s + t - 1) mod S of each hand, its cards owned by s.
+  const TOURNAMENT_SALT = ascii("racing-demon/tournament-seed/v1");
+  const tournamentSeed = (secret, tag, seats) => {
+    if (secret.length !== 32)
+      throw new Error(`the organiser's secret is 32 bytes, found ${secret.length}`);
+    if (!isObject(tag)) throw new Error("the tournament member is not an object");
+    const name = typeof tag.name === "string" ? encoder.encode(tag.name) : null;
+    if (name === null || name.length < 1 || name.length > 256)
+      throw new Error("a tournament name is 1 to 256 bytes of UTF-8");
+    const counts = { tables: [1, 4096], hands: [1, 500] };
+    for (const [member, [low, high]] of Object.entries(counts)) {
+      const value = tag[member];
+      if (!Number.isInteger(value) || value < low || value > high)
+        throw new Error(`the tournament's ${member} is not a count from ${low} to ${high}`);
+    }
+    if (!Number.isInteger(tag.table) || tag.table < 1 || tag.table > tag.tables)
+      throw new Error(`table ${tag.table} is not a table of tournament ${JSON.stringify(tag.name)}`);
+    if (typeof tag.entropy !== "string" || !HEX64.test(tag.entropy))
+      throw new Error("the tournament's entropy digest is not 64 hex");
+    return {
+      salt: TOURNAMENT_SALT,
+      ikm: concat(
+        lp(secret),
+        lp(name),
+        u32(tag.tables),
+        u32(seats),
+        u32(tag.hands),
+        fromHex(tag.entropy),
+      ),
+    };
+  };
+  const packIndex = (table, seats, seat) => (seat + table - 1) % seats;
   const plainSeed = (text) => {
     if (text.length === 0) throw new Error("a plain seed is a non-empty string");
     return { salt: PLAIN_SALT, ikm: encoder.encode(text) };
@@ -1422,6 +1457,20 @@ const RDCheck = (() => {
         words: `one entropy contribution of 16 to 64 bytes per seat: ${error.message}`,
       });
     }
+    // A tournament's table deals the plan's packs, not packs of the seats' entropy (which
+    // the entropy check still checks).
+    const tag = genesis.tournament;
+    let streamOf = (seat) => seat;
+    let dealt = "the revealed secret and the entropy deal";
+    if (tag !== undefined) {
+      try {
+        seed = tournamentSeed(revealed.secret, tag, seats);
+      } catch (error) {
+        return failed(log, check, log.genesis, { code: "BAD_TOURNAMENT", words: error.message });
+      }
+      streamOf = (seat) => packIndex(tag.table, seats, seat);
+      dealt = `the plan of tournament ${JSON.stringify(tag.name)} deals table ${tag.table}`;
+    }
     let hands = 0;
     const found = await firstProblem(
       log,
@@ -1438,14 +1487,19 @@ const RDCheck = (() => {
             code: "PACK_MISMATCH",
             words: `${plural(body.packs.length, "pack digest")} for ${plural(seats, "seat")}`,
           };
+        if (tag !== undefined && body.hand > tag.hands)
+          return {
+            code: "PACK_MISMATCH",
+            words: `hand ${body.hand}: the tournament plans ${plural(tag.hands, "hand")}`,
+          };
         hands += 1;
         return firstOf(
           body.packs.map(async (digest, seat) => {
-            const pack = await derivePack(seed, body.hand, seat);
+            const pack = await derivePack(seed, body.hand, streamOf(seat));
             if ((await packDigest(body.hand, seat, pack)) === digest) return null;
             return {
               code: "PACK_MISMATCH",
-              words: `hand ${body.hand}: ${seatWords(log, seat)}'s pack is not the one the revealed secret and the entropy deal (its digest differs)`,
+              words: `hand ${body.hand}: ${seatWords(log, seat)}'s pack is not the one ${dealt} (its digest differs)`,
             };
           }),
         );
@@ -1456,7 +1510,9 @@ const RDCheck = (() => {
     return result(
       check,
       "pass",
-      `${plural(hands, "hand")} × ${plural(seats, "seat")}: every pack digest is the pack re-derived from the revealed secret and the entropy (docs/deal-spec.md)`,
+      tag === undefined
+        ? `${plural(hands, "hand")} × ${plural(seats, "seat")}: every pack digest is the pack re-derived from the revealed secret and the entropy (docs/deal-spec.md)`
+        : `${plural(hands, "hand")} × ${plural(seats, "seat")}: every pack digest is the pack the plan of tournament ${JSON.stringify(tag.name)} deals table ${tag.table} of ${tag.tables}, re-derived from the revealed secret and the tournament's entropy (docs/tournament.md)`,
     );
   };
 
@@ -1568,6 +1624,8 @@ const RDCheck = (() => {
     deal: Object.freeze({
       commitment,
       matchSeed,
+      tournamentSeed,
+      packIndex,
       plainSeed,
       prkOf,
       firstWords,

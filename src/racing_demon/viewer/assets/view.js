@@ -742,8 +742,10 @@ function drawMarks() {
 function drawHeader() {
   const game = DATA.game ?? {};
   const rules = game.rules ?? {};
+  const tournament = game.tournament ?? null;
+  const where = tournament ? ` · ${tournament.name}, table ${tournament.table} of ${tournament.tables}` : "";
   $("rd-game").textContent = game.id
-    ? `${DATA.source} · ${rules.title ?? rules.name ?? ""} · ${SEATS.length} players · ${RECORDS.length} records`
+    ? `${DATA.source}${where} · ${rules.title ?? rules.name ?? ""} · ${SEATS.length} players · ${RECORDS.length} records`
     : `${DATA.source} · no game could be read from it`;
   const report = DATA.verdict ?? {};
   const verdict = report.verdict ?? "unreadable";
@@ -777,6 +779,10 @@ function drawHeader() {
   if (game.id) {
     row("Game", game.id);
     row("Log format", `v${game.format_version}`);
+    if (tournament) {
+      row("Tournament", `${tournament.name} · table ${tournament.table} of ${tournament.tables} · ${tournament.hands} hands`);
+      row("Plan", `sha256 ${tournament.plan} (the plan's commitment: compare with the published plan)`);
+    }
     row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256}` : ""}`);
   }
   // In full, to compare with `sha256sum` of one's own copy; runChecks replaces the maker's
