@@ -490,6 +490,19 @@ def test_a_simulated_tournament_table_holds_its_reveal(tmp_path: Path) -> None:
         )
 
 
+def test_a_simulation_given_a_dealer_secret_deals_from_it(tmp_path: Path) -> None:
+    """docs/simulation.md: "`dealer_secret` alone (no tournament) replaces the seed's
+    dealer secret in any simulation"; the table then writes its final record at once."""
+    path = tmp_path / "secret.jsonl"
+    bots = [BOTS["easy"], BOTS["hard"]]
+    result = simulate(
+        path, plan().rules, bots, "given secret", TABLE_KEY, dealer_secret=SECRET, receipts=False
+    )
+    assert not result.held
+    assert find_secret(path) == SECRET
+    assert verify_log(path, PINNED).verdict is Verdict.VERIFIED
+
+
 def test_tables_of_another_key_are_not_this_tables(logs: dict[int, Path]) -> None:
     """docs/log-format.md §7: `WRONG_TABLE_KEY` "the genesis `table_key` is not the key id
     of the pinned `--table-key`": a tournament log is its table's, like any log."""

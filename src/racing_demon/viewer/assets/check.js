@@ -3,8 +3,9 @@
 // It re-checks what needs no rules engine: each line's strict JSON and canonical form
 // (docs/log-format.md §1-§3), the hash chain (§6, step 4 of §7), the table's and the
 // players' Ed25519 signatures (§5, §6), the revealed secret against the commitment, the
-// entropy bound to the commitment, and every pack re-derived (docs/deal-spec.md). The
-// moves themselves (steps 7-10 but the packs) are the embedded Python verdict's to judge.
+// entropy bound to the commitment, and every pack re-derived (docs/deal-spec.md; for a
+// duplicate tournament's table, the plan's packs, docs/tournament.md). The moves
+// themselves (steps 7-10 but the packs) are the embedded Python verdict's to judge.
 //
 // page.py puts this file and view.js into one module script, so everything but RDCheck
 // lives inside the function below: no other name can clash with view.js's.
