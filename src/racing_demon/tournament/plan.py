@@ -346,7 +346,8 @@ def plan_from_document(document: dict[str, Any]) -> Plan:
     try:
         shape = Shape(document["name"], document["tables"], document["seats"], document["hands"])
     except ValueError as error:
-        raise PlanError(PlanCode.BAD_SHAPE, "$", str(error)) from error
+        # The schema bounds the numbers as Shape does: only the name's bytes are left.
+        raise PlanError(PlanCode.BAD_SHAPE, "$.name", str(error)) from error
     rules = _rules(document["rules"])
     _check_rules(shape, rules)
     if document["rules_sha256"] != rules.digest():
