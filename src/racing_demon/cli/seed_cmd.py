@@ -31,9 +31,9 @@ def _hex64(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.group(
     epilog="""\b
 Examples:
-  racing-demon seed new                 # before the match: publish the commitment
-  racing-demon seed new -o secret.txt   # the secret into a new file (mode 0600)
-  racing-demon seed check SECRET COMMITMENT   # after it: check the dealer's reveal
+  racing-demon seed new                # before play: publish the commitment
+  racing-demon seed new -o secret.txt  # the secret in a new file, mode 0600
+  racing-demon seed check SECRET COMMITMENT   # after it: check the reveal
 """
 )
 def seed() -> None:
