@@ -87,6 +87,7 @@ def tournament() -> None:
 
 
 @tournament.command(
+    short_help="Write the plan and its printable sheets.",
     epilog="""\b
 Examples:
   racing-demon tournament plan --secret file:secret.txt --name "Club cup" \\
@@ -95,7 +96,7 @@ Examples:
   racing-demon tournament plan --secret env:CUP_SECRET --name Cup \\
       --tables 16 --seats 3 --hands 2 --rules nertz \\
       --contribution org.json -o plan.json
-"""
+""",
 )
 @secret_option("The organiser's secret, as `seed new -o FILE` wrote it.", required=True)
 @click.option("--name", required=True, callback=_name, help="The tournament's name.")
@@ -219,13 +220,14 @@ def _summary(plan: Plan, digest: str) -> str:
 
 
 @tournament.command(
+    short_help="Check a plan; with --secret, its deal set too.",
     epilog="""\b
 Examples:
   racing-demon tournament check plan.json            # before play
   racing-demon tournament check plan.json --json
   racing-demon tournament check plan.json --secret file:secret.txt  # after
   racing-demon tournament check plan.json --sheets sheets.html
-"""
+""",
 )
 @click.argument("plan_file", metavar="PLAN", type=click.Path(path_type=Path))
 @secret_option("The revealed secret: it must open the commitment and deal the published deal set.")
@@ -314,13 +316,14 @@ def _check_document(
 
 
 @tournament.command(
+    short_help="Make an entropy contribution to a tournament.",
     epilog="""\b
 Examples:
   racing-demon tournament contribute --tournament "Club cup" \\
       --commitment C --by alice --key alice.key -o alice.json
   racing-demon tournament contribute --tournament "Club cup" \\
       --commitment C --by organiser -o organiser.json   # unsigned
-"""
+""",
 )
 @click.option("--tournament", "name", required=True, callback=_name, help="The tournament's name.")
 @click.option(

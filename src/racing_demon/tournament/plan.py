@@ -46,7 +46,7 @@ __all__ = [
 
 PLAN_FORMAT: Final = "racing-demon/tournament-plan/v1"
 _PLAN_LABEL: Final = b"racing-demon/plan/v1"
-# A plan of 64 tables of 4 seats and 3 hands is about 20 KB; this bounds what is read.
+# A plan of 64 tables of 4 seats and 3 hands is about 31 KB; this bounds what is read.
 MAX_PLAN_BYTES: Final = 64 * 1024 * 1024
 SMALL_CONTRIBUTION_BYTES: Final = 64 * 1024
 
@@ -58,7 +58,7 @@ class PlanCode(enum.StrEnum):
     UNREADABLE = "UNREADABLE"  # the file cannot be read
     NOT_JSON = "NOT_JSON"  # not strict JSON (duplicate keys, fractions, lone surrogates...)
     BAD_SCHEMA = "BAD_SCHEMA"  # schemas/tournament-plan.schema.json refuses it
-    BAD_SHAPE = "BAD_SHAPE"  # the name, tables, seats or hands are out of range
+    BAD_SHAPE = "BAD_SHAPE"  # the name is over 256 bytes of UTF-8
     BAD_RULES = "BAD_RULES"  # not a valid profile, not a tournament's, or not for this many seats
     RULES_DIGEST_MISMATCH = "RULES_DIGEST_MISMATCH"
     BAD_CONTRIBUTION = "BAD_CONTRIBUTION"  # a signature that does not verify, a repeat
