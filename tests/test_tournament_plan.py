@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given
+from hypothesis import strategies as st
 
 from racing_demon.game.deal import MatchSeed, commitment, derive_pack
 from racing_demon.game.duplicate import Shape
@@ -642,3 +644,60 @@ def test_the_sheets_load_nothing_and_escape_every_text() -> None:
     assert not re.search(r"https?:|url\(|@import", html)
     assert "default-src 'none'" in html
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x&gt;" in html
+
+
+def _leaves(
+    value: Any, path: tuple[str | int, ...] = ()
+) -> list[tuple[tuple[str | int, ...], Any]]:
+    if isinstance(value, dict):
+        return [leaf for key, item in value.items() for leaf in _leaves(item, (*path, key))]
+    if isinstance(value, list):
+        return [leaf for index, item in enumerate(value) for leaf in _leaves(item, (*path, index))]
+    return [(path, value)]
+
+
+def _changed(value: object) -> object:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, str):
+        # Hex stays hex (so the schema passes and a later check must catch it).
+        return ("1" if value[0] == "0" else "0") + value[1:]
+    return "00" * 32  # null: a key where there was none
+
+
+def test_changing_any_value_of_a_plan_is_refused() -> None:
+    """Fail closed: whatever single value of a plan file changes, rules included, the
+    plan is refused with a code (the digests bind every member)."""
+    document = a_plan(tables=2, seats=2, hands=2).to_document()
+    leaves = _leaves(document)
+    assert len(leaves) > 50
+    for path, value in leaves:
+        changed = _set(path, _changed(value))(document)
+        with pytest.raises(PlanError) as refused:
+            plan_from_document(changed)
+        assert refused.value.code in PlanCode, path
+
+
+@given(
+    tables=st.integers(1, 12),
+    seats=st.integers(2, 6),
+    hands=st.integers(1, 3),
+    entropies=st.lists(st.binary(min_size=16, max_size=64), min_size=1, max_size=3, unique=True),
+    name=st.text(min_size=1, max_size=20).filter(lambda text: text.isprintable()),
+)
+def test_every_plan_reads_back_from_its_file(
+    tables: int, seats: int, hands: int, entropies: list[bytes], name: str
+) -> None:
+    """A plan's document, through JSON text, reads back as the same plan, and its schedule
+    is the rotation of step 5."""
+    contributions = tuple(Contribution(f"c{i}", e) for i, e in enumerate(entropies))
+    plan = make_plan(SECRET, Shape(name, tables, seats, hands), load_rules("table"), contributions)
+    text = json.dumps(plan.to_document(), indent=2, ensure_ascii=False)
+    assert plan_from_document(json.loads(text)) == plan
+    for table in range(1, tables + 1):
+        for hand in range(1, hands + 1):
+            assert plan.packs(table, hand) == tuple(
+                (hand - 1) * seats + (seat + table - 1) % seats + 1 for seat in range(seats)
+            )
