@@ -325,3 +325,18 @@ def test_the_tournament_group_is_registered() -> None:
     code, out = invoke("--help")
     assert code == 0 and "tournament" in out
     assert os.environ.get("CUP_SECRET") is None  # no test leaks its variable
+
+
+def test_plan_never_replaces_the_profile_it_read(tmp_path: Path, secret_file: Path) -> None:
+    profile = tmp_path / "house.json"
+    code, out = run("rules", "table")
+    profile.write_text(out)
+    code, out, _ = make_plan_file(tmp_path, secret_file)
+    contribution = tmp_path / "organiser.json"
+    code, out = run(
+        "tournament", "plan", "--secret", f"file:{secret_file}", "--name", NAME,
+        "--tables", "2", "--seats", "2", "--hands", "1", "--rules", str(profile),
+        "--contribution", str(contribution), "-o", str(profile), "--force",
+    )  # fmt: skip
+    assert code == 2 and "also an input" in out
+    assert json.loads(profile.read_text())["name"] == "table"

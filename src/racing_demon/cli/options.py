@@ -29,6 +29,8 @@ F = TypeVar("F", bound=Callable[..., object])
 
 
 def _to_rules(ctx: click.Context, param: click.Parameter, value: str) -> Rules:
+    if value not in BUILT_IN and Path(value).suffix == ".json":
+        note_input(ctx, Path(value))  # a profile file is an input: no output replaces it
     try:
         return load_rules(value)
     except ProfileError as error:
@@ -138,6 +140,10 @@ def _secret_text(ctx: click.Context, param: click.Parameter, source: str) -> tup
         if value is None:
             raise click.BadParameter(f"the environment has no variable {name}", ctx, param)
         data, shown = value.encode("utf-8", "surrogateescape"), f"${name}"
+    elif source == "stdin" and sys.stdin.isatty():
+        # Typed at a terminal: not echoed, so it is not left on the screen.
+        data = click.prompt("Secret", hide_input=True, err=True).encode("utf-8")
+        shown = "the terminal"
     elif source == "stdin":
         data, shown = sys.stdin.buffer.readline(), "standard input"
     else:
