@@ -340,3 +340,48 @@ def test_plan_never_replaces_the_profile_it_read(tmp_path: Path, secret_file: Pa
     )  # fmt: skip
     assert code == 2 and "also an input" in out
     assert json.loads(profile.read_text())["name"] == "table"
+
+
+def test_the_commands_reproduce_the_known_answers(tmp_path: Path, alice_key: Path) -> None:
+    """From the command line, the first KAT tournament: alice's contribution (the fixture
+    key signs deterministically) and the plan's E, D and P."""
+    vector = json.loads(
+        (Path(__file__).parent / "vectors" / "tournament-kat.json").read_text(encoding="utf-8")
+    )["tournaments"][0]
+    organiser, alice = vector["contributions"]
+    secret = tmp_path / "kat-secret.txt"
+    secret.write_text(vector["secret"] + "\n")
+    unsigned = tmp_path / "organiser.json"
+    unsigned.write_text(
+        json.dumps(
+            {
+                "format": "racing-demon/tournament-contribution/v1",
+                "tournament": vector["name"],
+                "commitment": vector["commitment"],
+                "by": "organiser",
+                "entropy": organiser["entropy"],
+                "key": None,
+            }
+        )
+    )
+    signed = tmp_path / "alice.json"
+    code, out = run(
+        "tournament", "contribute", "--tournament", vector["name"],
+        "--commitment", vector["commitment"], "--by", "alice", "--key", str(alice_key),
+        "-o", str(signed),
+    )  # fmt: skip
+    assert code == 0 and json.loads(signed.read_text())["entropy"] == alice["entropy"]
+    plan = tmp_path / "kat-plan.json"
+    code, out = run(
+        "tournament", "plan", "--secret", f"file:{secret}", "--name", vector["name"],
+        "--tables", str(vector["tables"]), "--seats", str(vector["seats"]),
+        "--hands", str(vector["hands"]), "--rules", vector["profile"],
+        "--contribution", str(unsigned), "--contribution", str(signed), "-o", str(plan),
+    )  # fmt: skip
+    assert code == 0, out
+    document = json.loads(plan.read_text(encoding="utf-8"))
+    assert (document["entropy"], document["deal_set"], document["plan"]) == (
+        vector["entropy"],
+        vector["deal_set"],
+        vector["plan"],
+    )
