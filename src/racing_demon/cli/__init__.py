@@ -20,6 +20,7 @@ from racing_demon.cli.replay_cmd import replay_command
 from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
 from racing_demon.cli.simulate_cmd import simulate_command
+from racing_demon.cli.tournament_cmd import tournament
 from racing_demon.cli.verify_cmd import verify
 from racing_demon.cli.view_cmd import view
 from racing_demon.outcomes import ExitCode
@@ -114,3 +115,4 @@ main.add_command(verify)
 main.add_command(view)
 main.add_command(replay_command, name="replay")
 main.add_command(simulate_command, name="simulate")
+main.add_command(tournament)

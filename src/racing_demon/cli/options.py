@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,6 +29,8 @@ F = TypeVar("F", bound=Callable[..., object])
 
 
 def _to_rules(ctx: click.Context, param: click.Parameter, value: str) -> Rules:
+    if value not in BUILT_IN and Path(value).suffix == ".json":
+        note_input(ctx, Path(value))  # a profile file is an input: no output replaces it
     try:
         return load_rules(value)
     except ProfileError as error:
@@ -115,6 +119,69 @@ def _secret(ctx: click.Context, param: click.Parameter, value: str | None) -> by
 def seed_option(help: str) -> Callable[[F], F]:
     """``--seed SECRET``: a dealer secret (64 lowercase hex), passed on as 32 bytes."""
     return click.option("--seed", metavar="SECRET", callback=_secret, help=help)
+
+
+SECRET_SOURCES = "file:PATH, env:VAR or stdin"
+
+
+def _secret_text(ctx: click.Context, param: click.Parameter, source: str) -> tuple[str, str]:
+    """The text ``source`` names, and how to name it in a message (never the text)."""
+    kind, _, name = source.partition(":")
+    if kind == "file" and name:
+        path = Path(name)
+        note_input(ctx, path)  # an output must never replace the secret
+        try:
+            data = read_regular(path)
+        except OSError as error:
+            raise click.BadParameter(f"cannot read {path}: {error.strerror}", ctx, param) from error
+        shown = str(path)
+    elif kind == "env" and name:
+        value = os.environ.get(name)
+        if value is None:
+            raise click.BadParameter(f"the environment has no variable {name}", ctx, param)
+        data, shown = value.encode("utf-8", "surrogateescape"), f"${name}"
+    elif source == "stdin" and sys.stdin.isatty():
+        # Typed at a terminal: not echoed, so it is not left on the screen.
+        data = click.prompt("Secret", hide_input=True, err=True).encode("utf-8")
+        shown = "the terminal"
+    elif source == "stdin":
+        data, shown = sys.stdin.buffer.readline(), "standard input"
+    else:
+        # Never echo the value: it may be the secret itself, typed where a source belongs.
+        raise click.BadParameter(
+            f"give where the secret is ({SECRET_SOURCES}), never the secret itself: "
+            "a command line is seen by every user of the machine and kept in shell history",
+            ctx,
+            param,
+        )
+    # A file or a line ends with a newline that is no part of the secret.
+    return data.decode("ascii", "replace").removesuffix("\n").removesuffix("\r"), shown
+
+
+def _secret_source(ctx: click.Context, param: click.Parameter, value: str | None) -> bytes | None:
+    if value is None:
+        return None
+    text, shown = _secret_text(ctx, param, value)
+    if not _SECRET.fullmatch(text):
+        raise click.BadParameter(
+            f"{shown} holds no secret: expected 64 lowercase hex characters "
+            f"(as `racing-demon seed new -o FILE` writes), got {len(text)} characters",
+            ctx,
+            param,
+        )
+    return bytes.fromhex(text)
+
+
+def secret_option(help: str, *, required: bool = False) -> Callable[[F], F]:
+    """``--secret SOURCE``: a secret (64 lowercase hex) read from ``file:PATH``,
+    ``env:VAR`` or ``stdin``, passed on as 32 bytes; never given on the command line."""
+    return click.option(
+        "--secret",
+        metavar="SOURCE",
+        required=required,
+        callback=_secret_source,
+        help=f"{help} SOURCE is {SECRET_SOURCES}.",
+    )
 
 
 _SIZE = re.compile(r"([0-9]{1,12})([KMG]?)")

@@ -10,36 +10,75 @@ commitment (``Plan.digest``) is what every table's genesis names.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import struct
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
-from racing_demon.game.deal import commitment
+from racing_demon.errors import RacingDemonError
+from racing_demon.files import read_regular
+from racing_demon.game.deal import SECRET_BYTES, check_reveal, commitment
 from racing_demon.game.duplicate import TOURNAMENT_ALGORITHM, Shape, entropy_digest
 from racing_demon.game.rules import LeadTie, Rules
-from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.canonical import CanonicalError, canonical_bytes
+from racing_demon.log.reader import ReadError, parse_line
 from racing_demon.log.records import TournamentTag
-from racing_demon.profiles import custom_variant
+from racing_demon.profiles import ProfileError, custom_variant, rules_from_document
+from racing_demon.schema import schema_errors
+from racing_demon.tournament.contribute import Contribution, check_contribution
+
+__all__ = [
+    "MAX_PLAN_BYTES",
+    "PLAN_FORMAT",
+    "Contribution",
+    "Plan",
+    "PlanCode",
+    "PlanError",
+    "check_plan",
+    "load_contribution",
+    "load_plan",
+    "make_plan",
+    "plan_from_document",
+    "tournament_rules",
+]
 
 PLAN_FORMAT: Final = "racing-demon/tournament-plan/v1"
 _PLAN_LABEL: Final = b"racing-demon/plan/v1"
+# A plan of 64 tables of 4 seats and 3 hands is about 31 KB; this bounds what is read.
+MAX_PLAN_BYTES: Final = 64 * 1024 * 1024
+SMALL_CONTRIBUTION_BYTES: Final = 64 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Contribution:
-    """One entropy contribution, collected after the commitment was published. With a
-    ``key``, ``entropy`` is that contributor's Ed25519 signature over the tournament's
-    entropy statement (docs/tournament.md, step 2), which proves it came after the
-    commitment; without one it is the organiser's word."""
+class PlanCode(enum.StrEnum):
+    """Why a plan is refused, in the order ``load_plan`` and ``check_plan`` check
+    (docs/tournament.md, "Checking a plan"). The values are stable reason codes."""
 
-    by: str
-    entropy: bytes = dataclasses.field(repr=False)
-    key: bytes | None = None
+    UNREADABLE = "UNREADABLE"  # the file cannot be read
+    NOT_JSON = "NOT_JSON"  # not strict JSON (duplicate keys, fractions, lone surrogates...)
+    BAD_SCHEMA = "BAD_SCHEMA"  # schemas/tournament-plan.schema.json refuses it
+    BAD_SHAPE = "BAD_SHAPE"  # the name is over 256 bytes of UTF-8
+    BAD_RULES = "BAD_RULES"  # not a valid profile, not a tournament's, or not for this many seats
+    RULES_DIGEST_MISMATCH = "RULES_DIGEST_MISMATCH"
+    BAD_CONTRIBUTION = "BAD_CONTRIBUTION"  # a signature that does not verify, a repeat
+    ENTROPY_MISMATCH = "ENTROPY_MISMATCH"
+    SCHEDULE_MISMATCH = "SCHEDULE_MISMATCH"
+    PLAN_MISMATCH = "PLAN_MISMATCH"
+    # Only with the revealed secret:
+    SECRET_MISMATCH = "SECRET_MISMATCH"
+    DEAL_SET_MISMATCH = "DEAL_SET_MISMATCH"
 
-    def __str__(self) -> str:
-        signed = "signed" if self.key is not None else "unsigned"
-        return f"{self.by} ({signed}, {len(self.entropy)} bytes)"
+
+class PlanError(RacingDemonError, ValueError):
+    """A refused plan: ``str()`` reads ``SCHEDULE_MISMATCH: $.schedule[1]: ...``, naming
+    the member (a JSON path into the plan file) and what was expected."""
+
+    def __init__(self, code: PlanCode, member: str, message: str) -> None:
+        super().__init__(f"{code}: {member}: {message}")
+        self.code = code
+        self.member = member
+        self.message = message
 
 
 def tournament_rules(rules: Rules, hands: int) -> Rules:
@@ -134,17 +173,271 @@ def make_plan(
     contributions: tuple[Contribution, ...],
 ) -> Plan:
     """The plan that ``secret`` and ``contributions`` deal for a tournament of ``shape``
-    played under ``rules`` (made ``tournament_rules`` here)."""
-    if not rules.min_players <= shape.seats <= rules.max_players:
-        raise ValueError(
-            f"profile {rules.name!r} seats {rules.min_players} to {rules.max_players} "
-            f"players, not {shape.seats}"
+    played under ``rules`` (made ``tournament_rules`` here). PlanError (BAD_RULES,
+    BAD_CONTRIBUTION) for rules that do not seat ``shape.seats`` players, a signed
+    contribution that does not answer this tournament's commitment, or a repeated one."""
+    if len(secret) != SECRET_BYTES:
+        raise ValueError(f"the organiser's secret is {SECRET_BYTES} bytes, got {len(secret)}")
+    if not contributions:
+        raise PlanError(
+            PlanCode.BAD_CONTRIBUTION, "$.contributions", "a tournament needs a contribution"
         )
     entropy = entropy_digest([contribution.entropy for contribution in contributions])
-    return Plan(
+    plan = Plan(
         shape,
         tournament_rules(rules, shape.hands),
         commitment(secret),
         contributions,
         shape.deal_set(shape.seed(secret, entropy)),
     )
+    _check_value(plan)
+    return plan
+
+
+def check_plan(plan: Plan, secret: bytes | None = None) -> None:
+    """PlanError unless ``plan`` holds together: its rules are a tournament's for its
+    seats and every signed contribution answers its commitment; with the revealed
+    ``secret``, also that the secret opens the commitment (SECRET_MISMATCH) and that the
+    published deal-set checksum is the one the secret deals (DEAL_SET_MISMATCH): the
+    organiser published the deals it then played."""
+    _check_value(plan)
+    if secret is None:
+        return
+    if not check_reveal(secret, plan.commitment):
+        raise PlanError(
+            PlanCode.SECRET_MISMATCH,
+            "$.commitment",
+            f"the secret does not open the commitment {plan.commitment}",
+        )
+    shape = plan.shape
+    dealt = shape.deal_set(shape.seed(secret, plan.entropy))
+    if dealt != plan.deal_set:
+        raise PlanError(
+            PlanCode.DEAL_SET_MISMATCH,
+            "$.deal_set",
+            f"the secret deals the set {dealt}, not the published {plan.deal_set}",
+        )
+
+
+def _check_value(plan: Plan) -> None:
+    """The checks a plan's own values allow (BAD_RULES, then BAD_CONTRIBUTION)."""
+    _check_rules(plan.shape, plan.rules)
+    _check_contributions(plan)
+
+
+def _check_rules(shape: Shape, rules: Rules) -> None:
+    if not rules.min_players <= shape.seats <= rules.max_players:
+        raise PlanError(
+            PlanCode.BAD_RULES,
+            "$.seats",
+            f"profile {rules.name!r} seats {rules.min_players} to {rules.max_players} "
+            f"players, not {shape.seats}",
+        )
+    if tournament_rules(rules, shape.hands) != rules:
+        raise PlanError(
+            PlanCode.BAD_RULES,
+            "$.rules",
+            f"a tournament table plays exactly {shape.hands} hands: the rules must have no "
+            f"target, max_hands {shape.hands} and lead_tie share (found target "
+            f"{rules.target}, max_hands {rules.max_hands}, lead_tie {rules.lead_tie})",
+        )
+
+
+def _check_contributions(plan: Plan) -> None:
+    names: set[str] = set()
+    entropies: set[bytes] = set()
+    for index, contribution in enumerate(plan.contributions):
+        member = f"$.contributions[{index}]"
+        if contribution.by in names:
+            raise PlanError(
+                PlanCode.BAD_CONTRIBUTION, member, f"{contribution.by!r} contributes twice"
+            )
+        if contribution.entropy in entropies:
+            raise PlanError(
+                PlanCode.BAD_CONTRIBUTION,
+                member,
+                f"{contribution.by!r} repeats an earlier contribution's entropy",
+            )
+        names.add(contribution.by)
+        entropies.add(contribution.entropy)
+        problem = check_contribution(contribution, plan.shape.name, plan.commitment)
+        if problem is not None:
+            raise PlanError(
+                PlanCode.BAD_CONTRIBUTION,
+                member,
+                f"{contribution.by!r}'s signature is not its statement for this tournament "
+                f"and commitment: {problem}",
+            )
+
+
+def _read_json(path: Path, max_bytes: int) -> dict[str, Any]:
+    """The JSON object in file ``path``, read strictly (docs/log-format.md §2's rules: no
+    duplicate keys, fractions, NaN or lone surrogates); PlanError UNREADABLE, NOT_JSON."""
+    try:
+        raw = read_regular(path, max_bytes)
+    except OSError as error:
+        raise PlanError(
+            PlanCode.UNREADABLE, "$", f"cannot read {path}: {error.strerror or error}"
+        ) from error
+    try:
+        document = parse_line(1, raw)
+        canonical_bytes(document)  # the data model the digests are computed over
+    except ReadError as error:
+        raise PlanError(PlanCode.NOT_JSON, "$", f"{error.code}: {error.message}") from error
+    except CanonicalError as error:
+        raise PlanError(PlanCode.NOT_JSON, error.path, f"{error.code}: {error.message}") from error
+    return document
+
+
+def load_plan(path: Path) -> Plan:
+    """The plan in file ``path``, every member checked (``plan_from_document``); PlanError
+    UNREADABLE, NOT_JSON or a later code otherwise."""
+    return plan_from_document(_read_json(path, MAX_PLAN_BYTES))
+
+
+def load_contribution(path: Path, name: str, commitment_hex: str) -> Contribution:
+    """The contribution in file ``path`` (``racing-demon tournament contribute`` writes
+    it), for tournament ``name`` whose organiser committed to ``commitment_hex``; PlanError
+    UNREADABLE, NOT_JSON, BAD_SCHEMA, or BAD_CONTRIBUTION for a file made for another
+    tournament or commitment, or whose signature does not verify."""
+    document = _read_json(path, SMALL_CONTRIBUTION_BYTES)
+    problems = schema_errors("tournament-contribution", document)
+    if problems:
+        member, _, why = problems[0].partition(": ")
+        raise PlanError(PlanCode.BAD_SCHEMA, member, why)
+    for member, wanted in (("tournament", name), ("commitment", commitment_hex)):
+        if document[member] != wanted:
+            raise PlanError(
+                PlanCode.BAD_CONTRIBUTION,
+                f"$.{member}",
+                f"{document['by']!r} contributed to {member} {document[member]!r}, not {wanted!r}",
+            )
+    key = document["key"]
+    contribution = Contribution(
+        document["by"],
+        bytes.fromhex(document["entropy"]),
+        None if key is None else bytes.fromhex(key),
+    )
+    problem = check_contribution(contribution, name, commitment_hex)
+    if problem is not None:
+        raise PlanError(
+            PlanCode.BAD_CONTRIBUTION,
+            "$.entropy",
+            f"{contribution.by!r}'s signature is not its statement for this tournament and "
+            f"commitment: {problem}",
+        )
+    return contribution
+
+
+def plan_from_document(document: dict[str, Any]) -> Plan:
+    """The plan a parsed plan file holds, or PlanError naming the first member refused,
+    in this order: canonical JSON data (NOT_JSON), the schema, the shape, the rules, the
+    rules' digest, the contributions, the entropy digest, the schedule, the plan digest.
+    The deal-set checksum needs the secret (``check_plan``)."""
+    try:
+        canonical_bytes(document)
+    except CanonicalError as error:
+        raise PlanError(PlanCode.NOT_JSON, error.path, f"{error.code}: {error.message}") from error
+    problems = schema_errors("tournament-plan", document)
+    if problems:
+        member, _, why = problems[0].partition(": ")
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise PlanError(PlanCode.BAD_SCHEMA, member, why + more)
+    try:
+        shape = Shape(document["name"], document["tables"], document["seats"], document["hands"])
+    except ValueError as error:
+        # The schema bounds the numbers as Shape does: only the name's bytes are left.
+        raise PlanError(PlanCode.BAD_SHAPE, "$.name", str(error)) from error
+    rules = _rules(document["rules"])
+    _check_rules(shape, rules)
+    if document["rules_sha256"] != rules.digest():
+        raise PlanError(
+            PlanCode.RULES_DIGEST_MISMATCH,
+            "$.rules_sha256",
+            f"the rules' digest is {rules.digest()}, not {document['rules_sha256']}",
+        )
+    contributions = tuple(
+        Contribution(
+            item["by"],
+            bytes.fromhex(item["entropy"]),
+            None if item["key"] is None else bytes.fromhex(item["key"]),
+        )
+        for item in document["contributions"]
+    )
+    plan = Plan(shape, rules, document["commitment"], contributions, document["deal_set"])
+    _check_contributions(plan)
+    if plan.entropy.hex() != document["entropy"]:
+        raise PlanError(
+            PlanCode.ENTROPY_MISMATCH,
+            "$.entropy",
+            f"the contributions give {plan.entropy.hex()}, not {document['entropy']}",
+        )
+    _check_schedule(plan, document["schedule"])
+    if plan.digest != document["plan"]:
+        raise PlanError(
+            PlanCode.PLAN_MISMATCH,
+            "$.plan",
+            f"the plan's body gives the commitment {plan.digest}, not {document['plan']}",
+        )
+    return plan
+
+
+def _rules(document: dict[str, Any]) -> Rules:
+    try:
+        rules = rules_from_document(document)
+    except ProfileError as error:
+        problems = str(error).replace(":\n  ", ": ").replace("\n  ", "; ")
+        raise PlanError(PlanCode.BAD_RULES, "$.rules", problems) from error
+    if rules.to_document() != document:
+        # The plan's digest and every genesis hold the rules' own document: one form only.
+        raise PlanError(
+            PlanCode.BAD_RULES,
+            "$.rules",
+            "not the rules' own document (a member in another form, such as a default "
+            "written out): write it as `racing-demon rules` prints it",
+        )
+    return rules
+
+
+def _check_schedule(plan: Plan, schedule: list[dict[str, Any]]) -> None:
+    """SCHEDULE_MISMATCH unless ``schedule`` is the rotation (step 5), table by table."""
+    shape = plan.shape
+    if len(schedule) != shape.tables:
+        raise PlanError(
+            PlanCode.SCHEDULE_MISMATCH,
+            "$.schedule",
+            f"{len(schedule)} tables scheduled for a tournament of {shape.tables}",
+        )
+    for index, entry in enumerate(schedule):
+        table = index + 1
+        member = f"$.schedule[{index}]"
+        if entry["table"] != table:
+            raise PlanError(
+                PlanCode.SCHEDULE_MISMATCH,
+                f"{member}.table",
+                f"table {entry['table']} listed where table {table} belongs",
+            )
+        hands = entry["hands"]
+        if len(hands) != shape.hands:
+            raise PlanError(
+                PlanCode.SCHEDULE_MISMATCH,
+                f"{member}.hands",
+                f"table {table}: {len(hands)} hands scheduled, not {shape.hands}",
+            )
+        for offset, scheduled in enumerate(hands):
+            hand = offset + 1
+            where = f"{member}.hands[{offset}]"
+            expected = list(plan.packs(table, hand))
+            if scheduled["hand"] != hand:
+                raise PlanError(
+                    PlanCode.SCHEDULE_MISMATCH,
+                    f"{where}.hand",
+                    f"table {table}: hand {scheduled['hand']} listed where hand {hand} belongs",
+                )
+            if scheduled["packs"] != expected:
+                raise PlanError(
+                    PlanCode.SCHEDULE_MISMATCH,
+                    f"{where}.packs",
+                    f"table {table} hand {hand}: packs {scheduled['packs']} where the "
+                    f"rotation gives {expected} (seat order)",
+                )

@@ -1,0 +1,410 @@
+"""``racing-demon tournament``: plan a duplicate tournament, check a plan, contribute to one
+(docs/tournament.md). ``tournament score`` is ``tournament_score_cmd``'s."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.cli.options import (
+    force_option,
+    json_option,
+    read_passphrase,
+    rules_option,
+    secret_option,
+)
+from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
+from racing_demon.files import Output
+from racing_demon.game.deal import commitment
+from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES, Shape
+from racing_demon.game.rules import MAX_HANDS, Rules
+from racing_demon.log.keys import KeyFileError, key_id, load_private_key
+from racing_demon.outcomes import ExitCode
+from racing_demon.report.text import printable
+from racing_demon.tournament.contribute import (
+    contribution_document,
+    sign_contribution,
+    unsigned_contribution,
+)
+from racing_demon.tournament.plan import (
+    Plan,
+    PlanCode,
+    PlanError,
+    check_plan,
+    load_contribution,
+    load_plan,
+    make_plan,
+)
+from racing_demon.tournament.sheets import render_sheets
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+CHECK_FORMAT = "racing-demon/tournament-check/v1"
+
+
+def _commitment(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not _HEX64.fullmatch(value):
+        raise click.BadParameter(
+            f"expected 64 lowercase hex characters, got {len(value)} characters", ctx, param
+        )
+    return value
+
+
+def _name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    # A byte that is not UTF-8 reaches here as a lone surrogate, which no JSON file holds.
+    unencodable = any("\ud800" <= character <= "\udfff" for character in value)
+    if not value or unencodable or len(value.encode("utf-8")) > MAX_NAME_BYTES:
+        raise click.BadParameter(f"a name is 1 to {MAX_NAME_BYTES} bytes of UTF-8", ctx, param)
+    return value
+
+
+@click.group(
+    epilog="""\b
+Examples:
+  racing-demon seed new -o secret.txt      # publish the commitment it prints
+  racing-demon tournament contribute --tournament "Club cup" \\
+      --commitment C --by alice --key alice.key -o alice.json
+  racing-demon tournament plan --secret file:secret.txt --name "Club cup" \\
+      --tables 4 --seats 4 --hands 3 --contribution alice.json \\
+      -o plan.json --sheets sheets.html
+  racing-demon tournament check plan.json
+  racing-demon tournament check plan.json --secret file:secret.txt
+"""
+)
+def tournament() -> None:
+    """Duplicate tournaments: every table plays the same packs, dealt from one
+    committed secret (docs/tournament.md).
+
+    The organiser commits to a secret, collects contributions after publishing
+    the commitment, and writes the plan: which pack each seat of each table
+    plays in each hand, and the checksum of the whole deal set. Every table's
+    log names the plan; the secret is revealed once every table has finished.
+    """
+
+
+@tournament.command(
+    short_help="Write the plan and its printable sheets.",
+    epilog="""\b
+Examples:
+  racing-demon tournament plan --secret file:secret.txt --name "Club cup" \\
+      --tables 4 --seats 4 --hands 3 --contribution alice.json \\
+      --contribution bob.json -o plan.json --sheets sheets.html
+  racing-demon tournament plan --secret env:CUP_SECRET --name Cup \\
+      --tables 16 --seats 3 --hands 2 --rules nertz \\
+      --contribution org.json -o plan.json
+""",
+)
+@secret_option("The organiser's secret, as `seed new -o FILE` wrote it.", required=True)
+@click.option("--name", required=True, callback=_name, help="The tournament's name.")
+@click.option(
+    "--tables", required=True, type=click.IntRange(1, MAX_TABLES), help="How many tables."
+)
+@click.option("--seats", required=True, type=click.IntRange(2, 52), help="Seats at every table.")
+@click.option(
+    "--hands", required=True, type=click.IntRange(1, MAX_HANDS), help="Hands every table plays."
+)
+@rules_option
+@click.option(
+    "--contribution",
+    "contributions",
+    metavar="FILE",
+    multiple=True,
+    required=True,
+    type=click.Path(path_type=Path),
+    help="An entropy contribution (as `tournament contribute` writes it), collected after "
+    "the commitment was published; repeat for each, in the order the plan lists them.",
+)
+@click.option(
+    "-o",
+    "--out",
+    "out",
+    required=True,
+    metavar="FILE",
+    help="The plan file to write (- for standard output).",
+)
+@click.option(
+    "--sheets", metavar="FILE", help="Also write the printable sheets: one HTML page per table."
+)
+@force_option("Replace an existing FILE (never an input).")
+@click.pass_context
+def plan(
+    ctx: click.Context,
+    secret: bytes,
+    name: str,
+    tables: int,
+    seats: int,
+    hands: int,
+    rules: Rules,
+    contributions: tuple[Path, ...],
+    out: str,
+    sheets: str | None,
+    force: bool,
+) -> None:
+    """Write the plan of a duplicate tournament: the shape, the rules every table
+    plays (exactly HANDS hands, no target), the commitment, the contributions,
+    the entropy digest, the deal-set checksum, the schedule of packs and the
+    plan's own commitment, which every table's log names.
+
+    Publish the plan before play. The secret stays private until every table
+    has finished. Exit 0 when written, 2 when an input cannot be used (a
+    contribution for another tournament or commitment, or whose signature
+    does not verify) or an output exists.
+    """
+    for path in contributions:
+        note_input(ctx, path)
+    inputs = inputs_of(ctx)
+    output = checked_output(out, replace=force, inputs=inputs, param_hint="--out")
+    sheets_output = _sheets_output(sheets, output, force, inputs)
+    shape = Shape(name, tables, seats, hands)
+    committed = commitment(secret)
+    collected = []
+    for path in contributions:
+        try:
+            collected.append(load_contribution(path, name, committed))
+        except PlanError as error:
+            raise click.BadParameter(
+                f"{printable(str(path))}: {printable(str(error))}", param_hint="--contribution"
+            ) from error
+    try:
+        made = make_plan(secret, shape, rules, tuple(collected))
+    except PlanError as error:
+        hint = "--seats" if error.member == "$.seats" else "--contribution"
+        raise click.BadParameter(printable(str(error)), param_hint=hint) from error
+    document = made.to_document()
+    with OutputWriter(output, "--out") as writer:
+        writer.write((json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    if sheets_output is not None:
+        _write_sheets(made, sheets_output)
+    to_stderr = output.is_stdout
+    click.echo(f"wrote {printable(output.shown)}", err=to_stderr)
+    click.echo(_summary(made, document["plan"]), err=to_stderr)
+    if sheets_output is not None:
+        click.echo(f"sheets {printable(sheets_output.shown)}", err=to_stderr)
+
+
+def _sheets_output(
+    sheets: str | None, plan_output: Output, force: bool, inputs: list[Path]
+) -> Output | None:
+    if sheets is None:
+        return None
+    output = checked_output(sheets, replace=force, inputs=inputs, param_hint="--sheets")
+    if output.path is not None and output.path == plan_output.path:
+        raise click.BadParameter("the sheets and the plan need two files", param_hint="--sheets")
+    if output.is_stdout and plan_output.is_stdout:
+        raise click.BadParameter("the plan already goes to standard output", param_hint="--sheets")
+    return output
+
+
+def _write_sheets(plan: Plan, output: Output) -> None:
+    with OutputWriter(output, "--sheets") as writer:
+        writer.write(render_sheets(plan).encode("utf-8"))
+
+
+def _summary(plan: Plan, digest: str) -> str:
+    shape = plan.shape
+    signed = sum(contribution.key is not None for contribution in plan.contributions)
+    lines = [
+        f"tournament   {printable(shape.name)}: {shape.tables} tables of {shape.seats} seats, "
+        f"{shape.hands} hands, rules {printable(plan.rules.name)}",
+        f"contributions {len(plan.contributions)} ({signed} signed)",
+        f"commitment C {plan.commitment}",
+        f"entropy    E {plan.entropy.hex()}",
+        f"deal set   D {plan.deal_set}   publish with the plan, before play",
+        f"plan       P {digest}   every table's log names it",
+    ]
+    return "\n".join(lines)
+
+
+@tournament.command(
+    short_help="Check a plan; with --secret, its deal set too.",
+    epilog="""\b
+Examples:
+  racing-demon tournament check plan.json            # before play
+  racing-demon tournament check plan.json --json
+  racing-demon tournament check plan.json --secret file:secret.txt  # after
+  racing-demon tournament check plan.json --sheets sheets.html
+""",
+)
+@click.argument("plan_file", metavar="PLAN", type=click.Path(path_type=Path))
+@secret_option("The revealed secret: it must open the commitment and deal the published deal set.")
+@json_option
+@click.option("--sheets", metavar="FILE", help="Write the printable sheets of a plan that checks.")
+@force_option("Replace an existing sheets FILE.")
+@click.pass_context
+def check(
+    ctx: click.Context,
+    plan_file: Path,
+    secret: bytes | None,
+    as_json: bool,
+    sheets: str | None,
+    force: bool,
+) -> None:
+    """Check a plan from the file alone: strict JSON, the schema, the rules and
+    their digest, every signed contribution, the entropy digest, the schedule
+    (the rotation) and the plan's commitment. With the revealed --secret, also
+    that it opens the commitment and deals the published deal set.
+
+    Exit 0 when the plan checks, 1 when it does not (the reason code and the
+    member are printed), 2 when PLAN cannot be read or an option is wrong.
+    """
+    note_input(ctx, plan_file)
+    sheets_output = None
+    if sheets is not None:
+        sheets_output = checked_output(
+            sheets, replace=force, inputs=inputs_of(ctx), param_hint="--sheets"
+        )
+    try:
+        loaded = load_plan(plan_file)
+        check_plan(loaded, secret)
+    except PlanError as error:
+        code = ExitCode.UNUSABLE if error.code is PlanCode.UNREADABLE else ExitCode.NO
+        if as_json:
+            click.echo(json.dumps(_check_document(plan_file, secret, None, error), indent=2))
+        else:
+            click.echo(f"{printable(str(plan_file))}: {printable(str(error))}", err=True)
+        raise SystemExit(code) from error
+    if sheets_output is not None:
+        _write_sheets(loaded, sheets_output)
+    if as_json:
+        click.echo(json.dumps(_check_document(plan_file, secret, loaded, None), indent=2))
+        return
+    click.echo(f"ok: {printable(str(plan_file))} checks")
+    click.echo(_summary(loaded, loaded.digest))
+    if secret is None:
+        click.echo(
+            "not checked: the deal set D, which needs the secret (check again with --secret "
+            "once every table has finished)"
+        )
+    else:
+        click.echo("the secret opens C and deals D: the published deal set is the one played")
+
+
+def _check_document(
+    path: Path, secret: bytes | None, plan: Plan | None, error: PlanError | None
+) -> dict[str, Any]:
+    """``check --json`` (schemas/tournament-check.schema.json)."""
+    figures = None
+    if plan is not None:
+        shape = plan.shape
+        figures = {
+            "name": shape.name,
+            "tables": shape.tables,
+            "seats": shape.seats,
+            "hands": shape.hands,
+            "rules": plan.rules.name,
+            "rules_sha256": plan.rules.digest(),
+            "commitment": plan.commitment,
+            "contributions": len(plan.contributions),
+            "signed": sum(c.key is not None for c in plan.contributions),
+            "entropy": plan.entropy.hex(),
+            "deal_set": plan.deal_set,
+            "plan": plan.digest,
+        }
+    return {
+        "format": CHECK_FORMAT,
+        "plan_file": printable(str(path)),
+        "ok": error is None,
+        "secret_checked": secret is not None,
+        "code": None if error is None else str(error.code),
+        "message": None if error is None else printable(f"{error.member}: {error.message}"),
+        "tournament": figures,
+    }
+
+
+@tournament.command(
+    short_help="Make an entropy contribution to a tournament.",
+    epilog="""\b
+Examples:
+  racing-demon tournament contribute --tournament "Club cup" \\
+      --commitment C --by alice --key alice.key -o alice.json
+  racing-demon tournament contribute --tournament "Club cup" \\
+      --commitment C --by organiser -o organiser.json   # unsigned
+""",
+)
+@click.option("--tournament", "name", required=True, callback=_name, help="The tournament's name.")
+@click.option(
+    "--commitment",
+    "committed",
+    metavar="C",
+    required=True,
+    callback=_commitment,
+    help="The organiser's published commitment (64 hex).",
+)
+@click.option("--by", required=True, callback=_name, help="Your name, as the plan will list it.")
+@click.option(
+    "--key",
+    type=click.Path(path_type=Path),
+    help="Sign with this private key (NAME.key, as keygen writes it); without it the "
+    "contribution is 32 random bytes, unsigned: the organiser's word.",
+)
+@click.option(
+    "--passphrase-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Decrypt the key with the passphrase in FILE.",
+)
+@click.option("--ask-passphrase", is_flag=True, help="Decrypt the key; prompt for the passphrase.")
+@click.option(
+    "-o",
+    "--out",
+    "out",
+    default="-",
+    show_default=True,
+    metavar="FILE",
+    help="The contribution file to write (- for standard output).",
+)
+@force_option("Replace an existing FILE.")
+def contribute(
+    name: str,
+    committed: str,
+    by: str,
+    key: Path | None,
+    passphrase_file: Path | None,
+    ask_passphrase: bool,
+    out: str,
+    force: bool,
+) -> None:
+    """Make an entropy contribution to a tournament whose organiser published
+    the commitment C, and hand the file to the organiser.
+
+    With --key it is your Ed25519 signature over {commitment, contributor,
+    tournament}: it proves the contribution came after C, so the organiser
+    could not have chosen the secret knowing it. Signing is deterministic:
+    the same statement gives the same contribution. Exit 0 when written, 2
+    when an option or the key cannot be used.
+    """
+    if key is None and (passphrase_file is not None or ask_passphrase):
+        raise click.UsageError("a passphrase decrypts --key: give --key too")
+    if passphrase_file is not None and ask_passphrase:
+        raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
+    inputs = [path for path in (key, passphrase_file) if path is not None]
+    output = checked_output(out, replace=force, inputs=inputs, param_hint="--out")
+    if key is None:
+        contribution = unsigned_contribution(by)
+    else:
+        private = _private_key(key, passphrase_file, ask_passphrase)
+        contribution = sign_contribution(private, name, committed, by)
+    document = contribution_document(contribution, name, committed)
+    with OutputWriter(output, "--out") as writer:
+        writer.write((json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    how = "unsigned" if contribution.key is None else f"signed by key {key_id(contribution.key)}"
+    click.echo(
+        f"contribution by {printable(by)} ({how}) written to {printable(output.shown)}",
+        err=True,
+    )
+
+
+def _private_key(path: Path, passphrase_file: Path | None, ask: bool) -> Ed25519PrivateKey:
+    if passphrase_file is not None:
+        passphrase: bytes | None = read_passphrase(passphrase_file)
+    elif ask:
+        passphrase = click.prompt("Passphrase", hide_input=True, err=True).encode()
+    else:
+        passphrase = None
+    try:
+        return load_private_key(path, passphrase)
+    except KeyFileError as error:
+        raise click.BadParameter(str(error), param_hint="--key") from error
