@@ -284,6 +284,29 @@ def test_a_format_1_genesis_names_no_tournament(tmp_path: Path, logs: dict[int, 
 
 
 @pytest.mark.parametrize(
+    "edit",
+    [
+        lambda t: t.update(seats=3),
+        lambda t: t.pop("plan"),
+        lambda t: t.update(table=0),
+        lambda t: t.update(hands=0),
+        lambda t: t.update(entropy="E" * 64),
+        lambda t: t.update(name=""),
+    ],
+    ids=["unknown-member", "no-plan", "table-0", "no-hands", "entropy-not-hex", "no-name"],
+)
+def test_a_tournament_member_off_the_schema_is_refused(
+    tmp_path: Path, logs: dict[int, Path], edit: object
+) -> None:
+    """docs/log-format.md §6: the member is `"tournament": {"name", "table", "tables",
+    "hands", "entropy", "plan"}`: "the tournament's name (1 to 256 bytes of UTF-8), this
+    table's number (from 1) and the number of tables, the hands every table plays, the
+    plan's entropy digest `E` and the plan's commitment `P` (both 64 hex)"."""
+    path = write(tmp_path, _genesis_edited(logs, lambda g: edit(g["tournament"])))  # type: ignore[operator]
+    assert_fails(verify_log(path, PINNED), Step.SCHEMA, VerifyCode.SCHEMA, 1)
+
+
+@pytest.mark.parametrize(
     "member", [("table", 2), ("plan", "0" * 64), ("entropy", "1" * 64), ("name", "Other cup")]
 )
 def test_tampering_the_tournament_member_breaks_the_table_signature(
