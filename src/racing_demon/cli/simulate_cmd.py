@@ -31,7 +31,7 @@ from racing_demon.sim.simulate import (
 _LATENCY = re.compile(r"([0-9]{1,5})(?:/([0-9]{1,5}))?")
 
 
-def _bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[BotProfile, ...]:
+def bots_of(ctx: click.Context, param: click.Parameter, value: str) -> tuple[BotProfile, ...]:
     names = value.split(",")
     unknown = [name for name in names if name not in BOTS]
     if unknown:
@@ -41,7 +41,7 @@ def _bots(ctx: click.Context, param: click.Parameter, value: str) -> tuple[BotPr
     return tuple(BOTS[name] for name in names)
 
 
-def _seed(ctx: click.Context, param: click.Parameter, value: str) -> str:
+def simulation_seed(ctx: click.Context, param: click.Parameter, value: str) -> str:
     try:
         SimulationSeed.from_text(value)
     except ValueError as error:
@@ -95,13 +95,13 @@ Examples:
     default="normal",
     show_default=True,
     metavar="SPEED[,SPEED...]",
-    callback=_bots,
+    callback=bots_of,
     help="easy, normal or hard for each seat in order; one speed for every seat.",
 )
 @click.option(
     "--seed",
     required=True,
-    callback=_seed,
+    callback=simulation_seed,
     help="The simulation seed: it derives the deals, the dealer secret and every bot's choice.",
 )
 @click.option(
@@ -226,7 +226,7 @@ def simulate_command(
                 "overwritten; choose another path",
                 param_hint="--out",
             )
-    key = _table_key(table_key, passphrase_file, ask_passphrase)
+    key = private_table_key(table_key, passphrase_file, ask_passphrase)
     seat_keys = (
         None if player_keys is None else _seat_keys(player_keys, players, player_passphrase_file)
     )
@@ -254,7 +254,7 @@ def simulate_command(
         except OSError as error:
             click.echo(f"cannot write {printable(str(out))}: {error.strerror}", err=True)
             raise SystemExit(ExitCode.UNUSABLE) from error
-    click.echo(summary_text(result, _public_key_hint(table_key)))
+    click.echo(summary_text(result, public_key_hint(table_key)))
 
 
 def _with_max_hands(rules: Rules, hands: int) -> Rules:
@@ -265,7 +265,7 @@ def _with_max_hands(rules: Rules, hands: int) -> Rules:
     return custom_variant(rules_from_document(document))
 
 
-def _table_key(path: Path, passphrase_file: Path | None, ask: bool) -> Ed25519PrivateKey:
+def private_table_key(path: Path, passphrase_file: Path | None, ask: bool) -> Ed25519PrivateKey:
     if passphrase_file is not None:
         passphrase: bytes | None = read_passphrase(passphrase_file)
     elif ask:
@@ -304,7 +304,7 @@ def _seat_keys(
     return keys
 
 
-def _public_key_hint(private: Path) -> str:
+def public_key_hint(private: Path) -> str:
     public = private.with_suffix(".pub")
     return str(public) if private.suffix == ".key" and public.exists() else "TABLE.pub"
 

@@ -19,6 +19,7 @@ from racing_demon.cli.options import (
     secret_option,
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
+from racing_demon.cli.tournament_simulate_cmd import simulate_command
 from racing_demon.files import Output
 from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES, Shape
@@ -84,6 +85,9 @@ def tournament() -> None:
     plays in each hand, and the checksum of the whole deal set. Every table's
     log names the plan; the secret is revealed once every table has finished.
     """
+
+
+tournament.add_command(simulate_command)
 
 
 @tournament.command(

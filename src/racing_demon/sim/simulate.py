@@ -248,6 +248,7 @@ def simulate(
     receipts: bool = True,
     tournament: TournamentTag | None = None,
     dealer_secret: bytes | None = None,
+    names: Sequence[str] | None = None,
 ) -> Simulation:
     """Play a whole match of ``bots`` at a new table logging to ``path``.
 
@@ -265,6 +266,8 @@ def simulate(
     secret: the table deals the plan's packs and, once played out, holds the final record
     (``Simulation.held``), which ``reveal_held`` writes once every table has played.
     ``dealer_secret`` without ``tournament`` replaces the secret derived from ``seed``.
+    ``names`` are the seats' names (default: a name and the bot's speed, the same at
+    every table; a tournament's tables need names that tell their players apart).
     """
     seats = len(bots)
     if not rules.min_players <= seats <= rules.max_players:
@@ -282,7 +285,10 @@ def simulate(
         raise ValueError("a tournament's table deals from the organiser's secret: give it")
     derived = SimulationSeed.from_text(seed)
     latency = tuple(latencies or (derived.latency(seat) for seat in range(seats)))
-    names = [f"{NAMES[seat % len(NAMES)]} ({bot.name})" for seat, bot in enumerate(bots)]
+    if names is None:
+        names = [f"{NAMES[seat % len(NAMES)]} ({bot.name})" for seat, bot in enumerate(bots)]
+    elif len(names) != seats:
+        raise ValueError(f"{seats} bots but {len(names)} names")
     keys = list(player_keys) if player_keys is not None else None
     players = [
         PlayerInfo(
