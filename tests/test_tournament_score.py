@@ -3,12 +3,34 @@ results, the text, JSON and HTML it is written as, and the collecting layer on r
 
 from __future__ import annotations
 
+import dataclasses
+import html
+import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+from racing_demon.game.deal import derive_pack
 from racing_demon.game.duplicate import Shape
-from racing_demon.tournament.score import Entry, Scores, TableResult, score, seat_of
+from racing_demon.game.flow import FlowCode
+from racing_demon.profiles import load_rules
+from racing_demon.schema import schema_errors
+from racing_demon.tournament.plan import Contribution, make_plan
+from racing_demon.tournament.score import (
+    Entry,
+    Problem,
+    Scores,
+    Standings,
+    TableResult,
+    TournamentCode,
+    score,
+    seat_of,
+    standings_document,
+    standings_text,
+)
+from racing_demon.tournament.standings_html import standings_page, viewer_links
+from racing_demon.verify import Finding
 
 SHAPE = Shape("club night", tables=3, seats=2, hands=1)
 
@@ -147,3 +169,114 @@ def test_results_that_do_not_fit_the_tournament_are_refused(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         score(SHAPE, results)
+
+
+# -- text, JSON and HTML ------------------------------------------------------------------
+
+SECRET = bytes(range(32))
+HOSTILE = '<script>alert("x")</script>\x1b[2J'
+
+
+def hand_made_standings(secret: bytes | None = SECRET) -> Standings:
+    plan = make_plan(SECRET, SHAPE, load_rules("table"), (Contribution("org", b"e" * 16),))
+    results = [
+        TableResult(1, (HOSTILE, "t1s1"), ((10, 5),), "logs/t1.jsonl"),
+        result(3, (10, -3)),
+    ]
+    problems = (
+        Problem(TournamentCode.MISSING_TABLE, "no log claims this table", table=2),
+        Problem(
+            TournamentCode.PACK_OUT_OF_PLAN,
+            "it does not verify: PACK_MISMATCH: hand 1, seat 1: the pack is not the one",
+            table=2,
+            hand=1,
+            seat=1,
+            log="logs/\x1bt2.jsonl",
+            finding=Finding(FlowCode.PACK_MISMATCH, "hand 1, seat 1: ...", line=2, seq=1),
+        ),
+    )
+    return Standings(plan, score(SHAPE, results), problems, secret, 3)
+
+
+def test_the_text_names_every_problem_then_ranks_the_players() -> None:
+    text = standings_text(hand_made_standings())
+    assert "\x1b" not in text  # a name from a log cannot drive the terminal
+    lines = text.splitlines()
+    assert lines[0] == (
+        "tournament club night · 3 tables of 2 seats · 1 hand · 2 of 3 scored from 3 logs"
+    )
+    assert "  table 2: MISSING_TABLE: no log claims this table" in lines
+    assert any(
+        entry.startswith("  table 2, hand 1, seat 1: PACK_OUT_OF_PLAN: logs/\\x1bt2.jsonl: ")
+        for entry in lines
+    )
+    standings = lines[
+        lines.index("standings: 2 matchpoints per result beaten, 1 per tie; a pack's top is 2")
+        + 2 :
+    ]
+    assert [row.split()[0] for row in standings] == ["1", "=2", "=2", "4"]
+    assert standings[0].split()[1:] == ["t1s1", "1", "1", "5", "2.00", "2", "100.00%"]
+
+
+def test_the_json_document_follows_its_schema() -> None:
+    document = standings_document(hand_made_standings())
+    assert schema_errors("tournament-standings", document) == []
+    assert document["exit_code"] == 1
+    assert [entry["percentage"] for entry in document["standings"]] == [100.0, 50.0, 50.0, 0.0]
+    assert document["problems"][1]["finding"] == {
+        "code": "PACK_MISMATCH",
+        "message": "hand 1, seat 1: ...",
+        "line": 2,
+        "seq": 1,
+    }
+    [first, second] = document["packs"]
+    assert (first["number"], first["top"], len(first["results"])) == (1, 2, 2)
+    assert second["results"][0] == {
+        "table": 1,
+        "seat": 1,
+        "player": "t1s1",
+        "score": 5,
+        "matchpoints": 2,
+        "factored": 2.0,
+        "log": "logs/t1.jsonl",
+    }
+
+
+def test_the_page_escapes_what_a_log_brings_and_loads_nothing() -> None:
+    page = standings_page(hand_made_standings(), {"logs/t1.jsonl": "t1%20x.html"})
+    assert "<script" not in page and "\x1b" not in page
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;\\x1b[2J" in page
+    assert "default-src 'none'" in page
+    assert page.count('<a href="t1%20x.html">') == 4  # two players, each in standings and pack
+    assert '<section class="pack" id="pack-2">' in page
+
+
+def test_the_hand_record_shows_the_layout_once_the_secret_is_out() -> None:
+    standings = hand_made_standings()
+    cards = derive_pack(SHAPE.seed(SECRET, standings.plan.entropy), 1, 0)
+    page = standings_page(standings)
+    # "p[0..12] is the demon with p[12] on top, then one card per work pile"
+    assert f"demon (top first): {cards[12].display()} " in html.unescape(
+        re.sub("<[^>]+>", "", page)
+    )
+    assert "w1 " in page
+    hidden = standings_page(hand_made_standings(secret=None))
+    assert "demon (top first)" not in hidden
+    assert "The layout is shown once a scored log reveals the secret." in hidden
+
+
+def test_viewer_links_point_at_the_page_beside_each_log(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "t 1.html").write_text("page")
+    standings = hand_made_standings()
+    entries = tuple(
+        dataclasses.replace(entry, log=str(logs / f"t {entry.table}.jsonl"))
+        for entry in standings.scores.entries
+    )
+    standings = dataclasses.replace(
+        standings, scores=dataclasses.replace(standings.scores, entries=entries)
+    )
+    out = tmp_path / "site" / "standings.html"
+    out.parent.mkdir()
+    assert viewer_links(standings, out) == {str(logs / "t 1.jsonl"): "../logs/t%201.html"}

@@ -619,6 +619,10 @@ def _hundredths(value: Fraction) -> float:
     return round(float(value), 2)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def where(problem: Problem) -> str:
     """``table 3, hand 2, seat 1``: what a problem concerns, or ``tournament``."""
     parts = [
@@ -639,9 +643,9 @@ def standings_text(standings: Standings) -> str:
     shape = plan.shape
     scored = len({entry.table for entry in scores.entries})
     lines = [
-        f"tournament {printable(shape.name)} · {shape.tables} tables of {shape.seats} seats · "
-        f"{shape.hands} hands · {scored} of {shape.tables} tables scored from "
-        f"{standings.logs} logs",
+        f"tournament {printable(shape.name)} · {_count(shape.tables, 'table')} of "
+        f"{shape.seats} seats · {_count(shape.hands, 'hand')} · {scored} of {shape.tables} "
+        f"scored from {_count(standings.logs, 'log')}",
         f"plan {plan.digest} · rules {printable(plan.rules.name)} sha256 {plan.rules.digest()}",
         "deal set "
         + plan.deal_set
