@@ -25,12 +25,15 @@ from racing_demon.tournament.score import (
     TableResult,
     TournamentCode,
     score,
+    score_tournament,
     seat_of,
     standings_document,
     standings_text,
 )
 from racing_demon.tournament.standings_html import standings_page, viewer_links
 from racing_demon.verify import Finding
+
+from tampering import TABLE_PUB, lines_of, write
 
 SHAPE = Shape("club night", tables=3, seats=2, hands=1)
 
@@ -280,3 +283,28 @@ def test_viewer_links_point_at_the_page_beside_each_log(tmp_path: Path) -> None:
     out = tmp_path / "site" / "standings.html"
     out.parent.mkdir()
     assert viewer_links(standings, out) == {str(logs / "t 1.jsonl"): "../logs/t%201.html"}
+
+
+# -- the collecting layer -----------------------------------------------------------------
+
+
+def test_a_log_of_a_match_of_its_own_is_not_a_tournament_log(tmp_path: Path) -> None:
+    log = write(tmp_path, lines_of("table"), "single.jsonl")
+    standings = score_tournament(hand_made_standings().plan, [log], TABLE_PUB, jobs=1)
+    assert [(p.code, p.table, p.log) for p in standings.problems] == [
+        (TournamentCode.MISSING_TABLE, 1, None),
+        (TournamentCode.MISSING_TABLE, 2, None),
+        (TournamentCode.MISSING_TABLE, 3, None),
+        (TournamentCode.NOT_A_TOURNAMENT_LOG, None, str(log)),
+    ]
+    assert standings.scores.entries == () and standings.secret is None
+    assert standings.exit_code == 1
+
+
+def test_a_log_that_cannot_be_read_is_exit_2(tmp_path: Path) -> None:
+    missing = tmp_path / "gone.jsonl"
+    standings = score_tournament(hand_made_standings().plan, [missing], TABLE_PUB, jobs=1)
+    [*_, problem] = standings.problems
+    assert (problem.code, problem.log) == (TournamentCode.UNREADABLE, str(missing))
+    assert "No such file or directory" in problem.message
+    assert standings.exit_code == 2
