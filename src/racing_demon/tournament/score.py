@@ -438,14 +438,13 @@ def _not_verified(
 ) -> Problem:
     finding = report.finding
     assert finding is not None
-    hand = None if finding.line is None else hand_at(path, finding.line, limits)
     if report.verdict is Verdict.UNFINISHED:
         return Problem(
             TournamentCode.UNFINISHED,
             "the log has no final record: the table has not revealed the secret, or it "
             f"stopped ({finding.code})",
             table=table,
-            hand=hand,
+            hand=hand_at(path, None, limits),  # the hand it stopped in
             log=log,
             finding=finding,
         )
@@ -453,6 +452,7 @@ def _not_verified(
         FlowCode.PACK_MISMATCH: TournamentCode.PACK_OUT_OF_PLAN,
         VerifyCode.WRONG_RULES: TournamentCode.WRONG_RULES,
     }.get(finding.code, TournamentCode.NOT_VERIFIED)
+    hand = None if finding.line is None else hand_at(path, finding.line, limits)
     return Problem(
         code,
         f"it does not verify: {finding.code}: {finding.message}",
@@ -590,9 +590,10 @@ def read_genesis(path: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[str, Gene
     return None
 
 
-def hand_at(path: Path, line: int, limits: Limits = DEFAULT_LIMITS) -> int | None:
-    """The hand that line ``line`` of the log belongs to: the last hand started at or
-    before it; None before the first hand (or when the lines cannot be read)."""
+def hand_at(path: Path, line: int | None, limits: Limits = DEFAULT_LIMITS) -> int | None:
+    """The hand that line ``line`` of the log belongs to (None: its last line): the last
+    hand started at or before it; None before the first hand, and where the lines stop
+    being records."""
     hand = None
     try:
         with open_regular(path) as stream:
@@ -602,7 +603,7 @@ def hand_at(path: Path, line: int, limits: Limits = DEFAULT_LIMITS) -> int | Non
                     break
                 if isinstance(record.payload, HandStart):
                     hand = record.payload.hand
-                if number >= line:
+                if line is not None and number >= line:
                     break
     except (OSError, ReadError):
         pass
