@@ -520,8 +520,8 @@ def _by_table(shape: Shape, claims: Sequence[_Claim]) -> tuple[list[TableResult]
             problems += [
                 Problem(
                     TournamentCode.DUPLICATE_TABLE,
-                    f"{len(mine)} logs claim this table ({logs}): neither scores until "
-                    "all but one are removed",
+                    f"{len(mine)} logs claim this table ({logs}): none of them scores "
+                    "until only one is left",
                     table=table,
                     log=claim.log,
                 )
