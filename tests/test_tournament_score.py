@@ -4,19 +4,28 @@ results, the text, JSON and HTML it is written as, and the collecting layer on r
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
+import json
 import re
+import tempfile
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from racing_demon.game.deal import derive_pack
+from racing_demon.batch import collect_logs
+from racing_demon.game.deal import MatchSeed, derive_pack
 from racing_demon.game.duplicate import Shape
 from racing_demon.game.flow import FlowCode
+from racing_demon.game.rules import Resignation, Rules
+from racing_demon.log.records import TournamentTag
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
-from racing_demon.tournament.plan import Contribution, make_plan
+from racing_demon.table import PlayerInfo, Table
+from racing_demon.testing.randomplay import play_on, word_chooser
+from racing_demon.tournament.plan import Contribution, Plan, make_plan, tournament_rules
 from racing_demon.tournament.score import (
     Entry,
     Problem,
@@ -31,9 +40,17 @@ from racing_demon.tournament.score import (
     standings_text,
 )
 from racing_demon.tournament.standings_html import standings_page, viewer_links
-from racing_demon.verify import Finding
+from racing_demon.verify import Finding, Verdict, VerifyCode, verify_log
 
-from tampering import TABLE_PUB, lines_of, write
+from tampering import (
+    PINNED,
+    TABLE_KEY,
+    TABLE_PUB,
+    first,
+    lines_of,
+    seal,
+    write,
+)
 
 SHAPE = Shape("club night", tables=3, seats=2, hands=1)
 
@@ -308,3 +325,265 @@ def test_a_log_that_cannot_be_read_is_exit_2(tmp_path: Path) -> None:
     assert (problem.code, problem.log) == (TournamentCode.UNREADABLE, str(missing))
     assert "No such file or directory" in problem.message
     assert standings.exit_code == 2
+
+
+# -- a whole tournament, played at real tables --------------------------------------------
+
+ORGANISER = bytes(range(100, 132))
+CUP = Shape("Autumn cup", tables=3, seats=2, hands=2)
+CUP_CONTRIBUTIONS = (Contribution("club", b"club draw \x02" * 2),)
+
+
+# The table rules, with a resignation that ends the match (for a short match).
+CUP_RULES = dataclasses.replace(load_rules("table"), resignation=Resignation.ENDS_MATCH)
+
+
+@functools.cache
+def cup() -> Plan:
+    return make_plan(ORGANISER, CUP, CUP_RULES, CUP_CONTRIBUTIONS)
+
+
+def _played(
+    tag: TournamentTag,
+    secret: bytes = ORGANISER,
+    *,
+    rules: Rules | None = None,
+    seats: int = 2,
+    resign: bool = False,
+    reveal: bool = True,
+) -> bytes:
+    """The log of one table of a tournament, played by random players from its first
+    record to the end (or resigned by seat 0 at once), and revealed unless not."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "table.jsonl"
+        names = [f"{tag.name} t{tag.table} seat {seat}" for seat in range(seats)]
+        table = Table.create(
+            path,
+            cup().rules if rules is None else rules,
+            [PlayerInfo(name, f"b{seat}") for seat, name in enumerate(names)],
+            TABLE_KEY,
+            secret,
+            [bytes([tag.table, seat + 1]) * 8 for seat in range(seats)],
+            tournament=tag,
+            durable=False,
+        )
+        if resign:
+            t_ms = table.t_ms + 60_000
+            table.advance(t_ms)
+            table.submit(0, "0 resign", t_ms, table.next_n(0), None, table.head)
+        else:
+            play_on(table, word_chooser(MatchSeed.from_plain(f"{tag.name} {tag.table}")))
+        assert table.played_out and not table.finished
+        if reveal:
+            table.reveal()
+        table.close()
+        return path.read_bytes()
+
+
+@functools.cache
+def played(table: int, variant: str = "") -> bytes:
+    """Table ``table`` of the cup as played, or a variant of it (below)."""
+    tag = cup().tag(table)
+    variants: dict[str, Callable[[], bytes]] = {
+        "": lambda: _played(tag),
+        "held": lambda: _played(tag, reveal=False),  # played out, not revealed
+        "resigned": lambda: _played(tag, resign=True),  # after one hand
+        "other": lambda: _played(winter_cup().tag(table)),  # another tournament's
+        "entropy": lambda: _played(tag._replace(entropy="ab" * 32)),
+        "secret": lambda: _played(tag, bytes(32)),  # dealt from another secret
+        "outside": lambda: _played(tag._replace(table=4, tables=4)),
+        "shape": lambda: _played(tag._replace(tables=4)),
+        "seats": lambda: _played(tag, seats=3),
+        "rules": lambda: _played(tag, rules=tournament_rules(load_rules("table"), CUP.hands)),
+    }
+    return variants[variant]()
+
+
+@functools.cache
+def winter_cup() -> Plan:
+    return make_plan(
+        ORGANISER, dataclasses.replace(CUP, name="Winter cup"), CUP_RULES, CUP_CONTRIBUTIONS
+    )
+
+
+def write_lines(lines: list[bytes]) -> bytes:
+    return b"".join(line + b"\n" for line in lines)
+
+
+def folder(tmp_path: Path, **logs: bytes) -> list[Path]:
+    """The logs ``logs`` names, written into ``tmp_path / "logs"``, as collect_logs lists them."""
+    into = tmp_path / "logs"
+    into.mkdir()
+    for name, data in logs.items():
+        (into / f"{name}.jsonl").write_bytes(data)
+    return collect_logs([into])
+
+
+def scored(tmp_path: Path, **logs: bytes) -> Standings:
+    return score_tournament(cup(), folder(tmp_path, **logs), TABLE_PUB, jobs=1)
+
+
+def codes(
+    standings: Standings,
+) -> list[tuple[TournamentCode, int | None, int | None, int | None, str | None]]:
+    return [
+        (p.code, p.table, p.hand, p.seat, None if p.log is None else Path(p.log).stem)
+        for p in standings.problems
+    ]
+
+
+def test_every_table_scores_when_every_log_is_as_planned(tmp_path: Path) -> None:
+    # "Every valid table plays every pack of every hand it played": three results a pack.
+    standings = scored(tmp_path, t1=played(1), t2=played(2), t3=played(3))
+    assert standings.problems == () and standings.exit_code == 0
+    assert standings.secret == ORGANISER
+    scores = standings.scores
+    assert scores.field == 3 and len(scores.entries) == 6
+    assert [len(pack.results) for pack in scores.packs] == [3, 3, 3, 3]
+    reports = {t: verify_log(tmp_path / "logs" / f"t{t}.jsonl", PINNED) for t in (1, 2, 3)}
+    for pack in scores.packs:
+        # Every comparison hands out 2 matchpoints: n(n - 1) on a pack.
+        assert sum(result.matchpoints for result in pack.results) == 6
+        for on_pack in pack.results:
+            # The result is the hand score of the seat that played the pack at that table.
+            assert on_pack.seat == seat_of(CUP, on_pack.table, pack.index)
+            assert on_pack.score == reports[on_pack.table].hands[pack.hand - 1][on_pack.seat]
+    for entry in scores.entries:
+        assert entry.raw_total == reports[entry.table].totals[entry.seat]
+        assert entry.player == f"Autumn cup t{entry.table} seat {entry.seat}"
+
+
+def test_a_missing_table_is_named_and_the_others_score(tmp_path: Path) -> None:
+    standings = scored(tmp_path, t1=played(1), t3=played(3))
+    assert codes(standings) == [(TournamentCode.MISSING_TABLE, 2, None, None, None)]
+    assert standings.exit_code == 1
+    assert standings.scores.field == 2
+    assert {entry.table for entry in standings.scores.entries} == {1, 3}
+
+
+def test_an_unfinished_log_is_named_with_the_hand_it_stopped_in(tmp_path: Path) -> None:
+    # A tournament table holds its final record until the organiser reveals it.
+    standings = scored(tmp_path, t1=played(1), t2=played(2, "held"), t3=played(3))
+    assert codes(standings) == [(TournamentCode.UNFINISHED, 2, 2, None, "t2")]
+    [problem] = standings.problems
+    assert problem.finding is not None and problem.finding.code is VerifyCode.UNFINISHED
+    assert {entry.table for entry in standings.scores.entries} == {1, 3}
+
+
+def test_a_failing_log_is_named_with_its_finding_hand_and_seat(tmp_path: Path) -> None:
+    values = [json.loads(line) for line in played(2).splitlines()]
+    index = first(values, "hand_start", lambda body: body["hand"] == 2) + 1
+    assert values[index]["body"]["kind"] == "move"
+    values[index]["sigs"]["table"] = values[index - 1]["sigs"]["table"]  # not its signature
+    broken = b"".join(json.dumps(v, separators=(",", ":")).encode() + b"\n" for v in values)
+    standings = scored(tmp_path, t1=played(1), t2=broken, t3=played(3))
+    seat = values[index]["body"]["player"]
+    assert codes(standings) == [(TournamentCode.NOT_VERIFIED, 2, 2, seat, "t2")]
+    [problem] = standings.problems
+    assert problem.finding is not None
+    assert problem.finding.code is VerifyCode.BAD_TABLE_SIGNATURE
+    assert problem.finding.line == index + 1
+
+
+def test_a_pack_out_of_plan_is_named_with_its_hand_and_seat(tmp_path: Path) -> None:
+    values = [json.loads(line) for line in played(3).splitlines()]
+    index = first(values, "hand_start", lambda body: body["hand"] == 2)
+    packs = values[index]["body"]["packs"]
+    packs[1] = packs[0]  # seat 1 dealt another pack than the plan's
+    standings = scored(tmp_path, t1=played(1), t2=played(2), t3=write_lines(seal(values, index)))
+    assert codes(standings) == [(TournamentCode.PACK_OUT_OF_PLAN, 3, 2, 1, "t3")]
+    [problem] = standings.problems
+    assert problem.finding is not None and problem.finding.code is FlowCode.PACK_MISMATCH
+
+
+def test_a_log_of_another_tournament_is_not_this_ones(tmp_path: Path) -> None:
+    standings = scored(tmp_path, t1=played(1), t2=played(2), t3=played(3), x=played(1, "other"))
+    assert codes(standings) == [(TournamentCode.OTHER_TOURNAMENT, None, None, None, "x")]
+    assert "'Winter cup'" in standings.problems[0].message
+    assert len(standings.scores.entries) == 6  # it takes table 1 from nobody
+
+
+def test_two_logs_claiming_one_table_score_neither(tmp_path: Path) -> None:
+    standings = scored(tmp_path, t1=played(1), copy=played(1), t2=played(2), t3=played(3))
+    assert codes(standings) == [
+        (TournamentCode.DUPLICATE_TABLE, 1, None, None, "copy"),
+        (TournamentCode.DUPLICATE_TABLE, 1, None, None, "t1"),
+    ]
+    assert {entry.table for entry in standings.scores.entries} == {2, 3}
+
+
+@pytest.mark.parametrize(
+    ("variant", "code"),
+    [
+        ("entropy", TournamentCode.WRONG_ENTROPY),
+        ("secret", TournamentCode.WRONG_COMMITMENT),
+        ("shape", TournamentCode.WRONG_SHAPE),
+        ("seats", TournamentCode.WRONG_SEATS),
+    ],
+)
+def test_a_log_that_verifies_alone_but_deals_other_packs_is_excluded(
+    tmp_path: Path, variant: str, code: TournamentCode
+) -> None:
+    # Its genesis names the plan, and its packs follow its own genesis, not the plan.
+    alone = tmp_path / "alone.jsonl"
+    alone.write_bytes(played(2, variant))
+    assert verify_log(alone, PINNED).verdict is Verdict.VERIFIED
+    standings = scored(tmp_path, t1=played(1), t2=played(2, variant), t3=played(3))
+    assert codes(standings) == [(code, 2, None, None, "t2")]
+    assert {entry.table for entry in standings.scores.entries} == {1, 3}
+
+
+def test_a_log_of_other_rules_does_not_verify_with_the_plans_pinned(tmp_path: Path) -> None:
+    standings = scored(tmp_path, t1=played(1), t2=played(2, "rules"), t3=played(3))
+    assert codes(standings) == [(TournamentCode.WRONG_RULES, 2, None, None, "t2")]
+    [problem] = standings.problems
+    assert problem.finding is not None and problem.finding.code is VerifyCode.WRONG_RULES
+
+
+def test_a_table_outside_the_plan_claims_nothing(tmp_path: Path) -> None:
+    standings = scored(tmp_path, t1=played(1), t2=played(2), t3=played(3), t4=played(1, "outside"))
+    assert codes(standings) == [(TournamentCode.TABLE_NOT_IN_PLAN, 4, None, None, "t4")]
+    assert len(standings.scores.entries) == 6
+
+
+def test_a_false_deal_set_checksum_is_the_organisers_problem(tmp_path: Path) -> None:
+    # "the published deal-set checksum is the one the secret deals"
+    liar = dataclasses.replace(
+        make_plan(ORGANISER, Shape("Liar cup", 1, 2, 1), CUP_RULES, CUP_CONTRIBUTIONS),
+        deal_set="00" * 32,
+    )
+    rules = liar.rules
+    log = _played(liar.tag(1), rules=rules)
+    standings = score_tournament(liar, folder(tmp_path, t1=log), TABLE_PUB, jobs=1)
+    assert codes(standings) == [(TournamentCode.DEAL_SET_MISMATCH, None, None, None, None)]
+    assert not standings.problems[0].excluded and len(standings.scores.entries) == 2
+    assert standings.exit_code == 1
+
+
+def test_a_short_match_scores_the_hands_it_played(tmp_path: Path) -> None:
+    standings = scored(tmp_path, t1=played(1), t2=played(2), t3=played(3, "resigned"))
+    assert codes(standings) == [(TournamentCode.SHORT_MATCH, 3, 2, None, "t3")]
+    assert not standings.problems[0].excluded
+    scores = standings.scores
+    assert [len(pack.results) for pack in scores.packs] == [3, 3, 2, 2]
+    t3 = [entry for entry in scores.entries if entry.table == 3]
+    assert {(entry.packs, entry.top) for entry in t3} == {(1, 4)}
+
+
+@pytest.mark.slow
+def test_processes_and_a_dask_cluster_score_as_one_process_does(tmp_path: Path) -> None:
+    # "verifies every log (the batch verifier, all cores or a cluster)"
+    logs = folder(tmp_path, t1=played(1), t2=played(2, "held"), t3=played(3), x=played(1))
+    alone = score_tournament(cup(), logs, TABLE_PUB, jobs=1)
+    assert score_tournament(cup(), logs, TABLE_PUB, jobs=2) == alone
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None
+    ) as cluster:
+        on_dask = score_tournament(cup(), logs, TABLE_PUB, scheduler=cluster.scheduler_address)
+    assert on_dask == alone
+    assert [p.code for p in alone.problems] == [
+        TournamentCode.DUPLICATE_TABLE,
+        TournamentCode.DUPLICATE_TABLE,
+        TournamentCode.UNFINISHED,
+    ]
