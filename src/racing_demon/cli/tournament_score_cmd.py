@@ -1,0 +1,122 @@
+"""``racing-demon tournament score``: verify a tournament's logs against its plan and print
+the standings (docs/tournament-scoring.md)."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import BrokenExecutor
+from pathlib import Path
+
+import click
+
+from racing_demon.batch import ClusterError, collect_logs
+from racing_demon.cli.options import force_option, json_option, limits_options, table_key_option
+from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
+from racing_demon.log.reader import Limits
+from racing_demon.outcomes import ExitCode
+from racing_demon.report.text import printable
+from racing_demon.tournament.plan import PlanError, load_plan
+from racing_demon.tournament.score import score_tournament, standings_document, standings_text
+from racing_demon.tournament.standings_html import standings_page, viewer_links
+
+
+class _CannotScore(click.ClickException):
+    """The plan cannot be used, or the workers could not verify: exit 2."""
+
+    exit_code = ExitCode.UNUSABLE
+
+
+@click.command(
+    epilog="""\b
+Examples:
+  racing-demon tournament score plan.json logs/ --table-key table.pub
+  racing-demon tournament score plan.json logs/ --table-key table.pub \\
+      --html standings.html
+  racing-demon tournament score plan.json logs/ --table-key table.pub --json
+  racing-demon tournament score plan.json logs/ --table-key table.pub \\
+      --scheduler tcp://dask-host:8786
+"""
+)
+@click.argument("plan_file", metavar="PLAN", type=click.Path(path_type=Path))
+@click.argument("logs", metavar="LOGS...", nargs=-1, required=True, type=click.Path(path_type=Path))
+@table_key_option(required=True)
+@json_option
+@click.option(
+    "--html",
+    "html_name",
+    metavar="FILE",
+    help="Also write the standings page: standings, problems and a hand record per pack, "
+    "linking each player to <log stem>.html beside their log when it exists. An existing "
+    "FILE is kept unless --force.",
+)
+@force_option("Replace an existing --html FILE (never the plan, a log or the key).")
+@limits_options
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Verify N logs at once in N processes (default: every core).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Verify on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786). "
+    "Needs pip install 'racing-demon[dask]'.",
+)
+@click.pass_context
+def score_command(
+    ctx: click.Context,
+    plan_file: Path,
+    logs: tuple[Path, ...],
+    table_key: bytes,
+    as_json: bool,
+    html_name: str | None,
+    force: bool,
+    limits: Limits,
+    jobs: int | None,
+    scheduler: str | None,
+) -> None:
+    """Score the duplicate tournament of PLAN from its logs: every *.jsonl file under
+    each LOGS folder (or a log named itself).
+
+    Every log is verified with the table's key and the plan's rules pinned (the batch
+    verifier: every core, or --scheduler), then checked against the plan: its genesis
+    names the plan, one of its tables, the organiser's commitment, the entropy, the
+    seats and the rules. A log that fails, a table no log claims, and a table two logs
+    claim are named with their table, hand, seat and log, and score nothing. Each
+    result is compared with every other result on the same pack: 2 matchpoints per
+    result beaten, 1 per tie; players are ranked by percentage, then raw total.
+
+    Exit 0 when every planned table scored; 1 when one did not; 2 when the plan, a log
+    or the key cannot be read, an output cannot be written, or an option is wrong.
+    """
+    if jobs is not None and scheduler is not None:
+        raise click.UsageError(
+            "--jobs counts processes on this machine: with --scheduler, the cluster's workers do"
+        )
+    note_input(ctx, plan_file)
+    try:
+        plan = load_plan(plan_file)
+    except PlanError as error:
+        raise _CannotScore(f"PLAN {printable(str(plan_file))}: {printable(str(error))}") from error
+    paths = collect_logs(logs)
+    output = None
+    if html_name is not None:
+        output = checked_output(
+            html_name, replace=force, inputs=[*paths, *inputs_of(ctx)], param_hint="--html"
+        )
+    try:
+        standings = score_tournament(
+            plan, paths, table_key, limits=limits, jobs=jobs, scheduler=scheduler
+        )
+    except (ClusterError, BrokenExecutor) as error:
+        raise _CannotScore(f"the logs could not be verified: {error}") from error
+    if output is not None:
+        text = standings_page(standings, viewer_links(standings, output.path))
+        with OutputWriter(output, "--html") as writer:
+            writer.write(text.encode("utf-8"))
+    if as_json:
+        click.echo(json.dumps(standings_document(standings), indent=2))
+    elif output is None or not output.is_stdout:
+        click.echo(standings_text(standings))
+    raise SystemExit(standings.exit_code)
