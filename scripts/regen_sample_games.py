@@ -51,6 +51,7 @@ Never use them for a real table or player.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -66,6 +67,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.audit import audit_hands, check_claims
 from racing_demon.game.deal import commitment
+from racing_demon.game.duplicate import Shape
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
@@ -77,6 +79,7 @@ from racing_demon.profiles import builtin_document, custom_variant, rules_from_d
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import SimulationSeed, receipt_paths, simulate
+from racing_demon.sim.tournament import simulate_tournament
 from racing_demon.table import PlayerSigner, Table, player_signer, sign_submission
 from racing_demon.testing.tamper import (
     CoSign,
@@ -93,6 +96,11 @@ from racing_demon.testing.tamper import (
     Truncate,
     apply_edits,
 )
+from racing_demon.tournament.contribute import sign_contribution
+from racing_demon.tournament.plan import Plan, make_plan
+from racing_demon.tournament.score import score_tournament, standings_document
+from racing_demon.tournament.sheets import render_sheets
+from racing_demon.tournament.standings_html import standings_page
 from racing_demon.verify import Settings, verify_log
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1233,6 +1241,7 @@ def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
     entries += v1_entries
     files.update(v1_files)
     files["table.pub"] = golden.table_public_pem()
+    files.update(tournament_files())
     entries.sort(key=lambda entry: CATEGORIES.index(entry["category"]))
     manifest = {
         "format": FORMAT,
@@ -1459,7 +1468,31 @@ def readme(manifest: Mapping[str, Any]) -> str:
     for entry in v1:
         verdict, code, audit = _outcome(entry)
         lines.append(f"| `{entry['file']}` | {entry['scenario']} | {verdict} | {code} | {audit} |")
+    shape = TOURNAMENT_SHAPE
     lines += [
+        "",
+        "## A duplicate tournament",
+        "",
+        f"`{TOURNAMENT_DIR}/` is the {shape.name!r}: {shape.tables} tables of {shape.seats} "
+        f"seats, {shape.hands} hands of {TOURNAMENT_PROFILE}, every table",
+        "dealt the same packs from one committed secret (docs/tournament.md) and played by",
+        f"bots of mixed speeds ({', '.join(TOURNAMENT_BOTS)} at seats 0 to {shape.seats - 1}), "
+        "so each pack",
+        "meets another speed at each table. `plan.json` is the plan published before play",
+        "(four captains' signed contributions), `sheets.html` its printable table sheets,",
+        "`table-N.jsonl` each table's signed log (every seat signs; the secret is revealed",
+        "in every final record once all tables had played), and `standings.json` and",
+        "`standings.html` what `tournament score` makes of them:",
+        "",
+        "```sh",
+        "cd sample_games/tournament",
+        "racing-demon tournament check plan.json",
+        "racing-demon tournament score plan.json . --table-key ../table.pub",
+        "racing-demon tournament score plan.json . --table-key ../table.pub --json",
+        "```",
+        "",
+        "The organiser's secret and every key of the tournament are fixtures in",
+        "`scripts/regen_sample_games.py` too.",
         "",
         f"`{manifest['table_key']['file']}`: {manifest['table_key']['description']}.",
         "",
@@ -1495,6 +1528,84 @@ def search(games: Sequence[Game]) -> int:
             print(f"{game.file}: no seed found", file=sys.stderr)
             return 1
     return 0
+
+
+# -- the duplicate tournament (issue 19) -------------------------------------------------------
+
+TOURNAMENT_DIR: Final = "tournament"
+TOURNAMENT_SHAPE: Final = Shape("Sample cup", tables=4, seats=4, hands=3)
+TOURNAMENT_PROFILE: Final = "nertz"
+# Every table seats one easy, two normal and one hard bot; the rotation hands each pack to
+# a different bot speed at each table, which is what the matchpoints then compare.
+TOURNAMENT_BOTS: Final = ("easy", "normal", "hard", "normal")
+TOURNAMENT_SEED: Final = "sample cup"
+# Test fixtures, published on purpose: the organiser's secret, one signing captain per table
+# (their contributions are signatures over the commitment), and each seat's key.
+ORGANISER_SECRET: Final = bytes(range(64, 96))
+CAPTAIN_KEYS: Final = tuple(
+    Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"sample cup captain %d" % t).digest())
+    for t in range(1, TOURNAMENT_SHAPE.tables + 1)
+)
+TOURNAMENT_PLAYER_KEYS: Final = tuple(
+    tuple(
+        Ed25519PrivateKey.from_private_bytes(
+            hashlib.sha256(b"sample cup table %d seat %d" % (t, s)).digest()
+        )
+        for s in range(TOURNAMENT_SHAPE.seats)
+    )
+    for t in range(1, TOURNAMENT_SHAPE.tables + 1)
+)
+
+
+def tournament_plan() -> Plan:
+    """The sample cup's plan: every captain's signed contribution, in table order."""
+    promise = commitment(ORGANISER_SECRET)
+    contributions = tuple(
+        sign_contribution(key, TOURNAMENT_SHAPE.name, promise, f"captain of table {t}")
+        for t, key in enumerate(CAPTAIN_KEYS, 1)
+    )
+    rules = rules_from_document(builtin_document(TOURNAMENT_PROFILE))
+    return make_plan(ORGANISER_SECRET, TOURNAMENT_SHAPE, rules, contributions)
+
+
+def tournament_files() -> dict[str, bytes]:
+    """sample_games/tournament/: the plan and its sheets, every table's log as bots played
+    it, and the standings ``racing-demon tournament score plan.json .`` prints there (as
+    JSON and as the HTML page), which tests/test_sample_games.py checks."""
+    plan = tournament_plan()
+    bots = [BOTS[name] for name in TOURNAMENT_BOTS]
+    with tempfile.TemporaryDirectory() as temporary:
+        folder = Path(temporary)
+        simulate_tournament(
+            folder,
+            plan,
+            ORGANISER_SECRET,
+            bots,
+            TOURNAMENT_SEED,
+            TABLE_KEY,
+            player_keys=TOURNAMENT_PLAYER_KEYS,
+        )
+        files = {
+            f"{TOURNAMENT_DIR}/{path.name}": path.read_bytes()
+            for path in sorted(folder.glob("*.jsonl"))
+        }
+        # Scored from inside the folder, so the standings name each log as "table-N.jsonl".
+        logs = sorted(Path(path.name) for path in folder.glob("*.jsonl"))
+        with contextlib.chdir(folder):
+            standings = score_tournament(
+                plan, logs, raw_public_bytes(TABLE_KEY.public_key()), jobs=1
+            )
+    if standings.problems:
+        raise CorpusError(f"the sample tournament does not score: {standings.problems[0]}")
+    document = plan.to_document()
+    prefix = TOURNAMENT_DIR + "/"
+    plan_json = json.dumps(document, indent=2, ensure_ascii=False)
+    files[prefix + "plan.json"] = (plan_json + "\n").encode()
+    files[prefix + "sheets.html"] = render_sheets(plan).encode()
+    standings_json = json.dumps(standings_document(standings), indent=2, ensure_ascii=False)
+    files[prefix + "standings.json"] = (standings_json + "\n").encode()
+    files[prefix + "standings.html"] = standings_page(standings).encode()
+    return files
 
 
 # -- writing and checking -----------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 
 from racing_demon.schema import schema_errors
 
-from conftest import invoke, load_script
+from conftest import invoke, load_script, log_bodies
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_games"
@@ -38,6 +38,12 @@ REQUIRED = {
     "several_hands_to_100",
     "shared_victory",
 }
+
+
+TOURNAMENT = SAMPLES / "tournament"
+TOURNAMENT_LOGS = [f"table-{table}.jsonl" for table in range(1, 5)]
+TOURNAMENT_FILES = {"plan.json", "sheets.html", "standings.json", "standings.html"}
+TOURNAMENT_FILES |= set(TOURNAMENT_LOGS)
 
 
 @cache
@@ -66,6 +72,7 @@ def test_every_file_is_listed_and_every_listed_file_is_there() -> None:
         listed |= {*game["receipts"], *game["against"]}
         assert set(game["derived_from"]) <= (v1 if game["category"] == "v1" else valid)
         assert set(game["against"]) <= valid
+    listed |= {f"tournament/{name}" for name in TOURNAMENT_FILES}
     on_disk = {
         path.relative_to(SAMPLES).as_posix() for path in SAMPLES.rglob("*") if path.is_file()
     }
@@ -250,3 +257,84 @@ def test_a_seed_that_lost_its_scenario_stops_the_regeneration() -> None:
     lost = script.replace(game, seed="peer2peer-3p 0")  # its bots never hold off the call
     with pytest.raises(script.CorpusError, match="no longer shows hold_off_call; run"):
         script.check_covers(lost, script.render_game(lost))
+
+
+# -- the duplicate tournament (issue 19) ---------------------------------------------------
+
+
+def test_the_sample_tournament_plan_checks_and_its_deal_set_is_the_revealed_secrets(
+    tmp_path: Path,
+) -> None:
+    code, output = invoke("tournament", "check", str(TOURNAMENT / "plan.json"))
+    assert code == 0, output
+    # "Anyone can regenerate the plan from the revealed secret": the secret every final
+    # record reveals deals the deal set the plan published before play.
+    secrets = {log_bodies(TOURNAMENT / log)[-1]["secret"] for log in TOURNAMENT_LOGS}
+    assert len(secrets) == 1
+    secret = tmp_path / "revealed.txt"
+    secret.write_text(secrets.pop() + "\n")
+    code, output = invoke(
+        "tournament", "check", str(TOURNAMENT / "plan.json"), "--secret", f"file:{secret}"
+    )
+    assert code == 0, output
+
+
+@pytest.mark.parametrize("log", TOURNAMENT_LOGS)
+def test_every_table_of_the_sample_tournament_verifies_alone(log: str) -> None:
+    code, output = invoke("verify", str(TOURNAMENT / log), "--table-key", TABLE_PUB)
+    assert code == 0 and "VERIFIED" in output, output
+    genesis = log_bodies(TOURNAMENT / log)[0]
+    plan = json.loads((TOURNAMENT / "plan.json").read_text(encoding="utf-8"))
+    assert genesis["tournament"]["table"] == int(log.removesuffix(".jsonl").split("-")[1])
+    assert genesis["tournament"]["plan"] == plan["plan"]
+
+
+def test_the_sample_tournament_scores_as_its_standings_say(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(TOURNAMENT)
+    code, output = invoke(
+        "tournament", "score", "plan.json", ".", "--table-key", TABLE_PUB, "--json"
+    )
+    assert code == 0, output
+    expected = json.loads((TOURNAMENT / "standings.json").read_text(encoding="utf-8"))
+    assert json.loads(output) == expected
+    assert schema_errors("tournament-standings", expected) == []
+    assert expected["problems"] == [] and len(expected["standings"]) == 16
+
+
+def test_the_sample_standings_are_the_matchpoints_of_the_logged_hand_scores() -> None:
+    """Recomputed here from the final records alone, as docs/tournament-scoring.md says:
+    seat s of table t plays pack (s + t - 1) mod S of each hand; on each pack every result
+    scores 2 matchpoints per result it beats and 1 per result it ties; a player's
+    percentage is their matchpoints over their tops; rank by percentage, then raw total."""
+    plan = json.loads((TOURNAMENT / "plan.json").read_text(encoding="utf-8"))
+    tables, seats, hands = plan["tables"], plan["seats"], plan["hands"]
+    scores = {  # (table, seat) -> the seat's score in each hand
+        (table, seat): [hand[seat] for hand in final["hands"]]
+        for table in range(1, tables + 1)
+        for final in [log_bodies(TOURNAMENT / f"table-{table}.jsonl")[-1]]
+        for seat in range(seats)
+    }
+    matchpoints = dict.fromkeys(scores, 0)
+    for hand in range(hands):
+        for pack in range(seats):
+            players = [(t, (pack - t + 1) % seats) for t in range(1, tables + 1)]
+            for player in players:
+                mine = scores[player][hand]
+                others = [scores[other][hand] for other in players if other != player]
+                matchpoints[player] += 2 * sum(mine > o for o in others) + sum(
+                    mine == o for o in others
+                )
+    top = 2 * (tables - 1) * hands
+    order = sorted(scores, key=lambda p: (-matchpoints[p], -sum(scores[p]), p[0], p[1]))
+    standings = json.loads((TOURNAMENT / "standings.json").read_text(encoding="utf-8"))
+    listed = standings["standings"]
+    assert [(e["table"], e["seat"]) for e in listed] == order
+    for entry in listed:
+        player = (entry["table"], entry["seat"])
+        assert entry["matchpoints"] == matchpoints[player] and entry["top"] == top
+        assert entry["raw_total"] == sum(scores[player])
+        assert entry["percentage"] == round(100 * matchpoints[player] / top, 2)
+    # The bots of mixed speeds do not all score alike: the duplicate score separates them.
+    assert len({entry["percentage"] for entry in listed}) > 4

@@ -19,6 +19,7 @@ from racing_demon.cli.options import (
     secret_option,
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
+from racing_demon.cli.tournament_score_cmd import score_command
 from racing_demon.cli.tournament_simulate_cmd import simulate_command
 from racing_demon.files import Output
 from racing_demon.game.deal import commitment
@@ -88,6 +89,7 @@ def tournament() -> None:
 
 
 tournament.add_command(simulate_command)
+tournament.add_command(score_command, name="score")
 
 
 @tournament.command(

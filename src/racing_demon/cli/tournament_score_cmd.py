@@ -27,6 +27,7 @@ class _CannotScore(click.ClickException):
 
 
 @click.command(
+    short_help="Verify every table's log and print the standings.",
     epilog="""\b
 Examples:
   racing-demon tournament score plan.json logs/ --table-key table.pub
