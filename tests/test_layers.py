@@ -43,7 +43,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.replay": _LOG | {"racing_demon.replay"},
     "racing_demon.verify": _LOG | {"racing_demon.verify"},
     "racing_demon.table": _MATCHES | {"racing_demon.table"},
-    "racing_demon.sim": _MATCHES | {"racing_demon.table", "racing_demon.sim"},
+    "racing_demon.sim": _MATCHES
+    | {"racing_demon.table", "racing_demon.sim", "racing_demon.tournament.plan"},
     "racing_demon.recover": _MATCHES | {"racing_demon.recover"},
     "racing_demon.outcomes": _MATCHES
     | {"racing_demon.recover", "racing_demon.evidence", "racing_demon.outcomes"},
@@ -52,6 +53,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch"},
     "racing_demon.report": _MANY_LOGS
     | {"racing_demon.report", "racing_demon.batch", "racing_demon.audit", "racing_demon.sim"},
+    # A tournament's plan is published before any log exists: it stands on the file format
+    # (canonical JSON, signatures) and the profiles. Its scoring reads many logs.
+    "racing_demon.tournament": _MANY_LOGS
+    | {"racing_demon.batch", "racing_demon.report", "racing_demon.tournament"},
+    "racing_demon.tournament.contribute": _LOG | {"racing_demon.tournament.contribute"},
+    "racing_demon.tournament.plan": _LOG
+    | {"racing_demon.tournament.plan", "racing_demon.tournament.contribute"},
+    "racing_demon.tournament.sheets": _LOG | {"racing_demon.tournament.plan"},
     # The browser tests' and bench's headless Chromium is driven with selenium (test extra).
     "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing", "selenium"},
     # The viewer's page embeds the verifier's report as `verify --json` prints it.
