@@ -10,12 +10,13 @@ verifying 100k events the same as 10k (ratio of the peaks above the interpreter 
 record of logs crafted to be slow at 8x their size <= 1.2 x at 1x, for each shape, in full
 and ``--fast``, and for a log crafted to make every record pay for a stuck search at its
 cap; the viewer's page for a 2,080-record game under 1.5 MB and its first frame in headless
-Chromium under 1 s (ratios to those targets; needs Debian's chromium and chromium-driver).
+Chromium under 1 s (ratios to those targets; needs Debian's chromium and chromium-driver);
+scoring a 64-table duplicate tournament <= 1.10 x verifying its logs alone.
 Simulated hands per second, and the worst stuck check at the cap, are reported
 without a target. Ratios, not absolute times, are what compare across machines; nothing
 here is a timed test. A whole run takes several minutes (it plays the corpora it
-measures); ``--quick`` skips the memory, batch, crafted-log, stuck-search and viewer
-figures.
+measures); ``--quick`` skips the memory, batch, crafted-log, stuck-search, viewer and
+tournament figures.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import engine_bench
 import memory_bench
 import sim_bench
 import stuck_bench
+import tournament_bench
 import verify_bench
 import viewer_bench
 
@@ -53,6 +55,7 @@ TARGETS = {
     "stuck_log_8x_vs_1x": 1.2,
     "viewer_page_vs_1_5_mb": 1.0,
     "viewer_first_frame_vs_1_s": 1.0,
+    "tournament_score_vs_verify": tournament_bench.TARGET,
 }
 
 
@@ -62,7 +65,7 @@ def main() -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="skip memory, batch, crafted-log, stuck-search and viewer figures",
+        help="skip memory, batch, crafted-log, stuck-search, viewer and tournament figures",
     )
     args = parser.parse_args()
     engine = engine_bench.measure()
@@ -80,6 +83,7 @@ def main() -> int:
     batch: dict[str, float] = {}
     crafted: dict[str, dict[str, float]] = {}
     viewer: dict[str, float] = {}
+    tournament: dict[str, float] = {}
     if not args.quick:
         memory = memory_bench.measure([10_000, 100_000])
         batch = batch_bench.measure()
@@ -91,6 +95,8 @@ def main() -> int:
         viewer = viewer_bench.measure()
         ratios["viewer_page_vs_1_5_mb"] = viewer["page_vs_target"]
         ratios["viewer_first_frame_vs_1_s"] = viewer["first_frame_vs_target"]
+        tournament = tournament_bench.measure()
+        ratios["tournament_score_vs_verify"] = tournament["score_vs_verify"]
         for shape, figures in crafted.items():
             for mode in ("full", "fast"):
                 ratios[f"crafted_{shape}_{mode}_8x_vs_1x"] = figures[f"{mode}_8x_vs_1x"]
@@ -105,6 +111,7 @@ def main() -> int:
         "batch": batch,
         "crafted": crafted,
         "viewer": viewer,
+        "tournament": tournament,
         "ratios": ratios,
         "targets": TARGETS,
         "met": {name: ratios[name] <= TARGETS[name] for name in TARGETS if name in ratios},
@@ -174,6 +181,8 @@ def main() -> int:
         )
     if viewer:
         print(viewer_bench.summary(viewer))
+    if tournament:
+        print(tournament_bench.summary(tournament))
     text = json.dumps(result, indent=2)
     print(text)
     if args.json_out:
