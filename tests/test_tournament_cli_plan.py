@@ -309,6 +309,8 @@ def test_check_writes_the_sheets_of_a_plan_that_checks(tmp_path: Path, secret_fi
         ["tournament", "plan"],
         ["tournament", "check"],
         ["tournament", "contribute"],
+        ["tournament", "score"],
+        ["tournament", "simulate"],
         ["seed", "new"],
         ["seed"],
     ],
