@@ -42,6 +42,7 @@ from racing_demon.tournament.score import (
 from racing_demon.tournament.standings_html import standings_page, viewer_links
 from racing_demon.verify import Finding, Verdict, VerifyCode, verify_log
 
+from conftest import invoke
 from tampering import (
     PINNED,
     TABLE_KEY,
@@ -50,6 +51,7 @@ from tampering import (
     lines_of,
     seal,
     write,
+    write_public_key,
 )
 
 SHAPE = Shape("club night", tables=3, seats=2, hands=1)
@@ -568,6 +570,78 @@ def test_a_short_match_scores_the_hands_it_played(tmp_path: Path) -> None:
     assert [len(pack.results) for pack in scores.packs] == [3, 3, 2, 2]
     t3 = [entry for entry in scores.entries if entry.table == 3]
     assert {(entry.packs, entry.top) for entry in t3} == {(1, 4)}
+
+
+# -- the command --------------------------------------------------------------------------
+
+
+def run(*args: str | Path) -> tuple[int, str]:
+    """``racing-demon tournament score ARGS``, in this process."""
+    return invoke("tournament", "score", *map(str, args))
+
+
+@pytest.fixture
+def plan_file(tmp_path: Path) -> Path:
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(cup().to_document(), indent=2))
+    return path
+
+
+@pytest.fixture
+def key_file(tmp_path: Path) -> Path:
+    return write_public_key(tmp_path / "table.pub")
+
+
+def test_the_command_prints_the_standings(tmp_path: Path, plan_file: Path, key_file: Path) -> None:
+    folder(tmp_path, t1=played(1), t2=played(2), t3=played(3))
+    code, output = run(plan_file, tmp_path / "logs", "--table-key", key_file, "--jobs", "1")
+    assert code == 0, output
+    lines = output.splitlines()
+    assert lines[0] == (
+        "tournament Autumn cup · 3 tables of 2 seats · 2 hands · 3 of 3 scored from 3 logs"
+    )
+    assert lines[2].endswith("· checked against the revealed secret")
+    assert "problems" not in output
+    assert len(lines) == 3 + 3 + 6
+
+
+def test_the_command_writes_json_and_the_page(
+    tmp_path: Path, plan_file: Path, key_file: Path
+) -> None:
+    [t1, *_] = folder(tmp_path, t1=played(1), t3=played(3))
+    t1.with_suffix(".html").write_text("a viewer page")
+    page = tmp_path / "standings.html"
+    arguments = [plan_file, tmp_path / "logs", "--table-key", key_file, "--jobs", "1"]
+    code, output = run(*arguments, "--json", "--html", page)
+    assert code == 1
+    document = json.loads(output)
+    assert schema_errors("tournament-standings", document) == []
+    assert document["exit_code"] == 1
+    assert [p["code"] for p in document["problems"]] == ["MISSING_TABLE"]
+    text = page.read_text()
+    assert text.count('<a href="logs/t1.html">') == 2 * 1 + 2 * 2  # standings + 2 packs each
+    assert "demon (top first)" in text
+    # An existing page is kept unless --force.
+    code, output = run(*arguments, "--html", page)
+    assert code == 2 and "not replacing existing" in output
+    assert run(*arguments, "--html", page, "--force")[0] == 1
+
+
+def test_a_plan_that_does_not_hold_is_exit_2(tmp_path: Path, key_file: Path) -> None:
+    document = cup().to_document()
+    document["deal_set"] = "00" * 32  # the plan's digest no longer recomputes
+    bad = tmp_path / "plan.json"
+    bad.write_text(json.dumps(document))
+    code, output = run(bad, tmp_path, "--table-key", key_file)
+    assert code == 2
+    assert "PLAN_MISMATCH" in output
+
+
+def test_jobs_and_a_scheduler_exclude_each_other(plan_file: Path, key_file: Path) -> None:
+    code, output = run(
+        plan_file, ".", "--table-key", key_file, "--jobs", "2", "--scheduler", "tcp://x:1"
+    )
+    assert code == 2 and "--jobs counts processes on this machine" in output
 
 
 @pytest.mark.slow

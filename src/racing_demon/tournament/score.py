@@ -37,7 +37,7 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.replay import find_secret
 from racing_demon.report.text import printable
 from racing_demon.schema import record_errors
-from racing_demon.tournament.plan import Plan
+from racing_demon.tournament.plan import Plan, PlanCode, PlanError, check_plan
 from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode
 
 # -- the pure core ------------------------------------------------------------------------
@@ -547,18 +547,15 @@ def _revealed_secret(plan: Plan, results: Sequence[TableResult], limits: Limits)
 
 def _deal_set_problems(plan: Plan, secret: bytes) -> list[Problem]:
     """The plan's published deal-set checksum against the deal set the revealed secret
-    deals (docs/tournament.md, step 6): a false checksum is the organiser's lie."""
-    shape = plan.shape
-    dealt = shape.deal_set(shape.seed(secret, plan.entropy))
-    if dealt == plan.deal_set:
-        return []
-    return [
-        Problem(
-            TournamentCode.DEAL_SET_MISMATCH,
-            f"the plan publishes deal set {plan.deal_set}; the revealed secret deals {dealt}",
-            excluded=False,
-        )
-    ]
+    deals (``check_plan``, docs/tournament.md step 6): a false checksum is the organiser's
+    lie, and the secret opens the commitment (``_revealed_secret`` made sure)."""
+    try:
+        check_plan(plan, secret)
+    except PlanError as error:
+        if error.code is not PlanCode.DEAL_SET_MISMATCH:
+            raise  # load_plan or make_plan made the plan: nothing else can fail here
+        return [Problem(TournamentCode.DEAL_SET_MISMATCH, error.message, excluded=False)]
+    return []
 
 
 # -- reading a log's genesis and hands ----------------------------------------------------
