@@ -245,11 +245,17 @@ def test_the_json_document_follows_its_schema() -> None:
     assert schema_errors("tournament-standings", document) == []
     assert document["exit_code"] == 1
     assert [entry["percentage"] for entry in document["standings"]] == [100.0, 50.0, 50.0, 0.0]
+    # The verifier's finding, whole, as verify --json writes it.
     assert document["problems"][1]["finding"] == {
         "code": "PACK_MISMATCH",
         "message": "hand 1, seat 1: ...",
         "line": 2,
         "seq": 1,
+        "player": None,
+        "move": None,
+        "rule": None,
+        "expected": None,
+        "found": None,
     }
     [first, second] = document["packs"]
     assert (first["number"], first["top"], len(first["results"])) == (1, 2, 2)

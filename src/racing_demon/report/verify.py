@@ -205,7 +205,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "step": None
         if report.step is None
         else {"number": report.step.value, "title": report.step.title},
-        "finding": None if finding is None else _finding_document(finding),
+        "finding": None if finding is None else finding_document(finding),
         "records": report.records,
         "not_replayed": report.not_replayed,
         "fast": report.fast,
@@ -250,7 +250,8 @@ def _assurance_document(assurance: Assurance | None) -> dict[str, Any] | None:
     }
 
 
-def _finding_document(finding: Finding) -> dict[str, Any]:
+def finding_document(finding: Finding) -> dict[str, Any]:
+    """A finding as every JSON report writes it (schemas/verification-report.schema.json)."""
     return {
         "code": finding.code.value,
         "message": finding.message,

@@ -36,6 +36,7 @@ from racing_demon.log.records import Genesis, Record, parse_record
 from racing_demon.outcomes import ExitCode
 from racing_demon.replay import find_secret
 from racing_demon.report.text import printable
+from racing_demon.report.verify import finding_document
 from racing_demon.schema import record_errors
 from racing_demon.tournament.plan import Plan, PlanCode, PlanError, check_plan
 from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode
@@ -749,14 +750,7 @@ def standings_document(standings: Standings) -> dict[str, Any]:
                 "seat": problem.seat,
                 "log": problem.log,
                 "excluded": problem.excluded,
-                "finding": None
-                if problem.finding is None
-                else {
-                    "code": problem.finding.code.value,
-                    "message": problem.finding.message,
-                    "line": problem.finding.line,
-                    "seq": problem.finding.seq,
-                },
+                "finding": None if problem.finding is None else finding_document(problem.finding),
             }
             for problem in standings.problems
         ],
