@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.cli.output import note_input
 from racing_demon.files import read_regular
 from racing_demon.game.rules import Rules
-from racing_demon.log.keys import KeyFileError, load_public_key, raw_public_bytes
+from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.profiles import (
     BUILT_IN,
@@ -240,6 +241,32 @@ def limits_options(function: F) -> F:
 def force_option(help: str) -> Callable[[F], F]:
     """``--force``: replace an existing output file (never one of the inputs)."""
     return click.option("--force", is_flag=True, help=help)
+
+
+def private_key_from(
+    path: Path, passphrase_file: Path | None, ask: bool, param_hint: str
+) -> Ed25519PrivateKey:
+    """The private key in ``path``, decrypted with the passphrase in ``passphrase_file`` or
+    one asked for (``ask``); a key file that is a public key says so."""
+    if passphrase_file is not None:
+        passphrase: bytes | None = read_passphrase(passphrase_file)
+    elif ask:
+        passphrase = click.prompt("Passphrase", hide_input=True, err=True).encode()
+    else:
+        passphrase = None
+    try:
+        return load_private_key(path, passphrase)
+    except KeyFileError as error:
+        hint = ": that is a public key; give the private NAME.key" if _is_public(path) else ""
+        raise click.BadParameter(f"{error}{hint}", param_hint=param_hint) from error
+
+
+def _is_public(path: Path) -> bool:
+    try:
+        load_public_key(path)
+    except KeyFileError:
+        return False
+    return True
 
 
 def read_passphrase(path: Path) -> bytes:

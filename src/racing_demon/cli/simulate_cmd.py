@@ -11,10 +11,10 @@ from pathlib import Path
 import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.cli.options import read_passphrase, rules_option
+from racing_demon.cli.options import private_key_from, read_passphrase, rules_option
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
-from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key
+from racing_demon.log.keys import KeyFileError, load_private_key
 from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import custom_variant, rules_from_document
 from racing_demon.report.simulation import summary_text
@@ -226,7 +226,7 @@ def simulate_command(
                 "overwritten; choose another path",
                 param_hint="--out",
             )
-    key = private_table_key(table_key, passphrase_file, ask_passphrase)
+    key = private_key_from(table_key, passphrase_file, ask_passphrase, "--table-key")
     seat_keys = (
         None if player_keys is None else _seat_keys(player_keys, players, player_passphrase_file)
     )
@@ -263,28 +263,6 @@ def _with_max_hands(rules: Rules, hands: int) -> Rules:
     document = rules.to_document()
     document["match"]["max_hands"] = hands  # --hands has the schema's range: it validates
     return custom_variant(rules_from_document(document))
-
-
-def private_table_key(path: Path, passphrase_file: Path | None, ask: bool) -> Ed25519PrivateKey:
-    if passphrase_file is not None:
-        passphrase: bytes | None = read_passphrase(passphrase_file)
-    elif ask:
-        passphrase = click.prompt("Passphrase", hide_input=True, err=True).encode()
-    else:
-        passphrase = None
-    try:
-        return load_private_key(path, passphrase)
-    except KeyFileError as error:
-        hint = ": that is a public key; give the private NAME.key" if _is_public(path) else ""
-        raise click.BadParameter(f"{error}{hint}", param_hint="--table-key") from error
-
-
-def _is_public(path: Path) -> bool:
-    try:
-        load_public_key(path)
-    except KeyFileError:
-        return False
-    return True
 
 
 def _seat_keys(

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.cli.options import (
     force_option,
     json_option,
-    read_passphrase,
+    private_key_from,
     rules_option,
     secret_option,
 )
@@ -25,7 +24,7 @@ from racing_demon.files import Output
 from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES, Shape
 from racing_demon.game.rules import MAX_HANDS, Rules
-from racing_demon.log.keys import KeyFileError, key_id, load_private_key
+from racing_demon.log.keys import key_id
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
 from racing_demon.tournament.contribute import (
@@ -391,7 +390,7 @@ def contribute(
     if key is None:
         contribution = unsigned_contribution(by)
     else:
-        private = _private_key(key, passphrase_file, ask_passphrase)
+        private = private_key_from(key, passphrase_file, ask_passphrase, "--key")
         contribution = sign_contribution(private, name, committed, by)
     document = contribution_document(contribution, name, committed)
     with OutputWriter(output, "--out") as writer:
@@ -401,16 +400,3 @@ def contribute(
         f"contribution by {printable(by)} ({how}) written to {printable(output.shown)}",
         err=True,
     )
-
-
-def _private_key(path: Path, passphrase_file: Path | None, ask: bool) -> Ed25519PrivateKey:
-    if passphrase_file is not None:
-        passphrase: bytes | None = read_passphrase(passphrase_file)
-    elif ask:
-        passphrase = click.prompt("Passphrase", hide_input=True, err=True).encode()
-    else:
-        passphrase = None
-    try:
-        return load_private_key(path, passphrase)
-    except KeyFileError as error:
-        raise click.BadParameter(str(error), param_hint="--key") from error

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import secret_option
+from racing_demon.cli.options import private_key_from, secret_option
 from racing_demon.cli.simulate_cmd import (
     bots_of,
-    private_table_key,
     public_key_hint,
     simulation_seed,
 )
@@ -114,7 +113,7 @@ def simulate_command(
                 f"{printable(str(log))} exists: a log is never overwritten; choose another folder",
                 param_hint="--out",
             )
-    key = private_table_key(table_key, passphrase_file, ask_passphrase)
+    key = private_key_from(table_key, passphrase_file, ask_passphrase, "--table-key")
     try:
         simulate_tournament(out, plan, secret, bots, seed, key, on_table=_report_table)
     except OSError as error:
