@@ -67,6 +67,7 @@ def test_the_secret_is_revealed_only_once_every_table_has_played_out(tmp_path: P
     assert {kinds(table_log(tmp_path, plan, t))[-1] for t in (1, 2, 3)} == {"final"}
 
 
+@pytest.mark.slow
 def test_the_same_inputs_give_the_same_logs(tmp_path: Path) -> None:
     plan = a_plan()
     first = simulate_tournament(tmp_path / "a", plan, SECRET, MIXED, "cup", TABLE_KEY)
