@@ -246,16 +246,26 @@ def _rules_edited(**match: object) -> object:
         (_rules_edited(max_hands=3), "plays exactly 2 hands"),
         (_rules_edited(max_hands=1), "plays exactly 2 hands"),
         (_rules_edited(target=100), "with no target"),
+        # A tie for the lead played on would deal a hand the plan has no packs for.
+        (_rules_edited(lead_tie="play_on"), "a tie for the lead shares"),
         (lambda g: g["tournament"].update(name="é" * 200), "a tournament name is 1 to 256 bytes"),
     ],
-    ids=["table-beyond-tables", "fewer-tables", "more-hands", "fewer-hands", "target", "name"],
+    ids=[
+        "table-beyond-tables",
+        "fewer-tables",
+        "more-hands",
+        "fewer-hands",
+        "target",
+        "play-on",
+        "name",
+    ],
 )
 def test_a_genesis_outside_its_tournament_is_bad_tournament(
     tmp_path: Path, logs: dict[int, Path], edit: object, message: str
 ) -> None:
     """docs/log-format.md §7: `BAD_TOURNAMENT` "a tournament table's genesis names a table
-    outside 1 to `tables`, or rules that do not play exactly `hands` hands with no target,
-    or a tournament no plan can have"."""
+    outside 1 to `tables`, or rules that do not play exactly `hands` hands (with no target,
+    a tie for the lead shared), or a tournament no plan can have"."""
     path = write(tmp_path, _genesis_edited(logs, edit))
     finding = assert_fails(verify_log(path, PINNED), Step.PACKS, VerifyCode.BAD_TOURNAMENT, 1)
     assert message in finding.message

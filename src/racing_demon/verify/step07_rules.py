@@ -10,8 +10,8 @@ plan's: ``Genesis.dealer`` derives them from the secret and the genesis alone.
 The checks run in this order: the document (``BAD_RULES``), its digest
 (``RULES_MISMATCH``), the reserved name (``RESERVED_RULES_NAME``), the pinned rules
 (``WRONG_RULES``), the number of seats, the seat numbers, the number of contributions
-(``BAD_SEATS``); then for a tournament's table, its number, the rules' hands and target,
-the tournament's shape (``BAD_TOURNAMENT``).
+(``BAD_SEATS``); then for a tournament's table, its number, the rules' hands, target and
+lead tie, the tournament's shape (``BAD_TOURNAMENT``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import NoReturn
 
 from racing_demon.game.flow import FlowCode, MatchFlow, listed
+from racing_demon.game.rules import LeadTie
 from racing_demon.log.records import Genesis, Record
 from racing_demon.profiles import (
     BUILT_IN,
@@ -111,15 +112,20 @@ def load_rules(genesis: Record, secret: bytes, pinned: str | None = None) -> Mat
                 f"a table from 1 to {tag.tables}",
                 tag.table,
             )
-        # Every table plays every planned pack: exactly the tournament's hands, so no
-        # target may end a match early (tournament_rules).
-        if rules.max_hands != tag.hands or rules.target is not None:
+        # Every table plays every planned pack, and no more: exactly the tournament's
+        # hands, so no target may end a match early and a tie for the lead may not play
+        # on past the plan's last hand (tournament_rules).
+        if (
+            rules.max_hands != tag.hands
+            or rules.target is not None
+            or rules.lead_tie is not LeadTie.SHARE
+        ):
             fail(
                 VerifyCode.BAD_TOURNAMENT,
                 f"a table of tournament {tag.name!r} plays exactly {tag.hands} hands, "
-                "with no target",
-                f"max_hands {tag.hands}, target none",
-                f"max_hands {rules.max_hands}, target {rules.target}",
+                "with no target, and a tie for the lead shares",
+                f"max_hands {tag.hands}, target none, lead_tie share",
+                f"max_hands {rules.max_hands}, target {rules.target}, lead_tie {rules.lead_tie}",
             )
     try:
         dealer = setup.dealer(secret)
