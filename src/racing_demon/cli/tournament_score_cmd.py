@@ -36,7 +36,7 @@ Examples:
   racing-demon tournament score plan.json logs/ --table-key table.pub --json
   racing-demon tournament score plan.json logs/ --table-key table.pub \\
       --scheduler tcp://dask-host:8786
-"""
+""",
 )
 @click.argument("plan_file", metavar="PLAN", type=click.Path(path_type=Path))
 @click.argument("logs", metavar="LOGS...", nargs=-1, required=True, type=click.Path(path_type=Path))

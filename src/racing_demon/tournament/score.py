@@ -508,8 +508,11 @@ def _by_table(shape: Shape, claims: Sequence[_Claim]) -> tuple[list[TableResult]
     each claim's own, two claims on one table, no claim at all."""
     results: list[TableResult] = []
     problems: list[Problem] = []
+    by_table: dict[int, list[_Claim]] = {}
+    for claim in claims:
+        by_table.setdefault(claim.table, []).append(claim)
     for table in range(1, shape.tables + 1):
-        mine = [claim for claim in claims if claim.table == table]
+        mine = by_table.get(table, [])
         problems += [claim.problem for claim in mine if claim.problem is not None]
         if not mine:
             problems.append(
