@@ -3,11 +3,23 @@ it (docs/tournament.md, docs/tournament-scoring.md)."""
 
 from __future__ import annotations
 
+import copy
+from typing import Any
+
 import pytest
 
+import racing_demon.schema
 from racing_demon.game.duplicate import Shape
 from racing_demon.profiles import load_rules
-from racing_demon.tournament.plan import Contribution, Plan, make_plan
+from racing_demon.schema import schema_errors
+from racing_demon.tournament.plan import (
+    Contribution,
+    Plan,
+    PlanCode,
+    PlanError,
+    make_plan,
+    plan_from_document,
+)
 
 SECRET = bytes(range(32))
 CONTRIBUTIONS = (Contribution("club", b"review draw 0001"),)
@@ -34,3 +46,55 @@ def test_the_plan_commitment_is_hashed_once_however_many_tables_ask(
     assert {tag.plan for tag in tags} == {digest}
     assert plan.to_document()["plan"] == digest
     assert bodies <= 2  # the digest's, and the document's own body
+
+
+def test_a_valid_plan_is_checked_without_interpreting_its_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """'load_plan checks a plan file ... BAD_SCHEMA: schemas/tournament-plan.schema.json
+    refuses it': jsonschema interprets the schema for every pack number of the schedule
+    (20 s for a plan of 4096 tables of 8 seats and 10 hands, every time it is checked or
+    scored); the compiled check passes a valid plan, and jsonschema only explains a refusal."""
+    plan = make_plan(SECRET, Shape("review", 6, 3, 2), load_rules("table"), CONTRIBUTIONS)
+    document = plan.to_document()
+
+    validator = racing_demon.schema._validator
+
+    def interpreted(name: str) -> object:
+        assert name != "tournament-plan", "jsonschema interpreted the plan's schema"
+        return validator(name)
+
+    monkeypatch.setattr(racing_demon.schema, "_validator", interpreted)
+    assert plan_from_document(document) == plan
+
+
+@pytest.mark.parametrize(
+    ("member", "value"),
+    [
+        (("schedule", 2, "hands", 1, "packs", 0), True),  # true is not the integer 1
+        (("schedule", 2, "hands", 1, "packs", 0), "1"),
+        (("schedule", 0, "table"), 0),
+        (("schedule", 1, "extra"), 1),
+        (("schedule",), []),
+        (("contributions", 0, "key"), "00"),
+        (("tables",), 4097),
+        (("name",), ""),
+    ],
+)
+def test_the_compiled_plan_check_refuses_what_jsonschema_refuses(
+    member: tuple[str | int, ...], value: object
+) -> None:
+    """The fast path's differential test: a plan the compiled check passes is one the
+    schema passes, and each mutation here is refused as BAD_SCHEMA with jsonschema's
+    explanation."""
+    plan = make_plan(SECRET, Shape("review", 3, 2, 2), load_rules("table"), CONTRIBUTIONS)
+    document = copy.deepcopy(plan.to_document())
+    *path, last = member
+    target: Any = document
+    for step in path:
+        target = target[step]
+    target[last] = value
+    assert schema_errors("tournament-plan", document)
+    with pytest.raises(PlanError) as refused:
+        plan_from_document(document)
+    assert refused.value.code is PlanCode.BAD_SCHEMA
