@@ -4,14 +4,17 @@ it (docs/tournament.md, docs/tournament-scoring.md)."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import racing_demon.schema
+from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import Shape
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
+from racing_demon.tournament import plan as plan_module
 from racing_demon.tournament.plan import (
     Contribution,
     Plan,
@@ -20,6 +23,8 @@ from racing_demon.tournament.plan import (
     make_plan,
     plan_from_document,
 )
+
+from conftest import invoke
 
 SECRET = bytes(range(32))
 CONTRIBUTIONS = (Contribution("club", b"review draw 0001"),)
@@ -98,3 +103,30 @@ def test_the_compiled_plan_check_refuses_what_jsonschema_refuses(
     with pytest.raises(PlanError) as refused:
         plan_from_document(document)
     assert refused.value.code is PlanCode.BAD_SCHEMA
+
+
+def test_tournament_plan_never_writes_a_plan_too_large_to_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'UNREADABLE: the file cannot be read (... over 64 MiB)': the schema allows 4096
+    tables of 500 hands, and 1300 tables of 2 seats and 500 hands already write 71 MB, a
+    plan that `tournament check` and `score` refuse. The command refuses to write it (exit
+    2, nothing written); the bound is lowered here so a small plan stands for a large one."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET.hex() + "\n")
+    contribution = tmp_path / "organiser.json"
+    code, output = invoke(
+        "tournament", "contribute", "--tournament", "Big cup", "--commitment",
+        commitment(SECRET), "--by", "organiser", "-o", str(contribution),
+    )  # fmt: skip
+    assert code == 0, output
+    monkeypatch.setattr(plan_module, "MAX_PLAN_BYTES", 4000)
+    out, sheets = tmp_path / "plan.json", tmp_path / "sheets.html"
+    code, output = invoke(
+        "tournament", "plan", "--secret", f"file:{secret}", "--name", "Big cup",
+        "--tables", "6", "--seats", "4", "--hands", "3", "--contribution", str(contribution),
+        "-o", str(out), "--sheets", str(sheets),
+    )  # fmt: skip
+    assert code == 2, output
+    assert "a plan is read up to 4000 bytes" in output
+    assert not out.exists() and not sheets.exists()
