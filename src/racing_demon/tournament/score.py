@@ -10,6 +10,7 @@ log it cannot score with the table, hand and seat it concerns.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import enum
@@ -120,7 +121,11 @@ class Scores:
 def seat_of(shape: Shape, table: int, index: int) -> int:
     """The seat of ``table`` that plays pack ``index`` of every hand (the rotation,
     ``Shape.pack_index``, read the other way)."""
-    return next(seat for seat in range(shape.seats) if shape.pack_index(table, seat) == index)
+    shape.pack_index(table, 0)  # a table of the tournament
+    if not 0 <= index < shape.seats:
+        raise ValueError(f"no pack {index} in a hand of this tournament")
+    # k = (s + t - 1) mod S, so s = (k - t + 1) mod S: one step, not a search of the seats.
+    return (index - table + 1) % shape.seats
 
 
 def score(shape: Shape, results: Iterable[TableResult]) -> Scores:
@@ -184,10 +189,13 @@ def _compared(
     hand: int, on_pack: Sequence[tuple[TableResult, int]], field: int
 ) -> tuple[Result, ...]:
     scores = [result.hands[hand - 1][seat] for result, seat in on_pack]
+    # Counted in the sorted scores, not against every other result: a pack of a
+    # 4096-table tournament has 4096 results, and comparing each with each took seconds.
+    ordered = sorted(scores)
     compared = []
     for (result, seat), own in zip(on_pack, scores, strict=True):
-        beaten = sum(other < own for other in scores)
-        tied = sum(other == own for other in scores) - 1  # not with itself
+        beaten = bisect.bisect_left(ordered, own)  # the results below it
+        tied = bisect.bisect_right(ordered, own) - beaten - 1  # not with itself
         matchpoints = 2 * beaten + tied
         compared.append(
             Result(
