@@ -175,3 +175,19 @@ def test_matchpoints_are_counted_without_comparing_every_result_with_every_other
             assert result.matchpoints == _naive_matchpoints(on_pack, result.score)
             assert result.seat == seat_of(shape, result.table, pack.index)
             assert shape.pack_index(result.table, result.seat) == pack.index
+
+
+def test_score_refuses_the_page_and_the_json_both_on_standard_output() -> None:
+    """'--json' is a document with a schema, and '--html FILE' writes the page to standard
+    output with '-': both at once wrote the page and then the JSON into one stream that no
+    reader can take apart. Exit 2 (bad usage), as `tournament plan` refuses the plan and
+    its sheets both on standard output."""
+    folder = Path(__file__).parent.parent / "sample_games"
+    code, output = invoke(
+        "tournament", "score", str(folder / "tournament" / "plan.json"),
+        str(folder / "tournament"), "--table-key", str(folder / "table.pub"),
+        "--json", "--html", "-", "--jobs", "1",
+    )  # fmt: skip
+    assert code == 2, output
+    assert "--json already goes to standard output" in output
+    assert "<!DOCTYPE html>" not in output
