@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tournament_score import cup, folder, played
 
 import racing_demon.schema
+from racing_demon.batch import collect_logs
 from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import Shape
 from racing_demon.profiles import load_rules
@@ -24,9 +26,16 @@ from racing_demon.tournament.plan import (
     make_plan,
     plan_from_document,
 )
-from racing_demon.tournament.score import TableResult, score, seat_of
+from racing_demon.tournament.score import (
+    TableResult,
+    TournamentCode,
+    score,
+    score_tournament,
+    seat_of,
+)
 
 from conftest import invoke
+from tampering import TABLE_PUB
 
 SECRET = bytes(range(32))
 CONTRIBUTIONS = (Contribution("club", b"review draw 0001"),)
@@ -191,3 +200,22 @@ def test_score_refuses_the_page_and_the_json_both_on_standard_output() -> None:
     assert code == 2, output
     assert "--json already goes to standard output" in output
     assert "<!DOCTYPE html>" not in output
+
+
+def test_one_log_named_twice_is_one_log_not_two_claims_on_its_table(tmp_path: Path) -> None:
+    """'DUPLICATE_TABLE: two logs or more claim it ... all of them' excluded: `score
+    plan.json logs/ logs/table-1.jsonl`, or a link to a log beside it, named one file twice
+    and excluded its table as claimed by two logs (the same path listed twice). A copy is
+    another file, and still a duplicate."""
+    paths = folder(tmp_path, t1=played(1), t2=played(2), t3=played(3))
+    (tmp_path / "logs" / "link.jsonl").symlink_to(paths[0])
+    named = [*collect_logs([tmp_path / "logs"]), paths[0]]
+    standings = score_tournament(cup(), named, TABLE_PUB, jobs=1)
+    assert standings.problems == ()
+    assert standings.exit_code == 0
+    assert standings.logs == 3
+    assert {entry.table for entry in standings.scores.entries} == {1, 2, 3}
+
+    (tmp_path / "logs" / "copy.jsonl").write_bytes(played(1))
+    standings = score_tournament(cup(), collect_logs([tmp_path / "logs"]), TABLE_PUB, jobs=1)
+    assert {problem.code for problem in standings.problems} == {TournamentCode.DUPLICATE_TABLE}

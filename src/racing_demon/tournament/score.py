@@ -352,6 +352,7 @@ def score_tournament(
     ``Problem``; a table two logs claim scores neither. Raises what the batch verifier
     raises (``ClusterError``, a broken pool).
     """
+    logs = _distinct(logs)
     settings = Settings(table_key=table_key, limits=limits, rules=plan.rules.digest())
     if scheduler is not None:
         reports = iter_verified_on_dask(logs, settings, scheduler)
@@ -376,6 +377,25 @@ def score_tournament(
     return Standings(
         plan, score(plan.shape, results), (*plan_problems, *ordered), secret, len(logs)
     )
+
+
+def _distinct(logs: Sequence[Path]) -> list[Path]:
+    """``logs`` with each file once, first named first: a folder and a log in it, or one
+    file named twice or through a link, is one log, not two claiming its table (which
+    would score neither). Copies are other files, and still two logs."""
+    seen: set[tuple[int, int] | str] = set()
+    distinct = []
+    for path in logs:
+        key: tuple[int, int] | str
+        try:
+            status = path.stat()
+            key = (status.st_dev, status.st_ino)
+        except OSError:  # reported as unreadable, once per name
+            key = str(path)
+        if key not in seen:
+            seen.add(key)
+            distinct.append(path)
+    return distinct
 
 
 def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim | Problem:
