@@ -27,6 +27,7 @@ from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.log.keys import key_id
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
+from racing_demon.tournament import plan as plan_module
 from racing_demon.tournament.contribute import (
     contribution_document,
     sign_contribution,
@@ -180,8 +181,16 @@ def plan(
         hint = "--seats" if error.member == "$.seats" else "--contribution"
         raise click.BadParameter(printable(str(error)), param_hint=hint) from error
     document = made.to_document()
+    data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if len(data) > plan_module.MAX_PLAN_BYTES:
+        # load_plan reads no more (UNREADABLE): a plan nobody could check or score.
+        raise click.BadParameter(
+            f"the plan file would be {len(data)} bytes; a plan is read up to "
+            f"{plan_module.MAX_PLAN_BYTES} bytes: plan fewer tables, seats or hands",
+            param_hint="--tables",
+        )
     with OutputWriter(output, "--out") as writer:
-        writer.write((json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        writer.write(data)
     if sheets_output is not None:
         _write_sheets(made, sheets_output)
     to_stderr = output.is_stdout

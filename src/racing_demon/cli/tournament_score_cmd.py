@@ -106,6 +106,9 @@ def score_command(
         output = checked_output(
             html_name, replace=force, inputs=[*paths, *inputs_of(ctx)], param_hint="--html"
         )
+        if output.is_stdout and as_json:
+            # The page and the JSON in one stream: neither could be read.
+            raise click.BadParameter("--json already goes to standard output", param_hint="--html")
     try:
         standings = score_tournament(
             plan, paths, table_key, limits=limits, jobs=jobs, scheduler=scheduler

@@ -26,7 +26,7 @@ from racing_demon.log.canonical import CanonicalError, canonical_bytes
 from racing_demon.log.reader import ReadError, parse_line
 from racing_demon.log.records import TournamentTag
 from racing_demon.profiles import ProfileError, custom_variant, rules_from_document
-from racing_demon.schema import schema_errors
+from racing_demon.schema import checked_errors, schema_errors
 from racing_demon.tournament.contribute import Contribution, check_contribution
 
 __all__ = [
@@ -98,11 +98,20 @@ class Plan:
     commitment: str  # the organiser's commitment (docs/deal-spec.md, step 1), hex
     contributions: tuple[Contribution, ...]
     deal_set: str  # the checksum of every planned pack (step 6), hex
+    # The two digests, each computed once: the plan's hashes its whole schedule (tables x
+    # hands x seats), and every table's tag and every scored log's check asks for it, so
+    # recomputing it made scoring a large tournament quadratic in its tables.
+    _entropy: bytes | None = dataclasses.field(default=None, init=False, repr=False, compare=False)
+    _digest: str | None = dataclasses.field(default=None, init=False, repr=False, compare=False)
 
     @property
     def entropy(self) -> bytes:
         """The digest of every contribution (step 2)."""
-        return entropy_digest([contribution.entropy for contribution in self.contributions])
+        if self._entropy is None:
+            entropy = entropy_digest([contribution.entropy for contribution in self.contributions])
+            object.__setattr__(self, "_entropy", entropy)
+            return entropy
+        return self._entropy
 
     def packs(self, table: int, hand: int) -> tuple[int, ...]:
         """The number of the pack each seat of ``table`` plays in ``hand``, in seat order."""
@@ -158,8 +167,14 @@ class Plan:
     def digest(self) -> str:
         """The plan's commitment (step 7): SHA-256 over a label and the body's canonical
         JSON bytes (RFC 8785). Every table's genesis names it."""
-        body = canonical_bytes(self.body())
-        return hashlib.sha256(struct.pack(">I", len(_PLAN_LABEL)) + _PLAN_LABEL + body).hexdigest()
+        if self._digest is None:
+            body = canonical_bytes(self.body())
+            digest = hashlib.sha256(
+                struct.pack(">I", len(_PLAN_LABEL)) + _PLAN_LABEL + body
+            ).hexdigest()
+            object.__setattr__(self, "_digest", digest)
+            return digest
+        return self._digest
 
     def to_document(self) -> dict[str, Any]:
         """The plan file's JSON document: the body and its digest."""
@@ -338,7 +353,9 @@ def plan_from_document(document: dict[str, Any]) -> Plan:
         canonical_bytes(document)
     except CanonicalError as error:
         raise PlanError(PlanCode.NOT_JSON, error.path, f"{error.code}: {error.message}") from error
-    problems = schema_errors("tournament-plan", document)
+    # The compiled check passes a valid plan in milliseconds; jsonschema, which explains a
+    # refusal, takes about ten seconds a megabyte, and a 4096-table plan is megabytes.
+    problems = checked_errors("tournament-plan", document)
     if problems:
         member, _, why = problems[0].partition(": ")
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

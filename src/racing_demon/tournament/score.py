@@ -10,6 +10,7 @@ log it cannot score with the table, hand and seat it concerns.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import enum
@@ -121,7 +122,11 @@ class Scores:
 def seat_of(shape: Shape, table: int, index: int) -> int:
     """The seat of ``table`` that plays pack ``index`` of every hand (the rotation,
     ``Shape.pack_index``, read the other way)."""
-    return next(seat for seat in range(shape.seats) if shape.pack_index(table, seat) == index)
+    shape.pack_index(table, 0)  # a table of the tournament
+    if not 0 <= index < shape.seats:
+        raise ValueError(f"no pack {index} in a hand of this tournament")
+    # k = (s + t - 1) mod S, so s = (k - t + 1) mod S: one step, not a search of the seats.
+    return (index - table + 1) % shape.seats
 
 
 def score(shape: Shape, results: Iterable[TableResult]) -> Scores:
@@ -185,10 +190,13 @@ def _compared(
     hand: int, on_pack: Sequence[tuple[TableResult, int]], field: int
 ) -> tuple[Result, ...]:
     scores = [result.hands[hand - 1][seat] for result, seat in on_pack]
+    # Counted in the sorted scores, not against every other result: a pack of a
+    # 4096-table tournament has 4096 results, and comparing each with each took seconds.
+    ordered = sorted(scores)
     compared = []
     for (result, seat), own in zip(on_pack, scores, strict=True):
-        beaten = sum(other < own for other in scores)
-        tied = sum(other == own for other in scores) - 1  # not with itself
+        beaten = bisect.bisect_left(ordered, own)  # the results below it
+        tied = bisect.bisect_right(ordered, own) - beaten - 1  # not with itself
         matchpoints = 2 * beaten + tied
         compared.append(
             Result(
@@ -345,6 +353,7 @@ def score_tournament(
     ``Problem``; a table two logs claim scores neither. Raises what the batch verifier
     raises (``ClusterError``, a broken pool).
     """
+    logs = _distinct(logs)
     settings = Settings(table_key=table_key, limits=limits, rules=plan.rules.digest())
     if scheduler is not None:
         reports = iter_verified_on_dask(logs, settings, scheduler)
@@ -369,6 +378,25 @@ def score_tournament(
     return Standings(
         plan, score(plan.shape, results), (*plan_problems, *ordered), secret, len(logs)
     )
+
+
+def _distinct(logs: Sequence[Path]) -> list[Path]:
+    """``logs`` with each file once, first named first: a folder and a log in it, or one
+    file named twice or through a link, is one log, not two claiming its table (which
+    would score neither). Copies are other files, and still two logs."""
+    seen: set[tuple[int, int] | str] = set()
+    distinct = []
+    for path in logs:
+        key: tuple[int, int] | str
+        try:
+            status = path.stat()
+            key = (status.st_dev, status.st_ino)
+        except OSError:  # reported as unreadable, once per name
+            key = str(path)
+        if key not in seen:
+            seen.add(key)
+            distinct.append(path)
+    return distinct
 
 
 def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim | Problem:
@@ -509,8 +537,11 @@ def _by_table(shape: Shape, claims: Sequence[_Claim]) -> tuple[list[TableResult]
     each claim's own, two claims on one table, no claim at all."""
     results: list[TableResult] = []
     problems: list[Problem] = []
+    by_table: dict[int, list[_Claim]] = {}
+    for claim in claims:
+        by_table.setdefault(claim.table, []).append(claim)
     for table in range(1, shape.tables + 1):
-        mine = [claim for claim in claims if claim.table == table]
+        mine = by_table.get(table, [])
         problems += [claim.problem for claim in mine if claim.problem is not None]
         if not mine:
             problems.append(
