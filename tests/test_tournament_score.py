@@ -520,6 +520,29 @@ def test_two_logs_claiming_one_table_score_neither(tmp_path: Path) -> None:
     assert {entry.table for entry in standings.scores.entries} == {2, 3}
 
 
+def test_a_copy_that_does_not_verify_knocks_out_no_verified_log(tmp_path: Path) -> None:
+    """docs/tournament-scoring.md: `DUPLICATE_TABLE` is "two logs or more that verify";
+    a damaged or cut copy of a table's log is named, and the table still scores from the
+    log its table signed whole."""
+    genuine = played(1)
+    lines = genuine.splitlines(keepends=True)
+    cut = b"".join(lines[: len(lines) // 2])
+    values = [json.loads(line) for line in lines]
+    values[5]["sigs"]["table"] = values[4]["sigs"]["table"]  # a damaged copy
+    damaged = b"".join(json.dumps(v, separators=(",", ":")).encode() + b"\n" for v in values)
+    standings = scored(
+        tmp_path, t1=genuine, t1cut=cut, t1damaged=damaged, t2=played(2), t3=played(3)
+    )
+    assert [
+        (p.code, p.table, p.log is not None and Path(p.log).stem) for p in standings.problems
+    ] == [
+        (TournamentCode.UNFINISHED, 1, "t1cut"),
+        (TournamentCode.NOT_VERIFIED, 1, "t1damaged"),
+    ]
+    assert {entry.table for entry in standings.scores.entries} == {1, 2, 3}
+    assert standings.exit_code == 1  # the copies are named: the organiser removes them
+
+
 @pytest.mark.parametrize(
     ("variant", "code"),
     [

@@ -334,6 +334,7 @@ class _Claim:
     log: str
     problem: Problem | None
     result: TableResult | None
+    verified: bool = True  # under the table's key: the table signed the whole log
 
 
 def score_tournament(
@@ -436,7 +437,7 @@ def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim |
             log=log,
         )
     if report.verdict is not Verdict.VERIFIED:
-        return _Claim(table, log, _not_verified(table, log, report, limits, path), None)
+        return _Claim(table, log, _not_verified(table, log, report, limits, path), None, False)
     mismatch = _genesis_mismatch(plan, table, genesis)
     if mismatch is None and game != report.game:
         mismatch = Problem(
@@ -533,8 +534,8 @@ def _genesis_mismatch(plan: Plan, table: int, genesis: Genesis) -> Problem | Non
 
 
 def _by_table(shape: Shape, claims: Sequence[_Claim]) -> tuple[list[TableResult], list[Problem]]:
-    """The results of the tables exactly one log claims, and the problems of the tables:
-    each claim's own, two claims on one table, no claim at all."""
+    """The results of the tables exactly one verified log claims, and the problems of the
+    tables: each claim's own, two verified claims on one table, no claim at all."""
     results: list[TableResult] = []
     problems: list[Problem] = []
     by_table: dict[int, list[_Claim]] = {}
@@ -543,24 +544,27 @@ def _by_table(shape: Shape, claims: Sequence[_Claim]) -> tuple[list[TableResult]
     for table in range(1, shape.tables + 1):
         mine = by_table.get(table, [])
         problems += [claim.problem for claim in mine if claim.problem is not None]
+        # Only a log the table signed whole can be its match: one that does not verify (a
+        # damaged or cut copy, a forgery) is named, but knocks out no verified log.
+        signed = [claim for claim in mine if claim.verified]
         if not mine:
             problems.append(
                 Problem(TournamentCode.MISSING_TABLE, "no log claims this table", table=table)
             )
-        elif len(mine) > 1:
-            logs = ", ".join(claim.log for claim in mine)
+        elif len(signed) > 1:
+            logs = ", ".join(claim.log for claim in signed)
             problems += [
                 Problem(
                     TournamentCode.DUPLICATE_TABLE,
-                    f"{len(mine)} logs claim this table ({logs}): none of them scores "
-                    "until only one is left",
+                    f"{len(signed)} verified logs claim this table ({logs}): none of them "
+                    "scores until only one is left",
                     table=table,
                     log=claim.log,
                 )
-                for claim in mine
+                for claim in signed
             ]
-        elif mine[0].result is not None:
-            results.append(mine[0].result)
+        elif signed and signed[0].result is not None:
+            results.append(signed[0].result)
     return results, problems
 
 
