@@ -19,6 +19,7 @@ from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
 from racing_demon.tournament import plan as plan_module
 from racing_demon.tournament.plan import (
+    MAX_CONTRIBUTIONS,
     Contribution,
     Plan,
     PlanCode,
@@ -219,3 +220,15 @@ def test_one_log_named_twice_is_one_log_not_two_claims_on_its_table(tmp_path: Pa
     (tmp_path / "logs" / "copy.jsonl").write_bytes(played(1))
     standings = score_tournament(cup(), collect_logs([tmp_path / "logs"]), TABLE_PUB, jobs=1)
     assert {problem.code for problem in standings.problems} == {TournamentCode.DUPLICATE_TABLE}
+
+
+def test_a_plan_lists_a_bounded_number_of_contributions() -> None:
+    """docs/tournament.md, "Checking a plan": `BAD_CONTRIBUTION` for "more than 65,536
+    contributions", which bounds the signatures a check verifies."""
+    too_many = tuple(
+        Contribution(f"c{i}", i.to_bytes(16, "big")) for i in range(MAX_CONTRIBUTIONS + 1)
+    )
+    with pytest.raises(PlanError) as refused:
+        make_plan(bytes(32), Shape("Big", 1, 2, 1), load_rules("table"), too_many)
+    assert refused.value.code is PlanCode.BAD_CONTRIBUTION
+    assert refused.value.member == "$.contributions"

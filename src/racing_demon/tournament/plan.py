@@ -48,6 +48,9 @@ PLAN_FORMAT: Final = "racing-demon/tournament-plan/v1"
 _PLAN_LABEL: Final = b"racing-demon/plan/v1"
 # A plan of 64 tables of 4 seats and 3 hands is about 31 KB; this bounds what is read.
 MAX_PLAN_BYTES: Final = 64 * 1024 * 1024
+# One contribution from every player of the largest tournament the schema allows at 16
+# seats, and a bound on the signatures a plan check verifies (about 4 s of them).
+MAX_CONTRIBUTIONS: Final = 65536
 SMALL_CONTRIBUTION_BYTES: Final = 64 * 1024
 
 
@@ -259,6 +262,13 @@ def _check_rules(shape: Shape, rules: Rules) -> None:
 
 
 def _check_contributions(plan: Plan) -> None:
+    if len(plan.contributions) > MAX_CONTRIBUTIONS:
+        raise PlanError(
+            PlanCode.BAD_CONTRIBUTION,
+            "$.contributions",
+            f"a plan lists at most {MAX_CONTRIBUTIONS} contributions, not "
+            f"{len(plan.contributions)}",
+        )
     names: set[str] = set()
     entropies: set[bytes] = set()
     for index, contribution in enumerate(plan.contributions):
