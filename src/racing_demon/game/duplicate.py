@@ -2,7 +2,7 @@
 
 A tournament is dealt from one organiser's secret, committed to before any entropy is
 collected, exactly like a single match's dealer secret (docs/deal-spec.md, step 1). The
-derivation is specified in docs/tournament.md ("Dealing the tournament"); the step numbers
+derivation is specified in docs/tournament.md ("The derivation"); the step numbers
 in the comments refer to it. This module is pure: the plan file, its contributions and its
 signatures are ``racing_demon.tournament``'s.
 """
