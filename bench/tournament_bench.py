@@ -3,7 +3,7 @@
     python bench/tournament_bench.py [--tables 64] [--rounds 3] [--json-out FILE]
 
 The tournament is ``--tables`` tables of 4 signing seats, 3 hands of nertz, played by bots
-of mixed speeds (``racing_demon.sim.tournament``) from fixture keys and a fixture secret,
+of mixed speeds (``racing_demon.tournament.simulate``) from fixture keys and a fixture secret,
 so the same logs come out every time. Playing them takes a minute or two, so they are
 kept in the temp folder and played again only when missing or stale (the first log no
 longer verifies). Then, in interleaved rounds on the same machine:
@@ -37,10 +37,10 @@ from racing_demon.game.duplicate import Shape
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS
-from racing_demon.sim.tournament import simulate_tournament
 from racing_demon.tournament.contribute import Contribution
 from racing_demon.tournament.plan import Plan, make_plan
 from racing_demon.tournament.score import score_tournament
+from racing_demon.tournament.simulate import simulate_tournament
 from racing_demon.verify import Settings, Verdict, verify_log
 
 # Fixtures, published on purpose: never for a real tournament.

@@ -79,7 +79,6 @@ from racing_demon.profiles import builtin_document, custom_variant, rules_from_d
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import SimulationSeed, receipt_paths, simulate
-from racing_demon.sim.tournament import simulate_tournament
 from racing_demon.table import PlayerSigner, Table, player_signer, sign_submission
 from racing_demon.testing.tamper import (
     CoSign,
@@ -100,6 +99,7 @@ from racing_demon.tournament.contribute import sign_contribution
 from racing_demon.tournament.plan import Plan, make_plan
 from racing_demon.tournament.score import score_tournament, standings_document
 from racing_demon.tournament.sheets import render_sheets
+from racing_demon.tournament.simulate import simulate_tournament
 from racing_demon.tournament.standings_html import standings_page
 from racing_demon.verify import Settings, verify_log
 

@@ -43,8 +43,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.replay": _LOG | {"racing_demon.replay"},
     "racing_demon.verify": _LOG | {"racing_demon.verify"},
     "racing_demon.table": _MATCHES | {"racing_demon.table"},
-    "racing_demon.sim": _MATCHES
-    | {"racing_demon.table", "racing_demon.sim", "racing_demon.tournament.plan"},
+    "racing_demon.sim": _MATCHES | {"racing_demon.table", "racing_demon.sim"},
     "racing_demon.recover": _MATCHES | {"racing_demon.recover"},
     "racing_demon.outcomes": _MATCHES
     | {"racing_demon.recover", "racing_demon.evidence", "racing_demon.outcomes"},
@@ -54,9 +53,16 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.report": _MANY_LOGS
     | {"racing_demon.report", "racing_demon.batch", "racing_demon.audit", "racing_demon.sim"},
     # A tournament's plan is published before any log exists: it stands on the file format
-    # (canonical JSON, signatures) and the profiles. Its scoring reads many logs.
+    # (canonical JSON, signatures) and the profiles. Its scoring reads many logs, and its
+    # simulation plays every table with the bots.
     "racing_demon.tournament": _MANY_LOGS
-    | {"racing_demon.batch", "racing_demon.report", "racing_demon.tournament"},
+    | {
+        "racing_demon.batch",
+        "racing_demon.report",
+        "racing_demon.sim",
+        "racing_demon.table",
+        "racing_demon.tournament",
+    },
     "racing_demon.tournament.contribute": _LOG | {"racing_demon.tournament.contribute"},
     "racing_demon.tournament.plan": _LOG
     | {"racing_demon.tournament.plan", "racing_demon.tournament.contribute"},

@@ -18,8 +18,8 @@ from racing_demon.log.reader import read_lines
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import Simulation
-from racing_demon.sim.tournament import simulate_tournament, table_log
 from racing_demon.tournament.plan import Contribution, Plan, make_plan
+from racing_demon.tournament.simulate import simulate_tournament, table_log
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
 
 from tampering import TABLE_KEY, TABLE_PUB

@@ -17,8 +17,8 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BotProfile
 from racing_demon.sim.simulate import Simulation
-from racing_demon.sim.tournament import simulate_tournament, table_log
 from racing_demon.tournament.plan import PlanError, check_plan, load_plan
+from racing_demon.tournament.simulate import simulate_tournament, table_log
 
 
 @click.command(
