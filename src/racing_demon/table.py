@@ -388,11 +388,8 @@ class Table:
         if t_ms < self._now:
             raise RevealError(f"time runs backwards: {t_ms} ms after {self._now} ms")
         self._now = t_ms
-        accepts = self._acceptances(t_ms, held)  # asked before anything changes
-        self._writer.append(t_ms, held, accepts)
         self._held = None
-        self._flow = self._flow.play(held.end, t_ms)
-        self._writer.close()
+        self._write_final(held, t_ms)
 
     @property
     def records(self) -> int:
@@ -569,14 +566,18 @@ class Table:
                 final = Final(event, self._secret.hex(), self._writer.seq)
                 if self._tournament is not None:
                     self._held = final  # written by reveal(), once every table is done
-                    return
-                accepts = self._acceptances(t_ms, final)  # asked before anything changes
-                self._writer.append(t_ms, final, accepts)
-                self._flow = self._flow.play(event, t_ms)
-                self._writer.close()
+                else:
+                    self._write_final(final, t_ms)
                 return
             self._flow = self._flow.play(event, t_ms)
             self._writer.append(t_ms, event, {})
+
+    def _write_final(self, final: Final, t_ms: int) -> None:
+        """Write the final record, with every keyed seat's acceptance, and close the log."""
+        accepts = self._acceptances(t_ms, final)  # asked before anything changes
+        self._writer.append(t_ms, final, accepts)
+        self._flow = self._flow.play(final.end, t_ms)
+        self._writer.close()
 
     def _acceptances(self, t_ms: int, final: Final) -> dict[str, Any]:
         """Each keyed seat's acceptance of the final record, asked of its signer before the

@@ -71,6 +71,12 @@ class Result:
     log: str
 
 
+def _top_of(results: int) -> int:
+    """The most matchpoints a result on a pack of ``results`` results can earn: 2 for each
+    other result."""
+    return 2 * max(0, results - 1)
+
+
 @dataclass(frozen=True, slots=True)
 class PackRecord:
     """Every result on pack ``index`` of ``hand`` (pack ``number`` for people), the best
@@ -83,8 +89,8 @@ class PackRecord:
 
     @property
     def top(self) -> int:
-        """The most matchpoints a result on this pack can earn: 2 per other result."""
-        return 2 * max(0, len(self.results) - 1)
+        """The most matchpoints a result on this pack can earn."""
+        return _top_of(len(self.results))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,11 @@ class Scores:
     field: int  # the results on the most played pack: every factored top is 2(field - 1)
     entries: tuple[Entry, ...]  # in standings order
     packs: tuple[PackRecord, ...]  # by pack number
+
+    @property
+    def top(self) -> int:
+        """A full pack's top, which every factored result is on."""
+        return _top_of(self.field)
 
 
 def seat_of(shape: Shape, table: int, index: int) -> int:
@@ -230,7 +241,7 @@ def _entries(
         for on_pack in pack.results:
             key = (on_pack.table, on_pack.seat)
             earned[key] = earned.get(key, Fraction(0)) + on_pack.factored
-    full_top = 2 * max(0, field - 1)
+    full_top = _top_of(field)
     for result in tables:
         for seat, player in enumerate(result.players):
             yield Entry(
@@ -275,7 +286,7 @@ class TournamentCode(enum.StrEnum):
     (docs/tournament-scoring.md, "What is not scored")."""
 
     MISSING_TABLE = "MISSING_TABLE"  # no log claims a table of the plan
-    DUPLICATE_TABLE = "DUPLICATE_TABLE"  # two logs or more claim one table
+    DUPLICATE_TABLE = "DUPLICATE_TABLE"  # two verified logs or more claim one table
     UNREADABLE = "UNREADABLE"
     NOT_A_TOURNAMENT_LOG = "NOT_A_TOURNAMENT_LOG"  # its genesis names no tournament
     OTHER_TOURNAMENT = "OTHER_TOURNAMENT"  # it names another tournament or plan
@@ -697,10 +708,9 @@ def standings_text(standings: Standings) -> str:
             lines.append(
                 f"  {where(problem)}: {problem.code}: {log}{printable(problem.message)}{counted}"
             )
-    top = 2 * max(0, scores.field - 1)
     lines += [
         "",
-        f"standings: 2 matchpoints per result beaten, 1 per tie; a pack's top is {top}",
+        f"standings: 2 matchpoints per result beaten, 1 per tie; a pack's top is {scores.top}",
         f"{'rank':>5}  {'player':<20} {'table':>5} {'seat':>4} {'raw':>6} "
         f"{'matchpoints':>11} {'top':>5} {'percent':>8}",
     ]
@@ -738,7 +748,7 @@ def standings_document(standings: Standings) -> dict[str, Any]:
         "logs": standings.logs,
         "secret_revealed": standings.secret is not None,
         "field": scores.field,
-        "top": 2 * max(0, scores.field - 1),
+        "top": scores.top,
         "standings": [
             {
                 "rank": entry.rank,

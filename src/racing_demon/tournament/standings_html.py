@@ -101,7 +101,7 @@ def standings_page(standings: Standings, links: Mapping[str, str] | None = None)
     ]
     if standings.problems:
         parts += _problems(standings.problems)
-    parts += _standings(scores.entries, 2 * max(0, scores.field - 1), links)
+    parts += _standings(scores.entries, scores.top, links)
     parts.append("<h2>Hand records</h2>")
     for pack in scores.packs:
         parts += _pack(standings, pack, links)
