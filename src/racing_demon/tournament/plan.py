@@ -285,14 +285,22 @@ def _check_contributions(plan: Plan) -> None:
             )
         names.add(contribution.by)
         entropies.add(contribution.entropy)
-        problem = check_contribution(contribution, plan.shape.name, plan.commitment)
-        if problem is not None:
-            raise PlanError(
-                PlanCode.BAD_CONTRIBUTION,
-                member,
-                f"{contribution.by!r}'s signature is not its statement for this tournament "
-                f"and commitment: {problem}",
-            )
+        _check_signature(contribution, plan.shape.name, plan.commitment, member)
+
+
+def _check_signature(
+    contribution: Contribution, name: str, commitment_hex: str, member: str
+) -> None:
+    """BAD_CONTRIBUTION unless a signed contribution answers tournament ``name``'s
+    commitment (an unsigned one is the organiser's word: nothing to check)."""
+    problem = check_contribution(contribution, name, commitment_hex)
+    if problem is not None:
+        raise PlanError(
+            PlanCode.BAD_CONTRIBUTION,
+            member,
+            f"{contribution.by!r}'s signature is not its statement for this tournament "
+            f"and commitment: {problem}",
+        )
 
 
 def _read_json(path: Path, max_bytes: int) -> dict[str, Any]:
@@ -343,14 +351,7 @@ def load_contribution(path: Path, name: str, commitment_hex: str) -> Contributio
         bytes.fromhex(document["entropy"]),
         None if key is None else bytes.fromhex(key),
     )
-    problem = check_contribution(contribution, name, commitment_hex)
-    if problem is not None:
-        raise PlanError(
-            PlanCode.BAD_CONTRIBUTION,
-            "$.entropy",
-            f"{contribution.by!r}'s signature is not its statement for this tournament and "
-            f"commitment: {problem}",
-        )
+    _check_signature(contribution, name, commitment_hex, "$.entropy")
     return contribution
 
 
