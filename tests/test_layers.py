@@ -39,6 +39,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.files": {"racing_demon.files", *_ERRORS},
     "racing_demon.schema": _EDGES,
     "racing_demon.profiles": {"racing_demon.profiles", *_GAME, *_EDGES},
+    "racing_demon.manual": {"racing_demon.manual", *_ERRORS},  # the shipped docs: files only
     "racing_demon.log": _LOG - {"racing_demon.profiles"},  # the file format only
     "racing_demon.replay": _LOG | {"racing_demon.replay"},
     "racing_demon.verify": _LOG | {"racing_demon.verify"},

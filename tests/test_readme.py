@@ -1,17 +1,34 @@
-"""The README's promises stay true: its first section's commands and its library example."""
+"""The README's promises stay true: its first section, its library examples (run as printed),
+its completion lines, and what `print` shows of a value."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 import shlex
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.cli import main
+from racing_demon.game.cards import Card, Suit
+from racing_demon.game.moves import Move
+from racing_demon.game.state import Foundation, State
+from racing_demon.log.keys import public_pem
+from racing_demon.profiles import load_rules
+from racing_demon.schema import schema_errors
+from racing_demon.table import PlayerInfo, Table
+
+from conftest import S, build, invoke
+
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 
 
@@ -25,15 +42,131 @@ def test_first_section_holds_exactly_the_two_commands() -> None:
     assert commands[1] == "pip install -e '.[test]' && python -m pytest"
 
 
-def test_library_example_runs_and_prints_what_it_says() -> None:
-    block = re.search(r"```python\n(.*?)```", README, flags=re.DOTALL)
-    assert block is not None
-    code = block.group(1)
+def _section(title: str) -> str:
+    return README.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+LIBRARY = re.findall(r"```python\n(.*?)```", _section("Library in one screen"), flags=re.DOTALL)
+
+
+def test_first_section_says_to_make_a_virtual_environment_before_the_two_commands() -> None:
+    """Issue 16, point 13: the venv comes first, and the quick test run is named next to
+    the full one."""
+    first_section = README.split("\n## ", 1)[0]
+    venv = first_section.index("python3 -m venv .venv && . .venv/bin/activate")
+    assert venv < first_section.index("```sh")
+    assert "make and activate a virtual environment\nfirst" in first_section
+    after = first_section.split("```sh", 1)[1].split("```", 2)[1]
+    assert "The second command is the quick test run" in after
+    assert 'The full run is `python -m pytest -m ""`' in after
+
+
+@pytest.mark.parametrize("number", range(len(LIBRARY)), ids=["engine", "table"])
+def test_library_examples_run_as_printed_and_print_what_they_say(
+    number: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each example of "Library in one screen", exactly as printed, in a new folder (the
+    table's writes its log there); a line ``# ...`` at the start of a line is its output."""
+    code = LIBRARY[number]
     expected = [line.removeprefix("# ") for line in code.splitlines() if line.startswith("# ")]
+    monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(code, "README.md", "exec"), {})
     assert out.getvalue().splitlines() == expected
+
+
+def test_the_server_loop_uses_a_table_and_writes_a_log_the_command_line_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16, point 12: the second example is a server loop around ``Table``, with keys,
+    a commitment, receipts handed back, the match's end and the file verified."""
+    code = LIBRARY[1]
+    for needed in (
+        "Table.create(",
+        "commitment(secret)",
+        "table.submit(",
+        ".receipt",
+        "table.finished",
+        "verify_log(",
+    ):
+        assert needed in code, needed
+    monkeypatch.chdir(tmp_path)
+    names: dict[str, object] = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(code, "README.md", "exec"), names)
+    table_key = names["table_key"]
+    assert isinstance(table_key, Ed25519PrivateKey)
+    (tmp_path / "table.pub").write_bytes(public_pem(table_key))
+    assert invoke("verify", "game.jsonl", "--table-key", "table.pub")[0] == 0
+    # The last receipt handed back, the resignation's, is one the log's audit accepts.
+    receipt = names["receipt"]
+    assert isinstance(receipt, bytes)
+    assert schema_errors("receipt", json.loads(receipt)) == []
+    assert json.loads(receipt)["body"]["outcome"] == "resign"
+    (tmp_path / "seat1.receipts.jsonl").write_bytes(receipt + b"\n")
+    code, out = invoke(
+        "audit", "game.jsonl", "--table-key", "table.pub", "--receipts", "seat1.receipts.jsonl"
+    )
+    assert code == 0, out
+
+
+def test_the_completion_lines_produce_each_shells_script() -> None:
+    """Issue 16, point 10: the README's completion lines, for each shell the variable's value
+    names, make click print that shell's script for ``racing-demon``."""
+    block = re.search(r"Shell completion.*?```sh\n(.*?)```", README, flags=re.DOTALL)
+    assert block is not None
+    values = re.findall(r"_RACING_DEMON_COMPLETE=(\w+) racing-demon", block.group(1))
+    assert values == ["bash_source", "zsh_source", "fish_source"]
+    marks = {
+        "bash_source": "complete -o nosort -F _racing_demon_completion racing-demon",
+        "zsh_source": "#compdef racing-demon",
+        "fish_source": "complete --no-files --command racing-demon",
+    }
+    for value in values:
+        result = CliRunner().invoke(
+            main, [], prog_name="racing-demon", env={"_RACING_DEMON_COMPLETE": value}
+        )
+        assert result.exit_code == 0, result.output
+        assert marks[value] in result.output
+
+
+def test_print_of_a_state_shows_its_text_form(tmp_path: Path) -> None:
+    """Issue 16, point 12: ``print(table.state)`` prints the position's text form, not the
+    dataclass repr of the rules and every card; its seats and foundations print as their
+    lines of it, and a suit as its letter."""
+    rules = load_rules("peer2peer")
+    players = [PlayerInfo("ann", "red"), PlayerInfo("bob", "blue")]
+    path = tmp_path / "game.jsonl"
+    entropy = [bytes([1]) * 16, bytes([2]) * 16]
+    with Table.create(path, rules, players, TABLE_KEY, bytes(range(32)), entropy) as table:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            print(table.state)
+        state = table.state
+    assert out.getvalue() == state.to_text() + "\n"
+    assert State.parse(str(state), rules) == state
+    assert len(str(state)) < len(repr(state)) / 4
+    lines = str(state).splitlines()
+    assert lines[0].startswith("state racing-demon/state/v1 profile=peer2peer ")
+    assert lines[1:] == [f"seat {number} {seat}" for number, seat in enumerate(state.seats)]
+    assert str(state.seats[0]).startswith("demon=")
+    foundation = Foundation(Suit.HEARTS, ((Card.parse("AH@1"),), (Card.parse("2H@0"),)), 1500)
+    assert str(foundation) == "H 1500 AH@1 2H@0"
+    assert [str(suit) for suit in Suit] == ["C", "D", "H", "S"]
+    assert f"{Suit.SPADES}" == "S"
+    assert str(Card.parse("TS@2")) == "TS@2" and str(Move.parse("0 w2>w4 9D 8S")) == "0 w2>w4 9D 8S"
+
+
+def test_a_state_with_foundations_prints_them_as_it_parses_them() -> None:
+    state = build("table", S(demon="AH 2H"), S(), foundations=["AS@1 2S@1,2S@0"])
+    text = str(state)
+    assert "\nfoundation S " in text and text.count("\nfoundation ") == 1
+    assert f"foundation {state.foundations[0]}" in text.splitlines()
+    assert State.parse(text, state.rules) == state
+    # a broken invariant names the suit by its letter, as the text does
+    broken = replace(state, foundations=(replace(state.foundations[0], suit=Suit.HEARTS),))
+    assert any("is not 1 of H" in problem for problem in broken.problems())
 
 
 @pytest.mark.slow

@@ -14,6 +14,7 @@ import click
 
 from racing_demon.cli.audit_cmd import audit
 from racing_demon.cli.deal_cmd import deal
+from racing_demon.cli.docs_cmd import docs
 from racing_demon.cli.keygen_cmd import keygen
 from racing_demon.cli.recover_cmd import recover
 from racing_demon.cli.replay_cmd import replay_command
@@ -107,6 +108,7 @@ def main() -> None:
 
 main.add_command(audit)
 main.add_command(deal)
+main.add_command(docs)
 main.add_command(keygen)
 main.add_command(recover)
 main.add_command(rules)

@@ -55,7 +55,7 @@ Examples:
       --receipts seat0.receipts.jsonl --receipts seat1.receipts.jsonl --against copy.jsonl
 
 \b
-A claim file (schemas/audit-claims.schema.json):
+A claim file (racing-demon docs audit-claims.schema.json):
   {"claims": [{"seat": 0, "hand": 1, "score": 18},
               {"seat": 0, "hand": 1, "placed": 24},
               {"seat": 1, "hand": 2, "demon_left": 3},
@@ -63,7 +63,7 @@ A claim file (schemas/audit-claims.schema.json):
 
 \b
 A receipts file holds the table's signed receipts, one a line
-(schemas/receipt.schema.json, docs/log-format.md §9).
+(racing-demon docs receipt.schema.json; racing-demon docs log-format 9).
 """
 )
 @click.argument("log", type=click.Path(path_type=Path))

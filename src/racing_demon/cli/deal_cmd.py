@@ -30,7 +30,7 @@ def deal(seed: str, players: int, hand: int, rules: Rules, as_json: bool) -> Non
     """Print each seat's layout for one hand dealt from SEED.
 
     Every pack is derived from the seed by the published algorithm
-    (docs/deal-spec.md), so anyone can regenerate the same deal.
+    (racing-demon docs deal-spec), so anyone can regenerate the same deal.
     """
     try:
         match_seed = MatchSeed.from_plain(seed)

@@ -48,7 +48,7 @@ def keygen(
     """Write a new Ed25519 key pair: NAME.key (private, mode 0600) and NAME.pub.
 
     Prints the key id, the SHA-256 of the raw public key, by which logs name
-    the key (docs/log-format.md). Existing files are kept unless --force.
+    the key (racing-demon docs log-format 4). Existing files are kept unless --force.
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")

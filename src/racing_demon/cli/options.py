@@ -78,7 +78,7 @@ def pinned_rules_option(function: F) -> F:
 
 def json_option(function: F) -> F:
     return click.option(
-        "--json", "as_json", is_flag=True, help="Print JSON (described by a schema in schemas/)."
+        "--json", "as_json", is_flag=True, help="Print JSON (its schema: racing-demon docs)."
     )(function)
 
 

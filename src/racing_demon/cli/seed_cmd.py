@@ -40,7 +40,7 @@ def seed() -> None:
     """Commit to a dealer secret before play, and check its reveal after.
 
     The dealer publishes the commitment before players contribute entropy and
-    reveals the secret when the match ends (docs/deal-spec.md), so nobody can
+    reveals the secret when the match ends (racing-demon docs deal-spec), so nobody can
     choose or predict the deal.
     """
 

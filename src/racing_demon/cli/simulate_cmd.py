@@ -189,7 +189,7 @@ def simulate_command(
     for the same foundations and the later card is bounced. Time is simulated, not waited
     for: a match to 100 takes seconds. The same seed, bots and keys give the same log, byte
     for byte; anyone who knows the seed can predict the deals, so never use it for real play
-    (docs/simulation.md).
+    (racing-demon docs simulation).
 
     Prints a summary at the end: scores per hand, totals, winners, bounces, ties, stall
     shifts and blocked hands. Each seat's client keeps the table's receipt for every

@@ -79,7 +79,7 @@ Examples:
 )
 def tournament() -> None:
     """Duplicate tournaments: every table plays the same packs, dealt from one
-    committed secret (docs/tournament.md).
+    committed secret (racing-demon docs tournament).
 
     The organiser commits to a secret, collects contributions after publishing
     the commitment, and writes the plan: which pack each seat of each table

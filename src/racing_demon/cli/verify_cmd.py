@@ -125,8 +125,8 @@ Examples:
     "report_name",
     metavar="FILE",
     help="Also write one JSON line per log to FILE as each is verified, in the order of the "
-    "logs (schemas/verification-report-line.schema.json); - writes them to standard output "
-    "and the text to standard error. An existing FILE is kept unless --force.",
+    "logs (racing-demon docs verification-report-line.schema.json); - writes them to "
+    "standard output and the text to standard error. An existing FILE is kept unless --force.",
 )
 @force_option("Replace an existing --report FILE (never one of the logs or keys read).")
 @click.pass_context
@@ -148,14 +148,14 @@ def verify(
 ) -> None:
     """Verify each LOG: framing, schema, canonical bytes, hash chain, signatures, the
     dealer's reveal, the rules and every pack, then replay every move through the rules
-    engine and recompute the scores (docs/log-format.md §7). Every report names the rules
+    engine and recompute the scores (racing-demon docs log-format 7). Every report names the rules
     the log declares (name, version, digest, built-in or custom); --rules pins them.
 
     A LOG that is a folder stands for every *.jsonl file under it, recursively, in sorted
     order; a folder with none is reported unreadable. Several logs are verified in
     parallel (--jobs, or --scheduler); each gets one line (and its finding under it) as
     soon as it and the logs before it are verified, then a summary counts the verdicts
-    and their reasons (docs/batch-verification.md). Ctrl-C stops at once: what was
+    and their reasons (racing-demon docs batch-verification). Ctrl-C stops at once: what was
     verified by then is printed, summed up and in the report, and the exit code is 130.
 
     Exit 0 when every log verifies; 1 when one does not, is unfinished, or is unpinned

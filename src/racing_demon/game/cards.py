@@ -33,6 +33,10 @@ class Suit(enum.IntEnum):
     def letter(self) -> str:
         return "CDHS"[self]
 
+    def __str__(self) -> str:
+        """The suit's text form, its letter (an IntEnum would print its number)."""
+        return self.letter
+
     @property
     def symbol(self) -> str:
         return "♣♦♥♠"[self]

@@ -66,6 +66,14 @@ class Seat:
         yield from self.stock
         yield from self.waste
 
+    def __str__(self) -> str:
+        """The seat's piles as its line of the state text gives them (after ``seat N``)."""
+        work = "|".join(_faces(pile) for pile in self.work)
+        return (
+            f"demon={_faces(self.demon)} work={work} "
+            f"stock={_faces(self.stock)} waste={_faces(self.waste)}"
+        )
+
     @classmethod
     def deal(cls, pack: Sequence[Card], work_piles: int) -> Seat:
         """Lay out a shuffled pack (docs/deal-spec.md, "Layout")."""
@@ -98,6 +106,12 @@ class Foundation:
     def cards(self) -> Iterator[Card]:
         for level in self.levels:
             yield from level
+
+    def __str__(self) -> str:
+        """The foundation as its line of the state text gives it (after ``foundation``):
+        suit, time of the top level, then each level's cards."""
+        levels = " ".join(",".join(map(str, level)) for level in self.levels)
+        return f"{self.suit} {self.top_ms} {levels}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,16 +199,14 @@ class State:
             ]
         )
         lines = [header]
-        for foundation in self.foundations:
-            levels = " ".join(",".join(map(str, level)) for level in foundation.levels)
-            lines.append(f"foundation {foundation.suit.letter} {foundation.top_ms} {levels}")
-        for number, seat in enumerate(self.seats):
-            work = "|".join(_faces(pile) for pile in seat.work)
-            lines.append(
-                f"seat {number} demon={_faces(seat.demon)} work={work} "
-                f"stock={_faces(seat.stock)} waste={_faces(seat.waste)}"
-            )
+        lines += (f"foundation {foundation}" for foundation in self.foundations)
+        lines += (f"seat {number} {seat}" for number, seat in enumerate(self.seats))
         return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        """The text form (``to_text``), which ``print(state)`` shows: the generated repr
+        spells out the rules and every card, kilobytes for one position."""
+        return self.to_text()
 
     @classmethod
     def parse(cls, text: str, rules: Rules) -> State:
