@@ -229,6 +229,16 @@ def test_the_batch_exit_code_never_masks_a_no(codes: tuple[int, ...], combined: 
     assert batch_exit_code(ExitCode(code) for code in codes) == combined
 
 
+def test_verify_help_states_how_the_exit_code_combines() -> None:
+    code, out, _ = text("verify", "--help")
+    assert code == 0
+    assert (
+        "Exit 0 when every log verifies; 1 when any log does not, is unfinished, or is "
+        "unpinned without --unsafe-unpinned, even if another could not be read; else 2 when "
+        "a log cannot be read;"
+    ) in " ".join(out.split())
+
+
 def test_an_unreadable_file_does_not_mask_a_log_that_does_not_verify(
     good: Path, bad: Path, tmp_path: Path, pub: Path
 ) -> None:
