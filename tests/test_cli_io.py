@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -180,6 +181,16 @@ def test_simulate_out_dash_refuses_receipts_it_cannot_keep(table_key: Path) -> N
         "Error: Invalid value for --out: --receipts keeps files beside LOG, and --out - has "
         "none: give --out FILE, or --no-receipts"
     )
+
+
+def test_simulate_out_dash_reports_a_temporary_folder_it_cannot_write(
+    table_key: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
+    common = ("simulate", "--players", "2", "--seed", "io", "--hands", "1", "--table-key")
+    code, out, err = run(*common, table_key, "--out", "-")
+    assert (code, out) == (2, b"")
+    assert err == "cannot write the temporary log of --out -: No such file or directory\n"
 
 
 # -- point 8: many logs ------------------------------------------------------------------

@@ -304,21 +304,28 @@ def _simulate_to_stdout(
             "or --no-receipts",
             param_hint="--out",
         )
-    with tempfile.TemporaryDirectory(prefix="racing-demon-") as folder:
-        log = Path(folder, "simulated.jsonl")
-        with _progress(rules) as on_hand:
-            result = simulate(
-                log,
-                rules,
-                bots,
-                seed,
-                key,
-                player_keys=seat_keys,
-                latencies=latencies,
-                tick_ms=tick_ms,
-                on_hand=on_hand,
-                receipts=False,
-            )
+    with contextlib.ExitStack() as stack:
+        # Only the temporary file's errors here: standard output's are the writer's.
+        try:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="racing-demon-"))
+            log = Path(folder, "simulated.jsonl")
+            with _progress(rules) as on_hand:
+                result = simulate(
+                    log,
+                    rules,
+                    bots,
+                    seed,
+                    key,
+                    player_keys=seat_keys,
+                    latencies=latencies,
+                    tick_ms=tick_ms,
+                    on_hand=on_hand,
+                    receipts=False,
+                )
+        except OSError as error:
+            why = error.strerror or str(error)
+            click.echo(f"cannot write the temporary log of --out -: {why}", err=True)
+            raise SystemExit(ExitCode.UNUSABLE) from error
         with (
             OutputWriter(
                 checked_output(STDOUT, replace=False, inputs=(), param_hint="--out"), "--out"
