@@ -938,7 +938,7 @@ def test_json_reports_follow_their_schema(tmp_path: Path, pub: Path) -> None:
     code, out = run("verify", good, cut, bad, tmp_path / "missing", "--table-key", pub, "--json")
     document = json.loads(out)
     assert schema_errors("verification-report", document) == []
-    assert code == document["exit_code"] == 2
+    assert code == document["exit_code"] == 1  # bad.jsonl does not verify: never masked
     verdicts = [report["verdict"] for report in document["reports"]]
     assert verdicts == ["verified", "unfinished", "does_not_verify", "unreadable"]
     assert document["reports"][2]["finding"]["code"] == "BAD_MOVE_TEXT"
@@ -1025,7 +1025,7 @@ def test_unreadable_files_exit_2(tmp_path: Path, pub: Path) -> None:
     code, out = run("verify", tmp_path / "missing.jsonl", "--table-key", pub)
     assert code == 2 and out.startswith("UNREADABLE  ")
     code, out = run("verify", tmp_path, "--table-key", pub)
-    assert code == 2 and "not a regular file (a folder)" in out
+    assert code == 2 and f"UNREADABLE: no logs found under {tmp_path}" in out
     device = verify_log(Path(os.devnull), PINNED)
     assert device.verdict is Verdict.UNREADABLE and exit_code_of(device) == 2
     assert device.finding is not None and "not a regular file" in device.finding.message

@@ -12,6 +12,7 @@ import re
 import shutil
 from pathlib import Path
 
+from racing_demon.files import shown_name
 from racing_demon.viewer.page import data_json, packed, unpacked
 
 from conftest import invoke
@@ -34,7 +35,7 @@ def test_a_log_whose_file_name_is_not_utf8_still_gives_a_page(tmp_path: Path) ->
     data = re.search(r'<script type="application/json" id="rd-data">(.*?)</script>', page)
     assert data is not None
     parsed = unpacked(json.loads(data[1]))
-    assert parsed["verdict"]["source"] == str(log)  # verify --json's report, exactly
+    assert parsed["verdict"]["source"] == shown_name(log)  # verify --json's, valid UTF-8
 
 
 def test_the_data_json_escapes_lone_surrogates_and_reads_back_the_same() -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
+from racing_demon.files import LogFile
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import HandEnd
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
@@ -52,7 +52,7 @@ class ClaimCheck:
 
 
 def audit_hands(
-    path: Path, secret: bytes, limits: Limits = DEFAULT_LIMITS
+    path: LogFile, secret: bytes, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[HandAudit, ...]:
     """Rebuild every hand of a (verified) log with its per-card breakdown."""
     hands: list[HandAudit] = []

@@ -22,6 +22,7 @@ import importlib.metadata
 import io
 import multiprocessing
 import os
+import re
 import signal
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -31,13 +32,23 @@ from types import ModuleType
 from typing import Any
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.files import open_regular
+from racing_demon.files import open_regular, shown_name
 from racing_demon.log.reader import Limits
-from racing_demon.outcomes import exit_code_of
-from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
+from racing_demon.outcomes import ExitCode, batch_exit_code, exit_code_of
+from racing_demon.verify import (
+    Finding,
+    Report,
+    Settings,
+    Verdict,
+    VerifyCode,
+    verify_log,
+    verify_stream,
+)
 
 LOG_SUFFIX = ".jsonl"
 DASK_EXTRA = "pip install 'racing-demon[dask]'"
+# How long to wait for a Dask scheduler before saying it cannot be reached (--scheduler-timeout).
+DEFAULT_SCHEDULER_TIMEOUT = 30.0
 
 # Logs sent to the pool ahead of the first one not yet verified, per job: enough to keep
 # every worker busy past a slow log, few enough that the reports held here stay bounded.
@@ -58,11 +69,13 @@ class ClusterError(RacingDemonError):
 
 def collect_logs(paths: Iterable[Path]) -> list[Path]:
     """The logs ``paths`` name, in their order: a folder stands for every ``*.jsonl``
-    file under it, recursively, in sorted order; anything else stands for itself.
+    file under it, recursively, in natural order (``natural_key``); anything else stands
+    for itself.
 
     Links to folders are not followed (no cycles); a link to a file is. A folder that holds
     no log, or one that cannot be listed, is kept as itself, so verifying it reports it
-    UNREADABLE: a batch never passes by verifying nothing.
+    UNREADABLE ("no logs found under DIR", or why it cannot be listed): a batch never
+    passes by verifying nothing.
     """
     logs: list[Path] = []
     for path in paths:
@@ -87,7 +100,24 @@ def _logs_under(folder: Path) -> list[Path]:
                 # link stays, to be reported.
                 if path.is_file() or not path.exists():
                     found.append(path)
-    return sorted(found)
+    return sorted(found, key=natural_key)
+
+
+_DIGITS = re.compile(r"([0-9]+)")
+
+
+def natural_key(path: Path) -> tuple[tuple[tuple[str | int, ...], str], ...]:
+    """Sorts paths component by component, each by its runs of digits as numbers and the
+    rest as text, as people number files and as ``ls -v`` sorts them: ``g2`` before
+    ``g10``, ``round-9/`` before ``round-10/``. Names that differ only in leading zeros
+    (``g2``, ``g02``) follow their text, so the order is total."""
+    return tuple(
+        (
+            tuple(int(run) if index % 2 else run for index, run in enumerate(_DIGITS.split(part))),
+            part,
+        )
+        for part in path.parts
+    )
 
 
 # -- on this machine ----------------------------------------------------------------------
@@ -98,8 +128,25 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
+def verify_named(path: Path, settings: Settings) -> Report:
+    """``verify_log``'s report of one path ``collect_logs`` returned. A folder among them
+    is one with no log under it, reported so ("no logs found under DIR"): its contents
+    are never a log, and "not a regular file" would not say what is wrong."""
+    if path.is_dir():
+        source = shown_name(path)
+        return Report(
+            source,
+            Verdict.UNREADABLE,
+            finding=Finding(VerifyCode.UNREADABLE, f"no logs found under {source}"),
+            fast=settings.fast,
+            pinned=settings.table_key is not None,
+            unsafe_unpinned=settings.unsafe_unpinned,
+        )
+    return verify_log(path, settings)
+
+
 def verify_many(logs: Sequence[Path], settings: Settings, jobs: int | None = None) -> list[Report]:
-    """Each log's ``verify_log`` report, in the order of ``logs``: ``iter_verified``'s."""
+    """Each log's ``verify_named`` report, in the order of ``logs``: ``iter_verified``'s."""
     with contextlib.closing(iter_verified(logs, settings, jobs)) as reports:
         return list(reports)
 
@@ -107,7 +154,7 @@ def verify_many(logs: Sequence[Path], settings: Settings, jobs: int | None = Non
 def iter_verified(
     logs: Sequence[Path], settings: Settings, jobs: int | None = None
 ) -> Generator[Report, None, None]:
-    """Each log's ``verify_log`` report, in the order of ``logs``, each as soon as it and
+    """Each log's ``verify_named`` report, in the order of ``logs``, each as soon as it and
     every log before it are verified.
 
     ``jobs`` processes verify at once (default: every core). One job, or one log, runs in
@@ -121,7 +168,7 @@ def iter_verified(
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     if jobs == 1 or len(logs) <= 1:
         for path in logs:
-            yield verify_log(path, settings)
+            yield verify_named(path, settings)
         return
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(logs)),
@@ -150,7 +197,7 @@ def _in_pool(
     sent = 0
     while order.turn < len(logs):
         while sent < len(logs) and sent < order.turn + window:
-            running[pool.submit(verify_log, logs[sent], settings)] = sent
+            running[pool.submit(verify_named, logs[sent], settings)] = sent
             sent += 1
         done, _ = wait(running, return_when=FIRST_COMPLETED)
         for future in done:
@@ -217,14 +264,22 @@ def dask_distributed() -> ModuleType:
     return distributed
 
 
-def verify_on_dask(logs: Sequence[Path], settings: Settings, scheduler: str) -> list[Report]:
+def verify_on_dask(
+    logs: Sequence[Path],
+    settings: Settings,
+    scheduler: str,
+    timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
+) -> list[Report]:
     """``iter_verified_on_dask``'s reports, as a list."""
-    with contextlib.closing(iter_verified_on_dask(logs, settings, scheduler)) as reports:
+    with contextlib.closing(iter_verified_on_dask(logs, settings, scheduler, timeout)) as reports:
         return list(reports)
 
 
 def iter_verified_on_dask(
-    logs: Sequence[Path], settings: Settings, scheduler: str
+    logs: Sequence[Path],
+    settings: Settings,
+    scheduler: str,
+    timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
 ) -> Generator[Report, None, None]:
     """``iter_verified``'s reports, verified by the workers of the Dask cluster whose
     scheduler is at ``scheduler`` (``tcp://host:8786``).
@@ -234,11 +289,18 @@ def iter_verified_on_dask(
     bytes of a log: enough for the reader to refuse a larger file exactly as it refuses the
     file itself. A log that cannot be read is reported here by ``verify_log`` itself. At
     most two chunks per worker thread are read ahead, so memory here stays bounded.
+    A scheduler not reached within ``timeout`` seconds is a ClusterError that says so.
     """
     distributed = dask_distributed()
     try:
-        client = distributed.Client(scheduler, set_as_default=False)
-    except (OSError, ValueError) as error:
+        client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
+    except OSError as error:
+        # Dask retries a refused connection until the timeout, then says so at length.
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {scheduler} within {timeout:g} s "
+            "(--scheduler-timeout)"
+        ) from error
+    except ValueError as error:
         raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from error
     with client:
         threads = max(1, sum(client.nthreads().values()))
@@ -290,10 +352,10 @@ def _read_chunks(
     for index, path in enumerate(logs):
         data = _read(path, settings.limits)
         if data is None:
-            yield index, verify_log(path, settings)
+            yield index, verify_named(path, settings)
             continue
         chunk.indices.append(index)
-        chunk.blobs.append((str(path), data))
+        chunk.blobs.append((shown_name(path), data))
         chunk.nbytes += len(data)
         if len(chunk.indices) >= size or chunk.nbytes >= _MAX_CHUNK_BYTES:
             yield chunk
@@ -335,16 +397,17 @@ class Summary:
     """How many logs got each verdict and, for those with a finding, why.
 
     ``reasons`` maps a verdict to counts of its finding codes; for UNREADABLE, whose code
-    is always UNREADABLE, to the system's words instead (``No such file or directory``).
+    is always UNREADABLE, to the system's words instead (``No such file or directory``,
+    ``no logs found``). ``exit_code`` combines the logs' as ``batch_exit_code`` does.
     """
 
     counts: Mapping[Verdict, int]
     reasons: Mapping[Verdict, Mapping[str, int]]
-    exit_code: int
+    exit_code: ExitCode
 
     @classmethod
     def of(cls, reports: Iterable[Report]) -> Summary:
-        summary = cls({verdict: 0 for verdict in Verdict}, {}, 0)
+        summary = cls({verdict: 0 for verdict in Verdict}, {}, ExitCode.OK)
         for report in reports:
             summary = summary.plus(report)
         return summary
@@ -358,7 +421,7 @@ class Summary:
             why = reasons.setdefault(report.verdict, {})
             reason = _reason(report)
             why[reason] = why.get(reason, 0) + 1
-        return Summary(counts, reasons, max(self.exit_code, exit_code_of(report)))
+        return Summary(counts, reasons, batch_exit_code((self.exit_code, exit_code_of(report))))
 
     @property
     def total(self) -> int:
@@ -366,7 +429,9 @@ class Summary:
 
 
 def _reason(report: Report) -> str:
+    """An unreadable log's message without its name, which every log's differs by."""
     assert report.finding is not None
     if report.verdict is Verdict.UNREADABLE:
-        return report.finding.message.removeprefix(f"cannot read {report.source}: ")
+        message = report.finding.message.removeprefix(f"cannot read {report.source}: ")
+        return message.removesuffix(f" under {report.source}")
     return str(report.finding.code)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from racing_demon.files import open_regular
+from racing_demon.files import LogFile, open_log, open_regular, shown_name
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.log.keys import key_id
 from racing_demon.log.reader import (
@@ -163,7 +163,7 @@ class _Facts(NamedTuple):
 
 
 def gather_evidence(
-    log: Path,
+    log: LogFile,
     table_key: bytes,
     receipt_files: Sequence[Path] = (),
     against: Sequence[Path] = (),
@@ -172,29 +172,31 @@ def gather_evidence(
     """Every receipt in ``receipt_files`` and every copy in ``against`` compared with
     ``log``, under the pinned raw table key ``table_key``.
 
-    Raises ``OSError`` when a file cannot be opened or read.
+    Raises ``OSError`` when a file cannot be opened or read. Files are named as
+    ``shown_name`` names them: in valid UTF-8, whatever the file system holds.
     """
-    shown = str(log)
+    shown = shown_name(log)
     receipts: list[tuple[str, ReceiptLine]] = []
     findings: list[EvidenceFinding] = []
     for path in receipt_files:
+        name = shown_name(path)
         invalid = 0
         for item in read_receipts(path, table_key, limits):
             if isinstance(item, ReceiptLine):
-                receipts.append((str(path), item))
+                receipts.append((name, item))
                 continue
             invalid += 1
             if invalid <= INVALID_SHOWN:
                 findings.append(
                     EvidenceFinding(
                         EvidenceCode.RECEIPT_INVALID,
-                        str(path),
+                        name,
                         item.line,
                         None,
                         None,
                         None,
                         None,
-                        f"{_place(str(path), item.line)} is not a receipt of the pinned table "
+                        f"{_place(name, item.line)} is not a receipt of the pinned table "
                         f"key: {item.code}"
                         + ("" if item.rule is None else f" ({item.rule})")
                         + f": {item.message}",
@@ -205,13 +207,13 @@ def gather_evidence(
             findings.append(
                 EvidenceFinding(
                     EvidenceCode.RECEIPT_INVALID,
-                    str(path),
+                    name,
                     None,
                     None,
                     None,
                     None,
                     None,
-                    f"{path}: {invalid - INVALID_SHOWN} more lines that are not receipts",
+                    f"{name}: {invalid - INVALID_SHOWN} more lines that are not receipts",
                 )
             )
     seqs = {item.receipt.seq for _, item in receipts}
@@ -231,8 +233,8 @@ def gather_evidence(
     return EvidenceReport(
         shown,
         scan,
-        tuple(str(path) for path in receipt_files),
-        tuple(str(path) for path in against),
+        tuple(shown_name(path) for path in receipt_files),
+        tuple(shown_name(path) for path in against),
         len(receipts),
         tuple(findings),
     )
@@ -272,7 +274,7 @@ class _Scanner:
     """One pass over the log: the longest prefix that is a table-signed chain, and the
     facts of the lines that receipts name."""
 
-    path: Path
+    path: LogFile
     table_key: bytes
     limits: Limits
     seqs: set[int]
@@ -289,7 +291,7 @@ class _Scanner:
         finished = False
         previous = ""
         damage: str | None = None
-        with open_regular(self.path) as stream:
+        with open_log(self.path) as stream:
             lines = iter_raw_lines(stream, self.limits)
             try:
                 for number, raw in lines:
@@ -596,14 +598,14 @@ class _Judge:
 
 
 def _compare_copy(
-    log: Path, copy: Path, table_key: bytes, limits: Limits, game: str | None
+    log: LogFile, copy: Path, table_key: bytes, limits: Limits, game: str | None
 ) -> Iterator[EvidenceFinding]:
     """The first line where ``copy`` and ``log`` hold two table-signed lines of one game
     and seq that differ (FORK); the first line of ``copy`` that differs and is not a
     table-signed line of the game (COPY_INVALID); a copy of another game (OTHER_GAME)."""
-    shown, mine = str(copy), str(log)
+    shown, mine = shown_name(copy), shown_name(log)
     reported_invalid = False
-    with open_regular(log) as ours, open_regular(copy) as theirs:
+    with open_log(log) as ours, open_regular(copy) as theirs:
         our_lines = iter_raw_lines(ours, limits)
         their_lines = iter_raw_lines(theirs, limits)
         while True:

@@ -5,6 +5,8 @@ Every file the package reads or writes goes through here (docs/threat-model.md Â
 - ``open_regular`` opens an input without waiting: a named pipe or a device is refused
   before anything blocks on it, because it could keep a command waiting for ever and
   cannot be read twice.
+- ``read_standard_input`` reads a log named ``-`` once, bounded, into an ``InMemoryLog``
+  that ``open_log`` opens as often as a regular file: a pipe cannot be read twice.
 - ``Output`` creates an output without ever replacing an existing regular file unless
   asked (``replace``), and then only once the new contents are complete, so a failed
   write leaves the old file as it was. ``refuse_inputs`` refuses an output that is one
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import stat
 import sys
@@ -27,6 +30,8 @@ from typing import BinaryIO, Final
 from racing_demon.errors import RacingDemonError
 
 STDOUT: Final = "-"
+STDIN: Final = "-"
+STDIN_SOURCE: Final = "<stdin>"  # how a log read from standard input is named, as Python does
 
 # Not on every system: where there is no O_NONBLOCK there are no named pipes to block on;
 # O_BINARY exists only where a descriptor could otherwise translate line ends (Windows).
@@ -69,6 +74,45 @@ def open_regular(path: Path, *, writable: bool = False) -> BinaryIO:
     except BaseException:
         os.close(descriptor)
         raise
+
+
+@dataclass(frozen=True)
+class InMemoryLog:
+    """A log read whole from standard input. The commands read a log more than once (the
+    verifier's two passes, audit's replay after the verification), which a pipe cannot
+    give, so its bytes are kept; ``str`` is its name in messages and reports."""
+
+    data: bytes = field(repr=False)
+    source: str = STDIN_SOURCE
+
+    def __str__(self) -> str:
+        return self.source
+
+
+# A log as the readers take it: a file, or standard input's bytes.
+LogFile = Path | InMemoryLog
+
+
+def read_standard_input(stream: BinaryIO, max_bytes: int) -> InMemoryLog:
+    """At most ``max_bytes + 1`` bytes of ``stream``: enough for the reader to refuse a
+    larger log exactly as it refuses such a file, and never more in memory."""
+    return InMemoryLog(stream.read(max_bytes + 1))
+
+
+def open_log(log: LogFile) -> BinaryIO:
+    """``log`` opened for binary reading from its start: ``open_regular`` for a file."""
+    if isinstance(log, InMemoryLog):
+        return io.BytesIO(log.data)
+    return open_regular(log)
+
+
+def shown_name(log: LogFile) -> str:
+    """The name of ``log`` as every output shows it, valid UTF-8 whatever the file system
+    holds: each byte of a file name that is not UTF-8 is written ``\\xHH``, as Python
+    writes bytes, where ``str(path)`` would hold a lone surrogate that no UTF-8 encoder
+    (a JSON document's, a terminal's) accepts. ``report.text.printable`` shows such a
+    surrogate the same way, so a name is spelt alike in text, JSON and messages."""
+    return str(log).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 # A key, a passphrase, a profile or a claims file: none comes near this.

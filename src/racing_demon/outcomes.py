@@ -9,6 +9,7 @@ reports for a command stopped by a signal.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 
 from racing_demon.evidence import EvidenceReport
 from racing_demon.recover import Action, Recovery
@@ -40,6 +41,20 @@ def exit_code_of(outcome: Report | Recovery) -> ExitCode:
     if verdict is Verdict.VERIFIED or (verdict is Verdict.UNPINNED and outcome.unsafe_unpinned):
         return ExitCode.OK
     return ExitCode.UNUSABLE if verdict is Verdict.UNREADABLE else ExitCode.NO
+
+
+def batch_exit_code(codes: Iterable[ExitCode]) -> ExitCode:
+    """The exit code of a batch, from its logs' codes: 1 when any log's answer is no (it
+    does not verify, is unfinished, or is unpinned unaccepted), else 2 when any could not
+    be read, else 0. "Does not verify" is never masked by an unreadable file: a 2 says
+    only that some input could not be used, and every log that was read verified.
+    A batch of no logs is 0; the command line never verifies one (docs/batch-verification.md).
+    """
+    seen = set(codes)
+    for code in (ExitCode.NO, ExitCode.UNUSABLE):
+        if code in seen:
+            return code
+    return ExitCode.OK
 
 
 def audit_exit_code(

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.files import open_regular
+from racing_demon.files import open_regular, shown_name
 from racing_demon.log.reader import ReadCode, ReadError, parse_line
 from racing_demon.verify import Report, Settings, Verdict, VerifyCode, verify_stream
 
@@ -63,7 +63,7 @@ def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Rec
     Run it only when no table is writing the file. Raises RecoveryError when the file
     cannot be opened, read or truncated.
     """
-    source = str(path)
+    source = shown_name(path)  # valid UTF-8 in every report, whatever the name
     try:
         with open_regular(path, writable=not dry_run) as file:
             size = os.fstat(file.fileno()).st_size

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.files import open_regular
+from racing_demon.files import LogFile, open_log
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
@@ -59,9 +58,9 @@ class Snapshot:
         return None if self.flow is None else self.flow.state
 
 
-def find_secret(path: Path, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
+def find_secret(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     """The secret the final record reveals, or None when the log has no final record."""
-    with open_regular(path) as stream:
+    with open_log(path) as stream:
         for line in read_lines(stream, limits):
             record = _record(line.number, line.value)
             if isinstance(record.payload, Final):
@@ -76,10 +75,10 @@ def _record(number: int, value: dict[str, Any]) -> Record:
     return parse_record(value["body"])
 
 
-def replay(path: Path, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[Snapshot]:
+def replay(path: LogFile, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[Snapshot]:
     """Yield the table after every record, in order (the same object, updated)."""
     snapshot = Snapshot()
-    with open_regular(path) as stream:
+    with open_log(path) as stream:
         for line in read_lines(stream, limits):
             record = _record(line.number, line.value)
             snapshot.record = record

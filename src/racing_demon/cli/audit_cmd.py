@@ -16,6 +16,7 @@ from racing_demon.cli.options import (
     pinned_rules_option,
     table_key_option,
 )
+from racing_demon.cli.output import named_log
 from racing_demon.evidence import gather_evidence
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
@@ -51,6 +52,7 @@ Examples:
   racing-demon audit game.jsonl --table-key table.pub
   racing-demon audit game.jsonl --table-key table.pub --claim my-claim.json --json
   racing-demon audit game.jsonl --table-key table.pub --rules table
+  racing-demon audit - --table-key table.pub < game.jsonl
   racing-demon audit game.jsonl --table-key table.pub \\
       --receipts seat0.receipts.jsonl --receipts seat1.receipts.jsonl --against copy.jsonl
 
@@ -66,7 +68,7 @@ A receipts file holds the table's signed receipts, one a line
 (racing-demon docs receipt.schema.json; racing-demon docs log-format 9).
 """
 )
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("log", type=click.Path(allow_dash=True))
 @table_key_option(required=True)
 @pinned_rules_option
 @click.option(
@@ -97,7 +99,7 @@ A receipts file holds the table's signed receipts, one a line
 @json_option
 @limits_options
 def audit(
-    log: Path,
+    log: str,
     table_key: bytes,
     rules: str | None,
     claims: list[Any],
@@ -116,22 +118,24 @@ def audit(
 
     Exit 0 when the log verifies, every claim holds and every receipt and copy agrees;
     1 when the log does not verify, a claim is wrong, or a receipt or copy disagrees or
-    is invalid; 2 when a file cannot be read or an option is wrong.
+    is invalid; 2 when a file cannot be read or an option is wrong. A LOG of - is the
+    log on standard input (at most --max-file-bytes).
     """
-    report = verify_log(log, Settings(table_key=table_key, limits=limits, rules=rules))
+    source = named_log(log, limits)
+    report = verify_log(source, Settings(table_key=table_key, limits=limits, rules=rules))
     hands: tuple[HandAudit, ...] = ()
     checks: tuple[ClaimCheck, ...] = ()
     evidence = None
     try:
         if report.verdict is not Verdict.UNREADABLE and (receipts or against):
-            evidence = gather_evidence(log, table_key, receipts, against, limits)
+            evidence = gather_evidence(source, table_key, receipts, against, limits)
         if report.verdict is Verdict.VERIFIED:
-            secret = find_secret(log, limits)  # verified: the final record reveals the secret
+            secret = find_secret(source, limits)  # verified: the final record reveals it
             assert secret is not None
-            hands = audit_hands(log, secret, limits)
+            hands = audit_hands(source, secret, limits)
             checks = check_claims(hands, claims, final_seq=(report.records or 1) - 1)
     except OSError as error:  # a receipts file or copy unreadable, or the log replaced
-        shown = printable(str(error.filename or log))
+        shown = printable(str(error.filename or source))
         click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
     if as_json:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.cli.output import note_input
+from racing_demon.cli.output import note_input, take_stdin
 from racing_demon.files import read_regular
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key, raw_public_bytes
@@ -127,6 +127,8 @@ SECRET_SOURCES = "file:PATH, env:VAR or stdin"
 
 def _secret_text(ctx: click.Context, param: click.Parameter, source: str) -> tuple[str, str]:
     """The text ``source`` names, and how to name it in a message (never the text)."""
+    if source == "stdin":
+        take_stdin("--secret stdin")  # refused if a log (LOG -) reads it too
     kind, _, name = source.partition(":")
     if kind == "file" and name:
         path = Path(name)

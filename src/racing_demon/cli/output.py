@@ -3,6 +3,7 @@ and write errors reported in one line with exit 2 (docs/threat-model.md §3)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
@@ -10,12 +11,23 @@ from typing import BinaryIO
 
 import click
 
-from racing_demon.files import Output, OutputError, refuse_inputs
+from racing_demon.files import (
+    STDIN,
+    InMemoryLog,
+    LogFile,
+    Output,
+    OutputError,
+    read_standard_input,
+    refuse_inputs,
+)
+from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
 
 # Where options that read a file note it, so an output can be refused for naming it.
 _INPUTS = "racing_demon.inputs"
+# Who reads standard input: it can give one thing only (a secret, or a log).
+_STDIN = "racing_demon.stdin"
 
 
 class OutputFailed(click.ClickException):
@@ -32,6 +44,32 @@ def note_input(ctx: click.Context, path: Path) -> None:
 def inputs_of(ctx: click.Context) -> list[Path]:
     """The input files noted by the command's options so far."""
     return list(ctx.meta.get(_INPUTS, []))
+
+
+def take_stdin(what: str) -> BinaryIO:
+    """Standard input, for ``what`` (``--secret stdin``, ``LOG -``) and nothing else: what
+    one reader leaves of it is no input the next could use, so a second is refused."""
+    ctx = click.get_current_context()
+    taken = ctx.meta.get(_STDIN)
+    if taken is not None:
+        raise click.UsageError(
+            f"standard input can give one thing only: {taken} reads it, so {what} cannot"
+        )
+    ctx.meta[_STDIN] = what
+    return sys.stdin.buffer
+
+
+def named_log(name: str, limits: Limits) -> LogFile:
+    """The log a LOG argument names: ``-`` is the one log on standard input, read now, at
+    most ``limits.max_file_bytes + 1`` bytes (the reader refuses a larger one as it
+    refuses such a file); any other name is a path, ``./-`` a file named ``-``."""
+    if name == STDIN:
+        return log_from_stdin(limits)
+    return Path(name)
+
+
+def log_from_stdin(limits: Limits) -> InMemoryLog:
+    return read_standard_input(take_stdin("LOG -"), limits.max_file_bytes)
 
 
 def checked_output(

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from racing_demon.cli.options import limits_options, seed_option
+from racing_demon.cli.output import named_log
 from racing_demon.log.reader import Limits, ReadError
 from racing_demon.log.records import Record
 from racing_demon.outcomes import ExitCode
@@ -20,28 +19,31 @@ Examples:
   racing-demon replay sample_games/table-3p-signed.jsonl
   racing-demon replay game.jsonl --at 120
   racing-demon replay unfinished.jsonl --seed SECRET   # a log with no final record yet
+  racing-demon replay - --at 40 < game.jsonl           # the log on standard input
 """
 )
-@click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("log", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option(
     "--at", "at_seq", type=click.IntRange(0), help="Record to stop after [default: last]."
 )
 @seed_option("The dealer secret (64 hex), for a log with no final record yet.")
 @limits_options
-def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Limits) -> None:
+def replay_command(log: str, at_seq: int | None, seed: bytes | None, limits: Limits) -> None:
     """Print the table after record AT: every seat's demon top and count, work piles,
     waste top, stock count; the foundations; and whose move came next.
 
     This rebuilds the table through the match flow, up to the first record the flow
-    refuses (`racing-demon verify` says why the log does not verify).
+    refuses (`racing-demon verify` says why the log does not verify). A LOG of - is
+    the log on standard input (at most --max-file-bytes).
     """
     chosen = None
     following: Record | ReplayError | None = None
+    source = named_log(log, limits)
     try:
-        secret = seed or find_secret(log, limits)
+        secret = seed or find_secret(source, limits)
         if secret is None:
             raise click.UsageError("the log has no final record: give the dealer secret, --seed")
-        for snapshot in replay(log, secret, limits):
+        for snapshot in replay(source, secret, limits):
             if chosen is not None and at_seq is not None:
                 following = snapshot.record
                 break
@@ -49,14 +51,14 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
                 chosen = (snapshot.state, snapshot.record, snapshot.names)
     except ReplayError as error:
         if chosen is None or at_seq is None:
-            click.echo(f"cannot replay {printable(str(log))}: {printable(str(error))}", err=True)
+            click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
             raise SystemExit(ExitCode.NO) from error
         following = error  # the record after the one shown is the first refused
     except OSError as error:
-        click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
+        click.echo(f"cannot read {printable(str(source))}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
     except (ReadError, ValueError) as error:
-        click.echo(f"cannot replay {printable(str(log))}: {printable(str(error))}", err=True)
+        click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.NO) from error
     if chosen is None:
         raise click.UsageError(f"the log has no record {at_seq}")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,6 +14,8 @@ import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.cli.options import private_key_from, read_passphrase, rules_option
+from racing_demon.cli.output import OutputWriter, checked_output
+from racing_demon.files import STDOUT
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key
@@ -76,6 +80,8 @@ Examples:
   racing-demon simulate --players 3 --bots easy,normal,hard --seed demo \\
       --table-key table.key --out demo.jsonl
   racing-demon verify demo.jsonl --table-key table.pub
+  racing-demon simulate --players 2 --seed demo --table-key table.key --out - \\
+      | racing-demon verify - --table-key table.pub
 \b
   mkdir keys && for seat in 0 1 2 3; do racing-demon keygen seat$seat --dir keys; done
   racing-demon simulate --rules nertz --players 4 --bots hard --seed cup \\
@@ -162,8 +168,9 @@ Examples:
     "--out",
     required=True,
     metavar="LOG",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The signed log to write; never overwritten.",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="The signed log to write; never overwritten. - writes it to standard output once "
+    "the match is played (and the summary to standard error), with no receipts.",
 )
 def simulate_command(
     rules: Rules,
@@ -180,7 +187,7 @@ def simulate_command(
     tick_ms: int,
     durable: bool,
     receipts: bool,
-    out: Path,
+    out: str,
 ) -> None:
     """Play a whole match between computer players and write its signed log to LOG.
 
@@ -219,7 +226,25 @@ def simulate_command(
         )
     if hands is not None:
         rules = _with_max_hands(rules, hands)
-    for output in (out, *(receipt_paths(out, players) if receipts else ())):
+    if out == STDOUT:
+        _simulate_to_stdout(
+            rules,
+            bots,
+            seed,
+            private_key_from(table_key, passphrase_file, ask_passphrase, "--table-key"),
+            None
+            if player_keys is None
+            else _seat_keys(player_keys, players, player_passphrase_file),
+            latencies,
+            tick_ms,
+            public_key_hint(table_key),
+            receipts_asked=receipts
+            and click.get_current_context().get_parameter_source("receipts")
+            is click.core.ParameterSource.COMMANDLINE,
+        )
+        return
+    log = Path(out)
+    for output in (log, *(receipt_paths(log, players) if receipts else ())):
         if output.exists() or output.is_symlink():
             raise click.BadParameter(
                 f"{printable(str(output))} exists: a log or receipts file is never "
@@ -233,7 +258,7 @@ def simulate_command(
     with _progress(rules) as on_hand:
         try:
             result = simulate(
-                out,
+                log,
                 rules,
                 bots,
                 seed,
@@ -246,15 +271,74 @@ def simulate_command(
                 receipts=receipts,
             )
         except FileExistsError as error:
-            shown = printable(str(error.filename or out))
+            shown = printable(str(error.filename or log))
             raise click.BadParameter(
                 f"{shown} exists: a log or receipts file is never overwritten",
                 param_hint="--out",
             ) from error
         except OSError as error:
-            click.echo(f"cannot write {printable(str(out))}: {error.strerror}", err=True)
+            click.echo(f"cannot write {printable(out)}: {error.strerror}", err=True)
             raise SystemExit(ExitCode.UNUSABLE) from error
     click.echo(summary_text(result, public_key_hint(table_key)))
+
+
+def _simulate_to_stdout(
+    rules: Rules,
+    bots: tuple[BotProfile, ...],
+    seed: str,
+    key: Ed25519PrivateKey,
+    seat_keys: list[Ed25519PrivateKey] | None,
+    latencies: tuple[Latency, ...] | None,
+    tick_ms: int,
+    public_key: str,
+    *,
+    receipts_asked: bool,
+) -> None:
+    """``--out -``: the match is played into a file of a fresh temporary folder (the table
+    writes, flushes and rereads a real file), then copied to standard output, so a match
+    that fails writes nothing there. The summary goes to standard error, out of the log's
+    way; receipts would have no LOG to sit beside, so asking for them is refused."""
+    if receipts_asked:
+        raise click.BadParameter(
+            "--receipts keeps files beside LOG, and --out - has none: give --out FILE, "
+            "or --no-receipts",
+            param_hint="--out",
+        )
+    with contextlib.ExitStack() as stack:
+        # Only the temporary file's errors here: standard output's are the writer's.
+        try:
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="racing-demon-"))
+            log = Path(folder, "simulated.jsonl")
+            with _progress(rules) as on_hand:
+                result = simulate(
+                    log,
+                    rules,
+                    bots,
+                    seed,
+                    key,
+                    player_keys=seat_keys,
+                    latencies=latencies,
+                    tick_ms=tick_ms,
+                    on_hand=on_hand,
+                    receipts=False,
+                )
+        except OSError as error:
+            why = error.strerror or str(error)
+            click.echo(f"cannot write the temporary log of --out -: {why}", err=True)
+            raise SystemExit(ExitCode.UNUSABLE) from error
+        with (
+            OutputWriter(
+                checked_output(STDOUT, replace=False, inputs=(), param_hint="--out"), "--out"
+            ) as writer,
+            log.open("rb") as stream,
+        ):
+            while chunk := stream.read(_COPY_CHUNK):
+                writer.write(chunk)
+    shown = dataclasses.replace(result, path=Path(STDOUT))  # piped on: `verify -` reads it
+    click.echo(summary_text(shown, public_key), err=True)
+
+
+_COPY_CHUNK = 1024 * 1024
 
 
 def _with_max_hands(rules: Rules, hands: int) -> Rules:

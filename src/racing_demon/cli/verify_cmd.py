@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from racing_demon.batch import (
+    DEFAULT_SCHEDULER_TIMEOUT,
     ClusterError,
     Summary,
     collect_logs,
@@ -31,7 +32,8 @@ from racing_demon.cli.options import (
     seed_option,
     table_key_option,
 )
-from racing_demon.cli.output import OutputWriter, checked_output, inputs_of
+from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, log_from_stdin
+from racing_demon.files import STDIN, LogFile
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
@@ -42,7 +44,7 @@ from racing_demon.report.verify import (
     report_text,
     verification_document,
 )
-from racing_demon.verify import Report, Settings
+from racing_demon.verify import Report, Settings, verify_log
 
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -77,6 +79,7 @@ Examples:
   racing-demon verify game.jsonl --table-key table.pub
   racing-demon verify game.jsonl --table-key table.pub --seed SECRET --json
   racing-demon verify game.jsonl --table-key table.pub --rules table
+  curl -s https://example.org/game.jsonl | racing-demon verify - --table-key table.pub
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
   racing-demon verify archive/ --table-key table.pub --report - | jq .verdict
@@ -84,7 +87,7 @@ Examples:
   racing-demon verify big.jsonl --table-key table.pub --max-file-bytes 1G --max-records 5000000
 """
 )
-@click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @table_key_option(required=False)
 @pinned_rules_option
 @json_option
@@ -121,6 +124,14 @@ Examples:
     "not the files. Needs pip install 'racing-demon[dask]'.",
 )
 @click.option(
+    "--scheduler-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_SCHEDULER_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --scheduler: how long to try to reach it before exiting 2, in one line.",
+)
+@click.option(
     "--report",
     "report_name",
     metavar="FILE",
@@ -132,7 +143,7 @@ Examples:
 @click.pass_context
 def verify(
     ctx: click.Context,
-    logs: tuple[Path, ...],
+    logs: tuple[str, ...],
     table_key: bytes | None,
     rules: str | None,
     as_json: bool,
@@ -143,6 +154,7 @@ def verify(
     limits: Limits,
     jobs: int | None,
     scheduler: str | None,
+    scheduler_timeout: float,
     report_name: str | None,
     force: bool,
 ) -> None:
@@ -151,15 +163,18 @@ def verify(
     engine and recompute the scores (racing-demon docs log-format 7). Every report names the rules
     the log declares (name, version, digest, built-in or custom); --rules pins them.
 
-    A LOG that is a folder stands for every *.jsonl file under it, recursively, in sorted
-    order; a folder with none is reported unreadable. Several logs are verified in
-    parallel (--jobs, or --scheduler); each gets one line (and its finding under it) as
-    soon as it and the logs before it are verified, then a summary counts the verdicts
-    and their reasons (racing-demon docs batch-verification). Ctrl-C stops at once: what was
-    verified by then is printed, summed up and in the report, and the exit code is 130.
+    A LOG of - is one log read from standard input (at most --max-file-bytes), named
+    <stdin>; give it alone. A LOG that is a folder stands for every *.jsonl file under it,
+    recursively, in natural order (g2 before g10); a folder with none is reported
+    unreadable: "no logs found under DIR". Several logs are verified in parallel (--jobs,
+    or --scheduler); each gets one line (and its finding under it) as soon as it and the
+    logs before it are verified, then a summary counts the verdicts and their reasons
+    (racing-demon docs batch-verification). Ctrl-C stops at once: what was verified by
+    then is printed, summed up and in the report, and the exit code is 130.
 
-    Exit 0 when every log verifies; 1 when one does not, is unfinished, or is unpinned
-    without --unsafe-unpinned; 2 when a file cannot be read or written or an option is
+    Exit 0 when every log verifies; 1 when any log does not, is unfinished, or is
+    unpinned without --unsafe-unpinned, even if another could not be read; else 2 when
+    a log cannot be read; 2 also when an output cannot be written or an option is
     wrong; 130 when interrupted.
     """
     if table_key is not None and unsafe_unpinned:
@@ -177,9 +192,12 @@ def verify(
         limits=limits,
         rules=rules,
     )
+    from_stdin = STDIN in logs
+    if from_stdin and len(logs) > 1:
+        raise click.UsageError("LOG - reads one log from standard input: give no other LOG")
     # The logs are listed before the report exists, so a report inside a folder being
     # verified is never read as one of its logs.
-    paths = collect_logs(logs)
+    paths = [] if from_stdin else collect_logs(Path(log) for log in logs)
     report_file = None
     if report_name is not None:
         report_file = checked_output(
@@ -189,7 +207,13 @@ def verify(
             param_hint="--report",
         )
     to_stderr = report_file is not None and report_file.is_stdout
-    one_log = len(paths) == 1 and paths == list(logs)
+    one_log = from_stdin or paths == [Path(logs[0])]
+    planned = 1 if from_stdin else len(paths)
+    verifying = (
+        _verified_here(log_from_stdin(limits), settings)
+        if from_stdin
+        else _verified(paths, settings, jobs, scheduler, scheduler_timeout)
+    )
     summary = Summary.of([])
     reports: list[Report] = []  # kept only for --json, which prints them in one document
     first: Report | None = None
@@ -200,11 +224,9 @@ def verify(
             if report_file is None
             else stack.enter_context(OutputWriter(report_file, "--report"))
         )
-        on_done = stack.enter_context(_progress(len(paths), shown_as_they_come=not to_stderr))
+        on_done = stack.enter_context(_progress(planned, shown_as_they_come=not to_stderr))
         interrupts = stack.enter_context(_Interrupts())
-        verified = stack.enter_context(
-            contextlib.closing(_verified(paths, settings, jobs, scheduler))
-        )
+        verified = stack.enter_context(contextlib.closing(verifying))
         try:
             for report in verified:
                 with interrupts.held():  # a report is in both outputs or in neither
@@ -228,10 +250,10 @@ def verify(
     elif one_log and reports:
         click.echo(report_text(reports[0]), err=to_stderr)  # one log named: its whole report
     elif first is not None:
-        planned = len(paths) if interrupted else None
-        click.echo(batch_footer(summary, first, planned=planned), err=to_stderr)
+        shown_planned = planned if interrupted else None
+        click.echo(batch_footer(summary, first, planned=shown_planned), err=to_stderr)
     if interrupted:
-        click.echo(f"interrupted: {summary.total} of {len(paths)} logs verified", err=True)
+        click.echo(f"interrupted: {summary.total} of {planned} logs verified", err=True)
         if report_file is not None and report_file.replaces:
             shown = printable(report_file.shown)
             click.echo(f"{shown} was not replaced: only a whole batch replaces it", err=True)
@@ -240,13 +262,19 @@ def verify(
         raise SystemExit(summary.exit_code)
 
 
+def _verified_here(log: LogFile, settings: Settings) -> Generator[Report, None, None]:
+    """The report of one log, verified in this process: standard input's, which is in
+    memory already and nothing to share out."""
+    yield verify_log(log, settings)
+
+
 def _verified(
-    paths: list[Path], settings: Settings, jobs: int | None, scheduler: str | None
+    paths: list[Path], settings: Settings, jobs: int | None, scheduler: str | None, timeout: float
 ) -> Generator[Report, None, None]:
     """The reports of ``paths`` in their order as they come, here or on the cluster."""
     try:
         if scheduler is not None:
-            reports = iter_verified_on_dask(paths, settings, scheduler)
+            reports = iter_verified_on_dask(paths, settings, scheduler, timeout)
         else:
             reports = iter_verified(paths, settings, jobs)
         with contextlib.closing(reports):

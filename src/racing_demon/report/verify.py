@@ -184,15 +184,30 @@ def _coverage(report: Report) -> list[str]:
 def verification_document(
     reports: Sequence[Report], *, interrupted: bool = False
 ) -> dict[str, Any]:
-    """``verify --json``: every log's report and the exit code of the whole run (130 when
-    it was interrupted, and then ``reports`` holds the logs verified before)."""
+    """``verify --json``: every log's report, their summary and the exit code of the whole
+    run (``batch_exit_code``'s; 130 when it was interrupted, and then ``reports`` holds
+    the logs verified before)."""
+    summary = Summary.of(reports)
     return {
         "format": REPORT_FORMAT,
-        "exit_code": ExitCode.INTERRUPTED
-        if interrupted
-        else max((exit_code_of(report) for report in reports), default=ExitCode.OK),
+        "exit_code": ExitCode.INTERRUPTED if interrupted else summary.exit_code,
         "interrupted": interrupted,
+        "summary": summary_document(summary),
         "reports": [report_document(report) for report in reports],
+    }
+
+
+def summary_document(summary: Summary) -> dict[str, Any]:
+    """The summary as ``verify --json`` carries it: the logs of every verdict (each one
+    present, 0 included), each verdict's reasons, and the total."""
+    return {
+        "total": summary.total,
+        "counts": {verdict.value: summary.counts[verdict] for verdict in Verdict},
+        "reasons": {
+            verdict.value: dict(sorted(summary.reasons[verdict].items()))
+            for verdict in Verdict
+            if verdict in summary.reasons
+        },
     }
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from racing_demon.batch import iter_verified, iter_verified_on_dask
-from racing_demon.files import open_regular
+from racing_demon.files import open_regular, shown_name
 from racing_demon.game.deal import check_reveal
 from racing_demon.game.duplicate import Shape
 from racing_demon.game.flow import FlowCode, HandStart
@@ -414,7 +414,7 @@ def _distinct(logs: Sequence[Path]) -> list[Path]:
 def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim | Problem:
     """The log's claim on a table of the plan, or why it has none (the first check that
     fails, in the order docs/tournament-scoring.md gives)."""
-    log = str(path)
+    log = shown_name(path)  # as the report names it: valid UTF-8 in JSON
     if report.verdict is Verdict.UNREADABLE:
         assert report.finding is not None
         return Problem(TournamentCode.UNREADABLE, report.finding.message, log=log)

@@ -20,10 +20,9 @@ import itertools
 import os
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import BinaryIO, NoReturn
 
-from racing_demon.files import open_regular
+from racing_demon.files import LogFile, open_log, shown_name
 from racing_demon.game.flow import MatchFlow, RecordKind, Submission
 from racing_demon.log.reader import (
     Line,
@@ -58,15 +57,17 @@ from racing_demon.verify.settings import Settings
 _COUNT_CHUNK = 64 * 1024
 
 
-def verify_log(path: Path, settings: Settings) -> Report:
-    """Verify the log at ``path``: UNREADABLE if it cannot be opened or read."""
+def verify_log(path: LogFile, settings: Settings) -> Report:
+    """Verify the log at ``path`` (or read from standard input): UNREADABLE if it cannot
+    be opened or read. The report's source is ``shown_name(path)``, valid UTF-8."""
+    source = shown_name(path)
     try:
         # Two passes need the same bytes twice, which a pipe or a device cannot give, and
         # opening a pipe would wait for a writer.
-        with open_regular(path) as stream:
-            return verify_stream(stream, settings, str(path))
+        with open_log(path) as stream:
+            return verify_stream(stream, settings, source)
     except OSError as error:
-        return _unreadable(str(path), settings, error.strerror or str(error))
+        return _unreadable(source, settings, error.strerror or str(error))
 
 
 def verify_stream(stream: BinaryIO, settings: Settings, source: str = "<stream>") -> Report:
