@@ -15,12 +15,14 @@ from racing_demon.report.text import next_text, printable, table_text
 
 
 @click.command(
+    short_help="Show the table after any record of a log.",
     epilog="""\b
 Examples:
   racing-demon replay sample_games/table-3p-signed.jsonl
   racing-demon replay game.jsonl --at 120
-  racing-demon replay unfinished.jsonl --seed SECRET   # a log with no final record yet
-"""
+  # a log with no final record yet:
+  racing-demon replay unfinished.jsonl --seed SECRET
+""",
 )
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
