@@ -27,6 +27,7 @@ from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import exit_code_of
+from racing_demon.report.text import RESET, Colour
 from racing_demon.report.verify import finding_text, report_text, verification_document
 from racing_demon.schema import schema_errors
 from racing_demon.table import sign_submission
@@ -691,14 +692,21 @@ def test_an_illegal_move_re_signed_by_the_table(tmp_path: Path) -> None:
     finding = assert_fails(report, Step.REPLAY, FlowCode.ILLEGAL_MOVE, index + 1)
     assert (finding.rule, finding.expected, finding.found) == ("NOT_AN_ACE", "an ace", card)
     assert report.not_replayed == len(values) - index
-    assert finding_text(finding) == (
+    assert _uncoloured(finding_text(finding)) == (
         f"line {index + 1} (seq {index}), seat {player}, "
         f"move '{values[index]['body']['move']}': ILLEGAL_MOVE: NOT_AN_ACE: "
         f"only an ace starts a new foundation; expected an ace, found {card}"
     )
-    text = report_text(report)
+    text = _uncoloured(report_text(report))
     assert text.splitlines()[0].startswith("DOES NOT VERIFY  ")
     assert f"{len(values) - index} of {len(values)} records not replayed" in text
+
+
+def _uncoloured(text: str) -> str:
+    """``text`` without the reporter's own colours: any escape left came from the log."""
+    for sequence in (*Colour, RESET):
+        text = text.replace(sequence, "")
+    return text
 
 
 def test_the_text_report_escapes_what_the_log_supplies() -> None:
@@ -716,7 +724,7 @@ def test_the_text_report_escapes_what_the_log_supplies() -> None:
         winners=(0,),
         final_reason="complete\x1b[2J",
     )
-    text = report_text(report)
+    text = _uncoloured(report_text(report))
     assert "\x1b" not in text
     assert [line for line in text.splitlines() if not line.startswith("  ")] == [
         "VERIFIED  game.jsonl"
@@ -982,7 +990,7 @@ def test_text_escapes_what_a_log_quotes(tmp_path: Path) -> None:
     values = values_of("short")
     index = _move_line(values)
     values[index]["body"]["move"] = "0 \x1b[2J\nVERIFIED"
-    text = report_text(verify_lines(tmp_path, seal(values, index)))
+    text = _uncoloured(report_text(verify_lines(tmp_path, seal(values, index))))
     assert "\x1b" not in text
     assert all(line.startswith(("DOES NOT VERIFY  ", "  ")) for line in text.splitlines())
 

@@ -21,6 +21,7 @@ from racing_demon.cli.replay_cmd import replay_command
 from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
 from racing_demon.cli.simulate_cmd import simulate_command
+from racing_demon.cli.style import add_output_options
 from racing_demon.cli.tournament_cmd import tournament
 from racing_demon.cli.verify_cmd import verify
 from racing_demon.cli.view_cmd import view
@@ -30,7 +31,14 @@ from racing_demon.outcomes import ExitCode
 class _Commands(click.Group):
     """The commands, ending as the tools people know end: Ctrl-C exits 130, a reader that
     closed the pipe ends the output quietly (141), and a failed write to standard output
-    is one line on standard error and exit 2, never a traceback or a false verdict."""
+    is one line on standard error and exit 2, never a traceback or a false verdict.
+
+    Every command registered gets the output options (``cli.style``): ``--color``, and on
+    the commands that print verdicts ``-q`` and ``-v``."""
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        super().add_command(cmd, name)
+        add_output_options(cmd, name or cmd.name or "", with_verbosity=_VERDICTS)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -72,6 +80,9 @@ def _is_stdout_failure(error: OSError) -> bool:
     in_echo = raised.name == "echo" and Path(raised.filename).parent.name == "click"
     return in_echo or (raised.name == "invoke" and raised.filename == __file__)
 
+
+# The commands whose text is a verdict on each log: -q prints it alone, -v adds every check.
+_VERDICTS = frozenset({"verify", "audit"})
 
 _WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
 

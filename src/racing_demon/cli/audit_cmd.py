@@ -17,6 +17,7 @@ from racing_demon.cli.options import (
     table_key_option,
 )
 from racing_demon.cli.output import named_log
+from racing_demon.cli.style import verbosity
 from racing_demon.evidence import gather_evidence
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
@@ -47,14 +48,16 @@ def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> l
 
 
 @click.command(
+    short_help="Audit a log: every hand's score, claims, receipts, copies.",
     epilog="""\b
 Examples:
   racing-demon audit game.jsonl --table-key table.pub
-  racing-demon audit game.jsonl --table-key table.pub --claim my-claim.json --json
+  racing-demon audit game.jsonl --table-key table.pub --claim mine.json --json
   racing-demon audit game.jsonl --table-key table.pub --rules table
   racing-demon audit - --table-key table.pub < game.jsonl
   racing-demon audit game.jsonl --table-key table.pub \\
-      --receipts seat0.receipts.jsonl --receipts seat1.receipts.jsonl --against copy.jsonl
+      --receipts seat0.receipts.jsonl --receipts seat1.receipts.jsonl \\
+      --against copy.jsonl
 
 \b
 A claim file (racing-demon docs audit-claims.schema.json):
@@ -66,7 +69,7 @@ A claim file (racing-demon docs audit-claims.schema.json):
 \b
 A receipts file holds the table's signed receipts, one a line
 (racing-demon docs receipt.schema.json; racing-demon docs log-format 9).
-"""
+""",
 )
 @click.argument("log", type=click.Path(allow_dash=True))
 @table_key_option(required=True)
@@ -142,11 +145,12 @@ def audit(
         document = audit_document(hands, checks, report_document(report), evidence)
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        click.echo(report_text(report))
-        if hands or checks:
-            click.echo(audit_text(hands, checks))
+        click.echo(report_text(report, verbosity()))
+        hands_text = audit_text(hands, checks, verbosity())
+        if hands_text:  # nothing when there are no hands, or -q and no claims
+            click.echo(hands_text)
         if evidence is not None:
-            click.echo(evidence_text(evidence))
+            click.echo(evidence_text(evidence, verbosity()))
     code = audit_exit_code(report, all(check.holds for check in checks), evidence)
     if code is not ExitCode.OK:
         raise SystemExit(code)

@@ -16,7 +16,8 @@ from racing_demon.report.text import deal_document, deal_text
     epilog="""\b
 Examples:
   racing-demon deal --seed demo --players 2
-  racing-demon deal --seed "final 2026" --players 4 --hand 3 --rules nertz --json
+  racing-demon deal --seed "final 2026" --players 4 --hand 3 \\
+      --rules nertz --json
 """
 )
 @click.option("--seed", required=True, help="A plain seed string (reproducible deals).")
@@ -29,8 +30,8 @@ Examples:
 def deal(seed: str, players: int, hand: int, rules: Rules, as_json: bool) -> None:
     """Print each seat's layout for one hand dealt from SEED.
 
-    Every pack is derived from the seed by the published algorithm
-    (racing-demon docs deal-spec), so anyone can regenerate the same deal.
+    Every pack is derived from the seed by the published algorithm, so anyone
+    can regenerate the same deal (racing-demon docs deal-spec).
     """
     try:
         match_seed = MatchSeed.from_plain(seed)

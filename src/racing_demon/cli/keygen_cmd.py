@@ -19,12 +19,13 @@ from racing_demon.log.keys import (
 
 
 @click.command(
+    short_help="Write an Ed25519 key pair for a table or a player.",
     epilog="""\b
 Examples:
   racing-demon keygen table
   racing-demon keygen alice --dir keys --ask-passphrase
   racing-demon keygen table --passphrase-file secret.txt --force
-"""
+""",
 )
 @click.argument("name")
 @click.option(

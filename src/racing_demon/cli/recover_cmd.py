@@ -16,11 +16,12 @@ from racing_demon.verify import Settings
 
 
 @click.command(
+    short_help="Remove the torn last line a crash left in a log.",
     epilog="""\b
 Examples:
   racing-demon recover game.jsonl --table-key table.pub --seed SECRET
   racing-demon recover game.jsonl --table-key table.pub --dry-run
-"""
+""",
 )
 @click.argument("log", type=click.Path(path_type=Path))
 @table_key_option(required=False)

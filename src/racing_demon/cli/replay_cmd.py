@@ -14,13 +14,16 @@ from racing_demon.report.text import next_text, printable, table_text
 
 
 @click.command(
+    short_help="Show the table after any record of a log.",
     epilog="""\b
 Examples:
   racing-demon replay sample_games/table-3p-signed.jsonl
   racing-demon replay game.jsonl --at 120
-  racing-demon replay unfinished.jsonl --seed SECRET   # a log with no final record yet
-  racing-demon replay - --at 40 < game.jsonl           # the log on standard input
-"""
+  # a log with no final record yet:
+  racing-demon replay unfinished.jsonl --seed SECRET
+  # the log on standard input:
+  racing-demon replay - --at 40 < game.jsonl
+""",
 )
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option(

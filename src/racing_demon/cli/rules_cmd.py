@@ -11,12 +11,13 @@ from racing_demon.report.text import rules_listing
 
 
 @click.command(
+    short_help="List the rule profiles, or print one.",
     epilog="""\b
 Examples:
   racing-demon rules
   racing-demon rules peer2peer
   racing-demon rules my-variant.json   # validate a profile document
-"""
+""",
 )
 @click.argument("profile", required=False)
 def rules(profile: str | None) -> None:

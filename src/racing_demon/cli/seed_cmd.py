@@ -29,12 +29,13 @@ def _hex64(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 @click.group(
+    short_help="Make a dealer secret and its commitment; check a reveal.",
     epilog="""\b
 Examples:
   racing-demon seed new                # before play: publish the commitment
   racing-demon seed new -o secret.txt  # the secret in a new file, mode 0600
   racing-demon seed check SECRET COMMITMENT   # after it: check the reveal
-"""
+""",
 )
 def seed() -> None:
     """Commit to a dealer secret before play, and check its reveal after.
@@ -45,7 +46,7 @@ def seed() -> None:
     """
 
 
-@seed.command(name="new")
+@seed.command(name="new", short_help="Print a new dealer secret and its commitment.")
 @json_option
 @click.option(
     "-o",

@@ -74,6 +74,7 @@ def _latencies(
 
 
 @click.command(
+    short_help="Bots play a whole match; write its signed log.",
     epilog="""\b
 Examples:
   racing-demon keygen table
@@ -83,10 +84,11 @@ Examples:
   racing-demon simulate --players 2 --seed demo --table-key table.key --out - \\
       | racing-demon verify - --table-key table.pub
 \b
-  mkdir keys && for seat in 0 1 2 3; do racing-demon keygen seat$seat --dir keys; done
+  mkdir keys
+  for seat in 0 1 2 3; do racing-demon keygen seat$seat --dir keys; done
   racing-demon simulate --rules nertz --players 4 --bots hard --seed cup \\
       --table-key table.key --player-keys keys --hands 3 --out cup.jsonl
-"""
+""",
 )
 @rules_option
 @click.option(
@@ -200,9 +202,9 @@ def simulate_command(
 
     Prints a summary at the end: scores per hand, totals, winners, bounces, ties, stall
     shifts and blocked hands. Each seat's client keeps the table's receipt for every
-    submission in LOG-STEM.seatN.receipts.jsonl beside LOG, unless --no-receipts. Exit 0
-    when the match was played; 2 on bad usage, unreadable keys, or an existing LOG or
-    receipts file.
+    submission in LOG-STEM.seatN.receipts.jsonl beside LOG, unless told not to
+    (--no-receipts). Exit 0 when the match was played; 2 on bad usage, unreadable keys,
+    or an existing LOG or receipts file.
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")

@@ -65,6 +65,7 @@ def _name(ctx: click.Context, param: click.Parameter, value: str) -> str:
 
 
 @click.group(
+    short_help="Plan, check, simulate and score duplicate tournaments.",
     epilog="""\b
 Examples:
   racing-demon seed new -o secret.txt      # publish the commitment it prints
@@ -75,7 +76,7 @@ Examples:
       -o plan.json --sheets sheets.html
   racing-demon tournament check plan.json
   racing-demon tournament check plan.json --secret file:secret.txt
-"""
+""",
 )
 def tournament() -> None:
     """Duplicate tournaments: every table plays the same packs, dealt from one

@@ -61,8 +61,8 @@ Examples:
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="Verify on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786). "
-    "Needs pip install 'racing-demon[dask]'.",
+    help="Verify on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); "
+    "it needs the dask extra: pip install 'racing-demon[dask]'.",
 )
 @click.pass_context
 def score_command(

@@ -33,10 +33,11 @@ from racing_demon.cli.options import (
     table_key_option,
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, log_from_stdin
+from racing_demon.cli.style import verbosity
 from racing_demon.files import STDIN, LogFile
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
-from racing_demon.report.text import printable
+from racing_demon.report.text import Verbosity, printable
 from racing_demon.report.verify import (
     batch_entry,
     batch_footer,
@@ -74,6 +75,7 @@ class _ClusterFailed(click.ClickException):
 
 
 @click.command(
+    short_help="Verify logs: signatures, chain, deal, every move, scores.",
     epilog="""\b
 Examples:
   racing-demon verify game.jsonl --table-key table.pub
@@ -83,9 +85,11 @@ Examples:
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
   racing-demon verify archive/ --table-key table.pub --report - | jq .verdict
-  racing-demon verify archive/ --table-key table.pub --scheduler tcp://dask-host:8786
-  racing-demon verify big.jsonl --table-key table.pub --max-file-bytes 1G --max-records 5000000
-"""
+  racing-demon verify archive/ --table-key table.pub \\
+      --scheduler tcp://dask-host:8786
+  racing-demon verify big.jsonl --table-key table.pub \\
+      --max-file-bytes 1G --max-records 5000000
+""",
 )
 @click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(allow_dash=True))
 @table_key_option(required=False)
@@ -237,7 +241,7 @@ def verify(
                     if as_json or one_log:
                         reports.append(report)
                     else:
-                        click.echo(batch_entry(report), err=to_stderr)
+                        click.echo(batch_entry(report, verbosity()), err=to_stderr)
                 if on_done is not None:
                     on_done()
         except KeyboardInterrupt:
@@ -248,8 +252,8 @@ def verify(
         document = verification_document(reports, interrupted=interrupted)
         click.echo(json.dumps(document, indent=2), err=to_stderr)
     elif one_log and reports:
-        click.echo(report_text(reports[0]), err=to_stderr)  # one log named: its whole report
-    elif first is not None:
+        click.echo(report_text(reports[0], verbosity()), err=to_stderr)  # its whole report
+    elif first is not None and verbosity() is not Verbosity.QUIET:
         shown_planned = planned if interrupted else None
         click.echo(batch_footer(summary, first, planned=shown_planned), err=to_stderr)
     if interrupted:

@@ -24,6 +24,7 @@ from racing_demon.viewer import render_page, viewer_data
 
 
 @click.command(
+    short_help="Write an HTML page that replays a log and re-verifies it.",
     epilog="""\b
 Examples:
   racing-demon view game.jsonl --table-key table.pub -o game.html
@@ -34,7 +35,7 @@ Examples:
   racing-demon view game.jsonl --table-key table.pub --rules table \\
       -o game.html --force
   racing-demon view game.jsonl -o - > game.html   # no key: an unpinned page
-"""
+""",
 )
 @click.argument("log", type=click.Path(path_type=Path))
 @table_key_option(required=False)

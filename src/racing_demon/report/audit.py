@@ -7,7 +7,7 @@ from typing import Any
 
 from racing_demon.audit import ClaimCheck, HandAudit
 from racing_demon.evidence import Entry, EvidenceFinding, EvidenceReport
-from racing_demon.report.text import printable
+from racing_demon.report.text import Colour, Verbosity, paint, printable
 
 
 def audit_document(
@@ -59,9 +59,15 @@ def audit_document(
     }
 
 
-def audit_text(hands: Sequence[HandAudit], checks: Sequence[ClaimCheck]) -> str:
+def audit_text(
+    hands: Sequence[HandAudit],
+    checks: Sequence[ClaimCheck],
+    verbosity: Verbosity = Verbosity.NORMAL,
+) -> str:
+    """Every hand, seat by seat, then each claim's verdict; with ``QUIET`` the claims'
+    verdicts only."""
     lines = []
-    for hand in hands:
+    for hand in hands if verbosity > Verbosity.QUIET else ():
         lines.append(f"hand {hand.hand}: ended by {printable(hand.reason)} (record {hand.end_seq})")
         for seat in hand.seats:
             claimed = (
@@ -81,7 +87,8 @@ def audit_text(hands: Sequence[HandAudit], checks: Sequence[ClaimCheck]) -> str:
                 lines.append(f"    demon left: {' '.join(c.display() for c in seat.demon_left)}")
     for check in checks:
         records = ", ".join(map(str, check.records)) or "-"
-        lines.append(f"{'ok   ' if check.holds else 'WRONG'} {check.message} (records {records})")
+        verdict = paint("ok   ", Colour.GOOD) if check.holds else paint("WRONG", Colour.BAD)
+        lines.append(f"{verdict} {check.message} (records {records})")
     return "\n".join(lines)
 
 
@@ -127,10 +134,11 @@ def _finding(finding: EvidenceFinding) -> dict[str, Any]:
     }
 
 
-def evidence_text(evidence: EvidenceReport) -> str:
-    """One line per finding, then what was compared with what."""
+def evidence_text(evidence: EvidenceReport, verbosity: Verbosity = Verbosity.NORMAL) -> str:
+    """One line per finding, then what was compared with what and the verdict (with
+    ``QUIET``, that last line only)."""
     lines = []
-    for finding in evidence.findings:
+    for finding in evidence.findings if verbosity > Verbosity.QUIET else ():
         if finding.seat is not None:
             subject = f"seat {finding.seat} n {finding.n}"
         elif finding.said is not None:
@@ -147,9 +155,12 @@ def evidence_text(evidence: EvidenceReport) -> str:
         compared += f" and {len(evidence.against)} other copies of the log"
     proofs = sum(finding.is_evidence for finding in evidence.findings)
     verdict = (
-        "all agree"
+        paint("all agree", Colour.GOOD)
         if evidence.agrees
-        else f"{len(evidence.findings)} findings, {proofs} of them evidence against the table"
+        else paint(
+            f"{len(evidence.findings)} findings, {proofs} of them evidence against the table",
+            Colour.BAD,
+        )
     )
     lines.append(
         f"receipts: {compared} checked against {scan.records} records ({state}): {verdict}"

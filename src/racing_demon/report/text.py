@@ -1,11 +1,13 @@
 """Reporters: what the commands print, as text for people and as JSON for programs.
 
-Text may carry ANSI colour (red suits); the CLI strips it when output is not a
-terminal. JSON documents are described by the schemas in ``schemas/``.
+Text may carry ANSI colour (red suits, verdicts, the failing record); the CLI strips it
+when output is not a terminal or colour is off (``cli.style``). JSON documents are
+described by the schemas in ``schemas/``.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +22,30 @@ from racing_demon.replay import ReplayError
 DEAL_FORMAT = "racing-demon/deal-report/v1"
 SEED_FORMAT = "racing-demon/seed-report/v1"
 _RED = "\x1b[31m"
-_RESET = "\x1b[0m"
+RESET = "\x1b[0m"
+
+
+class Verbosity(enum.IntEnum):
+    """How much a text report says: the verdict lines only (``-q``), the usual report, or
+    every check and every problem found (``-v``)."""
+
+    QUIET = 0
+    NORMAL = 1
+    VERBOSE = 2
+
+
+class Colour(enum.StrEnum):
+    """The ANSI colours the reports use: one meaning each, on every command."""
+
+    GOOD = "\x1b[1;32m"  # bold green: verified, a claim that holds
+    BAD = "\x1b[1;31m"  # bold red: does not verify, unreadable, a claim that is wrong
+    WARN = "\x1b[1;33m"  # bold yellow: unfinished, unpinned: no verdict on the whole
+    PLACE = "\x1b[1m"  # bold: where a check failed (line, seq, seat, move)
+
+
+def paint(text: str, colour: Colour) -> str:
+    """``text`` in ``colour``, reset after it."""
+    return f"{colour}{text}{RESET}"
 
 
 def printable(text: str) -> str:
@@ -41,7 +66,7 @@ def printable(text: str) -> str:
 def show_card(card: Card) -> str:
     """``10♥`` in red, ``K♠`` plain; padded to three columns so piles line up."""
     text = card.display().rjust(3)
-    return f"{_RED}{text}{_RESET}" if card.is_red else text
+    return f"{_RED}{text}{RESET}" if card.is_red else text
 
 
 def show_pile(cards: Sequence[Card]) -> str:

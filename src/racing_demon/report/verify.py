@@ -8,14 +8,15 @@ move text cannot clear the screen or forge a "VERIFIED" line.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.batch import Summary
 from racing_demon.outcomes import ExitCode, exit_code_of
-from racing_demon.report.text import printable
-from racing_demon.verify import Finding, Report, RulesFacts, Verdict
+from racing_demon.report.text import Colour, Verbosity, paint, printable
+from racing_demon.verify import Finding, Report, RulesFacts, Step, Verdict
 from racing_demon.verify.assurance import Assurance, assurance_of
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
@@ -27,13 +28,23 @@ _HEADLINES = {
     Verdict.UNREADABLE: "UNREADABLE",
     Verdict.UNPINNED: "UNPINNED: table signatures not checked",
 }
+_COLOURS = {
+    Verdict.VERIFIED: Colour.GOOD,
+    Verdict.DOES_NOT_VERIFY: Colour.BAD,
+    Verdict.UNFINISHED: Colour.WARN,
+    Verdict.UNREADABLE: Colour.BAD,
+    Verdict.UNPINNED: Colour.WARN,
+}
 
 
-def report_text(report: Report) -> str:
-    """The verdict on the first line, then where it failed, then what was covered."""
+def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
+    """The verdict on the first line, then where it failed, then what was covered; with
+    ``QUIET`` the verdict line only, with ``VERBOSE`` every problem found and every step."""
     lines = [_headline(report)]
+    if verbosity is Verbosity.QUIET:
+        return lines[0]
     if report.finding is not None:
-        lines.append(finding_text(report.finding))
+        lines += finding_lines(report.finding, verbosity)
     if report.not_replayed:
         lines.append(f"{report.not_replayed} of {report.records} records not replayed")
     elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
@@ -60,6 +71,8 @@ def report_text(report: Report) -> str:
         lines += assurance_lines(assurance)
     elif report.verdict is not Verdict.UNREADABLE:
         lines += _coverage(report)
+    if verbosity is Verbosity.VERBOSE:
+        lines += step_lines(report)
     return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
 
 
@@ -70,7 +83,8 @@ def assurance_lines(assurance: Assurance) -> list[str]:
 
 
 def _headline(report: Report) -> str:
-    headline = f"{_HEADLINES[report.verdict]}  {printable(report.source)}"
+    verdict = paint(_HEADLINES[report.verdict], _COLOURS[report.verdict])
+    headline = f"{verdict}  {printable(report.source)}"
     if report.step is not None:
         headline += f"  (step {report.step.value}, {report.step.title})"
     return headline
@@ -86,7 +100,7 @@ def finding_text(finding: Finding) -> str:
         where.append(f"seat {finding.seat}")
     if finding.move is not None:
         where.append(f"move {finding.move!r}")  # repr escapes what cannot be printed
-    text = ", ".join(where) + ": " if where else ""
+    text = paint(", ".join(where), Colour.PLACE) + ": " if where else ""
     text += f"{finding.code}: "
     if finding.rule is not None:
         text += f"{finding.rule}: "
@@ -95,6 +109,69 @@ def finding_text(finding: Finding) -> str:
         text += f"; expected {printable(finding.expected or '-')}"
         text += f", found {printable(finding.found or '-')}"
     return text
+
+
+def finding_lines(finding: Finding, verbosity: Verbosity) -> list[str]:
+    """The finding's line; with ``VERBOSE``, one line for each problem it found, where the
+    usual line names the first and counts the others (``(and 2 more)``)."""
+    if verbosity is not Verbosity.VERBOSE or not finding.problems:
+        return [finding_text(finding)]
+    return [
+        finding_text(dataclasses.replace(finding, message=problem)) for problem in finding.problems
+    ]
+
+
+def step_lines(report: Report) -> list[str]:
+    """``verify -v``: each numbered step (docs/log-format.md §7) and what became of it,
+    saying no more than the verifier knows: a step it left at a failure held only as far
+    as the lines before, and the steps after it were not reached."""
+    width = max(len(step.title) for step in Step)
+    return [
+        f"step {step.value:>2}  {step.title.ljust(width)}  {_step_state(report, step)}"
+        for step in Step
+    ]
+
+
+def _step_state(report: Report, step: Step) -> str:
+    verdict, failed = report.verdict, report.step
+    if failed is None:
+        if verdict not in (Verdict.VERIFIED, Verdict.UNPINNED):
+            return "not reached"  # unreadable: no step ran
+        if step is Step.SIGNATURES and not report.pinned:
+            return "passed, without the table's signatures (no --table-key)"
+        if step is Step.SIGNATURES and report.fast:
+            return "passed, as far as --fast checks"
+        return "passed"
+    line = None if report.finding is None else report.finding.line
+    if verdict is Verdict.UNFINISHED:
+        return _unfinished_state(report, step, failed, line)
+    if step is failed:
+        return paint("FAILED" if line is None else f"FAILED at line {line}", Colour.BAD)
+    # Steps 1-5 run line by line in pass one, 6 once after it, 7-10 record by record.
+    if step <= Step.SIGNATURES and failed <= Step.SIGNATURES:
+        if step < failed:
+            return "passed" if line is None else f"held to line {line}"
+        return _held_before(line)
+    if step < failed:
+        return "passed" if step <= Step.SECRET else _held_before(line)
+    return "not reached" if failed <= Step.SECRET else _held_before(line)
+
+
+def _unfinished_state(report: Report, step: Step, failed: Step, line: int | None) -> str:
+    """A log without its final record: the prefix held, and no secret was revealed."""
+    replayed = (report.records or 0) - (report.not_replayed or 0)
+    if step is failed:
+        return paint("unfinished", Colour.WARN)
+    if step <= Step.SIGNATURES:
+        torn = failed is Step.FRAMING and line is not None
+        return _held_before(line) if torn else "passed"
+    if step is Step.SECRET:
+        return "passed, on the secret given" if replayed else "not reached: nothing reveals it"
+    return _held_before(replayed + 1) if replayed else "not reached"
+
+
+def _held_before(line: int | None) -> str:
+    return "not reached" if line is None or line < 2 else f"held to line {line - 1}"
 
 
 def rules_text(rules: RulesFacts) -> str:
@@ -110,15 +187,20 @@ def rules_text(rules: RulesFacts) -> str:
     return f"rules {name}{version} · {kind} · {digest} · {pinned}"
 
 
-def batch_entry(report: Report) -> str:
+def batch_entry(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
     """One log of a batch: its verdict at the left margin, a finding's line and the rules'
-    indented under it. So the lines at the margin are exactly the logs' verdicts, one each,
+    indented under it (with ``VERBOSE`` every problem and every step too; with ``QUIET``
+    nothing under it). So the lines at the margin are exactly the logs' verdicts, one each,
     for grep and sort to work on; each is printed as soon as its log is verified."""
     lines = [_headline(report)]
+    if verbosity is Verbosity.QUIET:
+        return lines[0]
     if report.finding is not None:
-        lines.append(f"  {finding_text(report.finding)}")
+        lines += [f"  {line}" for line in finding_lines(report.finding, verbosity)]
     if report.rules is not None:
         lines.append(f"  {rules_text(report.rules)}")
+    if verbosity is Verbosity.VERBOSE:
+        lines += [f"  {line}" for line in step_lines(report)]
     return "\n".join(lines)
 
 

@@ -117,6 +117,9 @@ class Finding:
     rule: str | None = None  # the engine's Violation code, or the SignatureCode
     expected: str | None = None
     found: str | None = None
+    # Every problem, when the check found more than one on the line (the schema's errors):
+    # ``message`` names the first and counts the rest, ``verify -v`` lists them all.
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +188,7 @@ def failure(
     rule: object = None,
     expected: object = None,
     found: object = None,
+    problems: tuple[str, ...] = (),
 ) -> StepFailed:
     """The failure of ``step`` at line ``line``, whose ``record`` (once its schema held)
     names the seq, and for a submission the seat and the move."""
@@ -205,5 +209,6 @@ def failure(
             rule=None if rule is None else str(rule),
             expected=None if expected is None else str(expected),
             found=None if found is None else str(found),
+            problems=problems,
         ),
     )
