@@ -38,6 +38,7 @@ def _complete_section(
 
 
 @click.command(
+    short_help="Print the guides and schemas shipped with racing-demon.",
     epilog="""\b
 Examples:
   racing-demon docs                       # the topics

@@ -81,8 +81,8 @@ Examples:
   racing-demon simulate --players 3 --bots easy,normal,hard --seed demo \\
       --table-key table.key --out demo.jsonl
   racing-demon verify demo.jsonl --table-key table.pub
-  racing-demon simulate --players 2 --seed demo --table-key table.key --out - \\
-      | racing-demon verify - --table-key table.pub
+  racing-demon simulate --players 2 --seed demo --table-key table.key \\
+      --out - | racing-demon verify - --table-key table.pub
 \b
   mkdir keys
   for seat in 0 1 2 3; do racing-demon keygen seat$seat --dir keys; done

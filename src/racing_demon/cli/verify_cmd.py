@@ -81,7 +81,8 @@ Examples:
   racing-demon verify game.jsonl --table-key table.pub
   racing-demon verify game.jsonl --table-key table.pub --seed SECRET --json
   racing-demon verify game.jsonl --table-key table.pub --rules table
-  curl -s https://example.org/game.jsonl | racing-demon verify - --table-key table.pub
+  curl -s https://example.org/game.jsonl \\
+      | racing-demon verify - --table-key table.pub
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
   racing-demon verify archive/ --table-key table.pub --report - | jq .verdict
@@ -89,6 +90,13 @@ Examples:
       --scheduler tcp://dask-host:8786
   racing-demon verify big.jsonl --table-key table.pub \\
       --max-file-bytes 1G --max-records 5000000
+
+\b
+More:
+  racing-demon docs log-format 7       # the checks, in the order they fail
+  racing-demon docs batch-verification
+  racing-demon docs verification-report-line.schema.json   # a --report line
+  racing-demon explain CODE            # what a reason code means
 """,
 )
 @click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(allow_dash=True))
@@ -140,8 +148,8 @@ Examples:
     "report_name",
     metavar="FILE",
     help="Also write one JSON line per log to FILE as each is verified, in the order of the "
-    "logs (racing-demon docs verification-report-line.schema.json); - writes them to "
-    "standard output and the text to standard error. An existing FILE is kept unless --force.",
+    "logs (their schema is below); - writes them to standard output and the text to "
+    "standard error. An existing FILE is kept unless --force.",
 )
 @force_option("Replace an existing --report FILE (never one of the logs or keys read).")
 @click.pass_context
@@ -164,17 +172,17 @@ def verify(
 ) -> None:
     """Verify each LOG: framing, schema, canonical bytes, hash chain, signatures, the
     dealer's reveal, the rules and every pack, then replay every move through the rules
-    engine and recompute the scores (racing-demon docs log-format 7). Every report names the rules
-    the log declares (name, version, digest, built-in or custom); --rules pins them.
+    engine and recompute the scores. Every report names the rules the log declares (name,
+    version, digest, built-in or custom); --rules pins them.
 
     A LOG of - is one log read from standard input (at most --max-file-bytes), named
     <stdin>; give it alone. A LOG that is a folder stands for every *.jsonl file under it,
     recursively, in natural order (g2 before g10); a folder with none is reported
     unreadable: "no logs found under DIR". Several logs are verified in parallel (--jobs,
     or --scheduler); each gets one line (and its finding under it) as soon as it and the
-    logs before it are verified, then a summary counts the verdicts and their reasons
-    (racing-demon docs batch-verification). Ctrl-C stops at once: what was verified by
-    then is printed, summed up and in the report, and the exit code is 130.
+    logs before it are verified, then a summary counts the verdicts and their reasons.
+    Ctrl-C stops at once: what was verified by then is printed, summed up and in the
+    report, and the exit code is 130.
 
     Exit 0 when every log verifies; 1 when any log does not, is unfinished, or is
     unpinned without --unsafe-unpinned, even if another could not be read; else 2 when
