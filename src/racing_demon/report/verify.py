@@ -9,10 +9,12 @@ move text cannot clear the screen or forge a "VERIFIED" line.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.batch import Summary
+from racing_demon.log.reader import ReadCode
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import printable
 from racing_demon.verify import Finding, Report, RulesFacts, Verdict
@@ -34,6 +36,8 @@ def report_text(report: Report) -> str:
     lines = [_headline(report)]
     if report.finding is not None:
         lines.append(finding_text(report.finding))
+        if report.verdict is Verdict.UNFINISHED and report.finding.code is ReadCode.TORN_LINE:
+            lines.append(_recover_hint(report.source))
     if report.not_replayed:
         lines.append(f"{report.not_replayed} of {report.records} records not replayed")
     elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
@@ -61,6 +65,13 @@ def report_text(report: Report) -> str:
     elif report.verdict is not Verdict.UNREADABLE:
         lines += _coverage(report)
     return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
+
+
+def _recover_hint(source: str) -> str:
+    """A torn last line is what a crash mid-write leaves, and ``recover`` is its repair:
+    the verdict says so, with the command to type."""
+    command = f"racing-demon recover {shlex.quote(printable(source))}"
+    return f"a write was cut short: {command} repairs the file once no table writes it"
 
 
 def assurance_lines(assurance: Assurance) -> list[str]:
