@@ -359,7 +359,8 @@ _ENGINE: Final[Mapping[enum.StrEnum, str]] = {
 
 _SUBMISSION: Final[Mapping[enum.StrEnum, str]] = {
     SubmissionCode.TIME_BACKWARDS: (
-        "The submission arrived at a time before the table's last record."
+        "The submission's arrival time is earlier than the time the table's clock has "
+        "already reached."
     ),
     SubmissionCode.MATCH_OVER: (
         "The match is over, or a tournament's table has played its last hand: nothing more "
