@@ -65,7 +65,7 @@ def test_replay_defaults_to_the_last_record() -> None:
     assert code == 0
     last = len(log_bodies(NERTZ)) - 1
     assert out.startswith(f"after record {last} ")
-    assert out.rstrip().endswith("next: nothing (the log ends here)")
+    assert out.rstrip().endswith("next: nothing (the final record ends the match)")
 
 
 def test_an_unfinished_log_needs_the_secret(tmp_path: Path) -> None:
@@ -184,7 +184,7 @@ def test_reasons_and_kinds_from_the_log_cannot_drive_the_terminal() -> None:
     first_line = table_text(snapshot.state, snapshot.names, record).splitlines()[0]
     assert first_line.endswith("0 turn (bounced: A_B\\n\\x1b[2Jseat 9)")
     forged = Submission(RecordKind.MOVE, 1, 0, 0, "0 turn\nnext: x")
-    assert next_text(Record("00" * 16, 4, 5, "00" * 32, forged), ("Ada\x1b",)) == (
+    assert next_text(Record("00" * 16, 4, 5, "00" * 32, forged), ("Ada\x1b",), record) == (
         "next: record 4 (move, seat 0 Ada\\x1b): 0 turn\\nnext: x"
     )
 

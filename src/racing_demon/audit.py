@@ -98,16 +98,29 @@ def _check(hands: Sequence[HandAudit], claim: Mapping[str, int], final_seq: int)
     seat_number = claim["seat"]
     field = next(name for name in CLAIM_FIELDS if name in claim)
     found = claim[field]
+    what = (
+        f"seat {seat_number}'s total"
+        if field == "total"
+        else f"seat {seat_number}'s {field.replace('_', ' ')} in hand {claim['hand']}"
+    )
+    if not hands:
+        return _cannot_hold(claim, f"{what} = {found}: the log has no hand that ended")
+    seats = len(hands[0].seats)  # a verified log scores every seat in every hand
+    if seat_number >= seats:
+        return _cannot_hold(
+            claim, f"{what} = {found}: there is no seat {seat_number} (the log has {_seats(seats)})"
+        )
     if field == "total":
-        if not hands or seat_number >= len(hands[-1].seats):
-            return _missing(claim, f"the log has no seat {seat_number}")
         expected = hands[-1].seats[seat_number].total
         records = (*(hand.end_seq for hand in hands), final_seq)
-        what = f"seat {seat_number}'s total"
     else:
         hand = next((h for h in hands if h.hand == claim["hand"]), None)
-        if hand is None or seat_number >= len(hand.seats):
-            return _missing(claim, f"the log has no hand {claim['hand']} seat {seat_number}")
+        if hand is None:
+            return _cannot_hold(
+                claim,
+                f"{what} = {found}: there is no hand {claim['hand']} "
+                f"(the log has {_hands(len(hands))})",
+            )
         seat = hand.seats[seat_number]
         placing = tuple(sorted({seq for _, seq in seat.placed}))
         expected, records = {
@@ -115,12 +128,26 @@ def _check(hands: Sequence[HandAudit], claim: Mapping[str, int], final_seq: int)
             "placed": (len(seat.placed), placing),
             "demon_left": (len(seat.demon_left), (hand.end_seq,)),
         }[field]
-        what = f"seat {seat_number}'s {field.replace('_', ' ')} in hand {hand.hand}"
     holds = expected == found
     verdict = "holds" if holds else f"is wrong: the log shows {expected}"
     return ClaimCheck(claim, holds, expected, found, records, f"{what} = {found} {verdict}")
 
 
-def _missing(claim: Mapping[str, int], why: str) -> ClaimCheck:
+def _seats(count: int) -> str:
+    return _span("seat", 0, count - 1)
+
+
+def _hands(count: int) -> str:
+    return _span("hand", 1, count)
+
+
+def _span(noun: str, first: int, last: int) -> str:
+    if first == last:
+        return f"{noun} {first} only"
+    return f"{noun}s {first} {'and' if last == first + 1 else 'to'} {last}"
+
+
+def _cannot_hold(claim: Mapping[str, int], message: str) -> ClaimCheck:
+    """A claim about a seat or a hand the log does not have: no record shows an answer."""
     field = next(name for name in CLAIM_FIELDS if name in claim)
-    return ClaimCheck(claim, False, 0, claim[field], (), f"claim {dict(claim)} is wrong: {why}")
+    return ClaimCheck(claim, False, 0, claim[field], (), message)

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import LogFile, open_log
 from racing_demon.game.cards import Card
+from racing_demon.game.engine import ViolationCode
 from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import State
-from racing_demon.log.reader import DEFAULT_LIMITS, Limits, read_lines
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits, ReadCode, ReadError, read_lines
 from racing_demon.log.records import Final, Genesis, Record, event_of, parse_record
 from racing_demon.profiles import rules_from_document
 from racing_demon.schema import record_errors
@@ -38,6 +39,14 @@ class ReplayError(RacingDemonError, ValueError):
         self.record = record  # the record refused, once its schema held
 
 
+class Race(NamedTuple):
+    """What a bounced card lost its race to: the card that had reached that foundation
+    level first, and the record that placed it."""
+
+    seq: int
+    card: Card
+
+
 @dataclass
 class Snapshot:
     """The table as it stood after one record (mutable: the replay updates it in place)."""
@@ -47,6 +56,7 @@ class Snapshot:
     flow: MatchFlow | None = None
     placed: dict[Card, int] = field(default_factory=dict)  # centre card -> seq that placed it
     hands: list[tuple[HandScore, dict[Card, int]]] = field(default_factory=list)
+    lost_to: Race | None = None  # the record's, when it bounced a card that lost a race
 
     @property
     def seq(self) -> int:
@@ -59,12 +69,17 @@ class Snapshot:
 
 
 def find_secret(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
-    """The secret the final record reveals, or None when the log has no final record."""
+    """The secret the final record reveals, or None when the log has no final record
+    (a torn last line included: what a crash leaves has no final record after it)."""
     with open_log(path) as stream:
-        for line in read_lines(stream, limits):
-            record = _record(line.number, line.value)
-            if isinstance(record.payload, Final):
-                return bytes.fromhex(record.payload.secret)
+        try:
+            for line in read_lines(stream, limits):
+                record = _record(line.number, line.value)
+                if isinstance(record.payload, Final):
+                    return bytes.fromhex(record.payload.secret)
+        except ReadError as error:
+            if error.code is not ReadCode.TORN_LINE:
+                raise
     return None
 
 
@@ -105,6 +120,7 @@ def _refused(record: Record, refusal: FlowRefusal) -> str:
 
 def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
     payload = record.payload
+    snapshot.lost_to = None
     if isinstance(payload, Genesis):
         if snapshot.flow is not None:
             raise ReplayError(record.seq, "a second genesis")
@@ -123,6 +139,22 @@ def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
         move = Move.parse(event.move)
         if move.target is not None and move.target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION):
             snapshot.placed[move.cards[0]] = record.seq
+    elif isinstance(event, Submission) and event.reason == ViolationCode.FOUNDATION_TAKEN:
+        assert flow.state is not None  # the flow judged the bounce against the hand in play
+        snapshot.lost_to = _race_winner(flow.state, snapshot.placed, Move.parse(event.move))
     elif isinstance(event, HandEnd):
         assert flow.state is not None  # the hand that ended, with its cards
         snapshot.hands.append((score_hand(flow.state), dict(snapshot.placed)))
+
+
+def _race_winner(state: State, placed: dict[Card, int], move: Move) -> Race | None:
+    """The first card on the foundation level that ``move``'s card came too late for
+    (FOUNDATION_TAKEN: the level of its rank is already there), with the record that
+    placed it; on a tied level, the earlier of the two."""
+    card, target = move.cards[0], move.target
+    if target is None or target.zone is not Zone.FOUNDATION:
+        return None
+    level = state.foundations[target.index].levels[card.rank - 1]
+    return min(
+        (Race(placed[c], c) for c in level if c in placed), key=lambda race: race.seq, default=None
+    )

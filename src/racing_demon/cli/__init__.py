@@ -15,6 +15,7 @@ import click
 from racing_demon.cli.audit_cmd import audit
 from racing_demon.cli.deal_cmd import deal
 from racing_demon.cli.docs_cmd import docs
+from racing_demon.cli.explain_cmd import explain_command
 from racing_demon.cli.keygen_cmd import keygen
 from racing_demon.cli.recover_cmd import recover
 from racing_demon.cli.replay_cmd import replay_command
@@ -127,5 +128,6 @@ main.add_command(seed)
 main.add_command(verify)
 main.add_command(view)
 main.add_command(replay_command, name="replay")
+main.add_command(explain_command, name="explain")
 main.add_command(simulate_command, name="simulate")
 main.add_command(tournament)

@@ -46,7 +46,7 @@ Examples:
   racing-demon docs log-format 7          # its section "7. Verification"
   racing-demon docs rules "State text"    # a section by its title
   racing-demon docs receipt.schema.json   # a JSON Schema
-"""
+""",
 )
 @click.argument("topic", required=False, shell_complete=_complete_topic)
 @click.argument("section", required=False, shell_complete=_complete_section)

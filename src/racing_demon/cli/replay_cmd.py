@@ -6,10 +6,10 @@ import click
 
 from racing_demon.cli.options import limits_options, seed_option
 from racing_demon.cli.output import named_log
-from racing_demon.log.reader import Limits, ReadError
+from racing_demon.log.reader import Limits, ReadCode, ReadError
 from racing_demon.log.records import Record
 from racing_demon.outcomes import ExitCode
-from racing_demon.replay import ReplayError, find_secret, replay
+from racing_demon.replay import Race, ReplayError, find_secret, replay
 from racing_demon.report.text import next_text, printable, table_text
 
 
@@ -40,7 +40,8 @@ def replay_command(log: str, at_seq: int | None, seed: bytes | None, limits: Lim
     the log on standard input (at most --max-file-bytes).
     """
     chosen = None
-    following: Record | ReplayError | None = None
+    following: Record | ReplayError | ReadError | None = None
+    following_lost_to: Race | None = None
     source = named_log(log, limits)
     try:
         secret = seed or find_secret(source, limits)
@@ -48,10 +49,10 @@ def replay_command(log: str, at_seq: int | None, seed: bytes | None, limits: Lim
             raise click.UsageError("the log has no final record: give the dealer secret, --seed")
         for snapshot in replay(source, secret, limits):
             if chosen is not None and at_seq is not None:
-                following = snapshot.record
+                following, following_lost_to = snapshot.record, snapshot.lost_to
                 break
             if at_seq is None or snapshot.seq == at_seq:
-                chosen = (snapshot.state, snapshot.record, snapshot.names)
+                chosen = (snapshot.state, snapshot.record, snapshot.names, snapshot.lost_to)
     except ReplayError as error:
         if chosen is None or at_seq is None:
             click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
@@ -60,14 +61,19 @@ def replay_command(log: str, at_seq: int | None, seed: bytes | None, limits: Lim
     except OSError as error:
         click.echo(f"cannot read {printable(str(source))}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
-    except (ReadError, ValueError) as error:
+    except ReadError as error:
+        if error.code is not ReadCode.TORN_LINE or chosen is None:
+            click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
+            raise SystemExit(ExitCode.NO) from error
+        following = error  # a crash cut the last line short: the log is unfinished
+    except ValueError as error:
         click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.NO) from error
     if chosen is None:
         raise click.UsageError(f"the log has no record {at_seq}")
-    state, record, names = chosen
+    state, record, names, lost_to = chosen
     assert record is not None  # every snapshot replay yields holds its record
     if state is None:
         raise click.UsageError(f"record {record.seq} comes before the first hand")
-    click.echo(table_text(state, names, record))
-    click.echo(next_text(following, names))
+    click.echo(table_text(state, names, record, lost_to))
+    click.echo(next_text(following, names, record, following_lost_to))

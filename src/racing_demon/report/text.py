@@ -13,11 +13,12 @@ from typing import Any
 
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import DEAL_ALGORITHM, pack_digest
-from racing_demon.game.flow import Submission
+from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Pile, Seat, State
+from racing_demon.log.reader import ReadCode, ReadError
 from racing_demon.log.records import Record
-from racing_demon.replay import ReplayError
+from racing_demon.replay import Race, ReplayError
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
 SEED_FORMAT = "racing-demon/seed-report/v1"
@@ -135,12 +136,12 @@ def seed_document(secret_hex: str, commitment_hex: str) -> dict[str, Any]:
     return {"format": SEED_FORMAT, "secret": secret_hex, "commitment": commitment_hex}
 
 
-def table_text(state: State, names: Sequence[str], record: Record) -> str:
-    """The table after ``record`` (``replay``): every seat and the centre."""
-    payload = record.payload
-    event = printable(payload.move if isinstance(payload, Submission) else record.kind)
-    if isinstance(payload, Submission) and payload.reason is not None:
-        event = f"{event} (bounced: {printable(payload.reason)})"
+def table_text(
+    state: State, names: Sequence[str], record: Record, lost_to: Race | None = None
+) -> str:
+    """The table after ``record`` (``replay``): every seat and the centre; a bounce that
+    lost a race (``lost_to``) names the record that won it."""
+    event = _event_text(record, lost_to)
     lines = [
         f"after record {record.seq} at {record.t_ms} ms, hand {state.hand} ({state.phase}): "
         f"{event}",
@@ -166,16 +167,48 @@ def table_text(state: State, names: Sequence[str], record: Record) -> str:
     return "\n".join(lines)
 
 
-def next_text(record: Record | ReplayError | None, names: Sequence[str]) -> str:
+def _event_text(record: Record, lost_to: Race | None) -> str:
+    payload = record.payload
+    if not isinstance(payload, Submission):
+        return printable(record.kind)
+    event = printable(payload.move)
+    if payload.reason is None:
+        return event
+    bounced = f"bounced: {printable(payload.reason)}"
+    if lost_to is not None:
+        card = lost_to.card
+        bounced += f", lost the race to record {lost_to.seq}, seat {card.owner}'s {card.display()}"
+    return f"{event} ({bounced})"
+
+
+def next_text(
+    record: Record | ReplayError | ReadError | None,
+    names: Sequence[str],
+    shown: Record,
+    lost_to: Race | None = None,
+) -> str:
+    """What follows ``shown``: the next record (``lost_to`` as for ``table_text``), the
+    first one the replay refuses, a torn last line, or nothing: the match's end, or an
+    unfinished log."""
     if record is None:
-        return "next: nothing (the log ends here)"
+        if shown.kind is RecordKind.FINAL:
+            return "next: nothing (the final record ends the match)"
+        return (
+            f"next: nothing yet: the log is unfinished (no final record after record {shown.seq})"
+        )
+    if isinstance(record, ReadError):  # replay reads past a record only to a torn last line
+        assert record.code is ReadCode.TORN_LINE
+        return (
+            f"next: nothing yet: the log is unfinished (line {record.line} is torn, as a "
+            "crash mid-write leaves it; racing-demon recover repairs the file)"
+        )
     if isinstance(record, ReplayError):
         return f"next: {printable(str(record))} (the replay stops here)"
     payload = record.payload
     if not isinstance(payload, Submission):
         return f"next: record {record.seq} ({record.kind})"
     who = f", seat {payload.seat} {printable(names[payload.seat])}"
-    return f"next: record {record.seq} ({record.kind}{who}): {printable(payload.move)}"
+    return f"next: record {record.seq} ({record.kind}{who}): {_event_text(record, lost_to)}"
 
 
 def rules_listing(profiles: Sequence[Rules]) -> str:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.batch import Summary
+from racing_demon.log.reader import ReadCode
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import Colour, Verbosity, paint, printable
 from racing_demon.verify import Finding, Report, RulesFacts, Step, Verdict
@@ -45,6 +47,8 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
         return lines[0]
     if report.finding is not None:
         lines += finding_lines(report.finding, verbosity)
+        if report.verdict is Verdict.UNFINISHED and report.finding.code is ReadCode.TORN_LINE:
+            lines.append(_recover_hint(report.source))
     if report.not_replayed:
         lines.append(f"{report.not_replayed} of {report.records} records not replayed")
     elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
@@ -74,6 +78,13 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
     if verbosity is Verbosity.VERBOSE:
         lines += step_lines(report)
     return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
+
+
+def _recover_hint(source: str) -> str:
+    """A torn last line is what a crash mid-write leaves, and ``recover`` is its repair:
+    the verdict says so, with the command to type."""
+    command = f"racing-demon recover {shlex.quote(printable(source))}"
+    return f"a write was cut short: {command} repairs the file once no table writes it"
 
 
 def assurance_lines(assurance: Assurance) -> list[str]:

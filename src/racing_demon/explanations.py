@@ -1,0 +1,642 @@
+"""One sentence for every reason code the package gives, in one catalogue.
+
+``racing-demon explain CODE``, ``racing-demon explain --help`` and docs/reason-codes.md
+(scripts/regen_reason_codes.py) are all written from this module, so a code is explained
+the same way everywhere. Each sentence says what the check that gives the code found,
+as the check is written (the verifier's steps, the match flow, the engine, the table).
+
+A code's name is unique only within its family: ``FLOAT`` is the reader's code for a line
+and the canonical encoder's for a value, ``TIME_BACKWARDS`` the verifier's for a record and
+the table's for a submission. So the catalogue is kept per family (one enum each), and a
+name is answered for every family that uses it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Mapping
+from typing import Final, NamedTuple
+
+from racing_demon.evidence import EvidenceCode
+from racing_demon.game.engine import ViolationCode
+from racing_demon.game.flow import FlowCode
+from racing_demon.log.canonical import CanonicalCode
+from racing_demon.log.reader import ReadCode
+from racing_demon.log.receipts import ReceiptCode, SubmissionCode
+from racing_demon.log.signing import SignatureCode
+from racing_demon.tournament.plan import PlanCode
+from racing_demon.tournament.score import TournamentCode
+from racing_demon.verify.report import VerifyCode
+
+
+class Family(NamedTuple):
+    """The codes of one enum: who gives them, and where they are specified."""
+
+    codes: type[enum.StrEnum]
+    title: str  # who gives these codes, and when
+    topic: str  # the guide that specifies the checks (docs/TOPIC.md) ...
+    section: str | None  # ... and its section, if one
+    sentences: Mapping[enum.StrEnum, str]
+
+    @property
+    def doc(self) -> str:
+        """Where the checks are specified, as the repository's guides name a file."""
+        return f"docs/{self.topic}.md" + ("" if self.section is None else f" §{self.section}")
+
+    @property
+    def command(self) -> str:
+        """The command that prints that place of the guides shipped with the package."""
+        return f"racing-demon docs {self.topic}" + (
+            "" if self.section is None else f" {self.section}"
+        )
+
+
+class Explanation(NamedTuple):
+    code: str
+    family: Family
+    sentence: str
+
+
+_READ: Final[Mapping[enum.StrEnum, str]] = {
+    ReadCode.BOM: "The file starts with a UTF-8 byte-order mark, which a log must not have.",
+    ReadCode.CR: "A line holds a carriage return (CR): every line ends with a single LF.",
+    ReadCode.NUL: "A line holds a NUL byte.",
+    ReadCode.NOT_UTF8: (
+        "A line is not valid UTF-8: a stray byte, an overlong form or an encoded surrogate."
+    ),
+    ReadCode.EMPTY_LINE: "A line is empty, or holds only spaces and tabs.",
+    ReadCode.LINE_TOO_LONG: (
+        "A line is longer than the reader's line limit (64 KiB unless --max-line-bytes "
+        "says otherwise)."
+    ),
+    ReadCode.FILE_TOO_LARGE: (
+        "The file is larger than the reader's file limit (64 MiB unless --max-file-bytes "
+        "says otherwise)."
+    ),
+    ReadCode.TOO_MANY_RECORDS: (
+        "The file holds more lines than the reader's record limit (1,000,000 unless "
+        "--max-records says otherwise)."
+    ),
+    ReadCode.TORN_LINE: (
+        "The last line has no terminating newline, as a crash in the middle of a write "
+        "leaves it; `racing-demon recover LOG` repairs such a file once no table writes it."
+    ),
+    ReadCode.BAD_JSON: (
+        "A line is not one JSON value: a syntax error, trailing bytes or two values on one line."
+    ),
+    ReadCode.DUPLICATE_KEY: "A JSON object repeats a key, at any depth.",
+    ReadCode.NAN_OR_INFINITY: "A line holds NaN, Infinity or -Infinity, which JSON does not have.",
+    ReadCode.FLOAT: (
+        "A number has a fraction or an exponent (1.0, 1e5): a log holds integers only."
+    ),
+    ReadCode.NEGATIVE_ZERO: "A line holds the integer -0.",
+    ReadCode.INT_RANGE: (
+        "An integer lies beyond 2^53 - 1 in magnitude, where JSON readers stop being exact."
+    ),
+    ReadCode.TOO_DEEP: (
+        "Arrays and objects nest deeper than 32 levels (the top-level object is level 1)."
+    ),
+    ReadCode.NOT_OBJECT: "A line's JSON value is not an object.",
+    ReadCode.NOT_CANONICAL: (
+        "A line is valid JSON but not the canonical RFC 8785 bytes of its value (member "
+        "order, spacing, escapes), or holds a value outside the data model."
+    ),
+}
+
+_CANONICAL: Final[Mapping[enum.StrEnum, str]] = {
+    CanonicalCode.UNSUPPORTED_TYPE: (
+        "A value is of a type the data model does not have: only null, booleans, integers, "
+        "strings, arrays and objects."
+    ),
+    CanonicalCode.FLOAT: "A value is a float: the data model holds integers only.",
+    CanonicalCode.INT_RANGE: "An integer lies beyond 2^53 - 1 in magnitude.",
+    CanonicalCode.LONE_SURROGATE: (
+        "A string holds a lone surrogate code point, which has no UTF-8 form."
+    ),
+    CanonicalCode.KEY_NOT_STR: "An object key is not a string.",
+    CanonicalCode.KEY_NOT_PRINTABLE_ASCII: (
+        "An object key holds a character outside printable ASCII (0x20 to 0x7E)."
+    ),
+    CanonicalCode.TOO_DEEP: "The value nests arrays and objects deeper than 32 levels.",
+}
+
+_SIGNATURE: Final[Mapping[enum.StrEnum, str]] = {
+    SignatureCode.BAD_SIGNATURE_ENCODING: (
+        "The signature is not exactly 128 lowercase hex characters."
+    ),
+    SignatureCode.BAD_KIND: "The signed kind is not 1 to 32 characters of a-z and underscore.",
+    SignatureCode.NON_CANONICAL_KEY: (
+        "The public key is not a canonical encoding: not 32 bytes, y not below p, or x zero "
+        "with the sign bit set."
+    ),
+    SignatureCode.KEY_NOT_ON_CURVE: (
+        "The public key's 32 bytes decode to no point of the Ed25519 curve."
+    ),
+    SignatureCode.WEAK_KEY: (
+        "The public key is one of the 8 small-order points, for which a signature proves nothing."
+    ),
+    SignatureCode.NON_CANONICAL_R: "The signature's R half is not a canonical point encoding.",
+    SignatureCode.SMALL_ORDER_R: "The signature's R half is one of the 8 small-order points.",
+    SignatureCode.NON_CANONICAL_S: (
+        "The signature's S half is not below the group order L, so it is not the one "
+        "canonical form."
+    ),
+    SignatureCode.BAD_SIGNATURE: (
+        "The signature does not verify: the key did not sign these exact bytes as this kind "
+        "and format version."
+    ),
+}
+
+_VERIFY: Final[Mapping[enum.StrEnum, str]] = {
+    VerifyCode.UNREADABLE: (
+        "The file cannot be opened or read at all (missing, a directory, no permission), so "
+        "nothing about its contents is known."
+    ),
+    VerifyCode.SCHEMA: (
+        "A line breaks the log-record schema (log-record.schema.json); the finding names "
+        "the first error, its path, and how many others there are."
+    ),
+    VerifyCode.GENESIS_MISSING: "The first line is not a genesis record.",
+    VerifyCode.GENESIS_REPEATED: "A genesis record appears after the first line.",
+    VerifyCode.SEQ_MISMATCH: (
+        "A record's seq is not its line's index from 0: a record was removed, repeated or moved."
+    ),
+    VerifyCode.PREV_MISMATCH: (
+        "A record's prev is not the SHA-256 of the line before it: a line was changed or "
+        "spliced in."
+    ),
+    VerifyCode.GAME_ID_MISMATCH: "A record names another game id than the genesis.",
+    VerifyCode.WRONG_GAME: "The genesis is not of the game that --game-id names.",
+    VerifyCode.TIME_BACKWARDS: "A record's t_ms is lower than the t_ms of the record before it.",
+    VerifyCode.VERSION_MISMATCH: "A record's format version v is not the genesis's.",
+    VerifyCode.SEEN_OUT_OF_RANGE: (
+        "A v2 submission's seen.seq is not one of the 4,096 records before it."
+    ),
+    VerifyCode.SEEN_MISMATCH: (
+        "The line a v2 submission's seen.seq names does not hash to its seen.hash: its "
+        "player was shown another history."
+    ),
+    VerifyCode.AFTER_FINAL: "A record follows the final record, which must be the last line.",
+    VerifyCode.UNFINISHED: (
+        "The log has no final record (an empty file included) and everything before it "
+        "holds, as a table still playing, or one that stopped, leaves it."
+    ),
+    VerifyCode.RECORD_COUNT: (
+        "The final record's records count is not its own seq, the number of lines before it."
+    ),
+    VerifyCode.FILE_CHANGED: (
+        "The file's bytes differ between the verifier's first pass and a second one: "
+        "something wrote to it while it was verified."
+    ),
+    VerifyCode.WRONG_TABLE_KEY: (
+        "The genesis table_key is not the key id of the table key pinned with --table-key."
+    ),
+    VerifyCode.BAD_TABLE_SIGNATURE: (
+        "A record's table signature (sigs.table) does not verify under the pinned table key; "
+        "the rule gives the signature code."
+    ),
+    VerifyCode.WEAK_PLAYER_KEY: (
+        "A player key the genesis lists is not canonical, not on the curve, or of small order."
+    ),
+    VerifyCode.DUPLICATE_PLAYER_KEY: "Two seats list one key, or a seat lists the table's key.",
+    VerifyCode.MIXED_PLAYER_KEYS: (
+        "Some seats of the genesis list a key and others do not: every seat has one, or none."
+    ),
+    VerifyCode.BAD_GENESIS_COSIGNATURE: (
+        "The genesis co-signatures (sigs.players) are not one per seat, or one is not its "
+        "seat's signature of the genesis body."
+    ),
+    VerifyCode.BAD_PLAYER_SIGNATURE: (
+        "A submission's player signature (sigs.player) does not verify over its statement "
+        "under the seat's key."
+    ),
+    VerifyCode.MISSING_PLAYER_SIGNATURE: (
+        "A submission record of a seat that lists a key carries no player signature."
+    ),
+    VerifyCode.UNEXPECTED_SIGNATURE: (
+        "A signature where none belongs: sigs.player on an unkeyed seat's record or on no "
+        "submission, sigs.players off the genesis or without keys, or sigs.accepts off a "
+        "keyed v2 log's final record."
+    ),
+    VerifyCode.SUBMISSION_GAP: (
+        "A seat's submission numbers n do not run 0, 1, 2 and on without a gap, as a table "
+        "that drops a submission leaves them."
+    ),
+    VerifyCode.ENTROPY_NOT_BOUND: (
+        "In a keyed v2 game, a seat's entropy is not its signature over the game id and the "
+        "dealer's commitment."
+    ),
+    VerifyCode.BAD_ACCEPTANCE: (
+        "The final record's acceptances (sigs.accepts) are not one entry per seat, or an "
+        "entry is not its seat's signature of the final body."
+    ),
+    VerifyCode.SECRET_MISMATCH: (
+        "The secret the final record reveals does not open the genesis commitment."
+    ),
+    VerifyCode.SEED_MISMATCH: (
+        "The dealer secret given to the verifier is not the one the final record reveals, "
+        "or, for an unfinished log, does not open the genesis commitment."
+    ),
+    VerifyCode.BAD_RULES: "The genesis rules are not a valid rules profile document.",
+    VerifyCode.RULES_MISMATCH: (
+        "The genesis rules_sha256 is not the digest of the rules document it carries."
+    ),
+    VerifyCode.RESERVED_RULES_NAME: (
+        "A v2 log's rules carry a built-in profile's name (table, peer2peer, nertz) without "
+        "being that profile, digest for digest."
+    ),
+    VerifyCode.WRONG_RULES: "The log's rules digest is not that of the rules pinned with --rules.",
+    VerifyCode.BAD_SEATS: (
+        "The genesis seats a number of players its profile does not allow, does not list "
+        "its seats from 0 in order, or lacks one entropy contribution per seat."
+    ),
+    VerifyCode.BAD_TOURNAMENT: (
+        "A tournament table's genesis names a table outside 1 to tables, rules that do not "
+        "play exactly the tournament's hands (no target, a shared lead tie), or a tournament "
+        "no plan can have."
+    ),
+}
+
+_FLOW: Final[Mapping[enum.StrEnum, str]] = {
+    FlowCode.HAND_OUT_OF_ORDER: (
+        "A record is out of its hand: a hand not numbered next, one started before the last "
+        "ended or after the match was over, or a record outside the hand in play."
+    ),
+    FlowCode.PACK_MISMATCH: (
+        "A hand_start does not give one pack digest per seat, or one is not the pack the "
+        "dealer secret deals that seat (at a tournament's table, the pack the plan deals it)."
+    ),
+    FlowCode.BAD_MOVE_TEXT: "A submission record's move text does not parse as a move.",
+    FlowCode.PLAYER_MISMATCH: (
+        "A move's seat is not the record's player, or is no seat at the table."
+    ),
+    FlowCode.ILLEGAL_MOVE: (
+        "The table accepted a move the engine refuses; the rule gives the engine's code."
+    ),
+    FlowCode.KIND_MISMATCH: (
+        "An accepted move is recorded as the wrong kind, a move for a tie or a tie for a move."
+    ),
+    FlowCode.WRONGLY_BOUNCED: "The table bounced a move that was legal when it arrived.",
+    FlowCode.BOUNCE_REASON_MISMATCH: (
+        "A bounce's reason is not the code the engine gives that move; the rule gives the engine's."
+    ),
+    FlowCode.UNJUSTIFIED_STALL: (
+        "A stall record where no stall shift was due, or where the stall cycle was complete "
+        "and a blocked hand_end was due instead."
+    ),
+    FlowCode.MISSING_STALL: (
+        "A stall was due after the previous record, but the log goes on with something "
+        "other than that stall or the blocked hand_end."
+    ),
+    FlowCode.UNJUSTIFIED_HAND_END: (
+        "A hand_end where the hand had not ended, or had ended for another reason than the "
+        "one recorded."
+    ),
+    FlowCode.SCORE_MISMATCH: (
+        "A hand's scores, or the final record's hands or totals, are not the ones the cards score."
+    ),
+    FlowCode.WINNERS_MISMATCH: (
+        "The final record names other winners than the profile's match rule."
+    ),
+    FlowCode.HAND_NOT_ENDED: "The final record comes before the last hand's hand_end.",
+    FlowCode.MATCH_NOT_OVER: (
+        "The final record comes where the profile's match rule does not end the match."
+    ),
+    FlowCode.FINAL_MISMATCH: (
+        "The final record's reason (complete, resigned, abandoned) is not the one the last "
+        "hand's end gives."
+    ),
+}
+
+_ENGINE: Final[Mapping[enum.StrEnum, str]] = {
+    ViolationCode.NOT_A_SEAT: "The move names a seat that is not at the table.",
+    ViolationCode.HAND_OVER: (
+        "The hand has ended, or a seat called and only a card already in motion may still land."
+    ),
+    ViolationCode.TOO_EARLY: "Play has not started: the profile's countdown has not ended.",
+    ViolationCode.NO_SUCH_PILE: (
+        "The move names a pile that does not exist, such as w6 or a foundation not yet started."
+    ),
+    ViolationCode.EMPTY_PILE: "The pile the move takes from is empty.",
+    ViolationCode.CARD_MISMATCH: (
+        "The cards the move names are not the ones its source offers, or a turn names "
+        "another packet than the stock's."
+    ),
+    ViolationCode.ONE_CARD_ONLY: (
+        "The move takes several cards where one only may go: from the demon or the waste, "
+        "to a foundation, or under a work pile."
+    ),
+    ViolationCode.SAME_PILE: "The move puts a work pile onto or under itself.",
+    ViolationCode.NOT_AN_ACE: "A new foundation (f+) is started with a card that is not an ace.",
+    ViolationCode.ACE_STARTS_NEW: (
+        "An ace is played onto a foundation, but an ace always starts a new one (f+)."
+    ),
+    ViolationCode.WRONG_SUIT: "A card is played onto a foundation of another suit.",
+    ViolationCode.NOT_NEXT_RANK: (
+        "A card is played onto a foundation that does not want its rank yet (too high)."
+    ),
+    ViolationCode.FOUNDATION_TAKEN: (
+        "A lost race: the foundation already holds this card's rank because another card "
+        "got there first, and the card stays where it was."
+    ),
+    ViolationCode.NOT_ONE_LOWER: (
+        "The card put onto a work pile is not one rank lower than the pile's exposed card."
+    ),
+    ViolationCode.NOT_ONE_HIGHER: (
+        "The card slid under a work pile is not one rank higher than the pile's head."
+    ),
+    ViolationCode.SAME_COLOUR: (
+        "The rank is right but the colour is that of the card it joins: work piles "
+        "alternate red and black."
+    ),
+    ViolationCode.UNDER_NOT_ALLOWED: "The profile does not let a card slide under a work pile.",
+    ViolationCode.UNDER_EMPTY_PILE: "A card is slid under an empty work pile.",
+    ViolationCode.STOCK_EMPTY: "A turn with no card left in the stock.",
+    ViolationCode.STOCK_NOT_EMPTY: "A recycle while the stock still holds cards.",
+    ViolationCode.WASTE_EMPTY: "A recycle with no card on the waste.",
+    ViolationCode.CALL_NOT_ALLOWED: "A call under a profile that has no call.",
+    ViolationCode.DEMON_NOT_EMPTY: "A call while the seat's demon pile still holds cards.",
+    ViolationCode.AGREEMENT_NOT_ALLOWED: (
+        "An agreement to a stall shift under a profile that has no stall by agreement."
+    ),
+    ViolationCode.ALREADY_AGREED: "The seat has already agreed to this stall shift.",
+    ViolationCode.RESIGN_NOT_ALLOWED: (
+        "A resignation under a profile that refuses it (end.resign is refused)."
+    ),
+    ViolationCode.STALL_NOT_DUE: (
+        "A stall shift while a seat can still play, or has not turned through its whole "
+        "stock since the last play."
+    ),
+}
+
+_SUBMISSION: Final[Mapping[enum.StrEnum, str]] = {
+    SubmissionCode.TIME_BACKWARDS: (
+        "The submission's arrival time is earlier than the time the table's clock has "
+        "already reached."
+    ),
+    SubmissionCode.MATCH_OVER: (
+        "The match is over, or a tournament's table has played its last hand: nothing more "
+        "is logged."
+    ),
+    SubmissionCode.NO_SUCH_SEAT: (
+        "The submission names a seat that is not at the table, so it gets no receipt: "
+        "nobody sits there to keep one."
+    ),
+    SubmissionCode.WRONG_NUMBER: "The submission's number n is not the seat's next one.",
+    SubmissionCode.BAD_MOVE_TEXT: "The submission's move text does not parse as a move.",
+    SubmissionCode.NOT_ITS_MOVE: "The move names another seat than the one that submitted it.",
+    SubmissionCode.SEEN_MISSING: (
+        "A keyed seat's submission does not name the last record its client had seen."
+    ),
+    SubmissionCode.SEEN_UNKNOWN: (
+        "The record a submission says its client had seen is not one of the last 4,096 "
+        "records of this log with that hash."
+    ),
+    SubmissionCode.UNEXPECTED_SIGNATURE: (
+        "A seat that lists no key sent a signature with its submission."
+    ),
+    SubmissionCode.MISSING_SIGNATURE: "A keyed seat's submission carries no signature.",
+    SubmissionCode.BAD_SIGNATURE: (
+        "A keyed seat's signature does not verify over the statement of its submission."
+    ),
+}
+
+_RECEIPT: Final[Mapping[enum.StrEnum, str]] = {
+    ReceiptCode.MALFORMED: (
+        "A line of a receipts file fails the framing, strict JSON or canonical-form checks "
+        "of a log line; the rule gives the reader's code."
+    ),
+    ReceiptCode.SCHEMA: (
+        "A line of a receipts file breaks the receipt schema (receipt.schema.json)."
+    ),
+    ReceiptCode.BAD_TABLE_SIGNATURE: (
+        "A receipt's table signature does not verify under the pinned table key; the rule "
+        "gives the signature code."
+    ),
+}
+
+_EVIDENCE: Final[Mapping[enum.StrEnum, str]] = {
+    EvidenceCode.FORK: (
+        "The table signed two histories of one game: a receipt and a log line, two "
+        "receipts, or two copies' lines give one seq different hashes."
+    ),
+    EvidenceCode.DELAYED: (
+        "The submission is in the log, but at another seq or t_ms than its receipt says: "
+        "a delay or a reorder."
+    ),
+    EvidenceCode.DROPPED: (
+        "A submission its receipt says was logged is not in the finished log, or its number "
+        "holds another statement."
+    ),
+    EvidenceCode.RECEIPT_MISMATCH: (
+        "The receipt names a log line by its hash but misdescribes it: another seat, "
+        "number, statement, outcome or reason."
+    ),
+    EvidenceCode.REFUSAL_UNFOUNDED: (
+        "The table refused a submission for a reason its own log disproves: the match was "
+        "not over, or the number was the seat's next."
+    ),
+    EvidenceCode.RECEIPT_INVALID: (
+        "A line of a receipts file is not a receipt signed by the pinned table key (the "
+        "rule gives the receipt code), which is no evidence against the table."
+    ),
+    EvidenceCode.OTHER_GAME: "A receipt, or a copy of the log, is of another game.",
+    EvidenceCode.NOT_YET_LOGGED: (
+        "The receipt points past the end of an unfinished log, so its record may still come."
+    ),
+    EvidenceCode.UNCHECKED: (
+        "The receipt points past the line where the log stops being a chain the table "
+        "signed, so it cannot be checked."
+    ),
+    EvidenceCode.COPY_INVALID: (
+        "A line of a copy differs from the log's and is not a line the table signed for "
+        "this game: a damaged copy, no evidence against the table."
+    ),
+}
+
+_PLAN: Final[Mapping[enum.StrEnum, str]] = {
+    PlanCode.UNREADABLE: (
+        "The plan file cannot be read: missing, not a regular file, or over 64 MiB."
+    ),
+    PlanCode.NOT_JSON: (
+        "The plan is not strict JSON (a duplicate key, a fraction, NaN, -0, an integer "
+        "beyond 2^53 - 1, a lone surrogate), or not an object."
+    ),
+    PlanCode.BAD_SCHEMA: (
+        "The plan breaks the tournament-plan schema (tournament-plan.schema.json)."
+    ),
+    PlanCode.BAD_SHAPE: "The tournament's name is over 256 bytes of UTF-8.",
+    PlanCode.BAD_RULES: (
+        "The plan's rules are no valid profile, are not in a profile document's own form, "
+        "do not seat the plan's players, or are not a tournament's rules."
+    ),
+    PlanCode.RULES_DIGEST_MISMATCH: "The plan's rules_sha256 is not the digest of its rules.",
+    PlanCode.BAD_CONTRIBUTION: (
+        "The plan lists over 65,536 contributions, a contributor or an entropy twice, or a "
+        "signed contribution that is not its key's signature for this name and commitment."
+    ),
+    PlanCode.ENTROPY_MISMATCH: "The plan's entropy is not the digest E of its contributions.",
+    PlanCode.SCHEDULE_MISMATCH: (
+        "The plan's schedule is not the rotation: a table or hand missing or out of order, "
+        "or a seat given another pack."
+    ),
+    PlanCode.PLAN_MISMATCH: "The plan's plan member is not the commitment P of its body.",
+    PlanCode.SECRET_MISMATCH: "The revealed secret does not open the plan's commitment C.",
+    PlanCode.DEAL_SET_MISMATCH: (
+        "The revealed secret deals another deal set than the checksum D the plan published."
+    ),
+}
+
+_TOURNAMENT: Final[Mapping[enum.StrEnum, str]] = {
+    TournamentCode.MISSING_TABLE: "No log claims this table of the plan.",
+    TournamentCode.DUPLICATE_TABLE: (
+        "Two logs or more that verify claim one table, so none of them is scored."
+    ),
+    TournamentCode.UNREADABLE: "The log cannot be read.",
+    TournamentCode.NOT_A_TOURNAMENT_LOG: (
+        "The log's genesis names no tournament: it is a match of its own."
+    ),
+    TournamentCode.OTHER_TOURNAMENT: (
+        "The log's genesis names another tournament's name or plan commitment."
+    ),
+    TournamentCode.TABLE_NOT_IN_PLAN: "The log claims a table outside 1 to the plan's tables.",
+    TournamentCode.UNFINISHED: (
+        "The log has no final record: the table has not revealed the secret yet, or it stopped."
+    ),
+    TournamentCode.NOT_VERIFIED: (
+        "The log does not verify, for another reason than a pack or rules outside the plan; "
+        "the verifier's finding says which."
+    ),
+    TournamentCode.PACK_OUT_OF_PLAN: (
+        "The log does not verify because a hand_start names a pack the plan does not deal "
+        "that seat."
+    ),
+    TournamentCode.WRONG_RULES: "The log's rules are not the plan's.",
+    TournamentCode.WRONG_SHAPE: (
+        "The log verifies, but its tournament has other tables or hands than the plan."
+    ),
+    TournamentCode.WRONG_SEATS: (
+        "The log verifies, but seats another number of players than the plan."
+    ),
+    TournamentCode.WRONG_COMMITMENT: (
+        "The log verifies, but names another commitment than the plan's: another secret dealt it."
+    ),
+    TournamentCode.WRONG_ENTROPY: (
+        "The log verifies, but names another entropy digest than the plan's, so no pack it "
+        "dealt is the plan's."
+    ),
+    TournamentCode.LOG_CHANGED: (
+        "The log verified, but its genesis read again afterwards is another game's: the "
+        "file changed meanwhile."
+    ),
+    TournamentCode.SHORT_MATCH: (
+        "The log verifies, but its match ended before the plan's last hand; the hands "
+        "played still count."
+    ),
+    TournamentCode.DEAL_SET_MISMATCH: (
+        "The plan's deal-set checksum D is not what the revealed secret deals: the "
+        "organiser published one deal set and played another."
+    ),
+}
+
+FAMILIES: Final = (
+    Family(
+        ReadCode,
+        "Reading a log or receipts file (verify steps 1, 2)",
+        "log-format",
+        "1",
+        _READ,
+    ),
+    Family(
+        CanonicalCode,
+        "A value outside the data model (NOT_CANONICAL's rule)",
+        "log-format",
+        "3",
+        _CANONICAL,
+    ),
+    Family(
+        SignatureCode,
+        "A refused signature or public key",
+        "log-format",
+        "5",
+        _SIGNATURE,
+    ),
+    Family(
+        VerifyCode,
+        "The verifier's checks (verify steps 3 to 7)",
+        "log-format",
+        "7",
+        _VERIFY,
+    ),
+    Family(
+        FlowCode,
+        "The match flow (verify steps 7 to 10)",
+        "log-format",
+        "7",
+        _FLOW,
+    ),
+    Family(
+        ViolationCode,
+        "The engine's refusal of a move (a bounce's reason)",
+        "rules",
+        "3",
+        _ENGINE,
+    ),
+    Family(
+        SubmissionCode,
+        "The table's refusal of a submission it does not log",
+        "log-format",
+        "9",
+        _SUBMISSION,
+    ),
+    Family(
+        ReceiptCode,
+        "A line of a receipts file that is no receipt",
+        "log-format",
+        "9",
+        _RECEIPT,
+    ),
+    Family(
+        EvidenceCode,
+        "Audit: receipts and copies against the log",
+        "log-format",
+        "10",
+        _EVIDENCE,
+    ),
+    Family(
+        PlanCode,
+        "A refused tournament plan",
+        "tournament",
+        None,
+        _PLAN,
+    ),
+    Family(
+        TournamentCode,
+        "Tournament scoring: what is not scored as planned",
+        "tournament-scoring",
+        None,
+        _TOURNAMENT,
+    ),
+)
+
+
+def explanations() -> tuple[Explanation, ...]:
+    """Every code of every family, in the families' order and each enum's own."""
+    return tuple(
+        Explanation(code.value, family, family.sentences[code])
+        for family in FAMILIES
+        for code in family.codes
+    )
+
+
+def explain(name: str) -> tuple[Explanation, ...]:
+    """The code ``name`` (any case) in every family that has it; empty when none does."""
+    wanted = name.strip().upper()
+    return tuple(entry for entry in explanations() if entry.code == wanted)
+
+
+def close_codes(name: str) -> list[str]:
+    """The codes whose names are nearest ``name``, closest first, for a mistyped code."""
+    names = list(dict.fromkeys(entry.code for entry in explanations()))
+    return difflib.get_close_matches(name.strip().upper(), names, n=3, cutoff=0.6)
