@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import limits_options, seed_option
+from racing_demon.cli.options import json_option, limits_options, seed_option
 from racing_demon.log.reader import Limits, ReadError
 from racing_demon.log.records import Record
 from racing_demon.outcomes import ExitCode
 from racing_demon.replay import ReplayError, find_secret, replay
+from racing_demon.report.documents import replay_document
 from racing_demon.report.text import next_text, printable, table_text
 
 
@@ -28,7 +30,10 @@ Examples:
 )
 @seed_option("The dealer secret (64 hex), for a log with no final record yet.")
 @limits_options
-def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Limits) -> None:
+@json_option
+def replay_command(
+    log: Path, at_seq: int | None, seed: bytes | None, limits: Limits, as_json: bool
+) -> None:
     """Print the table after record AT: every seat's demon top and count, work piles,
     waste top, stock count; the foundations; and whose move came next.
 
@@ -64,5 +69,9 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
     assert record is not None  # every snapshot replay yields holds its record
     if state is None:
         raise click.UsageError(f"record {record.seq} comes before the first hand")
+    if as_json:
+        document = replay_document(log, state, names, record, following)
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     click.echo(table_text(state, names, record))
     click.echo(next_text(following, names))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -11,13 +12,13 @@ from pathlib import Path
 import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.cli.options import private_key_from, read_passphrase, rules_option
+from racing_demon.cli.options import json_option, private_key_from, read_passphrase, rules_option
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key
 from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import custom_variant, rules_from_document
-from racing_demon.report.simulation import summary_text
+from racing_demon.report.simulation import simulation_document, summary_text
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BOTS, BotProfile
 from racing_demon.sim.simulate import (
@@ -165,6 +166,7 @@ Examples:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The signed log to write; never overwritten.",
 )
+@json_option
 def simulate_command(
     rules: Rules,
     players: int,
@@ -181,6 +183,7 @@ def simulate_command(
     durable: bool,
     receipts: bool,
     out: Path,
+    as_json: bool,
 ) -> None:
     """Play a whole match between computer players and write its signed log to LOG.
 
@@ -254,6 +257,10 @@ def simulate_command(
         except OSError as error:
             click.echo(f"cannot write {printable(str(out))}: {error.strerror}", err=True)
             raise SystemExit(ExitCode.UNUSABLE) from error
+    if as_json:
+        document = simulation_document(result, public_key_hint(table_key))
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     click.echo(summary_text(result, public_key_hint(table_key)))
 
 
