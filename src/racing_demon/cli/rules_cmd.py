@@ -18,7 +18,7 @@ Examples:
   racing-demon rules
   racing-demon rules peer2peer
   racing-demon rules my-variant.json   # validate a profile document
-  racing-demon rules --json            # every built-in profile, with its digest
+  racing-demon rules --json            # every profile, with its digest
 """
 )
 @click.argument("profile", required=False)
