@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import read_passphrase
+from racing_demon.cli.options import json_option, read_passphrase
 from racing_demon.files import Output, OutputError, refuse_inputs
 from racing_demon.log.keys import (
     KeyFileError,
@@ -16,6 +17,7 @@ from racing_demon.log.keys import (
     raw_public_bytes,
     save_key_pair,
 )
+from racing_demon.report.documents import keygen_document
 
 
 @click.command(
@@ -43,8 +45,14 @@ Examples:
 )
 @click.option("--ask-passphrase", is_flag=True, help="Encrypt NAME.key; prompt for the passphrase.")
 @click.option("--force", is_flag=True, help="Replace an existing NAME.key and NAME.pub.")
+@json_option
 def keygen(
-    name: str, directory: Path, passphrase_file: Path | None, ask_passphrase: bool, force: bool
+    name: str,
+    directory: Path,
+    passphrase_file: Path | None,
+    ask_passphrase: bool,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Write a new Ed25519 key pair: NAME.key (private, mode 0600) and NAME.pub.
 
@@ -72,7 +80,9 @@ def keygen(
     if passphrase_file is not None:
         passphrase: bytes | None = read_passphrase(passphrase_file)
     elif ask_passphrase:
-        passphrase = click.prompt("Passphrase", hide_input=True, confirmation_prompt=True).encode()
+        passphrase = click.prompt(
+            "Passphrase", hide_input=True, confirmation_prompt=True, err=True
+        ).encode()
     else:
         passphrase = None
     private_key = generate_private_key()
@@ -80,6 +90,13 @@ def keygen(
         save_key_pair(private_key, directory, name, passphrase=passphrase, overwrite=force)
     except KeyFileError as error:
         raise click.UsageError(str(error)) from error
-    click.echo(f"key id   {key_id(raw_public_bytes(private_key))}")
+    identity = key_id(raw_public_bytes(private_key))
+    if as_json:
+        document = keygen_document(
+            identity, files.private, files.public, encrypted=passphrase is not None
+        )
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"key id   {identity}")
     click.echo(f"private  {files.private}")
     click.echo(f"public   {files.public}")

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import limits_options, seed_option, table_key_option
+from racing_demon.cli.options import json_option, limits_options, seed_option, table_key_option
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.recover import Action, RecoveryError, recover_log
+from racing_demon.report.documents import recover_document
 from racing_demon.report.text import printable
-from racing_demon.report.verify import report_text
+from racing_demon.report.verify import report_document, report_text
 from racing_demon.verify import Settings
 
 
@@ -28,8 +30,14 @@ Examples:
 @seed_option("The dealer secret (64 hex): the kept records are also replayed.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
 @limits_options
+@json_option
 def recover(
-    log: Path, table_key: bytes | None, seed: bytes | None, dry_run: bool, limits: Limits
+    log: Path,
+    table_key: bytes | None,
+    seed: bytes | None,
+    dry_run: bool,
+    limits: Limits,
+    as_json: bool,
 ) -> None:
     """Remove a torn last line from LOG: the bytes of a record that a crash cut off before
     the table acknowledged it. The complete records before it must verify as an unfinished
@@ -53,6 +61,12 @@ def recover(
         click.echo(f"cannot recover: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
     report = recovery.report
+    if as_json:
+        document = recover_document(
+            recovery, report_document(report), signatures_checked=table_key is not None
+        )
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        raise SystemExit(exit_code_of(recovery))
     kept = "no complete record" if not report.records else f"{report.records} complete records"
     unchecked = "" if table_key is not None else " (signatures not checked: no --table-key)"
     shown = printable(str(log))

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
-from racing_demon.cli.options import limits_options, seed_option
+from racing_demon.cli.options import json_option, limits_options, seed_option
 from racing_demon.cli.output import named_log
 from racing_demon.log.reader import Limits, ReadCode, ReadError
 from racing_demon.log.records import Record
 from racing_demon.outcomes import ExitCode
 from racing_demon.replay import Race, ReplayError, find_secret, replay
+from racing_demon.report.documents import replay_document
 from racing_demon.report.text import next_text, printable, table_text
 
 
@@ -31,7 +34,10 @@ Examples:
 )
 @seed_option("The dealer secret (64 hex), for a log with no final record yet.")
 @limits_options
-def replay_command(log: str, at_seq: int | None, seed: bytes | None, limits: Limits) -> None:
+@json_option
+def replay_command(
+    log: str, at_seq: int | None, seed: bytes | None, limits: Limits, as_json: bool
+) -> None:
     """Print the table after record AT: every seat's demon top and count, work piles,
     waste top, stock count; the foundations; and whose move came next.
 
@@ -75,5 +81,9 @@ def replay_command(log: str, at_seq: int | None, seed: bytes | None, limits: Lim
     assert record is not None  # every snapshot replay yields holds its record
     if state is None:
         raise click.UsageError(f"record {record.seq} comes before the first hand")
+    if as_json:
+        document = replay_document(source, state, names, record, following)
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     click.echo(table_text(state, names, record, lost_to))
     click.echo(next_text(following, names, record, following_lost_to))

@@ -6,7 +6,9 @@ import json
 
 import click
 
+from racing_demon.cli.options import json_option
 from racing_demon.profiles import BUILT_IN, ProfileError, load_rules
+from racing_demon.report.documents import rules_document
 from racing_demon.report.text import rules_listing
 
 
@@ -17,19 +19,25 @@ Examples:
   racing-demon rules
   racing-demon rules peer2peer
   racing-demon rules my-variant.json   # validate a profile document
+  racing-demon rules --json            # every profile, with its digest
 """,
 )
 @click.argument("profile", required=False)
-def rules(profile: str | None) -> None:
+@json_option
+def rules(profile: str | None, as_json: bool) -> None:
     """List the built-in rule profiles, or print PROFILE as its JSON document.
 
-    PROFILE is a built-in name or a .json file, which is validated first.
+    PROFILE is a built-in name or a .json file, which is validated first. With --json,
+    one document either way: every built-in profile, or PROFILE alone, each with its
+    digest (what --rules SHA256 pins) and its whole profile document.
     """
-    if profile is None:
-        click.echo(rules_listing([load_rules(name) for name in BUILT_IN]))
-        return
     try:
-        document = load_rules(profile).to_document()
+        profiles = [load_rules(name) for name in (BUILT_IN if profile is None else [profile])]
     except ProfileError as error:
         raise click.BadParameter(str(error), param_hint="PROFILE") from error
-    click.echo(json.dumps(document, indent=2))
+    if as_json:
+        click.echo(json.dumps(rules_document(profiles), indent=2, ensure_ascii=False))
+    elif profile is None:
+        click.echo(rules_listing(profiles))
+    else:
+        click.echo(json.dumps(profiles[0].to_document(), indent=2))

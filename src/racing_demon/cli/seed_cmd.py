@@ -13,6 +13,7 @@ from racing_demon.cli.output import OutputWriter
 from racing_demon.files import STDOUT, Output, OutputError
 from racing_demon.game.deal import SECRET_BYTES, check_reveal, commitment, new_secret
 from racing_demon.outcomes import ExitCode
+from racing_demon.report.documents import seed_check_document
 from racing_demon.report.text import seed_document
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -94,13 +95,18 @@ def _write_secret(name: str, secret: bytes) -> None:
 @seed.command(name="check")
 @click.argument("secret", callback=_hex64)
 @click.argument("commitment_hex", metavar="COMMITMENT", callback=_hex64)
-def check(secret: str, commitment_hex: str) -> None:
+@json_option
+def check(secret: str, commitment_hex: str, as_json: bool) -> None:
     """Check that SECRET opens COMMITMENT (both 64 hex characters).
 
     Exit 0 when it does, 1 when it does not, 2 when an argument is malformed.
     """
-    if check_reveal(bytes.fromhex(secret), commitment_hex):
+    opens = check_reveal(bytes.fromhex(secret), commitment_hex)
+    if as_json:
+        click.echo(json.dumps(seed_check_document(commitment_hex, opens=opens), indent=2))
+    elif opens:
         click.echo("ok: the secret matches the commitment")
-        return
-    click.echo("MISMATCH: this secret does not open this commitment", err=True)
-    raise SystemExit(ExitCode.NO)
+    else:
+        click.echo("MISMATCH: this secret does not open this commitment", err=True)
+    if not opens:
+        raise SystemExit(ExitCode.NO)

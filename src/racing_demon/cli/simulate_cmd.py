@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import re
 import sys
 import tempfile
@@ -13,7 +14,7 @@ from pathlib import Path
 import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.cli.options import private_key_from, read_passphrase, rules_option
+from racing_demon.cli.options import json_option, private_key_from, read_passphrase, rules_option
 from racing_demon.cli.output import OutputWriter, checked_output
 from racing_demon.files import STDOUT
 from racing_demon.game.rules import MAX_HANDS, Rules
@@ -21,7 +22,7 @@ from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key
 from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import custom_variant, rules_from_document
-from racing_demon.report.simulation import summary_text
+from racing_demon.report.simulation import simulation_document, summary_text
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BOTS, BotProfile
 from racing_demon.sim.simulate import (
@@ -174,6 +175,7 @@ Examples:
     help="The signed log to write; never overwritten. - writes it to standard output once "
     "the match is played (and the summary to standard error), with no receipts.",
 )
+@json_option
 def simulate_command(
     rules: Rules,
     players: int,
@@ -190,6 +192,7 @@ def simulate_command(
     durable: bool,
     receipts: bool,
     out: str,
+    as_json: bool,
 ) -> None:
     """Play a whole match between computer players and write its signed log to LOG.
 
@@ -228,6 +231,11 @@ def simulate_command(
         )
     if hands is not None:
         rules = _with_max_hands(rules, hands)
+    if out == STDOUT and as_json:
+        raise click.UsageError(
+            "--out - writes the log to standard output, where --json would print its "
+            "document too: give --out FILE with --json"
+        )
     if out == STDOUT:
         _simulate_to_stdout(
             rules,
@@ -281,6 +289,10 @@ def simulate_command(
         except OSError as error:
             click.echo(f"cannot write {printable(out)}: {error.strerror}", err=True)
             raise SystemExit(ExitCode.UNUSABLE) from error
+    if as_json:
+        document = simulation_document(result, public_key_hint(table_key))
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     click.echo(summary_text(result, public_key_hint(table_key)))
 
 

@@ -46,6 +46,7 @@ from racing_demon.tournament.sheets import render_sheets
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 CHECK_FORMAT = "racing-demon/tournament-check/v1"
+PLAN_REPORT_FORMAT = "racing-demon/tournament-plan-report/v1"
 
 
 def _commitment(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -137,6 +138,7 @@ Examples:
     "--sheets", metavar="FILE", help="Also write the printable sheets: one HTML page per table."
 )
 @force_option("Replace an existing FILE (never an input).")
+@json_option
 @click.pass_context
 def plan(
     ctx: click.Context,
@@ -150,6 +152,7 @@ def plan(
     out: str,
     sheets: str | None,
     force: bool,
+    as_json: bool,
 ) -> None:
     """Write the plan of a duplicate tournament: the shape, the rules every table
     plays (exactly HANDS hands, no target), the commitment, the contributions,
@@ -165,6 +168,9 @@ def plan(
         note_input(ctx, path)
     inputs = inputs_of(ctx)
     output = checked_output(out, replace=force, inputs=inputs, param_hint="--out")
+    if output.is_stdout and as_json:
+        # The plan and the report in one stream: neither could be read.
+        raise click.BadParameter("--json already goes to standard output", param_hint="--out")
     sheets_output = _sheets_output(sheets, output, force, inputs)
     shape = Shape(name, tables, seats, hands)
     committed = commitment(secret)
@@ -194,6 +200,10 @@ def plan(
         writer.write(data)
     if sheets_output is not None:
         _write_sheets(made, sheets_output)
+    if as_json:
+        document = _plan_report(made, output, sheets_output)
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     to_stderr = output.is_stdout
     click.echo(f"wrote {printable(output.shown)}", err=to_stderr)
     click.echo(_summary(made, document["plan"]), err=to_stderr)
@@ -302,23 +312,7 @@ def _check_document(
     path: Path, secret: bytes | None, plan: Plan | None, error: PlanError | None
 ) -> dict[str, Any]:
     """``check --json`` (schemas/tournament-check.schema.json)."""
-    figures = None
-    if plan is not None:
-        shape = plan.shape
-        figures = {
-            "name": shape.name,
-            "tables": shape.tables,
-            "seats": shape.seats,
-            "hands": shape.hands,
-            "rules": plan.rules.name,
-            "rules_sha256": plan.rules.digest(),
-            "commitment": plan.commitment,
-            "contributions": len(plan.contributions),
-            "signed": sum(c.key is not None for c in plan.contributions),
-            "entropy": plan.entropy.hex(),
-            "deal_set": plan.deal_set,
-            "plan": plan.digest,
-        }
+    figures = None if plan is None else _figures(plan)
     return {
         "format": CHECK_FORMAT,
         "plan_file": printable(str(path)),
@@ -327,6 +321,35 @@ def _check_document(
         "code": None if error is None else str(error.code),
         "message": None if error is None else printable(f"{error.member}: {error.message}"),
         "tournament": figures,
+    }
+
+
+def _figures(plan: Plan) -> dict[str, Any]:
+    """A plan's figures, as ``check --json`` and ``plan --json`` give them."""
+    shape = plan.shape
+    return {
+        "name": shape.name,
+        "tables": shape.tables,
+        "seats": shape.seats,
+        "hands": shape.hands,
+        "rules": plan.rules.name,
+        "rules_sha256": plan.rules.digest(),
+        "commitment": plan.commitment,
+        "contributions": len(plan.contributions),
+        "signed": sum(c.key is not None for c in plan.contributions),
+        "entropy": plan.entropy.hex(),
+        "deal_set": plan.deal_set,
+        "plan": plan.digest,
+    }
+
+
+def _plan_report(plan: Plan, output: Output, sheets: Output | None) -> dict[str, Any]:
+    """``plan --json`` (schemas/tournament-plan-report.schema.json)."""
+    return {
+        "format": PLAN_REPORT_FORMAT,
+        "plan_file": printable(output.shown),
+        "sheets": None if sheets is None else printable(sheets.shown),
+        "tournament": _figures(plan),
     }
 
 

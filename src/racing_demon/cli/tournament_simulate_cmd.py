@@ -3,22 +3,26 @@ organiser's secret is revealed in every table's final record (docs/tournament.md
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import private_key_from, secret_option
+from racing_demon.cli.options import json_option, private_key_from, secret_option
 from racing_demon.cli.simulate_cmd import (
     bots_of,
     public_key_hint,
     simulation_seed,
 )
 from racing_demon.outcomes import ExitCode
+from racing_demon.report.simulation import simulated_table
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BotProfile
 from racing_demon.sim.simulate import Simulation
 from racing_demon.tournament.plan import PlanError, check_plan, load_plan
 from racing_demon.tournament.simulate import simulate_tournament, table_log
+
+TOURNAMENT_SIMULATION_FORMAT = "racing-demon/tournament-simulation-report/v1"
 
 
 @click.command(
@@ -69,6 +73,7 @@ Examples:
     type=click.Path(file_okay=False, path_type=Path),
     help="The folder for the logs, table-1.jsonl ...; made if missing, no log overwritten.",
 )
+@json_option
 def simulate_command(
     plan_file: Path,
     secret: bytes,
@@ -78,6 +83,7 @@ def simulate_command(
     bots: tuple[BotProfile, ...],
     seed: str,
     out: Path,
+    as_json: bool,
 ) -> None:
     """Play every table of the tournament PLAN with computer players, writing each
     table's signed log to DIR, and reveal the secret once every table has played.
@@ -114,11 +120,27 @@ def simulate_command(
                 param_hint="--out",
             )
     key = private_key_from(table_key, passphrase_file, ask_passphrase, "--table-key")
+    # With --json, each table's line is progress on standard error; the document follows.
+    on_table = _progress_table if as_json else _report_table
     try:
-        simulate_tournament(out, plan, secret, bots, seed, key, on_table=_report_table)
+        played = simulate_tournament(out, plan, secret, bots, seed, key, on_table=on_table)
     except OSError as error:
         click.echo(f"cannot write to {printable(str(out))}: {error.strerror}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
+    if as_json:
+        document = {
+            "format": TOURNAMENT_SIMULATION_FORMAT,
+            "plan_file": printable(str(plan_file)),
+            "plan": plan.digest,
+            "out": printable(str(out)),
+            "table_key": printable(public_key_hint(table_key)),
+            "tables": [
+                {"table": number, **simulated_table(table)}
+                for number, table in enumerate(played.tables, start=1)
+            ],
+        }
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     click.echo(
         f"revealed the secret in every table's final record; score with:\n"
         f"  racing-demon tournament score {printable(str(plan_file))} {printable(str(out))} "
@@ -126,9 +148,14 @@ def simulate_command(
     )
 
 
-def _report_table(simulation: Simulation) -> None:
+def _report_table(simulation: Simulation, *, err: bool = False) -> None:
     totals = " ".join(f"{total:>5}" for total in simulation.match.totals)
     click.echo(
         f"{printable(simulation.path.name):<16} {simulation.match.played} hands, "
-        f"totals {totals}, {simulation.tally.submissions} submissions"
+        f"totals {totals}, {simulation.tally.submissions} submissions",
+        err=err,
     )
+
+
+def _progress_table(simulation: Simulation) -> None:
+    _report_table(simulation, err=True)

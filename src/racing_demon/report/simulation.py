@@ -1,13 +1,15 @@
-"""The text report of a simulated match (``racing-demon simulate``)."""
+"""The report of a simulated match (``racing-demon simulate``): text, and JSON."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from racing_demon.game.scoring import Match
 from racing_demon.report.text import printable
 from racing_demon.sim.simulate import SeatReport, Simulation
 
+SIMULATION_FORMAT = "racing-demon/simulation-report/v1"
 _HAND_ROWS = 14
 
 
@@ -79,3 +81,58 @@ def _count(number: int, noun: str) -> str:
 def _duration(ms: int) -> str:
     seconds = ms // 1000
     return f"{seconds // 60}m {seconds % 60:02d}s"
+
+
+def simulation_document(result: Simulation, public_key: str) -> dict[str, Any]:
+    """``simulate --json`` (schemas/simulation-report.schema.json): what ``summary_text``
+    shows, every hand included."""
+    match, tally = result.match, result.tally
+    return {
+        "format": SIMULATION_FORMAT,
+        **simulated_table(result),
+        "rules": result.rules.name,
+        "seed": result.seed,
+        "seats": [
+            {
+                "seat": number,
+                "name": seat.name,
+                "bot": seat.bot.name,
+                "latency": {"mean_ms": seat.latency.mean_ms, "jitter_ms": seat.latency.jitter_ms},
+                "actions": seat.actions,
+                "idle": seat.idle,
+                "stale": seat.stale,
+            }
+            for number, seat in enumerate(result.seats)
+        ],
+        "hands": [
+            {
+                "hand": hand.hand,
+                "reason": hand.reason.value,
+                "ended_by": hand.ended_by,
+                "scores": list(hand.scores),
+            }
+            for hand in match.hands
+        ],
+        "winners": list(match.winners),
+        "bounced": result.bounced,
+        "bounces": dict(sorted(tally.bounces.items())),
+        "ties": result.ties,
+        "stall_shifts": result.stall_shifts,
+        "blocked": result.blocked,
+        "virtual_ms": result.virtual_ms,
+        "receipts": [printable(str(path)) for path in result.receipts],
+        "table_key": printable(public_key),
+    }
+
+
+def simulated_table(result: Simulation) -> dict[str, Any]:
+    """The figures of one simulated table that ``simulate --json`` and ``tournament
+    simulate --json`` share."""
+    return {
+        "log": printable(str(result.path)),
+        "game": result.game,
+        "records": result.tally.records,
+        "submissions": result.tally.submissions,
+        "played": result.match.played,
+        "totals": list(result.match.totals),
+    }
