@@ -69,6 +69,24 @@ def find_secret(path: Path, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     return None
 
 
+def genesis_and_secret(path: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[Record, bytes | None]:
+    """The log's genesis record, and the secret its final record reveals (None when the log
+    has no final record yet): what deals every hand of the log."""
+    genesis: Record | None = None
+    with open_regular(path) as stream:
+        for line in read_lines(stream, limits):
+            record = _record(line.number, line.value)
+            if genesis is None:
+                if not isinstance(record.payload, Genesis):
+                    raise ReplayError(record.seq, f"the log begins with a {record.kind} record")
+                genesis = record
+            elif isinstance(record.payload, Final):
+                return genesis, bytes.fromhex(record.payload.secret)
+    if genesis is None:
+        raise ReplayError(0, "the log is empty")
+    return genesis, None
+
+
 def _record(number: int, value: dict[str, Any]) -> Record:
     problems = record_errors(value)
     if problems:

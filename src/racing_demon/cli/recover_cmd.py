@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import limits_options, seed_option, table_key_option
+from racing_demon.cli.options import dealer_secret_option, limits_options, table_key_option
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.recover import Action, RecoveryError, recover_log
@@ -18,17 +18,17 @@ from racing_demon.verify import Settings
 @click.command(
     epilog="""\b
 Examples:
-  racing-demon recover game.jsonl --table-key table.pub --seed SECRET
+  racing-demon recover game.jsonl --table-key table.pub --secret file:secret.txt
   racing-demon recover game.jsonl --table-key table.pub --dry-run
 """
 )
 @click.argument("log", type=click.Path(path_type=Path))
 @table_key_option(required=False)
-@seed_option("The dealer secret (64 hex): the kept records are also replayed.")
+@dealer_secret_option("The dealer secret (64 hex): the kept records are also replayed.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
 @limits_options
 def recover(
-    log: Path, table_key: bytes | None, seed: bytes | None, dry_run: bool, limits: Limits
+    log: Path, table_key: bytes | None, secret: bytes | None, dry_run: bool, limits: Limits
 ) -> None:
     """Remove a torn last line from LOG: the bytes of a record that a crash cut off before
     the table acknowledged it. The complete records before it must verify as an unfinished
@@ -45,7 +45,7 @@ def recover(
     before the end do not verify or the tail is a damaged final record (nothing changed);
     2 when LOG cannot be read or changed.
     """
-    settings = Settings(table_key=table_key, seed=seed, limits=limits)
+    settings = Settings(table_key=table_key, seed=secret, limits=limits)
     try:
         recovery = recover_log(log, settings, dry_run=dry_run)
     except RecoveryError as error:

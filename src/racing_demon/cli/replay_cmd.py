@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import limits_options, seed_option
+from racing_demon.cli.options import dealer_secret_option, limits_options
 from racing_demon.log.reader import Limits, ReadError
 from racing_demon.log.records import Record
 from racing_demon.outcomes import ExitCode
@@ -19,16 +19,16 @@ from racing_demon.report.text import next_text, printable, table_text
 Examples:
   racing-demon replay sample_games/table-3p-signed.jsonl
   racing-demon replay game.jsonl --at 120
-  racing-demon replay unfinished.jsonl --seed SECRET   # a log with no final record yet
+  racing-demon replay unfinished.jsonl --secret file:secret.txt   # no final record yet
 """
 )
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "--at", "at_seq", type=click.IntRange(0), help="Record to stop after [default: last]."
 )
-@seed_option("The dealer secret (64 hex), for a log with no final record yet.")
+@dealer_secret_option("The dealer secret (64 hex), for a log with no final record yet.")
 @limits_options
-def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Limits) -> None:
+def replay_command(log: Path, at_seq: int | None, secret: bytes | None, limits: Limits) -> None:
     """Print the table after record AT: every seat's demon top and count, work piles,
     waste top, stock count; the foundations; and whose move came next.
 
@@ -38,9 +38,9 @@ def replay_command(log: Path, at_seq: int | None, seed: bytes | None, limits: Li
     chosen = None
     following: Record | ReplayError | None = None
     try:
-        secret = seed or find_secret(log, limits)
+        secret = secret or find_secret(log, limits)
         if secret is None:
-            raise click.UsageError("the log has no final record: give the dealer secret, --seed")
+            raise click.UsageError("the log has no final record: give --secret SOURCE")
         for snapshot in replay(log, secret, limits):
             if chosen is not None and at_seq is not None:
                 following = snapshot.record

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from racing_demon.game.scoring import Match
-from racing_demon.report.text import printable
+from racing_demon.report.text import printable, shown_seed
 from racing_demon.sim.simulate import SeatReport, Simulation
 
 _HAND_ROWS = 14
@@ -15,7 +15,7 @@ def summary_text(result: Simulation, public_key: str) -> str:
     """One screen: who played, every hand's scores, totals, winners and what happened."""
     match, seats, tally = result.match, result.seats, result.tally
     lines = [
-        f"{result.rules.name} · {len(seats)} players · seed {printable(repr(result.seed))} · "
+        f"{result.rules.name} · {len(seats)} players · seed {shown_seed(result.seed)} · "
         f"game {result.game}",
         "",
         "seat  player             latency     actions  idle",
