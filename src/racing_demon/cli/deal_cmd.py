@@ -62,8 +62,8 @@ def _entropy(
     epilog=f"""\b
 Examples:
   racing-demon deal --seed demo --players 2
-  racing-demon deal --seed "final 2026" --players 4 --hand 3 --rules nertz --json
-  racing-demon deal --secret file:secret.txt --entropy E0 --entropy E1 --hand 2
+  racing-demon deal --seed "final 2026" --players 4 --hand 3 --rules nertz
+  racing-demon deal --secret file:secret.txt --entropy E0 --entropy E1 --json
   racing-demon deal --log game.jsonl --hand 3
   racing-demon deal --log unfinished.jsonl --secret file:secret.txt
 \b

@@ -22,8 +22,8 @@ from racing_demon.log.keys import (
 @click.command(
     epilog="""\b
 Examples:
-  racing-demon keygen table                 # table.key and table.pub
-  racing-demon keygen keys/table            # keys/table.key and keys/table.pub
+  racing-demon keygen table        # table.key and table.pub
+  racing-demon keygen keys/table   # keys/table.key and keys/table.pub
   racing-demon keygen alice --dir keys --ask-passphrase
   racing-demon keygen table --passphrase-file secret.txt --force
 """

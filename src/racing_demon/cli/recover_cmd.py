@@ -18,7 +18,7 @@ from racing_demon.verify import Settings
 @click.command(
     epilog="""\b
 Examples:
-  racing-demon recover game.jsonl --table-key table.pub --secret file:secret.txt
+  racing-demon recover game.jsonl --table-key table.pub --secret stdin
   racing-demon recover game.jsonl --table-key table.pub --dry-run
 """
 )

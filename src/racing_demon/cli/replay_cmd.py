@@ -19,7 +19,7 @@ from racing_demon.report.text import next_text, printable, table_text
 Examples:
   racing-demon replay sample_games/table-3p-signed.jsonl
   racing-demon replay game.jsonl --at 120
-  racing-demon replay unfinished.jsonl --secret file:secret.txt   # no final record yet
+  racing-demon replay unfinished.jsonl --secret file:secret.txt
 """
 )
 @click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))

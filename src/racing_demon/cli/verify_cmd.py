@@ -65,7 +65,7 @@ class _ClusterFailed(click.ClickException):
     epilog="""\b
 Examples:
   racing-demon verify game.jsonl --table-key table.pub
-  racing-demon verify game.jsonl --table-key table.pub --secret file:secret.txt --json
+  racing-demon verify game.jsonl --table-key table.pub --secret file:secret
   racing-demon verify game.jsonl --table-key table.pub --rules table
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
