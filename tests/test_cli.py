@@ -52,7 +52,7 @@ def test_deal_is_reproducible() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["deal", "--players", "2"], "Missing option '--seed'"),
+        (["deal", "--players", "2"], "give one of --seed TEXT, --secret SOURCE"),
         (["deal", "--seed", "x", "--players", "1"], "--players"),
         (["deal", "--seed", "x", "--players", "5", "--rules", "peer2peer"], "2 to 4 players"),
         (["deal", "--seed", "", "--players", "2"], "seed"),
@@ -117,10 +117,12 @@ def test_seed_new_prints_a_secret_that_opens_its_commitment() -> None:
     document = json.loads(out)
     assert schema_errors("seed-report", document) == []
     assert commitment(bytes.fromhex(document["secret"])) == document["commitment"]
-    assert invoke("seed", "check", document["secret"], document["commitment"]) == (
-        0,
-        "ok: the secret matches the commitment\n",
+    result = CliRunner().invoke(
+        main,
+        ["seed", "check", document["commitment"], "--secret", "env:SECRET"],
+        env={"SECRET": document["secret"]},
     )
+    assert (result.exit_code, result.output) == (0, "ok: the secret matches the commitment\n")
     assert json.loads(invoke("seed", "new", "--json")[1])["secret"] != document["secret"]
 
 
@@ -135,7 +137,9 @@ def test_seed_new_text_names_what_to_publish() -> None:
 
 def test_seed_check_refuses_a_wrong_secret_with_exit_1() -> None:
     published = commitment(bytes(32))
-    result = CliRunner().invoke(main, ["seed", "check", "11" * 32, published])
+    result = CliRunner().invoke(
+        main, ["seed", "check", published, "--secret", "env:SECRET"], env={"SECRET": "11" * 32}
+    )
     assert result.exit_code == 1
     assert "MISMATCH" in result.output
 
@@ -143,9 +147,10 @@ def test_seed_check_refuses_a_wrong_secret_with_exit_1() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ["seed", "check", "00" * 31, "00" * 32],
-        ["seed", "check", "AB" * 32, "00" * 32],
-        ["seed", "check", "00" * 32, "zz" * 32],
+        ["seed", "check", "00" * 31, "--secret", "env:SECRET"],
+        ["seed", "check", "zz" * 32, "--secret", "env:SECRET"],
+        ["seed", "check", "00" * 32, "--secret", "env:NO_SUCH_VARIABLE"],
+        ["seed", "check", "00" * 32, "--secret", "00" * 32],
         ["seed", "check", "00" * 32],
     ],
 )
@@ -192,7 +197,9 @@ def test_a_bad_limit_exits_2(value: str) -> None:
 
 
 @pytest.mark.parametrize("command", ["verify", "replay", "recover"])
-def test_a_malformed_seed_exits_2(command: str) -> None:
-    code, out = invoke(command, SAMPLE_LOG, "--seed", "not-hex")
-    assert code == 2
-    assert "64 lowercase hex" in out
+def test_a_malformed_secret_exits_2(command: str) -> None:
+    result = CliRunner().invoke(
+        main, [command, SAMPLE_LOG, "--secret", "env:SECRET"], env={"SECRET": "not-hex"}
+    )
+    assert result.exit_code == 2
+    assert "$SECRET holds no secret: expected 64 hex characters (0-9, a-f), got 7" in result.output

@@ -246,7 +246,7 @@ def test_the_genesis_time_is_not_checked(tmp_path: Path) -> None:
 
 def test_an_empty_file_is_unfinished() -> None:
     """The doc: "An empty file is unfinished: verdict `unfinished`, code `UNFINISHED`, step
-    4, no line. It has no genesis, so neither `--seed` nor `--game-id` is checked against
+    4, no line. It has no genesis, so neither `--secret` nor `--game-id` is checked against
     anything." """
     for settings in (PINNED, Settings(table_key=TABLE_PUB, seed=bytes(32), game_id="0" * 32)):
         report = _bytes(b"", settings)
@@ -284,7 +284,7 @@ def _cut_with_a_bad_move() -> list[bytes]:
 
 @pytest.mark.parametrize("torn", [b"", b'{"body"'], ids=["cut-at-a-line", "torn"])
 def test_an_unfinished_log_with_the_seed_is_replayed_first(torn: bytes) -> None:
-    """The doc: "With `--seed`, the seed must open the genesis commitment (`SEED_MISMATCH`,
+    """The doc: "With `--secret`, the secret must open the genesis commitment (`SEED_MISMATCH`,
     step 6) and the complete records are replayed, and either failure is the answer
     (verdict `does_not_verify`) rather than `UNFINISHED` or `TORN_LINE`" """
     data = stream_of(_cut_with_a_bad_move()).getvalue() + torn

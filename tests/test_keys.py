@@ -214,10 +214,31 @@ def test_an_unwritable_directory_is_reported(tmp_path: Path) -> None:
         save_key_pair(generate_private_key(), tmp_path / "missing", "table")
 
 
-@pytest.mark.parametrize("name", ["", "a/b", "../table", "a\\b", "nul\0"])
-def test_key_names_are_plain_file_names(tmp_path: Path, name: str) -> None:
-    with pytest.raises(KeyFileError, match="plain file name"):
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("", "empty"),
+        (".", "names a folder"),
+        ("..", "names a folder"),
+        ("a/..", "names a folder"),
+        ("a/", "ends with /"),
+        ("a\\b", "separate folders with /"),
+        ("nul\0", "NUL"),
+    ],
+)
+def test_names_that_name_no_key_are_refused(tmp_path: Path, name: str, message: str) -> None:
+    with pytest.raises(KeyFileError, match=message):
         key_files(tmp_path, name)
+
+
+@pytest.mark.parametrize(
+    ("name", "private"),
+    [("a/b", "a/b.key"), ("../table", "../table.key"), ("t.key", "t.key"), ("t.pub", "t.key")],
+)
+def test_a_key_name_may_be_a_path_with_a_suffix(tmp_path: Path, name: str, private: str) -> None:
+    files = key_files(tmp_path, name)
+    assert files.private == tmp_path / private
+    assert files.public == (tmp_path / private).with_suffix(".pub")
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not on PATH")
@@ -290,8 +311,8 @@ def test_keygen_asks_for_a_passphrase_twice(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["keygen", "a/b"], "plain file name"),
-        (["keygen", "../table"], "plain file name"),
+        (["keygen", "no-such-folder/b"], "no folder no-such-folder: make it first"),
+        (["keygen", ".."], "names a folder, not a key"),
         (["keygen"], "Missing argument 'NAME'"),
         (["keygen", "t", "--dir", "/nonexistent/keys"], "does not exist"),
         (["keygen", "t", "--passphrase-file", "/nonexistent/pw"], "does not exist"),

@@ -200,7 +200,7 @@ def test_simulate_never_writes_over_its_key(tmp_path: Path) -> None:
     assert run("keygen", "table", "--dir", tmp_path)[0] == 0
     key = tmp_path / "table.key"
     before = key.read_bytes()
-    code, _, err = run("simulate", "--table-key", key, "--seed", "s", "--out", key)
+    code, _, err = run("simulate", "--signing-key", key, "--seed", "s", "--out", key)
     assert code == 2 and key.read_bytes() == before, err
 
 

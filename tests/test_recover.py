@@ -272,7 +272,9 @@ def test_recover_command(tmp_path: Path) -> None:
 
     code, output = invoke("recover", str(path), "--table-key", key, "--dry-run")
     assert code == 0 and "would remove a torn last line of 9 bytes" in output
-    code, output = invoke("recover", str(path), "--table-key", key, "--seed", SECRET.hex())
+    (tmp_path / "secret.txt").write_text(SECRET.hex())
+    secret = f"file:{tmp_path / 'secret.txt'}"
+    code, output = invoke("recover", str(path), "--table-key", key, "--secret", secret)
     assert code == 0 and "removed a torn last line of 9 bytes; kept 20 complete records" in output
     code, output = invoke("recover", str(path), "--table-key", key)
     assert code == 0 and "nothing to recover" in output

@@ -73,10 +73,13 @@ def test_an_unfinished_log_needs_the_secret(tmp_path: Path) -> None:
     unfinished.write_bytes(b"".join(NERTZ.read_bytes().splitlines(keepends=True)[:150]))
     code, out = invoke("replay", str(unfinished))
     assert code == 2
-    assert "--seed" in out
+    assert "--secret SOURCE" in out
     secret = find_secret(NERTZ)
     assert secret is not None
-    code, out = invoke("replay", str(unfinished), "--seed", secret.hex())
+    result = CliRunner().invoke(
+        main, ["replay", str(unfinished), "--secret", "env:SECRET"], env={"SECRET": secret.hex()}
+    )
+    code, out = result.exit_code, result.stdout
     assert code == 0
     assert out.startswith("after record 149 ")
 
@@ -87,11 +90,11 @@ def test_an_unfinished_log_needs_the_secret(tmp_path: Path) -> None:
         (["--at", "99999"], 2, "no record 99999"),
         (["--at", "0"], 2, "before the first hand"),
         (["--at", "-1"], 2, "--at"),
-        (["--seed", "00" * 32], 1, "cannot replay"),
+        (["--secret", "env:ZEROS"], 1, "cannot replay"),
     ],
 )
 def test_replay_refusals(args: list[str], code: int, message: str) -> None:
-    result = CliRunner().invoke(main, ["replay", str(NERTZ), *args])
+    result = CliRunner().invoke(main, ["replay", str(NERTZ), *args], env={"ZEROS": "00" * 32})
     assert result.exit_code == code
     assert message in result.output
     assert "Traceback" not in result.output
@@ -137,8 +140,9 @@ def test_replay_help_and_missing_file() -> None:
 def test_hostile_files_never_make_replay_crash(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "hostile.jsonl"
     path.write_bytes(content)
-    for extra in ([], ["--seed", "11" * 32], ["--at", "0", "--seed", "11" * 32]):
-        result = CliRunner().invoke(main, ["replay", str(path), *extra])
+    secret = ["--secret", "env:SECRET"]
+    for extra in ([], secret, ["--at", "0", *secret]):
+        result = CliRunner().invoke(main, ["replay", str(path), *extra], env={"SECRET": "11" * 32})
         assert result.exit_code in (1, 2), result.output
         assert result.exception is None or isinstance(result.exception, SystemExit), (
             result.exception

@@ -373,7 +373,7 @@ def test_simulate_writes_a_log_that_verifies_and_summarises_it(tmp_path: Path, k
     out = tmp_path / "cup.jsonl"
     result = run(
         "--players", 3, "--bots", "easy,normal,hard", "--seed", "cup", "--hands", 2,
-        "--table-key", keys / "table.key", "--player-keys", keys, "--out", out,
+        "--signing-key", keys / "table.key", "--player-keys", keys, "--out", out,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert result.stderr == ""  # no progress bar when standard error is not a terminal
@@ -420,7 +420,7 @@ def test_a_terminal_gets_a_progress_bar(
     terminal = _Terminal()
     monkeypatch.setattr(simulate_cmd, "sys", SimpleNamespace(stderr=terminal))
     result = run(
-        "--players", 2, "--seed", "bar", "--table-key", keys / "table.key",
+        "--players", 2, "--seed", "bar", "--signing-key", keys / "table.key",
         "--out", tmp_path / "game.jsonl",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -430,7 +430,7 @@ def test_a_terminal_gets_a_progress_bar(
 
 def test_simulate_is_reproducible_from_the_command_line(tmp_path: Path, keys: Path) -> None:
     args = ["--rules", "nertz", "--players", 2, "--bots", "hard", "--seed", "again", "--hands", 2]
-    key = ["--table-key", keys / "table.key"]
+    key = ["--signing-key", keys / "table.key"]
     assert run(*args, *key, "--out", tmp_path / "a.jsonl").exit_code == 0
     assert run(*args, *key, "--out", tmp_path / "b.jsonl").exit_code == 0
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
@@ -439,7 +439,7 @@ def test_simulate_is_reproducible_from_the_command_line(tmp_path: Path, keys: Pa
 def test_simulate_never_overwrites_a_log(tmp_path: Path, keys: Path) -> None:
     out = tmp_path / "game.jsonl"
     out.write_text("precious\n")
-    result = run("--players", 2, "--seed", "s", "--table-key", keys / "table.key", "--out", out)
+    result = run("--players", 2, "--seed", "s", "--signing-key", keys / "table.key", "--out", out)
     assert result.exit_code == 2
     assert "exists: a log or receipts file is never overwritten" in result.output
     assert out.read_text() == "precious\n"
@@ -449,7 +449,7 @@ def test_simulate_reads_an_encrypted_table_key(tmp_path: Path) -> None:
     save_key_pair(TABLE_KEY, tmp_path, "locked", passphrase=b"open sesame")
     secret = tmp_path / "pass.txt"
     secret.write_text("open sesame\n")
-    base = ["--players", 2, "--seed", "s", "--hands", 1, "--table-key", tmp_path / "locked.key"]
+    base = ["--players", 2, "--seed", "s", "--hands", 1, "--signing-key", tmp_path / "locked.key"]
     refused = run(*base, "--out", tmp_path / "a.jsonl")
     assert refused.exit_code == 2 and "a passphrase is needed" in refused.output
     done = run(*base, "--passphrase-file", secret, "--out", tmp_path / "b.jsonl")
@@ -468,8 +468,8 @@ def test_simulate_reads_an_encrypted_table_key(tmp_path: Path) -> None:
         (["--latency", "10,20,30"], "3 latencies for 2 players"),
         (["--hands", "0"], "--hands"),
         (["--tick", "0"], "--tick"),
-        (["--table-key", "{keys}/table.pub"], "that is a public key"),
-        (["--table-key", "{keys}/none.key"], "no key file"),
+        (["--signing-key", "{keys}/table.pub"], "that is a public key"),
+        (["--signing-key", "{keys}/none.key"], "no key file"),
         (["--player-keys", "{keys}", "--players", "4", "--bots", "hard"], None),
         (["--passphrase-file", "{keys}/table.pub", "--ask-passphrase"], "not both"),
     ],
@@ -478,7 +478,7 @@ def test_misuse_exits_2_with_a_message(
     tmp_path: Path, keys: Path, args: list[str], message: str | None
 ) -> None:
     (keys / "seat3.key").unlink()
-    base = {"--players": "2", "--seed": "s", "--table-key": str(keys / "table.key")}
+    base = {"--players": "2", "--seed": "s", "--signing-key": str(keys / "table.key")}
     for flag in args[::2]:
         base.pop(flag, None)
     argv = [part.format(keys=keys) for pair in base.items() for part in pair]

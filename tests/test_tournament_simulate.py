@@ -125,7 +125,7 @@ def run(folder: Path, *args: str) -> tuple[int, str]:
             str(folder / "plan.json"),
             "--secret",
             f"file:{folder / 'secret.txt'}",
-            "--table-key",
+            "--signing-key",
             str(folder / "table.key"),
             *args,
         ],

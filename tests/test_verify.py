@@ -630,8 +630,11 @@ def test_a_wrong_secret_revealed(tmp_path: Path) -> None:
 
 def test_seed_option(tmp_path: Path, pub: Path) -> None:
     path = write(tmp_path, lines_of("short"))
-    assert run("verify", path, "--table-key", pub, "--seed", SECRET.hex())[0] == 0
-    code, out = run("verify", path, "--table-key", pub, "--seed", "ab" * 32)
+    (tmp_path / "secret.txt").write_text(SECRET.hex() + "\n")
+    (tmp_path / "other.txt").write_text("ab" * 32 + "\n")
+    secret, other = (f"file:{tmp_path / name}" for name in ("secret.txt", "other.txt"))
+    assert run("verify", path, "--table-key", pub, "--secret", secret)[0] == 0
+    code, out = run("verify", path, "--table-key", pub, "--secret", other)
     assert code == 1
     assert "SEED_MISMATCH" in out and "(step 6, secret)" in out
     unfinished = write(tmp_path, lines_of("short")[:30], "cut.jsonl")
@@ -1003,7 +1006,7 @@ def test_text_escapes_what_a_log_quotes(tmp_path: Path) -> None:
         (["--table-key", "garbage.pub"], "not a PEM public key"),
         (["--table-key", "weak.pub"], "WEAK_KEY"),
         (["--table-key", "private.key"], "not a PEM public key"),
-        (["--seed", "abc"], "--seed"),
+        (["--secret", "abc"], "--secret"),
         (["--game-id", "G" * 32], "--game-id"),
     ],
 )

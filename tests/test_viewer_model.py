@@ -731,7 +731,7 @@ def test_view_refuses_what_the_other_commands_refuse(tmp_path: Path) -> None:
     assert code == 2 and "cannot read" in output and not out.exists()
     code, output = invoke("view", str(tmp_path), "-o", str(out))
     assert code == 2 and not out.exists()
-    code, _ = invoke("view", str(SMALL), "--seed", "abc", "-o", str(out))
+    code, _ = invoke("view", str(SMALL), "--secret", "abc", "-o", str(out))
     assert code == 2 and not out.exists()
     code, _ = invoke("view", str(SMALL), "--table-key", str(tmp_path / "none.pub"), "-o", str(out))
     assert code == 2 and not out.exists()
@@ -754,7 +754,7 @@ def test_view_help_has_examples() -> None:
     code, output = invoke("view", "--help")
     assert code == 0
     assert "Examples:" in output and "racing-demon view game.jsonl" in output
-    for option in ("--table-key", "--rules", "--seed", "--max-file-bytes", "--out", "--force"):
+    for option in ("--table-key", "--rules", "--secret", "--max-file-bytes", "--out", "--force"):
         assert option in output
 
 

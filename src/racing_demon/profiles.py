@@ -106,12 +106,13 @@ def custom_variant(rules: Rules) -> Rules:
 
 def pinned_digest(value: str) -> str:
     """The digest ``--rules NAME|FILE|SHA256`` pins: a built-in profile's, a profile
-    document's from a .json file, or a SHA-256 digest (64 lowercase hex) as given."""
-    if _DIGEST.fullmatch(value):
-        return value
+    document's from a .json file, or a SHA-256 digest (64 hex, either case; passed on in
+    lowercase, as logs and reports write it)."""
+    if _DIGEST.fullmatch(value.lower()):
+        return value.lower()
     if value not in BUILT_IN and Path(value).suffix != ".json":
         raise ProfileError(
             f"{value!r} is neither a built-in profile ({', '.join(BUILT_IN)}), nor a .json "
-            "profile document, nor a rules digest (64 lowercase hex)"
+            "profile document, nor a rules digest (64 hex)"
         )
     return load_rules(value).digest()

@@ -71,16 +71,39 @@ class Snapshot:
 def find_secret(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     """The secret the final record reveals, or None when the log has no final record
     (a torn last line included: what a crash leaves has no final record after it)."""
+    for record in _complete_records(path, limits):
+        if isinstance(record.payload, Final):
+            return bytes.fromhex(record.payload.secret)
+    return None
+
+
+def genesis_and_secret(
+    path: LogFile, limits: Limits = DEFAULT_LIMITS
+) -> tuple[Record, bytes | None]:
+    """The log's genesis record, and the secret its final record reveals (None when the log
+    has no final record yet): what deals every hand of the log."""
+    genesis: Record | None = None
+    for record in _complete_records(path, limits):
+        if genesis is None:
+            if not isinstance(record.payload, Genesis):
+                raise ReplayError(record.seq, f"the log begins with a {record.kind} record")
+            genesis = record
+        elif isinstance(record.payload, Final):
+            return genesis, bytes.fromhex(record.payload.secret)
+    if genesis is None:
+        raise ReplayError(0, "the log is empty")
+    return genesis, None
+
+
+def _complete_records(path: LogFile, limits: Limits) -> Iterator[Record]:
+    """Every record of the log up to a torn last line, if a crash left one."""
     with open_log(path) as stream:
         try:
             for line in read_lines(stream, limits):
-                record = _record(line.number, line.value)
-                if isinstance(record.payload, Final):
-                    return bytes.fromhex(record.payload.secret)
+                yield _record(line.number, line.value)
         except ReadError as error:
             if error.code is not ReadCode.TORN_LINE:
                 raise
-    return None
 
 
 def _record(number: int, value: dict[str, Any]) -> Record:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from racing_demon.cli.options import json_option, read_passphrase
 from racing_demon.files import Output, OutputError, refuse_inputs
@@ -24,7 +25,8 @@ from racing_demon.report.documents import keygen_document
     short_help="Write an Ed25519 key pair for a table or a player.",
     epilog="""\b
 Examples:
-  racing-demon keygen table
+  racing-demon keygen table        # table.key and table.pub
+  racing-demon keygen keys/table   # keys/table.key and keys/table.pub
   racing-demon keygen alice --dir keys --ask-passphrase
   racing-demon keygen table --passphrase-file secret.txt --force
 """,
@@ -36,7 +38,7 @@ Examples:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=".",
     show_default=True,
-    help="Directory to write the key pair into.",
+    help="The folder NAME is relative to.",
 )
 @click.option(
     "--passphrase-file",
@@ -46,7 +48,9 @@ Examples:
 @click.option("--ask-passphrase", is_flag=True, help="Encrypt NAME.key; prompt for the passphrase.")
 @click.option("--force", is_flag=True, help="Replace an existing NAME.key and NAME.pub.")
 @json_option
+@click.pass_context
 def keygen(
+    ctx: click.Context,
     name: str,
     directory: Path,
     passphrase_file: Path | None,
@@ -56,15 +60,27 @@ def keygen(
 ) -> None:
     """Write a new Ed25519 key pair: NAME.key (private, mode 0600) and NAME.pub.
 
-    Prints the key id, the SHA-256 of the raw public key, by which logs name
-    the key (racing-demon docs log-format 4). Existing files are kept unless --force.
+    NAME is a file name or a path (keys/table), in a folder that exists; a final
+    .key or .pub names the same pair (table.key: table.key and table.pub). Prints
+    the key id, the SHA-256 of the raw public key, by which logs name the key
+    (racing-demon docs log-format 4). Existing files are kept unless --force.
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
+    if (
+        Path(name).is_absolute()
+        and ctx.get_parameter_source("directory") is ParameterSource.COMMANDLINE
+    ):
+        raise click.UsageError(f"NAME {name!r} is a whole path: give it, or --dir, not both")
     try:
         files = key_files(directory, name)
     except KeyFileError as error:
         raise click.BadParameter(str(error), param_hint="NAME") from error
+    if not files.private.parent.is_dir():
+        raise click.BadParameter(
+            f"no folder {files.private.parent}: make it first, or give another NAME",
+            param_hint="NAME",
+        )
     for written in (files.private, files.public):
         try:
             refuse_inputs(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import string
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.cli.output import note_input, take_stdin
 from racing_demon.files import read_regular
+from racing_demon.game.deal import SECRET_BYTES
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import KeyFileError, load_private_key, load_public_key, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
@@ -104,25 +106,60 @@ def table_key_option(*, required: bool) -> Callable[[F], F]:
     )
 
 
-_SECRET = re.compile(r"[0-9a-f]{64}")
+def hex_problem(text: str, length: int) -> str | None:
+    """What keeps ``text`` from being ``length`` hex characters (either case), or None.
+
+    Quotes no more of ``text`` than one character that is not hex: ``text`` may be a
+    secret with a typo."""
+    expected = f"expected {length} hex characters (0-9, a-f)"
+    if len(text) != length:
+        return f"{expected}, got {len(text)}"
+    for position, character in enumerate(text, 1):
+        if character not in string.hexdigits:
+            return f"{expected}, got {character!r} at position {position}"
+    return None
 
 
-def _secret(ctx: click.Context, param: click.Parameter, value: str | None) -> bytes | None:
-    if value is None:
-        return None
-    if not _SECRET.fullmatch(value):
+def hex_value(length: int) -> Callable[[click.Context, click.Parameter, str | None], str | None]:
+    """A click callback: ``length`` hex characters, in either case, passed on in lowercase
+    (the case every log, report and digest uses)."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is None:
+            return None
+        problem = hex_problem(value, length)
+        if problem is not None:
+            raise click.BadParameter(problem, ctx, param)
+        return value.lower()
+
+    return callback
+
+
+def deprecated(old: str, new: str) -> None:
+    """One line on standard error for a spelling that still works for one release."""
+    click.echo(
+        f"racing-demon: {old} is deprecated and will be removed in the next release: give {new}",
+        err=True,
+    )
+
+
+MAX_SEED_CHARACTERS = 1000
+
+
+def plain_seed(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--seed TEXT``, a plain seed: bounded, as every input is (a seed is a name, not a
+    document; the deal and the simulation would take a 100,000-character one whole)."""
+    if value is not None and len(value) > MAX_SEED_CHARACTERS:
         raise click.BadParameter(
-            f"expected 64 lowercase hex characters, got {len(value)} characters", ctx, param
+            f"a seed is at most {MAX_SEED_CHARACTERS:,} characters, got {len(value):,}",
+            ctx,
+            param,
         )
-    return bytes.fromhex(value)
-
-
-def seed_option(help: str) -> Callable[[F], F]:
-    """``--seed SECRET``: a dealer secret (64 lowercase hex), passed on as 32 bytes."""
-    return click.option("--seed", metavar="SECRET", callback=_secret, help=help)
+    return value
 
 
 SECRET_SOURCES = "file:PATH, env:VAR or stdin"
+_SECRET_HEX = 2 * SECRET_BYTES
 
 
 def _secret_text(ctx: click.Context, param: click.Parameter, source: str) -> tuple[str, str]:
@@ -165,10 +202,10 @@ def _secret_source(ctx: click.Context, param: click.Parameter, value: str | None
     if value is None:
         return None
     text, shown = _secret_text(ctx, param, value)
-    if not _SECRET.fullmatch(text):
+    problem = hex_problem(text, _SECRET_HEX)
+    if problem is not None:
         raise click.BadParameter(
-            f"{shown} holds no secret: expected 64 lowercase hex characters "
-            f"(as `racing-demon seed new -o FILE` writes), got {len(text)} characters",
+            f"{shown} holds no secret: {problem} (as `racing-demon seed new -o FILE` writes it)",
             ctx,
             param,
         )
@@ -176,8 +213,8 @@ def _secret_source(ctx: click.Context, param: click.Parameter, value: str | None
 
 
 def secret_option(help: str, *, required: bool = False) -> Callable[[F], F]:
-    """``--secret SOURCE``: a secret (64 lowercase hex) read from ``file:PATH``,
-    ``env:VAR`` or ``stdin``, passed on as 32 bytes; never given on the command line."""
+    """``--secret SOURCE``: a secret (64 hex) read from ``file:PATH``, ``env:VAR`` or
+    ``stdin``, passed on as 32 bytes; never given on the command line."""
     return click.option(
         "--secret",
         metavar="SOURCE",
@@ -185,6 +222,39 @@ def secret_option(help: str, *, required: bool = False) -> Callable[[F], F]:
         callback=_secret_source,
         help=f"{help} SOURCE is {SECRET_SOURCES}.",
     )
+
+
+def _deprecated_seed_secret(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> bytes | None:
+    if value is None:
+        return None
+    deprecated("--seed SECRET", f"--secret {SECRET_SOURCES}")
+    problem = hex_problem(value, _SECRET_HEX)
+    if problem is not None:
+        raise click.BadParameter(problem, ctx, param)
+    return bytes.fromhex(value)
+
+
+def dealer_secret_option(help: str) -> Callable[[F], F]:
+    """``--secret SOURCE`` (``secret_option``), and the spelling it replaces, ``--seed
+    SECRET`` (the secret itself, on the command line), kept working for one release: the
+    command gets one ``secret`` argument, the 32 bytes or None."""
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def with_secret(*args: Any, secret: bytes | None, seed: bytes | None, **kwargs: Any) -> Any:
+            if secret is not None and seed is not None:
+                raise click.UsageError("give --secret, not also the deprecated --seed")
+            return function(*args, secret=seed if secret is None else secret, **kwargs)
+
+        # Hidden: --help shows one way to give the secret, the one that keeps it private.
+        hidden = click.option(
+            "--seed", metavar="SECRET", hidden=True, callback=_deprecated_seed_secret
+        )
+        return secret_option(help)(hidden(with_secret))  # type: ignore[return-value]
+
+    return decorate
 
 
 _SIZE = re.compile(r"([0-9]{1,12})([KMG]?)")
@@ -284,3 +354,38 @@ def read_passphrase(path: Path) -> bytes:
     if not passphrase:
         raise click.BadParameter(f"{path} holds no passphrase", param_hint="--passphrase-file")
     return passphrase
+
+
+def _deprecated_table_key(
+    ctx: click.Context, param: click.Parameter, value: Path | None
+) -> Path | None:
+    if value is not None:
+        deprecated("--table-key KEY for the private key", "--signing-key KEY")
+    return value
+
+
+def signing_key_option(help: str) -> Callable[[F], F]:
+    """``--signing-key KEY``: the table's private key file, passed on as its path; and the
+    spelling it replaces, ``--table-key KEY``, kept working for one release (everywhere
+    else ``--table-key`` is the table's public key)."""
+
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def with_key(
+            *args: Any, signing_key: Path | None, table_key: Path | None, **kwargs: Any
+        ) -> Any:
+            if signing_key is not None and table_key is not None:
+                raise click.UsageError("give --signing-key, not also the deprecated --table-key")
+            key = signing_key or table_key
+            if key is None:
+                raise click.UsageError("Missing option '--signing-key'.")
+            return function(*args, signing_key=key, **kwargs)
+
+        path = click.Path(dir_okay=False, path_type=Path)
+        old = click.option(
+            "--table-key", metavar="KEY", type=path, hidden=True, callback=_deprecated_table_key
+        )
+        new = click.option("--signing-key", metavar="KEY", type=path, help=help)
+        return new(old(with_key))  # type: ignore[return-value]
+
+    return decorate

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import json_option, limits_options, seed_option, table_key_option
+from racing_demon.cli.options import (
+    dealer_secret_option,
+    json_option,
+    limits_options,
+    table_key_option,
+)
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.recover import Action, RecoveryError, recover_log
@@ -21,20 +26,20 @@ from racing_demon.verify import Settings
     short_help="Remove the torn last line a crash left in a log.",
     epilog="""\b
 Examples:
-  racing-demon recover game.jsonl --table-key table.pub --seed SECRET
+  racing-demon recover game.jsonl --table-key table.pub --secret stdin
   racing-demon recover game.jsonl --table-key table.pub --dry-run
 """,
 )
 @click.argument("log", type=click.Path(path_type=Path))
 @table_key_option(required=False)
-@seed_option("The dealer secret (64 hex): the kept records are also replayed.")
+@dealer_secret_option("The dealer secret (64 hex): the kept records are also replayed.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
 @limits_options
 @json_option
 def recover(
     log: Path,
     table_key: bytes | None,
-    seed: bytes | None,
+    secret: bytes | None,
     dry_run: bool,
     limits: Limits,
     as_json: bool,
@@ -54,7 +59,7 @@ def recover(
     before the end do not verify or the tail is a damaged final record (nothing changed);
     2 when LOG cannot be read or changed.
     """
-    settings = Settings(table_key=table_key, seed=seed, limits=limits)
+    settings = Settings(table_key=table_key, seed=secret, limits=limits)
     try:
         recovery = recover_log(log, settings, dry_run=dry_run)
     except RecoveryError as error:

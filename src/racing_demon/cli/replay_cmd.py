@@ -6,7 +6,7 @@ import json
 
 import click
 
-from racing_demon.cli.options import json_option, limits_options, seed_option
+from racing_demon.cli.options import dealer_secret_option, json_option, limits_options
 from racing_demon.cli.output import named_log
 from racing_demon.log.reader import Limits, ReadCode, ReadError
 from racing_demon.log.records import Record
@@ -23,7 +23,7 @@ Examples:
   racing-demon replay sample_games/table-3p-signed.jsonl
   racing-demon replay game.jsonl --at 120
   # a log with no final record yet:
-  racing-demon replay unfinished.jsonl --seed SECRET
+  racing-demon replay unfinished.jsonl --secret file:secret.txt
   # the log on standard input:
   racing-demon replay - --at 40 < game.jsonl
 """,
@@ -32,11 +32,11 @@ Examples:
 @click.option(
     "--at", "at_seq", type=click.IntRange(0), help="Record to stop after [default: last]."
 )
-@seed_option("The dealer secret (64 hex), for a log with no final record yet.")
+@dealer_secret_option("The dealer secret (64 hex), for a log with no final record yet.")
 @limits_options
 @json_option
 def replay_command(
-    log: str, at_seq: int | None, seed: bytes | None, limits: Limits, as_json: bool
+    log: str, at_seq: int | None, secret: bytes | None, limits: Limits, as_json: bool
 ) -> None:
     """Print the table after record AT: every seat's demon top and count, work piles,
     waste top, stock count; the foundations; and whose move came next.
@@ -50,9 +50,9 @@ def replay_command(
     following_lost_to: Race | None = None
     source = named_log(log, limits)
     try:
-        secret = seed or find_secret(source, limits)
+        secret = secret or find_secret(source, limits)
         if secret is None:
-            raise click.UsageError("the log has no final record: give the dealer secret, --seed")
+            raise click.UsageError("the log has no final record: give --secret SOURCE")
         for snapshot in replay(source, secret, limits):
             if chosen is not None and at_seq is not None:
                 following, following_lost_to = snapshot.record, snapshot.lost_to

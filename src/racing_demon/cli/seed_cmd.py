@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import json_option
+from racing_demon.cli.options import (
+    SECRET_SOURCES,
+    deprecated,
+    hex_value,
+    json_option,
+    secret_option,
+)
 from racing_demon.cli.output import OutputWriter
 from racing_demon.files import STDOUT, Output, OutputError
 from racing_demon.game.deal import SECRET_BYTES, check_reveal, commitment, new_secret
@@ -16,17 +21,22 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.report.documents import seed_check_document
 from racing_demon.report.text import seed_document
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
-
-def _hex64(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if not _HEX64.fullmatch(value):
-        raise click.BadParameter(
-            f"expected {SECRET_BYTES * 2} lowercase hex characters, got {len(value)} characters",
-            ctx,
-            param,
+def _commitment_and_secret(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[str, ...]:
+    """COMMITMENT, or the deprecated SECRET COMMITMENT, each 64 hex, in lowercase."""
+    if len(values) == 2:
+        deprecated(
+            "seed check SECRET COMMITMENT",
+            f"seed check COMMITMENT --secret SOURCE (SOURCE is {SECRET_SOURCES})",
         )
-    return value
+    elif len(values) != 1:
+        raise click.UsageError(
+            f"give one COMMITMENT (and --secret SOURCE), got {len(values)} arguments", ctx
+        )
+    check = hex_value(2 * SECRET_BYTES)
+    return tuple(str(check(ctx, param, value)) for value in values)
 
 
 @click.group(
@@ -35,7 +45,7 @@ def _hex64(ctx: click.Context, param: click.Parameter, value: str) -> str:
 Examples:
   racing-demon seed new                # before play: publish the commitment
   racing-demon seed new -o secret.txt  # the secret in a new file, mode 0600
-  racing-demon seed check SECRET COMMITMENT   # after it: check the reveal
+  racing-demon seed check COMMITMENT --secret file:secret.txt   # after play
 """,
 )
 def seed() -> None:
@@ -93,15 +103,24 @@ def _write_secret(name: str, secret: bytes) -> None:
 
 
 @seed.command(name="check")
-@click.argument("secret", callback=_hex64)
-@click.argument("commitment_hex", metavar="COMMITMENT", callback=_hex64)
+# nargs=-1: the deprecated form put the secret itself first, SECRET COMMITMENT.
+@click.argument("arguments", metavar="COMMITMENT", nargs=-1, callback=_commitment_and_secret)
+@secret_option("The revealed secret, as `seed new -o FILE` wrote it.")
 @json_option
-def check(secret: str, commitment_hex: str, as_json: bool) -> None:
-    """Check that SECRET opens COMMITMENT (both 64 hex characters).
+def check(arguments: tuple[str, ...], secret: bytes | None, as_json: bool) -> None:
+    """Check that the secret read from --secret SOURCE opens COMMITMENT (64 hex,
+    either case).
 
     Exit 0 when it does, 1 when it does not, 2 when an argument is malformed.
     """
-    opens = check_reveal(bytes.fromhex(secret), commitment_hex)
+    *given, commitment_hex = arguments
+    if given and secret is not None:
+        raise click.UsageError("give the secret once: --secret SOURCE, not also SECRET")
+    if given:
+        secret = bytes.fromhex(given[0])
+    if secret is None:
+        raise click.UsageError(f"give --secret SOURCE ({SECRET_SOURCES}): the secret to check")
+    opens = check_reveal(secret, commitment_hex)
     if as_json:
         click.echo(json.dumps(seed_check_document(commitment_hex, opens=opens), indent=2))
     elif opens:

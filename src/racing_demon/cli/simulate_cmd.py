@@ -14,7 +14,14 @@ from pathlib import Path
 import click
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.cli.options import json_option, private_key_from, read_passphrase, rules_option
+from racing_demon.cli.options import (
+    json_option,
+    plain_seed,
+    private_key_from,
+    read_passphrase,
+    rules_option,
+    signing_key_option,
+)
 from racing_demon.cli.output import OutputWriter, checked_output
 from racing_demon.files import STDOUT
 from racing_demon.game.rules import MAX_HANDS, Rules
@@ -47,6 +54,7 @@ def bots_of(ctx: click.Context, param: click.Parameter, value: str) -> tuple[Bot
 
 
 def simulation_seed(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    plain_seed(ctx, param, value)
     try:
         SimulationSeed.from_text(value)
     except ValueError as error:
@@ -80,7 +88,7 @@ def _latencies(
 Examples:
   racing-demon keygen table
   racing-demon simulate --players 3 --bots easy,normal,hard --seed demo \\
-      --table-key table.key --out demo.jsonl
+      --signing-key table.key --out demo.jsonl
   racing-demon verify demo.jsonl --table-key table.pub
   racing-demon simulate --players 2 --seed demo --table-key table.key \\
       --out - | racing-demon verify - --table-key table.pub
@@ -88,7 +96,7 @@ Examples:
   mkdir keys
   for seat in 0 1 2 3; do racing-demon keygen seat$seat --dir keys; done
   racing-demon simulate --rules nertz --players 4 --bots hard --seed cup \\
-      --table-key table.key --player-keys keys --hands 3 --out cup.jsonl
+      --signing-key table.key --player-keys keys --hands 3 --out cup.jsonl
 """,
 )
 @rules_option
@@ -113,12 +121,8 @@ Examples:
     callback=simulation_seed,
     help="The simulation seed: it derives the deals, the dealer secret and every bot's choice.",
 )
-@click.option(
-    "--table-key",
-    required=True,
-    metavar="KEY",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The table's PRIVATE key file (NAME.key, as keygen writes it): it signs the log.",
+@signing_key_option(
+    "The table's private key file (NAME.key, as keygen writes it): it signs the log."
 )
 @click.option(
     "--passphrase-file",
@@ -181,7 +185,7 @@ def simulate_command(
     players: int,
     bots: tuple[BotProfile, ...],
     seed: str,
-    table_key: Path,
+    signing_key: Path,
     passphrase_file: Path | None,
     ask_passphrase: bool,
     player_keys: Path | None,
@@ -241,13 +245,13 @@ def simulate_command(
             rules,
             bots,
             seed,
-            private_key_from(table_key, passphrase_file, ask_passphrase, "--table-key"),
+            private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key"),
             None
             if player_keys is None
             else _seat_keys(player_keys, players, player_passphrase_file),
             latencies,
             tick_ms,
-            public_key_hint(table_key),
+            public_key_hint(signing_key),
             receipts_asked=receipts
             and click.get_current_context().get_parameter_source("receipts")
             is click.core.ParameterSource.COMMANDLINE,
@@ -261,7 +265,7 @@ def simulate_command(
                 "overwritten; choose another path",
                 param_hint="--out",
             )
-    key = private_key_from(table_key, passphrase_file, ask_passphrase, "--table-key")
+    key = private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key")
     seat_keys = (
         None if player_keys is None else _seat_keys(player_keys, players, player_passphrase_file)
     )
@@ -290,10 +294,10 @@ def simulate_command(
             click.echo(f"cannot write {printable(out)}: {error.strerror}", err=True)
             raise SystemExit(ExitCode.UNUSABLE) from error
     if as_json:
-        document = simulation_document(result, public_key_hint(table_key))
+        document = simulation_document(result, public_key_hint(signing_key))
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
-    click.echo(summary_text(result, public_key_hint(table_key)))
+    click.echo(summary_text(result, public_key_hint(signing_key)))
 
 
 def _simulate_to_stdout(

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import click
 
 from racing_demon.cli.options import (
     force_option,
+    hex_value,
     json_option,
     private_key_from,
     rules_option,
@@ -44,17 +44,8 @@ from racing_demon.tournament.plan import (
 )
 from racing_demon.tournament.sheets import render_sheets
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 CHECK_FORMAT = "racing-demon/tournament-check/v1"
 PLAN_REPORT_FORMAT = "racing-demon/tournament-plan-report/v1"
-
-
-def _commitment(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    if not _HEX64.fullmatch(value):
-        raise click.BadParameter(
-            f"expected 64 lowercase hex characters, got {len(value)} characters", ctx, param
-        )
-    return value
 
 
 def _name(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -369,7 +360,7 @@ Examples:
     "committed",
     metavar="C",
     required=True,
-    callback=_commitment,
+    callback=hex_value(64),
     help="The organiser's published commitment (64 hex).",
 )
 @click.option("--by", required=True, callback=_name, help="Your name, as the plan will list it.")

@@ -8,7 +8,12 @@ from pathlib import Path
 
 import click
 
-from racing_demon.cli.options import json_option, private_key_from, secret_option
+from racing_demon.cli.options import (
+    json_option,
+    private_key_from,
+    secret_option,
+    signing_key_option,
+)
 from racing_demon.cli.simulate_cmd import (
     bots_of,
     public_key_hint,
@@ -31,20 +36,14 @@ TOURNAMENT_SIMULATION_FORMAT = "racing-demon/tournament-simulation-report/v1"
     epilog="""\b
 Examples:
   racing-demon tournament simulate plan.json --secret file:secret.txt \\
-      --table-key table.key --bots easy,normal,hard,normal --seed cup \\
+      --signing-key table.key --bots easy,normal,hard,normal --seed cup \\
       --out logs
   racing-demon tournament score plan.json logs --table-key table.pub
 """,
 )
 @click.argument("plan_file", metavar="PLAN", type=click.Path(path_type=Path))
 @secret_option("The organiser's secret: it must open the plan's commitment.", required=True)
-@click.option(
-    "--table-key",
-    required=True,
-    metavar="KEY",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The table's PRIVATE key file (NAME.key): it signs every table's log.",
-)
+@signing_key_option("The table's private key file (NAME.key): it signs every table's log.")
 @click.option(
     "--passphrase-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -77,7 +76,7 @@ Examples:
 def simulate_command(
     plan_file: Path,
     secret: bytes,
-    table_key: Path,
+    signing_key: Path,
     passphrase_file: Path | None,
     ask_passphrase: bool,
     bots: tuple[BotProfile, ...],
@@ -119,7 +118,7 @@ def simulate_command(
                 f"{printable(str(log))} exists: a log is never overwritten; choose another folder",
                 param_hint="--out",
             )
-    key = private_key_from(table_key, passphrase_file, ask_passphrase, "--table-key")
+    key = private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key")
     # With --json, each table's line is progress on standard error; the document follows.
     on_table = _progress_table if as_json else _report_table
     try:
@@ -133,7 +132,7 @@ def simulate_command(
             "plan_file": printable(str(plan_file)),
             "plan": plan.digest,
             "out": printable(str(out)),
-            "table_key": printable(public_key_hint(table_key)),
+            "table_key": printable(public_key_hint(signing_key)),
             "tables": [
                 {"table": number, **simulated_table(table)}
                 for number, table in enumerate(played.tables, start=1)
@@ -144,7 +143,7 @@ def simulate_command(
     click.echo(
         f"revealed the secret in every table's final record; score with:\n"
         f"  racing-demon tournament score {printable(str(plan_file))} {printable(str(out))} "
-        f"--table-key {printable(public_key_hint(table_key))}"
+        f"--table-key {printable(public_key_hint(signing_key))}"
     )
 
 

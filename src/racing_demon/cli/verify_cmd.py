@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import signal
 import sys
 from collections.abc import Callable, Generator, Iterator
@@ -25,11 +24,12 @@ from racing_demon.batch import (
     iter_verified_on_dask,
 )
 from racing_demon.cli.options import (
+    dealer_secret_option,
     force_option,
+    hex_value,
     json_option,
     limits_options,
     pinned_rules_option,
-    seed_option,
     table_key_option,
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, log_from_stdin
@@ -46,16 +46,6 @@ from racing_demon.report.verify import (
     verification_document,
 )
 from racing_demon.verify import Report, Settings, verify_log
-
-_GAME_ID = re.compile(r"[0-9a-f]{32}")
-
-
-def _game_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not _GAME_ID.fullmatch(value):
-        raise click.BadParameter(
-            f"expected 32 lowercase hex characters, got {len(value)} characters", ctx, param
-        )
-    return value
 
 
 def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -79,7 +69,7 @@ class _ClusterFailed(click.ClickException):
     epilog="""\b
 Examples:
   racing-demon verify game.jsonl --table-key table.pub
-  racing-demon verify game.jsonl --table-key table.pub --seed SECRET --json
+  racing-demon verify game.jsonl --table-key table.pub --secret file:secret
   racing-demon verify game.jsonl --table-key table.pub --rules table
   curl -s https://example.org/game.jsonl \\
       | racing-demon verify - --table-key table.pub
@@ -109,9 +99,14 @@ More:
     help="Check the table's signatures on the genesis and the final record only (the chain "
     "binds the rest to them) and no player's signature on a move; replay everything.",
 )
-@seed_option("The dealer secret (64 hex) the log must reveal; it also replays an unfinished log.")
+@dealer_secret_option(
+    "The dealer secret (64 hex) the log must reveal; it also replays an unfinished log."
+)
 @click.option(
-    "--game-id", metavar="ID", callback=_game_id, help="The game id (32 hex) the log must carry."
+    "--game-id",
+    metavar="ID",
+    callback=hex_value(32),
+    help="The game id (32 hex) the log must carry.",
 )
 @click.option(
     "--unsafe-unpinned",
@@ -160,7 +155,7 @@ def verify(
     rules: str | None,
     as_json: bool,
     fast: bool,
-    seed: bytes | None,
+    secret: bytes | None,
     game_id: str | None,
     unsafe_unpinned: bool,
     limits: Limits,
@@ -198,7 +193,7 @@ def verify(
     settings = Settings(
         table_key=table_key,
         fast=fast,
-        seed=seed,
+        seed=secret,
         game_id=game_id,
         unsafe_unpinned=unsafe_unpinned,
         limits=limits,

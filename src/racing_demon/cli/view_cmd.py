@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 
 from racing_demon.cli.options import (
+    dealer_secret_option,
     force_option,
     limits_options,
     pinned_rules_option,
-    seed_option,
     table_key_option,
 )
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of
@@ -30,8 +30,8 @@ Examples:
   racing-demon view game.jsonl --table-key table.pub -o game.html
   racing-demon view sample_games/disputed/changed-byte.jsonl \\
       --table-key sample_games/table.pub -o changed-byte.html
-  racing-demon view unfinished.jsonl --table-key table.pub --seed SECRET \\
-      -o unfinished.html
+  racing-demon view unfinished.jsonl --table-key table.pub \\
+      --secret file:secret.txt -o unfinished.html
   racing-demon view game.jsonl --table-key table.pub --rules table \\
       -o game.html --force
   racing-demon view game.jsonl -o - > game.html   # no key: an unpinned page
@@ -40,7 +40,7 @@ Examples:
 @click.argument("log", type=click.Path(path_type=Path))
 @table_key_option(required=False)
 @pinned_rules_option
-@seed_option("The dealer secret (64 hex), for a log with no final record yet.")
+@dealer_secret_option("The dealer secret (64 hex), for a log with no final record yet.")
 @limits_options
 @click.option(
     "-o",
@@ -58,7 +58,7 @@ def view(
     log: Path,
     table_key: bytes | None,
     rules: str | None,
-    seed: bytes | None,
+    secret: bytes | None,
     limits: Limits,
     out: str,
     force: bool,
@@ -79,7 +79,7 @@ def view(
     2 when LOG cannot be read, FILE cannot be written or exists, or an option is wrong.
     """
     output = checked_output(out, replace=force, inputs=[log, *inputs_of(ctx)], param_hint="--out")
-    settings = Settings(table_key=table_key, seed=seed, limits=limits, rules=rules)
+    settings = Settings(table_key=table_key, seed=secret, limits=limits, rules=rules)
     report = verify_log(log, settings)
     try:
         data = viewer_data(log, settings, report)

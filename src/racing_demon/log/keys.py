@@ -47,12 +47,41 @@ class KeyFiles:
         return tuple(path for path in (self.private, self.public) if os.path.lexists(path))
 
 
+KEY_SUFFIXES = (".key", ".pub")
+
+
 def key_files(directory: Path, name: str) -> KeyFiles:
-    """The two files of key pair ``name`` in ``directory``; ``name`` is a plain file name."""
-    # Refusing separators keeps every key pair inside the directory that was asked for.
-    if not name or any(character in name for character in "/\\\0"):
-        raise KeyFileError(f"key name {name!r} must be a plain file name, without / or \\")
-    return KeyFiles(directory / f"{name}.key", directory / f"{name}.pub")
+    """The two files of key pair ``name``: ``NAME.key`` and ``NAME.pub``, relative to
+    ``directory``.
+
+    ``name`` may be a path (``keys/table``), as ``ssh-keygen -f`` and ``openssl genpkey
+    -out`` take one, and may end in either file's suffix (``table.key`` is the pair
+    ``table.key`` and ``table.pub``, not ``table.key.key``). A name that names no file of
+    its own (empty, ``.``, ``..``, ending in ``/``, an existing folder) is refused, saying
+    why.
+    """
+    if "\0" in name:
+        raise KeyFileError("a key name cannot hold a NUL character")
+    if "\\" in name:
+        # A file name may hold one on POSIX, but whoever typed it meant a Windows folder.
+        raise KeyFileError(f"key name {name!r} holds \\: separate folders with /")
+    last = name.rsplit("/", 1)[-1]
+    stem = last.removesuffix(".key") if last.endswith(".key") else last.removesuffix(".pub")
+    if not name:
+        raise KeyFileError("the key name is empty: give one, such as table or keys/table")
+    if not last:
+        raise KeyFileError(
+            f"key name {name!r} ends with /: give a file name in that folder, such as {name}table"
+        )
+    if stem in ("", ".", ".."):
+        raise KeyFileError(
+            f"key name {name!r} names a folder, not a key: give a file name, such as table"
+        )
+    path = directory / name
+    if path.is_dir():
+        raise KeyFileError(f"{path} is a folder: give a key name in it, such as {path / 'table'}")
+    base = path.with_name(stem)
+    return KeyFiles(base.with_name(f"{stem}.key"), base.with_name(f"{stem}.pub"))
 
 
 def generate_private_key() -> Ed25519PrivateKey:

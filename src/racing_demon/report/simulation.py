@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.game.scoring import Match
-from racing_demon.report.text import printable
+from racing_demon.report.text import printable, shown_seed
 from racing_demon.sim.simulate import SeatReport, Simulation
 
 SIMULATION_FORMAT = "racing-demon/simulation-report/v1"
@@ -17,7 +17,7 @@ def summary_text(result: Simulation, public_key: str) -> str:
     """One screen: who played, every hand's scores, totals, winners and what happened."""
     match, seats, tally = result.match, result.seats, result.tally
     lines = [
-        f"{result.rules.name} · {len(seats)} players · seed {printable(repr(result.seed))} · "
+        f"{result.rules.name} · {len(seats)} players · seed {shown_seed(result.seed)} · "
         f"game {result.game}",
         "",
         "seat  player             latency     actions  idle",

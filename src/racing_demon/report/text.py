@@ -8,6 +8,7 @@ described by the schemas in ``schemas/``.
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ from racing_demon.replay import Race, ReplayError
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
 SEED_FORMAT = "racing-demon/seed-report/v1"
+SEED_SHOWN = 60  # characters of a plain seed a header shows; the JSON holds it whole
 _RED = "\x1b[31m"
 RESET = "\x1b[0m"
 
@@ -78,11 +80,32 @@ def top_first(pile: Pile) -> list[str]:
     return [card.face for card in reversed(pile)]
 
 
-def deal_text(state: State, seed_label: str, packs: Sequence[Pile]) -> str:
-    """Every seat's layout, each pile listed from its top (the stock in turning order)."""
+def shown_seed(seed: str) -> str:
+    """A plain seed as a header shows it: quoted, printable, and cut after
+    ``SEED_SHOWN`` characters, so a long seed cannot push the report off the screen."""
+    if len(seed) <= SEED_SHOWN:
+        return printable(json.dumps(seed, ensure_ascii=False))
+    cut = printable(json.dumps(seed[:SEED_SHOWN], ensure_ascii=False))
+    return f"{cut}… ({len(seed):,} characters)"
+
+
+def deal_source(
+    seed: str | None = None, commitment: str | None = None, game: str | None = None
+) -> str:
+    """What a deal was derived from, as its header names it: a plain seed, or the
+    commitment to a dealer secret (and the game of the log it came from)."""
+    if seed is not None:
+        return f"seed {shown_seed(seed)}"
+    game_part = "" if game is None else f"game {printable(game)} · "
+    return f"{game_part}commitment {commitment}"
+
+
+def deal_text(state: State, source: str, packs: Sequence[Pile]) -> str:
+    """Every seat's layout, each pile listed from its top (the stock in turning order);
+    ``source`` is ``deal_source``'s."""
     rules = state.rules
     lines = [
-        f"hand {state.hand} · profile {rules.name} · seed {seed_label} · "
+        f"hand {state.hand} · profile {rules.name} · {source} · "
         f"{state.players} players · {DEAL_ALGORITHM}",
     ]
     for number, seat in enumerate(state.seats):
@@ -104,13 +127,26 @@ def _packets(cards: Pile, size: int, per_line: int = 18) -> list[str]:
     return ["         " + " | ".join(packets[i : i + step]) for i in range(0, len(packets), step)]
 
 
-def deal_document(state: State, seed_label: str, packs: Sequence[Pile]) -> dict[str, Any]:
-    """The ``deal`` command's JSON (schemas/deal-report.schema.json)."""
+def deal_document(
+    state: State,
+    packs: Sequence[Pile],
+    *,
+    seed: str | None = None,
+    commitment: str | None = None,
+    game: str | None = None,
+) -> dict[str, Any]:
+    """The ``deal`` command's JSON (schemas/deal-report.schema.json): from a plain
+    ``seed``, or from the secret behind ``commitment`` (in ``game``, for a log's deal)."""
+    source = (
+        {"seed": seed}
+        if seed is not None
+        else {"commitment": commitment, **({} if game is None else {"game": game})}
+    )
     return {
         "format": DEAL_FORMAT,
         "algorithm": DEAL_ALGORITHM,
         "profile": state.rules.name,
-        "seed": seed_label,
+        **source,
         "hand": state.hand,
         "players": state.players,
         "seats": [
