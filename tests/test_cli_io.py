@@ -158,7 +158,7 @@ def table_key(tmp_path: Path) -> Path:
 def test_simulate_out_dash_writes_the_log_to_standard_output(
     tmp_path: Path, table_key: Path
 ) -> None:
-    common = ("simulate", "--players", "2", "--seed", "io", "--hands", "1", "--table-key")
+    common = ("simulate", "--players", "2", "--seed", "io", "--hands", "1", "--signing-key")
     code, log, err = run(*common, table_key, "--out", "-")
     assert code == 0
     file = tmp_path / "file.jsonl"
@@ -174,7 +174,7 @@ def test_simulate_out_dash_writes_the_log_to_standard_output(
 
 
 def test_simulate_out_dash_refuses_receipts_it_cannot_keep(table_key: Path) -> None:
-    common = ("simulate", "--players", "2", "--seed", "io", "--hands", "1", "--table-key")
+    common = ("simulate", "--players", "2", "--seed", "io", "--hands", "1", "--signing-key")
     code, out, err = run(*common, table_key, "--out", "-", "--receipts")
     assert code == 2 and out == b""
     assert err.splitlines()[-1] == (
@@ -187,7 +187,7 @@ def test_simulate_out_dash_reports_a_temporary_folder_it_cannot_write(
     table_key: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
-    common = ("simulate", "--players", "2", "--seed", "io", "--hands", "1", "--table-key")
+    common = ("simulate", "--players", "2", "--seed", "io", "--hands", "1", "--signing-key")
     code, out, err = run(*common, table_key, "--out", "-")
     assert (code, out) == (2, b"")
     assert err == "cannot write the temporary log of --out -: No such file or directory\n"

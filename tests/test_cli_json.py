@@ -123,7 +123,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     logs = folder / "logs"
     played = run(
         "tournament", "simulate", plan, "--secret", f"file:{secret}",
-        "--table-key", folder / "table.key", "--seed", "json", "--out", logs,
+        "--signing-key", folder / "table.key", "--seed", "json", "--out", logs,
     )  # fmt: skip
     assert played.code == 0, played.stderr
     return Workspace(folder, folder / "table.key", folder / "table.pub", secret, plan, logs)
@@ -147,7 +147,7 @@ def plan_arguments(ws: Workspace) -> tuple[str | Path, ...]:
 
 def tournament_arguments(ws: Workspace) -> tuple[str | Path, ...]:
     """``tournament simulate``'s arguments but its seed and output folder."""
-    return (ws.plan, "--secret", f"file:{ws.secret}", "--table-key", ws.table_key)
+    return (ws.plan, "--secret", f"file:{ws.secret}", "--signing-key", ws.table_key)
 
 
 Case = tuple[tuple[str | Path, ...], int]  # the arguments after the command, the exit code
@@ -188,10 +188,13 @@ def cases(ws: Workspace, tmp: Path) -> dict[tuple[str, ...], list[Case]]:
             ((GAMES / "valid" / "table-4p-tie-signed.jsonl", "--at", "5"), 0),
         ],
         ("rules",): [((), 0), (("nertz",), 0)],
-        ("seed", "check"): [((secret, committed), 0), ((secret, "0" * 64), 1)],
+        ("seed", "check"): [
+            ((committed, "--secret", f"file:{ws.secret}"), 0),
+            (("0" * 64, "--secret", f"file:{ws.secret}"), 1),
+        ],
         ("seed", "new"): [((), 0)],
         ("simulate",): [
-            ((*simulated, "--table-key", ws.table_key, "--out", tmp / "sim.jsonl"), 0),
+            ((*simulated, "--signing-key", ws.table_key, "--out", tmp / "sim.jsonl"), 0),
         ],
         ("tournament", "check"): [
             ((ws.plan,), 0),
@@ -397,11 +400,12 @@ def test_seed_check_json_says_whether_the_secret_opens_the_commitment(
 ) -> None:
     secret = workspace.secret_hex
     committed = commitment(bytes.fromhex(secret))
-    opens = run("seed", "check", secret, committed, "--json")
+    source = f"file:{workspace.secret}"
+    opens = run("seed", "check", committed, "--secret", source, "--json")
     assert (opens.code, opens.document["opens"], opens.stderr) == (0, True, "")
     assert opens.document["commitment"] == committed
     assert secret not in opens.stdout  # the secret may still be private
-    wrong = run("seed", "check", secret, "0" * 64, "--json")
+    wrong = run("seed", "check", "0" * 64, "--secret", source, "--json")
     assert (wrong.code, wrong.document["opens"], wrong.stderr) == (1, False, "")
 
 
@@ -409,7 +413,7 @@ def test_simulate_json_reports_the_match_it_wrote(workspace: Workspace, tmp_path
     out = tmp_path / "sim.jsonl"
     document = run(
         "simulate", "--players", "2", "--bots", "easy,hard", "--hands", "2", "--seed", "json",
-        "--table-key", workspace.table_key, "--out", out, "--json",
+        "--signing-key", workspace.table_key, "--out", out, "--json",
     ).document  # fmt: skip
     assert (document["log"], document["played"], len(document["hands"])) == (str(out), 2, 2)
     assert [seat["bot"] for seat in document["seats"]] == ["easy", "hard"]
@@ -425,7 +429,7 @@ def test_simulate_json_reports_the_match_it_wrote(workspace: Workspace, tmp_path
 
 def test_simulate_json_refuses_a_log_on_standard_output(workspace: Workspace) -> None:
     result = run(
-        "simulate", "--players", "2", "--seed", "json", "--table-key", workspace.table_key,
+        "simulate", "--players", "2", "--seed", "json", "--signing-key", workspace.table_key,
         "--out", "-", "--json",
     )  # fmt: skip
     assert (result.code, result.stdout) == (2, "")

@@ -90,7 +90,7 @@ Examples:
   racing-demon simulate --players 3 --bots easy,normal,hard --seed demo \\
       --signing-key table.key --out demo.jsonl
   racing-demon verify demo.jsonl --table-key table.pub
-  racing-demon simulate --players 2 --seed demo --table-key table.key \\
+  racing-demon simulate --players 2 --seed demo --signing-key table.key \\
       --out - | racing-demon verify - --table-key table.pub
 \b
   mkdir keys
