@@ -69,6 +69,10 @@ Examples:
 \b
 E0, E1: each seat's contribution ({2 * MIN_CONTRIBUTION_BYTES} to \
 {2 * MAX_CONTRIBUTION_BYTES} hex), as the genesis lists them.
+
+\b
+More:
+  racing-demon docs deal-spec   # the derivation, to re-implement it
 """
 )
 @click.option(
@@ -113,11 +117,11 @@ def deal(
 ) -> None:
     """Print each seat's layout for one hand.
 
-    Every pack is derived by the published algorithm (racing-demon docs deal-spec), so
-    anyone can regenerate the same deal: from a plain --seed; from a dealer --secret and
-    every seat's --entropy, exactly as a match committed to that secret deals (the
-    game id does not enter the deal); or from a --log, as its table dealt it. The
-    header names the commitment of a secret's deal, never the secret.
+    Every pack is derived by the published algorithm, so anyone can regenerate the
+    same deal: from a plain --seed; from a dealer --secret and every seat's --entropy,
+    exactly as a match committed to that secret deals (the game id does not enter the
+    deal); or from a --log, as its table dealt it. The header names the commitment of
+    a secret's deal, never the secret.
     """
     sources = [name for name, given in (("--seed", seed), ("--log", log)) if given is not None]
     if secret is not None and log is None:
