@@ -36,11 +36,10 @@ from racing_demon.files import open_regular, shown_name
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, batch_exit_code, exit_code_of
 from racing_demon.verify import (
-    Finding,
     Report,
     Settings,
     Verdict,
-    VerifyCode,
+    unreadable_report,
     verify_log,
     verify_stream,
 )
@@ -134,14 +133,7 @@ def verify_named(path: Path, settings: Settings) -> Report:
     are never a log, and "not a regular file" would not say what is wrong."""
     if path.is_dir():
         source = shown_name(path)
-        return Report(
-            source,
-            Verdict.UNREADABLE,
-            finding=Finding(VerifyCode.UNREADABLE, f"no logs found under {source}"),
-            fast=settings.fast,
-            pinned=settings.table_key is not None,
-            unsafe_unpinned=settings.unsafe_unpinned,
-        )
+        return unreadable_report(source, settings, f"no logs found under {source}")
     return verify_log(path, settings)
 
 

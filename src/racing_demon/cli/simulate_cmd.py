@@ -35,6 +35,7 @@ from racing_demon.sim.bots import BOTS, BotProfile
 from racing_demon.sim.simulate import (
     TICK_MS,
     Latency,
+    Simulation,
     SimulationSeed,
     receipt_paths,
     simulate,
@@ -240,38 +241,33 @@ def simulate_command(
             "--out - writes the log to standard output, where --json would print its "
             "document too: give --out FILE with --json"
         )
-    if out == STDOUT:
-        _simulate_to_stdout(
-            rules,
-            bots,
-            seed,
-            private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key"),
-            None
-            if player_keys is None
-            else _seat_keys(player_keys, players, player_passphrase_file),
-            latencies,
-            tick_ms,
-            public_key_hint(signing_key),
-            receipts_asked=receipts
-            and click.get_current_context().get_parameter_source("receipts")
-            is click.core.ParameterSource.COMMANDLINE,
+    receipts_asked = (
+        click.get_current_context().get_parameter_source("receipts")
+        is click.core.ParameterSource.COMMANDLINE
+    )
+    if out == STDOUT and receipts and receipts_asked:
+        raise click.BadParameter(
+            "--receipts keeps files beside LOG, and --out - has none: give --out FILE, "
+            "or --no-receipts",
+            param_hint="--out",
         )
-        return
     log = Path(out)
-    for output in (log, *(receipt_paths(log, players) if receipts else ())):
-        if output.exists() or output.is_symlink():
-            raise click.BadParameter(
-                f"{printable(str(output))} exists: a log or receipts file is never "
-                "overwritten; choose another path",
-                param_hint="--out",
-            )
+    if out != STDOUT:
+        for output in (log, *(receipt_paths(log, players) if receipts else ())):
+            if output.exists() or output.is_symlink():
+                raise click.BadParameter(
+                    f"{printable(str(output))} exists: a log or receipts file is never "
+                    "overwritten; choose another path",
+                    param_hint="--out",
+                )
     key = private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key")
     seat_keys = (
         None if player_keys is None else _seat_keys(player_keys, players, player_passphrase_file)
     )
-    with _progress(rules) as on_hand:
-        try:
-            result = simulate(
+
+    def play(log: Path, *, keep_receipts: bool) -> Simulation:
+        with _progress(rules) as on_hand:
+            return simulate(
                 log,
                 rules,
                 bots,
@@ -282,17 +278,23 @@ def simulate_command(
                 tick_ms=tick_ms,
                 durable=durable,
                 on_hand=on_hand,
-                receipts=receipts,
+                receipts=keep_receipts,
             )
-        except FileExistsError as error:
-            shown = printable(str(error.filename or log))
-            raise click.BadParameter(
-                f"{shown} exists: a log or receipts file is never overwritten",
-                param_hint="--out",
-            ) from error
-        except OSError as error:
-            click.echo(f"cannot write {printable(out)}: {error.strerror}", err=True)
-            raise SystemExit(ExitCode.UNUSABLE) from error
+
+    if out == STDOUT:
+        _simulate_to_stdout(play, public_key_hint(signing_key))
+        return
+    try:
+        result = play(log, keep_receipts=receipts)
+    except FileExistsError as error:
+        shown = printable(str(error.filename or log))
+        raise click.BadParameter(
+            f"{shown} exists: a log or receipts file is never overwritten",
+            param_hint="--out",
+        ) from error
+    except OSError as error:
+        click.echo(f"cannot write {printable(out)}: {error.strerror}", err=True)
+        raise SystemExit(ExitCode.UNUSABLE) from error
     if as_json:
         document = simulation_document(result, public_key_hint(signing_key))
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
@@ -300,46 +302,17 @@ def simulate_command(
     click.echo(summary_text(result, public_key_hint(signing_key)))
 
 
-def _simulate_to_stdout(
-    rules: Rules,
-    bots: tuple[BotProfile, ...],
-    seed: str,
-    key: Ed25519PrivateKey,
-    seat_keys: list[Ed25519PrivateKey] | None,
-    latencies: tuple[Latency, ...] | None,
-    tick_ms: int,
-    public_key: str,
-    *,
-    receipts_asked: bool,
-) -> None:
+def _simulate_to_stdout(play: Callable[..., Simulation], public_key: str) -> None:
     """``--out -``: the match is played into a file of a fresh temporary folder (the table
     writes, flushes and rereads a real file), then copied to standard output, so a match
     that fails writes nothing there. The summary goes to standard error, out of the log's
-    way; receipts would have no LOG to sit beside, so asking for them is refused."""
-    if receipts_asked:
-        raise click.BadParameter(
-            "--receipts keeps files beside LOG, and --out - has none: give --out FILE, "
-            "or --no-receipts",
-            param_hint="--out",
-        )
+    way; receipts would have no LOG to sit beside."""
     with contextlib.ExitStack() as stack:
         # Only the temporary file's errors here: standard output's are the writer's.
         try:
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="racing-demon-"))
             log = Path(folder, "simulated.jsonl")
-            with _progress(rules) as on_hand:
-                result = simulate(
-                    log,
-                    rules,
-                    bots,
-                    seed,
-                    key,
-                    player_keys=seat_keys,
-                    latencies=latencies,
-                    tick_ms=tick_ms,
-                    on_hand=on_hand,
-                    receipts=False,
-                )
+            result = play(log, keep_receipts=False)
         except OSError as error:
             why = error.strerror or str(error)
             click.echo(f"cannot write the temporary log of --out -: {why}", err=True)

@@ -12,7 +12,7 @@ findings. ``verify_log`` and ``verify_stream`` return a ``Report``; nothing a lo
 makes them raise.
 """
 
-from racing_demon.verify.driver import verify_log, verify_stream
+from racing_demon.verify.driver import unreadable_report, verify_log, verify_stream
 from racing_demon.verify.report import Finding, Report, RulesFacts, Step, Verdict, VerifyCode
 from racing_demon.verify.settings import Settings, SettingsError
 
@@ -25,6 +25,7 @@ __all__ = [
     "Step",
     "Verdict",
     "VerifyCode",
+    "unreadable_report",
     "verify_log",
     "verify_stream",
 ]

@@ -81,10 +81,15 @@ def verify_stream(stream: BinaryIO, settings: Settings, source: str = "<stream>"
 
 
 def _unreadable(source: str, settings: Settings, why: str) -> Report:
+    return unreadable_report(source, settings, f"cannot read {source}: {why}")
+
+
+def unreadable_report(source: str, settings: Settings, words: str) -> Report:
+    """The report of a log that could not be read at all, ``words`` saying why."""
     return Report(
         source,
         Verdict.UNREADABLE,
-        finding=Finding(VerifyCode.UNREADABLE, f"cannot read {source}: {why}"),
+        finding=Finding(VerifyCode.UNREADABLE, words),
         fast=settings.fast,
         pinned=settings.table_key is not None,
         unsafe_unpinned=settings.unsafe_unpinned,
