@@ -22,7 +22,7 @@ from racing_demon.cli.replay_cmd import replay_command
 from racing_demon.cli.rules_cmd import rules
 from racing_demon.cli.seed_cmd import seed
 from racing_demon.cli.simulate_cmd import simulate_command
-from racing_demon.cli.style import add_output_options
+from racing_demon.cli.style import Context, add_output_options
 from racing_demon.cli.tournament_cmd import tournament
 from racing_demon.cli.verify_cmd import verify
 from racing_demon.cli.view_cmd import view
@@ -36,6 +36,8 @@ class _Commands(click.Group):
 
     Every command registered gets the output options (``cli.style``): ``--color``, and on
     the commands that print verdicts ``-q`` and ``-v``."""
+
+    context_class = Context
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         super().add_command(cmd, name)

@@ -14,7 +14,7 @@ spells and means them alike.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 import click
 
@@ -88,19 +88,47 @@ def verbosity() -> Verbosity:
     return level
 
 
+# Stands in for "-" while click wraps help: textwrap breaks a line after a hyphen, and a
+# name such as "racing-demon docs log-format" or "--max-records" must stay whole.
+_UNBROKEN_HYPHEN = "\u2011"
+
+
+class HelpFormatter(click.HelpFormatter):
+    """Click's help formatter, wrapping at spaces only, never after a hyphen."""
+
+    def write_text(self, text: str) -> None:
+        super().write_text(text.replace("-", _UNBROKEN_HYPHEN))
+
+    def write_dl(
+        self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2
+    ) -> None:
+        kept = [(term, words.replace("-", _UNBROKEN_HYPHEN)) for term, words in rows]
+        super().write_dl(kept, col_max, col_spacing)
+
+    def getvalue(self) -> str:
+        return super().getvalue().replace(_UNBROKEN_HYPHEN, "-")
+
+
+class Context(click.Context):
+    formatter_class = HelpFormatter
+
+
 def add_output_options(command: click.Command, name: str, with_verbosity: Collection[str]) -> None:
     """Give ``command`` (named ``name``), or every command of a group, ``--color``, and
     those named in ``with_verbosity`` (``"tournament score"`` for a subcommand) ``-q`` and
-    ``-v``."""
-    for path, leaf in _leaves(command, name):
+    ``-v``; and help wrapped by ``HelpFormatter``."""
+    for path, leaf in _commands(command, name):
+        leaf.context_class = Context
+        if isinstance(leaf, click.Group):
+            continue
         leaf.params.append(color_option())
         if path in with_verbosity:
             leaf.params += verbosity_options()
 
 
-def _leaves(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
-    if not isinstance(command, click.Group):
-        yield path, command
-        return
-    for name, sub in command.commands.items():
-        yield from _leaves(sub, f"{path} {name}")
+def _commands(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
+    """``command`` and, if it is a group, every command under it, each with its path."""
+    yield path, command
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            yield from _commands(sub, f"{path} {name}")
