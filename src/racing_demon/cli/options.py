@@ -80,7 +80,10 @@ def pinned_rules_option(function: F) -> F:
 
 def json_option(function: F) -> F:
     return click.option(
-        "--json", "as_json", is_flag=True, help="Print JSON (its schema: racing-demon docs)."
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Print JSON instead of text (racing-demon docs command-line names its schema).",
     )(function)
 
 
