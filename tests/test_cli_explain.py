@@ -17,8 +17,10 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 import racing_demon
+from racing_demon.cli import main
 from racing_demon.explanations import FAMILIES, close_codes, explain, explanations
 from racing_demon.log.reader import ReadCode
 from racing_demon.replay import find_secret
@@ -207,7 +209,9 @@ def _secret(log: Path) -> str:
 def test_replay_of_an_unfinished_log_says_it_is_unfinished(tmp_path: Path) -> None:
     unfinished = tmp_path / "unfinished.jsonl"
     unfinished.write_bytes(b"".join(TWO_SEATS.read_bytes().splitlines(keepends=True)[:40]))
-    code, out = invoke("replay", str(unfinished), "--seed", _secret(TWO_SEATS))
+    secret = tmp_path / "secret.txt"
+    secret.write_text(_secret(TWO_SEATS) + "\n")
+    code, out = invoke("replay", str(unfinished), "--secret", f"file:{secret}")
     assert code == 0, out
     assert out.splitlines()[-1] == (
         "next: nothing yet: the log is unfinished (no final record after record 39)"
@@ -255,6 +259,15 @@ def test_a_torn_logs_verdict_points_at_recover(tmp_path: Path) -> None:
         "table writes it"
     )
     assert ReadCode.TORN_LINE in {entry.code for entry in explain("TORN_LINE")}
+
+
+def test_a_torn_log_on_standard_input_is_sent_to_recover_with_its_file(tmp_path: Path) -> None:
+    torn = _torn(tmp_path).read_bytes()
+    result = CliRunner().invoke(main, ["verify", "-", "--table-key", str(TABLE_PUB)], input=torn)
+    assert result.exit_code == 1
+    assert result.output.splitlines()[2] == (
+        "  a write was cut short: racing-demon recover FILE repairs the file it came from"
+    )
 
 
 def test_an_unfinished_log_without_a_torn_line_is_not_sent_to_recover(tmp_path: Path) -> None:

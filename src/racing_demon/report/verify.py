@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.batch import Summary
+from racing_demon.files import STDIN_SOURCE
 from racing_demon.log.reader import ReadCode
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import Colour, Verbosity, paint, printable
@@ -83,6 +84,8 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
 def _recover_hint(source: str) -> str:
     """A torn last line is what a crash mid-write leaves, and ``recover`` is its repair:
     the verdict says so, with the command to type."""
+    if source == STDIN_SOURCE:  # recover changes a file in place: it needs the file
+        return "a write was cut short: racing-demon recover FILE repairs the file it came from"
     command = f"racing-demon recover {shlex.quote(printable(source))}"
     return f"a write was cut short: {command} repairs the file once no table writes it"
 
