@@ -28,6 +28,9 @@ from racing_demon.report.text import printable
 _INPUTS = "racing_demon.inputs"
 # Who reads standard input: it can give one thing only (a secret, or a log).
 _STDIN = "racing_demon.stdin"
+# Set while the command line is parsed when a LOG is -: the log is read later, in the
+# command, but an option (--secret stdin) must not read its first line before then.
+_STDIN_LOG = "racing_demon.stdin_log"
 
 
 class OutputFailed(click.ClickException):
@@ -51,12 +54,24 @@ def take_stdin(what: str) -> BinaryIO:
     one reader leaves of it is no input the next could use, so a second is refused."""
     ctx = click.get_current_context()
     taken = ctx.meta.get(_STDIN)
+    if taken is None and what != "LOG -" and ctx.meta.get(_STDIN_LOG):
+        taken, what = what, "LOG -"
     if taken is not None:
         raise click.UsageError(
             f"standard input can give one thing only: {taken} reads it, so {what} cannot"
         )
     ctx.meta[_STDIN] = what
     return sys.stdin.buffer
+
+
+def claim_stdin_log(
+    ctx: click.Context, param: click.Parameter, value: str | tuple[str, ...]
+) -> str | tuple[str, ...]:
+    """A callback for an eager LOG argument: a LOG of ``-`` claims standard input before
+    any option (``--secret stdin``) can read from it."""
+    if STDIN in ((value,) if isinstance(value, str) else value):
+        ctx.meta[_STDIN_LOG] = True
+    return value
 
 
 def named_log(name: str, limits: Limits) -> LogFile:

@@ -7,7 +7,7 @@ import json
 import click
 
 from racing_demon.cli.options import dealer_secret_option, json_option, limits_options
-from racing_demon.cli.output import named_log
+from racing_demon.cli.output import claim_stdin_log, named_log
 from racing_demon.log.reader import Limits, ReadCode, ReadError
 from racing_demon.log.records import Record
 from racing_demon.outcomes import ExitCode
@@ -28,7 +28,12 @@ Examples:
   racing-demon replay - --at 40 < game.jsonl
 """,
 )
-@click.argument("log", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument(
+    "log",
+    type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+    is_eager=True,  # LOG - claims standard input before --secret stdin reads it
+    callback=claim_stdin_log,
+)
 @click.option(
     "--at", "at_seq", type=click.IntRange(0), help="Record to stop after [default: last]."
 )

@@ -32,7 +32,13 @@ from racing_demon.cli.options import (
     pinned_rules_option,
     table_key_option,
 )
-from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, log_from_stdin
+from racing_demon.cli.output import (
+    OutputWriter,
+    checked_output,
+    claim_stdin_log,
+    inputs_of,
+    log_from_stdin,
+)
 from racing_demon.cli.style import verbosity
 from racing_demon.files import STDIN, LogFile
 from racing_demon.log.reader import Limits
@@ -89,7 +95,15 @@ More:
   racing-demon explain CODE            # what a reason code means
 """,
 )
-@click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument(
+    "logs",
+    metavar="LOG...",
+    nargs=-1,
+    required=True,
+    type=click.Path(allow_dash=True),
+    is_eager=True,  # LOG - claims standard input before --secret stdin reads it
+    callback=claim_stdin_log,
+)
 @table_key_option(required=False)
 @pinned_rules_option
 @json_option

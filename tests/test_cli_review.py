@@ -1,0 +1,50 @@
+"""Defects found by reviewing issue 16's command line as new users would, each pinned by
+the message and exit code a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from racing_demon.cli import main
+
+from tampering import lines_of, write
+
+
+def run(*args: str | Path, stdin: bytes | None = None) -> tuple[int, str, str]:
+    """The command line in this process: exit code, standard output, standard error."""
+    result = CliRunner().invoke(main, [str(arg) for arg in args], input=stdin)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> Path:
+    return write(tmp_path, lines_of("short"), "good.jsonl")
+
+
+STDIN_TWICE = (
+    "Error: standard input can give one thing only: --secret stdin reads it, so LOG - cannot"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("verify", "-", "--table-key", "PUB", "--secret", "stdin"),
+        ("verify", "--secret", "stdin", "--table-key", "PUB", "-"),
+        ("replay", "-", "--secret", "stdin"),
+        ("replay", "--secret", "stdin", "-"),
+    ],
+)
+def test_log_dash_and_secret_stdin_are_refused_before_the_log_is_read_as_a_secret(
+    good: Path, pub: Path, args: tuple[str, ...]
+) -> None:
+    # The --secret callback used to run first and read the log's first line as the
+    # secret: "standard input holds no secret: ... got 1368", not the documented refusal.
+    args = tuple(str(pub) if arg == "PUB" else arg for arg in args)
+    code, out, err = run(*args, stdin=good.read_bytes())
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == STDIN_TWICE
