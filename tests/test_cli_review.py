@@ -48,3 +48,20 @@ def test_log_dash_and_secret_stdin_are_refused_before_the_log_is_read_as_a_secre
     code, out, err = run(*args, stdin=good.read_bytes())
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == STDIN_TWICE
+
+
+def test_deal_log_dash_reads_the_log_on_standard_input(good: Path) -> None:
+    # It said "cannot read -: No such file or directory", where verify, replay and audit
+    # read the log from standard input.
+    from_file = run("deal", "--log", good, "--json")
+    from_stdin = run("deal", "--log", "-", "--json", stdin=good.read_bytes())
+    assert from_file[0] == 0 and from_stdin == from_file
+
+
+@pytest.mark.parametrize(
+    "args", [("--log", "-", "--secret", "stdin"), ("--secret", "stdin", "--log", "-")]
+)
+def test_deal_log_dash_and_secret_stdin_are_refused(good: Path, args: tuple[str, ...]) -> None:
+    code, out, err = run("deal", *args, stdin=good.read_bytes())
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == STDIN_TWICE

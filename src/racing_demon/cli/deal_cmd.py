@@ -17,6 +17,8 @@ from racing_demon.cli.options import (
     rules_option,
     secret_option,
 )
+from racing_demon.cli.output import claim_stdin_log, named_log
+from racing_demon.files import shown_name
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import (
     MAX_CONTRIBUTION_BYTES,
@@ -88,8 +90,11 @@ E0, E1: each seat's contribution ({2 * MIN_CONTRIBUTION_BYTES} to \
     "log",
     metavar="LOG",
     type=click.Path(dir_okay=False, path_type=Path),
+    is_eager=True,  # --log - claims standard input before --secret stdin reads it
+    callback=claim_stdin_log,
     help="Deal as LOG's genesis does: its rules, seats and entropy, and the secret its "
-    "final record reveals (or --secret, for a log with no final record yet).",
+    "final record reveals (or --secret, for a log with no final record yet); - reads "
+    "it from standard input.",
 )
 @click.option(
     "--players",
@@ -113,8 +118,8 @@ def deal(
 ) -> None:
     """Print each seat's layout for one hand.
 
-    Every pack is derived by the published algorithm (racing-demon docs deal-spec), so
-    anyone can regenerate the same deal: from a plain --seed; from a dealer --secret and
+    Every pack is derived by the published algorithm, so anyone can regenerate the
+    same deal (racing-demon docs deal-spec): from a plain --seed; from a dealer --secret and
     every seat's --entropy, exactly as a match committed to that secret deals (the
     game id does not enter the deal); or from a --log, as its table dealt it. The
     header names the commitment of a secret's deal, never the secret.
@@ -172,9 +177,11 @@ def _dealt(rules: Rules, dealer: Dealer, hand: int, players: int) -> tuple[State
 
 
 def _deal_log(log: Path, secret: bytes | None, hand: int, as_json: bool) -> None:
-    shown = printable(str(log))
+    # --log - is the log on standard input, as LOG - is in verify, replay and audit.
+    named = named_log(str(log), DEFAULT_LIMITS)
+    shown = printable(shown_name(named))
     try:
-        record, revealed = genesis_and_secret(log, DEFAULT_LIMITS)
+        record, revealed = genesis_and_secret(named, DEFAULT_LIMITS)
     except OSError as error:
         click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import click
 
@@ -31,6 +31,8 @@ _STDIN = "racing_demon.stdin"
 # Set while the command line is parsed when a LOG is -: the log is read later, in the
 # command, but an option (--secret stdin) must not read its first line before then.
 _STDIN_LOG = "racing_demon.stdin_log"
+# What a LOG parameter holds: one name, several, or none (an option not given).
+_Logs = TypeVar("_Logs", str, Path, tuple[str, ...], Path | None)
 
 
 class OutputFailed(click.ClickException):
@@ -64,12 +66,10 @@ def take_stdin(what: str) -> BinaryIO:
     return sys.stdin.buffer
 
 
-def claim_stdin_log(
-    ctx: click.Context, param: click.Parameter, value: str | tuple[str, ...]
-) -> str | tuple[str, ...]:
-    """A callback for an eager LOG argument: a LOG of ``-`` claims standard input before
+def claim_stdin_log(ctx: click.Context, param: click.Parameter, value: _Logs) -> _Logs:
+    """A callback for an eager LOG parameter: a LOG of ``-`` claims standard input before
     any option (``--secret stdin``) can read from it."""
-    if STDIN in ((value,) if isinstance(value, str) else value):
+    if STDIN in [str(name) for name in (value if isinstance(value, tuple) else (value,))]:
         ctx.meta[_STDIN_LOG] = True
     return value
 

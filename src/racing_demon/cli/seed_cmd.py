@@ -102,7 +102,7 @@ def _write_secret(name: str, secret: bytes) -> None:
         writer.write(secret.hex().encode("ascii") + b"\n")
 
 
-@seed.command(name="check")
+@seed.command(name="check", short_help="Check that a revealed secret opens a commitment.")
 # nargs=-1: the deprecated form put the secret itself first, SECRET COMMITMENT.
 @click.argument("arguments", metavar="COMMITMENT", nargs=-1, callback=_commitment_and_secret)
 @secret_option("The revealed secret, as `seed new -o FILE` wrote it.")
