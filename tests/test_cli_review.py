@@ -3,12 +3,16 @@ the message and exit code a user sees."""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from racing_demon.cli import main
+from racing_demon.schema import schema_errors
 
 from tampering import lines_of, write
 
@@ -65,3 +69,19 @@ def test_deal_log_dash_and_secret_stdin_are_refused(good: Path, args: tuple[str,
     code, out, err = run("deal", *args, stdin=good.read_bytes())
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == STDIN_TWICE
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses names that are not UTF-8")
+def test_recover_json_spells_a_file_name_one_way(tmp_path: Path, pub: Path) -> None:
+    # recover --json gave its "source" as the text shows it ('\\n' spelt out) and its
+    # "verification.source" as verify --json does (a newline JSON escapes): one file, two
+    # spellings in one document.
+    data = write(tmp_path, lines_of("short"), "good.jsonl").read_bytes()
+    log = Path(os.fsdecode(bytes(tmp_path) + b"/g\xff\nx.jsonl"))
+    log.write_bytes(data[: len(data) - 10])  # a torn last line: recover has work to do
+    code, out, _ = run("recover", log, "--table-key", pub, "--dry-run", "--json")
+    document = json.loads(out)
+    assert code == document["exit_code"] and schema_errors("recover-report", document) == []
+    expected = f"{tmp_path}/g\\xff\nx.jsonl"
+    assert document["source"] == expected
+    assert document["verification"]["source"] == expected
