@@ -85,3 +85,13 @@ def test_recover_json_spells_a_file_name_one_way(tmp_path: Path, pub: Path) -> N
     expected = f"{tmp_path}/g\\xff\nx.jsonl"
     assert document["source"] == expected
     assert document["verification"]["source"] == expected
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS refuses names that are not UTF-8")
+def test_replay_of_a_missing_file_spells_its_name_as_every_message_does(tmp_path: Path) -> None:
+    # click's exists=True said "File '.../g\ufffd.jsonl' does not exist.": the one
+    # message that spelt a byte that is not UTF-8 other than \xff.
+    log = Path(os.fsdecode(bytes(tmp_path) + b"/g\xff.jsonl"))
+    code, out, err = run("replay", log)
+    assert (code, out) == (2, "")
+    assert err == f"cannot read {tmp_path}/g\\xff.jsonl: No such file or directory\n"

@@ -30,7 +30,9 @@ Examples:
 )
 @click.argument(
     "log",
-    type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+    # Not exists=True: click's message would show a name that is not UTF-8 with U+FFFD,
+    # where every other message spells it \xHH; a missing file is "cannot read LOG".
+    type=click.Path(allow_dash=True),
     is_eager=True,  # LOG - claims standard input before --secret stdin reads it
     callback=claim_stdin_log,
 )
