@@ -95,3 +95,14 @@ def test_replay_of_a_missing_file_spells_its_name_as_every_message_does(tmp_path
     code, out, err = run("replay", log)
     assert (code, out) == (2, "")
     assert err == f"cannot read {tmp_path}/g\\xff.jsonl: No such file or directory\n"
+
+
+def test_deprecated_seed_check_blames_the_secret_when_the_secret_is_malformed() -> None:
+    # The old form SECRET COMMITMENT said "Invalid value for 'COMMITMENT'" of a short
+    # SECRET, its well-formed commitment beside it.
+    code, out, err = run("seed", "check", "ab" * 31, "cd" * 32)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0].startswith("racing-demon: seed check SECRET COMMITMENT is ")
+    assert err.splitlines()[-1] == (
+        "Error: Invalid value for SECRET: expected 64 hex characters (0-9, a-f), got 62"
+    )
