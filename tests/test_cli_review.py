@@ -106,3 +106,14 @@ def test_deprecated_seed_check_blames_the_secret_when_the_secret_is_malformed() 
     assert err.splitlines()[-1] == (
         "Error: Invalid value for SECRET: expected 64 hex characters (0-9, a-f), got 62"
     )
+
+
+def test_verify_refuses_json_with_report_to_standard_output(good: Path, pub: Path) -> None:
+    # Both went to standard output: a JSON Lines report line, then the JSON document,
+    # which no JSON reader takes as one document.
+    code, out, err = run("verify", good, "--table-key", pub, "--report", "-", "--json")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        "Error: --report - writes the report lines to standard output, where --json would "
+        "print its document too: give --report FILE with --json"
+    )

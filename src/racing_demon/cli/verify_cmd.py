@@ -40,7 +40,7 @@ from racing_demon.cli.output import (
     log_from_stdin,
 )
 from racing_demon.cli.style import verbosity
-from racing_demon.files import STDIN, LogFile
+from racing_demon.files import STDIN, STDOUT, LogFile
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import Verbosity, printable
@@ -213,6 +213,12 @@ def verify(
         limits=limits,
         rules=rules,
     )
+    if as_json and report_name == STDOUT:
+        # Its lines and the document on one stream would be neither JSON Lines nor JSON.
+        raise click.UsageError(
+            "--report - writes the report lines to standard output, where --json would print "
+            "its document too: give --report FILE with --json"
+        )
     from_stdin = STDIN in logs
     if from_stdin and len(logs) > 1:
         raise click.UsageError("LOG - reads one log from standard input: give no other LOG")
