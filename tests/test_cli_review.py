@@ -117,3 +117,24 @@ def test_verify_refuses_json_with_report_to_standard_output(good: Path, pub: Pat
         "Error: --report - writes the report lines to standard output, where --json would "
         "print its document too: give --report FILE with --json"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("a\\b", "key name 'a\\b' holds \\: separate folders with /"),
+        (
+            os.fsdecode(b"k\xff/"),
+            "key name 'k\\xff/' ends with /: give a file name in that folder, such as k\\xff/table",
+        ),
+    ],
+)
+def test_keygen_quotes_a_refused_name_as_typed(
+    tmp_path: Path, name: str, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # repr() doubled the backslash the user typed ('a\\\\b') and spelt a byte that is
+    # not UTF-8 '\\udcff', where every other message spells it \\xff.
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run("keygen", name)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == f"Error: Invalid value for NAME: {message}"
