@@ -229,7 +229,9 @@ def test_replay_of_a_torn_log_shows_the_last_complete_record_and_says_why(
     tmp_path: Path,
 ) -> None:
     torn = _torn(tmp_path)
-    code, out = invoke("replay", str(torn), "--seed", _secret(TWO_SEATS))
+    secret = tmp_path / "secret.txt"
+    secret.write_text(_secret(TWO_SEATS) + "\n")
+    code, out = invoke("replay", str(torn), "--secret", f"file:{secret}")
     assert code == 0, out
     assert out.splitlines()[0].startswith("after record 39 ")
     assert out.splitlines()[-1] == (

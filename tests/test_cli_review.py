@@ -138,3 +138,18 @@ def test_keygen_quotes_a_refused_name_as_typed(
     code, out, err = run("keygen", name)
     assert (code, out) == (2, "")
     assert err.splitlines()[-1] == f"Error: Invalid value for NAME: {message}"
+
+
+def test_replay_refuses_a_secret_that_does_not_open_the_commitment(
+    good: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It replayed to "record 1: PACK_MISMATCH: ... the pack is not the one the seed
+    # deals", exit 1, where deal --log and verify name the commitment the secret misses.
+    monkeypatch.setenv("WRONG_SECRET", "ab" * 32)
+    committed = json.loads(good.read_bytes().splitlines()[0])["body"]["commitment"]
+    code, out, err = run("replay", good, "--secret", "env:WRONG_SECRET")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        f"Error: Invalid value for --secret: does not open the commitment of {good}'s "
+        f"genesis ({committed})"
+    )

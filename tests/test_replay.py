@@ -90,7 +90,7 @@ def test_an_unfinished_log_needs_the_secret(tmp_path: Path) -> None:
         (["--at", "99999"], 2, "no record 99999"),
         (["--at", "0"], 2, "before the first hand"),
         (["--at", "-1"], 2, "--at"),
-        (["--secret", "env:ZEROS"], 1, "cannot replay"),
+        (["--secret", "env:ZEROS"], 2, "--secret: does not open the commitment of "),
     ],
 )
 def test_replay_refusals(args: list[str], code: int, message: str) -> None:
