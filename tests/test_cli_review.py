@@ -153,3 +153,14 @@ def test_replay_refuses_a_secret_that_does_not_open_the_commitment(
         f"Error: Invalid value for --secret: does not open the commitment of {good}'s "
         f"genesis ({committed})"
     )
+
+
+def test_recover_refuses_standard_input_with_a_reason(good: Path) -> None:
+    # "cannot recover: -: No such file or directory", where its siblings read - as
+    # standard input.
+    code, out, err = run("recover", "-", stdin=good.read_bytes())
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == (
+        "Error: Invalid value for LOG: recover repairs a file in place, and standard input "
+        "is none: give the log's path (a file named - is ./-)"
+    )
