@@ -202,7 +202,7 @@ def test_replay_of_an_unfinished_log_takes_the_secret_from_a_file(
     unfinished: Path, secret_file: Path
 ) -> None:
     result = run("replay", unfinished)
-    assert result.exit_code == 2 and "give --secret SOURCE" in result.output
+    assert result.exit_code == 2 and "give the dealer secret, --secret SOURCE" in result.output
     result = run("replay", unfinished, "--secret", f"file:{secret_file}")
     assert result.exit_code == 0, result.output
 

@@ -106,7 +106,7 @@ def open_log(log: LogFile) -> BinaryIO:
     return open_regular(log)
 
 
-def shown_name(log: LogFile) -> str:
+def shown_name(log: LogFile | str) -> str:
     """The name of ``log`` as every output shows it, valid UTF-8 whatever the file system
     holds: each byte of a file name that is not UTF-8 is written ``\\xHH``, as Python
     writes bytes, where ``str(path)`` would hold a lone surrogate that no UTF-8 encoder

@@ -17,6 +17,8 @@ from racing_demon.cli.options import (
     rules_option,
     secret_option,
 )
+from racing_demon.cli.output import claim_stdin_log, named_log
+from racing_demon.files import shown_name
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import (
     MAX_CONTRIBUTION_BYTES,
@@ -92,8 +94,11 @@ More:
     "log",
     metavar="LOG",
     type=click.Path(dir_okay=False, path_type=Path),
+    is_eager=True,  # --log - claims standard input before --secret stdin reads it
+    callback=claim_stdin_log,
     help="Deal as LOG's genesis does: its rules, seats and entropy, and the secret its "
-    "final record reveals (or --secret, for a log with no final record yet).",
+    "final record reveals (or --secret, for a log with no final record yet); - reads "
+    "it from standard input.",
 )
 @click.option(
     "--players",
@@ -176,9 +181,11 @@ def _dealt(rules: Rules, dealer: Dealer, hand: int, players: int) -> tuple[State
 
 
 def _deal_log(log: Path, secret: bytes | None, hand: int, as_json: bool) -> None:
-    shown = printable(str(log))
+    # --log - is the log on standard input, as LOG - is in verify, replay and audit.
+    named = named_log(str(log), DEFAULT_LIMITS)
+    shown = printable(shown_name(named))
     try:
-        record, revealed = genesis_and_secret(log, DEFAULT_LIMITS)
+        record, revealed = genesis_and_secret(named, DEFAULT_LIMITS)
     except OSError as error:
         click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error

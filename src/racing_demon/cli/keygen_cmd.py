@@ -19,6 +19,7 @@ from racing_demon.log.keys import (
     save_key_pair,
 )
 from racing_demon.report.documents import keygen_document
+from racing_demon.report.text import printable
 
 
 @click.command(
@@ -71,7 +72,9 @@ def keygen(
         Path(name).is_absolute()
         and ctx.get_parameter_source("directory") is ParameterSource.COMMANDLINE
     ):
-        raise click.UsageError(f"NAME {name!r} is a whole path: give it, or --dir, not both")
+        raise click.UsageError(
+            f"NAME '{printable(name)}' is a whole path: give it, or --dir, not both"
+        )
     try:
         files = key_files(directory, name)
     except KeyFileError as error:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 import click
 
@@ -28,6 +28,11 @@ from racing_demon.report.text import printable
 _INPUTS = "racing_demon.inputs"
 # Who reads standard input: it can give one thing only (a secret, or a log).
 _STDIN = "racing_demon.stdin"
+# Set while the command line is parsed when a LOG is -: the log is read later, in the
+# command, but an option (--secret stdin) must not read its first line before then.
+_STDIN_LOG = "racing_demon.stdin_log"
+# What a LOG parameter holds: one name, several, or none (an option not given).
+_Logs = TypeVar("_Logs", str, Path, tuple[str, ...], Path | None)
 
 
 class OutputFailed(click.ClickException):
@@ -51,12 +56,22 @@ def take_stdin(what: str) -> BinaryIO:
     one reader leaves of it is no input the next could use, so a second is refused."""
     ctx = click.get_current_context()
     taken = ctx.meta.get(_STDIN)
+    if taken is None and what != "LOG -" and ctx.meta.get(_STDIN_LOG):
+        taken, what = what, "LOG -"
     if taken is not None:
         raise click.UsageError(
             f"standard input can give one thing only: {taken} reads it, so {what} cannot"
         )
     ctx.meta[_STDIN] = what
     return sys.stdin.buffer
+
+
+def claim_stdin_log(ctx: click.Context, param: click.Parameter, value: _Logs) -> _Logs:
+    """A callback for an eager LOG parameter: a LOG of ``-`` claims standard input before
+    any option (``--secret stdin``) can read from it."""
+    if STDIN in [str(name) for name in (value if isinstance(value, tuple) else (value,))]:
+        ctx.meta[_STDIN_LOG] = True
+    return value
 
 
 def named_log(name: str, limits: Limits) -> LogFile:

@@ -13,6 +13,7 @@ from racing_demon.cli.options import (
     limits_options,
     table_key_option,
 )
+from racing_demon.files import STDIN
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.recover import Action, RecoveryError, recover_log
@@ -30,14 +31,14 @@ Examples:
   racing-demon recover game.jsonl --table-key table.pub --dry-run
 """,
 )
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument("log", type=click.Path())  # a str: Path("./-") would be "-"
 @table_key_option(required=False)
 @dealer_secret_option("The dealer secret (64 hex): the kept records are also replayed.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
 @limits_options
 @json_option
 def recover(
-    log: Path,
+    log: str,
     table_key: bytes | None,
     secret: bytes | None,
     dry_run: bool,
@@ -59,9 +60,16 @@ def recover(
     before the end do not verify or the tail is a damaged final record (nothing changed);
     2 when LOG cannot be read or changed.
     """
+    if log == STDIN:
+        # verify, replay and audit read a log from - ; recover changes a file in place.
+        raise click.BadParameter(
+            "recover repairs a file in place, and standard input is none: give the log's "
+            "path (a file named - is ./-)",
+            param_hint="LOG",
+        )
     settings = Settings(table_key=table_key, seed=secret, limits=limits)
     try:
-        recovery = recover_log(log, settings, dry_run=dry_run)
+        recovery = recover_log(Path(log), settings, dry_run=dry_run)
     except RecoveryError as error:
         click.echo(f"cannot recover: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
@@ -74,7 +82,7 @@ def recover(
         raise SystemExit(exit_code_of(recovery))
     kept = "no complete record" if not report.records else f"{report.records} complete records"
     unchecked = "" if table_key is not None else " (signatures not checked: no --table-key)"
-    shown = printable(str(log))
+    shown = printable(str(Path(log)))
     if recovery.action is Action.REMOVED_TORN_LINE:
         verb = "would remove" if dry_run else "removed"
         click.echo(

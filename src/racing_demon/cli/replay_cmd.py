@@ -6,12 +6,18 @@ import json
 
 import click
 
-from racing_demon.cli.options import dealer_secret_option, json_option, limits_options
-from racing_demon.cli.output import named_log
+from racing_demon.cli.options import (
+    SECRET_SOURCES,
+    dealer_secret_option,
+    json_option,
+    limits_options,
+)
+from racing_demon.cli.output import claim_stdin_log, named_log
+from racing_demon.game.deal import check_reveal
 from racing_demon.log.reader import Limits, ReadCode, ReadError
-from racing_demon.log.records import Record
+from racing_demon.log.records import Genesis, Record
 from racing_demon.outcomes import ExitCode
-from racing_demon.replay import Race, ReplayError, find_secret, replay
+from racing_demon.replay import Race, ReplayError, find_secret, genesis_and_secret, replay
 from racing_demon.report.documents import replay_document
 from racing_demon.report.text import next_text, printable, table_text
 
@@ -28,7 +34,14 @@ Examples:
   racing-demon replay - --at 40 < game.jsonl
 """,
 )
-@click.argument("log", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument(
+    "log",
+    # Not exists=True: click's message would show a name that is not UTF-8 with U+FFFD,
+    # where every other message spells it \xHH; a missing file is "cannot read LOG".
+    type=click.Path(allow_dash=True),
+    is_eager=True,  # LOG - claims standard input before --secret stdin reads it
+    callback=claim_stdin_log,
+)
 @click.option(
     "--at", "at_seq", type=click.IntRange(0), help="Record to stop after [default: last]."
 )
@@ -50,9 +63,23 @@ def replay_command(
     following_lost_to: Race | None = None
     source = named_log(log, limits)
     try:
+        if secret is not None:
+            # As deal --log does: a secret that opens no commitment replayed as far as a
+            # PACK_MISMATCH at record 1, "the pack is not the one the seed deals".
+            genesis = genesis_and_secret(source, limits)[0].payload
+            assert isinstance(genesis, Genesis)  # genesis_and_secret returns the genesis
+            if not check_reveal(secret, genesis.commitment):
+                raise click.BadParameter(
+                    f"does not open the commitment of {printable(str(source))}'s genesis "
+                    f"({genesis.commitment})",
+                    param_hint="--secret",
+                )
         secret = secret or find_secret(source, limits)
         if secret is None:
-            raise click.UsageError("the log has no final record: give --secret SOURCE")
+            raise click.UsageError(
+                "the log has no final record: give the dealer secret, --secret SOURCE "
+                f"({SECRET_SOURCES})"
+            )
         for snapshot in replay(source, secret, limits):
             if chosen is not None and at_seq is not None:
                 following, following_lost_to = snapshot.record, snapshot.lost_to

@@ -10,6 +10,7 @@ import click
 from racing_demon.cli.options import (
     SECRET_SOURCES,
     deprecated,
+    hex_problem,
     hex_value,
     json_option,
     secret_option,
@@ -36,6 +37,9 @@ def _commitment_and_secret(
             f"give one COMMITMENT (and --secret SOURCE), got {len(values)} arguments", ctx
         )
     check = hex_value(2 * SECRET_BYTES)
+    if len(values) == 2 and (problem := hex_problem(values[0], 2 * SECRET_BYTES)) is not None:
+        # Named SECRET: the argument's metavar, COMMITMENT, would blame the commitment.
+        raise click.BadParameter(problem, ctx, param_hint="SECRET")
     return tuple(str(check(ctx, param, value)) for value in values)
 
 

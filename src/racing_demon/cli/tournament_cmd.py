@@ -20,7 +20,7 @@ from racing_demon.cli.options import (
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
 from racing_demon.cli.tournament_score_cmd import score_command
 from racing_demon.cli.tournament_simulate_cmd import simulate_command
-from racing_demon.files import Output
+from racing_demon.files import Output, shown_name
 from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES, Shape
 from racing_demon.game.rules import MAX_HANDS, Rules
@@ -306,7 +306,7 @@ def _check_document(
     figures = None if plan is None else _figures(plan)
     return {
         "format": CHECK_FORMAT,
-        "plan_file": printable(str(path)),
+        "plan_file": shown_name(path),
         "ok": error is None,
         "secret_checked": secret is not None,
         "code": None if error is None else str(error.code),
@@ -338,8 +338,8 @@ def _plan_report(plan: Plan, output: Output, sheets: Output | None) -> dict[str,
     """``plan --json`` (schemas/tournament-plan-report.schema.json)."""
     return {
         "format": PLAN_REPORT_FORMAT,
-        "plan_file": printable(output.shown),
-        "sheets": None if sheets is None else printable(sheets.shown),
+        "plan_file": shown_name(output.shown),
+        "sheets": None if sheets is None else shown_name(sheets.shown),
         "tournament": _figures(plan),
     }
 

@@ -19,6 +19,7 @@ from racing_demon.cli.simulate_cmd import (
     public_key_hint,
     simulation_seed,
 )
+from racing_demon.files import shown_name
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.simulation import simulated_table
 from racing_demon.report.text import printable
@@ -129,10 +130,10 @@ def simulate_command(
     if as_json:
         document = {
             "format": TOURNAMENT_SIMULATION_FORMAT,
-            "plan_file": printable(str(plan_file)),
+            "plan_file": shown_name(plan_file),
             "plan": plan.digest,
-            "out": printable(str(out)),
-            "table_key": printable(public_key_hint(signing_key)),
+            "out": shown_name(out),
+            "table_key": shown_name(public_key_hint(signing_key)),
             "tables": [
                 {"table": number, **simulated_table(table)}
                 for number, table in enumerate(played.tables, start=1)

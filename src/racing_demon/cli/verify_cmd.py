@@ -32,9 +32,15 @@ from racing_demon.cli.options import (
     pinned_rules_option,
     table_key_option,
 )
-from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, log_from_stdin
+from racing_demon.cli.output import (
+    OutputWriter,
+    checked_output,
+    claim_stdin_log,
+    inputs_of,
+    log_from_stdin,
+)
 from racing_demon.cli.style import verbosity
-from racing_demon.files import STDIN, LogFile
+from racing_demon.files import STDIN, STDOUT, LogFile
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import Verbosity, printable
@@ -89,7 +95,15 @@ More:
   racing-demon explain CODE            # what a reason code means
 """,
 )
-@click.argument("logs", metavar="LOG...", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument(
+    "logs",
+    metavar="LOG...",
+    nargs=-1,
+    required=True,
+    type=click.Path(allow_dash=True),
+    is_eager=True,  # LOG - claims standard input before --secret stdin reads it
+    callback=claim_stdin_log,
+)
 @table_key_option(required=False)
 @pinned_rules_option
 @json_option
@@ -199,6 +213,12 @@ def verify(
         limits=limits,
         rules=rules,
     )
+    if as_json and report_name == STDOUT:
+        # Its lines and the document on one stream would be neither JSON Lines nor JSON.
+        raise click.UsageError(
+            "--report - writes the report lines to standard output, where --json would print "
+            "its document too: give --report FILE with --json"
+        )
     from_stdin = STDIN in logs
     if from_stdin and len(logs) > 1:
         raise click.UsageError("LOG - reads one log from standard input: give no other LOG")

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.files import Output, OutputError, read_regular
+from racing_demon.files import Output, OutputError, read_regular, shown_name
 from racing_demon.log.signing import check_public_key
 
 PRIVATE_MODE = 0o600
@@ -62,24 +62,31 @@ def key_files(directory: Path, name: str) -> KeyFiles:
     """
     if "\0" in name:
         raise KeyFileError("a key name cannot hold a NUL character")
+    # Quoted as typed, its bytes that are not UTF-8 as \xHH, as every message spells a
+    # file name (repr would double a backslash and show such a byte as \udcHH).
+    quoted = f"'{shown_name(name)}'"
     if "\\" in name:
         # A file name may hold one on POSIX, but whoever typed it meant a Windows folder.
-        raise KeyFileError(f"key name {name!r} holds \\: separate folders with /")
+        raise KeyFileError(f"key name {quoted} holds \\: separate folders with /")
     last = name.rsplit("/", 1)[-1]
     stem = last.removesuffix(".key") if last.endswith(".key") else last.removesuffix(".pub")
     if not name:
         raise KeyFileError("the key name is empty: give one, such as table or keys/table")
     if not last:
         raise KeyFileError(
-            f"key name {name!r} ends with /: give a file name in that folder, such as {name}table"
+            f"key name {quoted} ends with /: give a file name in that folder, such as "
+            f"{shown_name(name)}table"
         )
     if stem in ("", ".", ".."):
         raise KeyFileError(
-            f"key name {name!r} names a folder, not a key: give a file name, such as table"
+            f"key name {quoted} names a folder, not a key: give a file name, such as table"
         )
     path = directory / name
     if path.is_dir():
-        raise KeyFileError(f"{path} is a folder: give a key name in it, such as {path / 'table'}")
+        raise KeyFileError(
+            f"{shown_name(path)} is a folder: give a key name in it, such as "
+            f"{shown_name(path / 'table')}"
+        )
     base = path.with_name(stem)
     return KeyFiles(base.with_name(f"{stem}.key"), base.with_name(f"{stem}.pub"))
 

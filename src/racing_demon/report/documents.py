@@ -3,9 +3,9 @@
 ``schemas/<name>.schema.json`` and names itself ``racing-demon/<name>/v1``
 (docs/command-line.md, "JSON output").
 
-File names are ``printable``, as the text shows them, so a document is valid UTF-8
-whatever bytes a name holds; what a log says (a player's name, a move) is kept as it is:
-JSON escapes it.
+File names are spelt as in ``verify --json`` (``files.shown_name``), so a document is
+valid UTF-8 whatever bytes a name holds; what a log says (a player's name, a move) is
+kept as it is: JSON escapes it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from racing_demon.files import LogFile
+from racing_demon.files import LogFile, shown_name
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import State
@@ -24,7 +24,7 @@ from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_named
 from racing_demon.recover import Recovery
 from racing_demon.replay import ReplayError
-from racing_demon.report.text import printable, top_first
+from racing_demon.report.text import top_first
 
 REPLAY_FORMAT = "racing-demon/replay-report/v1"
 RULES_FORMAT = "racing-demon/rules-report/v1"
@@ -34,8 +34,11 @@ SEED_CHECK_FORMAT = "racing-demon/seed-check/v1"
 
 
 def shown(path: LogFile | str) -> str:
-    """A file name as every document gives it: as the text shows it."""
-    return printable(str(path))
+    """A file name as every document gives it, ``verify --json``'s ``source`` included: its
+    bytes that are not UTF-8 as ``\\xHH``, its control characters left to JSON's escaping
+    (``printable`` would escape them too, so one file would be spelt two ways in
+    ``recover --json``, whose ``verification`` is a report of ``verify --json``)."""
+    return shown_name(path)
 
 
 def replay_document(

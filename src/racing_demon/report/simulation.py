@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from racing_demon.files import shown_name
 from racing_demon.game.scoring import Match
 from racing_demon.report.text import printable, shown_seed
 from racing_demon.sim.simulate import SeatReport, Simulation
@@ -120,8 +121,8 @@ def simulation_document(result: Simulation, public_key: str) -> dict[str, Any]:
         "stall_shifts": result.stall_shifts,
         "blocked": result.blocked,
         "virtual_ms": result.virtual_ms,
-        "receipts": [printable(str(path)) for path in result.receipts],
-        "table_key": printable(public_key),
+        "receipts": [shown_name(path) for path in result.receipts],
+        "table_key": shown_name(public_key),
     }
 
 
@@ -129,7 +130,7 @@ def simulated_table(result: Simulation) -> dict[str, Any]:
     """The figures of one simulated table that ``simulate --json`` and ``tournament
     simulate --json`` share."""
     return {
-        "log": printable(str(result.path)),
+        "log": shown_name(result.path),
         "game": result.game,
         "records": result.tally.records,
         "submissions": result.tally.submissions,
