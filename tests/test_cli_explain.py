@@ -244,7 +244,7 @@ def test_replay_of_a_torn_log_shows_the_last_complete_record_and_says_why(
     )
     code, out = invoke("replay", str(torn))  # no final record: the secret is needed
     assert code == 2
-    assert "Error: the log has no final record: give --secret SOURCE" in out
+    assert "Error: the log has no final record: give the dealer secret, --secret SOURCE" in out
 
 
 def test_a_torn_logs_verdict_points_at_recover(tmp_path: Path) -> None:
