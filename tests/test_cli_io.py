@@ -262,6 +262,21 @@ def test_an_unreadable_file_does_not_mask_a_log_that_does_not_verify(
     assert code == json.loads(out)["exit_code"] == 1
 
 
+def test_a_folder_stands_for_its_logs_not_the_receipts_beside_them(good: Path, pub: Path) -> None:
+    """A folder of simulated games holds each log's receipts files beside it
+    (`LOG-STEM.seatN.receipts.jsonl`): they are JSON Lines, but no log."""
+    folder = good.parent / "archive"
+    folder.mkdir()
+    (folder / "g1.jsonl").write_bytes(good.read_bytes())
+    receipts = folder / "g1.seat0.receipts.jsonl"
+    receipts.write_text('{"not": "a log"}\n')
+    assert collect_logs([folder]) == [folder / "g1.jsonl"]
+    code, out, _ = text("verify", folder, "--table-key", pub)
+    assert (code, out.splitlines()[0]) == (0, f"VERIFIED  {folder}/g1.jsonl")
+    code, out, _ = text("verify", receipts, "--table-key", pub)  # named: verified as a log
+    assert code == 1 and out.startswith(f"DOES NOT VERIFY  {receipts}")
+
+
 def test_an_empty_folder_is_no_logs_found(good: Path, tmp_path: Path, pub: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()

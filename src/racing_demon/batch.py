@@ -34,6 +34,7 @@ from typing import Any
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular, shown_name
 from racing_demon.log.reader import Limits
+from racing_demon.log.receipts import RECEIPTS_SUFFIX
 from racing_demon.outcomes import ExitCode, batch_exit_code, exit_code_of
 from racing_demon.verify import (
     Report,
@@ -68,8 +69,8 @@ class ClusterError(RacingDemonError):
 
 def collect_logs(paths: Iterable[Path]) -> list[Path]:
     """The logs ``paths`` name, in their order: a folder stands for every ``*.jsonl``
-    file under it, recursively, in natural order (``natural_key``); anything else stands
-    for itself.
+    file under it but the players' ``*.receipts.jsonl``, recursively, in natural order
+    (``natural_key``); anything else stands for itself.
 
     Links to folders are not followed (no cycles); a link to a file is. A folder that holds
     no log, or one that cannot be listed, is kept as itself, so verifying it reports it
@@ -93,7 +94,8 @@ def _logs_under(folder: Path) -> list[Path]:
 
     for top, _, names in os.walk(folder, onerror=unlisted):
         for name in names:
-            if name.endswith(LOG_SUFFIX):
+            # A receipts file sits beside its log (simulate writes them so): not a log.
+            if name.endswith(LOG_SUFFIX) and not name.endswith(RECEIPTS_SUFFIX):
                 path = Path(top, name)
                 # Not a pipe or a device: opening one would wait for a writer. A dangling
                 # link stays, to be reported.

@@ -185,8 +185,9 @@ def verify(
     version, digest, built-in or custom); --rules pins them.
 
     A LOG of - is one log read from standard input (at most --max-file-bytes), named
-    <stdin>; give it alone. A LOG that is a folder stands for every *.jsonl file under it,
-    recursively, in natural order (g2 before g10); a folder with none is reported
+    <stdin>; give it alone. A LOG that is a folder stands for every *.jsonl file under it
+    but the receipts files kept beside logs (*.receipts.jsonl), recursively, in natural
+    order (g2 before g10); a folder with none is reported
     unreadable: "no logs found under DIR". Several logs are verified in parallel (--jobs,
     or --scheduler); each gets one line (and its finding under it) as soon as it and the
     logs before it are verified, then a summary counts the verdicts and their reasons.

@@ -37,6 +37,10 @@ from racing_demon.log.records import Record, body_bytes, chain_hash, statement_o
 from racing_demon.log.signing import sign, verify
 from racing_demon.schema import checked_errors
 
+# A player's receipts file is named so, beside the log: ``<log stem>.seat<N>.receipts.jsonl``
+# (a JSON Lines file, as the log is, but never a log).
+RECEIPTS_SUFFIX: Final = ".receipts.jsonl"
+
 RECEIPT: Final = "receipt"  # the body's kind, and the kind its signature is made for
 RECEIPT_VERSION: Final = 2  # the body's "v": receipts exist from format v2 on
 RECEIPT_SIGNING_VERSION: Final = 2  # the PAE version of a receipt's signature (log.v2.)

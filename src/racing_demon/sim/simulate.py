@@ -53,6 +53,7 @@ from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.game.state import EndReason, State
 from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.receipts import RECEIPTS_SUFFIX
 from racing_demon.log.records import TournamentTag, parse_record
 from racing_demon.sim.bots import BotProfile, choose_move, stream_chooser
 from racing_demon.table import PlayerInfo, Table, player_signer, sign_submission
@@ -372,7 +373,7 @@ def reveal_held(
 def receipt_paths(log: Path, seats: int) -> tuple[Path, ...]:
     """Where each seat's client keeps the receipts of a simulated match logged at ``log``:
     ``<log stem>.seat<N>.receipts.jsonl`` beside it."""
-    return tuple(log.with_name(f"{log.stem}.seat{seat}.receipts.jsonl") for seat in range(seats))
+    return tuple(log.with_name(f"{log.stem}.seat{seat}{RECEIPTS_SUFFIX}") for seat in range(seats))
 
 
 class _Loop:
