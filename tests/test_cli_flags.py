@@ -419,3 +419,11 @@ def test_the_header_shows_a_bounded_prefix_of_the_seed() -> None:
     assert len(header) < 160
     document = json.loads(run("deal", "--seed", seed, "--players", 2, "--json").stdout)
     assert document["seed"] == seed  # the JSON holds it whole
+
+
+@pytest.mark.parametrize("command", [("simulate",), ("tournament", "simulate")])
+def test_help_says_the_signing_key_is_required(command: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*command, "--help"], terminal_width=80)
+    words = " ".join(result.output.split())
+    assert "--signing-key KEY" in words and "it signs" in words
+    assert words.split("--signing-key KEY", 1)[1].split("--", 1)[0].rstrip().endswith("[required]")

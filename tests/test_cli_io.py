@@ -318,6 +318,14 @@ def test_scheduler_timeout_must_be_positive(good: Path, pub: Path) -> None:
     )
 
 
+def test_scheduler_timeout_without_a_scheduler_is_refused(good: Path, pub: Path) -> None:
+    code, _, err = text("verify", good, "--table-key", pub, "--scheduler-timeout", "5")
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        "Error: --scheduler-timeout is how long to wait for --scheduler: give both, or neither"
+    )
+
+
 @pytest.mark.slow
 def test_an_unreachable_scheduler_is_reported_within_the_timeout(good: Path, pub: Path) -> None:
     pytest.importorskip("distributed")

@@ -388,7 +388,9 @@ def signing_key_option(help: str) -> Callable[[F], F]:
         old = click.option(
             "--table-key", metavar="KEY", type=path, hidden=True, callback=_deprecated_table_key
         )
-        new = click.option("--signing-key", metavar="KEY", type=path, help=help)
+        # Required, but checked above: the deprecated spelling may stand in for it, so
+        # click is not told, and the help says it as click would.
+        new = click.option("--signing-key", metavar="KEY", type=path, help=f"{help}  [required]")
         return new(old(with_key))  # type: ignore[return-value]
 
     return decorate

@@ -201,6 +201,11 @@ def verify(
     """
     if table_key is not None and unsafe_unpinned:
         raise click.UsageError("--unsafe-unpinned contradicts --table-key: give one or the other")
+    timeout_given = ctx.get_parameter_source("scheduler_timeout")
+    if scheduler is None and timeout_given is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError(
+            "--scheduler-timeout is how long to wait for --scheduler: give both, or neither"
+        )
     if jobs is not None and scheduler is not None:
         raise click.UsageError(
             "--jobs counts processes on this machine: with --scheduler, the cluster's workers do"
