@@ -8,7 +8,8 @@ stream that is a terminal unless ``NO_COLOR`` is set to anything but the empty s
 colours nothing. ``FORCE_COLOR`` is not read: as in click and check-jsonschema, the
 option is the one way to force colour. The options are added to the commands here, in
 one place (``add_output_options``, as each command is registered), so that every command
-spells and means them alike.
+spells and means them alike; there too every command gets the help formatter, which wraps
+at spaces only.
 """
 
 from __future__ import annotations
@@ -117,13 +118,13 @@ def add_output_options(command: click.Command, name: str, with_verbosity: Collec
     """Give ``command`` (named ``name``), or every command of a group, ``--color``, and
     those named in ``with_verbosity`` (``"tournament score"`` for a subcommand) ``-q`` and
     ``-v``; and help wrapped by ``HelpFormatter``."""
-    for path, leaf in _commands(command, name):
-        leaf.context_class = Context
-        if isinstance(leaf, click.Group):
+    for path, each in _commands(command, name):
+        each.context_class = Context
+        if isinstance(each, click.Group):
             continue
-        leaf.params.append(color_option())
+        each.params.append(color_option())
         if path in with_verbosity:
-            leaf.params += verbosity_options()
+            each.params += verbosity_options()
 
 
 def _commands(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
