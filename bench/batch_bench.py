@@ -18,7 +18,6 @@ an idle machine: the ``other_cores`` figures estimate how many cores other progr
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from results import publish
 
 from racing_demon.batch import verify_many
 from racing_demon.game.deal import MatchSeed
@@ -166,11 +166,7 @@ def main() -> int:
         f"1 job {figures['one_job_s']:.2f} s, 2 jobs {figures['two_jobs_s']:.2f} s: "
         f"speedup {figures['speedup']:.2f}x (target >= {TARGET_SPEEDUP}x)"
     )
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(text + "\n")
+    publish(result, args.json_out)
     return 0
 
 

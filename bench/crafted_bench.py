@@ -15,7 +15,6 @@ to round; a shape's ratio is the median over rounds of that round's cost per rec
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -23,6 +22,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from results import publish
 
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.verify import Settings, Verdict, verify_log
@@ -94,11 +95,7 @@ def main() -> int:
             f"{figures['fast_us_per_record_8x']:.0f} us/record, ratio "
             f"{figures['fast_8x_vs_1x']:.2f} (target <= {TARGET})"
         )
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(text + "\n")
+    publish(result, args.json_out)
     return 0
 
 

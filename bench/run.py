@@ -22,7 +22,6 @@ tournament figures.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 from pathlib import Path
@@ -39,6 +38,7 @@ import stuck_bench
 import tournament_bench
 import verify_bench
 import viewer_bench
+from results import publish
 
 TARGETS = {
     "engine_vs_chess": 0.5,
@@ -183,11 +183,7 @@ def main() -> int:
         print(viewer_bench.summary(viewer))
     if tournament:
         print(tournament_bench.summary(tournament))
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(text + "\n")
+    publish(result, args.json_out)
     return 0
 
 

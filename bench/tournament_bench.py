@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import platform
 import shutil
@@ -31,6 +30,7 @@ import time
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from results import publish
 
 from racing_demon.batch import verify_many
 from racing_demon.game.duplicate import Shape
@@ -163,11 +163,7 @@ def main() -> int:
         "met": figures["score_vs_verify"] <= TARGET,
     }
     print(summary(figures))
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(text + "\n")
+    publish(result, args.json_out)
     return 0
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from results import publish
 
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS
@@ -185,11 +186,7 @@ def main() -> int:
     args = parser.parse_args()
     figures = measure(args.rounds)
     print(summary(figures))
-    text = json.dumps(figures, indent=2)
-    print(text)
-    if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(text + "\n")
+    publish(figures, args.json_out)
     return 0
 
 
