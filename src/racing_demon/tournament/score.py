@@ -114,6 +114,11 @@ class Entry:
         no pack had two results, so nothing could be compared."""
         return None if self.top == 0 else 100 * self.matchpoints / self.top
 
+    @property
+    def rank_label(self) -> str:
+        """The rank as the standings show it: ``=3`` for a rank shared, as in bridge."""
+        return f"={self.rank}" if self.shared else str(self.rank)
+
 
 @dataclass(frozen=True, slots=True)
 class Scores:
@@ -715,13 +720,12 @@ def standings_text(standings: Standings) -> str:
         f"{'matchpoints':>11} {'top':>5} {'percent':>8}",
     ]
     for entry in scores.entries:
-        rank = f"={entry.rank}" if entry.shared else str(entry.rank)
         percentage = entry.percentage
         percent = "-" if percentage is None else f"{_hundredths(percentage):.2f}%"
         lines.append(
-            f"{rank:>5}  {printable(entry.player):<20} {entry.table:>5} {entry.seat:>4} "
-            f"{entry.raw_total:>6} {_hundredths(entry.matchpoints):>11.2f} {entry.top:>5} "
-            f"{percent:>8}"
+            f"{entry.rank_label:>5}  {printable(entry.player):<20} {entry.table:>5} "
+            f"{entry.seat:>4} {entry.raw_total:>6} {_hundredths(entry.matchpoints):>11.2f} "
+            f"{entry.top:>5} {percent:>8}"
         )
     if not scores.entries:
         lines.append("  no table scored")

@@ -136,11 +136,11 @@ def _player(player: str, log: str, links: Mapping[str, str]) -> str:
 def _standings(entries: Sequence[Entry], top: int, links: Mapping[str, str]) -> list[str]:
     rows = []
     for entry in entries:
-        rank = f"={entry.rank}" if entry.shared else str(entry.rank)
         percentage = entry.percentage
         percent = "-" if percentage is None else f"{float(percentage):.2f}%"
         rows.append(
-            f'<tr><td class="n">{rank}</td><td>{_player(entry.player, entry.log, links)}</td>'
+            f'<tr><td class="n">{entry.rank_label}</td>'
+            f"<td>{_player(entry.player, entry.log, links)}</td>"
             f'<td class="n">{entry.table}</td><td class="n">{entry.seat}</td>'
             f'<td class="n">{entry.raw_total}</td>'
             f'<td class="n">{float(entry.matchpoints):.2f}</td><td class="n">{entry.top}</td>'
