@@ -33,14 +33,6 @@ RECOVER_FORMAT = "racing-demon/recover-report/v1"
 SEED_CHECK_FORMAT = "racing-demon/seed-check/v1"
 
 
-def shown(path: LogFile | str) -> str:
-    """A file name as every document gives it, ``verify --json``'s ``source`` included: its
-    bytes that are not UTF-8 as ``\\xHH``, its control characters left to JSON's escaping
-    (``printable`` would escape them too, so one file would be spelt two ways in
-    ``recover --json``, whose ``verification`` is a report of ``verify --json``)."""
-    return shown_name(path)
-
-
 def replay_document(
     source: LogFile,
     state: State,
@@ -52,7 +44,7 @@ def replay_document(
     ``next_text`` show, as data. Piles are listed top first, as in ``deal --json``."""
     return {
         "format": REPLAY_FORMAT,
-        "source": shown(source),
+        "source": shown_name(source),
         "seq": record.seq,
         "t_ms": record.t_ms,
         "event": _event(record),
@@ -140,8 +132,8 @@ def keygen_document(key_id: str, private: Path, public: Path, *, encrypted: bool
     return {
         "format": KEYGEN_FORMAT,
         "key_id": key_id,
-        "private": shown(private),
-        "public": shown(public),
+        "private": shown_name(private),
+        "public": shown_name(public),
         "encrypted": encrypted,
     }
 
@@ -154,7 +146,7 @@ def recover_document(
     reports one log."""
     return {
         "format": RECOVER_FORMAT,
-        "source": shown(recovery.source),
+        "source": shown_name(recovery.source),
         "action": recovery.action.value,
         "dry_run": recovery.dry_run,
         "torn_bytes": recovery.torn_bytes,
