@@ -1,11 +1,14 @@
 """Micro-benchmark: one derive_pack against one random.shuffle of 52 items, in the same run;
 and HKDF-Expand of one 224-byte block by cryptography against a loop over hmac.digest.
 
-Run ``python bench/deal_bench.py``. Each is timed with timeit over ``number`` calls per
-repeat, the four taking their repeats in turn, and the **minimum** over repeats is reported:
-noise (other processes, frequency changes) only ever adds time, so the minimum is the most
-reproducible estimate of the cost. ``random`` is imported here only as the yardstick; the
-deal code never uses it.
+Run ``python bench/deal_bench.py``. Rounds are paired, as in the verification bench: each
+round times ``number`` calls of each of the four back to back, in an order that rotates
+from round to round, and a ratio is the **median of the rounds' own ratios**. A machine
+whose speed drifts within seconds (other processes, frequency changes) then moves both
+sides of a ratio alike; the minimum over separate repeats that this bench used before
+compared each side at its own luckiest moment, and the same code measured 0.72 in one run
+and 1.31 in the next. The per-call figures beside the ratios are medians over the rounds.
+``random`` is imported here only as the yardstick; the deal code never uses it.
 
 The expand figures are why game/deal.py still imports cryptography, which the game should
 not (STYLE.md): over the standard library, a block is seven ``hmac.digest`` calls, each
@@ -18,7 +21,9 @@ from __future__ import annotations
 
 import hmac
 import itertools
+import operator
 import random
+import statistics
 import timeit
 from collections.abc import Callable
 
@@ -46,20 +51,21 @@ def cryptography_expand(prk: bytes, info: bytes, length: int) -> bytes:
     return HKDFExpand(hashes.SHA256(), length, info).derive(prk)
 
 
-def _per_call_us(
-    funcs: dict[str, Callable[[], object]], number: int, repeats: int
-) -> dict[str, float]:
-    """The minimum per call of each, their repeats taken in turn so that a burst of load
-    elsewhere falls on all of them alike."""
+def _paired_rounds(
+    funcs: dict[str, Callable[[], object]], number: int, rounds: int
+) -> dict[str, list[float]]:
+    """Microseconds per call of each, one figure a round, the order rotating each round."""
     timers = {name: timeit.Timer(func) for name, func in funcs.items()}
-    best = dict.fromkeys(funcs, float("inf"))
-    for _ in range(repeats):
-        for name, timer in timers.items():
-            best[name] = min(best[name], timer.timeit(number) / number * 1e6)
-    return best
+    order = list(timers)
+    us: dict[str, list[float]] = {name: [] for name in order}
+    for round_ in range(rounds):
+        turn = round_ % len(order)
+        for name in order[turn:] + order[:turn]:
+            us[name].append(timers[name].timeit(number) / number * 1e6)
+    return us
 
 
-def measure(repeats: int = 15, number: int = 10_000) -> dict[str, float]:
+def measure(rounds: int = 41, number: int = 2_000) -> dict[str, float]:
     """Microseconds per call of each, and derive_pack's cost as a multiple of shuffle's."""
     seed = MatchSeed.from_plain("bench")
     # A fresh (hand, seat) on every call, as in a real match: nothing can be cached. Drawing
@@ -78,7 +84,7 @@ def measure(repeats: int = 15, number: int = 10_000) -> dict[str, float]:
     if stdlib_expand(prk, _INFO, _BLOCK_BYTES) != cryptography_expand(prk, _INFO, _BLOCK_BYTES):
         raise AssertionError("the two HKDF-Expands disagree")
 
-    us = _per_call_us(
+    us = _paired_rounds(
         {
             "deal": one_deal,
             "shuffle": one_shuffle,
@@ -86,23 +92,29 @@ def measure(repeats: int = 15, number: int = 10_000) -> dict[str, float]:
             "stdlib": lambda: stdlib_expand(prk, _INFO, _BLOCK_BYTES),
         },
         number,
-        repeats,
+        rounds,
     )
+    median = statistics.median
+
+    def ratio(numerator: str, denominator: str) -> float:
+        return median(map(operator.truediv, us[numerator], us[denominator]))
+
     return {
-        "derive_pack_us": us["deal"],
-        "random_shuffle_us": us["shuffle"],
-        "ratio": us["deal"] / us["shuffle"],
-        "expand_cryptography_us": us["cryptography"],
-        "expand_stdlib_us": us["stdlib"],
-        "expand_stdlib_vs_cryptography": us["stdlib"] / us["cryptography"],
+        "rounds": float(rounds),
+        "derive_pack_us": median(us["deal"]),
+        "random_shuffle_us": median(us["shuffle"]),
+        "ratio": ratio("deal", "shuffle"),
+        "expand_cryptography_us": median(us["cryptography"]),
+        "expand_stdlib_us": median(us["stdlib"]),
+        "expand_stdlib_vs_cryptography": ratio("stdlib", "cryptography"),
     }
 
 
 if __name__ == "__main__":
     result = measure()
-    print(f"derive_pack:    {result['derive_pack_us']:6.2f} us per pack (min of repeats)")
+    print(f"derive_pack:    {result['derive_pack_us']:6.2f} us per pack (median of rounds)")
     print(f"random.shuffle: {result['random_shuffle_us']:6.2f} us per 52-item shuffle")
-    print(f"ratio:          {result['ratio']:6.3f} (derive_pack / random.shuffle)")
+    print(f"ratio:          {result['ratio']:6.3f} (derive_pack / shuffle, paired rounds)")
     print(
         f"HKDF-Expand of a 224-byte block: cryptography {result['expand_cryptography_us']:.2f} us, "
         f"hmac.digest loop {result['expand_stdlib_us']:.2f} us: "

@@ -1,40 +1,86 @@
-"""Verification cost per record beside its references, in one run.
+"""Verification cost per record beside its references, in one run, on two logs.
 
-Full verification of the golden table log (every table and player signature) beside the
-same number of bare ``Ed25519PublicKey.verify`` calls (one per signature the full run
-checks); ``--fast`` per record beside python-chess's PGN replay per ply. Ratios are the
-medians of paired, interleaved rounds. These are issue 3's figures (targets: full <=
-1.25x bare Ed25519, fast <= 0.5x python-chess); the speed issue owns making them so.
+    python bench/verify_bench.py [--rounds N] [--json-out PATH]
 
-Two floors go with them, to show how far any CPython verifier of this format can go: the
-cost of only reading each line into a value (``json.loads``, the SHA-256 that ``prev``
-needs, and the C encoder's re-encoding that proves a plain line canonical), checking
-nothing; and the part of full verification that the signatures take (full minus fast:
-the Ed25519 checks as the verifier makes them, between records, with their messages).
+The logs: the golden table log (three keyed seats, so a table and a player signature on
+every submission) and a long simulated match of four keyed seats, played here by random
+players at a real table. For each: full verification beside the same number of bare
+Ed25519 verifications, by cryptography and by libsodium (PyNaCl), one per signature the
+full run checks; ``--fast`` per record beside python-chess's PGN replay per ply. Ratios
+are the medians of paired, interleaved rounds. Issue 18's targets: fast <= 1.0x
+python-chess; full <= 0.75x bare cryptography; full minus fast <= 1.10x the bare
+verifications of the library the verifier uses (libsodium).
+
+A floor goes with them, to show how far any CPython verifier of this format can go: the
+cost of only reading each line into a value (orjson, the SHA-256 that ``prev`` needs,
+and the sorted re-encoding that proves a line canonical), checking nothing.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
-import json
 import operator
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import engine_bench
+import nacl.bindings
+import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from results import publish
 
-from racing_demon.game.flow import Submission
-from racing_demon.log.canonical import MODEL_ENCODER, canonical_bytes
-from racing_demon.log.records import parse_record, submission_statement
+from racing_demon.game.deal import MatchSeed
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
+from racing_demon.testing.randomplay import play_match, word_chooser
 from racing_demon.verify import Settings, Verdict, verify_log
 
 _CHESS_GAMES = 10  # python-chess replays per round: about as long as one --fast verification
 
-LOG = Path(__file__).resolve().parents[1] / "tests" / "golden" / "logs" / "table-3p-signed.jsonl"
+GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden" / "logs" / "table-3p-signed.jsonl"
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))  # the golden logs' fixture
+SEAT_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([0xB0 + seat]) * 32) for seat in range(4)]
+SIMULATED_HANDS = 12  # about 4,700 records for four random players under `table`
+
+
+def simulated_log(
+    path: Path,
+    hands: int = SIMULATED_HANDS,
+    seats: int = 4,
+    table_key: Ed25519PrivateKey = TABLE_KEY,
+) -> Path:
+    """A whole match of ``seats`` keyed random players, ``hands`` hands long, at ``path``."""
+    document = builtin_document("table")
+    document["match"] = {"target": None, "max_hands": hands, "lead_tie": "share"}
+    play_match(
+        path,
+        custom_variant(rules_from_document(document)),
+        table_key,
+        bytes(32),
+        [bytes([0xA0 + seat]) * 16 for seat in range(seats)],
+        word_chooser(MatchSeed.from_plain(f"verify bench {seats} {hands}")),
+        player_keys=SEAT_KEYS[:seats],
+        max_rounds=400_000,
+    )
+    return path
+
+
+def signature_count(records: list[dict[str, Any]]) -> int:
+    """Every signature full verification checks: the table's on each record, a player's on
+    each submission, the genesis co-signatures and entropy contributions, the acceptances."""
+    count = 0
+    for record in records:
+        sigs = record["sigs"]
+        count += 1 + ("player" in sigs) + len(sigs.get("players", ()))
+        count += sum(signature is not None for signature in sigs.get("accepts", ()))
+        if record["body"]["kind"] == "genesis" and "players" in sigs:
+            count += len(record["body"].get("entropy", ()))
+    return count
 
 
 def _seconds(run: Callable[[], None]) -> float:
@@ -43,54 +89,56 @@ def _seconds(run: Callable[[], None]) -> float:
     return time.perf_counter() - start
 
 
-def measure(rounds: int = 15) -> dict[str, float]:
-    """Per-record costs and their ratios to the references, from paired rounds.
+def measure_log(path: Path, rounds: int) -> dict[str, float]:
+    """Per-record costs of verifying ``path`` and their ratios to the references.
 
-    Each round times one full verification, one ``--fast`` one, the bare signatures and
-    python-chess's replay back to back, in an order that rotates from round to round; a
-    ratio is the median of the rounds' own ratios. On a shared machine whose speed drifts
-    within seconds, pairing keeps the drift out of the ratios.
+    Each round times one full verification, one ``--fast`` one, the bare signatures of
+    both libraries, python-chess's replay and the reading floor back to back, in an order
+    that rotates from round to round; a ratio is the median of the rounds' own ratios. On
+    a shared machine whose speed drifts within seconds, pairing keeps the drift out.
     """
-    raw_key = TABLE_KEY.public_key().public_bytes_raw()
-    records = [json.loads(line) for line in LOG.read_bytes().splitlines()]
-    signatures = sum(
-        1 + ("player" in r["sigs"]) + len(r["sigs"].get("players", [])) for r in records
-    )
-    typed = [parse_record(r["body"]) for r in records]
-    submission = next(r for r in typed if isinstance(r.payload, Submission))
-    payload = submission.payload
-    assert isinstance(payload, Submission)
-    message = canonical_bytes(
-        submission_statement(submission.game, payload.hand, payload.seat, payload.n, payload.move)
-    )
-    signature = TABLE_KEY.sign(message)  # bare Ed25519 over a record-sized message
+    raw_key = raw_public_bytes(TABLE_KEY.public_key())
+    lines = path.read_bytes().splitlines()
+    records = [orjson.loads(line) for line in lines]
+    signatures = signature_count(records)
+    message = max(lines, key=len)  # a record-sized message: the longest line
+    signature = TABLE_KEY.sign(message)
     public = TABLE_KEY.public_key()
     chess_replay, plies = engine_bench.chess_replay()
 
     def full() -> None:
-        assert verify_log(LOG, Settings(table_key=raw_key)).verdict is Verdict.VERIFIED
+        assert verify_log(path, Settings(table_key=raw_key)).verdict is Verdict.VERIFIED
 
     def fast() -> None:
-        assert verify_log(LOG, Settings(table_key=raw_key, fast=True)).verdict is Verdict.VERIFIED
+        assert verify_log(path, Settings(table_key=raw_key, fast=True)).verdict is Verdict.VERIFIED
 
-    def bare() -> None:
+    def bare_cryptography() -> None:
         for _ in range(signatures):
             public.verify(signature, message)
+
+    def bare_libsodium() -> None:
+        for _ in range(signatures):
+            nacl.bindings.crypto_sign_open(signature + message, raw_key)
 
     def chess() -> None:
         for _ in range(_CHESS_GAMES):
             chess_replay()
 
-    lines = LOG.read_bytes().splitlines()
-
     def floor() -> None:
         for line in lines:
             hashlib.sha256(line).hexdigest()
-            assert MODEL_ENCODER.encode(json.loads(line)).encode() == line
+            assert orjson.dumps(orjson.loads(line), option=orjson.OPT_SORT_KEYS) == line
 
-    runs = {"full": full, "fast": fast, "bare": bare, "chess": chess, "floor": floor}
+    runs = {
+        "full": full,
+        "fast": fast,
+        "cryptography": bare_cryptography,
+        "libsodium": bare_libsodium,
+        "chess": chess,
+        "floor": floor,
+    }
     for run in runs.values():
-        run()  # warm: imports, caches, the schema compiled
+        run()  # warm: imports, caches, the schemas compiled
     times: dict[str, list[float]] = {name: [] for name in runs}
     order = list(runs)
     for round_ in range(rounds):
@@ -98,30 +146,84 @@ def measure(rounds: int = 15) -> dict[str, float]:
         for name in order[turn:] + order[:turn]:
             times[name].append(_seconds(runs[name]))
     count = len(records)
-    per_record = {
-        name: [t / count * 1e6 for t in times[name]] for name in ("full", "fast", "floor")
+    us = {
+        name: [t / count * 1e6 for t in times[name]]
+        for name in ("full", "fast", "floor", "cryptography", "libsodium")
     }
-    signatures_us = list(map(operator.sub, per_record["full"], per_record["fast"]))
-    bare_us = [t / count * 1e6 for t in times["bare"]]
+    signatures_us = list(map(operator.sub, us["full"], us["fast"]))
     chess_us = [t / (_CHESS_GAMES * plies) * 1e6 for t in times["chess"]]
     median = statistics.median
+
+    def ratio(numerators: list[float], denominators: list[float]) -> float:
+        return median(map(operator.truediv, numerators, denominators))
+
     return {
         "records": float(count),
         "signatures": float(signatures),
         "rounds": float(rounds),
-        "full_us_per_record": median(per_record["full"]),
-        "bare_ed25519_same_count_us_per_record": median(bare_us),
-        "full_vs_bare_ed25519": median(map(operator.truediv, per_record["full"], bare_us)),
-        "fast_us_per_record": median(per_record["fast"]),
+        "full_us_per_record": median(us["full"]),
+        "fast_us_per_record": median(us["fast"]),
+        "bare_cryptography_us_per_record": median(us["cryptography"]),
+        "bare_libsodium_us_per_record": median(us["libsodium"]),
         "chess_pgn_ply_us": median(chess_us),
-        "fast_vs_chess": median(map(operator.truediv, per_record["fast"], chess_us)),
-        "read_floor_us_per_record": median(per_record["floor"]),
-        "read_floor_vs_chess": median(map(operator.truediv, per_record["floor"], chess_us)),
+        "fast_vs_chess": ratio(us["fast"], chess_us),
+        "full_vs_bare_cryptography": ratio(us["full"], us["cryptography"]),
         "signatures_in_full_us_per_record": median(signatures_us),
-        "signatures_in_full_vs_bare_ed25519": median(map(operator.truediv, signatures_us, bare_us)),
+        "signatures_in_full_vs_bare_libsodium": ratio(signatures_us, us["libsodium"]),
+        "signatures_in_full_vs_bare_cryptography": ratio(signatures_us, us["cryptography"]),
+        "libsodium_vs_cryptography": ratio(us["libsodium"], us["cryptography"]),
+        "read_floor_us_per_record": median(us["floor"]),
+        "read_floor_vs_chess": ratio(us["floor"], chess_us),
     }
 
 
+def measure(rounds: int = 11) -> dict[str, dict[str, float]]:
+    """The golden log's figures and the simulated four-seat match's."""
+    with tempfile.TemporaryDirectory() as folder:
+        simulated = simulated_log(Path(folder) / "simulated.jsonl")
+        return {
+            "golden": measure_log(GOLDEN, rounds),
+            "simulated": measure_log(simulated, max(3, rounds // 2)),
+        }
+
+
+def summary(result: dict[str, dict[str, float]]) -> str:
+    lines = []
+    for name, figures in result.items():
+        lines.append(
+            f"verify {name} log ({figures['records']:.0f} records, "
+            f"{figures['signatures']:.0f} signatures): --fast "
+            f"{figures['fast_us_per_record']:.0f} us/record vs python-chess "
+            f"{figures['chess_pgn_ply_us']:.1f} us/ply: ratio {figures['fast_vs_chess']:.2f} "
+            "(target <= 1.0)"
+        )
+        lines.append(
+            f"  full {figures['full_us_per_record']:.0f} us/record vs bare cryptography "
+            f"{figures['bare_cryptography_us_per_record']:.0f} us: ratio "
+            f"{figures['full_vs_bare_cryptography']:.2f} (target <= 0.75); full - fast "
+            f"{figures['signatures_in_full_us_per_record']:.0f} us vs bare libsodium "
+            f"{figures['bare_libsodium_us_per_record']:.0f} us: ratio "
+            f"{figures['signatures_in_full_vs_bare_libsodium']:.2f} (target <= 1.10)"
+        )
+        lines.append(
+            f"  floor: reading a record, checking nothing, "
+            f"{figures['read_floor_us_per_record']:.1f} us = "
+            f"{figures['read_floor_vs_chess']:.2f} x python-chess per ply; libsodium "
+            f"{figures['libsodium_vs_cryptography']:.2f} x cryptography per signature"
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=11, help="paired rounds (default 11)")
+    parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
+    args = parser.parse_args()
+    result = measure(args.rounds)
+    print(summary(result))
+    publish(result, args.json_out)
+    return 0
+
+
 if __name__ == "__main__":
-    for name, value in measure().items():
-        print(f"{name:40s} {value:10.3f}")
+    raise SystemExit(main())
