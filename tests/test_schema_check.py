@@ -312,3 +312,100 @@ CLOSED_A: Any = {"properties": {"a": True}, **CLOSED}
 def test_keyword_semantics_follow_jsonschema(schema: Any, instance: Any, expected: bool) -> None:
     assert EcmaValidator(schema).is_valid(instance) is expected
     assert jsonschema_rs.Draft202012Validator(schema).is_valid(instance) is expected
+
+
+# -- generated schemas: the keywords our schemas use, nested and combined ----------------
+
+NAMES = ["a", "b", "c"]
+TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"]
+CONSTANTS = [None, True, False, 0, 1, 1.0, -1, 2.5, "", "a", "ab", [], [1], [True], {"a": 1}]
+SCALARS = [
+    *(None, True, False, 0, 1, -1, 2, 3, 0.0, -0.0, 1.0, 1.5, 2.0, 1e20, 2**70),
+    *("", "a", "b", "ab", "ba", "abc", "a\n", "é", "\r", "1", "\u0663", "_"),
+]
+# Every generated schema meets all of these, then a few drawn at random.
+EVERY = [*SCALARS, [], [1], [True, "a"], {}, {"a": 1}, {"a": "ab", "b": True}, {"z": None}]
+instances = st.recursive(
+    st.sampled_from(SCALARS),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from([*NAMES, "z"]), inner)
+    ),
+    max_leaves=8,
+)
+ASSERTIONS: dict[str, st.SearchStrategy[Any]] = {
+    "type": st.sampled_from(TYPES)
+    | st.lists(st.sampled_from(TYPES), min_size=1, max_size=3, unique=True),
+    "const": st.sampled_from(CONSTANTS),
+    "enum": st.lists(st.sampled_from(CONSTANTS), max_size=4)
+    | st.lists(st.sampled_from(["", "a", "b", "ab"]), min_size=2, max_size=3),
+    "required": st.lists(st.sampled_from(NAMES), max_size=3, unique=True),
+    "minimum": st.sampled_from([-1, 0, 1, 1.5, 2]),
+    "maximum": st.sampled_from([-1, 0, 1, 1.5, 2]),
+    "minLength": st.sampled_from([0, 1, 2]),
+    "maxLength": st.sampled_from([0, 1, 2]),
+    "minItems": st.sampled_from([0, 1, 2]),
+    "maxItems": st.sampled_from([0, 1, 2]),
+    "pattern": st.sampled_from(
+        ["^a", "b$", "^[ab]{2}$", "a|b", "^$", "^a$", "^\\d$", "\\w$", "^.$", "^[^a]$"]
+    ),
+}
+
+
+def _keywords(strategies: dict[str, st.SearchStrategy[Any]], size: int) -> st.SearchStrategy[Any]:
+    """Schemas with one to ``size`` of the keywords ``strategies`` draws."""
+    return st.lists(
+        st.sampled_from(sorted(strategies)), min_size=1, max_size=size, unique=True
+    ).flatmap(lambda names: st.fixed_dictionaries({name: strategies[name] for name in names}))
+
+
+def _applicators(inner: st.SearchStrategy[Any]) -> dict[str, st.SearchStrategy[Any]]:
+    return {
+        **ASSERTIONS,
+        "properties": st.dictionaries(st.sampled_from(NAMES), inner, max_size=3),
+        "additionalProperties": inner,
+        "items": inner,
+        "allOf": st.lists(inner, min_size=1, max_size=3),
+        "oneOf": st.lists(inner, min_size=1, max_size=3),
+        "not": inner,
+        "if": inner,
+        "then": inner,
+        "else": inner,
+    }
+
+
+def _without_lone_then(schema: Any) -> Any:
+    if not isinstance(schema, dict) or "if" in schema:
+        return schema
+    return {key: value for key, value in schema.items() if key not in ("then", "else")}
+
+
+def _schemas(refs: list[str]) -> st.SearchStrategy[Any]:
+    leaves = st.booleans() | _keywords(ASSERTIONS, 3)
+    if refs:
+        leaves |= st.sampled_from([{"$ref": f"#/$defs/{name}"} for name in refs])
+    nested = st.recursive(
+        leaves,
+        lambda inner: _keywords(_applicators(inner), 3).map(_without_lone_then),
+        max_leaves=6,
+    )
+    return nested
+
+
+@st.composite
+def schemas_with_defs(draw: st.DrawFn) -> Any:
+    defs = draw(st.dictionaries(st.sampled_from(["x", "y"]), _schemas([]), max_size=2))
+    schema = draw(_schemas(sorted(defs)))
+    return {"$defs": defs, "allOf": [schema]} if defs else schema
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None)
+@given(schemas_with_defs(), st.lists(instances, max_size=8))
+def test_the_fast_check_agrees_with_jsonschema_on_generated_schemas(
+    schema: Any, values: list[Any]
+) -> None:
+    EcmaValidator.check_schema(schema)  # jsonschema-rs builds only a valid schema
+    check = jsonschema_rs.Draft202012Validator(schema).is_valid
+    reference = EcmaValidator(schema)
+    for value in [*EVERY, *values]:
+        assert check(value) is reference.is_valid(value), value
