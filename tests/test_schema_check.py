@@ -1,34 +1,45 @@
-"""The compiled schema check agrees with jsonschema, the reference, on every record."""
+"""The hot-path schema check (jsonschema-rs) agrees with jsonschema, the reference, on
+every record and receipt: both accept, or both refuse."""
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import jsonschema_rs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from receipting import golden, lines_of, receipts_of
 
-from racing_demon.schema import EcmaValidator, load_schema, record_errors
-from racing_demon.schema.compiled import SchemaCompileError, compile_schema
+import racing_demon.schema
+from racing_demon.schema import (
+    EcmaValidator,
+    checked_errors,
+    load_schema,
+    record_errors,
+    schema_errors,
+)
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "logs"
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 RECORDS = [
     json.loads(line)
     for path in sorted(GOLDEN.glob("*.jsonl"))
     for line in path.read_bytes().splitlines()
 ]
 BY_KIND = {record["body"]["kind"]: record for record in RECORDS}
+RECEIPTS = [json.loads(line) for line in lines_of(receipts_of(golden("table-3p-signed"))).split()]
+BY_OUTCOME = {receipt["body"]["outcome"]: receipt for receipt in RECEIPTS}
 WHOLE = load_schema("log-record")
-REFERENCE = EcmaValidator(WHOLE)
-COMPILED = compile_schema(WHOLE)
+REFERENCE = {name: EcmaValidator(load_schema(name)) for name in ("log-record", "receipt")}
+FAST = {name: jsonschema_rs.Draft202012Validator(load_schema(name)) for name in REFERENCE}
 
 
 def _bounds(node: Any, keyword: str) -> set[int]:
-    """Every value of ``keyword`` anywhere in the schema."""
+    """Every value of ``keyword`` anywhere in the schemas."""
     found: set[int] = set()
     if isinstance(node, dict):
         if isinstance(node.get(keyword), int):
@@ -41,27 +52,32 @@ def _bounds(node: Any, keyword: str) -> set[int]:
     return found
 
 
-# Values on and around every bound the schema sets: where a wrong comparison shows.
+BOTH = [WHOLE, load_schema("receipt")]
+# Values on and around every bound the schemas set: where a wrong comparison shows.
 EDGE_INTEGERS = sorted(
-    {b + d for k in ("minimum", "maximum") for b in _bounds(WHOLE, k) for d in (-1, 0, 1)}
+    {b + d for k in ("minimum", "maximum") for b in _bounds(BOTH, k) for d in (-1, 0, 1)}
+    | {2**63 - 1, 2**63, 2**64, 2**70, -(2**63) - 1}
 )
+# The reader refuses floats, but an integral one is an integer to JSON Schema.
+EDGE_FLOATS = sorted({float(b) + d for b in EDGE_INTEGERS if abs(b) < 2**60 for d in (0, 0.5)})
 EDGE_LENGTHS = sorted(
-    {b + d for k in ("minLength", "maxLength") for b in _bounds(WHOLE, k) for d in (-1, 0, 1)}
+    {b + d for k in ("minLength", "maxLength") for b in _bounds(BOTH, k) for d in (-1, 0, 1)}
     | {31, 32, 33, 63, 64, 65, 127, 128, 129}
 )
 EDGE_SIZES = sorted(
-    {max(0, b + d) for k in ("minItems", "maxItems") for b in _bounds(WHOLE, k) for d in (-1, 0, 1)}
+    {max(0, b + d) for k in ("minItems", "maxItems") for b in _bounds(BOTH, k) for d in (-1, 0, 1)}
 )
 
 scalars = (
     st.none()
     | st.booleans()
     | st.sampled_from(EDGE_INTEGERS)
+    | st.sampled_from(EDGE_FLOATS)
     | st.integers(min_value=-(2**60), max_value=2**60)
     | st.sampled_from([1.0, 2.5, -0.0])
-    | st.builds(lambda n, c: c * n, st.sampled_from(EDGE_LENGTHS), st.sampled_from("0aZ_é"))
+    | st.builds(lambda n, c: c * n, st.sampled_from(EDGE_LENGTHS), st.sampled_from("0aZ_é٣"))
     | st.text(max_size=8)
-    | st.sampled_from(["move", "genesis", "call", "complete", "0" * 32 + "\n", "ab\n"])
+    | st.sampled_from(["move", "genesis", "call", "0" * 32 + "\n", "ab\n", "HAND\n", "a\ud800"])
 )
 json_values = st.recursive(
     scalars,
@@ -72,19 +88,6 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
-
-
-def valid(value: Any) -> bool:
-    return REFERENCE.is_valid(value)
-
-
-def test_every_golden_record_passes_both() -> None:
-    kinds = {"genesis", "hand_start", "move", "tie", "call", "bounce", "stall", "hand_end", "final"}
-    assert kinds <= BY_KIND.keys()
-    for record in RECORDS:
-        assert valid(record)
-        assert COMPILED(record)
-        assert record_errors(record) == []
 
 
 def _paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -102,13 +105,13 @@ def _nudged(value: Any) -> st.SearchStrategy[Any]:
     if isinstance(value, bool) or value is None:
         return json_values
     if isinstance(value, int):
-        return st.sampled_from(EDGE_INTEGERS)
+        return st.sampled_from(EDGE_INTEGERS) | st.sampled_from(EDGE_FLOATS)
     if isinstance(value, str):
         return st.builds(
             lambda n, c: (value * n)[:n] if value else c * n,
             st.sampled_from(EDGE_LENGTHS),
             st.sampled_from("0aA"),
-        )
+        ) | st.builds(lambda end: value + end, st.sampled_from(["\n", "\r\n", "\u2028", "٣", "G"]))
     if isinstance(value, list):
         return st.builds(
             lambda n: (value * n)[:n] if value else [0] * n, st.sampled_from(EDGE_SIZES)
@@ -116,46 +119,147 @@ def _nudged(value: Any) -> st.SearchStrategy[Any]:
     return json_values
 
 
-@st.composite
-def mutated_records(draw: st.DrawFn) -> Any:
-    record = copy.deepcopy(draw(st.sampled_from(sorted(BY_KIND.values(), key=str))))
-    for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(_paths(record)))
-        if not path:
-            continue
-        parent = record
-        for step in path[:-1]:
-            parent = parent[step]
-        last = path[-1]
-        action = draw(st.sampled_from(["nudge", "nudge", "replace", "delete", "add"]))
-        if action == "nudge":  # the same type, at an edge: where a wrong bound shows
-            parent[last] = draw(_nudged(parent[last]))
-        elif action == "replace":
-            parent[last] = draw(json_values)
-        elif action == "delete":
-            del parent[last]
-        elif isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "prev", "hand", "n", "reason", "key"]))] = draw(
-                json_values
-            )
-        else:
-            parent.append(draw(json_values))
-    return record
+def mutated(samples: dict[str, Any], names: list[str]) -> st.SearchStrategy[Any]:
+    """One of ``samples`` with one to three of its members nudged, replaced, deleted or
+    added (a member named from ``names``)."""
+
+    @st.composite
+    def draw_mutated(draw: st.DrawFn) -> Any:
+        value = copy.deepcopy(draw(st.sampled_from(sorted(samples.values(), key=str))))
+        for _ in range(draw(st.integers(1, 3))):
+            path = draw(st.sampled_from(_paths(value)))
+            if not path:
+                continue
+            parent = value
+            for step in path[:-1]:
+                parent = parent[step]
+            last = path[-1]
+            action = draw(st.sampled_from(["nudge", "nudge", "replace", "delete", "add"]))
+            if action == "nudge":  # the same type, at an edge: where a wrong bound shows
+                parent[last] = draw(_nudged(parent[last]))
+            elif action == "replace":
+                parent[last] = draw(json_values)
+            elif action == "delete":
+                del parent[last]
+            elif isinstance(parent, dict):
+                parent[draw(st.sampled_from(names))] = draw(json_values)
+            else:
+                parent.append(draw(json_values))
+        return value
+
+    return draw_mutated()
+
+
+def valid(name: str, value: Any) -> bool:
+    return REFERENCE[name].is_valid(value)
+
+
+def fast(name: str, value: Any) -> bool | None:
+    """jsonschema-rs's verdict, None where it cannot take the value (a lone surrogate)."""
+    try:
+        return FAST[name].is_valid(value)
+    except ValueError:
+        return None
+
+
+def test_every_golden_record_and_receipt_passes_both() -> None:
+    kinds = {"genesis", "hand_start", "move", "tie", "call", "bounce", "stall", "hand_end", "final"}
+    assert kinds <= BY_KIND.keys()
+    assert {"move", "bounce"} <= BY_OUTCOME.keys()
+    for record in RECORDS:
+        assert valid("log-record", record)
+        assert FAST["log-record"].is_valid(record)
+        assert record_errors(record) == []
+    for receipt in RECEIPTS:
+        assert valid("receipt", receipt)
+        assert FAST["receipt"].is_valid(receipt)
+        assert checked_errors("receipt", receipt) == []
+
+
+RECORD_NAMES = ["extra", "prev", "hand", "n", "reason", "key"]
 
 
 @pytest.mark.slow
 @settings(max_examples=1500, deadline=None)
-@given(mutated_records())
-def test_the_compiled_check_agrees_with_jsonschema_on_mutated_records(record: Any) -> None:
-    assert COMPILED(record) == valid(record)
-    assert (record_errors(record) == []) == valid(record)
+@given(mutated(BY_KIND, RECORD_NAMES))
+def test_the_fast_check_agrees_with_jsonschema_on_mutated_records(record: Any) -> None:
+    assert fast("log-record", record) in (None, valid("log-record", record))
+    assert (record_errors(record) == []) == valid("log-record", record)
+
+
+@settings(max_examples=200, deadline=None)
+@given(mutated(BY_KIND, RECORD_NAMES))
+def test_record_errors_refuses_what_jsonschema_refuses(record: Any) -> None:
+    assert (record_errors(record) == []) == valid("log-record", record)
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated(BY_OUTCOME, ["extra", "reason", "player", "n", "seq", "table"]))
+def test_the_fast_check_agrees_with_jsonschema_on_mutated_receipts(receipt: Any) -> None:
+    assert fast("receipt", receipt) in (None, valid("receipt", receipt))
+    assert (checked_errors("receipt", receipt) == []) == valid("receipt", receipt)
 
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(json_values)
-def test_the_compiled_check_agrees_with_jsonschema_on_any_value(value: Any) -> None:
-    assert COMPILED(value) == valid(value)
+def test_the_fast_check_agrees_with_jsonschema_on_any_value(value: Any) -> None:
+    for name in FAST:
+        assert fast(name, value) in (None, valid(name, value))
+
+
+def test_a_refusal_is_explained_by_jsonschema() -> None:
+    move = copy.deepcopy(BY_KIND["move"])
+    move["body"]["game"] += "\n"
+    assert record_errors(move) == [
+        f"$.body.game: {move['body']['game']!r} does not match '^[0-9a-f]{{32}}$'"
+    ]
+    receipt = copy.deepcopy(BY_OUTCOME["move"])
+    del receipt["body"]["seq"]
+    assert checked_errors("receipt", receipt) == ["$.body: 'seq' is a required property"]
+
+
+@pytest.mark.parametrize("member", ["game", "kind", "move"])
+def test_what_jsonschema_rs_cannot_take_jsonschema_decides_alone(member: str) -> None:
+    # Only a Python string holds a lone surrogate (json.loads of "\ud800"; the reader
+    # refuses it): jsonschema-rs cannot encode it as UTF-8 and raises.
+    record = copy.deepcopy(BY_KIND["move"])
+    record["body"][member] = "\ud800" * 32
+    receipt = copy.deepcopy(BY_OUTCOME["move"])
+    receipt["body"][member if member in receipt["body"] else "outcome"] = "\ud800" * 32
+    for name, value, check in (
+        ("log-record", record, record_errors),
+        ("receipt", receipt, lambda value: checked_errors("receipt", value)),
+    ):
+        # It raises where it must encode the string (to match a pattern), or answers.
+        assert fast(name, value) in (None, valid(name, value))
+        assert check(value) == schema_errors(name, value)
+    record["body"] = {**BY_KIND["move"]["body"], "game": "\ud800" * 32}
+    with pytest.raises(ValueError):
+        FAST["log-record"].is_valid(record)
+
+
+def test_a_value_only_jsonschema_rs_refuses_is_still_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Fail closed should the two ever disagree: the value is refused, and the message
+    says that jsonschema itself found nothing."""
+    record, receipt = BY_KIND["move"], BY_OUTCOME["move"]
+    disagree = ["$: refused by jsonschema-rs, though jsonschema finds no error"]
+    monkeypatch.setattr(racing_demon.schema, "_fast_verdict", lambda name, value: False)
+    assert record_errors(record) == disagree
+    assert checked_errors("receipt", receipt) == disagree
+    # An invalid value keeps jsonschema's explanation.
+    assert record_errors({"body": {}}) == schema_errors("log-record", {"body": {}})
+    # Where jsonschema-rs gives no verdict, jsonschema's own (none) stands.
+    monkeypatch.setattr(racing_demon.schema, "_fast_verdict", lambda name, value: None)
+    assert record_errors(record) == []
+    assert checked_errors("receipt", receipt) == []
+
+
+@pytest.mark.parametrize("path", sorted(SCHEMAS.glob("*.schema.json")), ids=lambda p: p.name)
+def test_jsonschema_rs_builds_every_schema(path: Path) -> None:
+    jsonschema_rs.Draft202012Validator(json.loads(path.read_text()))
 
 
 CLOSED: Any = {"additionalProperties": False}
@@ -172,141 +276,45 @@ CLOSED_A: Any = {"properties": {"a": True}, **CLOSED}
         ({"const": 1}, 1.0, True),
         ({"type": "integer"}, 1.0, True),  # jsonschema: an integral float is an integer
         ({"type": "integer"}, True, False),
+        ({"type": "integer"}, 1e20, True),
+        ({"type": "integer"}, 1.5, False),
+        ({"type": "integer"}, 2**70, True),
         ({"type": "number"}, False, False),
         ({"pattern": "b"}, "abc", True),  # search, not match
         ({"pattern": "^[a-f]{2}$"}, "ab\n", False),  # ECMA-262's $ is the end of the string
-        ({"pattern": "^[a-f]{2}$"}, "ab", True),
         ({"pattern": "^\\d$"}, "\u0663", False),  # an Arabic-Indic digit is not [0-9]
         ({"minLength": 2}, 5, True),  # other types hold vacuously
+        ({"maxLength": 1}, "\U0001f600", True),  # a length counts code points
         ({"type": ["string", "null"]}, None, True),
         ({"oneOf": [{"type": "integer"}, {"minimum": 0}]}, 3, False),
         ({"not": {"required": ["x"]}}, {"x": 1}, False),
         ({"if": {"const": 1}, "then": False, "else": True}, 1, False),
         ({"additionalProperties": {"type": "string"}, "properties": {"a": True}}, {"b": 1}, False),
-        ({"additionalProperties": {"type": "string"}, "properties": {"a": True}}, {"a": 1}, True),
-        ({"additionalProperties": {"type": "integer"}}, {"a": 1.0, "b": 2}, True),
-        ({"additionalProperties": {"type": "integer"}}, {"a": 1, "b": True}, False),
-        ({"additionalProperties": False}, {}, True),
-        ({"additionalProperties": False}, {"a": None}, False),
         ({"additionalProperties": False, "required": ["a"]}, {"a": 1}, False),
-        ({"type": "integer"}, 1e20, True),
-        ({"type": "integer"}, 1.5, False),
-        ({"type": "number"}, 1.5, True),
-        ({"type": ["integer", "boolean"]}, 2.0, True),
-        ({"type": []}, None, False),
-        ({"const": 1.5}, 1.5, True),
-        ({"const": None}, False, False),
-        ({"const": False}, 0, False),
-        ({"const": "a"}, ["a"], False),
         ({"const": 2**70}, 2.0**70, True),
         ({"enum": ["a", "b", 1]}, 1.0, True),
         ({"enum": ["a", "b", 1]}, True, False),
-        ({"enum": []}, None, False),
-        ({"enum": ["a", "b"]}, ["a"], False),
-        ({"minimum": 1.5}, 1, False),
         ({"maximum": 2**70}, 2**70 + 1, False),
+        ({"maximum": 9007199254740991}, 9007199254740992, False),
+        ({"maximum": 9007199254740991}, 9007199254740992.0, False),
+        ({"minimum": 0}, -(2**70), False),
         ({"minimum": 0}, False, True),  # a boolean is not a number: vacuous
-        ({"maxItems": 1}, "ab", True),
-        ({"items": False}, [], True),
         ({"items": False}, [None], False),
-        # What one member of allOf establishes, a later one relies on, and only that.
-        ({"allOf": [{"type": "integer"}, {"type": "number", "maximum": 3}]}, 2.0, True),
-        ({"allOf": [{"type": "integer"}, {"type": "number", "maximum": 3}]}, True, False),
-        ({"allOf": [{"type": "number"}, {"type": "integer"}]}, 1.5, False),
-        ({"allOf": [{"type": "number"}, {"type": "integer"}]}, 1.0, True),
-        ({"allOf": [{"type": "string"}, {"type": "integer"}]}, "1", False),
-        ({"allOf": [{"type": "string"}, {"minItems": 1, "minimum": 5}]}, "", True),
-        ({"allOf": [{"required": ["a", "b"]}, CLOSED_A]}, {"a": 1}, False),
         ({"allOf": [{"required": ["a", "b"]}, CLOSED_A]}, {"a": 1, "b": 2}, False),
-        ({"allOf": [{"required": ["a", "b"]}, CLOSED_A]}, 5, True),
-        ({"allOf": [{"type": "object", "required": ["b"]}, CLOSED_A]}, {"b": 1}, False),
-        ({"allOf": [{"type": "object", "required": ["a"]}, CLOSED_A]}, {"a": 1}, True),
-        ({"allOf": [{"type": "object", "required": ["a"]}, CLOSED_A]}, {"a": 1, "c": 1}, False),
         ({"$ref": "#/$defs/n", "$defs": {"n": {"type": "integer"}}, "maximum": 1}, 2, False),
-        ({"$ref": "#/$defs/n", "$defs": {"n": {"type": "integer"}}, "maximum": 1}, 1.0, True),
-        ({"if": {"type": "integer"}, "then": {"minimum": 2}, "else": {"type": "string"}}, 1, False),
-        (
-            {"if": {"type": "integer"}, "then": {"minimum": 2}, "else": {"type": "string"}},
-            2.0,
-            True,
-        ),
-        (
-            {"if": {"type": "integer"}, "then": {"minimum": 2}, "else": {"type": "string"}},
-            True,
-            False,
-        ),
-        ({"if": {"required": ["a"]}, "then": {"properties": {"a": False}}}, {"a": 1}, False),
-        ({"if": {"required": ["a"]}, "else": {"properties": {"b": False}}}, {"b": 1}, False),
         ({"if": {"properties": {"a": {"const": 1}}}, "then": {"required": ["b"]}}, {"a": 1}, False),
-        ({"if": {"properties": {"a": {"const": 1}}}, "then": {"required": ["b"]}}, {"a": 2}, True),
-        ({"if": False}, None, True),
-        ({"not": {"type": "integer"}}, 1.0, False),
-        ({"not": {"properties": {"a": {"type": "string"}}}}, {"a": 1}, True),
-        ({"not": True}, None, False),
-        (
-            {"oneOf": [{"properties": {"a": {"type": "string"}}}, {"required": ["a"]}]},
-            {"a": "x"},
-            False,
-        ),
-        (
-            {"oneOf": [{"properties": {"a": {"type": "string"}}}, {"required": ["a"]}]},
-            {"a": 1},
-            True,
-        ),
-        ({"oneOf": [{"pattern": "a"}, {"pattern": "b"}]}, "ab", False),
-        ({"oneOf": [{"pattern": "a"}, {"pattern": "b"}]}, "b", True),
-        ({"oneOf": [{"type": "null"}]}, None, True),
-        ({"oneOf": []}, None, False),
-        # Past a handful of names, sets rather than a test per name.
-        ({"required": list("abcdefghij")}, dict.fromkeys("abcdefghi"), False),
-        ({"required": list("abcdefghij")}, dict.fromkeys("abcdefghij"), True),
-        ({"properties": dict.fromkeys("abcdefghij", True), **CLOSED}, {"k": 1}, False),
-        ({"properties": dict.fromkeys("abcdefghij", True), **CLOSED}, {"j": 1}, True),
+        ({"uniqueItems": True}, [1, 1.0], False),
+        ({"uniqueItems": True}, [1, True], True),
+        ({"uniqueItems": True}, [{"a": 0}, {"a": False}], True),
+        ({"propertyNames": {"pattern": "^[a-z]+$"}}, {"ab\n": 1}, False),
     ],
 )
 def test_keyword_semantics_follow_jsonschema(schema: Any, instance: Any, expected: bool) -> None:
     assert EcmaValidator(schema).is_valid(instance) is expected
-    assert compile_schema(schema)(instance) is expected
+    assert jsonschema_rs.Draft202012Validator(schema).is_valid(instance) is expected
 
 
-@pytest.mark.parametrize(
-    ("schema", "message"),
-    [
-        ({"uniqueItems": True}, "unsupported keyword 'uniqueItems'"),
-        ({"patternProperties": {"a": True}}, "patternProperties"),
-        ({"$ref": "https://example.invalid/x.json"}, "only local"),
-        ({"$ref": "#/$defs/missing"}, "unknown reference"),
-        ({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "recursive"),
-        ({"then": True}, "without 'if'"),
-        ({"type": "decimal"}, "unknown type"),
-        ([], "an object or a boolean"),
-        ({1: True}, "keywords are strings"),
-        ({"$defs": {"a/b": True}, "$ref": "#/$defs/a/b"}, "only plain names"),
-        ({"$defs": {"a~1b": True}, "$ref": "#/$defs/a~1b"}, "only plain names"),
-        ({"required": "a"}, "'required' is a list"),
-        ({"required": [1]}, "'required' is a list"),
-        ({"properties": [{"a": True}]}, "'properties' maps names"),
-        ({"minimum": "1"}, "'minimum' is a number"),
-        ({"maxLength": True}, "'maxLength' is a number"),
-        ({"pattern": "("}, "bad pattern"),
-        ({"pattern": "(?<n>a)\\k<m>"}, "bad pattern"),  # no ECMA-262 expression
-        ({"type": "integer", "pattern": "a*+"}, "bad pattern"),
-        ({"pattern": 1}, "'pattern' is a string"),
-        ({"enum": "ab"}, "'enum' is a list"),
-        ({"allOf": {"a": True}}, "'allOf' is a list"),
-        ({"oneOf": True}, "'oneOf' is a list"),
-        # Refused wherever it appears, even where it could never apply.
-        ({"type": "string", "items": {"uniqueItems": True}}, "uniqueItems"),
-        ({"type": "string", "additionalProperties": {"anyOf": []}}, "anyOf"),
-        ({"if": {"prefixItems": []}}, "prefixItems"),
-    ],
-)
-def test_what_it_cannot_check_it_refuses_to_compile(schema: Any, message: str) -> None:
-    with pytest.raises(SchemaCompileError, match=message):
-        compile_schema(schema)
-
-
-# -- generated schemas: every keyword, nested and combined -----------------------------
+# -- generated schemas: the keywords our schemas use, nested and combined ----------------
 
 NAMES = ["a", "b", "c"]
 TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"]
@@ -325,7 +333,8 @@ instances = st.recursive(
     max_leaves=8,
 )
 ASSERTIONS: dict[str, st.SearchStrategy[Any]] = {
-    "type": st.sampled_from(TYPES) | st.lists(st.sampled_from(TYPES), max_size=3, unique=True),
+    "type": st.sampled_from(TYPES)
+    | st.lists(st.sampled_from(TYPES), min_size=1, max_size=3, unique=True),
     "const": st.sampled_from(CONSTANTS),
     "enum": st.lists(st.sampled_from(CONSTANTS), max_size=4)
     | st.lists(st.sampled_from(["", "a", "b", "ab"]), min_size=2, max_size=3),
@@ -355,8 +364,8 @@ def _applicators(inner: st.SearchStrategy[Any]) -> dict[str, st.SearchStrategy[A
         "properties": st.dictionaries(st.sampled_from(NAMES), inner, max_size=3),
         "additionalProperties": inner,
         "items": inner,
-        "allOf": st.lists(inner, max_size=3),
-        "oneOf": st.lists(inner, max_size=3),
+        "allOf": st.lists(inner, min_size=1, max_size=3),
+        "oneOf": st.lists(inner, min_size=1, max_size=3),
         "not": inner,
         "if": inner,
         "then": inner,
@@ -392,100 +401,11 @@ def schemas_with_defs(draw: st.DrawFn) -> Any:
 @pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(schemas_with_defs(), st.lists(instances, max_size=8))
-def test_the_compiled_check_agrees_with_jsonschema_on_generated_schemas(
+def test_the_fast_check_agrees_with_jsonschema_on_generated_schemas(
     schema: Any, values: list[Any]
 ) -> None:
-    check = compile_schema(schema)
+    EcmaValidator.check_schema(schema)  # jsonschema-rs builds only a valid schema
+    check = jsonschema_rs.Draft202012Validator(schema).is_valid
     reference = EcmaValidator(schema)
     for value in [*EVERY, *values]:
         assert check(value) is reference.is_valid(value), value
-
-
-def _mixed(depth: int) -> tuple[Any, Any]:
-    """A schema nesting the applicators ``depth`` times, and an instance it accepts."""
-    schema: Any = {"type": "integer", "minimum": 0}
-    instance: Any = 1
-    for level in range(depth):
-        wrap = level % 5
-        if wrap == 0:
-            schema = {"type": "object", "required": ["a"], "properties": {"a": schema}}
-            instance = {"a": instance}
-        elif wrap == 1:
-            schema = {"items": schema, "minItems": 1}
-            instance = [instance]
-        elif wrap == 2:
-            schema = {"not": {"not": schema}}
-        elif wrap == 3:
-            schema = {"oneOf": [schema, {"type": "string"}]}
-        else:
-            schema = {"if": {"type": "object"}, "then": {"additionalProperties": schema}}
-            instance = {"b": instance}
-    return schema, instance
-
-
-def _blocks(depth: int) -> tuple[Any, Any]:
-    """Nested loops and conditionals: too deep for one function past 100 indents."""
-    schema: Any = {"type": "integer", "minimum": 0}
-    instance: Any = 1
-    for level in range(depth):
-        if level % 2:
-            schema, instance = {"properties": {"a": schema}}, {"a": instance}
-        else:
-            schema, instance = {"items": schema}, [instance]
-    return schema, instance
-
-
-def _negations(depth: int) -> tuple[Any, Any]:
-    """Nested parentheses: too deep for Python's parser past 200."""
-    schema: Any = {"type": "integer", "minimum": 0}
-    for _ in range(depth):
-        schema = {"not": {"not": schema}}
-    return schema, 1
-
-
-@pytest.mark.parametrize(
-    ("build", "depth"), [(_mixed, 1), (_mixed, 9), (_mixed, 40), (_blocks, 60), (_negations, 100)]
-)
-def test_deep_nesting_compiles_and_agrees(
-    build: Callable[[int], tuple[Any, Any]], depth: int
-) -> None:
-    # Deep enough to need helper functions: Python limits nesting within one function.
-    schema, instance = build(depth)
-    check = compile_schema(schema)
-    reference = EcmaValidator(schema)
-    broken = json.loads(json.dumps(instance).replace("1", "-1"))
-    for value in (instance, broken, "x", None):
-        assert check(value) is reference.is_valid(value)
-    assert check(instance) is True
-    assert check(broken) is False
-
-
-AWKWARD = ["'", '"', "\\", "\n", "\x00", "\ud800", "é", "'); import os; ('", "{v}", "v1", "_k1"]
-
-
-@pytest.mark.parametrize("text", AWKWARD)
-def test_constants_reach_the_code_only_as_values(text: str) -> None:
-    schema = {
-        "type": "object",
-        "required": [text],
-        "additionalProperties": False,
-        "properties": {text: {"const": text}, "other": {"enum": [text, "x"]}},
-    }
-    check = compile_schema(schema)
-    reference = EcmaValidator(schema)
-    for value in ({text: text}, {text: text, "other": text}, {text: text + "x"}, {"x": text}):
-        assert check(value) is reference.is_valid(value)
-    assert check({text: text}) is True
-
-
-@pytest.mark.parametrize(
-    "wanted", [2**70, -(2**63) - 1, 2**63, 1e300, float("inf"), -0.0, [1, {"a": [None]}]]
-)
-def test_large_and_unusual_constants(wanted: Any) -> None:
-    for schema in ({"const": wanted}, {"enum": ["a", wanted]}, {"minimum": 0, "maximum": wanted}):
-        if "maximum" in schema and not isinstance(wanted, int | float):
-            continue
-        check = compile_schema(schema)
-        reference = EcmaValidator(schema)
-        for value in (wanted, copy.deepcopy(wanted), 2**70, 2**70 + 1, 0, 0.0, True, "a"):
-            assert check(value) is reference.is_valid(value)

@@ -6,11 +6,11 @@ import json
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from racing_demon.schema.compiled import Check, compile_schema
 from racing_demon.schema.ecma_regex import PatternError, search
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ def _pattern_properties(
     raise PatternError(f"patternProperties is not read as ECMA-262: {sorted(patterns)}")
 
 
-# Draft 2020-12 with every pattern meaning what ECMA-262 means, as JSON Schema says, and
-# as the compiled check (``schema.compiled``) reads it: every schema here is checked with this.
+# Draft 2020-12 with every pattern meaning what ECMA-262 means, as JSON Schema says (and as
+# jsonschema-rs reads our schemas' patterns, tests/test_ecma_regex.py): the reference here.
 EcmaValidator: type[_Validator] = validators.extend(  # type: ignore[no-untyped-call]
     Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties}
 )
@@ -55,25 +55,42 @@ def _validator(name: str) -> _Validator:
 
 def schema_errors(name: str, instance: object) -> list[str]:
     """Every way ``instance`` breaks schema ``name``, each with its JSON path."""
-    errors = sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.absolute_path))
+    return _explained(_validator(name), instance)
+
+
+def _explained(validator: _Validator, instance: object) -> list[str]:
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     return [f"{error.json_path}: {error.message}" for error in errors]
 
 
 @cache
-def _compiled(name: str) -> Check:
-    return compile_schema(load_schema(name))
+def _fast(name: str) -> jsonschema_rs.Validator:
+    return jsonschema_rs.Draft202012Validator(load_schema(name))
+
+
+def _fast_verdict(name: str, instance: object) -> bool | None:
+    """jsonschema-rs's answer, or None for a value it cannot take (a lone surrogate, which
+    it cannot encode as UTF-8; a key that is not a string): jsonschema then decides alone."""
+    try:
+        return _fast(name).is_valid(instance)
+    except ValueError:
+        return None
+
+
+# Should jsonschema-rs refuse what jsonschema passes, the value is still refused: tests
+# compare the two on mutated records and receipts.
+_DISAGREEMENT: Final = "$: refused by jsonschema-rs, though jsonschema finds no error"
 
 
 def checked_errors(name: str, instance: object) -> list[str]:
     """``schema_errors(name, instance)``, faster for the many valid instances of a stream
-    (receipts): the compiled check (``schema.compiled``) passes a valid one, and jsonschema
-    explains an invalid one."""
-    if _compiled(name)(instance):
+    (receipts, a plan's thousands of tables): jsonschema-rs passes a valid one, and
+    jsonschema explains an invalid one."""
+    verdict = _fast_verdict(name, instance)
+    if verdict:
         return []
-    # Fail closed should the two ever disagree (a test compares them on mutated receipts).
-    return schema_errors(name, instance) or [
-        "$: refused by the compiled schema check, though jsonschema finds no error"
-    ]
+    errors = schema_errors(name, instance)
+    return errors if verdict is None else errors or [_DISAGREEMENT]
 
 
 _RECORD_DEFS = {
@@ -96,11 +113,6 @@ def _record_validator(kind: str) -> _Validator:
     """The log-record schema narrowed to one kind: for a body of that kind it accepts
     exactly what the whole schema accepts, without evaluating the other kinds' branches."""
     return EcmaValidator(_narrowed(kind))
-
-
-@cache
-def _record_check(kind: str) -> Check:
-    return compile_schema(_narrowed(kind), load_schema("log-record")["$defs"])
 
 
 def _narrowed(kind: str) -> dict[str, Any]:
@@ -134,16 +146,15 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 def record_errors(value: object) -> list[str]:
     """``schema_errors("log-record", value)``, an order of magnitude faster on the hot path:
-    a compiled check (``schema.compiled``) passes a valid record, and jsonschema explains an
-    invalid one."""
+    jsonschema-rs passes a valid record, and jsonschema, on the schema narrowed to the
+    record's kind, explains an invalid one."""
+    verdict = _fast_verdict("log-record", value)
+    if verdict:
+        return []
     body = value.get("body") if isinstance(value, dict) else None
     kind = body.get("kind") if isinstance(body, dict) else None
-    if not isinstance(kind, str) or kind not in _RECORD_DEFS:
-        return schema_errors("log-record", value)
-    if _record_check(kind)(value):
-        return []
-    errors = sorted(_record_validator(kind).iter_errors(value), key=lambda e: list(e.absolute_path))
-    # Fail closed should the two ever disagree (a test compares them on mutated records).
-    return [f"{error.json_path}: {error.message}" for error in errors] or [
-        "$: refused by the compiled schema check, though jsonschema finds no error"
-    ]
+    if isinstance(kind, str) and kind in _RECORD_DEFS:
+        errors = _explained(_record_validator(kind), value)
+    else:
+        errors = schema_errors("log-record", value)
+    return errors if verdict is None else errors or [_DISAGREEMENT]
