@@ -23,7 +23,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "racing_demon"
 # lies under; a part not named here (the command line) is not limited by it.
 _ERRORS = {"racing_demon.errors"}
 _GAME = {"racing_demon.game", *_ERRORS}
-_EDGES = {"racing_demon.files", "racing_demon.schema", "jsonschema", "regress", *_ERRORS}
+_EDGES = {
+    "racing_demon.files",
+    "racing_demon.schema",
+    "jsonschema",
+    "jsonschema_rs",
+    "regress",
+    *_ERRORS,
+}
 _LOG = {"racing_demon.log", "racing_demon.profiles", "cryptography", "nacl", *_GAME, *_EDGES}
 _MATCHES = {"racing_demon.replay", "racing_demon.verify", *_LOG}
 _MANY_LOGS = {
