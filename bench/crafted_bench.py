@@ -66,7 +66,7 @@ def measure(rounds: int = 5) -> dict[str, dict[str, float]]:
             return elapsed
 
         for run in runs:
-            seconds(*run)  # warm: imports, caches, the schema compiled
+            seconds(*run)  # warm: imports, caches, the schema validators built
         us: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
         for round_ in range(rounds):
             turn = round_ * 7 % len(runs)  # a stride prime to the 32 runs spreads the leads

@@ -138,7 +138,7 @@ def measure_log(path: Path, rounds: int) -> dict[str, float]:
         "floor": floor,
     }
     for run in runs.values():
-        run()  # warm: imports, caches, the schemas compiled
+        run()  # warm: imports, caches, the schema validators built
     times: dict[str, list[float]] = {name: [] for name in runs}
     order = list(runs)
     for round_ in range(rounds):

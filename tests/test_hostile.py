@@ -316,7 +316,7 @@ def test_a_hex_field_ending_in_a_newline_breaks_the_schema(
     finding = assert_fails(verify_lines(tmp_path, lines), Step.SCHEMA, VerifyCode.SCHEMA, index + 1)
     assert finding.message.startswith(f"{path}: "), finding.message
     assert "does not match" in finding.message
-    # jsonschema alone, without the compiled check, refuses the same record.
+    # jsonschema alone, without jsonschema-rs, refuses the same record.
     errors = schema_errors("log-record", json.loads(lines[index]))
     assert [error.split(":")[0] for error in errors] == [path]
 

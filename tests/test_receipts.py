@@ -325,7 +325,7 @@ def _mutations(value: dict[str, Any]) -> list[object]:
 
 
 @pytest.mark.parametrize("receipt", [LOGGED, BOUNCED, REFUSAL], ids=["move", "bounce", "refused"])
-def test_the_compiled_receipt_check_agrees_with_jsonschema(receipt: Receipt) -> None:
+def test_the_hot_path_receipt_check_agrees_with_jsonschema(receipt: Receipt) -> None:
     for value in _mutations(json.loads(seal_receipt(receipt, TABLE_KEY))):
         assert bool(checked_errors("receipt", value)) == bool(schema_errors("receipt", value)), (
             value

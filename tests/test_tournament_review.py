@@ -71,7 +71,7 @@ def test_a_valid_plan_is_checked_without_interpreting_its_schema(
     """'load_plan checks a plan file ... BAD_SCHEMA: schemas/tournament-plan.schema.json
     refuses it': jsonschema interprets the schema for every pack number of the schedule
     (20 s for a plan of 4096 tables of 8 seats and 10 hands, every time it is checked or
-    scored); the compiled check passes a valid plan, and jsonschema only explains a refusal."""
+    scored); jsonschema-rs passes a valid plan, and jsonschema only explains a refusal."""
     plan = make_plan(SECRET, Shape("review", 6, 3, 2), load_rules("table"), CONTRIBUTIONS)
     document = plan.to_document()
 
@@ -98,10 +98,10 @@ def test_a_valid_plan_is_checked_without_interpreting_its_schema(
         (("name",), ""),
     ],
 )
-def test_the_compiled_plan_check_refuses_what_jsonschema_refuses(
+def test_the_hot_path_plan_check_refuses_what_jsonschema_refuses(
     member: tuple[str | int, ...], value: object
 ) -> None:
-    """The fast path's differential test: a plan the compiled check passes is one the
+    """The fast path's differential test: a plan jsonschema-rs passes is one the
     schema passes, and each mutation here is refused as BAD_SCHEMA with jsonschema's
     explanation."""
     plan = make_plan(SECRET, Shape("review", 3, 2, 2), load_rules("table"), CONTRIBUTIONS)

@@ -364,7 +364,7 @@ def plan_from_document(document: dict[str, Any]) -> Plan:
         canonical_bytes(document)
     except CanonicalError as error:
         raise PlanError(PlanCode.NOT_JSON, error.path, f"{error.code}: {error.message}") from error
-    # The compiled check passes a valid plan in milliseconds; jsonschema, which explains a
+    # jsonschema-rs passes a valid plan in milliseconds; jsonschema, which explains a
     # refusal, takes about ten seconds a megabyte, and a 4096-table plan is megabytes.
     problems = checked_errors("tournament-plan", document)
     if problems:
