@@ -357,8 +357,9 @@ def _first_difference(raw: bytes, canonical: bytes) -> str:
 # says what is wrong.
 _PLAIN_BYTES: Final = bytes(byte for byte in range(0x20, 0x7F) if byte != ord("\\"))
 _NOT_PLAIN_BYTES: Final = bytes(sorted(set(range(256)) - set(_PLAIN_BYTES)))
-# With the sign and digits of numbers deleted, "," and "[" written ":" and "e", "E" written
-# ".", a number with a fraction or an exponent leaves ":." wherever it stands.
+# Every sign and digit deleted, "," and "[" written ":" and "e", "E" written ".", a number
+# with a fraction or an exponent after ":", "," or "[" (as in any line without spaces) leaves
+# ":."; a string that happens to look the same only sends its line to the full path.
 _SHAPES: Final = bytes.maketrans(
     _NOT_PLAIN_BYTES + b",[eE", b"\\" * len(_NOT_PLAIN_BYTES) + b"::.."
 )
@@ -373,11 +374,10 @@ def _plain_canonical_value(raw: bytes, max_depth: int) -> dict[str, Any] | None:
         return None
     try:
         value = orjson.loads(raw)
-        if type(value) is dict and orjson.dumps(value, option=_CANONICAL_OPTIONS) == raw:
-            return value
+        canonical = type(value) is dict and orjson.dumps(value, option=_CANONICAL_OPTIONS) == raw
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        pass
-    return None
+        return None
+    return value if canonical else None
 
 
 def read_canonical_line(number: int, raw: bytes, limits: Limits = DEFAULT_LIMITS) -> Line:
