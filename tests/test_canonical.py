@@ -18,6 +18,7 @@ from racing_demon.log.canonical import (
     CanonicalCode,
     CanonicalError,
     canonical_bytes,
+    canonical_bytes_of_read,
     json_path,
 )
 
@@ -95,6 +96,7 @@ KNOWN_ANSWERS = [
 @pytest.mark.parametrize(("value", "expected"), KNOWN_ANSWERS)
 def test_known_answers(value: object, expected: bytes) -> None:
     assert canonical_bytes(value) == expected
+    assert canonical_bytes_of_read(value) == expected
 
 
 def test_nesting_up_to_the_limit_is_encoded() -> None:
@@ -194,6 +196,11 @@ values = st.recursive(
 @given(values)
 def test_agrees_with_rfc8785(value: Any) -> None:
     assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+@given(values)
+def test_orjson_writes_a_model_value_as_its_canonical_bytes(value: object) -> None:
+    assert canonical_bytes_of_read(value) == canonical_bytes(value)
 
 
 @given(values)

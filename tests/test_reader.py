@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from racing_demon.log.reader import (
     ReadError,
     iter_raw_lines,
     parse_line,
+    parse_read_line,
     read_canonical_line,
     read_lines,
 )
@@ -269,10 +271,13 @@ def test_not_canonical_messages_point_at_the_difference() -> None:
     )
 
 
-def test_parser_recursion_beyond_a_raised_depth_limit_is_bad_json() -> None:
+@pytest.mark.parametrize("read", [parse_line, parse_read_line, read_canonical_line])
+def test_parser_recursion_beyond_a_raised_depth_limit_is_bad_json(
+    read: Callable[[int, bytes, Limits], object],
+) -> None:
     raw = b'{"a":' + b"[" * DEEP + b"]" * DEEP + b"}"
     with pytest.raises(ReadError) as caught:
-        parse_line(1, raw, Limits(max_depth=2 * DEEP))
+        read(1, raw, Limits(max_depth=2 * DEEP))
     assert (caught.value.code, caught.value.message) == (
         ReadCode.BAD_JSON,
         "JSON parser failed: RecursionError",

@@ -18,6 +18,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+import orjson
+
 from racing_demon.errors import RacingDemonError
 
 MAX_SAFE_INTEGER: Final = 2**53 - 1
@@ -213,7 +215,8 @@ MODEL_ENCODER: Final = json.JSONEncoder(
 
 def canonical_bytes_of_read(value: object) -> bytes:
     """``canonical_bytes(value)`` for a value, or a part of one, read from a line the reader
-    accepted as canonical: such a value is inside the data model, so the C encoder may
-    write it, at a fraction of the cost. Anything else must go through ``canonical_bytes``.
+    accepted as canonical: such a value is inside the data model, where orjson, keys sorted,
+    writes the same bytes (the same escapes, raw UTF-8, decimal integers), at a fraction of
+    the cost. Anything else must go through ``canonical_bytes``.
     """
-    return MODEL_ENCODER.encode(value).encode()
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
