@@ -31,7 +31,15 @@ _EDGES = {
     "regress",
     *_ERRORS,
 }
-_LOG = {"racing_demon.log", "racing_demon.profiles", "cryptography", "nacl", *_GAME, *_EDGES}
+_LOG = {
+    "racing_demon.log",
+    "racing_demon.profiles",
+    "cryptography",
+    "nacl",
+    "orjson",
+    *_GAME,
+    *_EDGES,
+}
 _MATCHES = {"racing_demon.replay", "racing_demon.verify", *_LOG}
 _MANY_LOGS = {
     "racing_demon.recover",

@@ -205,14 +205,6 @@ def canonical_bytes(value: object, *, max_depth: int = MAX_DEPTH) -> bytes:
         raise CanonicalError(refusal.code, json_path(refusal.segments), message) from None
 
 
-# Inside the data model, RFC 8785 and the C json encoder (keys sorted, no spaces, raw UTF-8)
-# write the same bytes: the same escapes, decimal integers, code-point key order for ASCII
-# keys. tests/test_reader_properties.py checks it for every kind of model value.
-MODEL_ENCODER: Final = json.JSONEncoder(
-    ensure_ascii=False, check_circular=False, allow_nan=False, sort_keys=True, separators=(",", ":")
-)
-
-
 def canonical_bytes_of_read(value: object) -> bytes:
     """``canonical_bytes(value)`` for a value, or a part of one, read from a line the reader
     accepted as canonical: such a value is inside the data model, where orjson, keys sorted,
