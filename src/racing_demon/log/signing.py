@@ -96,12 +96,20 @@ def pae(kind: str, body: bytes, version: int = 1) -> bytes:
     Raises ``ValueError`` for a kind that is not 1-32 lowercase ASCII letters or ``_``, or a
     version this module does not know.
     """
+    return b"%b%d %b" % (_pae_prefix(kind, version), len(body), body)
+
+
+# A log signs a few kinds in one or two versions, thousands of times: each prefix is
+# checked and built once (typed, so that a bool is not taken for the version 1).
+@functools.lru_cache(maxsize=64, typed=True)
+def _pae_prefix(kind: str, version: int) -> bytes:
+    """``pae(kind, body, version)`` up to the body's length."""
     if not _KIND.fullmatch(kind):
         raise ValueError(f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'")
     if version not in FORMAT_VERSIONS:
         raise ValueError(f"log format version {version} is not one of {FORMAT_VERSIONS}")
     type_bytes = payload_type(kind, version).encode("ascii")
-    return b"DSSEv1 %d %b %d %b" % (len(type_bytes), type_bytes, len(body), body)
+    return b"DSSEv1 %d %b " % (len(type_bytes), type_bytes)
 
 
 def sign(private_key: Ed25519PrivateKey, kind: str, body: bytes, version: int = 1) -> str:
@@ -114,7 +122,8 @@ def verify(
 ) -> SignatureCheck | None:
     """None if ``signature_hex`` is a valid signature of ``pae(kind, body, version)``, else
     why not."""
-    if not SIGNATURE_HEX.fullmatch(signature_hex):
+    signature = _signature_bytes(signature_hex)
+    if signature is None:
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE_ENCODING,
             "a signature is exactly 128 lowercase hex characters, "
@@ -125,7 +134,19 @@ def verify(
             SignatureCode.BAD_KIND,
             f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'",
         )
-    return verify_raw(public_key_raw, pae(kind, body, version), bytes.fromhex(signature_hex))
+    return verify_raw(public_key_raw, pae(kind, body, version), signature)
+
+
+def _signature_bytes(text: str) -> bytes | None:
+    """The 64 bytes ``text`` spells if it is a signature's one text form (``SIGNATURE_HEX``)."""
+    if len(text) != 128:
+        return None
+    try:
+        signature = bytes.fromhex(text)
+    except ValueError:
+        return None
+    # fromhex also reads upper case and spaces: only the one form spells its bytes back.
+    return signature if signature.hex() == text else None
 
 
 def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> SignatureCheck | None:
