@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Final, NamedTuple, TypeVar
 
 from racing_demon.game.cards import ACE, KING, Card, canonical_pack
+from racing_demon.game.frozen import quick_init
 from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Blocked, Resignation, Rules, StallTrigger
 from racing_demon.game.state import (
@@ -70,6 +71,7 @@ class ViolationCode(enum.StrEnum):
     STALL_NOT_DUE = "STALL_NOT_DUE"
 
 
+@quick_init  # built for nearly every record: check_stall's answer
 @dataclass(frozen=True, slots=True)
 class Violation:
     """Why a move or a stall was refused."""
