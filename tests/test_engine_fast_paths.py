@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import random
 from collections import deque
+from copy import deepcopy
 from dataclasses import fields, replace
 from typing import Any
 
@@ -231,7 +232,8 @@ def assert_stall_answers_agree(state: State) -> None:
 
 
 def assert_memo_is_small(seat: Seat) -> None:
-    """A seat keeps one search at most, and nothing of it once the search is over."""
+    """A seat keeps one search at most, and nothing of it once the search is over; and
+    the last question it was asked, with its answer."""
     memo = seat.memo
     if memo is None:
         return
@@ -239,10 +241,13 @@ def assert_memo_is_small(seat: Seat) -> None:
     assert len(memo.tops) == len(set(memo.tops)) <= 52
     assert len(memo.movers) <= 1 + seat.cycle_size
     assert memo.examined <= engine.STUCK_SEARCH_CAP
+    if memo.frontier is None:  # the seat's own arrangement is not expanded yet
+        assert memo.examined <= 1
     if memo.frontier is None or not memo.frontier:
         assert not memo.seen
     if memo.fits is not None:
         assert memo.frontier == ()
+    assert memo.asked is not None  # a memo is kept only with the answer it gave
 
 
 def variants(rules: Rules) -> list[Rules]:
@@ -445,6 +450,45 @@ def test_no_seat_outlives_its_states() -> None:
         check_stall(step.after)
     del state, step
     assert live_seats() == before
+
+
+def test_the_last_answer_is_kept_for_the_foundations_it_answers() -> None:
+    """A seat asked again of the very foundations it last answered gives that answer;
+    equal foundations that are another tuple, or other ones, are asked afresh."""
+    state = rearranging_seat()
+    answer = progress_witness(state, 0)
+    memo = state.seats[0].memo
+    assert isinstance(memo, engine._Reach)
+    assert memo.asked is state.foundations and memo.answer == answer
+    assert progress_witness(state, 0) == answer and state.seats[0].memo is memo
+    equal = replace(state, foundations=tuple(list(state.foundations)))
+    assert equal.foundations is not state.foundations
+    assert progress_witness(equal, 0) == answer
+    for foundations in ((), state.foundations, ()):
+        question = replace(state, foundations=foundations)
+        assert progress_witness(question, 0) == reference_witness(question, 0)
+
+
+def test_the_engine_keeps_no_module_state() -> None:
+    """Every answer lives with the values it answers (Seat.memo): replaying rebinds and
+    fills nothing global that a host process could not see, or that two replays in one
+    process would share."""
+
+    def globals_now() -> dict[str, tuple[int, object]]:
+        return {
+            name: (id(value), deepcopy(value) if isinstance(value, dict | list | set) else None)
+            for name, value in vars(engine).items()
+            if not name.startswith("__")
+        }
+
+    before = globals_now()
+    rules = rules_from_document(builtin_document("table"))
+    seed = MatchSeed.from_plain("the engine keeps no module state")
+    state = State.deal(rules, [derive_pack(seed, 1, seat) for seat in range(3)], 1, 0)
+    for step in playout(state, random.Random(3).choice, max_steps=500):
+        check_stall(step.after)
+        table_is_stuck(step.after)
+    assert globals_now() == before
 
 
 def test_the_clock_standing_still_changes_nothing() -> None:

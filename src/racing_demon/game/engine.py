@@ -16,13 +16,13 @@ it does no I/O and imports no crypto, schema or CLI library.
 from __future__ import annotations
 
 import enum
-import itertools
 from collections import deque
 from collections.abc import Iterator, Set
 from dataclasses import dataclass
-from typing import Final, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 from racing_demon.game.cards import ACE, KING, Card, canonical_pack
+from racing_demon.game.frozen import quick_init
 from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Blocked, Resignation, Rules, StallTrigger
 from racing_demon.game.state import (
@@ -71,6 +71,7 @@ class ViolationCode(enum.StrEnum):
     STALL_NOT_DUE = "STALL_NOT_DUE"
 
 
+@quick_init  # built for nearly every record: check_stall's answer
 @dataclass(frozen=True, slots=True)
 class Violation:
     """Why a move or a stall was refused."""
@@ -709,7 +710,7 @@ def progress_witness(state: State, seat: int) -> str | None:
     ``racing_demon.game.stuck`` writes that definition out plainly, from scratch; this
     search, kept with the seat, must give its answers (the tests compare the two).
     """
-    return _witness(state.seats[seat], state.rules, _centre_keys(state.foundations))
+    return _witness(state.seats[seat], state.rules, state.foundations)
 
 
 def is_stuck(state: State, seat: int) -> bool:
@@ -717,8 +718,7 @@ def is_stuck(state: State, seat: int) -> bool:
 
 
 def table_is_stuck(state: State) -> bool:
-    to_centre = _centre_keys(state.foundations)
-    return all(_witness(seat, state.rules, to_centre) is None for seat in state.seats)
+    return all(_witness(seat, state.rules, state.foundations) is None for seat in state.seats)
 
 
 def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
@@ -740,9 +740,10 @@ def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
 
 # The witness of a seat is worked out in two parts. What its own moves bring within reach
 # depends on the seat and two rules only, so it is kept with the seat (Seat.memo), and a
-# seat that did not move is not searched again; what the centre takes is asked afresh.
-# Cards there are named by Card.index, which fixes the rank, colour and face, all that the
-# search asks and the witness names.
+# seat that did not move is not searched again; what the centre takes is asked afresh
+# when the foundations are not the ones the seat was last asked about. Cards there are
+# named by Card.index, which fixes the rank, colour and face, all that the search asks
+# and the witness names.
 
 _Indexed = tuple[tuple[int, ...], ...]  # work piles, each card as its index
 
@@ -763,10 +764,11 @@ _UNDER = tuple(2 * (card.rank + 1) + (not card.is_red) for card in _PACK)
 STUCK_SEARCH_CAP: Final = 256
 
 
-@dataclass(frozen=True, slots=True)
-class _Reach:
+class _Reach(NamedTuple):
     """What a seat's own non-scoring moves bring within reach, with the breadth-first
-    search of its work-pile arrangements taken as far as a question has needed it."""
+    search of its work-pile arrangements taken as far as a question has needed it, and
+    the last question's answer. (A named tuple: one is built for most questions a replay
+    asks, and a frozen dataclass costs several times as much to build.)"""
 
     turn_count: int
     slide_under: bool
@@ -776,123 +778,164 @@ class _Reach:
     tops: tuple[int, ...]
     fits: str | None  # the first mover onto a work pile: the search ends there
     # Where the search stands: the arrangements still to expand (the first perhaps in part)
-    # and the ones met, as _arrangements keeps them. None: not begun; empty: over.
+    # and the ones met, as _arrangements keeps them; empty: over. None: the seat's own
+    # arrangement is not expanded yet (and examined says whether it was examined).
     frontier: tuple[_Indexed, ...] | None
     seen: frozenset[_Indexed]
     # Arrangements examined so far: a resumed search stops at the cap where a search run
     # in one go would, so no answer depends on the order the questions came in.
     examined: int
+    # The foundations of the last question (held, so never reused) and its answer: a seat
+    # that did not move is asked again after every record, mostly of the same foundations.
+    asked: tuple[Foundation, ...] | None
+    answer: str | None
 
 
-# The foundations change only when a card reaches the centre, yet a replay asks after every
-# record: the last answer is kept with the very tuple it answers (held, so never reused).
-_last_centre: tuple[tuple[Foundation, ...], frozenset[int]] = ((), _ACES)
-
-
-def _centre_keys(foundations: tuple[Foundation, ...]) -> Set[int]:
+def _centre_keys(foundations: tuple[Foundation, ...]) -> frozenset[int]:
     """The index of every card the centre takes now: an ace, or the next card of a
     foundation not yet complete."""
-    global _last_centre
-    last_foundations, last_keys = _last_centre
-    if foundations is last_foundations:
-        return last_keys
     keys = set(_ACES)
     for foundation in foundations:
         rank = len(foundation.levels)
         if rank < KING:
             keys.add(foundation.suit * KING + rank)  # the index of rank + 1 of its suit
-    answer = frozenset(keys)
-    _last_centre = (foundations, answer)
+    return frozenset(keys)
+
+
+def _witness(seat: Seat, rules: Rules, foundations: tuple[Foundation, ...]) -> str | None:
+    """``progress_witness``: a mover to the centre, else the first arrangement with a top
+    for the centre or a place for a mover (the top first), else ``None``."""
+    reach = seat.memo
+    if not (
+        isinstance(reach, _Reach)
+        and reach.turn_count == rules.turn_count
+        and reach.slide_under == rules.slide_under
+    ):
+        reach = _reach(seat, rules)
+    elif reach.asked is foundations:
+        return reach.answer
+    to_centre = _centre_keys(foundations)
+    # Plain loops: a generator costs more than the few cards each one looks at.
+    for card in reach.movers:
+        if card in to_centre:
+            answer: str | None = f"{_FACE[card]} can go to a foundation"
+            break
+    else:
+        for card in reach.tops:
+            if card in to_centre:
+                answer = f"{_FACE[card]} can reach a foundation from the work piles"
+                break
+        else:
+            if reach.frontier == ():
+                answer = reach.fits
+            else:
+                reach, answer = _search(seat, reach, to_centre)
+    # reach._replace(asked=..., answer=...), at a fraction of its cost
+    _remember(seat, tuple.__new__(_Reach, (*reach[:-2], foundations, answer)))
     return answer
 
 
-def _witness(seat: Seat, rules: Rules, to_centre: Set[int]) -> str | None:
-    """``progress_witness``: a mover to the centre, else the first arrangement with a top
-    for the centre or a place for a mover (the top first), else ``None``."""
-    reach = _reach(seat, rules)
-    for card in reach.movers:
-        if card in to_centre:
-            return f"{_FACE[card]} can go to a foundation"
-    for card in reach.tops:
-        if card in to_centre:
-            return f"{_FACE[card]} can reach a foundation from the work piles"
-    if reach.frontier is not None and not reach.frontier:
-        return reach.fits
-    return _search(seat, reach, to_centre)
-
-
 def _reach(seat: Seat, rules: Rules) -> _Reach:
-    memo = seat.memo
-    if (
-        isinstance(memo, _Reach)
-        and memo.turn_count == rules.turn_count
-        and memo.slide_under == rules.slide_under
-    ):
-        return memo
     # The demon top, then the cycle tops. A card named twice (as only an unsound seat can
     # hold) answers at its first place, so a repeat needs no weeding out.
     movers = [card.index for card in (*seat.demon[-1:], *cycle_tops(seat, rules.turn_count))]
-    reach = _Reach(
-        rules.turn_count, rules.slide_under, tuple(movers), (), None, None, frozenset(), 0
+    return _Reach(
+        rules.turn_count,
+        rules.slide_under,
+        tuple(movers),
+        (),
+        None,
+        None,
+        frozenset(),
+        0,
+        None,
+        None,
     )
-    _remember(seat, reach)
-    return reach
 
 
 def _remember(seat: Seat, reach: _Reach) -> None:
     object.__setattr__(seat, "memo", reach)  # a memo, outside the seat's value
 
 
-def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> str | None:
+def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str | None]:
     """Take the search on to the next arrangement with a top for the centre or a place
-    for a mover, and keep how far it went (the caller found no top met before for it)."""
-    arrangements: Iterator[_Indexed]
-    if reach.frontier is None:
-        first = tuple(tuple(card.index for card in pile) for pile in seat.work)
-        frontier, seen = deque([first]), {tuple(sorted(first))}
-        arrangements = itertools.chain([first], _arrangements(frontier, seen, reach.slide_under))
-    else:
-        frontier, seen = deque(reach.frontier), set(reach.seen)
-        arrangements = _arrangements(frontier, seen, reach.slide_under)
+    for a mover (the caller found no top met before for it): how far it went, and the
+    answer."""
+    movers, slide_under = reach.movers, reach.slide_under
     tops = dict.fromkeys(reach.tops)
     centre = fits = None
     examined = reach.examined
-    for work in arrangements:
-        examined += 1
-        # Both parts of every arrangement met are kept, whatever this question needs.
-        tops.update(dict.fromkeys(pile[-1] for pile in work if pile))
-        fits = _fits(reach.movers, work, reach.slide_under)
-        centre = next((pile[-1] for pile in work if pile and pile[-1] in to_centre), None)
-        if centre is not None or fits is not None or examined == STUCK_SEARCH_CAP:
-            break
-    over = fits is not None or not frontier or examined == STUCK_SEARCH_CAP
-    _remember(
-        seat,
-        _Reach(
-            reach.turn_count,
-            reach.slide_under,
-            reach.movers,
-            tuple(tops),
-            fits,
-            () if over else tuple(frontier),
-            frozenset() if over else frozenset(seen),
-            examined,
-        ),
+    frontier: deque[_Indexed] | None = None
+    seen: set[_Indexed] = set()
+    if not examined:
+        # The seat's own arrangement, read off its cards: most searches end there, and the
+        # rest is set up only if they do not.
+        own = seat.work
+        exposed = [pile[-1].index for pile in own if pile]
+        examined = 1
+        tops.update(dict.fromkeys(exposed))
+        heads = [pile[0].index for pile in own if pile] if slide_under else []
+        fits = _place(movers, exposed, len(own), heads)
+        centre = _first_in(exposed, to_centre)
+    if centre is None and fits is None and examined < STUCK_SEARCH_CAP:
+        if reach.frontier is None:
+            first = tuple(tuple(card.index for card in pile) for pile in seat.work)
+            frontier, seen = deque([first]), {tuple(sorted(first))}
+        else:
+            frontier, seen = deque(reach.frontier), set(reach.seen)
+        for work in _arrangements(frontier, seen, slide_under):
+            examined += 1
+            # Both parts of every arrangement met are kept, whatever this question needs.
+            exposed = [pile[-1] for pile in work if pile]
+            tops.update(dict.fromkeys(exposed))
+            heads = [pile[0] for pile in work if pile] if slide_under else []
+            fits = _place(movers, exposed, len(work), heads)
+            centre = _first_in(exposed, to_centre)
+            if centre is not None or fits is not None or examined == STUCK_SEARCH_CAP:
+                break
+    over = (
+        fits is not None or examined == STUCK_SEARCH_CAP or (frontier is not None and not frontier)
+    )
+    reach = _Reach(
+        reach.turn_count,
+        slide_under,
+        movers,
+        tuple(tops),
+        fits,
+        () if over else None if frontier is None else tuple(frontier),
+        frozenset() if over or frontier is None else frozenset(seen),
+        examined,
+        None,
+        None,
     )
     if centre is not None:
-        return f"{_FACE[centre]} can reach a foundation from the work piles"
-    return fits
+        return reach, f"{_FACE[centre]} can reach a foundation from the work piles"
+    return reach, fits
+
+
+def _first_in(cards: list[int], to_centre: Set[int]) -> int | None:
+    """The first of ``cards`` the centre takes (a loop: cheaper than next() of a generator)."""
+    for card in cards:
+        if card in to_centre:
+            return card
+    return None
 
 
 def _fits(movers: tuple[int, ...], work: _Indexed, slide_under: bool) -> str | None:
     """The first mover that goes onto, into or under one of the piles."""
+    heads = [pile[0] for pile in work if pile] if slide_under else []
+    return _place(movers, [pile[-1] for pile in work if pile], len(work), heads)
+
+
+def _place(movers: tuple[int, ...], exposed: list[int], piles: int, heads: list[int]) -> str | None:
+    """``_fits`` of ``piles`` work piles whose non-empty ones show ``exposed`` on top and
+    have ``heads`` (given with slide-under only)."""
     if not movers:
         return None
-    if not all(work):  # anything goes into an empty pile
+    if len(exposed) < piles:  # anything goes into an empty pile
         return f"{_FACE[movers[0]]} can go to a work pile"
-    places = {_ONTO[pile[-1]] for pile in work}
-    if slide_under:
-        places.update(_UNDER[pile[0]] for pile in work)
+    places = {_ONTO[card] for card in exposed}
+    places.update(_UNDER[card] for card in heads)
     for card in movers:
         if _FIT[card] in places:
             return f"{_FACE[card]} can go to a work pile"
@@ -971,11 +1014,10 @@ def check_stall(state: State) -> Violation | None:
                 None,
             )
         return None
-    to_centre = _centre_keys(state.foundations)
     for player, seat in enumerate(state.seats):
         if player in agreed:
             continue
-        witness = _witness(seat, rules, to_centre)
+        witness = _witness(seat, rules, state.foundations)
         if witness is not None:
             return Violation(
                 ViolationCode.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from racing_demon.game.cards import KING, PACK_SIZE, Card, Suit, canonical_pack
+from racing_demon.game.frozen import quick_init
 from racing_demon.game.rules import DEMON_CARDS, Rules
 
 Pile = tuple[Card, ...]
@@ -42,6 +43,7 @@ class EndReason(enum.StrEnum):
     RESIGNED = "resigned"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Seat:
     demon: Pile
@@ -88,6 +90,7 @@ class Seat:
         )
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class Foundation:
     suit: Suit
@@ -114,6 +117,7 @@ class Foundation:
         return f"{self.suit} {self.top_ms} {levels}"
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class State:
     rules: Rules
