@@ -26,6 +26,10 @@ class Settings:
     chain binds every other line to the final one) and no player signature on a record.
     Without ``table_key`` the verdict is at best UNPINNED, which ``unsafe_unpinned``
     accepts: nothing then proves that the table wrote the log.
+
+    ``overlap_signatures`` checks the signature equations on a second thread beside the
+    rest of verification, which changes no report (the first failure is still the first
+    in the verifier's order) but its time on a machine of more than one core.
     """
 
     table_key: bytes | None = None
@@ -35,6 +39,7 @@ class Settings:
     unsafe_unpinned: bool = False
     limits: Limits = DEFAULT_LIMITS
     rules: str | None = None
+    overlap_signatures: bool = True
 
     def __post_init__(self) -> None:
         if self.rules is not None and not _DIGEST.fullmatch(self.rules):
