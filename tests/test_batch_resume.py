@@ -9,6 +9,8 @@ import dataclasses
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -344,3 +346,17 @@ def test_help_shows_resume_with_an_example() -> None:
     code, out, _ = run("verify", "--help")
     assert code == 0 and "--report results.jsonl --resume" in out and "--resume  " in out
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_fsspec_is_imported_only_to_read_a_url(batch: Path, pub: Path) -> None:
+    script = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from racing_demon.cli import main\n"
+        f"result = CliRunner().invoke(main, ['verify', {str(batch)!r}, '--table-key', "
+        f"{str(pub)!r}, '--jobs', '1', '--resume', '--report', {str(batch / 'r')!r}])\n"
+        "assert result.exit_code == 1, result.output\n"
+        "assert 'fsspec' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
