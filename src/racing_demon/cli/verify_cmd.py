@@ -319,7 +319,7 @@ def verify(
     elif first is not None and verbosity() is not Verbosity.QUIET:
         shown_planned = planned if interrupted else None
         click.echo(batch_footer(summary, first, planned=shown_planned), err=to_stderr)
-    if cache is not None:
+    if cache is not None and verbosity() is not Verbosity.QUIET:
         shown = printable(report_name or "")
         click.echo(f"resumed: {reused} of {summary.total} verdicts reused from {shown}", err=True)
     if interrupted:
