@@ -215,6 +215,15 @@ def test_a_url_needs_the_cluster(batch: Path, pub: Path) -> None:
     assert f"LOG {batch.as_uri()} is a URL: Dask workers read URLs (give --scheduler)" in err
 
 
+def test_a_url_the_client_cannot_list_exits_2_before_the_cluster(pub: Path) -> None:
+    pytest.importorskip("fsspec")
+    pytest.importorskip("distributed")
+    args = ["--table-key", pub, "--scheduler", "tcp://127.0.0.1:1", "--scheduler-timeout", "1"]
+    code, out, err = run("verify", "nosuch://host/archive/", *args)
+    assert code == 2 and out == ""
+    assert "cannot list nosuch://host/archive/: Protocol not known: nosuch" in err
+
+
 @pytest.mark.slow
 def test_dask_workers_read_the_logs_and_the_client_sends_names(
     batch: Path, tmp_path: Path, pub: Path, scheduler: str, monkeypatch: pytest.MonkeyPatch
