@@ -65,7 +65,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     | {"racing_demon.recover", "racing_demon.evidence", "racing_demon.outcomes"},
     "racing_demon.audit": _MATCHES | {"racing_demon.audit"},
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
-    "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch"},
+    # Dask's workers read the logs themselves, through fsspec (the dask extra).
+    "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch", "fsspec"},
     # The reason codes' sentences: every family's enum, the tournament's included.
     "racing_demon.explanations": _MANY_LOGS | {"racing_demon.tournament"},
     "racing_demon.report": _MANY_LOGS

@@ -10,16 +10,21 @@ from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, BinaryIO
 
 import click
 
 from racing_demon.batch import (
     DEFAULT_SCHEDULER_TIMEOUT,
     ClusterError,
+    LogName,
     Summary,
+    cache_key,
     collect_logs,
+    collect_names,
     dask_distributed,
+    is_url,
+    iter_resumed,
     iter_verified,
     iter_verified_on_dask,
 )
@@ -33,6 +38,7 @@ from racing_demon.cli.options import (
     table_key_option,
 )
 from racing_demon.cli.output import (
+    OutputFailed,
     OutputWriter,
     checked_output,
     claim_stdin_log,
@@ -40,9 +46,16 @@ from racing_demon.cli.output import (
     log_from_stdin,
 )
 from racing_demon.cli.style import verbosity
-from racing_demon.files import STDIN, STDOUT, LogFile
+from racing_demon.files import STDIN, STDOUT, LogFile, Output, OutputError, refuse_inputs
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
+from racing_demon.report.resume import (
+    ReportCache,
+    ResumeError,
+    cache_line,
+    open_to_append,
+    read_cache,
+)
 from racing_demon.report.text import Verbosity, printable
 from racing_demon.report.verify import (
     batch_entry,
@@ -83,6 +96,10 @@ Examples:
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
   racing-demon verify archive/ --table-key table.pub --report - | jq .verdict
   racing-demon verify archive/ --table-key table.pub \\
+      --report results.jsonl --resume     # again after Ctrl-C
+  racing-demon verify /mnt/archive/ --table-key table.pub \\
+      --scheduler tcp://dask-host:8786
+  racing-demon verify s3://bucket/archive/ --table-key table.pub \\
       --scheduler tcp://dask-host:8786
   racing-demon verify big.jsonl --table-key table.pub \\
       --max-file-bytes 1G --max-records 5000000
@@ -141,8 +158,9 @@ More:
     metavar="ADDRESS",
     callback=_scheduler,
     help="Verify on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786), not "
-    "here. This machine reads the logs and sends their bytes: the workers need racing-demon, "
-    "not the files. Needs pip install 'racing-demon[dask]'.",
+    "here. This machine sends the logs' names and each worker reads its logs: give paths "
+    "every worker reaches (a shared file system) or URLs (s3://..., file://...). Needs "
+    "pip install 'racing-demon[dask]' and racing-demon on every worker.",
 )
 @click.option(
     "--scheduler-timeout",
@@ -161,6 +179,13 @@ More:
     "standard error. An existing FILE is kept unless --force.",
 )
 @force_option("Replace an existing --report FILE (never one of the logs or keys read).")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Keep the verdicts in --report FILE as a cache and add to it: a log whose bytes "
+    "(SHA-256) and settings are those of its last line there is not verified again. Give "
+    "the same command again after an interruption. A new FILE is created.",
+)
 @click.pass_context
 def verify(
     ctx: click.Context,
@@ -178,6 +203,7 @@ def verify(
     scheduler_timeout: float,
     report_name: str | None,
     force: bool,
+    resume: bool,
 ) -> None:
     """Verify each LOG: framing, schema, canonical bytes, hash chain, signatures, the
     dealer's reveal, the rules and every pack, then replay every move through the rules
@@ -192,7 +218,10 @@ def verify(
     or --scheduler); each gets one line (and its finding under it) as soon as it and the
     logs before it are verified, then a summary counts the verdicts and their reasons.
     Ctrl-C stops at once: what was verified by then is printed, summed up and in the
-    report, and the exit code is 130.
+    report, and the exit code is 130. With --resume, the same command then goes on
+    where it stopped: each log is hashed again, and one whose last line in the report
+    has the same SHA-256, verifier version and settings, and a verdict other than
+    unreadable, is printed and counted from there, not verified again.
 
     Exit 0 when every log verifies; 1 when any log does not, is unfinished, or is
     unpinned without --unsafe-unpinned, even if another could not be read; else 2 when
@@ -228,45 +257,50 @@ def verify(
     from_stdin = STDIN in logs
     if from_stdin and len(logs) > 1:
         raise click.UsageError("LOG - reads one log from standard input: give no other LOG")
+    _check_resume(resume, report_name, force, from_stdin)
     # The logs are listed before the report exists, so a report inside a folder being
     # verified is never read as one of its logs.
-    paths = [] if from_stdin else collect_logs(Path(log) for log in logs)
-    report_file = None
-    if report_name is not None:
+    names = [] if from_stdin else _collect(logs, scheduler)
+    paths = [name for name in names if isinstance(name, Path)]
+    inputs = [*paths, *inputs_of(ctx)]
+    report_file = cache = None
+    if report_name is not None and resume and Path(report_name).exists():
+        cache = _resumed_report(report_name, inputs, cache_key(settings))
+    elif report_name is not None:
         report_file = checked_output(
-            report_name,
-            replace=force,
-            inputs=[*paths, *inputs_of(ctx)],
-            param_hint="--report",
+            report_name, replace=force, inputs=inputs, param_hint="--report"
         )
     to_stderr = report_file is not None and report_file.is_stdout
-    one_log = from_stdin or paths == [Path(logs[0])]
-    planned = 1 if from_stdin else len(paths)
+    one_log = from_stdin or names == [Path(logs[0])] or names == [logs[0]]
+    planned = 1 if from_stdin else len(names)
     verifying = (
-        _verified_here(log_from_stdin(limits), settings)
+        _lines(_verified_here(log_from_stdin(limits), settings))
         if from_stdin
-        else _verified(paths, settings, jobs, scheduler, scheduler_timeout)
+        else _verified(names, settings, jobs, scheduler, scheduler_timeout, resume, cache)
     )
     summary = Summary.of([])
     reports: list[Report] = []  # kept only for --json, which prints them in one document
     first: Report | None = None
     interrupted = False
+    reused = 0
     with contextlib.ExitStack() as stack:
-        writer = (
-            None
-            if report_file is None
-            else stack.enter_context(OutputWriter(report_file, "--report"))
-        )
+        writer: OutputWriter | _Appender | None = None
+        if report_file is not None:
+            writer = stack.enter_context(OutputWriter(report_file, "--report"))
+        elif cache is not None:
+            writer = stack.enter_context(_Appender(cache.path, report_name or ""))
         on_done = stack.enter_context(_progress(planned, shown_as_they_come=not to_stderr))
         interrupts = stack.enter_context(_Interrupts())
         verified = stack.enter_context(contextlib.closing(verifying))
         try:
-            for report in verified:
+            for report, line in verified:
                 with interrupts.held():  # a report is in both outputs or in neither
                     first = first or report
                     summary = summary.plus(report)
-                    if writer is not None:
-                        writer.write(report_line(report).encode() + b"\n")
+                    if line is None:
+                        reused += 1  # its line is in the report file already
+                    elif writer is not None:
+                        writer.write(line.encode() + b"\n")
                     if as_json or one_log:
                         reports.append(report)
                     else:
@@ -285,6 +319,9 @@ def verify(
     elif first is not None and verbosity() is not Verbosity.QUIET:
         shown_planned = planned if interrupted else None
         click.echo(batch_footer(summary, first, planned=shown_planned), err=to_stderr)
+    if cache is not None and verbosity() is not Verbosity.QUIET:
+        shown = printable(report_name or "")
+        click.echo(f"resumed: {reused} of {summary.total} verdicts reused from {shown}", err=True)
     if interrupted:
         click.echo(f"interrupted: {summary.total} of {planned} logs verified", err=True)
         if report_file is not None and report_file.replaces:
@@ -301,17 +338,115 @@ def _verified_here(log: LogFile, settings: Settings) -> Generator[Report, None, 
     yield verify_log(log, settings)
 
 
-def _verified(
-    paths: list[Path], settings: Settings, jobs: int | None, scheduler: str | None, timeout: float
-) -> Generator[Report, None, None]:
-    """The reports of ``paths`` in their order as they come, here or on the cluster."""
+def _check_resume(resume: bool, report_name: str | None, force: bool, from_stdin: bool) -> None:
+    if not resume:
+        return
+    if report_name is None or report_name == STDOUT:
+        raise click.UsageError(
+            "--resume keeps its cache in the --report FILE: give --report FILE (not -)"
+        )
+    if force:
+        raise click.UsageError(
+            "--resume adds to the --report FILE and --force replaces it: give one or the other"
+        )
+    if from_stdin:
+        raise click.UsageError("--resume hashes logs in files: LOG - cannot be resumed")
+
+
+def _collect(logs: tuple[str, ...], scheduler: str | None) -> list[LogName]:
+    """The logs that LOG... name; URLs (only for the cluster's workers) listed by fsspec."""
+    urls = [log for log in logs if is_url(log)]
+    if not urls:
+        return list(collect_logs(Path(log) for log in logs))
+    if scheduler is None:
+        raise click.UsageError(
+            f"LOG {printable(urls[0])} is a URL: Dask workers read URLs (give --scheduler); "
+            "here, give a path"
+        )
     try:
+        return collect_names(logs)
+    except ImportError as error:
+        raise click.UsageError(f"cannot read {printable(urls[0])}: {error}") from error
+    except Exception as error:  # fsspec's backends raise their own kinds, not only OSError
+        raise click.UsageError(f"cannot list {printable(urls[0])}: {error}") from error
+
+
+def _resumed_report(name: str, inputs: list[Path], key: str) -> ReportCache:
+    """The cache that the existing report file ``name`` holds, checked before any log is
+    verified: never one of the inputs, and a report file indeed."""
+    try:
+        refuse_inputs(Output.named(name, replace=True), inputs)
+        return read_cache(Path(name), key)
+    except (OutputError, ResumeError) as error:
+        raise click.BadParameter(printable(str(error)), param_hint="--report") from error
+    except OSError as error:
+        why = error.strerror or str(error)
+        raise click.BadParameter(
+            f"cannot resume {printable(name)}: {why}", param_hint="--report"
+        ) from error
+
+
+class _Appender:
+    """Adds lines to the report file being resumed, each flushed at once; it is never
+    removed or replaced, whatever happens."""
+
+    def __init__(self, path: Path, shown: str) -> None:
+        self._path, self._shown = path, shown
+        self._stream: BinaryIO | None = None
+        self.incomplete = False  # as OutputWriter's: an appended file is complete line by line
+
+    def __enter__(self) -> _Appender:
+        try:
+            self._stream = open_to_append(self._path)
+        except OSError as error:
+            raise self._error(error) from error
+        return self
+
+    def write(self, data: bytes) -> None:
+        assert self._stream is not None
+        try:
+            self._stream.write(data)
+            self._stream.flush()
+        except OSError as error:
+            raise self._error(error) from error
+
+    def __exit__(self, *_: object) -> None:
+        if self._stream is not None:
+            self._stream.close()
+
+    def _error(self, error: OSError) -> OutputFailed:
+        why = error.strerror or str(error)
+        return OutputFailed(f"cannot write --report {printable(self._shown)}: {why}")
+
+
+def _lines(reports: Iterator[Report]) -> Generator[tuple[Report, str | None], None, None]:
+    """Each report and its --report line."""
+    for report in reports:
+        yield report, report_line(report)
+
+
+def _verified(
+    names: list[LogName],
+    settings: Settings,
+    jobs: int | None,
+    scheduler: str | None,
+    timeout: float,
+    resume: bool,
+    cache: ReportCache | None,
+) -> Generator[tuple[Report, str | None], None, None]:
+    """The reports of ``names`` in their order as they come, here or on the cluster, each
+    with the line for the report file, or None when that line is there already."""
+    try:
+        if resume:
+            yield from _resumed(names, settings, jobs, scheduler, timeout, cache)
+            return
         if scheduler is not None:
-            reports = iter_verified_on_dask(paths, settings, scheduler, timeout)
+            reports = iter_verified_on_dask(names, settings, scheduler, timeout)
         else:
+            paths = [name for name in names if isinstance(name, Path)]
             reports = iter_verified(paths, settings, jobs)
         with contextlib.closing(reports):
-            yield from reports
+            yield from _lines(reports)
     except ClusterError as error:
         raise _ClusterFailed(str(error)) from error
     except BrokenExecutor as error:
@@ -320,6 +455,26 @@ def _verified(
             f"a verification worker died ({error}): the logs verified before are printed "
             "and in the report; verify the rest again"
         ) from error
+
+
+def _resumed(
+    names: list[LogName],
+    settings: Settings,
+    jobs: int | None,
+    scheduler: str | None,
+    timeout: float,
+    cache: ReportCache | None,
+) -> Iterator[tuple[Report, str | None]]:
+    key = cache_key(settings)
+    known = {} if cache is None else cache.known
+    done = iter_resumed(names, settings, known, jobs=jobs, scheduler=scheduler, timeout=timeout)
+    with contextlib.closing(done):
+        for log in done:
+            if log.report is None:
+                assert cache is not None
+                yield cache.report(log.source), None
+            else:
+                yield log.report, cache_line(log.report, log.sha256, key)
 
 
 class _Interrupts:
