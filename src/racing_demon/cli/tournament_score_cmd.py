@@ -61,8 +61,9 @@ Examples:
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="Verify on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); "
-    "it needs the dask extra: pip install 'racing-demon[dask]'.",
+    help="Verify on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786). "
+    "Each worker reads its logs: give paths every worker reaches (a shared file system). "
+    "It needs the dask extra: pip install 'racing-demon[dask]'.",
 )
 @click.pass_context
 def score_command(
