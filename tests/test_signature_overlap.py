@@ -16,10 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from racing_demon.verify import Settings, Step, Verdict, VerifyCode, verify_stream
+from racing_demon.log.reader import Line
+from racing_demon.log.records import Record
+from racing_demon.testing.tamper import reseal
+from racing_demon.verify import Settings, Step, Verdict, VerifyCode, step03_schema, verify_stream
 from racing_demon.verify.step05_signatures import _BURST, _IN_FLIGHT
 
-from tampering import PINNED, lines_of, stream_of
+from tampering import OTHER_KEY, PINNED, TABLE_KEY, lines_of, stream_of, values_of
 
 KEYED = ("table", "nertz", "peer2peer")
 
@@ -117,3 +120,39 @@ def test_an_untouched_log_verifies_the_same_either_way(name: str) -> None:
 
 def test_overlap_is_the_default() -> None:
     assert Settings().overlap_signatures
+
+
+def test_under_fast_a_refused_genesis_signature_stops_the_pass_near_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--fast`` checks only the genesis's and the final record's equations, so a burst
+    would never fill: a refused genesis signature, on a log chained on from the forged
+    genesis (no other table signature is checked), must stop the pass at its line, as with
+    overlap off, not wait unseen while the pass reads and replays the whole log."""
+    lines = reseal(
+        values_of("table", keyed=True), 0, key=TABLE_KEY, forged={0}, forged_key=OTHER_KEY
+    )
+    checked: list[int] = []
+    real = step03_schema.check_schema
+
+    def counting(line: Line) -> Record:
+        checked.append(line.number)
+        return real(line)
+
+    monkeypatch.setattr(step03_schema, "check_schema", counting)
+    raw = stream_of(lines).getvalue()
+    fast = replace(PINNED, fast=True)
+    overlapped = verify_stream(io.BytesIO(raw), fast, "game.jsonl")
+    finding = overlapped.finding
+    assert finding is not None
+    assert (overlapped.step, finding.code, finding.line) == (
+        Step.SIGNATURES,
+        VerifyCode.BAD_TABLE_SIGNATURE,
+        1,
+    )
+    assert max(checked) == 1 < len(lines)
+    checked.clear()
+    assert overlapped == verify_stream(
+        io.BytesIO(raw), replace(fast, overlap_signatures=False), "game.jsonl"
+    )
+    assert max(checked) == 1

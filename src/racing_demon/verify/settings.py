@@ -29,7 +29,8 @@ class Settings:
 
     ``overlap_signatures`` checks the signature equations on a second thread beside the
     rest of verification, which changes no report (the first failure is still the first
-    in the verifier's order) but its time on a machine of more than one core.
+    in the verifier's order) but its time on a machine of more than one core; not with
+    ``fast``, whose few equations would gain nothing and delay an early refusal.
     """
 
     table_key: bytes | None = None
