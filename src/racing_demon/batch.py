@@ -543,20 +543,13 @@ VERIFIER_FORMAT = 1
 _KEY_DOMAIN = b"racing-demon verdict cache\n"
 
 
-# Settings that change how the verifier does its work, never what it reports.
-SCHEDULING_SETTINGS = frozenset({"overlap_signatures"})
-
-
 def cache_key(settings: Settings) -> str:
     """What a cached verdict must have been computed under to be reused, as 64 hex: the
     verifier (package version and ``VERIFIER_FORMAT``) and every field of ``settings``
     (the pinned key and rules, ``fast``, ``unsafe_unpinned``, the game id, the secret,
-    the limits) but ``SCHEDULING_SETTINGS``, hashed, so that a report file that holds it
-    never reveals the secret."""
+    the limits), hashed, so that a report file that holds it never reveals the secret."""
     values: dict[str, object] = {"verifier": [_version(), VERIFIER_FORMAT]}
     for setting in dataclasses.fields(settings):
-        if setting.name in SCHEDULING_SETTINGS:
-            continue
         value = getattr(settings, setting.name)
         if isinstance(value, bytes):
             value = value.hex()

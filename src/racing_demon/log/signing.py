@@ -19,7 +19,6 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
@@ -123,45 +122,6 @@ def verify(
 ) -> SignatureCheck | None:
     """None if ``signature_hex`` is a valid signature of ``pae(kind, body, version)``, else
     why not."""
-    return _settle(prepare(public_key_raw, kind, body, signature_hex, version))
-
-
-def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> SignatureCheck | None:
-    """The strict checks of ``verify`` on a raw message and a 64-byte signature (R || S)."""
-    return _settle(prepare_raw(public_key_raw, message, signature))
-
-
-@dataclass(frozen=True, slots=True)
-class Equation:
-    """A signature that passed every check before the signature equation, which is all
-    that is left to check: a verifier may check it later, on another thread (libsodium
-    releases the GIL), provided it reports the first refusal in order."""
-
-    public_key_raw: bytes
-    message: bytes
-    signature: bytes
-
-    def holds(self) -> bool:
-        return _equation_holds(self.public_key_raw, self.message, self.signature)
-
-
-# What verify answers when the equation does not hold.
-NOT_VERIFIED: Final = SignatureCheck(
-    SignatureCode.BAD_SIGNATURE, "the signature does not verify for this key and message"
-)
-
-
-def _settle(prepared: SignatureCheck | Equation) -> SignatureCheck | None:
-    if isinstance(prepared, SignatureCheck):
-        return prepared
-    return None if prepared.holds() else NOT_VERIFIED
-
-
-def prepare(
-    public_key_raw: bytes, kind: str, body: bytes, signature_hex: str, version: int = 1
-) -> SignatureCheck | Equation:
-    """``verify`` up to the signature equation: why a check before it refuses the
-    signature, else the equation (which refuses it as ``NOT_VERIFIED``, or accepts it)."""
     signature = _signature_bytes(signature_hex)
     if signature is None:
         return SignatureCheck(
@@ -174,7 +134,7 @@ def prepare(
             SignatureCode.BAD_KIND,
             f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'",
         )
-    return prepare_raw(public_key_raw, pae(kind, body, version), signature)
+    return verify_raw(public_key_raw, pae(kind, body, version), signature)
 
 
 def _signature_bytes(text: str) -> bytes | None:
@@ -189,10 +149,8 @@ def _signature_bytes(text: str) -> bytes | None:
     return signature if signature.hex() == text else None
 
 
-def prepare_raw(
-    public_key_raw: bytes, message: bytes, signature: bytes
-) -> SignatureCheck | Equation:
-    """``verify_raw`` up to the signature equation, as ``prepare``."""
+def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> SignatureCheck | None:
+    """The strict checks of ``verify`` on a raw message and a 64-byte signature (R || S)."""
     if len(signature) != 64:
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE_ENCODING,
@@ -214,7 +172,11 @@ def prepare_raw(
             SignatureCode.NON_CANONICAL_S,
             "S is not below the group order L (another signature's S + L?)",
         )
-    return Equation(public_key_raw, message, signature)
+    if not _equation_holds(public_key_raw, message, signature):
+        return SignatureCheck(
+            SignatureCode.BAD_SIGNATURE, "the signature does not verify for this key and message"
+        )
+    return None
 
 
 def check_public_key(raw: bytes) -> SignatureCheck | None:

@@ -198,17 +198,44 @@ class _Verification:
 
     def _first_pass(self, stream: BinaryIO, secret: bytes | None) -> None:
         digest = hashlib.sha256()
-        # --fast checks a handful of equations, so a burst would never fill: a refused one
-        # would wait, unseen, until the end of the log, which the pass would read in full.
-        overlap = self.settings.overlap_signatures and not self.settings.fast
-        signatures = step05_signatures.Signatures(overlap)
+        settings = self.settings
         try:
-            try:
-                self._check_lines(stream, secret, digest, signatures)
-                signatures.settle()
-            except (ReadError, StepFailed):
-                signatures.settle()  # a signature refused before this failure comes first
-                raise
+            for line in read_lines(stream, settings.limits):  # (1) and (2)
+                self.lines = self.records = line.number
+                digest.update(line.raw + b"\n")
+                record = step03_schema.check_schema(line)
+                step04_chain.check_chain(
+                    line.number,
+                    record,
+                    genesis=self.genesis,
+                    final_line=self.final_line,
+                    recent_hashes=self.recent_hashes,
+                    last_t_ms=self.last_t_ms,
+                    wanted_game=settings.game_id,
+                )
+                if line.number == 1:
+                    self.genesis = record
+                elif record.kind is RecordKind.FINAL:
+                    self.final, self.final_line = record, line.number
+                payload = record.payload
+                seat = payload.seat if isinstance(payload, Submission) else -1
+                self.player_keys = step05_signatures.check_signatures(
+                    line,
+                    record,
+                    table_key=settings.table_key,
+                    fast=settings.fast,
+                    player_keys=self.player_keys,
+                    next_n=self.submissions.get(seat, 0),
+                )
+                if seat >= 0:
+                    self.submissions[seat] = self.submissions.get(seat, 0) + 1
+                elif record is self.final:
+                    accepts = line.value["sigs"].get("accepts") or ()
+                    self.accepted_by = tuple(s for s, sig in enumerate(accepts) if sig is not None)
+                self.recent_hashes.append(chain_hash(line.raw))
+                self.last_t_ms = record.t_ms
+                if secret is not None and self.replay_failed is None:
+                    self._replay_ahead(line.number, record, secret)
         except ReadError as error:
             if step01_framing.is_torn_tail(error, self.final is not None):
                 # What a crash mid-write leaves: the complete lines before it are a prefix.
@@ -220,62 +247,9 @@ class _Verification:
                     raise step02_canonical.canonical_failure(error) from None
                 raise step01_framing.framing_failure(error) from None
         except StepFailed:
-            # Every line of the file, whichever line failed: the file is read again, as a
-            # failure found late (a signature checked beside the replay) is on an earlier one.
-            stream.seek(0)
-            self.records = self._count_rest(stream, 0, None)
+            self.records = self._count_rest(stream, self.lines, None)
             raise
-        finally:
-            signatures.close()
         self.digest = digest.digest()
-
-    def _check_lines(
-        self,
-        stream: BinaryIO,
-        secret: bytes | None,
-        digest: hashlib._Hash,
-        signatures: step05_signatures.Signatures,
-    ) -> None:
-        """Steps 1-5 on every line, replaying each too once the secret is known; ``digest``
-        takes in every line read, for the second pass to compare."""
-        settings = self.settings
-        for line in read_lines(stream, settings.limits):  # (1) and (2)
-            self.lines = self.records = line.number
-            digest.update(line.raw + b"\n")
-            record = step03_schema.check_schema(line)
-            step04_chain.check_chain(
-                line.number,
-                record,
-                genesis=self.genesis,
-                final_line=self.final_line,
-                recent_hashes=self.recent_hashes,
-                last_t_ms=self.last_t_ms,
-                wanted_game=settings.game_id,
-            )
-            if line.number == 1:
-                self.genesis = record
-            elif record.kind is RecordKind.FINAL:
-                self.final, self.final_line = record, line.number
-            payload = record.payload
-            seat = payload.seat if isinstance(payload, Submission) else -1
-            self.player_keys = step05_signatures.check_signatures(
-                line,
-                record,
-                table_key=settings.table_key,
-                fast=settings.fast,
-                player_keys=self.player_keys,
-                next_n=self.submissions.get(seat, 0),
-                signatures=signatures,
-            )
-            if seat >= 0:
-                self.submissions[seat] = self.submissions.get(seat, 0) + 1
-            elif record is self.final:
-                accepts = line.value["sigs"].get("accepts") or ()
-                self.accepted_by = tuple(s for s, sig in enumerate(accepts) if sig is not None)
-            self.recent_hashes.append(chain_hash(line.raw))
-            self.last_t_ms = record.t_ms
-            if secret is not None and self.replay_failed is None:
-                self._replay_ahead(line.number, record, secret)
 
     def _read_ahead_secret(self, stream: BinaryIO) -> bytes | None:
         """The secret the last line reveals, read before pass one so that it can replay.

@@ -26,11 +26,6 @@ class Settings:
     chain binds every other line to the final one) and no player signature on a record.
     Without ``table_key`` the verdict is at best UNPINNED, which ``unsafe_unpinned``
     accepts: nothing then proves that the table wrote the log.
-
-    ``overlap_signatures`` checks the signature equations on a second thread beside the
-    rest of verification, which changes no report (the first failure is still the first
-    in the verifier's order) but its time on a machine of more than one core; not with
-    ``fast``, whose few equations would gain nothing and delay an early refusal.
     """
 
     table_key: bytes | None = None
@@ -40,7 +35,6 @@ class Settings:
     unsafe_unpinned: bool = False
     limits: Limits = DEFAULT_LIMITS
     rules: str | None = None
-    overlap_signatures: bool = True
 
     def __post_init__(self) -> None:
         if self.rules is not None and not _DIGEST.fullmatch(self.rules):

@@ -15,9 +15,7 @@ acceptances.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple, NoReturn
 
 from racing_demon.game.flow import RecordKind, Submission
@@ -34,94 +32,11 @@ from racing_demon.log.records import (
     entropy_statement,
     statement_of,
 )
-from racing_demon.log.signing import (
-    NOT_VERIFIED,
-    Equation,
-    SignatureCheck,
-    check_public_key,
-    prepare,
-)
-from racing_demon.verify.report import Step, StepFailed, VerifyCode, failure
+from racing_demon.log.signing import check_public_key, verify
+from racing_demon.verify.report import Step, VerifyCode, failure
 
 PlayerKeys = tuple[bytes | None, ...]  # each seat's raw public key, as the genesis lists it
 _Fail = Callable[..., NoReturn]
-_Refuse = Callable[[SignatureCheck], NoReturn]  # raises the failure a refused signature is
-
-# Equations go to the worker in bursts, so that its loop, not a hand-off per signature,
-# runs beside the replay; a few bursts in flight bound the memory they hold.
-_BURST = 32
-_IN_FLIGHT = 4
-
-
-class Signatures:
-    """Step 5's signature equations: each checked at once, or with ``overlap`` on one
-    worker thread beside the rest of verification (libsodium releases the GIL there).
-
-    Overlapping changes no verdict: an equation that fails is reported as the failure
-    it is, at its place, before any failure that comes after it in the verifier's order.
-    So whoever raises a failure (or meets the end of the log) calls ``settle`` first,
-    which raises instead the first refused equation sent before it, if there is one.
-    """
-
-    def __init__(self, overlap: bool) -> None:
-        self._overlap = overlap
-        self._burst: list[tuple[Equation, _Refuse]] = []
-        self._in_flight: deque[tuple[list[tuple[Equation, _Refuse]], Future[int | None]]] = deque()
-        self._worker: ThreadPoolExecutor | None = None
-        self._refused: StepFailed | None = None
-
-    def check(self, prepared: SignatureCheck | Equation, refuse: _Refuse) -> None:
-        """Refuse ``prepared`` now if a check before the equation refused it; else check
-        its equation now, or send it to the worker."""
-        if isinstance(prepared, SignatureCheck):
-            refuse(prepared)
-        if not self._overlap:
-            if not prepared.holds():
-                refuse(NOT_VERIFIED)
-            return
-        self._burst.append((prepared, refuse))
-        if len(self._burst) == _BURST:
-            self._send()
-
-    def settle(self) -> None:
-        """Wait for every equation sent; raise the failure of the first one refused."""
-        if self._burst:
-            self._send()
-        while self._in_flight:
-            self._take_oldest()
-
-    def close(self) -> None:
-        """Stop the worker; equations not yet checked are dropped."""
-        if self._worker is not None:
-            self._worker.shutdown(wait=True, cancel_futures=True)
-
-    def _send(self) -> None:
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(1, thread_name_prefix="racing-demon-signatures")
-        burst, self._burst = self._burst, []
-        equations = [equation for equation, _ in burst]
-        self._in_flight.append((burst, self._worker.submit(_first_refused, equations)))
-        if len(self._in_flight) > _IN_FLIGHT:
-            self._take_oldest()
-
-    def _take_oldest(self) -> None:
-        if self._refused is not None:
-            raise self._refused
-        burst, checked = self._in_flight[0]
-        refused = checked.result()
-        if refused is None:
-            self._in_flight.popleft()
-            return
-        try:
-            burst[refused][1](NOT_VERIFIED)
-        except StepFailed as failed:
-            self._refused = failed  # every later call raises it again: it came first
-            raise
-
-
-def _first_refused(equations: list[Equation]) -> int | None:
-    """The index of the first equation that does not hold (run on the worker)."""
-    return next((index for index, equation in enumerate(equations) if not equation.holds()), None)
 
 
 def check_signatures(
@@ -132,12 +47,10 @@ def check_signatures(
     fast: bool,
     player_keys: PlayerKeys,
     next_n: int,
-    signatures: Signatures,
 ) -> PlayerKeys:
     """Check line ``line``'s signatures; the players' keys, once the genesis gives them.
 
-    ``next_n`` is the number the record's seat's next submission must carry. Each
-    equation goes through ``signatures``, which may check it later (``Signatures.settle``).
+    ``next_n`` is the number the record's seat's next submission must carry.
     """
     payload, sigs = record.payload, line.value["sigs"]
 
@@ -157,44 +70,33 @@ def check_signatures(
             )
     version = record.v
     if table_key is not None and (not fast or genesis is not None or kind is RecordKind.FINAL):
-
-        def refuse_table(problem: SignatureCheck) -> NoReturn:
+        problem = verify(table_key, kind, body_bytes(line.raw), sigs["table"], version)
+        if problem is not None:
             fail(
                 VerifyCode.BAD_TABLE_SIGNATURE,
                 f"the table's signature: {problem.message}",
                 rule=problem.code,
             )
-
-        signatures.check(
-            prepare(table_key, kind, body_bytes(line.raw), sigs["table"], version), refuse_table
-        )
     if genesis is not None:
-        player_keys = _check_player_keys(
-            genesis, body_bytes(line.raw), sigs, version, fail, signatures
-        )
+        player_keys = _check_player_keys(genesis, body_bytes(line.raw), sigs, version, fail)
         if version >= 2 and any(player_keys):
-            _check_entropy(record.game, genesis, player_keys, fail, signatures)
+            _check_entropy(record.game, genesis, player_keys, fail)
     elif "players" in sigs:
         fail(VerifyCode.UNEXPECTED_SIGNATURE, "players co-sign the genesis only")
     if isinstance(payload, Submission):
-        _check_submission(record, payload, sigs, player_keys, fast, next_n, fail, signatures)
+        _check_submission(record, payload, sigs, player_keys, fast, next_n, fail)
     elif "player" in sigs:
         fail(
             VerifyCode.UNEXPECTED_SIGNATURE,
             f"a player's signature on a {kind} record, which no player submits",
         )
     if "accepts" in sigs:
-        _check_acceptances(line, record, sigs["accepts"], player_keys, fail, signatures)
+        _check_acceptances(line, record, sigs["accepts"], player_keys, fail)
     return player_keys
 
 
 def _check_player_keys(
-    genesis: Genesis,
-    message: bytes,
-    sigs: Mapping[str, Any],
-    version: int,
-    fail: _Fail,
-    signatures: Signatures,
+    genesis: Genesis, message: bytes, sigs: Mapping[str, Any], version: int, fail: _Fail
 ) -> PlayerKeys:
     keys = tuple(
         None if entry.key is None else bytes.fromhex(entry.key) for entry in genesis.players
@@ -241,7 +143,7 @@ def _check_player_keys(
         )
     for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
         signed = _Signed(seat, key, RecordKind.GENESIS, message, signature, version)
-        _check_seat(signed, VerifyCode.BAD_GENESIS_COSIGNATURE, "co-signature", fail, signatures)
+        _check_seat(signed, VerifyCode.BAD_GENESIS_COSIGNATURE, "co-signature", fail)
     return keys
 
 
@@ -256,10 +158,9 @@ class _Signed(NamedTuple):
     version: int
 
 
-def _check_seat(
-    signed: _Signed, code: VerifyCode, what: str, fail: _Fail, signatures: Signatures
-) -> None:
-    def refuse(problem: SignatureCheck) -> NoReturn:
+def _check_seat(signed: _Signed, code: VerifyCode, what: str, fail: _Fail) -> None:
+    problem = verify(signed.key, signed.kind, signed.message, signed.signature, signed.version)
+    if problem is not None:
         fail(
             code,
             f"seat {signed.seat}'s {what}: {problem.message}",
@@ -267,13 +168,8 @@ def _check_seat(
             rule=problem.code,
         )
 
-    prepared = prepare(signed.key, signed.kind, signed.message, signed.signature, signed.version)
-    signatures.check(prepared, refuse)
 
-
-def _check_entropy(
-    game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _Fail, signatures: Signatures
-) -> None:
+def _check_entropy(game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _Fail) -> None:
     """Format v2: each keyed seat's contribution is its signature over the commitment, so
     it was made after the commitment was published (step 7 counts the contributions)."""
     # A count other than one per seat is step 7's BAD_SEATS: check the pairs there are.
@@ -286,17 +182,11 @@ def _check_entropy(
             VerifyCode.ENTROPY_NOT_BOUND,
             "entropy as a signature over this game's commitment",
             fail,
-            signatures,
         )
 
 
 def _check_acceptances(
-    line: Line,
-    record: Record,
-    accepts: Any,
-    player_keys: PlayerKeys,
-    fail: _Fail,
-    signatures: Signatures,
+    line: Line, record: Record, accepts: Any, player_keys: PlayerKeys, fail: _Fail
 ) -> None:
     """Format v2: the seats that accept the result sign the final record's body."""
     if record.kind is not RecordKind.FINAL or record.v < 2 or not any(player_keys):
@@ -317,9 +207,7 @@ def _check_acceptances(
             continue
         assert key is not None  # any() above: every seat lists a key
         signed = _Signed(seat, key, ACCEPT, message, signature, record.v)
-        _check_seat(
-            signed, VerifyCode.BAD_ACCEPTANCE, "acceptance of the final record", fail, signatures
-        )
+        _check_seat(signed, VerifyCode.BAD_ACCEPTANCE, "acceptance of the final record", fail)
 
 
 def _check_submission(
@@ -330,7 +218,6 @@ def _check_submission(
     fast: bool,
     next_n: int,
     fail: _Fail,
-    signatures: Signatures,
 ) -> None:
     seat = event.seat
     # A seat the genesis does not list has no key; the replay refuses the record.
@@ -350,7 +237,7 @@ def _check_submission(
     elif not fast:
         statement = canonical_bytes_of_read(statement_of(record.game, event))
         signed = _Signed(seat, key, SUBMISSION, statement, signature, record.v)
-        _check_seat(signed, VerifyCode.BAD_PLAYER_SIGNATURE, "signature", fail, signatures)
+        _check_seat(signed, VerifyCode.BAD_PLAYER_SIGNATURE, "signature", fail)
     if event.n != next_n:
         fail(
             VerifyCode.SUBMISSION_GAP,
