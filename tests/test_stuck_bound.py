@@ -133,6 +133,11 @@ def deep_position(*wanted: Card) -> State:
     return State(five_piles(), 1, seats, foundations, turned_since_play=(0, 0))
 
 
+def _fits(mover: tuple[int, ...], work: tuple[tuple[int, ...], ...]) -> str | None:
+    """The engine's answer to whether ``mover`` has a place on the piles ``work``."""
+    return engine._place(mover, [pile[-1] for pile in work if pile], len(work), [])
+
+
 def first_exposed() -> dict[Card, int]:
     """For every card of the deep seat, the arrangement (counted from 1) that first has it
     on top, before the demon top finds a place."""
@@ -140,7 +145,7 @@ def first_exposed() -> dict[Card, int]:
     mover = (seat.demon[-1].index,)
     exposed: dict[int, int] = {}
     for number, work in enumerate(uncapped(seat, False), start=1):
-        if engine._fits(mover, work, False) is not None:
+        if _fits(mover, work) is not None:
             break
         for pile in work:
             if pile:
@@ -164,7 +169,7 @@ def test_a_play_beyond_the_cap_leaves_the_seat_stuck_by_definition() -> None:
     place = next(
         number
         for number, work in enumerate(uncapped(seat, False), start=1)
-        if engine._fits(mover, work, False) is not None
+        if _fits(mover, work) is not None
     )
     assert place > STUCK_SEARCH_CAP  # the demon top has a place, but only that far in
     state = deep_position()

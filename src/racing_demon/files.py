@@ -76,6 +76,13 @@ def open_regular(path: Path, *, writable: bool = False) -> BinaryIO:
         raise
 
 
+def open_to_append(path: Path) -> BinaryIO:
+    """The existing regular file ``path`` opened to add to its end (a resumed report)."""
+    stream = open_regular(path, writable=True)
+    stream.seek(0, os.SEEK_END)
+    return stream
+
+
 @dataclass(frozen=True)
 class InMemoryLog:
     """A log read whole from standard input. The commands read a log more than once (the

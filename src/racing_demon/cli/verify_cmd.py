@@ -46,14 +46,21 @@ from racing_demon.cli.output import (
     log_from_stdin,
 )
 from racing_demon.cli.style import verbosity
-from racing_demon.files import STDIN, STDOUT, LogFile, Output, OutputError, refuse_inputs
+from racing_demon.files import (
+    STDIN,
+    STDOUT,
+    LogFile,
+    Output,
+    OutputError,
+    open_to_append,
+    refuse_inputs,
+)
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.resume import (
     ReportCache,
     ResumeError,
     cache_line,
-    open_to_append,
     read_cache,
 )
 from racing_demon.report.text import Verbosity, printable

@@ -830,8 +830,7 @@ def _witness(seat: Seat, rules: Rules, foundations: tuple[Foundation, ...]) -> s
                 answer = reach.fits
             else:
                 reach, answer = _search(seat, reach, to_centre)
-    # reach._replace(asked=..., answer=...), at a fraction of its cost
-    _remember(seat, tuple.__new__(_Reach, (*reach[:-2], foundations, answer)))
+    _remember(seat, reach._replace(asked=foundations, answer=answer))
     return answer
 
 
@@ -921,15 +920,9 @@ def _first_in(cards: list[int], to_centre: Set[int]) -> int | None:
     return None
 
 
-def _fits(movers: tuple[int, ...], work: _Indexed, slide_under: bool) -> str | None:
-    """The first mover that goes onto, into or under one of the piles."""
-    heads = [pile[0] for pile in work if pile] if slide_under else []
-    return _place(movers, [pile[-1] for pile in work if pile], len(work), heads)
-
-
 def _place(movers: tuple[int, ...], exposed: list[int], piles: int, heads: list[int]) -> str | None:
-    """``_fits`` of ``piles`` work piles whose non-empty ones show ``exposed`` on top and
-    have ``heads`` (given with slide-under only)."""
+    """The first mover that goes onto, into or under one of ``piles`` work piles, whose
+    non-empty ones show ``exposed`` on top and have ``heads`` (given with slide-under only)."""
     if not movers:
         return None
     if len(exposed) < piles:  # anything goes into an empty pile

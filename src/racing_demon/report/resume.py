@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from racing_demon.batch import reusable
 from racing_demon.errors import RacingDemonError
@@ -174,10 +173,3 @@ def _rules(rules: Mapping[str, Any]) -> RulesFacts:
         pinned=rules["pinned"],
         named_like=named_like,
     )
-
-
-def open_to_append(path: Path) -> BinaryIO:
-    """The report file ``path`` opened to add lines at its end."""
-    stream = open_regular(path, writable=True)
-    stream.seek(0, os.SEEK_END)
-    return stream
