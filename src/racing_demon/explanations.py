@@ -375,9 +375,10 @@ _SUBMISSION: Final[Mapping[enum.StrEnum, str]] = {
         "The submission's arrival time is earlier than the time the table's clock has "
         "already reached."
     ),
-    SubmissionCode.MATCH_OVER: (
-        "The match is over, or a tournament's table has played its last hand: nothing more "
-        "is logged."
+    SubmissionCode.MATCH_OVER: "The match is over: the log holds its final record.",
+    SubmissionCode.FINAL_HELD: (
+        "A tournament's table has played its last hand and holds its final record until the "
+        "organiser reveals the secret: nothing more is logged."
     ),
     SubmissionCode.NO_SUCH_SEAT: (
         "The submission names a seat that is not at the table, so it gets no receipt: "
