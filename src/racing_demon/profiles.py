@@ -116,3 +116,34 @@ def pinned_digest(value: str) -> str:
             "profile document, nor a rules digest (64 hex)"
         )
     return load_rules(value).digest()
+
+
+def differences_from_builtin(rules: Rules) -> tuple[str, ...] | None:
+    """What ``rules`` change in the built-in profile they are a variant of, a field a line
+    (``"match.target: 50 (table: 100)"``), in the document's order; None when they name no
+    built-in profile (``table``, ``table-custom``), and ``()`` when they are the built-in.
+
+    This is how a report says why rules are custom, not merely that they are."""
+    base = rules.name.removesuffix(CUSTOM_SUFFIX)
+    if base not in BUILT_IN:
+        return None
+    ours, theirs = rules.to_document(), Rules.from_document(builtin_document(base)).to_document()
+    return tuple(
+        f"{path}: {_shown(mine)} ({base}: {_shown(built_in)})"
+        for path, mine, built_in in _changed("", ours, theirs)
+        if path != "name"
+    )
+
+
+def _changed(path: str, ours: object, theirs: object) -> list[tuple[str, object, object]]:
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        return [
+            change
+            for key in [*ours, *(key for key in theirs if key not in ours)]
+            for change in _changed(f"{path}.{key}" if path else key, ours.get(key), theirs.get(key))
+        ]
+    return [] if ours == theirs else [(path, ours, theirs)]
+
+
+def _shown(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
