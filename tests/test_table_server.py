@@ -147,7 +147,9 @@ def test_advance_backwards_is_a_table_error_with_its_own_code(tmp_path: Path) ->
     assert code == 0 and "clock" in out
 
 
-def test_an_existing_log_is_refused_by_name_and_left_as_it_is(tmp_path: Path) -> None:
+def test_an_existing_log_is_refused_by_name_and_left_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 29, item 25: "Re-running the README's Table example gives a bare
     FileExistsError: a TableError naming the path ('a log is never overwritten')"."""
     log = tmp_path / "game.jsonl"
@@ -157,7 +159,31 @@ def test_an_existing_log_is_refused_by_name_and_left_as_it_is(tmp_path: Path) ->
         _table(log)
     assert refused.value.code is TableCode.LOG_EXISTS
     assert str(log) in str(refused.value) and "a log is never overwritten" in str(refused.value)
-    assert refused.value.__cause__ is None and refused.value.__suppress_context__
+    assert log.read_bytes() == before
+    # Refused before any keyed seat is asked to sign for a match that cannot be logged.
+    asked: list[str] = []
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([seat + 40] * 32)) for seat in (0, 1)]
+
+    def signer(kind: str, message: bytes) -> str | None:
+        asked.append(kind)
+        return None
+
+    keyed = [
+        PlayerInfo(player.name, player.back, raw_public_bytes(key))
+        for player, key in zip(PLAYERS, keys, strict=True)
+    ]
+    with pytest.raises(TableError) as again:
+        Table.create(
+            log, load_rules("table"), keyed, TABLE_KEY, SECRET, None, player_signers=[signer] * 2
+        )
+    assert again.value.code is TableCode.LOG_EXISTS and asked == []
+    # A file made after that first look is refused as it is opened, with no traceback of
+    # the FileExistsError under the TableError.
+    monkeypatch.setattr(os.path, "lexists", lambda path: False)
+    with pytest.raises(TableError) as raced:
+        _table(log)
+    assert raced.value.code is TableCode.LOG_EXISTS and str(log) in str(raced.value)
+    assert raced.value.__suppress_context__
     assert log.read_bytes() == before
 
 

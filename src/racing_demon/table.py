@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 import io
 import json
+import os
 import re
 import secrets
 from collections import deque
@@ -236,6 +237,8 @@ class Table:
         records the table acknowledged: for simulations and benchmarks only, never for a
         table that players rely on.
         """
+        if os.path.lexists(path):  # before any seat is asked to sign
+            raise _log_exists(path)
         keyed = [player.key is not None for player in players]
         if any(keyed) and not all(keyed):
             raise TableError(
@@ -293,13 +296,9 @@ class Table:
         assert isinstance(genesis.payload, Genesis)
         dealer = genesis.payload.dealer(dealer_secret)  # the verifier's, as step 7 makes it
         try:
-            file = path.open("xb")
+            file = path.open("xb")  # exclusive: a file made since the first look is refused too
         except FileExistsError:
-            raise TableError(
-                f"{path} exists: a log is never overwritten; name a new file for a new match, "
-                "or continue this one with Table.resume",
-                TableCode.LOG_EXISTS,
-            ) from None
+            raise _log_exists(path) from None
         try:
             writer = LogWriter(file, game, table_key, durable=durable)
             writer.append(0, genesis.payload, sigs)
@@ -705,6 +704,14 @@ def _well_formed(seen: object) -> bool:
         and type(seen[0]) is int
         and isinstance(seen[1], str)
         and _HASH_HEX.fullmatch(seen[1]) is not None
+    )
+
+
+def _log_exists(path: Path) -> TableError:
+    return TableError(
+        f"{path} exists: a log is never overwritten; name a new file for a new match, "
+        "or continue this one with Table.resume",
+        TableCode.LOG_EXISTS,
     )
 
 
