@@ -7,7 +7,8 @@ the match, and appends a signed record for each event (docs/log-format.md §6). 
 record is flushed and fsynced before ``submit`` returns, so after a crash the file holds
 a prefix of complete records (``durable=False`` skips the fsync, for simulations only).
 Every submission is answered at once with a table-signed receipt (§9): the record it
-became, or why it was refused; the player's client keeps it as evidence.
+became, or why it was refused; the player's client keeps it as evidence
+(``log.receipt_files.ReceiptFiles`` keeps each seat's in the file ``audit --receipts`` reads).
 
 A table of a duplicate tournament (docs/tournament.md) deals the plan's packs, and holds
 its final record, which reveals the organiser's secret, until ``reveal``: every table's
