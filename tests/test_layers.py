@@ -69,8 +69,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
     # Dask's workers read the logs themselves, through fsspec (the dask extra).
     "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch", "fsspec"},
-    # The reason codes' sentences: every family's enum, the tournament's included.
-    "racing_demon.explanations": _MANY_LOGS | {"racing_demon.tournament"},
+    # The reason codes' sentences: every family's enum, the table's and tournament's included.
+    "racing_demon.explanations": _MANY_LOGS | {"racing_demon.table", "racing_demon.tournament"},
     "racing_demon.report": _MANY_LOGS
     | {"racing_demon.report", "racing_demon.batch", "racing_demon.audit", "racing_demon.sim"},
     # A tournament's plan is published before any log exists: it stands on the file format

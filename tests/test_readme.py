@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -21,15 +22,16 @@ from racing_demon.cli import main
 from racing_demon.game.cards import Card, Suit
 from racing_demon.game.moves import Move
 from racing_demon.game.state import Foundation, State
-from racing_demon.log.keys import public_pem
+from racing_demon.log.keys import load_private_key, load_public_key, public_pem, raw_public_bytes
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
-from racing_demon.table import PlayerInfo, Table
+from racing_demon.table import PlayerInfo, Table, TableCode, TableError
 
 from conftest import S, build, invoke
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_first_section_holds_exactly_the_two_commands() -> None:
@@ -61,7 +63,7 @@ def test_first_section_says_to_make_a_virtual_environment_before_the_two_command
     assert 'The full run is `python -m pytest -m ""`' in after
 
 
-@pytest.mark.parametrize("number", range(len(LIBRARY)), ids=["engine", "table"])
+@pytest.mark.parametrize("number", range(len(LIBRARY)), ids=["engine", "table", "keys"])
 def test_library_examples_run_as_printed_and_print_what_they_say(
     number: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,11 +106,93 @@ def test_the_server_loop_uses_a_table_and_writes_a_log_the_command_line_verifies
     assert isinstance(receipt, bytes)
     assert schema_errors("receipt", json.loads(receipt)) == []
     assert json.loads(receipt)["body"]["outcome"] == "resign"
-    (tmp_path / "seat1.receipts.jsonl").write_bytes(receipt + b"\n")
-    code, out = invoke(
-        "audit", "game.jsonl", "--table-key", "table.pub", "--receipts", "seat1.receipts.jsonl"
-    )
+    # Issue 29, item 21: the receipts the example keeps, every one, audit clean as kept.
+    kept = [tmp_path / f"game.seat{seat}.receipts.jsonl" for seat in (0, 1)]
+    assert kept[1].read_bytes().endswith(receipt + b"\n")
+    assert [len(path.read_bytes().splitlines()) for path in kept] == [1, 3]
+    receipts = [option for path in kept for option in ("--receipts", path.name)]
+    code, out = invoke("audit", "game.jsonl", "--table-key", "table.pub", *receipts)
     assert code == 0, out
+    assert (
+        "receipts: 4 receipts from 2 files checked against 7 records (finished): all agree" in out
+    )
+
+
+def test_the_table_example_run_again_is_refused_by_name_not_with_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29, item 25: "Re-running the README's Table example gives a bare
+    FileExistsError: a TableError naming the path ('a log is never overwritten')", as the
+    README says it does."""
+    monkeypatch.chdir(tmp_path)
+    code = compile(LIBRARY[1], "README.md", "exec")
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(code, {})
+    before = (tmp_path / "game.jsonl").read_bytes()
+    with pytest.raises(TableError) as again, contextlib.redirect_stdout(io.StringIO()):
+        exec(code, {})
+    assert again.value.code is TableCode.LOG_EXISTS
+    message = str(again.value)
+    assert message.startswith("game.jsonl exists: a log is never overwritten; ")
+    assert "`game.jsonl exists: a log is never overwritten; …` (`LOG_EXISTS`)" in " ".join(
+        _section("Library in one screen").split()
+    )
+    assert (tmp_path / "game.jsonl").read_bytes() == before
+
+
+def test_the_key_example_names_public_pem_and_writes_the_files_a_server_needs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29, item 22: "Writing the table's .pub from a generated key needs
+    log.keys.public_pem, which no doc names: document key handling for a server in the
+    README's library section" (generating the key, NAME.pub, file modes); the snippet runs
+    with a umask that would loosen the modes, and the key it writes verifies a log."""
+    keys = LIBRARY[2]
+    section = _section("Library in one screen")
+    for needed in ("generate_private_key()", "public_pem(", "save_key_pair(", "load_private_key("):
+        assert needed in keys, needed
+    assert "`log.keys.public_pem(key)` to `NAME.pub`" in " ".join(section.split())
+    monkeypatch.chdir(tmp_path)
+    old = os.umask(0)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            exec(compile(keys, "README.md", "exec"), {})
+    finally:
+        os.umask(old)
+    assert out.getvalue().splitlines() == ["keys/table.key 0o600", "keys/table.pub 0o644"]
+    pub = tmp_path / "keys" / "table.pub"
+    key = tmp_path / "keys" / "table.key"
+    assert invoke("keygen", "keys/table")[0] == 2  # the pair exists: never replaced
+    assert key.read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")  # PKCS#8 PEM
+    private = load_private_key(key)
+    assert raw_public_bytes(load_public_key(pub)) == raw_public_bytes(private)
+
+
+def test_the_readme_rules_example_is_true_on_the_readme_sample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 29, item 14: "The README's --rules table example on the README's own sample
+    game prints DOES NOT VERIFY, because that sample's rules are table-custom ... Say why the
+    rules are custom (what differs from the built-in profile), and make the README's example
+    true on its sample": the README's command pins the sample's own rules and verifies, and
+    what it says of --rules table and of the difference is what verify prints."""
+    commands = _section("Commands")
+    block = re.search(r"Pin its own rules.*?```sh\n(.*?)```", commands, flags=re.DOTALL)
+    assert block is not None
+    words = shlex.split(block.group(1).replace("\\\n", " "))
+    assert words[:2] == ["racing-demon", "verify"] and "--rules" in words
+    monkeypatch.chdir(ROOT)
+    code, out = invoke(*words[1:])
+    assert code == 0 and out.startswith("VERIFIED  sample_games/table-3p-signed.jsonl"), out
+    assert "pinned (--rules)" in out
+    difference = "differs from the built-in profile: match.target: 20 (table: 100)"
+    assert f"\n    {difference}\n" in out
+    prose = " ".join(commands.split())
+    assert f"(`{difference}`)" in prose
+    code, out = invoke(*words[1:-1], "table")
+    assert (
+        code == 1 and "WRONG_RULES" in out and "`--rules table` refuses it (`WRONG_RULES`)" in prose
+    )
 
 
 def test_the_completion_lines_produce_each_shells_script() -> None:

@@ -141,9 +141,17 @@ def test_rules_named_table_that_score_ten_a_card(tmp_path: Path, pub: Path) -> N
     # Format 1, nothing pinned: it verifies, as before, but the report tells.
     report = verify_lines(tmp_path, list(_tenfold_lines()))
     assert report.verdict is Verdict.VERIFIED
-    assert report.rules == RulesFacts("table", 2, digest, False, False, "table")
+    changed = (
+        "scoring.per_foundation_card: 10 (table: 1)",
+        "scoring.per_demon_card: 0 (table: -2)",
+        "match.target: 1 (table: 100)",
+    )
+    assert report.rules == RulesFacts("table", 2, digest, False, False, "table", changed)
     text = report_text(report)
     assert f"rules table version 2 · custom ({NOTE}) · sha256 {digest} · not pinned" in text
+    # Issue 29, item 14: say why the rules are custom, what differs from the built-in.
+    for line in changed:
+        assert f"\n    differs from the built-in profile: {line}\n" in text
 
     # Pinned to the built-in profile: refused, and the report still shows what it holds.
     log = write(tmp_path, list(_tenfold_lines()), "tenfold.jsonl")
@@ -177,13 +185,18 @@ def test_rules_named_table_that_score_ten_a_card(tmp_path: Path, pub: Path) -> N
 # -- reserved names -----------------------------------------------------------------------
 
 
+RETITLED = ('title: "House rules" (peer2peer: "Racing Demon, peer2peergames site rules")',)
+
+
 def test_a_format_1_log_may_name_other_rules_like_a_built_in_profile(tmp_path: Path) -> None:
     values = as_format(retitled(values_of("short")), 1)  # peer2peer with another title
     rules = _rules_of(values)
     assert rules.name == "peer2peer" and builtin_named(rules) is None
     report = verify_lines(tmp_path, seal(values))
     assert report.verdict is Verdict.VERIFIED
-    assert report.rules == RulesFacts("peer2peer", 2, rules.digest(), False, False, "peer2peer")
+    assert report.rules == RulesFacts(
+        "peer2peer", 2, rules.digest(), False, False, "peer2peer", RETITLED
+    )
     assert report.rules.note == "named like the built-in profile peer2peer, but not it"
 
 
@@ -214,7 +227,16 @@ def test_a_format_2_log_of_a_built_in_profile_or_a_renamed_variant_verifies(
     values[0]["body"].update(rules=renamed.to_document(), rules_sha256=renamed.digest())
     report = verify_lines(tmp_path, seal(values))
     assert report.verdict is Verdict.VERIFIED
-    assert report.rules == RulesFacts("peer2peer-custom", 2, renamed.digest(), False, False)
+    assert report.rules == RulesFacts(
+        "peer2peer-custom",
+        2,
+        renamed.digest(),
+        False,
+        False,
+        differences=(
+            'title: "House rules" (peer2peer: "Racing Demon, peer2peergames site rules")',
+        ),
+    )
 
 
 @pytest.mark.parametrize("name", BUILT_IN)

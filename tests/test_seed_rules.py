@@ -1039,6 +1039,20 @@ def test_a_first_action_after_three_silent_minutes_ends_the_deal_as_it_lands() -
     )
 
 
+@pytest.mark.parametrize("profile", ["table", "nertz"])
+def test_a_silent_table_or_nertz_hand_never_ends_by_time(profile: str) -> None:
+    """Table rules: "Play fresh shuffled hands until someone reaches at least 100 after
+    scoring." Nertz rules: "the game ends when someone reaches the target (100 points, or
+    50 for a short game)". Neither sets a clock, a time limit or an abandonment: docs §11,
+    issue 29 item 24: a server cannot end such a match before its target by time, and
+    ``Table.abandon`` is refused there (tests/test_table_server.py)."""
+    body = f"seat 0 demon=6H work=7C|KH|KD|KS stock=- waste=AH\n{NEUTRAL_1}"
+    state = position(profile, body, clock=10000, centre=10000, action=10000)
+    assert state.rules.idle_abandon_ms is None and state.rules.no_centre_ms is None
+    assert next_deadline(state) is None
+    assert advance_clock(state, 10 * 3_600_000).phase is Phase.PLAYING  # ten silent hours
+
+
 RESIGNATION = (
     f"foundation H 1000 {' '.join(f'{rank}H@1' for rank in 'A23456789TJQK')}\n"
     "seat 0 demon=7D work=KS|KC|KD|QC stock=- waste=-\n"

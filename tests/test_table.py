@@ -25,6 +25,8 @@ from racing_demon.table import (
     SubmissionCode,
     SubmissionError,
     Table,
+    TableCode,
+    TableError,
     player_signer,
     sign_submission,
 )
@@ -173,9 +175,9 @@ def check_refusals(path: Path, table: Table) -> None:
     assert path.read_bytes() == before
     outcome = table.submit(0, move, 5, 0, good, seen)
     assert (outcome.kind, outcome.reason) == (RecordKind.MOVE, None)
-    with pytest.raises(SubmissionError, match="backwards") as backwards:
-        table.advance(4)
-    assert backwards.value.code is SubmissionCode.TIME_BACKWARDS
+    with pytest.raises(TableError, match="backwards") as clock:
+        table.advance(4)  # issue 29, item 23: nothing was submitted
+    assert clock.value.code is TableCode.CLOCK_BACKWARDS
     with pytest.raises(SubmissionError, match="backwards") as backwards:
         table.submit(0, move, 4, 1, good, table.head)
     assert backwards.value.code is SubmissionCode.TIME_BACKWARDS
@@ -245,8 +247,9 @@ def test_genesis_refusals(tmp_path: Path) -> None:
         Table.create(tmp_path / "d.jsonl", rules, unkeyed, TABLE_KEY, SECRET, entropy(3))
     existing = tmp_path / "e.jsonl"
     existing.write_bytes(b"keep me\n")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(TableError, match="a log is never overwritten") as exists:
         keyed_table(existing)
+    assert exists.value.code is TableCode.LOG_EXISTS
     assert existing.read_bytes() == b"keep me\n"
 
 

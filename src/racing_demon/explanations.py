@@ -25,6 +25,7 @@ from racing_demon.log.canonical import CanonicalCode
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.receipts import ReceiptCode, SubmissionCode
 from racing_demon.log.signing import SignatureCode
+from racing_demon.table import TableCode
 from racing_demon.tournament.plan import PlanCode
 from racing_demon.tournament.score import TournamentCode
 from racing_demon.verify.report import VerifyCode
@@ -403,6 +404,41 @@ _SUBMISSION: Final[Mapping[enum.StrEnum, str]] = {
     ),
 }
 
+_TABLE: Final[Mapping[enum.StrEnum, str]] = {
+    TableCode.LOG_EXISTS: (
+        "Table.create was given a file that exists: a log is never overwritten, so name a new "
+        "file, or continue that match with Table.resume."
+    ),
+    TableCode.MIXED_KEYS: "Some players list a key and some do not: all sign or none does.",
+    TableCode.SIGNER_COUNT: "Keyed players need one signer each, and unkeyed players none.",
+    TableCode.ENTROPY_GIVEN: (
+        "Entropy was given for keyed players, whose entropy is their signature over the "
+        "commitment, which the table asks their signers for."
+    ),
+    TableCode.ENTROPY_COUNT: (
+        "The table was given another number of entropy contributions than it has players."
+    ),
+    TableCode.NOT_SIGNED: (
+        "A keyed seat's signer declined to sign its entropy statement or the genesis."
+    ),
+    TableCode.WOULD_NOT_VERIFY: (
+        "The genesis the table would write fails a check the verifier makes of it; the "
+        "message gives the verifier's code."
+    ),
+    TableCode.CLOCK_BACKWARDS: (
+        "Table.advance or Table.abandon was given a time earlier than the table's clock."
+    ),
+    TableCode.PLAYED_OUT: "Table.abandon was called on a match that is already over.",
+    TableCode.NO_IDLE_RULE: (
+        "Table.abandon under rules with no idle time (time.idle_abandon_ms), such as the "
+        "table and Nertz rules, whose match ends only at its target or hand limit."
+    ),
+    TableCode.NOT_IDLE: (
+        "Table.abandon before the rules' idle time has passed since the last action, or "
+        "while the hand in play ends by another rule first."
+    ),
+}
+
 _RECEIPT: Final[Mapping[enum.StrEnum, str]] = {
     ReceiptCode.MALFORMED: (
         "A line of a receipts file fails the framing, strict JSON or canonical-form checks "
@@ -590,6 +626,13 @@ FAMILIES: Final = (
         "log-format",
         "9",
         _SUBMISSION,
+    ),
+    Family(
+        TableCode,
+        "The table's refusal of a call as a whole (nothing is written)",
+        "rules",
+        "11",
+        _TABLE,
     ),
     Family(
         ReceiptCode,

@@ -7,7 +7,8 @@ the match, and appends a signed record for each event (docs/log-format.md §6). 
 record is flushed and fsynced before ``submit`` returns, so after a crash the file holds
 a prefix of complete records (``durable=False`` skips the fsync, for simulations only).
 Every submission is answered at once with a table-signed receipt (§9): the record it
-became, or why it was refused; the player's client keeps it as evidence.
+became, or why it was refused; the player's client keeps it as evidence
+(``log.receipt_files.ReceiptFiles`` keeps each seat's in the file ``audit --receipts`` reads).
 
 A table of a duplicate tournament (docs/tournament.md) deals the plan's packs, and holds
 its final record, which reveals the organiser's secret, until ``reveal``: every table's
@@ -16,8 +17,10 @@ packs come from that one secret, so no table may reveal it while another still p
 
 from __future__ import annotations
 
+import enum
 import io
 import json
+import os
 import re
 import secrets
 from collections import deque
@@ -36,7 +39,7 @@ from racing_demon.game.flow import MatchEnd, MatchFlow, RecordKind, Seen, Submis
 from racing_demon.game.moves import Move
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
-from racing_demon.game.state import State
+from racing_demon.game.state import EndReason, State, next_deadline
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
@@ -104,8 +107,30 @@ class Outcome:
     receipt: bytes  # the table-signed receipt line, without its newline
 
 
+class TableCode(enum.StrEnum):
+    """Why the table refused a call as a whole, writing nothing: a ``TableError``'s code
+    (docs/rules.md §11)."""
+
+    LOG_EXISTS = "LOG_EXISTS"
+    MIXED_KEYS = "MIXED_KEYS"
+    SIGNER_COUNT = "SIGNER_COUNT"
+    ENTROPY_GIVEN = "ENTROPY_GIVEN"
+    ENTROPY_COUNT = "ENTROPY_COUNT"
+    NOT_SIGNED = "NOT_SIGNED"
+    WOULD_NOT_VERIFY = "WOULD_NOT_VERIFY"
+    CLOCK_BACKWARDS = "CLOCK_BACKWARDS"
+    PLAYED_OUT = "PLAYED_OUT"
+    NO_IDLE_RULE = "NO_IDLE_RULE"
+    NOT_IDLE = "NOT_IDLE"
+
+
 class TableError(RacingDemonError, ValueError):
-    """A match that the table cannot start: nothing is written."""
+    """A call the table refuses as a whole (a match it cannot start, a clock moved back, an
+    abandonment the rules do not allow): nothing is written. ``code`` says which."""
+
+    def __init__(self, message: str, code: TableCode):
+        super().__init__(message)
+        self.code = code
 
 
 class SubmissionError(RacingDemonError, ValueError):
@@ -139,7 +164,10 @@ def _check_genesis(
     if finding is None or finding.code is not VerifyCode.UNFINISHED:
         assert finding is not None  # a genesis alone cannot be a whole match
         where = "" if finding.seat is None else f"seat {finding.seat}: "
-        raise TableError(f"the log would not verify: {where}{finding.code}: {finding.message}")
+        raise TableError(
+            f"the log would not verify: {where}{finding.code}: {finding.message}",
+            TableCode.WOULD_NOT_VERIFY,
+        )
 
 
 class Table:
@@ -205,29 +233,40 @@ class Table:
         verifier still checks). The final record is held (``played_out``) until
         ``reveal``.
 
-        Refuses an existing file: a log is never overwritten. ``durable=False`` flushes every
-        record but skips the fsync, so a crash may lose records the table acknowledged: for
-        simulations and benchmarks only, never for a table that players rely on.
+        Refuses an existing file (TableError ``LOG_EXISTS``): a log is never overwritten.
+        ``durable=False`` flushes every record but skips the fsync, so a crash may lose
+        records the table acknowledged: for simulations and benchmarks only, never for a
+        table that players rely on.
         """
+        if os.path.lexists(path):  # before any seat is asked to sign
+            raise _log_exists(path)
         keyed = [player.key is not None for player in players]
         if any(keyed) and not all(keyed):
-            raise TableError("either every player signs with a key or none does")
+            raise TableError(
+                "either every player signs with a key or none does", TableCode.MIXED_KEYS
+            )
         if all(keyed) != (player_signers is not None and len(player_signers) == len(players)):
-            raise TableError("keyed players sign for themselves: one signer per player")
+            raise TableError(
+                "keyed players sign for themselves: one signer per player", TableCode.SIGNER_COUNT
+            )
         game = game_id or secrets.token_hex(16)
         promise = commitment(dealer_secret)
         if player_signers is not None:
             if entropy is not None:
                 raise TableError(
                     "a keyed player's entropy is its signature over the commitment: "
-                    "the table asks its signer, so pass entropy=None"
+                    "the table asks its signer, so pass entropy=None",
+                    TableCode.ENTROPY_GIVEN,
                 )
             entropy = [
                 bytes.fromhex(_ask(signer, seat, ENTROPY, entropy_statement(game, seat, promise)))
                 for seat, signer in enumerate(player_signers)
             ]
         if entropy is None or len(entropy) != len(players):
-            raise TableError(f"{len(players)} players need {len(players)} entropy contributions")
+            raise TableError(
+                f"{len(players)} players need {len(players)} entropy contributions",
+                TableCode.ENTROPY_COUNT,
+            )
         genesis = Record(
             game,
             0,
@@ -257,7 +296,10 @@ class Table:
         _check_genesis(genesis, sigs, table_key, dealer_secret)
         assert isinstance(genesis.payload, Genesis)
         dealer = genesis.payload.dealer(dealer_secret)  # the verifier's, as step 7 makes it
-        file = path.open("xb")
+        try:
+            file = path.open("xb")  # exclusive: a file made since the first look is refused too
+        except FileExistsError:
+            raise _log_exists(path) from None
         try:
             writer = LogWriter(file, game, table_key, durable=durable)
             writer.append(0, genesis.payload, sigs)
@@ -414,11 +456,12 @@ class Table:
         return self._next_n[seat]
 
     def advance(self, t_ms: int) -> None:
-        """Move the clock to ``t_ms``: end every hand whose deadline came first."""
+        """Move the clock to ``t_ms``: end every hand whose deadline came first. A time
+        before the table's clock is TableError ``CLOCK_BACKWARDS``, and nothing changes."""
         if t_ms < self._now:
-            raise SubmissionError(
-                f"time runs backwards: {t_ms} ms after {self._now} ms",
-                SubmissionCode.TIME_BACKWARDS,
+            raise TableError(
+                f"the clock runs backwards: {t_ms} ms after {self._now} ms",
+                TableCode.CLOCK_BACKWARDS,
             )
         self._now = t_ms
         while not self.played_out:
@@ -428,6 +471,54 @@ class Table:
                 return
             self._flow = self._flow.at(deadline)
             self._record_due(deadline)
+
+    @property
+    def abandons_at(self) -> int | None:
+        """When the rules abandon the match if no action comes first (the last action's
+        time plus ``time.idle_abandon_ms``); None when the rules define no idle time, when
+        the hand in play ends by another deadline first, or when the match is over."""
+        if self.played_out or self._flow.rules.idle_abandon_ms is None:
+            return None
+        due = next_deadline(self.state)
+        if due is None or due[1] is not EndReason.ABANDONED:
+            return None
+        return due[0]
+
+    def abandon(self, t_ms: int) -> None:
+        """End the match at ``t_ms`` as the rules end an abandoned table: with no result
+        (final reason ``abandoned``), the final record written (held, at a tournament's
+        table). Only where the rules define an idle time (``time.idle_abandon_ms``:
+        peer2peer's five minutes) and nothing has happened for that long
+        (``abandons_at`` is at or before ``t_ms``); it is then ``advance(t_ms)``.
+        Otherwise TableError, and nothing is written: ``NO_IDLE_RULE`` under rules without
+        an idle time (the table and Nertz rules end a match only at its target or hand
+        limit: ``close`` leaves the log a valid, unfinished prefix), ``NOT_IDLE`` before
+        the idle time is over, ``PLAYED_OUT`` once the match is over,
+        ``CLOCK_BACKWARDS`` for a time before the table's clock (docs/rules.md §11)."""
+        rules = self._flow.rules
+        if self.played_out:
+            raise TableError("the match is over: nothing to abandon", TableCode.PLAYED_OUT)
+        if rules.idle_abandon_ms is None:
+            raise TableError(
+                f"the {rules.name} rules define no idle time (time.idle_abandon_ms): their "
+                "match ends only at its target or hand limit; close() leaves the log an "
+                "unfinished prefix",
+                TableCode.NO_IDLE_RULE,
+            )
+        if t_ms < self._now:
+            raise TableError(
+                f"the clock runs backwards: {t_ms} ms after {self._now} ms",
+                TableCode.CLOCK_BACKWARDS,
+            )
+        at = self.abandons_at
+        if at is None or at > t_ms:
+            why = (
+                "the hand in play ends by another rule first"
+                if at is None
+                else f"the rules abandon it at {at} ms, if nothing happens before"
+            )
+            raise TableError(f"the match is not abandoned at {t_ms} ms: {why}", TableCode.NOT_IDLE)
+        self.advance(t_ms)
 
     def submit(
         self,
@@ -451,10 +542,12 @@ class Table:
             receipt = self._refusal(seat, n, move_text, seen, t_ms, code)
             raise SubmissionError(message, code, receipt)
 
-        try:
-            self.advance(t_ms)
-        except SubmissionError as error:
-            refuse(str(error), error.code)
+        if t_ms < self._now:
+            refuse(
+                f"time runs backwards: {t_ms} ms after {self._now} ms",
+                SubmissionCode.TIME_BACKWARDS,
+            )
+        self.advance(t_ms)
         if self.played_out:
             refuse("the match is over", SubmissionCode.MATCH_OVER)
         if not 0 <= seat < len(self._players):
@@ -615,11 +708,19 @@ def _well_formed(seen: object) -> bool:
     )
 
 
+def _log_exists(path: Path) -> TableError:
+    return TableError(
+        f"{path} exists: a log is never overwritten; name a new file for a new match, "
+        "or continue this one with Table.resume",
+        TableCode.LOG_EXISTS,
+    )
+
+
 def _ask(signer: PlayerSigner, seat: int, kind: str, statement: Mapping[str, Any]) -> str:
     """Seat ``seat``'s signature of ``statement`` as a ``kind``; TableError if it declines."""
     signature = signer(kind, canonical_bytes(statement))
     if not isinstance(signature, str) or not SIGNATURE_HEX.fullmatch(signature):
-        raise TableError(f"seat {seat} did not sign the {kind} statement")
+        raise TableError(f"seat {seat} did not sign the {kind} statement", TableCode.NOT_SIGNED)
     return signature
 
 

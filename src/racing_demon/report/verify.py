@@ -65,6 +65,7 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
         lines.append(" · ".join(facts))
     if report.rules is not None:
         lines.append(rules_text(report.rules))
+        lines += [f"  differs from the built-in profile: {d}" for d in report.rules.differences]
     if report.final_reason is not None:
         winners = ", ".join(map(str, report.winners))
         lines.append(

@@ -132,6 +132,9 @@ class RulesFacts:
     builtin: bool  # the document is a built-in profile, digest for digest
     pinned: bool  # the expected rules were pinned (Settings.rules)
     named_like: str | None = None  # the built-in profile whose name it uses, not being it
+    # What custom rules named after a built-in profile (``table``, ``table-custom``) change
+    # in it, a field a line (``profiles.differences_from_builtin``): why they are custom.
+    differences: tuple[str, ...] = ()
 
     @property
     def note(self) -> str | None:

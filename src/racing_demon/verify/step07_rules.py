@@ -26,6 +26,7 @@ from racing_demon.profiles import (
     ProfileError,
     builtin_digest,
     builtin_named,
+    differences_from_builtin,
     rules_from_document,
 )
 from racing_demon.verify.report import RulesFacts, Step, VerifyCode, failure
@@ -142,12 +143,14 @@ def describe_rules(setup: Genesis, pinned: str | None) -> RulesFacts:
     document = setup.rules
     name = document.get("name")
     version = document.get("version")
+    differences: tuple[str, ...] = ()
     try:
         rules = rules_from_document(document)
     except ProfileError:
         digest = builtin = None
     else:
         digest, builtin = rules.digest(), builtin_named(rules)
+        differences = differences_from_builtin(rules) or ()
     name = name if isinstance(name, str) else None
     return RulesFacts(
         name=name,
@@ -156,4 +159,5 @@ def describe_rules(setup: Genesis, pinned: str | None) -> RulesFacts:
         builtin=builtin is not None,
         pinned=pinned is not None,
         named_like=name if name in BUILT_IN and builtin is None else None,
+        differences=differences,
     )
