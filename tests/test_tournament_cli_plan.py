@@ -488,3 +488,84 @@ def test_the_commands_reproduce_the_known_answers(tmp_path: Path, alice_key: Pat
         vector["deal_set"],
         vector["plan"],
     )
+
+
+# -- issue 28, point 5: what the reports say of the contributions -----------------------------
+
+OLD_PLAN = Path(__file__).parent / "vectors" / "tournament-v1" / "plan.json"
+
+
+def test_check_says_how_many_contributions_are_unsigned(
+    tmp_path: Path, secret_file: Path, alice_key: Path
+) -> None:
+    """Issue 28, point 5: '`tournament score` and `tournament check` say how many
+    contributions were unsigned.'"""
+    signed = contribute(tmp_path, "alice", "--key", str(alice_key))
+    out_path = tmp_path / "plan.json"
+    code, out = run(
+        "tournament", "plan", "--secret", f"file:{secret_file}", "--name", NAME, *SHAPE,
+        "--contribution", str(contribute(tmp_path, "org")), "--contribution", str(signed),
+        "--contribution", str(contribute(tmp_path, "bob")), "-o", str(out_path),
+    )  # fmt: skip
+    assert code == 0, out
+    code, out = run("tournament", "check", str(out_path))
+    assert code == 0 and "3 contributions: 1 signed, 2 unsigned (the organiser's word)" in out
+    assert "format v1" not in out
+    code, out = run("tournament", "check", str(out_path), "--json")
+    figures = json.loads(out)["tournament"]
+    assert (figures["contributions"], figures["signed"], figures["unsigned"]) == (3, 1, 2)
+    assert figures["unbound"] == []
+
+
+def test_check_of_an_older_plan_says_what_it_does_not_bind() -> None:
+    """Issue 28, point 5: 'Old plans still check, and their report says what they do not
+    bind.' The sample cup's plan as format v1 wrote it."""
+    code, out = run("tournament", "check", str(OLD_PLAN))
+    assert code == 0, out
+    assert (
+        "4 contributions: 4 signed, 0 unsigned; an older plan (format v1): no contribution "
+        "binds the order of the contributions, the shape (tables, seats, hands), the rules, "
+        "which the organiser could choose after seeing them"
+    ) in out
+    code, out = run("tournament", "check", str(OLD_PLAN), "--json")
+    report = json.loads(out)
+    assert code == 0 and schema_errors("tournament-check", report) == []
+    assert report["tournament"]["unbound"] == ["order", "shape", "rules"]
+
+
+def test_score_says_how_many_contributions_are_unsigned(tmp_path: Path, secret_file: Path) -> None:
+    """Issue 28, point 5: `tournament score` counts the unsigned contributions too."""
+    terms = commit(tmp_path, "--tables", "1", "--seats", "2", "--hands", "1")
+    contribution = contribute(tmp_path, "org", terms=terms)
+    plan = tmp_path / "plan.json"
+    code, out = run(
+        "tournament", "plan", "--secret", f"file:{secret_file}", "--name", NAME,
+        "--tables", "1", "--seats", "2", "--hands", "1",
+        "--contribution", str(contribution), "-o", str(plan),
+    )  # fmt: skip
+    assert code == 0, out
+    save_key_pair(Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33))), tmp_path, "table")
+    code, out = run(
+        "tournament", "simulate", str(plan), "--secret", f"file:{secret_file}",
+        "--signing-key", str(tmp_path / "table.key"), "--seed", "unsigned",
+        "--out", str(tmp_path / "logs"),
+    )  # fmt: skip
+    assert code == 0, out
+    code, out = run(
+        "tournament", "score", str(plan), str(tmp_path / "logs"),
+        "--table-key", str(tmp_path / "table.pub"), "--jobs", "1",
+    )  # fmt: skip
+    assert code == 0, out
+    assert "1 contribution: 0 signed, 1 unsigned (the organiser's word)" in out
+    code, out = run(
+        "tournament", "score", str(plan), str(tmp_path / "logs"),
+        "--table-key", str(tmp_path / "table.pub"), "--jobs", "1", "--json",
+    )  # fmt: skip
+    standings = json.loads(out)
+    assert schema_errors("tournament-standings", standings) == []
+    tournament = standings["tournament"]
+    assert (tournament["contributions"], tournament["unsigned"], tournament["unbound"]) == (
+        1,
+        1,
+        [],
+    )

@@ -703,7 +703,6 @@ def standings_text(standings: Standings) -> str:
         f"{shape.seats} seats · {_count(shape.hands, 'hand')} · {scored} of {shape.tables} "
         f"scored from {_count(standings.logs, 'log')}",
         f"plan {plan.digest} · rules {printable(plan.rules.name)} sha256 {plan.rules.digest()}",
-        printable(contributions_summary(plan)),
         "deal set "
         + plan.deal_set
         + (
@@ -711,6 +710,7 @@ def standings_text(standings: Standings) -> str:
             if standings.secret is None
             else " · checked against the revealed secret"
         ),
+        printable(contributions_summary(plan)),
     ]
     if standings.problems:
         lines += ["", f"problems ({len(standings.problems)})"]
