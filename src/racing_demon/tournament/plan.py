@@ -243,10 +243,13 @@ def contributions_summary(plan: Plan) -> str:
     if unsigned:
         text += " (the organiser's word)"
     if plan.unbound:
+        *first, last = (_UNBOUND_WORDS[item] for item in plan.unbound)
         text += (
             "; an older plan (format v1): no contribution binds "
-            + ", ".join(_UNBOUND_WORDS[item] for item in plan.unbound)
-            + ", which the organiser could choose after seeing them"
+            + ", ".join(first)
+            + (" or " if first else "")
+            + last
+            + ", which the organiser could have chosen after seeing them"
         )
     return text
 
