@@ -1540,7 +1540,7 @@ TOURNAMENT_PROFILE: Final = "nertz"
 TOURNAMENT_BOTS: Final = ("easy", "normal", "hard", "normal")
 TOURNAMENT_SEED: Final = "sample cup"
 # Test fixtures, published on purpose: the organiser's secret, one signing captain per table
-# (their contributions are signatures over the commitment), and each seat's key.
+# (their contributions are signatures over the published terms), and each seat's key.
 ORGANISER_SECRET: Final = bytes(range(64, 96))
 CAPTAIN_KEYS: Final = tuple(
     Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"sample cup captain %d" % t).digest())
