@@ -186,6 +186,13 @@ def test_commit_writes_the_terms_every_contribution_signs(tmp_path: Path) -> Non
         "--rules", "peer2peer", "-o", str(tmp_path / "five.json"),
     )  # fmt: skip
     assert code == 2 and "BAD_RULES" in out and not (tmp_path / "five.json").exists()
+    secret = tmp_path / "commit-secret.txt"
+    code, out = run(
+        "tournament", "commit", "--secret", f"file:{secret}", "--name", NAME, *SHAPE,
+        "-o", str(secret), "--force",
+    )  # fmt: skip
+    assert code == 2 and "also an input" in out  # the secret is never replaced
+    assert secret.read_text() == SECRET.hex() + "\n"
 
 
 def test_an_unsigned_contribution_is_random(tmp_path: Path) -> None:

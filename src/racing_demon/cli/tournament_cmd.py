@@ -389,8 +389,10 @@ Examples:
     metavar="FILE",
     help="The commitment file to write (- for standard output).",
 )
-@force_option("Replace an existing FILE.")
+@force_option("Replace an existing FILE (never the secret or a profile it read).")
+@click.pass_context
 def commit(
+    ctx: click.Context,
     secret: bytes,
     name: str,
     tables: int,
@@ -409,7 +411,7 @@ def commit(
     these terms, so the plan cannot change them afterwards. Exit 0 when
     written, 2 when an option cannot be used or FILE exists.
     """
-    output = checked_output(out, replace=force, inputs=[], param_hint="--out")
+    output = checked_output(out, replace=force, inputs=inputs_of(ctx), param_hint="--out")
     try:
         terms = make_terms(secret, Shape(name, tables, seats, hands), rules)
     except PlanError as error:
