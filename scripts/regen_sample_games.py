@@ -96,7 +96,7 @@ from racing_demon.testing.tamper import (
     apply_edits,
 )
 from racing_demon.tournament.contribute import sign_contribution
-from racing_demon.tournament.plan import Plan, make_plan
+from racing_demon.tournament.plan import Plan, make_plan, make_terms
 from racing_demon.tournament.score import score_tournament, standings_document
 from racing_demon.tournament.sheets import render_sheets
 from racing_demon.tournament.simulate import simulate_tournament
@@ -1540,7 +1540,7 @@ TOURNAMENT_PROFILE: Final = "nertz"
 TOURNAMENT_BOTS: Final = ("easy", "normal", "hard", "normal")
 TOURNAMENT_SEED: Final = "sample cup"
 # Test fixtures, published on purpose: the organiser's secret, one signing captain per table
-# (their contributions are signatures over the commitment), and each seat's key.
+# (their contributions are signatures over the published terms), and each seat's key.
 ORGANISER_SECRET: Final = bytes(range(64, 96))
 CAPTAIN_KEYS: Final = tuple(
     Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"sample cup captain %d" % t).digest())
@@ -1558,13 +1558,13 @@ TOURNAMENT_PLAYER_KEYS: Final = tuple(
 
 
 def tournament_plan() -> Plan:
-    """The sample cup's plan: every captain's signed contribution, in table order."""
-    promise = commitment(ORGANISER_SECRET)
+    """The sample cup's plan: every captain's signed contribution to its terms."""
+    rules = rules_from_document(builtin_document(TOURNAMENT_PROFILE))
+    terms = make_terms(ORGANISER_SECRET, TOURNAMENT_SHAPE, rules)
     contributions = tuple(
-        sign_contribution(key, TOURNAMENT_SHAPE.name, promise, f"captain of table {t}")
+        sign_contribution(key, terms, f"captain of table {t}")
         for t, key in enumerate(CAPTAIN_KEYS, 1)
     )
-    rules = rules_from_document(builtin_document(TOURNAMENT_PROFILE))
     return make_plan(ORGANISER_SECRET, TOURNAMENT_SHAPE, rules, contributions)
 
 

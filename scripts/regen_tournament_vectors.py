@@ -16,15 +16,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.game.deal import commitment, derive_pack, pack_digest
+from racing_demon.game.deal import derive_pack, pack_digest
 from racing_demon.game.duplicate import TOURNAMENT_ALGORITHM, DuplicateDeal, Shape
 from racing_demon.profiles import load_rules
-from racing_demon.tournament.contribute import (
-    Contribution,
-    sign_contribution,
-    statement_bytes,
-)
-from racing_demon.tournament.plan import make_plan
+from racing_demon.tournament.contribute import Contribution, sign_contribution
+from racing_demon.tournament.plan import make_plan, make_terms
 
 VECTORS_PATH = Path(__file__).resolve().parents[1] / "tests" / "vectors" / "tournament-kat.json"
 
@@ -37,17 +33,18 @@ SIGNING_KEY = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 def _cases() -> list[dict[str, Any]]:
     """The tournaments: the worked example of docs/tournament.md (one signed and one
     unsigned contribution), and a larger one with a non-ASCII name, more tables than
-    seats (seat positions repeat) and contributions of the shortest and longest lengths."""
-    worked_name = "KAT cup"
+    seats (seat positions repeat) and contributions of the shortest and longest lengths,
+    listed out of the canonical order that the plan puts them in."""
+    worked_terms = make_terms(SECRET, Shape("KAT cup", 3, 2, 2), load_rules("table"))
     worked = {
-        "name": worked_name,
+        "name": worked_terms.shape.name,
         "tables": 3,
         "seats": 2,
         "hands": 2,
         "rules": "table",
         "contributions": [
             Contribution("organiser", bytes.fromhex("a0" * 16)),
-            sign_contribution(SIGNING_KEY, worked_name, commitment(SECRET), "alice"),
+            sign_contribution(SIGNING_KEY, worked_terms, "alice"),
         ],
     }
     larger = {
@@ -67,8 +64,7 @@ def _cases() -> list[dict[str, Any]]:
 
 def _vector(case: dict[str, Any]) -> dict[str, Any]:
     shape = Shape(case["name"], case["tables"], case["seats"], case["hands"])
-    contributions = tuple(case["contributions"])
-    plan = make_plan(SECRET, shape, load_rules(case["rules"]), contributions)
+    plan = make_plan(SECRET, shape, load_rules(case["rules"]), tuple(case["contributions"]))
     seed = shape.seed(SECRET, plan.entropy)
     document = plan.to_document()
     return {
@@ -87,9 +83,9 @@ def _vector(case: dict[str, Any]) -> dict[str, Any]:
                 "key": None if contribution.key is None else contribution.key.hex(),
                 "statement": None
                 if contribution.key is None
-                else statement_bytes(shape.name, plan.commitment, contribution.by).decode(),
+                else plan.terms.statement_bytes(contribution.by).decode(),
             }
-            for contribution in contributions
+            for contribution in plan.contributions
         ],
         "entropy": plan.entropy.hex(),
         "prk": seed.prk.hex(),

@@ -107,12 +107,13 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     assert run("keygen", "table", "--dir", folder).code == 0
     secret = folder / "secret.txt"
     assert run("seed", "new", "-o", secret).code == 0
-    committed = commitment(bytes.fromhex(secret.read_text().strip()))
-    contribution = folder / "org.json"
-    made = run(
-        "tournament", "contribute", "--tournament", "Cup", "--commitment", committed,
-        "--by", "org", "-o", contribution,
+    terms, contribution = folder / "terms.json", folder / "org.json"
+    committed = run(
+        "tournament", "commit", "--secret", f"file:{secret}", "--name", "Cup", "--tables", "2",
+        "--seats", "2", "--hands", "1", "-o", terms,
     )  # fmt: skip
+    assert committed.code == 0, committed.stderr
+    made = run("tournament", "contribute", terms, "--by", "org", "-o", contribution)
     assert made.code == 0, made.stderr
     plan = folder / "plan.json"
     planned = run(

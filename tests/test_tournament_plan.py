@@ -8,6 +8,7 @@ import copy
 import dataclasses
 import hashlib
 import hmac
+import itertools
 import json
 import re
 import struct
@@ -22,15 +23,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from racing_demon.game.deal import MatchSeed, commitment, derive_pack
-from racing_demon.game.duplicate import Shape
+from racing_demon.game.duplicate import Shape, entropy_digest
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.signing import sign
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
 from racing_demon.tournament.contribute import (
+    STATEMENT_V1,
     Contribution,
+    Terms,
     check_contribution,
     contribution_document,
     sign_contribution,
-    statement_bytes,
     unsigned_contribution,
 )
 from racing_demon.tournament.plan import (
@@ -41,6 +45,7 @@ from racing_demon.tournament.plan import (
     load_contribution,
     load_plan,
     make_plan,
+    make_terms,
     plan_from_document,
 )
 from racing_demon.tournament.sheets import render_sheets
@@ -61,12 +66,20 @@ def kat() -> dict[str, Any]:
     return vectors
 
 
+def terms_of(
+    tables: int = 3, seats: int = 4, hands: int = 2, name: str = "Test cup", rules: str = "table"
+) -> Terms:
+    return make_terms(SECRET, Shape(name, tables, seats, hands), load_rules(rules))
+
+
 def a_plan(tables: int = 3, seats: int = 4, hands: int = 2, name: str = "Test cup") -> Plan:
+    """A plan of an unsigned contribution (its bytes sort first) and alice's signed one."""
+    terms = terms_of(tables, seats, hands, name)
     contributions = (
-        Contribution("organiser", b"sixteen bytes!!!"),
-        sign_contribution(KEY, name, commitment(SECRET), "alice"),
+        sign_contribution(KEY, terms, "alice"),
+        Contribution("organiser", b"\x00sixteen bytes!!"),
     )
-    return make_plan(SECRET, Shape(name, tables, seats, hands), load_rules("table"), contributions)
+    return make_plan(SECRET, terms.shape, load_rules("table"), contributions)
 
 
 # -- the known answers, from the spec alone ------------------------------------------------
@@ -111,16 +124,27 @@ def test_the_known_answers_follow_from_the_spec_alone(index: int) -> None:
         vector["commitment"]
         == hashlib.sha256(_lp(b"racing-demon/commit/v1") + _lp(secret)).hexdigest()
     )
-    # Step 2: E over every contribution, in order; a signed one is its key's signature.
+    # Step 2: E over every contribution, in the canonical order (by their bytes); a signed
+    # one is its key's signature over the terms.
     entropies = [bytes.fromhex(c["entropy"]) for c in vector["contributions"]]
+    assert entropies == sorted(entropies)
     parts = _lp(b"racing-demon/tournament-entropy/v1") + struct.pack(">I", len(entropies))
     entropy = hashlib.sha256(parts + b"".join(map(_lp, entropies))).digest()
     assert vector["entropy"] == entropy.hex()
     for item in vector["contributions"]:
         if item["key"] is None:
             continue
+        stated = {
+            "commitment": vector["commitment"],
+            "contributor": item["by"],
+            "tournament": name,
+            "tables": tables,
+            "seats": seats,
+            "hands": hands,
+            "rules_sha256": vector["rules_sha256"],
+        }
         statement = json.dumps(
-            {"commitment": vector["commitment"], "contributor": item["by"], "tournament": name},
+            stated,
             separators=(",", ":"),
             sort_keys=True,
             ensure_ascii=False,
@@ -294,7 +318,7 @@ REFUSALS = [
     ("tables as text", _set(("tables",), "3"), PlanCode.BAD_SCHEMA, "$.tables"),
     (
         "another format",
-        _set(("format",), "racing-demon/tournament-plan/v2"),
+        _set(("format",), "racing-demon/tournament-plan/v3"),
         PlanCode.BAD_SCHEMA,
         "$.format",
     ),
@@ -354,7 +378,7 @@ REFUSALS = [
     ),
     (
         "an unsigned contribution changed",
-        _set(("contributions", 0, "entropy"), "cd" * 16),
+        _set(("contributions", 0, "entropy"), "00" + "cd" * 15),
         PlanCode.ENTROPY_MISMATCH,
         "$.entropy",
     ),
@@ -399,6 +423,18 @@ REFUSALS = [
         "the name changed",
         _set(("name",), "Other cup"),
         PlanCode.BAD_CONTRIBUTION,
+        "$.contributions[1]",
+    ),
+    (
+        "the tables changed",
+        _set(("tables",), 4),
+        PlanCode.BAD_CONTRIBUTION,
+        "$.contributions[1]",
+    ),
+    (
+        "the contributions swapped",
+        lambda d: {**d, "contributions": d["contributions"][::-1]},
+        PlanCode.CONTRIBUTION_ORDER,
         "$.contributions[1]",
     ),
 ]
@@ -477,7 +513,7 @@ def test_make_plan_refuses_what_load_plan_would() -> None:
     with pytest.raises(PlanError) as refused:
         make_plan(SECRET, shape, load_rules("peer2peer"), (unsigned_contribution("o"),))
     assert refused.value.code is PlanCode.BAD_RULES and refused.value.member == "$.seats"
-    elsewhere = sign_contribution(KEY, "Other cup", commitment(SECRET), "alice")
+    elsewhere = sign_contribution(KEY, terms_of(2, 4, 1, "Other cup"), "alice")
     with pytest.raises(PlanError) as refused:
         make_plan(SECRET, Shape("Test cup", 2, 4, 1), load_rules("table"), (elsewhere,))
     assert refused.value.code is PlanCode.BAD_CONTRIBUTION
@@ -498,28 +534,34 @@ def test_every_table_plays_exactly_the_planned_hands() -> None:
 
 
 def test_a_signed_contribution_answers_exactly_its_statement() -> None:
-    """Step 2: the signature over {commitment, contributor, tournament}, PAE type
-    application/vnd.racing-demon.log.v2.entropy."""
+    """Step 2: the signature over {commitment, contributor, hands, rules_sha256, seats,
+    tables, tournament}, PAE type application/vnd.racing-demon.log.v2.entropy."""
+    terms = terms_of()
     committed = commitment(SECRET)
-    signed = sign_contribution(KEY, "Test cup", committed, "alice")
-    assert signed == sign_contribution(KEY, "Test cup", committed, "alice")  # deterministic
+    signed = sign_contribution(KEY, terms, "alice")
+    assert signed == sign_contribution(KEY, terms, "alice")  # deterministic
     assert len(signed.entropy) == 64
-    assert check_contribution(signed, "Test cup", committed) is None
-    assert statement_bytes("Test cup", committed, "alice") == (
-        b'{"commitment":"'
-        + committed.encode()
-        + b'","contributor":"alice","tournament":"Test cup"}'
+    assert check_contribution(signed, terms) is None
+    assert terms.statement_bytes("alice") == (
+        b'{"commitment":"' + committed.encode() + b'","contributor":"alice","hands":2,'
+        b'"rules_sha256":"' + terms.rules.digest().encode() + b'","seats":4,"tables":3,'
+        b'"tournament":"Test cup"}'
     )
-    for name, other_commitment, by in (
-        ("Other cup", committed, "alice"),
-        ("Test cup", commitment(bytes(32)), "alice"),
-        ("Test cup", committed, "bob"),
+    for other in (
+        terms_of(name="Other cup"),
+        dataclasses.replace(terms, commitment=commitment(bytes(32))),
+        terms_of(tables=4),
+        terms_of(seats=3),
+        terms_of(hands=3),
+        terms_of(rules="nertz"),
     ):
-        problem = check_contribution(dataclasses.replace(signed, by=by), name, other_commitment)
+        problem = check_contribution(signed, other)
         assert problem is not None and problem.code == "BAD_SIGNATURE"
-    forged = dataclasses.replace(signed, key=sign_contribution(OTHER_KEY, "x", committed, "y").key)
-    assert check_contribution(forged, "Test cup", committed) is not None
-    assert check_contribution(unsigned_contribution("org"), "Test cup", committed) is None
+    problem = check_contribution(dataclasses.replace(signed, by="bob"), terms)
+    assert problem is not None and problem.code == "BAD_SIGNATURE"
+    forged = dataclasses.replace(signed, key=sign_contribution(OTHER_KEY, terms, "y").key)
+    assert check_contribution(forged, terms) is not None
+    assert check_contribution(unsigned_contribution("org"), terms) is None
 
 
 def test_unsigned_contributions_are_fresh_random_bytes() -> None:
@@ -531,28 +573,156 @@ def _contribution_file(tmp_path: Path, document: dict[str, Any]) -> Path:
     return write(tmp_path, document, "contribution.json")
 
 
-def test_a_contribution_file_is_read_for_its_tournament_and_commitment(tmp_path: Path) -> None:
-    committed = commitment(SECRET)
-    signed = sign_contribution(KEY, "Test cup", committed, "alice")
-    document = contribution_document(signed, "Test cup", committed)
+def test_a_contribution_file_is_read_for_its_terms(tmp_path: Path) -> None:
+    terms = terms_of()
+    signed = sign_contribution(KEY, terms, "alice")
+    document = contribution_document(signed, terms)
     assert schema_errors("tournament-contribution", document) == []
     path = _contribution_file(tmp_path, document)
-    assert load_contribution(path, "Test cup", committed) == signed
-    for name, wanted, member in (
-        ("Other cup", committed, "$.tournament"),
-        ("Test cup", commitment(bytes(32)), "$.commitment"),
+    assert load_contribution(path, terms) == signed
+    for other, member in (
+        (terms_of(name="Other cup"), "$.tournament"),
+        (terms_of(tables=4), "$.tables"),
+        (terms_of(seats=3), "$.seats"),
+        (terms_of(hands=3), "$.hands"),
+        (terms_of(rules="nertz"), "$.rules_sha256"),
+        (dataclasses.replace(terms, commitment=commitment(bytes(32))), "$.commitment"),
     ):
         with pytest.raises(PlanError) as refused:
-            load_contribution(path, name, wanted)
+            load_contribution(path, other)
         assert refused.value.code is PlanCode.BAD_CONTRIBUTION and refused.value.member == member
     renamed = _contribution_file(tmp_path, {**document, "by": "mallory"})
     with pytest.raises(PlanError) as refused:
-        load_contribution(renamed, "Test cup", committed)
+        load_contribution(renamed, terms)
     assert refused.value.code is PlanCode.BAD_CONTRIBUTION and "BAD_SIGNATURE" in str(refused.value)
     odd = _contribution_file(tmp_path, {**document, "key": "zz"})
     with pytest.raises(PlanError) as refused:
-        load_contribution(odd, "Test cup", committed)
+        load_contribution(odd, terms)
     assert refused.value.code is PlanCode.BAD_SCHEMA and refused.value.member == "$.key"
+
+
+# -- issue 28, point 5: everything that feeds the deal set is fixed before anyone contributes
+
+
+FOUR_KEYS = tuple(
+    Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"contributor %d" % n).digest())
+    for n in range(4)
+)
+
+
+def _as_published(plan: Plan) -> dict[str, Any]:
+    """``plan``'s document with its entropy digest, schedule and commitment recomputed, as
+    an organiser who chose what the plan lists would write it."""
+    document = plan.to_document()
+    entropy = entropy_digest([contribution.entropy for contribution in plan.contributions])
+    return _redigest({**document, "entropy": entropy.hex()})
+
+
+def test_only_the_canonical_order_of_four_signed_contributions_checks() -> None:
+    """Issue 28, point 5: 'four signed contributions give 24 plans that all pass
+    `tournament check`, each with its own deal set ... Make the order canonical (refuse a
+    plan whose contributions are not in it).' Every order deals another set; only the
+    canonical one (by entropy bytes) is a plan."""
+    terms = terms_of(tables=2, seats=2, hands=1)
+    signed = tuple(sign_contribution(key, terms, f"player {n}") for n, key in enumerate(FOUR_KEYS))
+    honest = make_plan(SECRET, terms.shape, load_rules("table"), signed)
+    shape = terms.shape
+    deal_sets = set()
+    accepted = []
+    for order in itertools.permutations(signed):
+        # The organiser's choice: the same signed contributions in another order, the
+        # plan's E, D and P recomputed so that every digest holds.
+        entropy = entropy_digest([contribution.entropy for contribution in order])
+        chosen = dataclasses.replace(
+            honest, contributions=order, deal_set=shape.deal_set(shape.seed(SECRET, entropy))
+        )
+        deal_sets.add(chosen.deal_set)
+        try:
+            accepted.append(plan_from_document(_as_published(chosen)))
+        except PlanError as error:
+            assert error.code is PlanCode.CONTRIBUTION_ORDER, error
+    assert len(deal_sets) == 24  # each order its own deal set: 24 to choose from
+    assert accepted == [honest]
+    assert [c.entropy for c in honest.contributions] == sorted(c.entropy for c in signed)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        pytest.param({"tables": 3}, id="tables"),
+        pytest.param({"seats": 3}, id="seats"),
+        pytest.param({"hands": 2}, id="hands"),
+        pytest.param({"rules": "nertz"}, id="rules"),
+    ],
+)
+def test_a_shape_or_rules_chosen_after_the_contributions_is_refused(other: dict[str, Any]) -> None:
+    """Issue 28, point 5: 'The shape (tables, seats, hands) and the rules also feed the
+    deal, and no contribution binds them.' An organiser who sees the signed contributions
+    and then plans another shape or rules (every digest recomputed) gets another deal set,
+    and a plan that is refused: each signature covers the terms published before it."""
+    terms = terms_of(tables=2, seats=2, hands=1)
+    signed = tuple(sign_contribution(key, terms, f"player {n}") for n, key in enumerate(FOUR_KEYS))
+    honest = make_plan(SECRET, terms.shape, load_rules("table"), signed)
+    chosen_terms = terms_of(**{"tables": 2, "seats": 2, "hands": 1, **other})
+    shape = chosen_terms.shape
+    chosen = Plan(
+        shape,
+        chosen_terms.rules,
+        honest.commitment,
+        honest.contributions,
+        shape.deal_set(shape.seed(SECRET, honest.entropy)),
+    )
+    if "rules" not in other:
+        assert chosen.deal_set != honest.deal_set  # the shape feeds the deal
+    with pytest.raises(PlanError) as refused:
+        plan_from_document(_as_published(chosen))
+    assert refused.value.code is PlanCode.BAD_CONTRIBUTION, refused.value
+    assert "shape, rules and commitment" in refused.value.message
+
+
+def _v1_signed(key: Ed25519PrivateKey, terms: Terms, by: str) -> Contribution:
+    """A contribution as format v1 had it signed: over the name and commitment only."""
+    signature = sign(key, "entropy", terms.statement_bytes(by, STATEMENT_V1), 2)
+    return Contribution(by, bytes.fromhex(signature), raw_public_bytes(key))
+
+
+OLD_PLAN = ROOT / "tests" / "vectors" / "tournament-v1" / "plan.json"
+
+
+def test_an_older_plan_still_checks_and_says_what_it_does_not_bind() -> None:
+    """Issue 28, point 5: 'Old plans still check, and their report says what they do not
+    bind.' The sample cup's plan as format v1 wrote it (kept frozen) lists its four
+    signed contributions out of the canonical order: it checks, with its secret, and says
+    that neither the order, the shape nor the rules is bound."""
+    plan = load_plan(OLD_PLAN)
+    check_plan(plan, bytes(range(64, 96)))  # the sample cup's published fixture secret
+    assert plan.version == STATEMENT_V1 and plan.unbound == ("order", "shape", "rules")
+    entropies = [contribution.entropy for contribution in plan.contributions]
+    assert entropies != sorted(entropies)
+    assert plan.unsigned == 0
+    assert plan.to_document() == json.loads(OLD_PLAN.read_text(encoding="utf-8"))
+
+
+def test_a_new_signature_does_not_stand_in_an_older_plan() -> None:
+    """The downgrade: a contribution signed over the whole terms is no v1 statement, so an
+    organiser cannot move it into a plan of format v1 (which would free the order, the
+    shape and the rules); a v1 signature is not a v2 one either."""
+    terms = terms_of(tables=2, seats=2, hands=1)
+    current = make_plan(
+        SECRET, terms.shape, load_rules("table"), (sign_contribution(KEY, terms, "a"),)
+    )
+    downgraded = dataclasses.replace(current, version=STATEMENT_V1)
+    with pytest.raises(PlanError) as refused:
+        plan_from_document(_as_published(downgraded))
+    assert refused.value.code is PlanCode.BAD_CONTRIBUTION
+    old = dataclasses.replace(
+        current, version=STATEMENT_V1, contributions=(_v1_signed(KEY, terms, "a"),)
+    )
+    assert plan_from_document(_as_published(old)).unbound == ("order", "shape", "rules")
+    upgraded = dataclasses.replace(old, version=current.version)
+    with pytest.raises(PlanError) as refused:
+        plan_from_document(_as_published(upgraded))
+    assert refused.value.code is PlanCode.BAD_CONTRIBUTION
 
 
 # -- the rotation: what it guarantees, and what it cannot -------------------------------------

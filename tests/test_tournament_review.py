@@ -13,7 +13,6 @@ from test_tournament_score import cup, folder, played
 
 import racing_demon.schema
 from racing_demon.batch import collect_logs
-from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import Shape
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
@@ -126,11 +125,15 @@ def test_tournament_plan_never_writes_a_plan_too_large_to_be_read(
     2, nothing written); the bound is lowered here so a small plan stands for a large one."""
     secret = tmp_path / "secret.txt"
     secret.write_text(SECRET.hex() + "\n")
-    contribution = tmp_path / "organiser.json"
+    terms, contribution = tmp_path / "terms.json", tmp_path / "organiser.json"
     code, output = invoke(
-        "tournament", "contribute", "--tournament", "Big cup", "--commitment",
-        commitment(SECRET), "--by", "organiser", "-o", str(contribution),
+        "tournament", "commit", "--secret", f"file:{secret}", "--name", "Big cup",
+        "--tables", "6", "--seats", "4", "--hands", "3", "-o", str(terms),
     )  # fmt: skip
+    assert code == 0, output
+    code, output = invoke(
+        "tournament", "contribute", str(terms), "--by", "organiser", "-o", str(contribution)
+    )
     assert code == 0, output
     monkeypatch.setattr(plan_module, "MAX_PLAN_BYTES", 4000)
     out, sheets = tmp_path / "plan.json", tmp_path / "sheets.html"

@@ -630,8 +630,9 @@ def test_the_command_prints_the_standings(tmp_path: Path, plan_file: Path, key_f
         "tournament Autumn cup · 3 tables of 2 seats · 2 hands · 3 of 3 scored from 3 logs"
     )
     assert lines[2].endswith("· checked against the revealed secret")
+    assert lines[3].startswith("1 contribution: 0 signed, 1 unsigned")  # issue 28, point 5
     assert "problems" not in output
-    assert len(lines) == 3 + 3 + 6
+    assert len(lines) == 4 + 3 + 6
 
 
 def test_the_command_writes_json_and_the_page(

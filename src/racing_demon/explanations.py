@@ -511,7 +511,13 @@ _PLAN: Final[Mapping[enum.StrEnum, str]] = {
     PlanCode.RULES_DIGEST_MISMATCH: "The plan's rules_sha256 is not the digest of its rules.",
     PlanCode.BAD_CONTRIBUTION: (
         "The plan lists over 65,536 contributions, a contributor or an entropy twice, or a "
-        "signed contribution that is not its key's signature for this name and commitment."
+        "signed contribution that is not its key's signature over the plan's terms (its "
+        "name and commitment, and from format v2 its tables, seats, hands and rules)."
+    ),
+    PlanCode.CONTRIBUTION_ORDER: (
+        "The plan (format v2) does not list its contributions in the canonical order, by "
+        "their entropy bytes ascending: an order nobody signed would let the organiser "
+        "choose among the deal sets of every order."
     ),
     PlanCode.ENTROPY_MISMATCH: "The plan's entropy is not the digest E of its contributions.",
     PlanCode.SCHEDULE_MISMATCH: (

@@ -1,5 +1,6 @@
-"""``racing-demon tournament``: plan a duplicate tournament, check a plan, contribute to one
-(docs/tournament.md). ``tournament score`` is ``tournament_score_cmd``'s."""
+"""``racing-demon tournament``: publish a duplicate tournament's terms, contribute to one,
+plan it, check a plan (docs/tournament.md). ``tournament score`` is
+``tournament_score_cmd``'s."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import click
 
 from racing_demon.cli.options import (
     force_option,
-    hex_value,
     json_option,
     private_key_from,
     rules_option,
@@ -21,7 +21,6 @@ from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, not
 from racing_demon.cli.tournament_score_cmd import score_command
 from racing_demon.cli.tournament_simulate_cmd import simulate_command
 from racing_demon.files import Output, shown_name
-from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES, Shape
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.log.keys import key_id
@@ -29,6 +28,7 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
 from racing_demon.tournament import plan as plan_module
 from racing_demon.tournament.contribute import (
+    Terms,
     contribution_document,
     sign_contribution,
     unsigned_contribution,
@@ -38,11 +38,15 @@ from racing_demon.tournament.plan import (
     PlanCode,
     PlanError,
     check_plan,
+    contributions_summary,
     load_contribution,
     load_plan,
+    load_terms,
     make_plan,
+    make_terms,
 )
 from racing_demon.tournament.sheets import render_sheets
+from racing_demon.wording import plural
 
 CHECK_FORMAT = "racing-demon/tournament-check/v1"
 PLAN_REPORT_FORMAT = "racing-demon/tournament-plan-report/v1"
@@ -60,9 +64,11 @@ def _name(ctx: click.Context, param: click.Parameter, value: str) -> str:
     short_help="Plan, check, simulate and score duplicate tournaments.",
     epilog="""\b
 Examples:
-  racing-demon seed new -o secret.txt      # publish the commitment it prints
-  racing-demon tournament contribute --tournament "Club cup" \\
-      --commitment C --by alice --key alice.key -o alice.json
+  racing-demon seed new -o secret.txt
+  racing-demon tournament commit --secret file:secret.txt --name "Club cup" \\
+      --tables 4 --seats 4 --hands 3 -o cup.json    # publish cup.json
+  racing-demon tournament contribute cup.json --by alice --key alice.key \\
+      -o alice.json
   racing-demon tournament plan --secret file:secret.txt --name "Club cup" \\
       --tables 4 --seats 4 --hands 3 --contribution alice.json \\
       -o plan.json --sheets sheets.html
@@ -74,10 +80,11 @@ def tournament() -> None:
     """Duplicate tournaments: every table plays the same packs, dealt from one
     committed secret (racing-demon docs tournament).
 
-    The organiser commits to a secret, collects contributions after publishing
-    the commitment, and writes the plan: which pack each seat of each table
-    plays in each hand, and the checksum of the whole deal set. Every table's
-    log names the plan; the secret is revealed once every table has finished.
+    The organiser commits to a secret and publishes the terms (the name, the
+    shape, the rules and the commitment), collects contributions that sign
+    them, and writes the plan: which pack each seat of each table plays in
+    each hand, and the checksum of the whole deal set. Every table's log names
+    the plan; the secret is revealed once every table has finished.
     """
 
 
@@ -114,8 +121,9 @@ Examples:
     multiple=True,
     required=True,
     type=click.Path(path_type=Path),
-    help="An entropy contribution (as `tournament contribute` writes it), collected after "
-    "the commitment was published; repeat for each, in the order the plan lists them.",
+    help="An entropy contribution (as `tournament contribute` writes it), made to the "
+    "terms `tournament commit` published, the same as this plan's; repeat for each, in "
+    "any order (the plan lists them in the canonical order).",
 )
 @click.option(
     "-o",
@@ -150,10 +158,11 @@ def plan(
     the entropy digest, the deal-set checksum, the schedule of packs and the
     plan's own commitment, which every table's log names.
 
-    Publish the plan before play. The secret stays private until every table
-    has finished. Exit 0 when written, 2 when an input cannot be used (a
-    contribution for another tournament or commitment, or whose signature
-    does not verify) or an output exists.
+    The options must repeat the terms published with `tournament commit`:
+    every contribution answers them. Publish the plan before play. The
+    secret stays private until every table has finished. Exit 0 when
+    written, 2 when an input cannot be used (a contribution to other terms,
+    or whose signature does not verify) or an output exists.
     """
     for path in contributions:
         note_input(ctx, path)
@@ -164,11 +173,14 @@ def plan(
         raise click.BadParameter("--json already goes to standard output", param_hint="--out")
     sheets_output = _sheets_output(sheets, output, force, inputs)
     shape = Shape(name, tables, seats, hands)
-    committed = commitment(secret)
+    try:
+        terms = make_terms(secret, shape, rules)
+    except PlanError as error:
+        raise click.BadParameter(printable(str(error)), param_hint="--seats") from error
     collected = []
     for path in contributions:
         try:
-            collected.append(load_contribution(path, name, committed))
+            collected.append(load_contribution(path, terms))
         except PlanError as error:
             raise click.BadParameter(
                 f"{printable(str(path))}: {printable(str(error))}", param_hint="--contribution"
@@ -222,11 +234,10 @@ def _write_sheets(plan: Plan, output: Output) -> None:
 
 def _summary(plan: Plan, digest: str) -> str:
     shape = plan.shape
-    signed = sum(contribution.key is not None for contribution in plan.contributions)
     lines = [
         f"tournament   {printable(shape.name)}: {shape.tables} tables of {shape.seats} seats, "
         f"{shape.hands} hands, rules {printable(plan.rules.name)}",
-        f"contributions {len(plan.contributions)} ({signed} signed)",
+        printable(contributions_summary(plan)),
         f"commitment C {plan.commitment}",
         f"entropy    E {plan.entropy.hex()}",
         f"deal set   D {plan.deal_set}   publish with the plan, before play",
@@ -260,9 +271,12 @@ def check(
     force: bool,
 ) -> None:
     """Check a plan from the file alone: strict JSON, the schema, the rules and
-    their digest, every signed contribution, the entropy digest, the schedule
-    (the rotation) and the plan's commitment. With the revealed --secret, also
-    that it opens the commitment and deals the published deal set.
+    their digest, every signed contribution (over the plan's terms) and their
+    canonical order, the entropy digest, the schedule (the rotation) and the
+    plan's commitment. With the revealed --secret, also that it opens the
+    commitment and deals the published deal set. The report counts the
+    unsigned contributions and, for an older plan, names what no
+    contribution binds.
 
     Exit 0 when the plan checks, 1 when it does not (the reason code and the
     member are printed), 2 when PLAN cannot be read or an option is wrong.
@@ -327,7 +341,9 @@ def _figures(plan: Plan) -> dict[str, Any]:
         "rules_sha256": plan.rules.digest(),
         "commitment": plan.commitment,
         "contributions": len(plan.contributions),
-        "signed": sum(c.key is not None for c in plan.contributions),
+        "signed": len(plan.contributions) - plan.unsigned,
+        "unsigned": plan.unsigned,
+        "unbound": list(plan.unbound),
         "entropy": plan.entropy.hex(),
         "deal_set": plan.deal_set,
         "plan": plan.digest,
@@ -345,24 +361,92 @@ def _plan_report(plan: Plan, output: Output, sheets: Output | None) -> dict[str,
 
 
 @tournament.command(
+    short_help="Publish a tournament's terms: its shape, rules and commitment.",
+    epilog="""\b
+Examples:
+  racing-demon tournament commit --secret file:secret.txt --name "Club cup" \\
+      --tables 4 --seats 4 --hands 3 -o cup.json
+  racing-demon tournament commit --secret env:CUP_SECRET --name Cup \\
+      --tables 16 --seats 3 --hands 2 --rules nertz -o cup.json
+""",
+)
+@secret_option("The organiser's secret, as `seed new -o FILE` wrote it.", required=True)
+@click.option("--name", required=True, callback=_name, help="The tournament's name.")
+@click.option(
+    "--tables", required=True, type=click.IntRange(1, MAX_TABLES), help="How many tables."
+)
+@click.option("--seats", required=True, type=click.IntRange(2, 52), help="Seats at every table.")
+@click.option(
+    "--hands", required=True, type=click.IntRange(1, MAX_HANDS), help="Hands every table plays."
+)
+@rules_option
+@click.option(
+    "-o",
+    "--out",
+    "out",
+    default="-",
+    show_default=True,
+    metavar="FILE",
+    help="The commitment file to write (- for standard output).",
+)
+@force_option("Replace an existing FILE (never the secret or a profile it read).")
+@click.pass_context
+def commit(
+    ctx: click.Context,
+    secret: bytes,
+    name: str,
+    tables: int,
+    seats: int,
+    hands: int,
+    rules: Rules,
+    out: str,
+    force: bool,
+) -> None:
+    """Write the commitment file: the tournament's name and shape, the rules
+    every table plays (exactly HANDS hands, no target) and the commitment C
+    to the secret. Everything the deal depends on besides the secret and the
+    contributions.
+
+    Publish it before collecting any contribution: each contributor signs
+    these terms, so the plan cannot change them afterwards. Exit 0 when
+    written, 2 when an option cannot be used or FILE exists.
+    """
+    output = checked_output(out, replace=force, inputs=inputs_of(ctx), param_hint="--out")
+    try:
+        terms = make_terms(secret, Shape(name, tables, seats, hands), rules)
+    except PlanError as error:
+        raise click.BadParameter(printable(str(error)), param_hint="--seats") from error
+    document = terms.to_document()
+    with OutputWriter(output, "--out") as writer:
+        writer.write((json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    click.echo(f"wrote {printable(output.shown)}", err=True)
+    click.echo(_terms_summary(terms), err=True)
+    click.echo("publish it before collecting any contribution", err=True)
+
+
+def _terms_summary(terms: Terms) -> str:
+    shape = terms.shape
+    return "\n".join(
+        [
+            f"tournament   {printable(shape.name)}: {plural(shape.tables, 'table')} of "
+            f"{shape.seats} seats, {plural(shape.hands, 'hand')}, rules "
+            f"{printable(terms.rules.name)} sha256 {terms.rules.digest()}",
+            f"commitment C {terms.commitment}",
+        ]
+    )
+
+
+@tournament.command(
     short_help="Make an entropy contribution to a tournament.",
     epilog="""\b
 Examples:
-  racing-demon tournament contribute --tournament "Club cup" \\
-      --commitment C --by alice --key alice.key -o alice.json
-  racing-demon tournament contribute --tournament "Club cup" \\
-      --commitment C --by organiser -o organiser.json   # unsigned
+  racing-demon tournament contribute cup.json --by alice --key alice.key \\
+      -o alice.json
+  racing-demon tournament contribute cup.json --by organiser \\
+      -o organiser.json   # unsigned
 """,
 )
-@click.option("--tournament", "name", required=True, callback=_name, help="The tournament's name.")
-@click.option(
-    "--commitment",
-    "committed",
-    metavar="C",
-    required=True,
-    callback=hex_value(64),
-    help="The organiser's published commitment (64 hex).",
-)
+@click.argument("terms_file", metavar="COMMITMENT", type=click.Path(path_type=Path))
 @click.option("--by", required=True, callback=_name, help="Your name, as the plan will list it.")
 @click.option(
     "--key",
@@ -387,8 +471,7 @@ Examples:
 )
 @force_option("Replace an existing FILE.")
 def contribute(
-    name: str,
-    committed: str,
+    terms_file: Path,
     by: str,
     key: Path | None,
     passphrase_file: Path | None,
@@ -396,27 +479,35 @@ def contribute(
     out: str,
     force: bool,
 ) -> None:
-    """Make an entropy contribution to a tournament whose organiser published
-    the commitment C, and hand the file to the organiser.
+    """Make an entropy contribution to the tournament whose organiser
+    published the commitment file COMMITMENT (`tournament commit` writes it),
+    and hand the file to the organiser.
 
-    With --key it is your Ed25519 signature over {commitment, contributor,
-    tournament}: it proves the contribution came after C, so the organiser
-    could not have chosen the secret knowing it. Signing is deterministic:
-    the same statement gives the same contribution. Exit 0 when written, 2
-    when an option or the key cannot be used.
+    With --key it is your Ed25519 signature over the tournament's terms (its
+    name, tables, seats, hands, rules and commitment C) and your name: it
+    proves the contribution came after them, so the organiser could not have
+    chosen the secret, the shape or the rules knowing it. Signing is
+    deterministic: the same terms give the same contribution. Exit 0 when
+    written, 2 when COMMITMENT, an option or the key cannot be used.
     """
     if key is None and (passphrase_file is not None or ask_passphrase):
         raise click.UsageError("a passphrase decrypts --key: give --key too")
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
-    inputs = [path for path in (key, passphrase_file) if path is not None]
+    try:
+        terms = load_terms(terms_file)
+    except PlanError as error:
+        raise click.BadParameter(
+            f"{printable(str(terms_file))}: {printable(str(error))}", param_hint="COMMITMENT"
+        ) from error
+    inputs = [path for path in (terms_file, key, passphrase_file) if path is not None]
     output = checked_output(out, replace=force, inputs=inputs, param_hint="--out")
     if key is None:
         contribution = unsigned_contribution(by)
     else:
         private = private_key_from(key, passphrase_file, ask_passphrase, "--key")
-        contribution = sign_contribution(private, name, committed, by)
-    document = contribution_document(contribution, name, committed)
+        contribution = sign_contribution(private, terms, by)
+    document = contribution_document(contribution, terms)
     with OutputWriter(output, "--out") as writer:
         writer.write((json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     how = "unsigned" if contribution.key is None else f"signed by key {key_id(contribution.key)}"
@@ -424,3 +515,4 @@ def contribute(
         f"contribution by {printable(by)} ({how}) written to {printable(output.shown)}",
         err=True,
     )
+    click.echo(_terms_summary(terms), err=True)

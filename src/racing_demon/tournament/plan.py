@@ -5,6 +5,12 @@ A plan names the tournament and its size, the rules every table plays, the organ
 commitment, the entropy contributions collected after it, the checksum of the whole deal
 set, and the schedule: which pack each seat of each table plays in each hand. Its
 commitment (``Plan.digest``) is what every table's genesis names.
+
+A plan of format v2 lists its contributions in the canonical order, and each signed one
+signs the shape and the rules as well as the name and the commitment, so nothing the deal
+depends on is left for the organiser to choose after seeing them. A plan of format v1 (its
+contributors signed only the name and the commitment, in any order) still checks; its
+``unbound`` says what it leaves to the organiser.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import itertools
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +33,17 @@ from racing_demon.log.canonical import CanonicalError, canonical_bytes
 from racing_demon.log.reader import ReadError, parse_line
 from racing_demon.log.records import TournamentTag
 from racing_demon.profiles import ProfileError, custom_variant, rules_from_document
-from racing_demon.schema import checked_errors, schema_errors
-from racing_demon.tournament.contribute import Contribution, check_contribution
+from racing_demon.schema import checked_errors
+from racing_demon.tournament.contribute import (
+    CONTRIBUTION_FORMAT_V1,
+    STATEMENT_V1,
+    STATEMENT_V2,
+    Contribution,
+    Terms,
+    canonical_order,
+    check_contribution,
+)
+from racing_demon.wording import plural
 
 __all__ = [
     "MAX_PLAN_BYTES",
@@ -36,15 +52,23 @@ __all__ = [
     "Plan",
     "PlanCode",
     "PlanError",
+    "Terms",
     "check_plan",
+    "contributions_summary",
     "load_contribution",
     "load_plan",
+    "load_terms",
     "make_plan",
+    "make_terms",
     "plan_from_document",
     "tournament_rules",
 ]
 
-PLAN_FORMAT: Final = "racing-demon/tournament-plan/v1"
+PLAN_FORMAT: Final = "racing-demon/tournament-plan/v2"
+# Each plan format's version is the version of the statement its contributors sign.
+_PLAN_FORMATS: Final = {"racing-demon/tournament-plan/v1": STATEMENT_V1, PLAN_FORMAT: STATEMENT_V2}
+# What a plan of format v1 leaves to the organiser: no contribution signs it.
+UNBOUND_V1: Final = ("order", "shape", "rules")
 _PLAN_LABEL: Final = b"racing-demon/plan/v1"
 # A plan of 64 tables of 4 seats and 3 hands is about 31 KB; this bounds what is read.
 MAX_PLAN_BYTES: Final = 64 * 1024 * 1024
@@ -65,6 +89,7 @@ class PlanCode(enum.StrEnum):
     BAD_RULES = "BAD_RULES"  # not a valid profile, not a tournament's, or not for this many seats
     RULES_DIGEST_MISMATCH = "RULES_DIGEST_MISMATCH"
     BAD_CONTRIBUTION = "BAD_CONTRIBUTION"  # a signature that does not verify, a repeat
+    CONTRIBUTION_ORDER = "CONTRIBUTION_ORDER"  # not in the canonical order (format v2)
     ENTROPY_MISMATCH = "ENTROPY_MISMATCH"
     SCHEDULE_MISMATCH = "SCHEDULE_MISMATCH"
     PLAN_MISMATCH = "PLAN_MISMATCH"
@@ -101,6 +126,9 @@ class Plan:
     commitment: str  # the organiser's commitment (docs/deal-spec.md, step 1), hex
     contributions: tuple[Contribution, ...]
     deal_set: str  # the checksum of every planned pack (step 6), hex
+    # The plan format's version, which is the version of the statement its contributors
+    # sign: 2 binds the order, the shape and the rules; 1 (older plans) binds neither.
+    version: int = STATEMENT_V2
     # The two digests, each computed once: the plan's hashes its whole schedule (tables x
     # hands x seats), and every table's tag and every scored log's check asks for it, so
     # recomputing it made scoring a large tournament quadratic in its tables.
@@ -115,6 +143,22 @@ class Plan:
             object.__setattr__(self, "_entropy", entropy)
             return entropy
         return self._entropy
+
+    @property
+    def terms(self) -> Terms:
+        """What the organiser published before the contributions, as the plan states it."""
+        return Terms(self.shape, self.rules, self.commitment)
+
+    @property
+    def unsigned(self) -> int:
+        """How many contributions are unsigned: each rests on the organiser's word."""
+        return sum(contribution.key is None for contribution in self.contributions)
+
+    @property
+    def unbound(self) -> tuple[str, ...]:
+        """What feeds the deal but no contribution binds: the order of the contributions,
+        the shape and the rules in a plan of format v1; nothing in a later one."""
+        return UNBOUND_V1 if self.version == STATEMENT_V1 else ()
 
     def packs(self, table: int, hand: int) -> tuple[int, ...]:
         """The number of the pack each seat of ``table`` plays in ``hand``, in seat order."""
@@ -135,7 +179,7 @@ class Plan:
         """The plan document without its own digest."""
         shape = self.shape
         return {
-            "format": PLAN_FORMAT,
+            "format": _format_of(self.version),
             "algorithm": TOURNAMENT_ALGORITHM,
             "name": shape.name,
             "tables": shape.tables,
@@ -184,6 +228,47 @@ class Plan:
         return {**self.body(), "plan": self.digest}
 
 
+_UNBOUND_WORDS: Final = {
+    "order": "the order of the contributions",
+    "shape": "the shape (tables, seats, hands)",
+    "rules": "the rules",
+}
+
+
+def contributions_summary(plan: Plan) -> str:
+    """What a report says of ``plan``'s contributions: how many, how many unsigned (each
+    the organiser's word) and, for a plan of format v1, what none of them binds."""
+    count, unsigned = len(plan.contributions), plan.unsigned
+    text = f"{plural(count, 'contribution')}: {count - unsigned:,} signed, {unsigned:,} unsigned"
+    if unsigned:
+        text += " (the organiser's word)"
+    if plan.unbound:
+        *first, last = (_UNBOUND_WORDS[item] for item in plan.unbound)
+        text += (
+            "; an older plan (format v1): no contribution binds "
+            + ", ".join(first)
+            + (" or " if first else "")
+            + last
+            + ", which the organiser could have chosen after seeing them"
+        )
+    return text
+
+
+def _format_of(version: int) -> str:
+    return next(name for name, known in _PLAN_FORMATS.items() if known == version)
+
+
+def make_terms(secret: bytes, shape: Shape, rules: Rules) -> Terms:
+    """The terms an organiser publishes before collecting contributions: ``shape``, the
+    rules every table plays (``rules`` made ``tournament_rules``) and the commitment to
+    ``secret``. PlanError BAD_RULES for rules that do not seat ``shape.seats`` players."""
+    if len(secret) != SECRET_BYTES:
+        raise ValueError(f"the organiser's secret is {SECRET_BYTES} bytes, got {len(secret)}")
+    played = tournament_rules(rules, shape.hands)
+    _check_rules(shape, played)
+    return Terms(shape, played, commitment(secret))
+
+
 def make_plan(
     secret: bytes,
     shape: Shape,
@@ -191,21 +276,22 @@ def make_plan(
     contributions: tuple[Contribution, ...],
 ) -> Plan:
     """The plan that ``secret`` and ``contributions`` deal for a tournament of ``shape``
-    played under ``rules`` (made ``tournament_rules`` here). PlanError (BAD_RULES,
-    BAD_CONTRIBUTION) for rules that do not seat ``shape.seats`` players, a signed
-    contribution that does not answer this tournament's commitment, or a repeated one."""
-    if len(secret) != SECRET_BYTES:
-        raise ValueError(f"the organiser's secret is {SECRET_BYTES} bytes, got {len(secret)}")
+    played under ``rules`` (made ``tournament_rules`` here), its contributions in the
+    canonical order. PlanError (BAD_RULES, BAD_CONTRIBUTION) for rules that do not seat
+    ``shape.seats`` players, a signed contribution that does not sign these terms
+    (``make_terms``), or a repeated one."""
+    terms = make_terms(secret, shape, rules)
     if not contributions:
         raise PlanError(
             PlanCode.BAD_CONTRIBUTION, "$.contributions", "a tournament needs a contribution"
         )
-    entropy = entropy_digest([contribution.entropy for contribution in contributions])
+    ordered = canonical_order(contributions)
+    entropy = entropy_digest([contribution.entropy for contribution in ordered])
     plan = Plan(
         shape,
-        tournament_rules(rules, shape.hands),
-        commitment(secret),
-        contributions,
+        terms.rules,
+        terms.commitment,
+        ordered,
         shape.deal_set(shape.seed(secret, entropy)),
     )
     _check_value(plan)
@@ -238,7 +324,8 @@ def check_plan(plan: Plan, secret: bytes | None = None) -> None:
 
 
 def _check_value(plan: Plan) -> None:
-    """The checks a plan's own values allow (BAD_RULES, then BAD_CONTRIBUTION)."""
+    """The checks a plan's own values allow (BAD_RULES, then BAD_CONTRIBUTION and
+    CONTRIBUTION_ORDER)."""
     _check_rules(plan.shape, plan.rules)
     _check_contributions(plan)
 
@@ -271,6 +358,7 @@ def _check_contributions(plan: Plan) -> None:
         )
     names: set[str] = set()
     entropies: set[bytes] = set()
+    terms = plan.terms
     for index, contribution in enumerate(plan.contributions):
         member = f"$.contributions[{index}]"
         if contribution.by in names:
@@ -285,21 +373,38 @@ def _check_contributions(plan: Plan) -> None:
             )
         names.add(contribution.by)
         entropies.add(contribution.entropy)
-        _check_signature(contribution, plan.shape.name, plan.commitment, member)
+        _check_signature(contribution, terms, plan.version, member)
+    if plan.version >= STATEMENT_V2:
+        _check_order(plan.contributions)
 
 
-def _check_signature(
-    contribution: Contribution, name: str, commitment_hex: str, member: str
-) -> None:
-    """BAD_CONTRIBUTION unless a signed contribution answers tournament ``name``'s
-    commitment (an unsigned one is the organiser's word: nothing to check)."""
-    problem = check_contribution(contribution, name, commitment_hex)
+def _check_order(contributions: tuple[Contribution, ...]) -> None:
+    """CONTRIBUTION_ORDER unless the contributions are in the canonical order (step 2),
+    naming the first one out of place."""
+    for index, (before, after) in enumerate(itertools.pairwise(contributions)):
+        if before.entropy > after.entropy:
+            raise PlanError(
+                PlanCode.CONTRIBUTION_ORDER,
+                f"$.contributions[{index + 1}]",
+                f"{after.by!r} is listed after {before.by!r}, whose entropy sorts after its "
+                "own: a plan lists its contributions by their entropy bytes, ascending",
+            )
+
+
+def _check_signature(contribution: Contribution, terms: Terms, version: int, member: str) -> None:
+    """BAD_CONTRIBUTION unless a signed contribution signs ``terms`` (an unsigned one is
+    the organiser's word: nothing to check)."""
+    problem = check_contribution(contribution, terms, version)
     if problem is not None:
+        signed = (
+            "this tournament and commitment"
+            if version == STATEMENT_V1
+            else "this tournament's name, shape, rules and commitment"
+        )
         raise PlanError(
             PlanCode.BAD_CONTRIBUTION,
             member,
-            f"{contribution.by!r}'s signature is not its statement for this tournament "
-            f"and commitment: {problem}",
+            f"{contribution.by!r}'s signature is not its statement of {signed}: {problem}",
         )
 
 
@@ -328,17 +433,42 @@ def load_plan(path: Path) -> Plan:
     return plan_from_document(_read_json(path, MAX_PLAN_BYTES))
 
 
-def load_contribution(path: Path, name: str, commitment_hex: str) -> Contribution:
-    """The contribution in file ``path`` (``racing-demon tournament contribute`` writes
-    it), for tournament ``name`` whose organiser committed to ``commitment_hex``; PlanError
-    UNREADABLE, NOT_JSON, BAD_SCHEMA, or BAD_CONTRIBUTION for a file made for another
-    tournament or commitment, or whose signature does not verify."""
+def load_terms(path: Path) -> Terms:
+    """The terms in the commitment file ``path`` (``racing-demon tournament commit`` writes
+    it); PlanError UNREADABLE, NOT_JSON, BAD_SCHEMA, BAD_SHAPE, BAD_RULES or
+    RULES_DIGEST_MISMATCH, as for a plan."""
     document = _read_json(path, SMALL_CONTRIBUTION_BYTES)
-    problems = schema_errors("tournament-contribution", document)
-    if problems:
-        member, _, why = problems[0].partition(": ")
-        raise PlanError(PlanCode.BAD_SCHEMA, member, why)
-    for member, wanted in (("tournament", name), ("commitment", commitment_hex)):
+    _check_schema("tournament-commitment", document)
+    shape = _shape(document)
+    rules = _rules(document["rules"])
+    _check_rules(shape, rules)
+    _check_rules_digest(rules, document["rules_sha256"])
+    return Terms(shape, rules, document["commitment"])
+
+
+def load_contribution(path: Path, terms: Terms) -> Contribution:
+    """The contribution in file ``path`` (``racing-demon tournament contribute`` writes
+    it) to the tournament of ``terms``; PlanError UNREADABLE, NOT_JSON, BAD_SCHEMA, or
+    BAD_CONTRIBUTION for a file made for other terms (naming the member that differs), one
+    made for a plan of format v1, or one whose signature does not verify."""
+    document = _read_json(path, SMALL_CONTRIBUTION_BYTES)
+    if document.get("format") == CONTRIBUTION_FORMAT_V1:
+        raise PlanError(
+            PlanCode.BAD_CONTRIBUTION,
+            "$.format",
+            f"{CONTRIBUTION_FORMAT_V1} signs only the name and the commitment, not the shape "
+            f"and the rules: the contributor should contribute again to the commitment file",
+        )
+    _check_schema("tournament-contribution", document)
+    stated = terms.to_document()
+    for member, wanted in (
+        ("tournament", stated["name"]),
+        ("tables", stated["tables"]),
+        ("seats", stated["seats"]),
+        ("hands", stated["hands"]),
+        ("rules_sha256", stated["rules_sha256"]),
+        ("commitment", stated["commitment"]),
+    ):
         if document[member] != wanted:
             raise PlanError(
                 PlanCode.BAD_CONTRIBUTION,
@@ -351,39 +481,52 @@ def load_contribution(path: Path, name: str, commitment_hex: str) -> Contributio
         bytes.fromhex(document["entropy"]),
         None if key is None else bytes.fromhex(key),
     )
-    _check_signature(contribution, name, commitment_hex, "$.entropy")
+    _check_signature(contribution, terms, STATEMENT_V2, "$.entropy")
     return contribution
+
+
+def _check_schema(schema: str, document: dict[str, Any]) -> None:
+    # jsonschema-rs passes a valid plan in milliseconds; jsonschema, which explains a
+    # refusal, takes about ten seconds a megabyte, and a 4096-table plan is megabytes.
+    problems = checked_errors(schema, document)
+    if problems:
+        member, _, why = problems[0].partition(": ")
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise PlanError(PlanCode.BAD_SCHEMA, member, why + more)
+
+
+def _shape(document: dict[str, Any]) -> Shape:
+    try:
+        return Shape(document["name"], document["tables"], document["seats"], document["hands"])
+    except ValueError as error:
+        # The schema bounds the numbers as Shape does: only the name's bytes are left.
+        raise PlanError(PlanCode.BAD_SHAPE, "$.name", str(error)) from error
+
+
+def _check_rules_digest(rules: Rules, stated: str) -> None:
+    if stated != rules.digest():
+        raise PlanError(
+            PlanCode.RULES_DIGEST_MISMATCH,
+            "$.rules_sha256",
+            f"the rules' digest is {rules.digest()}, not {stated}",
+        )
 
 
 def plan_from_document(document: dict[str, Any]) -> Plan:
     """The plan a parsed plan file holds, or PlanError naming the first member refused,
     in this order: canonical JSON data (NOT_JSON), the schema, the shape, the rules, the
-    rules' digest, the contributions, the entropy digest, the schedule, the plan digest.
-    The deal-set checksum needs the secret (``check_plan``)."""
+    rules' digest, the contributions (and, format v2, their order), the entropy digest,
+    the schedule, the plan digest. The deal-set checksum needs the secret
+    (``check_plan``)."""
     try:
         canonical_bytes(document)
     except CanonicalError as error:
         raise PlanError(PlanCode.NOT_JSON, error.path, f"{error.code}: {error.message}") from error
-    # jsonschema-rs passes a valid plan in milliseconds; jsonschema, which explains a
-    # refusal, takes about ten seconds a megabyte, and a 4096-table plan is megabytes.
-    problems = checked_errors("tournament-plan", document)
-    if problems:
-        member, _, why = problems[0].partition(": ")
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise PlanError(PlanCode.BAD_SCHEMA, member, why + more)
-    try:
-        shape = Shape(document["name"], document["tables"], document["seats"], document["hands"])
-    except ValueError as error:
-        # The schema bounds the numbers as Shape does: only the name's bytes are left.
-        raise PlanError(PlanCode.BAD_SHAPE, "$.name", str(error)) from error
+    _check_schema("tournament-plan", document)
+    shape = _shape(document)
     rules = _rules(document["rules"])
     _check_rules(shape, rules)
-    if document["rules_sha256"] != rules.digest():
-        raise PlanError(
-            PlanCode.RULES_DIGEST_MISMATCH,
-            "$.rules_sha256",
-            f"the rules' digest is {rules.digest()}, not {document['rules_sha256']}",
-        )
+    _check_rules_digest(rules, document["rules_sha256"])
     contributions = tuple(
         Contribution(
             item["by"],
@@ -392,7 +535,14 @@ def plan_from_document(document: dict[str, Any]) -> Plan:
         )
         for item in document["contributions"]
     )
-    plan = Plan(shape, rules, document["commitment"], contributions, document["deal_set"])
+    plan = Plan(
+        shape,
+        rules,
+        document["commitment"],
+        contributions,
+        document["deal_set"],
+        _PLAN_FORMATS[document["format"]],
+    )
     _check_contributions(plan)
     if plan.entropy.hex() != document["entropy"]:
         raise PlanError(

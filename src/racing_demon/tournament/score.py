@@ -39,7 +39,13 @@ from racing_demon.replay import find_secret
 from racing_demon.report.text import printable
 from racing_demon.report.verify import finding_document
 from racing_demon.schema import record_errors
-from racing_demon.tournament.plan import Plan, PlanCode, PlanError, check_plan
+from racing_demon.tournament.plan import (
+    Plan,
+    PlanCode,
+    PlanError,
+    check_plan,
+    contributions_summary,
+)
 from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode
 
 # -- the pure core ------------------------------------------------------------------------
@@ -704,6 +710,7 @@ def standings_text(standings: Standings) -> str:
             if standings.secret is None
             else " · checked against the revealed secret"
         ),
+        printable(contributions_summary(plan)),
     ]
     if standings.problems:
         lines += ["", f"problems ({len(standings.problems)})"]
@@ -745,6 +752,9 @@ def standings_document(standings: Standings) -> dict[str, Any]:
             "hands": shape.hands,
             "plan": plan.digest,
             "commitment": plan.commitment,
+            "contributions": len(plan.contributions),
+            "unsigned": plan.unsigned,
+            "unbound": list(plan.unbound),
             "entropy": plan.entropy.hex(),
             "deal_set": plan.deal_set,
             "rules": {"name": plan.rules.name, "sha256": plan.rules.digest()},
