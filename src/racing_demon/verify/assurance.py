@@ -42,8 +42,7 @@ _PROVED = {
     "lists for it, over the dealer's commitment, and the packs derive from the revealed "
     "secret and every seat's entropy: the secret was fixed before any entropy existed, so "
     "neither the dealer nor any one seat could choose this deal, nor a seat foresee it",
-    Guarantee.MOVES_SIGNED: "every submission is signed by the key the genesis lists for its "
-    "seat",
+    Guarantee.MOVES_SIGNED: "every submission is signed by the key the genesis lists for its seat",
     # `seen` proves that the records players named are this log's, not that nobody was
     # shown a second history: that is ONE_HISTORY, which no log alone proves.
     Guarantee.VIEWS_BOUND: "every submission names, under its player's signature, a record "
@@ -170,8 +169,9 @@ def assurance_of(report: Report) -> Assurance | None:
 
 class Requirement(enum.StrEnum):
     """What ``verify --require`` can ask of a log: a guarantee it must prove (every one but
-    those no log proves: ``one_history``, ``arrivals``), or a form it must have, so that a log rewritten in
-    a weaker form is refused even when its verification skips a check (``--fast``)."""
+    those no log proves: ``one_history``, ``arrivals``), or a form it must have, so that a
+    log rewritten in a weaker form is refused even when its verification skips a check
+    (``--fast``)."""
 
     TABLE_SIGNED = Guarantee.TABLE_SIGNED.value
     DEAL_BOUND = Guarantee.DEAL_BOUND.value
@@ -188,15 +188,14 @@ class RequirementError(ValueError):
 
 def requirement_named(name: str) -> Requirement:
     """The requirement ``name`` spells (``-`` for ``_`` too: ``v2-or-later``)."""
-    try:
-        return Requirement(name.replace("-", "_"))
-    except ValueError:
-        pass
+    spelt = name.replace("-", "_")
+    if spelt in tuple(Requirement):
+        return Requirement(spelt)
     names = ", ".join(Requirement)
     for guarantee, why in _NEVER.items():
-        if name.replace("-", "_") == guarantee:
+        if spelt == guarantee:
             raise RequirementError(f"no log proves {guarantee}: {why}; give one of {names}")
-    raise RequirementError(f"{name!r} is no requirement: give one of {names}") from None
+    raise RequirementError(f"{name!r} is no requirement: give one of {names}")
 
 
 def unmet(report: Report, required: Iterable[Requirement]) -> tuple[tuple[Requirement, str], ...]:
