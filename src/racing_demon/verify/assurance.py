@@ -38,10 +38,13 @@ class Guarantee(enum.StrEnum):
 
 _PROVED = {
     Guarantee.TABLE_SIGNED: "the pinned table signed the body of every record",
+    # The dealer can still abandon a game and start another (docs/deal-spec.md), which no
+    # one log shows: the sentence says so rather than "nobody could choose the deal".
     Guarantee.DEAL_BOUND: "every seat's entropy is its signature, under the key the genesis "
-    "lists for it, over the dealer's commitment, and the packs derive from the revealed "
-    "secret and every seat's entropy: the secret was fixed before any entropy existed, so "
-    "neither the dealer nor any one seat could choose this deal, nor a seat foresee it",
+    "lists for it, over the dealer's commitment, and the packs derive from the secret and "
+    "every seat's entropy: the secret was fixed before any entropy existed, so no seat could "
+    "foresee the deal, and the dealer could not steer it (only abandon the game, in its "
+    "players' sight)",
     Guarantee.MOVES_SIGNED: "every submission is signed by the key the genesis lists for its seat",
     # `seen` proves that the records players named are this log's, not that nobody was
     # shown a second history: that is ONE_HISTORY, which no log alone proves.
