@@ -215,3 +215,5 @@ def test_the_help_shows_an_example() -> None:
     assert run.code == 0
     assert "--require deal_bound --require result_accepted" in run.stdout
     assert "--require GUARANTEE" in run.stdout
+    words = " ".join(run.stdout.split())  # as wrapped
+    assert all(name in words for name in Requirement)

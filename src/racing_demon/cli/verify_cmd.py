@@ -164,9 +164,10 @@ More:
     metavar="GUARANTEE",
     multiple=True,
     callback=_requirements,
-    help="Refuse (exit 1, REQUIREMENT_UNMET) a log whose checks all hold but that does not "
-    "prove GUARANTEE, one of the report's: " + ", ".join(Requirement) + " (keyed: every seat "
-    "lists a key; v2_or_later: log format 2 or later). Repeat for several.",
+    help="Refuse (exit 1, REQUIREMENT_UNMET) a log whose checks all hold but that lacks "
+    "GUARANTEE: one the report lists as proved (table_signed, deal_bound, moves_signed, "
+    "views_bound, result_accepted), keyed (every seat lists a key) or v2_or_later (log "
+    "format 2 or later). Repeat for several.",
 )
 @click.option(
     "--unsafe-unpinned",
