@@ -8,17 +8,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from racing_demon.batch import cache_key
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.duplicate import Shape
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.profiles import load_rules
+from racing_demon.report.resume import cache_line, report_from_document
 from racing_demon.report.verify import report_document, report_text
 from racing_demon.schema import schema_errors
 from racing_demon.table import PlayerInfo, Table, player_signer
 from racing_demon.testing.randomplay import play_on, word_chooser
 from racing_demon.tournament.plan import Contribution, make_plan
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
-from racing_demon.verify.assurance import Guarantee, assurance_of
+from racing_demon.verify.assurance import Guarantee, Requirement, assurance_of
 
 from conftest import invoke
 from tampering import (
@@ -299,3 +301,23 @@ def test_no_log_says_when_its_moves_arrived() -> None:
         "audit", str(log), "--table-key", str(V1_KEY), "--receipts", str(receipts)
     )
     assert code == 1 and "DELAYED" in output, output
+
+
+def test_a_resumed_report_says_what_the_first_run_said() -> None:
+    """A --report line gives back its report, what the assurance rests on included: a
+    tournament table's plan, and a refusal for a missing requirement (issue 28, point 6:
+    "Also in --json output and batch mode consistently")."""
+    log = SAMPLES / "tournament" / "table-1.jsonl"
+    key = raw_public_bytes(load_public_key(V1_KEY))
+    for settings in (
+        Settings(table_key=key),
+        Settings(table_key=key, required=(Requirement.DEAL_BOUND, Requirement.KEYED)),
+    ):
+        report = verify_log(log, settings)
+        document = json.loads(cache_line(report, "ab" * 32, cache_key(settings)))
+        assert schema_errors("verification-report-line", document) == []
+        again = report_from_document(document)
+        assert again == report
+        assert report_text(again) == report_text(report)
+    assert report.finding is not None and report.finding.code is VerifyCode.REQUIREMENT_UNMET
+    assert report.finding.message.startswith("--require deal_bound: a tournament table: ")
