@@ -32,6 +32,7 @@ from racing_demon.log.reader import Limits
 from racing_demon.report.resume import cache_line, report_from_document
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Report, Settings, Verdict, verify_log
+from racing_demon.verify.assurance import Requirement
 
 __all__ = ["game", "pub", "scheduler"]  # fixtures, shared with test_batch
 
@@ -75,6 +76,7 @@ def test_the_cache_key_changes_with_every_setting_and_the_verifier(
         "unsafe_unpinned": Settings(unsafe_unpinned=True),
         "limits": dataclasses.replace(PINNED, limits=Limits(max_records=10)),
         "rules": dataclasses.replace(PINNED, rules="0" * 64),
+        "required": dataclasses.replace(PINNED, required=(Requirement.KEYED,)),
     }
     # A field added to Settings must be added here, and so proved to change the key.
     assert set(changed) == {field.name for field in dataclasses.fields(Settings)}

@@ -793,7 +793,12 @@ def test_the_codes_table_lists_the_codes_in_the_order_they_are_checked() -> None
     rows = re.findall(r"^\| (\d+) \| `([A-Z_]+)` \|", codes, re.MULTILINE)
     assert [(int(step), code) for step, code in rows] == CHECK_ORDER
     verifier_codes = {code.value for code in (*VerifyCode, *FlowCode)}
-    assert {code for _, code in CHECK_ORDER} == verifier_codes - {"UNREADABLE"}
+    # REQUIREMENT_UNMET (--require) judges a log whose every step held: it follows them.
+    assert re.search(r"^\| after 10 \| `REQUIREMENT_UNMET` \|", codes, re.MULTILINE)
+    assert {code for _, code in CHECK_ORDER} == verifier_codes - {
+        "UNREADABLE",
+        "REQUIREMENT_UNMET",
+    }
 
 
 def test_every_test_quotes_the_doc() -> None:

@@ -257,6 +257,10 @@ _VERIFY: Final[Mapping[enum.StrEnum, str]] = {
         "play exactly the tournament's hands (no target, a shared lead tie), or a tournament "
         "no plan can have."
     ),
+    VerifyCode.REQUIREMENT_UNMET: (
+        "Every check held, but the log lacks a guarantee or form that --require asked for "
+        "(deal_bound, keyed, v2_or_later, ...); the message names it and why it is missing."
+    ),
 }
 
 _FLOW: Final[Mapping[enum.StrEnum, str]] = {

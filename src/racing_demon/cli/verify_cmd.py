@@ -72,6 +72,16 @@ from racing_demon.report.verify import (
     verification_document,
 )
 from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.verify.assurance import Requirement, RequirementError, requirement_named
+
+
+def _requirements(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[Requirement, ...]:
+    try:
+        return tuple(dict.fromkeys(requirement_named(value) for value in values))
+    except RequirementError as error:
+        raise click.BadParameter(str(error), ctx, param) from error
 
 
 def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -100,6 +110,8 @@ Examples:
   curl -s https://example.org/game.jsonl \\
       | racing-demon verify - --table-key table.pub
   racing-demon verify logs/*.jsonl --table-key table.pub --fast
+  racing-demon verify archive/ --table-key table.pub \\
+      --require deal_bound --require result_accepted   # refuse weaker logs
   racing-demon verify archive/ --table-key table.pub --report results.jsonl
   racing-demon verify archive/ --table-key table.pub --report - | jq .verdict
   racing-demon verify archive/ --table-key table.pub \\
@@ -145,6 +157,17 @@ More:
     metavar="ID",
     callback=hex_value(32),
     help="The game id (32 hex) the log must carry.",
+)
+@click.option(
+    "--require",
+    "required",
+    metavar="GUARANTEE",
+    multiple=True,
+    callback=_requirements,
+    help="Refuse (exit 1, REQUIREMENT_UNMET) a log whose checks all hold but that lacks "
+    "GUARANTEE: one the report lists as proved (table_signed, deal_bound, moves_signed, "
+    "views_bound, result_accepted), keyed (every seat lists a key) or v2_or_later (log "
+    "format 2 or later). Repeat for several.",
 )
 @click.option(
     "--unsafe-unpinned",
@@ -203,6 +226,7 @@ def verify(
     fast: bool,
     secret: bytes | None,
     game_id: str | None,
+    required: tuple[Requirement, ...],
     unsafe_unpinned: bool,
     limits: Limits,
     jobs: int | None,
@@ -254,6 +278,7 @@ def verify(
         unsafe_unpinned=unsafe_unpinned,
         limits=limits,
         rules=rules,
+        required=required,
     )
     if as_json and report_name == STDOUT:
         # Its lines and the document on one stream would be neither JSON Lines nor JSON.

@@ -146,6 +146,7 @@ def report_from_document(document: Mapping[str, Any]) -> Report:
         seats=cache.get("seats", 0),
         accepted_by=() if accepted_by is None else tuple(accepted_by),
         rules=None if rules is None else _rules(rules),
+        tournament_plan=document.get("tournament_plan"),
         hands=tuple(tuple(scores) for scores in document["hands"]),
         totals=tuple(document["totals"]),
         winners=tuple(document["winners"]),

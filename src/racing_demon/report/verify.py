@@ -20,7 +20,7 @@ from racing_demon.log.reader import ReadCode
 from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import Colour, Verbosity, paint, printable
 from racing_demon.verify import Finding, Report, RulesFacts, Step, Verdict
-from racing_demon.verify.assurance import Assurance, assurance_of
+from racing_demon.verify.assurance import Assurance, assurance_of, checks_held
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
 
@@ -150,7 +150,7 @@ def step_lines(report: Report) -> list[str]:
 def _step_state(report: Report, step: Step) -> str:
     verdict, failed = report.verdict, report.step
     if failed is None:
-        if verdict not in (Verdict.VERIFIED, Verdict.UNPINNED):
+        if not checks_held(report):
             return "not reached"  # unreadable: no step ran
         if step is Step.SIGNATURES and not report.pinned:
             return "passed, without the table's signatures (no --table-key)"
@@ -332,6 +332,7 @@ def report_document(report: Report) -> dict[str, Any]:
         if report.keyed and report.format_version == 2
         else None,
         "assurance": _assurance_document(assurance_of(report)),
+        "tournament_plan": report.tournament_plan,
         "hands": [list(scores) for scores in report.hands],
         "totals": list(report.totals),
         "winners": list(report.winners),

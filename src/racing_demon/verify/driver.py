@@ -51,6 +51,7 @@ from racing_demon.verify import (
     step07_rules,
     step08_replay,
 )
+from racing_demon.verify.assurance import with_requirements
 from racing_demon.verify.report import Finding, Report, Step, StepFailed, Verdict, VerifyCode
 from racing_demon.verify.settings import Settings
 
@@ -146,9 +147,8 @@ class _Verification:
             if failed.step <= Step.SECRET:
                 self.replayed = 0  # a replay counts only once steps 1-6 hold
             return self._report(Verdict.DOES_NOT_VERIFY, failed.finding, failed.step)
-        if self.settings.table_key is None:
-            return self._report(Verdict.UNPINNED)
-        return self._report(Verdict.VERIFIED)
+        verdict = Verdict.VERIFIED if self.settings.table_key is not None else Verdict.UNPINNED
+        return with_requirements(self._report(verdict), self.settings.required)
 
     # -- findings and reports -------------------------------------------------------
 
@@ -188,6 +188,9 @@ class _Verification:
             rules=None
             if genesis is None
             else step07_rules.describe_rules(genesis, self.settings.rules),
+            tournament_plan=None
+            if genesis is None or genesis.tournament is None
+            else genesis.tournament.plan,
             hands=() if final is None else final.end.hands,
             totals=() if final is None else final.end.totals,
             winners=() if final is None else final.end.winners,

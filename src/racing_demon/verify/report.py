@@ -102,6 +102,8 @@ class VerifyCode(enum.StrEnum):
     WRONG_RULES = "WRONG_RULES"
     BAD_SEATS = "BAD_SEATS"
     BAD_TOURNAMENT = "BAD_TOURNAMENT"
+    # after the steps, only with --require (verify.assurance)
+    REQUIREMENT_UNMET = "REQUIREMENT_UNMET"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +166,7 @@ class Report:
     # The seats whose acceptance of the final record verified (format v2, keyed):
     accepted_by: tuple[int, ...] = ()
     rules: RulesFacts | None = None  # once the genesis was read
+    tournament_plan: str | None = None  # the plan a tournament table's genesis names, hex
     # Set only when the whole match replayed and scored as its final record says:
     hands: tuple[tuple[int, ...], ...] = ()
     totals: tuple[int, ...] = ()

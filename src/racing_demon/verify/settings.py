@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from racing_demon.errors import RacingDemonError
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.log.signing import check_public_key
+from racing_demon.verify.assurance import Requirement
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
@@ -25,7 +26,8 @@ class Settings:
     ``fast`` checks the table's signatures on the genesis and the final record only (the
     chain binds every other line to the final one) and no player signature on a record.
     Without ``table_key`` the verdict is at best UNPINNED, which ``unsafe_unpinned``
-    accepts: nothing then proves that the table wrote the log.
+    accepts: nothing then proves that the table wrote the log. A log that lacks one of
+    ``required`` does not verify (``REQUIREMENT_UNMET``).
     """
 
     table_key: bytes | None = None
@@ -35,6 +37,7 @@ class Settings:
     unsafe_unpinned: bool = False
     limits: Limits = DEFAULT_LIMITS
     rules: str | None = None
+    required: tuple[Requirement, ...] = ()
 
     def __post_init__(self) -> None:
         if self.rules is not None and not _DIGEST.fullmatch(self.rules):
