@@ -171,6 +171,11 @@ def test_rules_named_table_that_score_ten_a_card(tmp_path: Path, pub: Path) -> N
         "builtin": False,
         "pinned": True,
         "note": NOTE,
+        "differences": [
+            "scoring.per_foundation_card: 10 (table: 1)",
+            "scoring.per_demon_card: 0 (table: -2)",
+            "match.target: 1 (table: 100)",
+        ],
     }
 
     # Format 2: the name alone refuses it, pinned or not.

@@ -173,4 +173,5 @@ def _rules(rules: Mapping[str, Any]) -> RulesFacts:
         builtin=rules["builtin"],
         pinned=rules["pinned"],
         named_like=named_like,
+        differences=tuple(rules["differences"]),
     )

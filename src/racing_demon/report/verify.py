@@ -349,6 +349,7 @@ def rules_document(rules: RulesFacts) -> dict[str, Any]:
         "builtin": rules.builtin,
         "pinned": rules.pinned,
         "note": rules.note,
+        "differences": list(rules.differences),
     }
 
 
