@@ -1481,7 +1481,8 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "meets another speed at each table. `plan.json` is the plan published before play",
         "(four captains' signed contributions), `sheets.html` its printable table sheets,",
         "`table-N.jsonl` each table's signed log (every seat signs; the secret is revealed",
-        "in every final record once all tables had played), and `standings.json` and",
+        "in every final record once all tables had played), `table-N.seatS.receipts.jsonl`",
+        "the receipts each seat's client kept, and `standings.json` and",
         "`standings.html` what `tournament score` makes of them:",
         "",
         "```sh",
@@ -1489,6 +1490,8 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "racing-demon tournament check plan.json",
         "racing-demon tournament score plan.json . --table-key ../table.pub",
         "racing-demon tournament score plan.json . --table-key ../table.pub --json",
+        "racing-demon audit table-1.jsonl --table-key ../table.pub \\",
+        "    --receipts table-1.seat0.receipts.jsonl --receipts table-1.seat1.receipts.jsonl",
         "```",
         "",
         "The organiser's secret and every key of the tournament are fixtures in",
@@ -1570,13 +1573,14 @@ def tournament_plan() -> Plan:
 
 def tournament_files() -> dict[str, bytes]:
     """sample_games/tournament/: the plan and its sheets, every table's log as bots played
-    it, and the standings ``racing-demon tournament score plan.json .`` prints there (as
-    JSON and as the HTML page), which tests/test_sample_games.py checks."""
+    it with the receipts each seat's client kept, and the standings ``racing-demon
+    tournament score plan.json .`` prints there (as JSON and as the HTML page), which
+    tests/test_sample_games.py checks."""
     plan = tournament_plan()
     bots = [BOTS[name] for name in TOURNAMENT_BOTS]
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
-        simulate_tournament(
+        played = simulate_tournament(
             folder,
             plan,
             ORGANISER_SECRET,
@@ -1590,7 +1594,7 @@ def tournament_files() -> dict[str, bytes]:
             for path in sorted(folder.glob("*.jsonl"))
         }
         # Scored from inside the folder, so the standings name each log as "table-N.jsonl".
-        logs = sorted(Path(path.name) for path in folder.glob("*.jsonl"))
+        logs = [Path(log.name) for log in played.logs]
         with contextlib.chdir(folder):
             standings = score_tournament(
                 plan, logs, raw_public_bytes(TABLE_KEY.public_key()), jobs=1

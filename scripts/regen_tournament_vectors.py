@@ -73,6 +73,7 @@ def _vector(case: dict[str, Any]) -> dict[str, Any]:
         "seats": shape.seats,
         "hands": shape.hands,
         "profile": case["rules"],
+        "rules": document["rules"],  # what the plan's P and every genesis hold
         "rules_sha256": plan.rules.digest(),
         "secret": SECRET.hex(),
         "commitment": plan.commitment,

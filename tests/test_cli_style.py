@@ -337,7 +337,7 @@ def test_every_command_has_color_and_the_verdict_commands_quiet_and_verbose(
         assert "--color" not in options  # each command takes it, after its name
         return
     assert "--color" in options
-    verdicts = path in (("verify",), ("audit",))
+    verdicts = path in (("verify",), ("audit",), ("tournament", "score"))
     assert ({"-q", "--quiet", "-v", "--verbose"} <= options) is verdicts
     assert bool({"-q", "-v"} & options) is verdicts
 

@@ -44,6 +44,11 @@ TOURNAMENT = SAMPLES / "tournament"
 TOURNAMENT_LOGS = [f"table-{table}.jsonl" for table in range(1, 5)]
 TOURNAMENT_FILES = {"plan.json", "sheets.html", "standings.json", "standings.html"}
 TOURNAMENT_FILES |= set(TOURNAMENT_LOGS)
+TOURNAMENT_RECEIPTS = {
+    log: [log.replace(".jsonl", f".seat{seat}.receipts.jsonl") for seat in range(4)]
+    for log in TOURNAMENT_LOGS
+}
+TOURNAMENT_FILES |= {name for names in TOURNAMENT_RECEIPTS.values() for name in names}
 
 
 @cache
@@ -287,6 +292,16 @@ def test_every_table_of_the_sample_tournament_verifies_alone(log: str) -> None:
     plan = json.loads((TOURNAMENT / "plan.json").read_text(encoding="utf-8"))
     assert genesis["tournament"]["table"] == int(log.removesuffix(".jsonl").split("-")[1])
     assert genesis["tournament"]["plan"] == plan["plan"]
+
+
+@pytest.mark.parametrize("log", TOURNAMENT_LOGS)
+def test_every_table_of_the_sample_tournament_audits_clean_with_its_receipts(log: str) -> None:
+    """Issue 28, point 3: "`tournament simulate` keeps receipts like `simulate` does, so
+    the sample tournament's audit with its receipts is clean"."""
+    receipts = [f"--receipts={TOURNAMENT / name}" for name in TOURNAMENT_RECEIPTS[log]]
+    code, output = invoke("audit", str(TOURNAMENT / log), "--table-key", TABLE_PUB, *receipts)
+    assert code == 0, output
+    assert re.search(r"receipts: \d+ receipts from 4 files .*: all agree", output), output
 
 
 def test_the_sample_tournament_scores_as_its_standings_say(

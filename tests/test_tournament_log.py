@@ -379,7 +379,7 @@ def test_the_held_reveal_writes_nothing_until_reveal(tmp_path: Path) -> None:
     table.advance(table.t_ms + 60_000)
     with pytest.raises(SubmissionError) as refused:
         table.submit(0, "0 call", table.t_ms + 60_000, table.next_n(0))
-    assert refused.value.code is SubmissionCode.MATCH_OVER
+    assert refused.value.code is SubmissionCode.FINAL_HELD
     assert path.read_bytes() == held
     unrevealed = verify_log(path, PINNED)
     assert unrevealed.verdict is Verdict.UNFINISHED

@@ -644,7 +644,10 @@ def test_the_command_writes_json_and_the_page(
     arguments = [plan_file, tmp_path / "logs", "--table-key", key_file, "--jobs", "1"]
     code, output = run(*arguments, "--json", "--html", page)
     assert code == 1
-    document = json.loads(output)
+    # The note goes to standard error (here mixed in first), out of the JSON's way.
+    wrote, standings = output.split("\n", 1)
+    assert wrote == f"wrote {page} ({page.stat().st_size:,} bytes)"
+    document = json.loads(standings)
     assert schema_errors("tournament-standings", document) == []
     assert document["exit_code"] == 1
     assert [p["code"] for p in document["problems"]] == ["MISSING_TABLE"]

@@ -138,11 +138,13 @@ def test_the_command_plays_every_table_and_says_how_to_score(organiser: Path) ->
     logs = organiser / "logs"
     code, output = run(organiser, "--bots", "easy,normal,hard", "--seed", "cup", "--out", str(logs))
     assert code == 0, output
-    assert sorted(path.name for path in logs.iterdir()) == [f"table-{t}.jsonl" for t in (1, 2, 3)]
+    assert sorted(path.name for path in logs.glob("table-?.jsonl")) == [
+        f"table-{t}.jsonl" for t in (1, 2, 3)
+    ]
     # The hint names the table's public key, beside the private one.
     assert f"--table-key {organiser / 'table.pub'}" in output
     key = raw_public_bytes(load_public_key(organiser / "table.pub"))
-    for log in logs.iterdir():
+    for log in logs.glob("table-?.jsonl"):
         assert verify_log(log, Settings(table_key=key)).verdict is Verdict.VERIFIED
 
 
@@ -161,3 +163,47 @@ def test_the_command_refuses_what_it_cannot_use(organiser: Path) -> None:
     (organiser / "plan.json").write_text("{}")
     code, output = run(organiser, "--seed", "cup", "--out", str(organiser / "other"))
     assert code == 2 and "BAD_SCHEMA" in output
+
+
+# -- receipts (issue 28, point 3: "`tournament simulate` keeps receipts like `simulate` does,
+# so the sample tournament's audit with its receipts is clean") ----------------------------
+
+
+def test_the_command_keeps_every_seats_receipts_and_each_table_audits_clean(
+    organiser: Path,
+) -> None:
+    logs = organiser / "logs"
+    code, output = run(organiser, "--seed", "cup", "--out", str(logs))
+    assert code == 0, output
+    assert "kept each seat's receipts" in output and "audit LOG --receipts" in output
+    expected = {f"table-{t}.seat{s}.receipts.jsonl" for t in (1, 2, 3) for s in range(SHAPE.seats)}
+    assert {path.name for path in logs.glob("*.receipts.jsonl")} == expected
+    for table in (1, 2, 3):
+        receipts = [str(logs / f"table-{table}.seat{s}.receipts.jsonl") for s in range(3)]
+        assert all(Path(kept).stat().st_size > 0 for kept in receipts)
+        args = ["audit", str(logs / f"table-{table}.jsonl"), "--table-key"]
+        args += [str(organiser / "table.pub"), *(f"--receipts={kept}" for kept in receipts)]
+        audited = CliRunner().invoke(main, args)
+        assert audited.exit_code == 0, audited.output
+        assert "receipt" in audited.output
+    # The receipts sit beside the logs, and score does not take them for logs.
+    pub = str(organiser / "table.pub")
+    args = ["tournament", "score", str(organiser / "plan.json"), str(logs), "--table-key", pub]
+    scored = CliRunner().invoke(main, [*args, "--jobs", "1"])
+    assert scored.exit_code == 0, scored.output
+
+
+def test_no_receipts_keeps_none_and_an_existing_receipts_file_is_kept(organiser: Path) -> None:
+    logs = organiser / "logs"
+    code, output = run(organiser, "--seed", "cup", "--out", str(logs), "--no-receipts")
+    assert code == 0, output
+    assert not list(logs.glob("*.receipts.jsonl")) and "kept each seat's" not in output
+    other = organiser / "other"
+    other.mkdir()
+    (other / "table-2.seat1.receipts.jsonl").write_text("a client's receipts\n")
+    code, output = run(organiser, "--seed", "cup", "--out", str(other))
+    assert code == 2 and "never overwritten" in output
+    assert [path.name for path in other.iterdir()] == ["table-2.seat1.receipts.jsonl"]
+    with pytest.raises(FileExistsError):
+        simulate_tournament(other, a_plan(), SECRET, MIXED, "cup", TABLE_KEY)
+    assert [path.name for path in other.iterdir()] == ["table-2.seat1.receipts.jsonl"]

@@ -548,7 +548,15 @@ class Table:
                 SubmissionCode.TIME_BACKWARDS,
             )
         self.advance(t_ms)
-        if self.played_out:
+        if self._held is not None:
+            # Played out, its final record not yet written: the receipt names the last
+            # hand_end, which the final record will follow.
+            refuse(
+                f"the match is played out: its final record is held until the reveal "
+                f"(its last hand_end is seq {self.head.seq})",
+                SubmissionCode.FINAL_HELD,
+            )
+        if self.finished:
             refuse("the match is over", SubmissionCode.MATCH_OVER)
         if not 0 <= seat < len(self._players):
             refuse(f"there is no seat {seat}", SubmissionCode.NO_SUCH_SEAT)

@@ -85,7 +85,7 @@ def _is_stdout_failure(error: OSError) -> bool:
 
 
 # The commands whose text is a verdict on each log: -q prints it alone, -v adds every check.
-_VERDICTS = frozenset({"verify", "audit"})
+_VERDICTS = frozenset({"verify", "audit", "tournament score"})
 
 _WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
 

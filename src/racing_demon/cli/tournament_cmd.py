@@ -25,6 +25,7 @@ from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES, Shape
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.log.keys import key_id
 from racing_demon.outcomes import ExitCode
+from racing_demon.profiles import CUSTOM_SUFFIX, differences_from_builtin
 from racing_demon.report.text import printable
 from racing_demon.tournament import plan as plan_module
 from racing_demon.tournament.contribute import (
@@ -190,6 +191,10 @@ def plan(
     except PlanError as error:
         hint = "--seats" if error.member == "$.seats" else "--contribution"
         raise click.BadParameter(printable(str(error)), param_hint=hint) from error
+    why_custom = _why_custom(made)
+    if why_custom is not None:
+        # A note, whatever the output: --rules nertz writing nertz-custom must say why.
+        click.echo(why_custom, err=True)
     document = made.to_document()
     data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     if len(data) > plan_module.MAX_PLAN_BYTES:
@@ -212,6 +217,24 @@ def plan(
     click.echo(_summary(made, document["plan"]), err=to_stderr)
     if sheets_output is not None:
         click.echo(f"sheets {printable(sheets_output.shown)}", err=to_stderr)
+
+
+def _why_custom(plan: Plan) -> str | None:
+    """Why the plan's rules are a custom variant of a built-in profile (the changes that
+    make every table play exactly the plan's hands, and any the organiser's own profile
+    made), or None when they are a built-in profile or none's variant."""
+    rules = plan.rules
+    differences = differences_from_builtin(rules)
+    if not differences:
+        return None
+    base = rules.name.removesuffix(CUSTOM_SUFFIX)
+    lines = [
+        f"rules {printable(rules.name)}, not {base}: every table of a tournament plays exactly "
+        f"{plural(plan.shape.hands, 'hand')} (no target; a tie for the lead shares the win), "
+        f"so the rules differ from the built-in {base}:",
+        *(f"  {printable(difference)}" for difference in differences),
+    ]
+    return "\n".join(lines)
 
 
 def _sheets_output(

@@ -4,6 +4,7 @@ the standings (docs/tournament-scoring.md)."""
 from __future__ import annotations
 
 import json
+import os
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
@@ -12,12 +13,15 @@ import click
 from racing_demon.batch import ClusterError, collect_logs
 from racing_demon.cli.options import force_option, json_option, limits_options, table_key_option
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
+from racing_demon.cli.style import verbosity
+from racing_demon.files import open_regular
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
-from racing_demon.report.text import printable
+from racing_demon.report.text import Verbosity, printable
 from racing_demon.tournament.plan import PlanError, load_plan
 from racing_demon.tournament.score import score_tournament, standings_document, standings_text
 from racing_demon.tournament.standings_html import standings_page, viewer_links
+from racing_demon.wording import plural
 
 
 class _CannotScore(click.ClickException):
@@ -90,7 +94,8 @@ def score_command(
     result beaten, 1 per tie; players are ranked by percentage, then raw total.
 
     Exit 0 when every planned table scored; 1 when one did not; 2 when the plan, a log
-    or the key cannot be read, an output cannot be written, or an option is wrong.
+    or the key cannot be read (a LOGS that is missing, or a folder with no log), an
+    output cannot be written, or an option is wrong.
     """
     if jobs is not None and scheduler is not None:
         raise click.UsageError(
@@ -101,6 +106,11 @@ def score_command(
         plan = load_plan(plan_file)
     except PlanError as error:
         raise _CannotScore(f"PLAN {printable(str(plan_file))}: {printable(str(error))}") from error
+    for named in logs:
+        unreadable = _unreadable(named)
+        if unreadable is not None:
+            # Scoring nothing from it would read as "0 of N tables scored from 1 log".
+            raise _CannotScore(f"LOGS {printable(str(named))}: {unreadable}")
     paths = collect_logs(logs)
     output = None
     if html_name is not None:
@@ -117,11 +127,32 @@ def score_command(
     except (ClusterError, BrokenExecutor) as error:
         raise _CannotScore(f"the logs could not be verified: {error}") from error
     if output is not None:
-        text = standings_page(standings, viewer_links(standings, output.path))
+        page = standings_page(standings, viewer_links(standings, output.path)).encode("utf-8")
         with OutputWriter(output, "--html") as writer:
-            writer.write(text.encode("utf-8"))
+            writer.write(page)
+        if not output.is_stdout and verbosity() is not Verbosity.QUIET:
+            # On standard error, out of the way of the standings or the JSON.
+            click.echo(f"wrote {printable(output.shown)} ({plural(len(page), 'byte')})", err=True)
     if as_json:
         click.echo(json.dumps(standings_document(standings), indent=2))
     elif output is None or not output.is_stdout:
-        click.echo(standings_text(standings))
+        click.echo(standings_text(standings, verbosity()))
     raise SystemExit(standings.exit_code)
+
+
+def _unreadable(named: Path) -> str | None:
+    """Why a LOGS argument yields no log to read, if it does not: it is missing or cannot
+    be opened, or it is a folder that cannot be listed or holds no ``*.jsonl`` log."""
+    if named.is_dir():
+        try:
+            os.listdir(named)
+        except OSError as error:
+            return f"cannot list it: {error.strerror or error}"
+        if collect_logs([named]) == [named]:
+            return "no log (*.jsonl) under this folder"
+        return None
+    try:
+        open_regular(named).close()
+    except OSError as error:
+        return f"cannot read it: {error.strerror or error}"
+    return None

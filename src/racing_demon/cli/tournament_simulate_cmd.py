@@ -24,7 +24,7 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.report.simulation import simulated_table
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BotProfile
-from racing_demon.sim.simulate import Simulation
+from racing_demon.sim.simulate import Simulation, receipt_paths
 from racing_demon.tournament.plan import PlanError, check_plan, load_plan
 from racing_demon.tournament.simulate import simulate_tournament, table_log
 
@@ -73,6 +73,13 @@ Examples:
     type=click.Path(file_okay=False, path_type=Path),
     help="The folder for the logs, table-1.jsonl ...; made if missing, no log overwritten.",
 )
+@click.option(
+    "--receipts/--no-receipts",
+    default=True,
+    show_default=True,
+    help="Keep each seat's receipts beside its table's log, as its client would: "
+    "table-T.seatN.receipts.jsonl (check them with audit --receipts).",
+)
 @json_option
 def simulate_command(
     plan_file: Path,
@@ -83,6 +90,7 @@ def simulate_command(
     bots: tuple[BotProfile, ...],
     seed: str,
     out: Path,
+    receipts: bool,
     as_json: bool,
 ) -> None:
     """Play every table of the tournament PLAN with computer players, writing each
@@ -90,9 +98,11 @@ def simulate_command(
 
     Every table deals the plan's packs and holds its final record until the last
     table has played out, as a real tournament must. Time is simulated, so a table
-    takes seconds; the same plan, secret, bots and seed give the same logs. Exit 0
-    when every table was played; 2 on bad usage, a plan that does not check, a
-    secret that does not open it, or a log that exists.
+    takes seconds; the same plan, secret, bots and seed give the same logs. Each
+    seat's client keeps the table's receipt for every submission in
+    table-T.seatN.receipts.jsonl beside its log, unless told not to (--no-receipts).
+    Exit 0 when every table was played; 2 on bad usage, a plan that does not check,
+    a secret that does not open it, or a log or receipts file that exists.
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
@@ -114,16 +124,20 @@ def simulate_command(
         )
     for table in range(1, shape.tables + 1):
         log = table_log(out, plan, table)
-        if log.exists() or log.is_symlink():
-            raise click.BadParameter(
-                f"{printable(str(log))} exists: a log is never overwritten; choose another folder",
-                param_hint="--out",
-            )
+        for output in (log, *(receipt_paths(log, shape.seats) if receipts else ())):
+            if output.exists() or output.is_symlink():
+                raise click.BadParameter(
+                    f"{printable(str(output))} exists: a log or receipts file is never "
+                    "overwritten; choose another folder",
+                    param_hint="--out",
+                )
     key = private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key")
     # With --json, each table's line is progress on standard error; the document follows.
     on_table = _progress_table if as_json else _report_table
     try:
-        played = simulate_tournament(out, plan, secret, bots, seed, key, on_table=on_table)
+        played = simulate_tournament(
+            out, plan, secret, bots, seed, key, on_table=on_table, receipts=receipts
+        )
     except OSError as error:
         click.echo(f"cannot write to {printable(str(out))}: {error.strerror}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
@@ -135,12 +149,21 @@ def simulate_command(
             "out": shown_name(out),
             "table_key": shown_name(public_key_hint(signing_key)),
             "tables": [
-                {"table": number, **simulated_table(table)}
+                {
+                    "table": number,
+                    **simulated_table(table),
+                    "receipts": [shown_name(path) for path in table.receipts],
+                }
                 for number, table in enumerate(played.tables, start=1)
             ],
         }
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
+    if receipts:  # their names follow the logs': docs/tournament.md
+        click.echo(
+            "kept each seat's receipts beside its table's log "
+            "(table-T.seatN.receipts.jsonl: audit LOG --receipts ...)"
+        )
     click.echo(
         f"revealed the secret in every table's final record; score with:\n"
         f"  racing-demon tournament score {printable(str(plan_file))} {printable(str(out))} "

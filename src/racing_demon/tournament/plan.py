@@ -32,7 +32,15 @@ from racing_demon.game.rules import LeadTie, Rules
 from racing_demon.log.canonical import CanonicalError, canonical_bytes
 from racing_demon.log.reader import ReadError, parse_line
 from racing_demon.log.records import TournamentTag
-from racing_demon.profiles import ProfileError, custom_variant, rules_from_document
+from racing_demon.profiles import (
+    BUILT_IN,
+    CUSTOM_SUFFIX,
+    ProfileError,
+    builtin_named,
+    custom_variant,
+    differences_from_builtin,
+    rules_from_document,
+)
 from racing_demon.schema import checked_errors
 from racing_demon.tournament.contribute import (
     CONTRIBUTION_FORMAT_V1,
@@ -337,6 +345,17 @@ def _check_rules(shape: Shape, rules: Rules) -> None:
             "$.seats",
             f"profile {rules.name!r} seats {rules.min_players} to {rules.max_players} "
             f"players, not {shape.seats}",
+        )
+    if rules.name in BUILT_IN and builtin_named(rules) is None:
+        # Checked first: the tournament check below would rename them, and then refuse
+        # rules whose target, hands and lead tie are exactly what it asks for.
+        changed = "; ".join(differences_from_builtin(rules) or ())
+        raise PlanError(
+            PlanCode.BAD_RULES,
+            "$.rules.name",
+            f"the rules are named like the built-in profile {rules.name!r} but are not it "
+            f"({changed}): a built-in name is reserved for that very profile; name them "
+            f"{rules.name + CUSTOM_SUFFIX!r}",
         )
     if tournament_rules(rules, shape.hands) != rules:
         raise PlanError(

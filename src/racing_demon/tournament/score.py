@@ -36,7 +36,7 @@ from racing_demon.log.reader import (
 from racing_demon.log.records import Genesis, Record, parse_record
 from racing_demon.outcomes import ExitCode
 from racing_demon.replay import find_secret
-from racing_demon.report.text import printable
+from racing_demon.report.text import Verbosity, printable
 from racing_demon.report.verify import finding_document
 from racing_demon.schema import record_errors
 from racing_demon.tournament.plan import (
@@ -47,6 +47,7 @@ from racing_demon.tournament.plan import (
     contributions_summary,
 )
 from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode
+from racing_demon.wording import plural
 
 # -- the pure core ------------------------------------------------------------------------
 
@@ -398,8 +399,10 @@ def score_tournament(
         [*table_problems, *problems],
         key=lambda problem: (problem.table is None, problem.table or 0),
     )
+    # A path that could not be read (missing, say) is a problem, not a log read.
+    unread = sum(problem.code is TournamentCode.UNREADABLE for problem in problems)
     return Standings(
-        plan, score(plan.shape, results), (*plan_problems, *ordered), secret, len(logs)
+        plan, score(plan.shape, results), (*plan_problems, *ordered), secret, len(logs) - unread
     )
 
 
@@ -675,10 +678,6 @@ def _hundredths(value: Fraction) -> float:
     return round(float(value), 2)
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
 def where(problem: Problem) -> str:
     """``table 3, hand 2, seat 1``: what a problem concerns, or ``tournament``."""
     parts = [
@@ -693,15 +692,16 @@ def where(problem: Problem) -> str:
     return ", ".join(parts) or "tournament"
 
 
-def standings_text(standings: Standings) -> str:
-    """The tournament, its problems, then the standings, for people."""
+def standings_text(standings: Standings, verbosity: Verbosity = Verbosity.NORMAL) -> str:
+    """The tournament, its problems, then the standings, for people; with ``QUIET`` the
+    tournament's line and the problems only, with ``VERBOSE`` every pack's results too."""
     plan, scores = standings.plan, standings.scores
     shape = plan.shape
     scored = len({entry.table for entry in scores.entries})
     lines = [
-        f"tournament {printable(shape.name)} · {_count(shape.tables, 'table')} of "
-        f"{shape.seats} seats · {_count(shape.hands, 'hand')} · {scored} of {shape.tables} "
-        f"scored from {_count(standings.logs, 'log')}",
+        f"tournament {printable(shape.name)} · {plural(shape.tables, 'table')} of "
+        f"{shape.seats} seats · {plural(shape.hands, 'hand')} · {scored} of {shape.tables} "
+        f"scored from {plural(standings.logs, 'log')}",
         f"plan {plan.digest} · rules {printable(plan.rules.name)} sha256 {plan.rules.digest()}",
         "deal set "
         + plan.deal_set
@@ -712,17 +712,22 @@ def standings_text(standings: Standings) -> str:
         ),
         printable(contributions_summary(plan)),
     ]
-    if standings.problems:
-        lines += ["", f"problems ({len(standings.problems)})"]
-        for problem in standings.problems:
-            log = "" if problem.log is None else f"{printable(problem.log)}: "
-            counted = "" if problem.excluded else " (still scored)"
-            lines.append(
-                f"  {where(problem)}: {problem.code}: {log}{printable(problem.message)}{counted}"
-            )
+    problems = []
+    for problem in standings.problems:
+        log = "" if problem.log is None else f"{printable(problem.log)}: "
+        counted = "" if problem.excluded else " (still scored)"
+        problems.append(
+            f"  {where(problem)}: {problem.code}: {log}{printable(problem.message)}{counted}"
+        )
+    if verbosity is Verbosity.QUIET:
+        return "\n".join([lines[0], *problems])
+    if problems:
+        lines += ["", f"problems ({len(problems)})", *problems]
+    # With fewer than two results on every pack there is nothing to compare: no top.
+    top = f"a pack's top is {scores.top}" if scores.top else "no pack has two results to compare"
     lines += [
         "",
-        f"standings: 2 matchpoints per result beaten, 1 per tie; a pack's top is {scores.top}",
+        f"standings: 2 matchpoints per result beaten, 1 per tie; {top}",
         f"{'rank':>5}  {'player':<20} {'table':>5} {'seat':>4} {'raw':>6} "
         f"{'matchpoints':>11} {'top':>5} {'percent':>8}",
     ]
@@ -736,7 +741,24 @@ def standings_text(standings: Standings) -> str:
         )
     if not scores.entries:
         lines.append("  no table scored")
+    if verbosity is Verbosity.VERBOSE:
+        lines += _packs_text(scores.packs)
     return "\n".join(lines)
+
+
+def _packs_text(packs: Sequence[PackRecord]) -> list[str]:
+    """Every pack's results, best first, as the standings page's hand records list them."""
+    lines = ["", f"packs ({len(packs)})"]
+    for pack in packs:
+        results = plural(len(pack.results), "result")
+        lines.append(f"  pack {pack.number} (hand {pack.hand}): {results}, top {pack.top}")
+        lines += [
+            f"    {printable(result.player):<20} table {result.table:>3} seat {result.seat:>2} "
+            f"score {result.score:>4} matchpoints {result.matchpoints:>3} "
+            f"factored {_hundredths(result.factored):.2f}"
+            for result in pack.results
+        ]
+    return lines
 
 
 def standings_document(standings: Standings) -> dict[str, Any]:

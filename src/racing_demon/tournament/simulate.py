@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import check_reveal
 from racing_demon.sim.bots import BotProfile
-from racing_demon.sim.simulate import NAMES, Simulation, reveal_held, simulate
+from racing_demon.sim.simulate import NAMES, Simulation, receipt_paths, reveal_held, simulate
 from racing_demon.tournament.plan import Plan
 
 
@@ -62,15 +62,19 @@ def simulate_tournament(
     *,
     player_keys: Sequence[Sequence[Ed25519PrivateKey]] | None = None,
     on_table: Callable[[Simulation], None] | None = None,
+    receipts: bool = True,
 ) -> TournamentSimulation:
     """Play every table of ``plan`` with bots, logging to ``folder`` (``table_log``).
 
     ``bots`` gives each seat's speed: ``seats`` of them for every table alike, or
     ``tables * seats`` table by table. Table ``t``'s bots draw from the simulation seed
     ``"<seed> table <t>"``. With ``player_keys`` (per table, per seat) every seat signs.
-    ``on_table`` sees each table once it has played out. ``folder`` is made if missing.
-    Raises ValueError for inputs that do not fit (a secret that does not open the plan's
-    commitment, say) and FileExistsError before anything is written if a log exists.
+    ``on_table`` sees each table once it has played out. With ``receipts`` each seat's
+    client keeps its table's receipts beside the log, as ``simulate``'s do
+    (``receipt_paths``), so every table can be audited with them. ``folder`` is made if
+    missing. Raises ValueError for inputs that do not fit (a secret that does not open the
+    plan's commitment, say) and FileExistsError before anything is written if a log or a
+    receipts file exists.
     """
     shape = plan.shape
     if not check_reveal(secret, plan.commitment):
@@ -85,9 +89,14 @@ def simulate_tournament(
     ):
         raise ValueError(f"player keys: {shape.seats} for each of {shape.tables} tables")
     logs = [table_log(folder, plan, table) for table in range(1, shape.tables + 1)]
-    existing = [log for log in logs if log.exists()]
+    outputs = [
+        output
+        for log in logs
+        for output in (log, *(receipt_paths(log, shape.seats) if receipts else ()))
+    ]
+    existing = [output for output in outputs if output.exists() or output.is_symlink()]
     if existing:
-        raise FileExistsError(f"{existing[0]} exists: a log is never overwritten")
+        raise FileExistsError(f"{existing[0]} exists: a log or receipts file is never overwritten")
     folder.mkdir(parents=True, exist_ok=True)
     played = []
     for table, log in enumerate(logs, 1):
@@ -101,7 +110,7 @@ def simulate_tournament(
             f"{seed} table {table}",
             table_key,
             player_keys=keys,
-            receipts=False,
+            receipts=receipts,
             tournament=plan.tag(table),
             dealer_secret=secret,
             names=seat_names(plan, table, table_bots),

@@ -26,6 +26,7 @@ from racing_demon.tournament.score import (
     Standings,
     where,
 )
+from racing_demon.wording import plural
 
 _CSS = """
 body { font: 15px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #111; }
@@ -90,13 +91,14 @@ def standings_page(standings: Standings, links: Mapping[str, str] | None = None)
         "<body>",
         f"<h1>{_text(shape.name)}</h1>",
         '<dl class="facts">',
-        f"<dt>Size</dt><dd>{shape.tables} tables of {shape.seats} seats, {shape.hands} hands</dd>",
+        f"<dt>Size</dt><dd>{plural(shape.tables, 'table')} of {shape.seats} seats, "
+        f"{plural(shape.hands, 'hand')}</dd>",
         f"<dt>Rules</dt><dd>{_text(plan.rules.name)} <code>{plan.rules.digest()}</code></dd>",
         f"<dt>Plan</dt><dd><code>{plan.digest}</code></dd>",
         f"<dt>Commitment</dt><dd><code>{plan.commitment}</code></dd>",
         f"<dt>Deal set</dt><dd><code>{plan.deal_set}</code> ({checked})</dd>",
-        f"<dt>Logs</dt><dd>{standings.logs} read, "
-        f"{len({entry.table for entry in scores.entries})} tables scored</dd>",
+        f"<dt>Logs</dt><dd>{plural(standings.logs, 'log')} read, "
+        f"{plural(len({entry.table for entry in scores.entries}), 'table')} scored</dd>",
         "</dl>",
     ]
     if standings.problems:
@@ -148,9 +150,9 @@ def _standings(entries: Sequence[Entry], top: int, links: Mapping[str, str]) -> 
         )
     return [
         "<h2>Standings</h2>",
-        f"<p>2 matchpoints for every result beaten on the same pack, 1 for every tie; a "
-        f"pack's top is {top}. Ranked by percentage, then raw total; equal on both is a "
-        "shared rank (=).</p>",
+        "<p>2 matchpoints for every result beaten on the same pack, 1 for every tie; "
+        + (f"a pack's top is {top}." if top else "no pack has two results to compare.")
+        + " Ranked by percentage, then raw total; equal on both is a shared rank (=).</p>",
         "<table>",
         '<tr><th class="n">Rank</th><th>Player</th><th class="n">Table</th>'
         '<th class="n">Seat</th><th class="n">Raw</th><th class="n">Matchpoints</th>'
@@ -205,7 +207,7 @@ def _pack(standings: Standings, pack: PackRecord, links: Mapping[str, str]) -> l
     ]
     return [
         *parts,
-        f"<p>{len(pack.results)} results; top {pack.top}.</p>",
+        f"<p>{plural(len(pack.results), 'result')}; top {pack.top}.</p>",
         "<table>",
         '<tr><th>Player</th><th class="n">Table</th><th class="n">Seat</th>'
         '<th class="n">Score</th><th class="n">Matchpoints</th><th class="n">Factored</th></tr>',
