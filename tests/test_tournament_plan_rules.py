@@ -14,7 +14,6 @@ import pytest
 from click.testing import CliRunner, Result
 
 from racing_demon.cli import main
-from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import Shape
 from racing_demon.profiles import builtin_digest, load_rules, rules_from_document
 from racing_demon.tournament.plan import (
@@ -42,13 +41,15 @@ def plan_with(tmp_path: Path, rules: str, hands: int) -> tuple[Result, dict[str,
     """`tournament plan --rules RULES --hands HANDS`, and the plan it wrote."""
     secret = tmp_path / "secret.txt"
     secret.write_text(SECRET.hex() + "\n")
-    contribution = tmp_path / "org.json"
-    if not contribution.exists():
-        made = cli(
-            "tournament", "contribute", "--tournament", "Cup", "--commitment",
-            commitment(SECRET), "--by", "org", "-o", contribution,
-        )  # fmt: skip
-        assert made.exit_code == 0, made.output
+    terms = tmp_path / f"terms-{rules}-{hands}.json"
+    committed = cli(
+        "tournament", "commit", "--secret", f"file:{secret}", "--name", "Cup", "--tables", "2",
+        "--seats", "3", "--hands", str(hands), "--rules", rules, "-o", terms,
+    )  # fmt: skip
+    assert committed.exit_code == 0, committed.output
+    contribution = tmp_path / f"org-{rules}-{hands}.json"
+    made = cli("tournament", "contribute", terms, "--by", "org", "-o", contribution)
+    assert made.exit_code == 0, made.output
     out = tmp_path / f"plan-{rules}-{hands}.json"
     result = cli(
         "tournament", "plan", "--secret", f"file:{secret}", "--name", "Cup", "--tables", "2",
