@@ -29,6 +29,8 @@ from racing_demon.report.verify import finding_text
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.viewer import page_data, page_parts
 
+_PIECE = 1 << 20
+
 
 @click.command(
     short_help="Write an HTML page that replays a log and re-verifies it.",
@@ -108,9 +110,12 @@ def view(
     written = 0
     with OutputWriter(output, "--out") as writer:
         for part in page_parts(data):
-            encoded = part.encode("utf-8")
-            writer.write(encoded)
-            written += len(encoded)
+            # A megabyte at a time: the data's part is most of the page, and encoding it
+            # whole would hold it twice.
+            for start in range(0, len(part), _PIECE):
+                encoded = part[start : start + _PIECE].encode("utf-8")
+                writer.write(encoded)
+                written += len(encoded)
     summary = f"{report.verdict.value}"
     if report.finding is not None:
         summary += f": {finding_text(report.finding)}"

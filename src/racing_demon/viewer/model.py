@@ -703,9 +703,11 @@ def _replay(
             record = snapshot.record
             assert record is not None  # every snapshot replay yields holds its record
             after = snapshot.state
+            following = next(lines, None)
+            if following is None:
+                break  # the file grew since it was read: the page shows what was read
             words = entries.teller.tell(record, before, after, snapshot.placed)
-            index, raw = next(lines)
-            entries.add(_line(index, raw), words, frame=frames.count)
+            entries.add(_line(*following), words, frame=frames.count)
             frames.add(record, after)
             if isinstance(record.payload, HandEnd):
                 scored, placed = snapshot.hands[-1]
