@@ -696,6 +696,10 @@ def test_on_a_failing_log_the_failure_comes_first_and_the_browser_gives_no_verdi
         assert checked in words
     assert "not the moves" in words
     assert "PASS" not in words.upper().replace("PASSED", "")
+    summary = browser.find_element("id", "rd-checks-summary")
+    assert "moves and the scores are not checked here" in summary.text
+    red, green, blue = _rgb(summary.value_of_css_property("color"))
+    assert not (green > red + 40 and green > blue), "the checklist is not green either"
     red, green, blue = _rgb(badge.value_of_css_property("color"))
     assert not (green > red + 40 and green > blue), "the badge is not green beside a failure"
     failure = browser.find_element("id", "rd-failure")

@@ -1055,7 +1055,7 @@ async function runChecks() {
     const result = checksResult(outcome.results, outcome.finished);
     $("rd-checks").dataset.result = result;
     const words = {
-      pass: "Every check passed in this browser.",
+      pass: "Every check above passed in this browser: the lines, chain, signatures and deal are as the table signed them. The moves and the scores are not checked here; the Python verifier's verdict above is the word on them.",
       fail: "This browser found a failure.",
       incomplete: outcome.finished
         ? "Some checks could not be made (see above): the result is incomplete."
@@ -1068,6 +1068,7 @@ async function runChecks() {
       summary.append(el("strong", { class: "rd-no-ed25519", text: " This browser lacks Ed25519 in Web Crypto, so no signature could be checked here; the Python verifier's verdict above still stands." }));
     }
     summary.className = `rd-checks-summary result-${result}`;
+    summary.dataset.beside = DATA.verdict?.verdict ?? ""; // green only beside a verified log
   } catch (error) {
     if (run !== checks.run) return;
     const words = `not run: ${error?.message ?? error}`;
