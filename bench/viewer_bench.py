@@ -18,12 +18,12 @@ time asked for). Needs Debian's chromium and chromium-driver, and selenium
 
 Memory (issue 29): ``racing-demon view`` runs in a fresh Python process on a log of about
 1,700 records (1x) and one of about 15,000 (8x), played by bench/memory_bench.py's random
-players (2,000 and 16,000 events), and on the 1x log's first two lines (the baseline: the interpreter, the libraries
-and a page's fixed parts); each process reports its peak resident memory (``VmHWM``). The
-three run in turn, ``--rounds`` times. The figures are the peak above the baseline per
-record at 1x and at 8x, and their ratio (8x over 1x): about 1 when the memory is linear in
-the log's length, and the bytes per record say how small its constant is. ``--memory-only``
-measures this alone (no browser needed).
+players (2,000 and 16,000 events), and on the 1x log's first two lines (the baseline: the
+interpreter, the libraries and a page's fixed parts); each process reports its peak
+resident memory (``VmHWM``). The three run in turn, three times. The figures are the peak
+above the baseline per record at 1x and at 8x, and their ratio (8x over 1x): about 1 when
+the memory is linear in the log's length, and the bytes per record say how small its
+constant is. ``--memory-only`` measures this alone (no browser needed).
 """
 
 from __future__ import annotations
