@@ -1,6 +1,7 @@
-"""The game viewer: page size, and time to the first frame in headless Chromium.
+"""The game viewer: page size, time to the first frame in headless Chromium, and the
+memory ``racing-demon view`` holds per record.
 
-    python bench/viewer_bench.py [--rounds 5] [--json-out viewer.json]
+    python bench/viewer_bench.py [--rounds 5] [--memory-only] [--json-out viewer.json]
 
 Simulates a 4-seat nertz match of about 2,000 records (the seed is fixed, so every run
 measures the same game), writes its page with ``racing-demon view``'s builder and loads it
@@ -14,6 +15,15 @@ navigation started; the browser's checks keep running after it and their end is 
 without a target, and so is the pace of playing at 16x (the logged time covered over the
 time asked for). Needs Debian's chromium and chromium-driver, and selenium
 (``pip install -e '.[test]'``).
+
+Memory (issue 29): ``racing-demon view`` runs in a fresh Python process on a log of about
+1,700 records (1x) and one of about 15,000 (8x), played by bench/memory_bench.py's random
+players (2,000 and 16,000 events), and on the 1x log's first two lines (the baseline: the
+interpreter, the libraries and a page's fixed parts); each process reports its peak
+resident memory (``VmHWM``). The three run in turn, three times. The figures are the peak
+above the baseline per record at 1x and at 8x, and their ratio (8x over 1x): about 1 when
+the memory is linear in the log's length, and the bytes per record say how small its
+constant is. ``--memory-only`` measures this alone (no browser needed).
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import argparse
 import html
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,8 +41,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from memory_bench import TABLE_KEY as MEMORY_TABLE_KEY
+from memory_bench import make_log
 from results import publish
 
+from racing_demon.log.keys import public_pem
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import simulate
@@ -164,11 +178,84 @@ def measure(rounds: int = 5) -> dict[str, float]:
         "reference_load_ms": statistics.median(plain),
         "first_frame_vs_reference_load": first_ms / statistics.median(plain),
         "play_16x_pace": statistics.median(paces),
+        **measure_memory(),
     }
 
 
-def summary(figures: dict[str, float]) -> str:
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec (bench/memory_bench.py).
+MEMORY_CHILD = """
+import resource, sys
+from pathlib import Path
+from racing_demon.cli import main
+main(["view", sys.argv[1], "--table-key", sys.argv[2], "-o", sys.argv[3], "--force"],
+     standalone_mode=False)
+try:
+    status = Path("/proc/self/status").read_text().splitlines()
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except OSError:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(peak)
+"""
+MEMORY_EVENTS = (2_000, 16_000)  # the 1x and 8x logs, in events as memory_bench counts them
+
+
+def _view_peak_kib(log: Path, key: Path, page: Path) -> int:
+    """The peak resident memory, in KiB, of a process that writes ``log``'s page."""
+    output = subprocess.run(
+        [sys.executable, "-c", MEMORY_CHILD, str(log), str(key), str(page)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return int(output.split()[-1])
+
+
+def measure_memory(rounds: int = 3) -> dict[str, float]:
+    shm = Path("/dev/shm")
+    with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as scratch:
+        folder = Path(scratch)
+        one, eight = (make_log(folder, events) for events in MEMORY_EVENTS)
+        base = folder / "base.jsonl"
+        base.write_bytes(b"".join(one.read_bytes().splitlines(keepends=True)[:2]))
+        key = folder / "table.pub"
+        key.write_bytes(public_pem(MEMORY_TABLE_KEY))
+        logs = {"base": base, "1x": one, "8x": eight}
+        records = {name: len(log.read_bytes().splitlines()) for name, log in logs.items()}
+        peaks: dict[str, list[int]] = {name: [] for name in logs}
+        for _ in range(rounds):
+            for name, log in logs.items():  # interleaved, so a busy spell hits all three
+                peaks[name].append(_view_peak_kib(log, key, folder / f"{name}.html"))
+    peak = {name: statistics.median(values) for name, values in peaks.items()}
+    per_record = {
+        name: 1024 * (peak[name] - peak["base"]) / (records[name] - records["base"])
+        for name in ("1x", "8x")
+    }
+    return {
+        "memory_records_1x": float(records["1x"]),
+        "memory_records_8x": float(records["8x"]),
+        "memory_baseline_peak_kib": float(peak["base"]),
+        "memory_peak_kib_1x": float(peak["1x"]),
+        "memory_peak_kib_8x": float(peak["8x"]),
+        "memory_bytes_per_record_1x": per_record["1x"],
+        "memory_bytes_per_record_8x": per_record["8x"],
+        "memory_per_record_8x_vs_1x": per_record["8x"] / per_record["1x"],
+    }
+
+
+def memory_summary(figures: dict[str, float]) -> str:
     return (
+        f"view's peak memory above the baseline ({figures['memory_baseline_peak_kib'] / 1024:.0f}"
+        f" MiB): {figures['memory_bytes_per_record_1x']:.0f} bytes a record at "
+        f"{figures['memory_records_1x']:.0f} records, "
+        f"{figures['memory_bytes_per_record_8x']:.0f} at {figures['memory_records_8x']:.0f}: "
+        f"ratio {figures['memory_per_record_8x_vs_1x']:.2f} (8x over 1x)"
+    )
+
+
+def summary(figures: dict[str, float]) -> str:
+    if "page_bytes" not in figures:
+        return memory_summary(figures)
+    page = (
         f"viewer page of {figures['records']:.0f} records: {figures['page_bytes'] / 1e6:.2f} MB "
         f"= {figures['page_vs_target']:.2f} x the 1.5 MB target; first frame "
         f"{figures['first_frame_ms']:.0f} ms = {figures['first_frame_vs_target']:.2f} x the 1 s "
@@ -177,14 +264,18 @@ def summary(figures: dict[str, float]) -> str:
         f"{figures['checks_done_ms']:.0f} ms; built in {figures['build_s']:.2f} s; playing at "
         f"16x keeps {figures['play_16x_pace']:.2f} of the logged pace (no target)"
     )
+    return f"{page}; {memory_summary(figures)}"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="page loads of each kind")
+    parser.add_argument(
+        "--memory-only", action="store_true", help="measure view's memory alone (no browser)"
+    )
     parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
     args = parser.parse_args()
-    figures = measure(args.rounds)
+    figures = measure_memory() if args.memory_only else measure(args.rounds)
     print(summary(figures))
     publish(figures, args.json_out)
     return 0

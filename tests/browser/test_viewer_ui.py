@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -314,7 +315,7 @@ def test_deep_links_open_there_and_hash_changes_move(browser: Any, games: dict[s
     assert _shown(browser) == 120
     assert (
         browser.execute_script("return document.getElementById('rd-seq').textContent")
-        == "record 120 of 230"
+        == "record 120 (121 of 230)"
     )
     _move_hash(browser, 7)
     tie = next(b for b in _records(game.log) if b["kind"] == "tie")
@@ -634,3 +635,108 @@ def test_a_key_file_dropped_on_the_drop_zone_pins_it(browser: Any, games: dict[s
     _wait_checks(browser)
     assert "pinned by you (table.pub)" in browser.find_element("id", "rd-key-state").text
     assert browser.find_element("id", "rd-checks").get_attribute("data-result") == "pass"
+
+
+# -- issue 29: what a newcomer read on the page ----------------------------------------
+
+READ_COUNTER = "return document.getElementById('rd-seq').textContent"
+
+
+def test_the_counter_agrees_with_itself(browser: Any, games: dict[str, Game]) -> None:
+    """Issue 29, item 15: "The counter runs `record 1 of 1297` … `record 1296 of 1297`:
+    make it agree with itself (seq shown as seq, or a count from 1 to N)." The seq is shown
+    as the record's name, and beside it the position, from 1 to N."""
+    from selenium.webdriver.common.keys import Keys
+
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page, 0)
+    assert browser.execute_script(READ_COUNTER) == "record 0 (1 of 230)"
+    _press(browser, Keys.END)
+    _wait_shown(browser, 229)
+    assert browser.execute_script(READ_COUNTER) == "record 229 (230 of 230)"
+    slider = browser.find_element("id", "rd-slider")
+    assert slider.get_attribute("aria-valuetext") == "record 229 (230 of 230)"
+
+
+def test_custom_rules_are_named_custom_with_what_they_change(
+    browser: Any, games: dict[str, Game]
+) -> None:
+    """Issue 29, item 16: "The subtitle says 'table rules' for custom rules: say custom and
+    what differs." This game plays the table profile with one hand only."""
+    game = games["valid/table-4p-tie-signed.jsonl"]
+    _open(browser, game.page)
+    header = browser.find_element("id", "rd-game").text
+    assert "custom rules table-custom: match.max_hands: 1 (table: null)" in header
+    assert "table rules" not in header
+    built_in = games["valid/table-2p-to-100.jsonl"]
+    _open(browser, built_in.page)
+    header = browser.find_element("id", "rd-game").text
+    assert "Racing Demon, table rules" in header and "custom" not in header
+
+
+def _rgb(colour: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", colour)[:3])
+
+
+def test_on_a_failing_log_the_failure_comes_first_and_the_browser_gives_no_verdict(
+    browser: Any, games: dict[str, Game]
+) -> None:
+    """Issue 29, item 17: "A green 'This browser ALL CHECKS PASS' beside a red 'DOES NOT
+    VERIFY' reads as 'the game is fine'. The browser's badge names what it checked
+    (signatures, chain, deal) and never reads as a verdict on the moves; on a failing log
+    the page's first impression is the failure." The table re-signed an illegal move:
+    every check the browser makes passes."""
+    game = games["disputed/illegal-move-re-signed.jsonl"]
+    _open(browser, game.page)
+    _wait_checks(browser)
+    badge = browser.find_element("id", "rd-browser-result")
+    assert badge.get_attribute("data-result") == "pass"
+    words = badge.text
+    for checked in ("signatures", "chain", "deal"):
+        assert checked in words
+    assert "not the moves" in words
+    assert "PASS" not in words.upper().replace("PASSED", "")
+    summary = browser.find_element("id", "rd-checks-summary")
+    assert "moves and the scores are not checked here" in summary.text
+    red, green, blue = _rgb(summary.value_of_css_property("color"))
+    assert not (green > red + 40 and green > blue), "the checklist is not green either"
+    red, green, blue = _rgb(badge.value_of_css_property("color"))
+    assert not (green > red + 40 and green > blue), "the badge is not green beside a failure"
+    failure = browser.find_element("id", "rd-failure")
+    verdict = browser.find_element("id", "rd-verdict")
+    assert failure.is_displayed() and "does not verify" in failure.text
+    assert failure.rect["y"] < verdict.rect["y"] < badge.rect["y"] + 1
+    assert failure.rect["y"] < 40, "the failure is at the top of the page"
+    # Beside a log that verifies, the same badge may be green: it agrees with the verdict.
+    _open(browser, games["valid/table-2p-to-100.jsonl"].page)
+    _wait_checks(browser)
+    badge = browser.find_element("id", "rd-browser-result")
+    red, green, blue = _rgb(badge.value_of_css_property("color"))
+    assert badge.get_attribute("data-result") == "pass" and green > red
+
+
+def test_what_was_not_replayed_is_said(
+    browser: Any, games: dict[str, Game], tmp_path: Path
+) -> None:
+    """Issue 29, item 18: "An unfinished log without `--secret` shows an empty table with
+    no hint: say that the dealer secret (`view --secret`) is what is missing. A log that
+    fails before its first `hand_end` says 'No hand ended in this log' above an empty
+    chart, though the hand did end after the failure: say what was and was not
+    replayed." """
+    game = games["disputed/illegal-move-re-signed.jsonl"]
+    _open(browser, game.page)
+    audit = browser.find_element("id", "rd-audit-hands").text
+    assert "No hand ended" not in audit
+    assert "hand_end record (record 80) was not replayed" in audit
+    assert "stopped after record 43" in audit and "failing record 44" in audit
+    chart = browser.execute_script("return document.querySelector('#rd-chart desc').textContent")
+    assert "No hand was replayed to its end" in chart
+
+    truncated = SAMPLES / "disputed" / "truncated.jsonl"
+    page = tmp_path / "truncated.html"
+    page.write_text(build_page(truncated, Settings(table_key=TABLE_PUB)), encoding="utf-8")
+    _open(browser, page)
+    banner = browser.find_element("id", "rd-unverified")
+    assert banner.is_displayed()
+    assert "dealer's secret" in banner.text and "--secret" in banner.text
+    assert "--secret" in browser.find_element("id", "rd-failure").text

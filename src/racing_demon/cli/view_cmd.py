@@ -14,13 +14,22 @@ from racing_demon.cli.options import (
     pinned_rules_option,
     table_key_option,
 )
-from racing_demon.cli.output import OutputWriter, checked_output, inputs_of
+from racing_demon.cli.output import (
+    OutputWriter,
+    checked_output,
+    claim_stdin_log,
+    inputs_of,
+    named_log,
+)
+from racing_demon.files import STDIN
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.text import printable
 from racing_demon.report.verify import finding_text
 from racing_demon.verify import Settings, Verdict, verify_log
-from racing_demon.viewer import render_page, viewer_data
+from racing_demon.viewer import page_data, page_parts
+
+_PIECE = 1 << 20
 
 
 @click.command(
@@ -35,9 +44,15 @@ Examples:
   racing-demon view game.jsonl --table-key table.pub --rules table \\
       -o game.html --force
   racing-demon view game.jsonl -o - > game.html   # no key: an unpinned page
+  racing-demon view - --table-key table.pub -o game.html < game.jsonl
 """,
 )
-@click.argument("log", type=click.Path(path_type=Path))
+@click.argument(
+    "log",
+    type=click.Path(allow_dash=True),
+    is_eager=True,  # LOG - claims standard input before --secret stdin reads it
+    callback=claim_stdin_log,
+)
 @table_key_option(required=False)
 @pinned_rules_option
 @dealer_secret_option("The dealer secret (64 hex), for a log with no final record yet.")
@@ -55,7 +70,7 @@ Examples:
 @click.pass_context
 def view(
     ctx: click.Context,
-    log: Path,
+    log: str,
     table_key: bytes | None,
     rules: str | None,
     secret: bytes | None,
@@ -74,30 +89,48 @@ def view(
     of the table's public key on it. --table-key embeds the key the page checks the
     table's signatures with until then.
 
+    A LOG of - is the log on standard input (at most --max-file-bytes).
+
     A page is written for a log that verifies and for one that does not alike: exit 0
     when the page was written, whatever the verdict it shows (printed on standard error);
     2 when LOG cannot be read, FILE cannot be written or exists, or an option is wrong.
     """
-    output = checked_output(out, replace=force, inputs=[log, *inputs_of(ctx)], param_hint="--out")
+    named = [] if log == STDIN else [Path(log)]
+    output = checked_output(
+        out, replace=force, inputs=[*named, *inputs_of(ctx)], param_hint="--out"
+    )
     settings = Settings(table_key=table_key, seed=secret, limits=limits, rules=rules)
-    report = verify_log(log, settings)
+    source = named_log(log, limits)
+    report = verify_log(source, settings)
     try:
-        data = viewer_data(log, settings, report)
+        data = page_data(source, settings, report)
     except OSError as error:
-        click.echo(f"cannot read {printable(str(log))}: {error.strerror or error}", err=True)
+        click.echo(f"cannot read {printable(str(source))}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
-    page = render_page(data).encode("utf-8")
+    written = 0
     with OutputWriter(output, "--out") as writer:
-        writer.write(page)
+        for part in page_parts(data):
+            # A megabyte at a time: the data's part is most of the page, and encoding it
+            # whole would hold it twice.
+            for start in range(0, len(part), _PIECE):
+                encoded = part[start : start + _PIECE].encode("utf-8")
+                writer.write(encoded)
+                written += len(encoded)
     summary = f"{report.verdict.value}"
     if report.finding is not None:
         summary += f": {finding_text(report.finding)}"
-    replayed = len(data["frames"]["list"])
+    replay = data["replay"]
     click.echo(
-        f"wrote {printable(output.shown)} ({len(page)} bytes): {len(data['records'])} records, "
-        f"{replayed} replayed; verdict {summary}",
+        f"wrote {printable(output.shown)} ({written} bytes): {replay['records']} records, "
+        f"{replay['replayed']} replayed; verdict {summary}",
         err=True,
     )
+    if replay["secret"] == "missing" and replay["records"]:
+        click.echo(
+            "no table to show: the log has no final record to reveal the dealer secret; "
+            "give it with --secret SOURCE",
+            err=True,
+        )
     if report.verdict is Verdict.UNPINNED:
         click.echo(
             "no --table-key: the page checks no table signature until its reader drops the "

@@ -14,13 +14,13 @@ import base64
 import gzip
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from racing_demon.files import open_regular
+from racing_demon.files import LogFile, open_log
 from racing_demon.game.cards import KING, Card
 from racing_demon.game.engine import ViolationCode
 from racing_demon.game.flow import (
@@ -38,11 +38,13 @@ from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import EndReason, Foundation, Phase, State
 from racing_demon.log.reader import ReadError
 from racing_demon.log.records import Final, Genesis, Record, parse_record
+from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.replay import ReplayError, Snapshot, replay
 from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document
 from racing_demon.schema import record_errors
 from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.viewer.page import Packer, json_text, unpacked
 
 VIEWER_FORMAT = "racing-demon/viewer/v1"
 KEYFRAME_EVERY = 64
@@ -59,6 +61,7 @@ SEAT_COLOURS = (
 )
 _ENDED_BY_A_SEAT = frozenset({EndReason.CALL, EndReason.RESIGNED, EndReason.DEMON_EMPTY})
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six")
+_READ_PIECE = 1 << 20
 
 
 class LogTooLarge(ValueError):
@@ -123,17 +126,19 @@ def foundation_value(foundation: Foundation) -> dict[str, Any]:
     }
 
 
-@dataclass
 class _Frames:
     """The table after each record, as the piles that changed since the record before, and
     every pile every so often, so that a page can show any record without applying every
-    delta from the start."""
+    delta from the start. Each frame is written to ``packer`` as it comes: only the table
+    before it is kept."""
 
-    frames: list[dict[str, Any]] = field(default_factory=list)
-    _piles: dict[str, Any] = field(default_factory=dict)
+    def __init__(self, packer: Packer) -> None:
+        self.count = 0
+        self._packer = packer
+        self._piles: dict[str, Any] = {}
 
     def add(self, record: Record, state: State | None) -> None:
-        index = len(self.frames)
+        index = self.count
         piles = {} if state is None else table_piles(state)
         before = self._piles
         full = (
@@ -146,15 +151,15 @@ class _Frames:
             if full
             else {pile: value for pile, value in piles.items() if before.get(pile) != value}
         )
-        self.frames.append(
-            {
-                "hand": None if state is None else state.hand,
-                "phase": None if state is None else str(state.phase),
-                "clock_ms": record.t_ms if state is None else state.clock_ms,
-                "set": changed,
-                "full": full,
-            }
-        )
+        frame = {
+            "hand": None if state is None else state.hand,
+            "phase": None if state is None else str(state.phase),
+            "clock_ms": record.t_ms if state is None else state.clock_ms,
+            "set": changed,
+            "full": full,
+        }
+        self._packer.write(("," if index else "") + json_text(frame))
+        self.count += 1
         self._piles = piles
 
 
@@ -170,13 +175,25 @@ class _Line:
     problem: str | None
 
 
-def _lines(data: bytes) -> list[_Line]:
-    """Every line, read leniently: a page describes what a bad log holds, the verdict
-    says what is wrong with it."""
-    raw = data.split(b"\n")
-    if raw and raw[-1] == b"":
-        raw.pop()
-    return [_line(index, line) for index, line in enumerate(raw)]
+def _raw_lines(data: bytes) -> Iterator[bytes]:
+    """Every line of ``data``, one at a time (a last line with no newline too)."""
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = len(data)
+        yield data[start:end]
+        start = end + 1
+
+
+def _kind(line: bytes) -> object:
+    """The ``body.kind`` a line names, if it is JSON with one; None otherwise."""
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    body = value.get("body") if isinstance(value, dict) else None
+    return body.get("kind") if isinstance(body, dict) else None
 
 
 def _line(index: int, line: bytes) -> _Line:
@@ -559,84 +576,138 @@ def _refused_hand(flow: MatchFlow | None, record: Record) -> HandScore | None:
 # -- the whole model ---------------------------------------------------------------------
 
 
-def read_log(path: Path, settings: Settings) -> bytes:
+def read_log(log: LogFile, settings: Settings) -> bytes:
     """The log's bytes, read once; OSError if it cannot be read, LogTooLarge past the
     file-size limit."""
     limit = settings.limits.max_file_bytes
-    with open_regular(path) as stream:
-        data = stream.read(limit + 1)
+    pieces = []
+    read = 0
+    with open_log(log) as stream:
+        # In pieces: one read of limit + 1 bytes would set aside that much (64 MiB by
+        # default) whatever the file holds.
+        while read <= limit and (piece := stream.read(min(_READ_PIECE, limit + 1 - read))):
+            pieces.append(piece)
+            read += len(piece)
+    data = b"".join(pieces)
     if len(data) > limit:
         raise LogTooLarge(f"the log is larger than {limit} bytes (--max-file-bytes)")
     return data
 
 
-def viewer_data(path: Path, settings: Settings, report: Report | None = None) -> dict[str, Any]:
-    """The page's data for the log at ``path``, verified with ``settings`` (or as
-    ``report`` says, when the caller already verified it). OSError when the file cannot be
-    read at all."""
-    report = report or verify_log(path, settings)
+def viewer_data(log: LogFile, settings: Settings, report: Report | None = None) -> dict[str, Any]:
+    """The page's data for ``log`` (a file, or standard input's bytes), verified with
+    ``settings`` (or as ``report`` says, when the caller already verified it), as the
+    schema describes it: ``page_data`` unpacked. OSError when the file cannot be read at
+    all."""
+    data: dict[str, Any] = unpacked(page_data(log, settings, report))
+    return data
+
+
+def page_data(log: LogFile, settings: Settings, report: Report | None = None) -> dict[str, Any]:
+    """The page's data as the page holds it: the records, frames and audit already packed
+    (``viewer.page.packed``). They are told, framed and packed record by record, so that
+    what is held grows by a few hundred bytes a record (docs/viewer.md, "Memory"): the
+    log's bytes, its copy for the page, and the packed text. OSError when the file cannot
+    be read at all."""
+    report = report or verify_log(log, settings)
     try:
-        data: bytes | None = read_log(path, settings)
+        data: bytes | None = read_log(log, settings)
     except LogTooLarge:
         data = None
-    lines = [] if data is None else _lines(data)
-    if not any(line.record for line in lines):
-        lines = []  # a file that holds no record at all is no log to tell line by line
-    genesis = next(
-        (line.record for line in lines if line.record and line.record.kind is RecordKind.GENESIS),
-        None,
-    )
+    genesis, final = (None, None) if data is None else _genesis_and_final(data)
     teller = _Teller()
     if genesis is not None:
         assert isinstance(genesis.payload, Genesis)
         teller.names = tuple(entry.name for entry in genesis.payload.players)
-    frames = _Frames()
+    packer = Packer()
+    packer.write(f'{{"frames":{{"keyframe_every":{KEYFRAME_EVERY},"list":[')
+    frames = _Frames(packer)
+    entries = _Entries(teller)
     audit = _Audit()
-    told: dict[int, _Words] = {}
-    final = _final_record(lines)
+    lines = iter(()) if data is None else enumerate(_raw_lines(data))
+    given = settings.seed is not None
     secret = settings.seed or (None if final is None else bytes.fromhex(final.secret))
     if secret is not None and data is not None:
-        _replay(path, secret, settings, teller, frames, audit, told)
-    records = [_record_entry(line, told.get(line.index), teller, frames) for line in lines]
+        _replay(log, secret, settings, lines, entries, frames, audit)
+    for index, raw in lines:
+        entries.add(_line(index, raw))
+    packer.write(']},"records":[')
+    if entries.readable:  # a file that holds no record at all is no log to tell line by line
+        packer.write_from(entries.packer)
+    packer.write(
+        '],"audit":'
+        + json_text(
+            {
+                "hands": audit.hands,
+                "totals": audit.totals,
+                "claimed_totals": None if final is None else list(final.end.totals),
+            }
+        )
+        + "}"
+    )
     return {
         "format": VIEWER_FORMAT,
         "software": f"racing-demon {version('racing-demon')}",
-        "source": printable(path.name),
+        "source": printable(log.name if isinstance(log, Path) else str(log)),
         "log": None if data is None else _log_entry(data),
         "table_key": None if settings.table_key is None else settings.table_key.hex(),
         "verdict": report_document(report),
         "failure": _failure(report),
         "game": None if genesis is None else _game(genesis, report),
-        "records": records,
-        "frames": {"keyframe_every": KEYFRAME_EVERY, "list": frames.frames},
-        "audit": {
-            "hands": audit.hands,
-            "totals": audit.totals,
-            "claimed_totals": None if final is None else list(final.end.totals),
+        "replay": {
+            "records": entries.count if entries.readable else 0,
+            "replayed": frames.count,
+            "secret": "given" if given else "missing" if secret is None else "revealed",
+            "hand_ends_not_replayed": entries.hand_ends,
+            "first_hand_end_not_replayed": entries.first_hand_end,
         },
+        "packed": packer.packed(),
     }
 
 
+def _genesis_and_final(data: bytes) -> tuple[Record | None, Final | None]:
+    """The first line that reads as a genesis, and the payload of the first that reads as
+    a final record (its secret and the totals it claims). Only the lines whose body names
+    one of these kinds are read in full."""
+    genesis: Record | None = None
+    final: Final | None = None
+    for index, raw in enumerate(_raw_lines(data)):
+        kind = _kind(raw)
+        wanted = (kind == "genesis" and genesis is None) or (kind == "final" and final is None)
+        record = _line(index, raw).record if wanted else None
+        if record is not None and isinstance(record.payload, Genesis):
+            genesis = record
+        elif record is not None and isinstance(record.payload, Final):
+            final = record.payload
+        if genesis is not None and final is not None:
+            break
+    return genesis, final
+
+
 def _replay(
-    path: Path,
+    log: LogFile,
     secret: bytes,
     settings: Settings,
-    teller: _Teller,
+    lines: Iterator[tuple[int, bytes]],
+    entries: _Entries,
     frames: _Frames,
     audit: _Audit,
-    told: dict[int, _Words],
 ) -> None:
-    """Replay up to the first record the flow refuses, framing and telling each."""
+    """Replay up to the first record the flow refuses, framing and telling each; the lines
+    replayed are taken from ``lines``, which holds the rest after."""
     before: State | None = None
     flow: MatchFlow | None = None
-    index = 0
     snapshot: Snapshot | None = None
     try:
-        for index, snapshot in enumerate(replay(path, secret, settings.limits)):
+        for snapshot in replay(log, secret, settings.limits):
             record = snapshot.record
             assert record is not None  # every snapshot replay yields holds its record
             after = snapshot.state
-            told[index] = teller.tell(record, before, after, snapshot.placed)
+            following = next(lines, None)
+            if following is None:
+                break  # the file grew since it was read: the page shows what was read
+            words = entries.teller.tell(record, before, after, snapshot.placed)
+            entries.add(_line(*following), words, frame=frames.count)
             frames.add(record, after)
             if isinstance(record.payload, HandEnd):
                 scored, placed = snapshot.hands[-1]
@@ -652,19 +723,37 @@ def _replay(
         pass  # the lines from here on are told from their bodies, or as unreadable
 
 
-def _final_record(lines: Sequence[_Line]) -> Final | None:
-    """The first final record's payload: its secret and the totals it claims."""
-    for line in lines:
-        if line.record is not None and isinstance(line.record.payload, Final):
-            return line.record.payload
-    return None
+class _Entries:
+    """Every line of the log as the page lists it, packed as it comes (into a scratch
+    ``Packer``: the page's data holds them after the frames, which come at the same time)."""
+
+    def __init__(self, teller: _Teller) -> None:
+        self.teller = teller
+        self.packer = Packer(compresslevel=1)
+        self.count = 0
+        self.readable = False
+        # The hand_end records the replay did not reach, for the page to say what was not
+        # replayed where it has no hand to score.
+        self.hand_ends = 0
+        self.first_hand_end: int | None = None
+
+    def add(self, line: _Line, words: _Words | None = None, frame: int | None = None) -> None:
+        record = line.record
+        if record is not None:
+            self.readable = True
+            if frame is None and record.kind is RecordKind.HAND_END:
+                self.hand_ends += 1
+                if self.first_hand_end is None:
+                    self.first_hand_end = record.seq
+        entry = _record_entry(line, words, self.teller, frame)
+        self.packer.write(("," if self.count else "") + json_text(entry))
+        self.count += 1
 
 
 def _record_entry(
-    line: _Line, words: _Words | None, teller: _Teller, frames: _Frames
+    line: _Line, words: _Words | None, teller: _Teller, frame: int | None
 ) -> dict[str, Any]:
     record = line.record
-    frame = line.index if line.index < len(frames.frames) else None
     if record is None:
         return {
             "seq": line.index,
@@ -720,6 +809,17 @@ def _failure(report: Report) -> dict[str, Any] | None:
     }
 
 
+def _rules_changes(document: Mapping[str, Any]) -> list[str] | None:
+    """What the rules change in the built-in profile they are a variant of, a line a field
+    (``profiles.differences_from_builtin``); None for a document that is no valid profile
+    or is a variant of none."""
+    try:
+        changes = differences_from_builtin(rules_from_document(document))
+    except ProfileError:
+        return None
+    return None if changes is None else [printable(change) for change in changes]
+
+
 def _game(record: Record, report: Report) -> dict[str, Any]:
     payload = record.payload
     assert isinstance(payload, Genesis)
@@ -747,6 +847,7 @@ def _game(record: Record, report: Report) -> dict[str, Any]:
             "title": printable(title) if isinstance(title, str) else None,
             "sha256": None if facts is None else facts.sha256,
             "builtin": None if facts is None else facts.builtin,
+            "changes": _rules_changes(document),
         },
         "work_piles": work_piles if isinstance(work_piles, int) else None,
         "seats": [

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import base64
 import gzip
+import io
 import json
 import re
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
@@ -54,18 +56,52 @@ def _escaped(text: str, escaped: re.Pattern[str] = _JSON_ESCAPED) -> str:
     return escaped.sub(lambda match: f"\\u{ord(match[0]):04x}", text)
 
 
+def json_text(value: Any) -> str:
+    """``value`` as the compact JSON every part of the data is written in."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class Packer:
+    """JSON text gzipped as it is written (mtime 0, so the same text gives the same bytes):
+    the builder writes the packed fields record by record and never holds them whole."""
+
+    def __init__(self, compresslevel: int = 9) -> None:
+        self._buffer = io.BytesIO()
+        self._gzip = gzip.GzipFile(
+            fileobj=self._buffer, mode="wb", compresslevel=compresslevel, mtime=0
+        )
+
+    def write(self, text: str) -> None:
+        self._gzip.write(_escaped(text, _SURROGATES).encode("utf-8"))
+
+    def write_from(self, other: Packer) -> None:
+        """What ``other`` packed, unpacked into this one a piece at a time."""
+        with gzip.GzipFile(fileobj=io.BytesIO(other.close()), mode="rb") as stream:
+            while piece := stream.read(1 << 16):
+                self._gzip.write(piece)
+
+    def close(self) -> bytes:
+        """The gzip bytes; nothing can be written after."""
+        self._gzip.close()
+        return self._buffer.getvalue()
+
+    def packed(self) -> dict[str, str]:
+        return {"encoding": "gzip+base64", "data": base64.b64encode(self.close()).decode("ascii")}
+
+
 def packed(data: Any) -> Any:
     """The data as the page holds it: the words, frames and audit gzipped (mtime 0) and
     base64-encoded under ``packed``, the rest as it is. They are most of a page's bytes
     (about 700 KB of JSON for 2,000 records) and gzip shrinks them about sevenfold; view.js
-    unpacks them with the browser's DecompressionStream before the first frame."""
+    unpacks them with the browser's DecompressionStream before the first frame.
+    ``viewer.model.page_data`` packs them so as it builds them; data already packed is
+    returned as it is."""
     if not isinstance(data, dict) or not PACKED_FIELDS & data.keys():
         return data
-    inner = {name: value for name, value in data.items() if name in PACKED_FIELDS}
-    text = json.dumps(inner, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    blob = gzip.compress(_escaped(text, _SURROGATES).encode("utf-8"), mtime=0)
+    packer = Packer()
+    packer.write(json_text({name: value for name, value in data.items() if name in PACKED_FIELDS}))
     outer = {name: value for name, value in data.items() if name not in PACKED_FIELDS}
-    outer["packed"] = {"encoding": "gzip+base64", "data": base64.b64encode(blob).decode("ascii")}
+    outer["packed"] = packer.packed()
     return outer
 
 
@@ -81,6 +117,12 @@ def unpacked(data: Any) -> Any:
 def render_page(data: Any, assets: dict[str, str] | None = None) -> str:
     """The page for ``data``; ``assets`` maps an asset's file name to its text, in place of
     the packaged one (a test's own template)."""
+    return "".join(page_parts(data, assets))
+
+
+def page_parts(data: Any, assets: dict[str, str] | None = None) -> Iterator[str]:
+    """The page for ``data`` in the pieces it is made of, in order: a writer writes them
+    one by one rather than copying them into one string first."""
     chosen = assets or {}
 
     def text(name: str) -> str:
@@ -93,12 +135,20 @@ def render_page(data: Any, assets: dict[str, str] | None = None) -> str:
     if "</script" in script.lower() or "<!--" in script:
         raise TemplateError("the scripts would end their <script> element")
     page = text("viewer.html")
-    embedded = data_json(packed(data))
-    element = f'<script type="application/json" id="{DATA_ELEMENT_ID}">{embedded}</script>'
-    values = {CSS_PLACEHOLDER: css, JS_PLACEHOLDER: script, DATA_PLACEHOLDER: element}
+    element = (
+        f'<script type="application/json" id="{DATA_ELEMENT_ID}">',
+        data_json(packed(data)),
+        "</script>",
+    )
+    values = {CSS_PLACEHOLDER: (css,), JS_PLACEHOLDER: (script,), DATA_PLACEHOLDER: element}
     for placeholder in values:
         count = page.count(placeholder)
         if count != 1:
             raise TemplateError(f"viewer.html holds {placeholder} {count} times, not once")
-    # One pass, so that nothing inlined is ever read as a placeholder.
-    return _PLACEHOLDERS.sub(lambda match: values[match[0]], page)
+    # One pass over the template, so that nothing inlined is ever read as a placeholder.
+    position = 0
+    for match in _PLACEHOLDERS.finditer(page):
+        yield page[position : match.start()]
+        yield from values[match[0]]
+        position = match.end()
+    yield page[position:]

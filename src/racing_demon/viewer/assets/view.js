@@ -566,7 +566,7 @@ function go(index, { writeHash = true } = {}) {
   banner.hidden = verified;
   if (!verified) {
     const why = lastFrame < 0
-      ? "The log could not be replayed at all, so there is no table to show."
+      ? noReplayWords()
       : ownFrame === null || ownFrame === undefined
       ? `The replay stopped before this record: the table shown is the last one replayed (record ${RECORDS.find((record) => record.frame === lastFrame)?.seq ?? lastFrame}).`
       : `This record is at or after the first failing record.`;
@@ -575,14 +575,39 @@ function go(index, { writeHash = true } = {}) {
   }
   const slider = $("rd-slider");
   slider.value = String(index);
-  slider.setAttribute("aria-valuetext", `record ${record.seq} of ${RECORDS.length}`);
-  $("rd-seq").textContent = `record ${record.seq} of ${RECORDS.length}`;
+  // The seq is the record's name, counted from 0 (the genesis); the position counts the
+  // log's lines from 1, so the last of 1,297 lines reads "record 1296 (1297 of 1297)".
+  const position = `record ${record.seq} (${index + 1} of ${RECORDS.length})`;
+  slider.setAttribute("aria-valuetext", position);
+  $("rd-seq").textContent = position;
   drawStatus(index, frameIndex);
   drawDescription(index);
   drawNearby(index);
   if (writeHash && location.hash !== hashOf(index)) {
     history.replaceState(null, "", hashOf(index));
   }
+}
+
+// Why no record was replayed: without a final record and no --secret, the dealer secret
+// that deals every hand is what is missing.
+function noReplayWords() {
+  if (DATA.replay?.secret === "missing") {
+    return "No table to show: the log has no final record, so the dealer's secret is not revealed, and no hand can be dealt without it. Whoever holds the secret can make the page again with it: racing-demon view LOG --secret SOURCE.";
+  }
+  return "The log could not be replayed at all, so there is no table to show.";
+}
+
+// What the audit could not score: the hand_end records the replay never reached.
+function notReplayedWords() {
+  const replay = DATA.replay ?? {};
+  const count = replay.hand_ends_not_replayed ?? 0;
+  if (!count) return "";
+  const ends = count === 1 ? "The hand_end record" : `${count} hand_end records`;
+  const first = `record ${replay.first_hand_end_not_replayed}`;
+  const at = count === 1 ? ` (${first})` : ` (the first at ${first})`;
+  if (lastFrame < 0) return `${ends}${at} ${count === 1 ? "was" : "were"} not replayed: ${noReplayWords().replace(/^No table to show: /, "")}`;
+  const last = RECORDS[lastFrame]?.seq ?? lastFrame;
+  return `${ends}${at} ${count === 1 ? "was" : "were"} not replayed: the replay stopped after record ${last}${failingSeq === null ? "" : `, before the first failing record ${failingSeq}`}, so ${count === 1 ? "that hand is" : "those hands are"} not scored here.`;
 }
 
 function handStartBefore(index) {
@@ -739,18 +764,31 @@ function drawMarks() {
 
 // -- header, verdict, failure ---------------------------------------------------
 
+// Custom rules are named as such, with what they change in their built-in profile: a
+// custom variant keeps its profile's title, which would otherwise pass for the profile.
+function rulesWords(rules) {
+  const named = rules.title ?? rules.name ?? "";
+  if (rules.builtin !== false) return named;
+  const changes = rules.changes ?? [];
+  if (!changes.length) return `custom rules ${rules.name ?? named}`;
+  const shown = changes.slice(0, 3).join("; ");
+  const more = changes.length > 3 ? `; and ${changes.length - 3} more (see About this log)` : "";
+  return `custom rules ${rules.name ?? ""}: ${shown}${more}`;
+}
+
 function drawHeader() {
   const game = DATA.game ?? {};
   const rules = game.rules ?? {};
   const tournament = game.tournament ?? null;
   const where = tournament ? ` · ${tournament.name}, table ${tournament.table} of ${tournament.tables}` : "";
   $("rd-game").textContent = game.id
-    ? `${DATA.source}${where} · ${rules.title ?? rules.name ?? ""} · ${SEATS.length} players · ${RECORDS.length} records`
+    ? `${DATA.source}${where} · ${rulesWords(rules)} · ${SEATS.length} players · ${RECORDS.length} records`
     : `${DATA.source} · no game could be read from it`;
   const report = DATA.verdict ?? {};
   const verdict = report.verdict ?? "unreadable";
   const box = $("rd-verdict");
   box.dataset.verdict = verdict;
+  $("rd-browser-result").dataset.beside = verdict; // the verdict it stands beside (its colours)
   box.querySelector(".rd-verdict-word").textContent = VERDICT_WORDS[verdict] ?? verdict;
   const detail = [];
   if (report.step) detail.push(`step ${report.step.number} (${report.step.title})`);
@@ -772,6 +810,7 @@ function drawHeader() {
       failure.append(`First failing record: `, recordLink(failIndex, `record ${failingSeq}`), ` ${findingWords}`,
         finding.move ? ` — move “${finding.move}”` : "", ". Every record from there on is marked not verified.");
     }
+    if (lastFrame < 0 && DATA.replay?.secret === "missing" && RECORDS.length) failure.append(" ", noReplayWords());
   }
 
   const about = $("rd-about");
@@ -784,6 +823,7 @@ function drawHeader() {
       row("Plan", `sha256 ${tournament.plan} (the plan's commitment: compare with the published plan)`);
     }
     row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256}` : ""}`);
+    if (rules.builtin === false && rules.changes?.length) row("Custom rules change", rules.changes.join("; "));
   }
   // In full, to compare with `sha256sum` of one's own copy; runChecks replaces the maker's
   // digest with the one this browser computes from the bytes it checks.
@@ -805,9 +845,11 @@ const END_WORDS = {
 function drawAudit() {
   const holder = $("rd-audit-hands");
   const hands = DATA.audit?.hands ?? [];
-  if (!hands.length) {
+  const unscored = notReplayedWords();
+  if (!hands.length && !unscored) {
     holder.append(el("p", { class: "rd-note", text: "No hand ended in this log, so there is nothing to score." }));
   }
+  if (unscored) holder.append(el("p", { class: "rd-note rd-not-replayed", text: unscored }));
   for (const hand of hands) {
     const by = hand.ended_by === null || hand.ended_by === undefined ? "" : ` by ${seatName(hand.ended_by)}`;
     const caption = el("caption", {}, `Hand ${hand.hand}: ended with ${END_WORDS[hand.reason] ?? hand.reason}${by} at `,
@@ -887,7 +929,8 @@ function drawChart() {
   const pad = { left: 48, right: 160, top: 16, bottom: 40 };
   const chart = svg("svg", { id: "rd-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "rd-chart-title rd-chart-desc", class: "rd-chart" });
   const hands = totals.length - 1;
-  const description = hands < 1 ? "No hand ended, so there are no totals to draw."
+  const description = hands < 1
+    ? (notReplayedWords() ? "No hand was replayed to its end, so there are no totals to draw." : "No hand ended, so there are no totals to draw.")
     : SEATS.map((seat) => `${seat.name}: ${totals.map((row) => row[seat.seat]).join(", ")}`).join("; ") + ".";
   chart.append(svg("title", { id: "rd-chart-title" }, "Each seat's running total after each hand"),
     svg("desc", { id: "rd-chart-desc" }, `Totals from 0 before hand 1, after each hand in turn. ${description}`));
@@ -1012,18 +1055,20 @@ async function runChecks() {
     const result = checksResult(outcome.results, outcome.finished);
     $("rd-checks").dataset.result = result;
     const words = {
-      pass: "Every check passed in this browser.",
+      pass: "Every check above passed in this browser: the lines, chain, signatures and deal are as the table signed them. The moves and the scores are not checked here; the Python verifier's verdict above is the word on them.",
       fail: "This browser found a failure.",
       incomplete: outcome.finished
         ? "Some checks could not be made (see above): the result is incomplete."
         : "The log has no final record, so the dealer's secret is not revealed: the commitment and the packs could not be checked, and the result is incomplete.",
     };
     summary.textContent = words[result];
-    drawBrowserResult(result, { pass: "ALL CHECKS PASS", fail: "FAILS", incomplete: "INCOMPLETE" }[result]);
+    // Words for these checks alone, never for the game: they do not replay the moves.
+    drawBrowserResult(result, { pass: "no fault found", fail: "FAULT FOUND", incomplete: "INCOMPLETE" }[result]);
     if (!outcome.ed25519) {
       summary.append(el("strong", { class: "rd-no-ed25519", text: " This browser lacks Ed25519 in Web Crypto, so no signature could be checked here; the Python verifier's verdict above still stands." }));
     }
     summary.className = `rd-checks-summary result-${result}`;
+    summary.dataset.beside = DATA.verdict?.verdict ?? ""; // green only beside a verified log
   } catch (error) {
     if (run !== checks.run) return;
     const words = `not run: ${error?.message ?? error}`;
