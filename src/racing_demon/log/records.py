@@ -334,6 +334,16 @@ def line_bytes(body: Mapping[str, Any], sigs: Mapping[str, Any]) -> bytes:
 
 _BODY_START = b'{"body":'
 _SIGS_START = b',"sigs":'
+# How every record line begins: canonical form sorts "body" before "sigs", and the body is
+# an object. A line that begins otherwise fails steps 1-3, whatever follows.
+RECORD_START = _BODY_START + b"{"
+
+
+def could_start_record(raw: bytes) -> bool:
+    """Whether ``raw`` begins as a record line does, or, shorter than RECORD_START, as far
+    as it goes: what a write cut short can leave. Random bytes, notes or another JSON
+    document do not."""
+    return raw[: len(RECORD_START)] == RECORD_START[: len(raw)]
 
 
 def body_bytes(line: bytes) -> bytes:
