@@ -95,6 +95,12 @@ def genesis_and_secret(
     return genesis, None
 
 
+def hands_dealt(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> int:
+    """How many hands the log dealt: its ``hand_start`` records, up to a torn last line.
+    A hand past these is one the match never played, whatever the seed would deal."""
+    return sum(record.kind is RecordKind.HAND_START for record in _complete_records(path, limits))
+
+
 def _complete_records(path: LogFile, limits: Limits) -> Iterator[Record]:
     """Every record of the log up to a torn last line, if a crash left one."""
     with open_log(path) as stream:
