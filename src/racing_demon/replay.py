@@ -39,6 +39,16 @@ class ReplayError(RacingDemonError, ValueError):
         self.record = record  # the record refused, once its schema held
 
 
+class EmptyLogError(ReplayError):
+    """The log holds no record at all: nothing to replay, and no secret to ask for."""
+
+    def __init__(self) -> None:
+        super().__init__(0, "the log is empty")
+
+    def __str__(self) -> str:
+        return "the file is empty: it holds no record to replay"
+
+
 class Race(NamedTuple):
     """What a bounced card lost its race to: the card that had reached that foundation
     level first, and the record that placed it."""
@@ -91,7 +101,7 @@ def genesis_and_secret(
         elif isinstance(record.payload, Final):
             return genesis, bytes.fromhex(record.payload.secret)
     if genesis is None:
-        raise ReplayError(0, "the log is empty")
+        raise EmptyLogError
     return genesis, None
 
 
