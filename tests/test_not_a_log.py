@@ -32,9 +32,7 @@ def _random_bytes() -> bytes:
     ],
     ids=["random", "notes", "other-json", "pretty"],
 )
-def test_verify_says_a_file_is_not_a_log(
-    tmp_path: Path, content: bytes, code: str | None
-) -> None:
+def test_verify_says_a_file_is_not_a_log(tmp_path: Path, content: bytes, code: str | None) -> None:
     path = tmp_path / "file.bin"
     path.write_bytes(content)
     lines = content.count(b"\n") + (not content.endswith(b"\n"))

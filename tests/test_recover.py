@@ -145,15 +145,6 @@ def test_recover_never_changes_a_file_that_is_not_a_log(
         assert path.read_bytes() == data
 
 
-def test_a_tail_that_does_not_begin_as_a_record_is_not_cut(tmp_path: Path) -> None:
-    """A crash leaves the start of a record; other bytes after a log are evidence."""
-    data = b"".join(finished_lines("table")[:5]) + b"garbage"
-    path = write(tmp_path, [data])
-    code, output = invoke("recover", str(path))
-    assert code == 1 and "refused, nothing changed" in output
-    assert path.read_bytes() == data
-
-
 def test_recover_command_cuts_an_only_line_with_allow_empty(tmp_path: Path) -> None:
     """Issue 29, item 1: "... unless asked for explicitly, and the message says what would
     be lost"."""

@@ -217,7 +217,7 @@ def test_replay_shows_the_table_just_before_a_refused_record_and_names_it() -> N
 
 def test_replay_of_a_log_that_fails_shows_the_table_before_the_refused_record() -> None:
     """Issue 29, item 7: "replaying a log that fails at record N also shows the table at
-    N−1, which is what a disputing player wants"."""
+    N-1, which is what a disputing player wants"."""
     code, output = invoke("replay", str(INFLATED))
     assert code == 1
     assert output.startswith("after record 79 ")
@@ -232,7 +232,9 @@ def test_replay_of_an_empty_file_says_it_is_empty(tmp_path: Path) -> None:
     path.write_bytes(b"")
     result = CliRunner().invoke(main, ["replay", str(path)])
     assert result.exit_code == 1 and result.stdout == ""
-    assert result.stderr == f"cannot replay {path}: the file is empty: it holds no record to replay\n"
+    assert result.stderr == (
+        f"cannot replay {path}: the file is empty: it holds no record to replay\n"
+    )
 
 
 def test_replay_at_0_shows_the_genesis_without_a_secret(tmp_path: Path) -> None:

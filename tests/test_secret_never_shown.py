@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
-import pytest
 from click.testing import CliRunner
 
 from racing_demon.cli import main

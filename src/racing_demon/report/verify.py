@@ -109,7 +109,7 @@ def is_not_a_log(report: Report) -> bool:
 
 def _not_a_log_text(lines: int | None) -> str:
     counted = "" if lines is None else f", so none of its {plural(lines, 'line')} was read as one"
-    return f"not a log: its first line is not a record (every record begins {{\"body\":{{){counted}"
+    return f'not a log: its first line is not a record (every record begins {{"body":{{){counted}'
 
 
 def assurance_lines(assurance: Assurance) -> list[str]:

@@ -252,9 +252,9 @@ class _Verification:
                 raise (failed if log else step01_framing.not_a_log(failed)) from None
         except StepFailed as failed:
             self.records = self._count_rest(stream, self.lines, None)
-            if self.lines == 1 and failed.step is Step.SCHEMA:
-                if not step01_framing.starts_as_log(stream):
-                    raise step01_framing.not_a_log(failed) from None
+            first_record = self.lines == 1 and failed.step is Step.SCHEMA
+            if first_record and not step01_framing.starts_as_log(stream):
+                raise step01_framing.not_a_log(failed) from None
             raise
         self.digest = digest.digest()
 
