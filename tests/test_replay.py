@@ -233,7 +233,7 @@ def test_replay_of_an_empty_file_says_it_is_empty(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["replay", str(path)])
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr == (
-        f"cannot replay {path}: the file is empty: it holds no record to replay\n"
+        f"cannot replay {path}: the file is empty: it holds no record\n"
     )
 
 

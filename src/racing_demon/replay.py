@@ -46,7 +46,7 @@ class EmptyLogError(ReplayError):
         super().__init__(0, "the log is empty")
 
     def __str__(self) -> str:
-        return "the file is empty: it holds no record to replay"
+        return "the file is empty: it holds no record"
 
 
 class Race(NamedTuple):
