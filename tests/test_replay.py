@@ -232,9 +232,7 @@ def test_replay_of_an_empty_file_says_it_is_empty(tmp_path: Path) -> None:
     path.write_bytes(b"")
     result = CliRunner().invoke(main, ["replay", str(path)])
     assert result.exit_code == 1 and result.stdout == ""
-    assert result.stderr == (
-        f"cannot replay {path}: the file is empty: it holds no record\n"
-    )
+    assert result.stderr == f"cannot replay {path}: the file is empty: it holds no record\n"
 
 
 def test_replay_at_0_shows_the_genesis_without_a_secret(tmp_path: Path) -> None:
