@@ -15,14 +15,22 @@ is no crash's leftover, and fails rather than leaving the log unfinished.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from typing import BinaryIO
 
 from racing_demon.log.reader import ReadCode, ReadError
 from racing_demon.log.records import RECORD_START, could_start_record
 from racing_demon.verify.report import Finding, Step, StepFailed
 
-# The rule of a failure on line 1 of a file that is not a log (the code is the reader's).
-NOT_A_LOG = "NOT_A_LOG"
+
+class FileCode(enum.StrEnum):
+    """The rule of a failure on line 1 of a file that is not a log (the code stays the
+    reader's or the schema's)."""
+
+    NOT_A_LOG = "NOT_A_LOG"
+
+
+NOT_A_LOG = FileCode.NOT_A_LOG
 
 # A file beyond these limits is never read further, not even to count its lines.
 LIMIT_CODES = frozenset(
