@@ -19,6 +19,7 @@ from racing_demon.log.reader import Limits
 from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.recover import Action, RecoveryError, recover_log
+from racing_demon.schema import schema_errors
 from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
 from racing_demon.testing.randomplay import play_match, play_on
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
@@ -154,6 +155,10 @@ def test_recover_command_cuts_an_only_line_with_allow_empty(tmp_path: Path) -> N
     assert "leave the file empty" in output and "9 bytes" in output
     assert "--allow-empty" in output
     assert path.read_bytes() == b'{"body":{'
+    code, output = invoke("recover", str(path), "--json")
+    document = json.loads(output)
+    assert schema_errors("recover-report", document) == []
+    assert (code, document["action"], document["exit_code"]) == (1, "REFUSED_ONLY_LINE", 1)
     code, output = invoke("recover", str(path), "--allow-empty", "--dry-run")
     assert code == 0 and "would cut its only line, 9 bytes" in output
     assert path.read_bytes() == b'{"body":{'

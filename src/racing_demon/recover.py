@@ -60,7 +60,8 @@ class Recovery:
 
 
 class RecoveryError(RacingDemonError):
-    """The file cannot be recovered at all (it cannot be opened, read or truncated)."""
+    """The file cannot be recovered at all: it cannot be opened, read or truncated, or it
+    is not a log (its first bytes are not a record's)."""
 
 
 def recover_log(
