@@ -67,3 +67,12 @@ def test_a_torn_genesis_is_unfinished_and_its_repair_empties_the_file(tmp_path: 
     result = CliRunner().invoke(main, ["verify", str(path)])
     assert result.stdout.startswith("UNFINISHED")
     assert f"racing-demon recover --allow-empty {path} empties the file" in result.stdout
+
+
+def test_a_log_an_editor_saved_with_a_bom_is_a_log_with_a_bom(tmp_path: Path) -> None:
+    log = (ROOT / "sample_games" / "table-3p-signed.jsonl").read_bytes()
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + log)
+    result = CliRunner().invoke(main, ["verify", str(path), "--json"])
+    finding = json.loads(result.stdout)["reports"][0]["finding"]
+    assert (finding["code"], finding["rule"]) == ("BOM", None)
