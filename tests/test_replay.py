@@ -226,6 +226,22 @@ def test_replay_of_a_log_that_fails_shows_the_table_before_the_refused_record() 
     )
 
 
+def test_a_line_that_cannot_be_read_stops_the_replay_after_the_table_before_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 29, item 7, for a line that is not even a record: the final record past it
+    still reveals the secret that deals the table up to it."""
+    lines = NERTZ.read_bytes().splitlines(keepends=True)
+    lines[120] = lines[120].replace(b'"kind":"', b'"kind": "', 1)
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(b"".join(lines))
+    code, output = invoke("replay", str(path))
+    assert code == 1
+    assert output.startswith("after record 119 ")
+    assert output.rstrip().endswith("(the replay stops here)")
+    assert "next: record 120: NOT_CANONICAL: " in output
+
+
 def test_replay_of_an_empty_file_says_it_is_empty(tmp_path: Path) -> None:
     """Issue 29, item 7: "`replay` of an empty file must not ask for the dealer secret"."""
     path = tmp_path / "empty.jsonl"

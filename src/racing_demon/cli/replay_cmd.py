@@ -107,10 +107,13 @@ def replay_command(
         click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
     except ReadError as error:
-        if error.code is not ReadCode.TORN_LINE or chosen is None:
+        if chosen is None:
             click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
             raise SystemExit(ExitCode.NO) from error
-        following = error  # a crash cut the last line short: the log is unfinished
+        if error.code is ReadCode.TORN_LINE:
+            following = error  # a crash cut the last line short: the log is unfinished
+        else:  # a line that cannot be read stops the replay as a refused record does
+            following = ReplayError((error.line or 1) - 1, f"{error.code}: {error.message}")
     except ValueError as error:
         click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.NO) from error
