@@ -293,3 +293,17 @@ def test_a_replay_error_names_its_record_once(tmp_path: Path) -> None:
         for _ in replay(path, bytes(32)):
             pass
     assert str(caught.value).count("record 1:") == 1, str(caught.value)
+
+
+def test_a_log_refused_at_its_first_hand_shows_the_genesis_before_it() -> None:
+    """Issue 29, item 7: the table at N-1 of a log refused at record 1 is the genesis; the
+    JSON, which describes a dealt table, gives the refusal alone."""
+    path = ROOT / "sample_games" / "disputed" / "wrong-secret.jsonl"
+    code, output = invoke("replay", str(path))
+    assert code == 1
+    assert output.startswith("record 0, the genesis, at 0 ms: game ")
+    assert output.rstrip().endswith("(the replay stops here)")
+    assert "next: record 1: PACK_MISMATCH: " in output
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"cannot replay {path}: record 1: PACK_MISMATCH: ")

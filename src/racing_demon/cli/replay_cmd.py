@@ -126,6 +126,10 @@ def replay_command(
         click.echo(genesis_text(record))
         click.echo(next_text(following, names, record, following_lost_to))
         raise SystemExit(ExitCode.NO if refused else ExitCode.OK)
+    if state is None and isinstance(following, ReplayError):
+        # --json describes a table, and the refusal came before the first was dealt.
+        click.echo(f"cannot replay {shown}: {printable(str(following))}", err=True)
+        raise SystemExit(ExitCode.NO)
     if state is None:
         raise click.UsageError(f"record {record.seq} comes before the first hand")
     if as_json:
