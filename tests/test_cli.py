@@ -136,12 +136,15 @@ def test_seed_new_text_names_what_to_publish() -> None:
 
 
 def test_seed_check_refuses_a_wrong_secret_with_exit_1() -> None:
+    """Issue 29, item 9: "`seed check` prints its MISMATCH verdict on standard error;
+    verdicts go to standard output"."""
     published = commitment(bytes(32))
     result = CliRunner().invoke(
         main, ["seed", "check", published, "--secret", "env:SECRET"], env={"SECRET": "11" * 32}
     )
     assert result.exit_code == 1
-    assert "MISMATCH" in result.output
+    assert result.stdout == "MISMATCH: this secret does not open this commitment\n"
+    assert result.stderr == ""
 
 
 @pytest.mark.parametrize(

@@ -260,10 +260,12 @@ def test_an_empty_file_is_unfinished() -> None:
     ("prefix", "torn", "verdict", "code"),
     [
         (40, b'\x00\xff{"body"', Verdict.UNFINISHED, ReadCode.TORN_LINE),  # a NUL, not UTF-8
-        (0, b"not a log", Verdict.UNFINISHED, ReadCode.TORN_LINE),
+        (0, b'{"body":{"comm', Verdict.UNFINISHED, ReadCode.TORN_LINE),
+        # Issue 29, item 13: a first line that is no record's start is not a log.
+        (0, b"not a log", Verdict.DOES_NOT_VERIFY, ReadCode.TORN_LINE),
         (40, b'{"body"\r', Verdict.DOES_NOT_VERIFY, ReadCode.CR),
     ],
-    ids=["torn-and-not-json", "one-torn-line", "torn-and-a-cr"],
+    ids=["torn-and-not-json", "one-torn-line", "one-torn-line-not-a-log", "torn-and-a-cr"],
 )
 def test_a_torn_last_line_is_not_parsed(
     prefix: int, torn: bytes, verdict: Verdict, code: ReadCode

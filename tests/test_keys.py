@@ -132,7 +132,8 @@ def test_files_that_are_not_ed25519_pem_keys(tmp_path: Path) -> None:
     files = save_key_pair(generate_private_key(), tmp_path, "swapped")
     with pytest.raises(KeyFileError, match="is not a PEM private key"):
         load_private_key(files.public)
-    with pytest.raises(KeyFileError, match="is not a PEM public key"):
+    # Issue 29, item 8: 'say it is a private key and to give `NAME.pub`'.
+    with pytest.raises(KeyFileError, match=r"is a private key: give the public key, .*swapped.pub"):
         load_public_key(files.private)
 
     ec_key = ec.generate_private_key(ec.SECP256R1())

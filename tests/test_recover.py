@@ -19,6 +19,7 @@ from racing_demon.log.reader import Limits
 from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.recover import Action, RecoveryError, recover_log
+from racing_demon.schema import schema_errors
 from racing_demon.table import ResumeError, SubmissionError, Table, sign_submission
 from racing_demon.testing.randomplay import play_match, play_on
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
@@ -107,11 +108,70 @@ def test_a_log_that_ends_with_a_complete_record_is_left_alone(
     assert path.read_bytes() == b"".join(lines)
 
 
-def test_a_torn_genesis_leaves_an_empty_file(tmp_path: Path) -> None:
-    path = write(tmp_path, [], finished_lines("table")[0][:-30])
+def test_a_torn_genesis_is_cut_only_when_asked(tmp_path: Path) -> None:
+    """Issue 29, item 1: "Cutting away the only line of a file — even a torn genesis — is
+    refused unless asked for explicitly"."""
+    torn = finished_lines("table")[0][:-30]
+    path = write(tmp_path, [], torn)
     recovery = recover_log(path, PINNED)
+    assert recovery.action is Action.REFUSED_ONLY_LINE and exit_code_of(recovery) == 1
+    assert path.read_bytes() == torn
+    recovery = recover_log(path, PINNED, allow_empty=True)
     assert recovery.action is Action.REMOVED_TORN_LINE
     assert path.read_bytes() == b""
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"my notes", b"\x8f\x00\xd3 random \xff bytes", b"[1, 2", b'{"sigs":{', b'{"bodx'],
+    ids=["notes", "random", "json", "other-record", "typo"],
+)
+@pytest.mark.parametrize("key", [False, True], ids=["no-key", "key"])
+def test_recover_never_changes_a_file_that_is_not_a_log(
+    tmp_path: Path, content: bytes, key: bool
+) -> None:
+    """Issue 29, item 1: "`printf 'my notes' > notes.txt; racing-demon recover notes.txt`
+    leaves 0 bytes (also with `--table-key`, and for random bytes). A file whose only line
+    is not the start of a record of a log (not even a prefix of `{"body":{`) is refused
+    (exit 2, the file unchanged)." Nor is a file of several lines changed."""
+    for data in (content, b"line one\n" + content):
+        path = tmp_path / "notes.txt"
+        path.write_bytes(data)
+        keys = ["--table-key", str(write_public_key(tmp_path / "t.pub", TABLE_KEY))] if key else []
+        code, output = invoke("recover", str(path), *keys)
+        assert code == 2 and "not a log" in output and "nothing changed" in output
+        assert path.read_bytes() == data
+        with pytest.raises(RecoveryError, match="not a log"):
+            recover_log(path, PINNED, allow_empty=True)
+        assert path.read_bytes() == data
+
+
+def test_recover_command_cuts_an_only_line_with_allow_empty(tmp_path: Path) -> None:
+    """Issue 29, item 1: "... unless asked for explicitly, and the message says what would
+    be lost"."""
+    path = write(tmp_path, [], b'{"body":{')
+    code, output = invoke("recover", str(path))
+    assert code == 1 and "refused, nothing changed" in output
+    assert "leave the file empty" in output and "9 bytes" in output
+    assert "--allow-empty" in output
+    assert path.read_bytes() == b'{"body":{'
+    code, output = invoke("recover", str(path), "--json")
+    document = json.loads(output)
+    assert schema_errors("recover-report", document) == []
+    assert (code, document["action"], document["exit_code"]) == (1, "REFUSED_ONLY_LINE", 1)
+    code, output = invoke("recover", str(path), "--allow-empty", "--dry-run")
+    assert code == 0 and "would cut its only line, 9 bytes" in output
+    assert path.read_bytes() == b'{"body":{'
+    code, output = invoke("recover", str(path), "--allow-empty")
+    assert code == 0 and "the file is empty" in output
+    assert path.read_bytes() == b""
+
+
+def test_recover_command_on_an_empty_file(tmp_path: Path) -> None:
+    """Issue 29, item 5: 'say "the file is empty: nothing to recover"'."""
+    path = write(tmp_path, [])
+    code, output = invoke("recover", str(path))
+    assert (code, output) == (0, f"{path}: the file is empty: nothing to recover\n")
 
 
 def test_a_damaged_middle_is_refused_and_nothing_changes(tmp_path: Path) -> None:

@@ -87,8 +87,9 @@ def test_an_unfinished_log_needs_the_secret(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["--at", "99999"], 2, "no record 99999"),
-        (["--at", "0"], 2, "before the first hand"),
+        # Issue 29, item 7: "`--at` past the end names the last record".
+        (["--at", "99999"], 2, "the log has no record 99999: its last is record 385"),
+        (["--at", "0", "--json"], 2, "--at 0 shows the genesis as text"),
         (["--at", "-1"], 2, "--at"),
         (["--secret", "env:ZEROS"], 2, "--secret: does not open the commitment of "),
     ],
@@ -214,6 +215,59 @@ def test_replay_shows_the_table_just_before_a_refused_record_and_names_it() -> N
     )
 
 
+def test_replay_of_a_log_that_fails_shows_the_table_before_the_refused_record() -> None:
+    """Issue 29, item 7: "replaying a log that fails at record N also shows the table at
+    N-1, which is what a disputing player wants"."""
+    code, output = invoke("replay", str(INFLATED))
+    assert code == 1
+    assert output.startswith("after record 79 ")
+    assert output.rstrip().endswith(
+        "next: record 80: SCORE_MISMATCH: hand 1 does not score as recorded (the replay stops here)"
+    )
+
+
+def test_a_line_that_cannot_be_read_stops_the_replay_after_the_table_before_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 29, item 7, for a line that is not even a record: the final record past it
+    still reveals the secret that deals the table up to it."""
+    lines = NERTZ.read_bytes().splitlines(keepends=True)
+    lines[120] = lines[120].replace(b'"kind":"', b'"kind": "', 1)
+    path = tmp_path / "damaged.jsonl"
+    path.write_bytes(b"".join(lines))
+    code, output = invoke("replay", str(path))
+    assert code == 1
+    assert output.startswith("after record 119 ")
+    assert output.rstrip().endswith("(the replay stops here)")
+    assert "next: record 120: NOT_CANONICAL: " in output
+
+
+def test_replay_of_an_empty_file_says_it_is_empty(tmp_path: Path) -> None:
+    """Issue 29, item 7: "`replay` of an empty file must not ask for the dealer secret"."""
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    result = CliRunner().invoke(main, ["replay", str(path)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr == f"cannot replay {path}: the file is empty: it holds no record\n"
+
+
+def test_replay_at_0_shows_the_genesis_without_a_secret(tmp_path: Path) -> None:
+    """Issue 29, item 7: "`replay --at 0` is refused (show the genesis: the seats, their
+    keys, the rules)"; an unfinished log needs no secret for it."""
+    unfinished = tmp_path / "unfinished.jsonl"
+    unfinished.write_bytes(b"".join(NERTZ.read_bytes().splitlines(keepends=True)[:20]))
+    genesis = log_bodies(NERTZ)[0]
+    for path in (NERTZ, unfinished):
+        code, output = invoke("replay", str(path), "--at", "0")
+        assert code == 0, output
+        lines = output.splitlines()
+        assert lines[0] == f"record 0, the genesis, at 0 ms: game {genesis['game']}"
+        assert lines[1].startswith(f"rules {genesis['rules']['name']} version ")
+        for seat in genesis["players"]:
+            assert f"seat {seat['seat']} {seat['name']}: key {seat['key']}" in lines
+        assert f"commitment {genesis['commitment']}" in lines
+
+
 def test_replay_of_a_refused_record_says_why_and_fails() -> None:
     code, output = invoke("replay", str(INFLATED), "--at", "80")
     assert code == 1
@@ -239,3 +293,17 @@ def test_a_replay_error_names_its_record_once(tmp_path: Path) -> None:
         for _ in replay(path, bytes(32)):
             pass
     assert str(caught.value).count("record 1:") == 1, str(caught.value)
+
+
+def test_a_log_refused_at_its_first_hand_shows_the_genesis_before_it() -> None:
+    """Issue 29, item 7: the table at N-1 of a log refused at record 1 is the genesis; the
+    JSON, which describes a dealt table, gives the refusal alone."""
+    path = ROOT / "sample_games" / "disputed" / "wrong-secret.jsonl"
+    code, output = invoke("replay", str(path))
+    assert code == 1
+    assert output.startswith("record 0, the genesis, at 0 ms: game ")
+    assert output.rstrip().endswith("(the replay stops here)")
+    assert "next: record 1: PACK_MISMATCH: " in output
+    result = CliRunner().invoke(main, ["replay", str(path), "--json"])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"cannot replay {path}: record 1: PACK_MISMATCH: ")

@@ -1003,7 +1003,8 @@ def test_text_escapes_what_a_log_quotes(tmp_path: Path) -> None:
         (["--table-key", "."], "cannot read"),
         (["--table-key", "garbage.pub"], "not a PEM public key"),
         (["--table-key", "weak.pub"], "WEAK_KEY"),
-        (["--table-key", "private.key"], "not a PEM public key"),
+        # Issue 29, item 8: "say it is a private key and to give `NAME.pub`".
+        (["--table-key", "private.key"], "private.key is a private key: give the public key, priv"),
         (["--secret", "abc"], "--secret"),
         (["--game-id", "G" * 32], "--game-id"),
     ],

@@ -29,6 +29,7 @@ from racing_demon.table import TableCode
 from racing_demon.tournament.plan import PlanCode
 from racing_demon.tournament.score import TournamentCode
 from racing_demon.verify.report import VerifyCode
+from racing_demon.verify.step01_framing import FileCode
 
 
 class Family(NamedTuple):
@@ -601,6 +602,19 @@ FAMILIES: Final = (
         "log-format",
         "3",
         _CANONICAL,
+    ),
+    Family(
+        FileCode,
+        "A file that is not a log (the rule of a failure on its line 1)",
+        "log-format",
+        "7",
+        {
+            FileCode.NOT_A_LOG: (
+                "The file's first line does not begin as every record does, with "
+                '{"body":{, so it is not a log but notes, random bytes or another document '
+                "(the failure keeps the reader's or the schema's code)."
+            )
+        },
     ),
     Family(
         SignatureCode,

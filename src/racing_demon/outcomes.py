@@ -36,7 +36,8 @@ def exit_code_of(outcome: Report | Recovery) -> ExitCode:
         if outcome.action is Action.REFUSED:
             unreadable = outcome.report.verdict is Verdict.UNREADABLE
             return ExitCode.UNUSABLE if unreadable else ExitCode.NO
-        return ExitCode.NO if outcome.action is Action.REFUSED_FINAL else ExitCode.OK
+        refused = outcome.action in (Action.REFUSED_FINAL, Action.REFUSED_ONLY_LINE)
+        return ExitCode.NO if refused else ExitCode.OK
     verdict = outcome.verdict
     if verdict is Verdict.VERIFIED or (verdict is Verdict.UNPINNED and outcome.unsafe_unpinned):
         return ExitCode.OK

@@ -11,6 +11,10 @@ record: it parses, is canonical, chains to the record before it and carries the 
 signature. Cutting it would destroy a record, perhaps the final one, the only record
 that reveals the dealer secret and the scores. Recovery restores its newline instead, and
 never cuts a tail that names itself a final record (docs/log-format.md §8).
+
+Nor does it touch a file that is not a log (its first bytes are not a record's: notes,
+random bytes), nor, unless asked, cut a file's only line: a torn genesis is all a crash
+left, but cutting it empties the file.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import BinaryIO
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular, shown_name
 from racing_demon.log.reader import ReadCode, ReadError, parse_line
+from racing_demon.log.records import RECORD_START, could_start_record
 from racing_demon.verify import Report, Settings, Verdict, VerifyCode, verify_stream
 
 # The bytes by which a record names itself final: a tail holding them is never cut.
@@ -38,6 +43,8 @@ class Action(enum.StrEnum):
     NOTHING_TO_DO = "NOTHING_TO_DO"  # the file ends with a complete record
     REFUSED = "REFUSED"  # the records before the end do not verify: nothing touched
     REFUSED_FINAL = "REFUSED_FINAL"  # a damaged tail that names itself final: nothing touched
+    REFUSED_ONLY_LINE = "REFUSED_ONLY_LINE"  # the torn line is the whole file: not without
+    # allow_empty, since cutting it empties the file
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,20 +60,29 @@ class Recovery:
 
 
 class RecoveryError(RacingDemonError):
-    """The file cannot be recovered at all (it cannot be opened, read or truncated)."""
+    """The file cannot be recovered at all: it cannot be opened, read or truncated, or it
+    is not a log (its first bytes are not a record's)."""
 
 
-def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Recovery:
+def recover_log(
+    path: Path, settings: Settings, *, dry_run: bool = False, allow_empty: bool = False
+) -> Recovery:
     """Remove a torn last line from the log at ``path`` if the records before it verify as
-    an unfinished log under ``settings``; otherwise change nothing.
+    an unfinished log under ``settings``; otherwise change nothing. A torn line that is
+    the file's only line is cut only with ``allow_empty`` (the file is then empty).
 
     Run it only when no table is writing the file. Raises RecoveryError when the file
-    cannot be opened, read or truncated.
+    cannot be opened, read or truncated, or is not a log at all.
     """
     source = shown_name(path)  # valid UTF-8 in every report, whatever the name
     try:
         with open_regular(path, writable=not dry_run) as file:
             size = os.fstat(file.fileno()).st_size
+            if not could_start_record(file.read(len(RECORD_START))):
+                raise RecoveryError(
+                    f"{source}: not a log: its first bytes are not a record's (every record "
+                    f"starts {RECORD_START.decode()}); nothing changed"
+                )
             kept = _end_of_last_line(file, size, settings.limits.max_line_bytes)
             if kept is None:
                 raise RecoveryError(
@@ -99,6 +115,8 @@ def recover_log(path: Path, settings: Settings, *, dry_run: bool = False) -> Rec
                 return Recovery(source, action, report, kept, torn, dry_run)
             if not _intact(report) or report.verdict is not Verdict.UNFINISHED:
                 return Recovery(source, Action.REFUSED, report, kept, torn, dry_run)
+            if not kept and not allow_empty:
+                return Recovery(source, Action.REFUSED_ONLY_LINE, report, kept, torn, dry_run)
             if not dry_run:
                 _change(file, size, source, lambda fd: os.ftruncate(fd, kept))
             return Recovery(source, Action.REMOVED_TORN_LINE, report, kept, torn, dry_run)

@@ -12,6 +12,7 @@ record yet.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -24,7 +25,14 @@ from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, 
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import State
-from racing_demon.log.reader import DEFAULT_LIMITS, Limits, ReadCode, ReadError, read_lines
+from racing_demon.log.reader import (
+    DEFAULT_LIMITS,
+    Limits,
+    ReadCode,
+    ReadError,
+    read_canonical_line,
+    read_lines,
+)
 from racing_demon.log.records import Final, Genesis, Record, event_of, parse_record
 from racing_demon.profiles import rules_from_document
 from racing_demon.schema import record_errors
@@ -37,6 +45,16 @@ class ReplayError(RacingDemonError, ValueError):
         super().__init__(f"record {seq}: {message}")
         self.seq = seq
         self.record = record  # the record refused, once its schema held
+
+
+class EmptyLogError(ReplayError):
+    """The log holds no record at all: nothing to replay, and no secret to ask for."""
+
+    def __init__(self) -> None:
+        super().__init__(0, "the log is empty")
+
+    def __str__(self) -> str:
+        return "the file is empty: it holds no record"
 
 
 class Race(NamedTuple):
@@ -81,18 +99,56 @@ def genesis_and_secret(
     path: LogFile, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[Record, bytes | None]:
     """The log's genesis record, and the secret its final record reveals (None when the log
-    has no final record yet): what deals every hand of the log."""
+    has no final record yet): what deals every hand of the log.
+
+    A line past the genesis that cannot be read does not hide the secret when the last
+    line is a final record that reveals one: the replay then shows the table up to the
+    damage (the caller checks that the secret opens the genesis commitment)."""
     genesis: Record | None = None
-    for record in _complete_records(path, limits):
+    try:
+        for record in _complete_records(path, limits):
+            if genesis is None:
+                if not isinstance(record.payload, Genesis):
+                    raise ReplayError(record.seq, f"the log begins with a {record.kind} record")
+                genesis = record
+            elif isinstance(record.payload, Final):
+                return genesis, bytes.fromhex(record.payload.secret)
+    except (ReadError, ReplayError):
         if genesis is None:
-            if not isinstance(record.payload, Genesis):
-                raise ReplayError(record.seq, f"the log begins with a {record.kind} record")
-            genesis = record
-        elif isinstance(record.payload, Final):
-            return genesis, bytes.fromhex(record.payload.secret)
+            raise
+        revealed = _last_line_secret(path, limits)
+        if revealed is None:
+            raise
+        return genesis, revealed
     if genesis is None:
-        raise ReplayError(0, "the log is empty")
+        raise EmptyLogError
     return genesis, None
+
+
+def _last_line_secret(path: LogFile, limits: Limits) -> bytes | None:
+    """The secret the log's last line reveals, if it is a whole final record."""
+    with open_log(path) as stream:
+        end = stream.seek(0, os.SEEK_END)
+        start = max(0, end - limits.max_line_bytes - 2)
+        stream.seek(start)
+        tail = stream.read(end - start)
+    _, newline, last = tail.removesuffix(b"\n").rpartition(b"\n")
+    if not tail.endswith(b"\n") or not newline:
+        return None
+    try:
+        value = read_canonical_line(0, last, limits).value
+    except ReadError:
+        return None
+    if record_errors(value):
+        return None
+    final = parse_record(value["body"]).payload
+    return bytes.fromhex(final.secret) if isinstance(final, Final) else None
+
+
+def hands_dealt(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> int:
+    """How many hands the log dealt: its ``hand_start`` records, up to a torn last line.
+    A hand past these is one the match never played, whatever the seed would deal."""
+    return sum(record.kind is RecordKind.HAND_START for record in _complete_records(path, limits))
 
 
 def _complete_records(path: LogFile, limits: Limits) -> Iterator[Record]:

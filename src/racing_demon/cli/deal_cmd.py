@@ -34,8 +34,9 @@ from racing_demon.log.reader import DEFAULT_LIMITS, ReadError
 from racing_demon.log.records import Genesis
 from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import ProfileError, rules_from_document
-from racing_demon.replay import genesis_and_secret
+from racing_demon.replay import genesis_and_secret, hands_dealt
 from racing_demon.report.text import deal_document, deal_source, deal_text, printable
+from racing_demon.wording import plural
 
 Packs = tuple[tuple[Card, ...], ...]
 
@@ -106,6 +107,12 @@ More:
     help="Number of seats at the table (with --seed; --entropy and --log give it).",
 )
 @click.option("--hand", type=click.IntRange(1, 2**32 - 1), default=1, show_default=True)
+@click.option(
+    "--past-end",
+    is_flag=True,
+    help="With --log, deal a --hand past the last one the log dealt, from its seed: a hand "
+    "the match never played (without it, such a --hand is refused).",
+)
 @rules_option
 @json_option
 @click.pass_context
@@ -117,6 +124,7 @@ def deal(
     log: Path | None,
     players: int | None,
     hand: int,
+    past_end: bool,
     rules: Rules,
     as_json: bool,
 ) -> None:
@@ -143,8 +151,10 @@ def deal(
         if log is not None:
             if rules_given or players is not None or entropy:
                 raise click.UsageError("--log gives the rules, seats and entropy: give none")
-            _deal_log(log, secret, hand, as_json)
+            _deal_log(log, secret, hand, past_end, as_json)
             return
+        if past_end:
+            raise click.UsageError("--past-end goes with --log: the log's last hand")
         if seed is not None:
             if players is None:
                 raise click.UsageError("Missing option '--players' (with --seed).")
@@ -180,12 +190,13 @@ def _dealt(rules: Rules, dealer: Dealer, hand: int, players: int) -> tuple[State
     return State.deal(rules, packs, hand, 0), packs
 
 
-def _deal_log(log: Path, secret: bytes | None, hand: int, as_json: bool) -> None:
+def _deal_log(log: Path, secret: bytes | None, hand: int, past_end: bool, as_json: bool) -> None:
     # --log - is the log on standard input, as LOG - is in verify, replay and audit.
     named = named_log(str(log), DEFAULT_LIMITS)
     shown = printable(shown_name(named))
     try:
         record, revealed = genesis_and_secret(named, DEFAULT_LIMITS)
+        dealt = hands_dealt(named, DEFAULT_LIMITS)
     except OSError as error:
         click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
@@ -209,6 +220,18 @@ def _deal_log(log: Path, secret: bytes | None, hand: int, as_json: bool) -> None
             f"does not open the commitment of {shown}'s genesis ({genesis.commitment})",
             param_hint="--secret",
         )
+    if hand > dealt:
+        if not past_end:
+            raise click.BadParameter(
+                f"{shown} dealt {_hands(dealt)}: hand {hand} was never played (--past-end "
+                "deals it from the log's seed anyway)",
+                param_hint="--hand",
+            )
+        click.echo(
+            f"hand {hand} is past the end of {shown}, which dealt {_hands(dealt)}: dealt from "
+            "its seed, never played",
+            err=True,
+        )
     try:
         rules = rules_from_document(genesis.rules)
         state, packs = _dealt(rules, genesis.dealer(secret), hand, len(genesis.players))
@@ -218,6 +241,13 @@ def _deal_log(log: Path, secret: bytes | None, hand: int, as_json: bool) -> None
     document = deal_document(state, packs, commitment=genesis.commitment, game=record.game)
     source = deal_source(commitment=genesis.commitment, game=record.game)
     _show(document, state, source, packs, as_json)
+
+
+def _hands(count: int) -> str:
+    """``no hand yet``, ``hand 1 only``, ``3 hands (1 to 3)``."""
+    if count == 0:
+        return "no hand yet"
+    return "hand 1 only" if count == 1 else f"{plural(count, 'hand')} (1 to {count})"
 
 
 def _show(document: dict[str, Any], state: State, source: str, packs: Packs, as_json: bool) -> None:

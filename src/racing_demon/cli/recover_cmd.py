@@ -35,6 +35,12 @@ Examples:
 @table_key_option(required=False)
 @dealer_secret_option("The dealer secret (64 hex): the kept records are also replayed.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; change nothing.")
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Cut a torn line even when it is the file's only line (a genesis a crash cut "
+    "short), leaving LOG empty.",
+)
 @limits_options
 @json_option
 def recover(
@@ -42,6 +48,7 @@ def recover(
     table_key: bytes | None,
     secret: bytes | None,
     dry_run: bool,
+    allow_empty: bool,
     limits: Limits,
     as_json: bool,
 ) -> None:
@@ -54,11 +61,14 @@ def recover(
 
     A last line that has lost only its newline (editors drop it) is a complete record,
     not a torn one: its newline is restored, and nothing is cut. A damaged last line that
-    names itself the final record is never cut either.
+    names itself the final record is never cut either. A file that is not a log (its
+    first bytes are not a record's) is never changed, and a torn line that is the
+    file's only line is cut only with --allow-empty.
 
-    Exit 0 when LOG ends with a complete record (now or already); 1 when the records
-    before the end do not verify or the tail is a damaged final record (nothing changed);
-    2 when LOG cannot be read or changed.
+    Exit 0 when LOG ends with a complete record (now or already) or is empty; 1 when the
+    records before the end do not verify, the tail is a damaged final record, or the torn
+    line is the only line and --allow-empty was not given (nothing changed); 2 when LOG
+    is not a log, or cannot be read or changed.
     """
     if log == STDIN:
         # verify, replay and audit read a log from - ; recover changes a file in place.
@@ -69,7 +79,7 @@ def recover(
         )
     settings = Settings(table_key=table_key, seed=secret, limits=limits)
     try:
-        recovery = recover_log(Path(log), settings, dry_run=dry_run)
+        recovery = recover_log(Path(log), settings, dry_run=dry_run, allow_empty=allow_empty)
     except RecoveryError as error:
         click.echo(f"cannot recover: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
@@ -83,7 +93,13 @@ def recover(
     kept = "no complete record" if not report.records else f"{report.records} complete records"
     unchecked = "" if table_key is not None else " (signatures not checked: no --table-key)"
     shown = printable(str(Path(log)))
-    if recovery.action is Action.REMOVED_TORN_LINE:
+    if recovery.action is Action.REMOVED_TORN_LINE and not recovery.kept_bytes:
+        verb = "would cut" if dry_run else "cut"
+        click.echo(
+            f"{shown}: {verb} its only line, {recovery.torn_bytes} bytes of a torn genesis "
+            f"(--allow-empty): the file {'would be' if dry_run else 'is'} empty"
+        )
+    elif recovery.action is Action.REMOVED_TORN_LINE:
         verb = "would remove" if dry_run else "removed"
         click.echo(
             f"{shown}: {verb} a torn last line of {recovery.torn_bytes} bytes; "
@@ -94,6 +110,15 @@ def recover(
         click.echo(
             f"{shown}: {verb} the newline after the last record, which had lost only that: "
             f"it is a complete record and was kept; {kept}, {report.verdict}{unchecked}"
+        )
+    elif recovery.action is Action.NOTHING_TO_DO and not recovery.kept_bytes:
+        click.echo(f"{shown}: the file is empty: nothing to recover")
+    elif recovery.action is Action.REFUSED_ONLY_LINE:
+        click.echo(
+            f"{shown}: refused, nothing changed: its only line is torn, {recovery.torn_bytes} "
+            "bytes of a first record (the genesis) a crash cut short; cutting them would "
+            "leave the file empty, and those bytes (the seats, keys and rules the table "
+            "began to write) lost: give --allow-empty to cut them"
         )
     elif recovery.action is Action.NOTHING_TO_DO:
         click.echo(

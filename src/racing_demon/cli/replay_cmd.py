@@ -14,12 +14,13 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import claim_stdin_log, named_log
 from racing_demon.game.deal import check_reveal
+from racing_demon.game.flow import RecordKind
 from racing_demon.log.reader import Limits, ReadCode, ReadError
 from racing_demon.log.records import Genesis, Record
 from racing_demon.outcomes import ExitCode
-from racing_demon.replay import Race, ReplayError, find_secret, genesis_and_secret, replay
+from racing_demon.replay import EmptyLogError, Race, ReplayError, genesis_and_secret, replay
 from racing_demon.report.documents import replay_document
-from racing_demon.report.text import next_text, printable, table_text
+from racing_demon.report.text import genesis_text, next_text, printable, table_text
 
 
 @click.command(
@@ -52,65 +53,99 @@ def replay_command(
     log: str, at_seq: int | None, secret: bytes | None, limits: Limits, as_json: bool
 ) -> None:
     """Print the table after record AT: every seat's demon top and count, work piles,
-    waste top, stock count; the foundations; and whose move came next.
+    waste top, stock count; the foundations; and whose move came next. Record 0, the
+    genesis, shows the seats and their keys, the rules and the commitment (text only:
+    no table is dealt yet, and it needs no secret).
 
     This rebuilds the table through the match flow, up to the first record the flow
-    refuses (`racing-demon verify` says why the log does not verify). A LOG of - is
-    the log on standard input (at most --max-file-bytes).
+    refuses (`racing-demon verify` says why the log does not verify): without --at, the
+    table just before that record is shown, with the refusal, and the exit code is 1.
+    A LOG of - is the log on standard input (at most --max-file-bytes).
     """
     chosen = None
     following: Record | ReplayError | ReadError | None = None
     following_lost_to: Race | None = None
+    last_seq = 0
     source = named_log(log, limits)
+    shown = printable(str(source))
     try:
-        if secret is not None:
+        genesis_record, revealed = genesis_and_secret(source, limits)
+        genesis = genesis_record.payload
+        assert isinstance(genesis, Genesis)  # genesis_and_secret returns the genesis
+        if secret is not None and not check_reveal(secret, genesis.commitment):
             # As deal --log does: a secret that opens no commitment replayed as far as a
             # PACK_MISMATCH at record 1, "the pack is not the one the seed deals".
-            genesis = genesis_and_secret(source, limits)[0].payload
-            assert isinstance(genesis, Genesis)  # genesis_and_secret returns the genesis
-            if not check_reveal(secret, genesis.commitment):
-                raise click.BadParameter(
-                    f"does not open the commitment of {printable(str(source))}'s genesis "
-                    f"({genesis.commitment})",
-                    param_hint="--secret",
-                )
-        secret = secret or find_secret(source, limits)
+            raise click.BadParameter(
+                f"does not open the commitment of {shown}'s genesis ({genesis.commitment})",
+                param_hint="--secret",
+            )
+        if at_seq == 0:
+            _show_genesis(genesis_record, as_json)
+            return
+        secret = secret or revealed
         if secret is None:
             raise click.UsageError(
                 "the log has no final record: give the dealer secret, --secret SOURCE "
                 f"({SECRET_SOURCES})"
             )
         for snapshot in replay(source, secret, limits):
+            last_seq = snapshot.seq
             if chosen is not None and at_seq is not None:
                 following, following_lost_to = snapshot.record, snapshot.lost_to
                 break
             if at_seq is None or snapshot.seq == at_seq:
                 chosen = (snapshot.state, snapshot.record, snapshot.names, snapshot.lost_to)
+    except EmptyLogError as error:
+        click.echo(f"cannot replay {shown}: {error}", err=True)
+        raise SystemExit(ExitCode.NO) from error
     except ReplayError as error:
-        if chosen is None or at_seq is None:
-            click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
+        if chosen is None:  # the record asked for, or the genesis, is past the refusal
+            click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
             raise SystemExit(ExitCode.NO) from error
         following = error  # the record after the one shown is the first refused
     except OSError as error:
-        click.echo(f"cannot read {printable(str(source))}: {error.strerror or error}", err=True)
+        click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
     except ReadError as error:
-        if error.code is not ReadCode.TORN_LINE or chosen is None:
-            click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
+        if chosen is None:
+            click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
             raise SystemExit(ExitCode.NO) from error
-        following = error  # a crash cut the last line short: the log is unfinished
+        if error.code is ReadCode.TORN_LINE:
+            following = error  # a crash cut the last line short: the log is unfinished
+        else:  # a line that cannot be read stops the replay as a refused record does
+            following = ReplayError((error.line or 1) - 1, f"{error.code}: {error.message}")
     except ValueError as error:
-        click.echo(f"cannot replay {printable(str(source))}: {printable(str(error))}", err=True)
+        click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
         raise SystemExit(ExitCode.NO) from error
     if chosen is None:
-        raise click.UsageError(f"the log has no record {at_seq}")
+        raise click.UsageError(f"the log has no record {at_seq}: its last is record {last_seq}")
     state, record, names, lost_to = chosen
     assert record is not None  # every snapshot replay yields holds its record
+    refused = isinstance(following, ReplayError) and at_seq is None
+    if state is None and record.kind is RecordKind.GENESIS and not as_json:
+        click.echo(genesis_text(record))
+        click.echo(next_text(following, names, record, following_lost_to))
+        raise SystemExit(ExitCode.NO if refused else ExitCode.OK)
+    if state is None and isinstance(following, ReplayError):
+        # --json describes a table, and the refusal came before the first was dealt.
+        click.echo(f"cannot replay {shown}: {printable(str(following))}", err=True)
+        raise SystemExit(ExitCode.NO)
     if state is None:
         raise click.UsageError(f"record {record.seq} comes before the first hand")
     if as_json:
         document = replay_document(source, state, names, record, following)
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-        return
-    click.echo(table_text(state, names, record, lost_to))
-    click.echo(next_text(following, names, record, following_lost_to))
+    else:
+        click.echo(table_text(state, names, record, lost_to))
+        click.echo(next_text(following, names, record, following_lost_to))
+    # The log does not replay to its end: what is shown is the last table it reached.
+    raise SystemExit(ExitCode.NO if refused else ExitCode.OK)
+
+
+def _show_genesis(record: Record, as_json: bool) -> None:
+    if as_json:
+        raise click.UsageError(
+            "--at 0 --json: the genesis deals no table yet, and replay --json describes "
+            "a table; --at 0 shows the genesis as text"
+        )
+    click.echo(genesis_text(record))

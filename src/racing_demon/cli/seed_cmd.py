@@ -130,6 +130,6 @@ def check(arguments: tuple[str, ...], secret: bytes | None, as_json: bool) -> No
     elif opens:
         click.echo("ok: the secret matches the commitment")
     else:
-        click.echo("MISMATCH: this secret does not open this commitment", err=True)
+        click.echo("MISMATCH: this secret does not open this commitment")  # a verdict
     if not opens:
         raise SystemExit(ExitCode.NO)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,8 @@ PRIVATE_MODE = 0o600
 PUBLIC_MODE = 0o644
 
 _ENCRYPTED_HEADER = b"-----BEGIN ENCRYPTED PRIVATE KEY-----"
+# PKCS#8 (plain or encrypted), and the older PEM and OpenSSH private key headers.
+_PRIVATE_HEADER = re.compile(rb"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----")
 
 
 class KeyFileError(RacingDemonError, ValueError):
@@ -177,6 +180,12 @@ def load_public_key(path: Path) -> Ed25519PublicKey:
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, UnsupportedAlgorithm) as error:
+        if _PRIVATE_HEADER.search(data):
+            public = path.with_suffix(".pub") if path.suffix == ".key" else "NAME.pub"
+            raise KeyFileError(
+                f"{path} is a private key: give the public key, {public} (keygen writes "
+                "both; the private NAME.key stays with the table)"
+            ) from error
         raise KeyFileError(f"{path} is not a PEM public key") from error
     if not isinstance(key, Ed25519PublicKey):
         raise KeyFileError(f"{path} is not an Ed25519 key ({_algorithm(key)} found)")

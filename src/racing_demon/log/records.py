@@ -334,6 +334,19 @@ def line_bytes(body: Mapping[str, Any], sigs: Mapping[str, Any]) -> bytes:
 
 _BODY_START = b'{"body":'
 _SIGS_START = b',"sigs":'
+# How every record line begins: canonical form sorts "body" before "sigs", and the body is
+# an object. A line that begins otherwise fails steps 1-3, whatever follows.
+RECORD_START = _BODY_START + b"{"
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def could_start_record(raw: bytes) -> bool:
+    """Whether ``raw`` begins as a record line does, or, shorter than RECORD_START, as far
+    as it goes: what a write cut short can leave. Random bytes, notes or another JSON
+    document do not. A UTF-8 byte order mark before it is let pass: that is a log an
+    editor saved, which the reader refuses as such (``BOM``)."""
+    raw = raw.removeprefix(_UTF8_BOM)
+    return raw[: len(RECORD_START)] == RECORD_START[: len(raw)]
 
 
 def body_bytes(line: bytes) -> bytes:

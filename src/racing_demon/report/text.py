@@ -18,7 +18,8 @@ from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Pile, Seat, State
 from racing_demon.log.reader import ReadCode, ReadError
-from racing_demon.log.records import Record
+from racing_demon.log.records import Genesis, Record
+from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.replay import Race, ReplayError
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
@@ -254,3 +255,40 @@ def rules_listing(profiles: Sequence[Rules]) -> str:
         f"{rules.title} ({rules.source})"
         for rules in profiles
     )
+
+
+def genesis_text(record: Record) -> str:
+    """The genesis (``replay --at 0``): the game, the rules and what is custom in them,
+    every seat with its key, the table's key and the dealer's commitment. Everything is
+    the log's own word, escaped: nothing is dealt before the first hand."""
+    genesis = record.payload
+    assert isinstance(genesis, Genesis)
+    game = printable(record.game)
+    lines = [f"record {record.seq}, the genesis, at {record.t_ms} ms: game {game}"]
+    try:
+        rules: Rules | None = rules_from_document(genesis.rules)
+    except (ProfileError, ValueError, TypeError, LookupError):
+        rules = None
+    if rules is None:
+        lines.append(f"rules: not a valid profile (sha256 {printable(genesis.rules_sha256)})")
+    else:
+        changes = differences_from_builtin(rules)
+        kind = "built-in" if changes == () else "custom"
+        lines.append(
+            f"rules {printable(rules.name)} version {rules.version} · {kind} · "
+            f"{rules.min_players}-{rules.max_players} players · sha256 "
+            f"{printable(genesis.rules_sha256)}"
+        )
+        lines += [f"  {printable(change)}" for change in changes or ()]
+    for entry in genesis.players:
+        key = "no key (the table's word)" if entry.key is None else f"key {printable(entry.key)}"
+        lines.append(f"seat {entry.seat} {printable(entry.name)}: {key}")
+    lines.append(f"table key id {printable(genesis.table_key)}")
+    lines.append(f"commitment {printable(genesis.commitment)}")
+    if genesis.tournament is not None:
+        tag = genesis.tournament
+        lines.append(
+            f"tournament {printable(tag.name)}: table {tag.table} of {tag.tables}, "
+            f"{tag.hands} hands"
+        )
+    return "\n".join(lines)

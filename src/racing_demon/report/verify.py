@@ -21,6 +21,8 @@ from racing_demon.outcomes import ExitCode, exit_code_of
 from racing_demon.report.text import Colour, Verbosity, paint, printable
 from racing_demon.verify import Finding, Report, RulesFacts, Step, Verdict
 from racing_demon.verify.assurance import Assurance, assurance_of, checks_held
+from racing_demon.verify.step01_framing import NOT_A_LOG
+from racing_demon.wording import plural
 
 REPORT_FORMAT = "racing-demon/verification-report/v1"
 
@@ -49,7 +51,10 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
     if report.finding is not None:
         lines += finding_lines(report.finding, verbosity)
         if report.verdict is Verdict.UNFINISHED and report.finding.code is ReadCode.TORN_LINE:
-            lines.append(_recover_hint(report.source))
+            lines.append(_recover_hint(report.source, report.finding.line == 1))
+    if is_not_a_log(report):
+        lines.append(_not_a_log_text(report.records))
+        return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
     if report.not_replayed:
         lines.append(f"{report.not_replayed} of {report.records} records not replayed")
     elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
@@ -82,13 +87,30 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
     return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
 
 
-def _recover_hint(source: str) -> str:
+def _recover_hint(source: str, only_line: bool) -> str:
     """A torn last line is what a crash mid-write leaves, and ``recover`` is its repair:
-    the verdict says so, with the command to type."""
+    the verdict says so, with the command to type (cutting a file's only line empties
+    the file, which ``recover`` does only with ``--allow-empty``)."""
+    option = " --allow-empty" if only_line else ""
     if source == STDIN_SOURCE:  # recover changes a file in place: it needs the file
-        return "a write was cut short: racing-demon recover FILE repairs the file it came from"
-    command = f"racing-demon recover {shlex.quote(printable(source))}"
+        return (
+            f"a write was cut short: racing-demon recover{option} FILE repairs the file it "
+            "came from"
+        )
+    command = f"racing-demon recover{option} {shlex.quote(printable(source))}"
+    if only_line:
+        return f"a write was cut short in the genesis: {command} empties the file"
     return f"a write was cut short: {command} repairs the file once no table writes it"
+
+
+def is_not_a_log(report: Report) -> bool:
+    """Whether the report is of a file that is not a log at all (docs/log-format.md §7)."""
+    return report.finding is not None and report.finding.rule == NOT_A_LOG
+
+
+def _not_a_log_text(lines: int | None) -> str:
+    counted = "" if lines is None else f", so none of its {plural(lines, 'line')} was read as one"
+    return f'not a log: its first line is not a record (every record begins {{"body":{{){counted}'
 
 
 def assurance_lines(assurance: Assurance) -> list[str]:

@@ -240,17 +240,24 @@ class _Verification:
                 if secret is not None and self.replay_failed is None:
                     self._replay_ahead(line.number, record, secret)
         except ReadError as error:
-            if step01_framing.is_torn_tail(error, self.final is not None):
+            first = error.line == 1
+            log = not first or step01_framing.starts_as_log(stream)
+            if log and step01_framing.is_torn_tail(error, self.final is not None):
                 # What a crash mid-write leaves: the complete lines before it are a prefix.
                 self.torn = error
                 self.records = error.line
             else:
                 self.records = self._count_rest(stream, error.line or self.lines + 1, error)
                 if step02_canonical.is_canonical_failure(error):
-                    raise step02_canonical.canonical_failure(error) from None
-                raise step01_framing.framing_failure(error) from None
-        except StepFailed:
+                    failed = step02_canonical.canonical_failure(error)
+                else:
+                    failed = step01_framing.framing_failure(error)
+                raise (failed if log else step01_framing.not_a_log(failed)) from None
+        except StepFailed as failed:
             self.records = self._count_rest(stream, self.lines, None)
+            first_record = self.lines == 1 and failed.step is Step.SCHEMA
+            if first_record and not step01_framing.starts_as_log(stream):
+                raise step01_framing.not_a_log(failed) from None
             raise
         self.digest = digest.digest()
 

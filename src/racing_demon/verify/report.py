@@ -116,7 +116,7 @@ class Finding:
     seq: int | None = None
     seat: int | None = None  # the JSON report names it "player" (docs/glossary.md)
     move: str | None = None
-    rule: str | None = None  # the engine's Violation code, or the SignatureCode
+    rule: str | None = None  # the engine's Violation code, the SignatureCode, or NOT_A_LOG
     expected: str | None = None
     found: str | None = None
     # Every problem, when the check found more than one on the line (the schema's errors):
