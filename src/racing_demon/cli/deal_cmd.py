@@ -36,6 +36,7 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import ProfileError, rules_from_document
 from racing_demon.replay import genesis_and_secret
 from racing_demon.report.text import deal_document, deal_source, deal_text, printable
+from racing_demon.wording import plural
 
 Packs = tuple[tuple[Card, ...], ...]
 
@@ -156,9 +157,8 @@ def deal(
                     "give every seat's --entropy HEX, in seat order: the deal mixes them in"
                 )
             if players is not None and players != len(entropy):
-                raise click.UsageError(
-                    f"--players {players}, but {len(entropy)} seats' --entropy: one per seat"
-                )
+                given = plural(len(entropy), "seat's", "seats'")
+                raise click.UsageError(f"--players {players}, but {given} --entropy: one per seat")
             players = len(entropy)
             dealer = MatchSeed.from_secret(secret, entropy)
         state, packs = _dealt(rules, dealer, hand, players)

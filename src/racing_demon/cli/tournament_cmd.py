@@ -43,6 +43,7 @@ from racing_demon.tournament.plan import (
     make_plan,
 )
 from racing_demon.tournament.sheets import render_sheets
+from racing_demon.wording import plural
 
 CHECK_FORMAT = "racing-demon/tournament-check/v1"
 PLAN_REPORT_FORMAT = "racing-demon/tournament-plan-report/v1"
@@ -224,8 +225,9 @@ def _summary(plan: Plan, digest: str) -> str:
     shape = plan.shape
     signed = sum(contribution.key is not None for contribution in plan.contributions)
     lines = [
-        f"tournament   {printable(shape.name)}: {shape.tables} tables of {shape.seats} seats, "
-        f"{shape.hands} hands, rules {printable(plan.rules.name)}",
+        f"tournament   {printable(shape.name)}: {plural(shape.tables, 'table')} of "
+        f"{plural(shape.seats, 'seat')}, {plural(shape.hands, 'hand')}, "
+        f"rules {printable(plan.rules.name)}",
         f"contributions {len(plan.contributions)} ({signed} signed)",
         f"commitment C {plan.commitment}",
         f"entropy    E {plan.entropy.hex()}",

@@ -21,6 +21,7 @@ from racing_demon.report.text import printable
 from racing_demon.report.verify import finding_text
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.viewer import render_page, viewer_data
+from racing_demon.wording import plural
 
 
 @click.command(
@@ -94,8 +95,8 @@ def view(
         summary += f": {finding_text(report.finding)}"
     replayed = len(data["frames"]["list"])
     click.echo(
-        f"wrote {printable(output.shown)} ({len(page)} bytes): {len(data['records'])} records, "
-        f"{replayed} replayed; verdict {summary}",
+        f"wrote {printable(output.shown)} ({plural(len(page), 'byte')}): "
+        f"{plural(len(data['records']), 'record')}, {replayed:,} replayed; verdict {summary}",
         err=True,
     )
     if report.verdict is Verdict.UNPINNED:

@@ -28,6 +28,7 @@ from racing_demon.log.records import TournamentTag
 from racing_demon.profiles import ProfileError, custom_variant, rules_from_document
 from racing_demon.schema import checked_errors, schema_errors
 from racing_demon.tournament.contribute import Contribution, check_contribution
+from racing_demon.wording import plural
 
 __all__ = [
     "MAX_PLAN_BYTES",
@@ -434,7 +435,7 @@ def _check_schedule(plan: Plan, schedule: list[dict[str, Any]]) -> None:
         raise PlanError(
             PlanCode.SCHEDULE_MISMATCH,
             "$.schedule",
-            f"{len(schedule)} tables scheduled for a tournament of {shape.tables}",
+            f"{plural(len(schedule), 'table')} scheduled for a tournament of {shape.tables:,}",
         )
     for index, entry in enumerate(schedule):
         table = index + 1
@@ -450,7 +451,7 @@ def _check_schedule(plan: Plan, schedule: list[dict[str, Any]]) -> None:
             raise PlanError(
                 PlanCode.SCHEDULE_MISMATCH,
                 f"{member}.hands",
-                f"table {table}: {len(hands)} hands scheduled, not {shape.hands}",
+                f"table {table}: {plural(len(hands), 'hand')} scheduled, not {shape.hands}",
             )
         for offset, scheduled in enumerate(hands):
             hand = offset + 1

@@ -26,6 +26,7 @@ from racing_demon.tournament.score import (
     Standings,
     where,
 )
+from racing_demon.wording import plural
 
 _CSS = """
 body { font: 15px/1.4 system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #111; }
@@ -90,13 +91,14 @@ def standings_page(standings: Standings, links: Mapping[str, str] | None = None)
         "<body>",
         f"<h1>{_text(shape.name)}</h1>",
         '<dl class="facts">',
-        f"<dt>Size</dt><dd>{shape.tables} tables of {shape.seats} seats, {shape.hands} hands</dd>",
+        f"<dt>Size</dt><dd>{plural(shape.tables, 'table')} of {plural(shape.seats, 'seat')}, "
+        f"{plural(shape.hands, 'hand')}</dd>",
         f"<dt>Rules</dt><dd>{_text(plan.rules.name)} <code>{plan.rules.digest()}</code></dd>",
         f"<dt>Plan</dt><dd><code>{plan.digest}</code></dd>",
         f"<dt>Commitment</dt><dd><code>{plan.commitment}</code></dd>",
         f"<dt>Deal set</dt><dd><code>{plan.deal_set}</code> ({checked})</dd>",
-        f"<dt>Logs</dt><dd>{standings.logs} read, "
-        f"{len({entry.table for entry in scores.entries})} tables scored</dd>",
+        f"<dt>Logs</dt><dd>{standings.logs:,} read, "
+        f"{plural(len({entry.table for entry in scores.entries}), 'table')} scored</dd>",
         "</dl>",
     ]
     if standings.problems:

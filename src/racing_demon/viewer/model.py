@@ -43,6 +43,7 @@ from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document
 from racing_demon.schema import record_errors
 from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.wording import plural
 
 VIEWER_FORMAT = "racing-demon/viewer/v1"
 KEYFRAME_EVERY = 64
@@ -566,7 +567,7 @@ def read_log(path: Path, settings: Settings) -> bytes:
     with open_regular(path) as stream:
         data = stream.read(limit + 1)
     if len(data) > limit:
-        raise LogTooLarge(f"the log is larger than {limit} bytes (--max-file-bytes)")
+        raise LogTooLarge(f"the log is larger than {plural(limit, 'byte')} (--max-file-bytes)")
     return data
 
 
