@@ -114,6 +114,7 @@ class _Commands(click.Group):
 
 @contextmanager
 def _ending_as_tools_do() -> Iterator[None]:
+    """What the group parses or runs ends as ``_Commands`` says, in one place for both."""
     try:
         try:
             yield
