@@ -15,7 +15,8 @@ at 8x their size <= 1.2 x at 1x, for each shape, in full and ``--fast``, and for
 crafted to make every record pay for a stuck search at its cap; the viewer's page for a
 2,080-record game under 1.5 MB and its first frame in headless Chromium under 1 s
 (ratios to those targets; needs Debian's chromium and chromium-driver); scoring a
-64-table duplicate tournament <= 1.10 x verifying its logs alone. Simulated hands per
+64-table duplicate tournament <= 1.10 x verifying its logs alone; ``racing-demon --help``
+and ``--version`` <= 1.5 x ``python -c "import click"`` in CPU. Simulated hands per
 second, and the worst stuck check at the cap, are reported without a target. Ratios, not
 absolute times, are what compare across machines; nothing here is a timed test. A whole
 run takes several minutes (it plays the corpora it measures); ``--quick`` skips the
@@ -32,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import batch_bench
+import cli_startup_bench
 import crafted_bench
 import deal_bench
 import engine_bench
@@ -67,6 +69,8 @@ TARGETS = {
     "viewer_page_vs_1_5_mb": 1.0,
     "viewer_first_frame_vs_1_s": 1.0,
     "tournament_score_vs_verify": tournament_bench.TARGET,
+    "cli_help_vs_click": cli_startup_bench.TARGET,
+    "cli_version_vs_click": cli_startup_bench.TARGET,
 }
 
 
@@ -83,9 +87,12 @@ def main() -> int:
     deal = deal_bench.measure()
     verification = verify_bench.measure()
     simulation = [sim_bench.measure("table", players, matches=5) for players in (2, 4)]
+    startup = cli_startup_bench.measure()
     ratios = {
         "engine_vs_chess": engine["ratio"],
         "deal_vs_shuffle": deal["ratio"],
+        "cli_help_vs_click": startup["help_vs_click"],
+        "cli_version_vs_click": startup["version_vs_click"],
         **{
             f"verify_{log}_{figure}": verification[log][figure]
             for log in ("golden", "simulated")
@@ -126,6 +133,7 @@ def main() -> int:
         "deal": deal,
         "verification": verification,
         "simulation": simulation,
+        "startup": startup,
         "stuck": stuck,
         "memory": memory,
         "batch": batch,
@@ -152,6 +160,7 @@ def main() -> int:
             f"simulate {figures['profile']}, {figures['players']} players: "
             f"{figures['hands_per_second']} hands/s (no target)"
         )
+    print(cli_startup_bench.summary(startup))
     if stuck:
         print(
             f"stuck check at the cap ({stuck['cap_arrangements']:.0f} arrangements): worst "

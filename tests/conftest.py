@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import resource
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -205,3 +206,16 @@ def hand_score_reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
 
     monkeypatch.setattr(HandScore, "scores", property(counted))
     return reads
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The CPU time the run cost, the commands it started included: the figure the README
+    states for the quick run (`python -m pytest`, kept under 3 CPU-minutes as the suite
+    grows: mark what is slow). A figure to read, never a failure."""
+    spent = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    )
+    terminalreporter.write_line(
+        f"CPU time of this run: {spent:.0f} s ({spent / 60:.1f} CPU-minutes, user + system)"
+    )

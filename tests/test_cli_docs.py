@@ -168,7 +168,9 @@ def _commands(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[s
     )
     yield " ".join(path), command.get_help(context)
     if isinstance(command, click.Group):
-        for name, sub in sorted(command.commands.items()):
+        for name in command.list_commands(context):  # the group loads them as named
+            sub = command.get_command(context, name)
+            assert sub is not None
             yield from _commands(sub, (*path, name))
 
 

@@ -79,7 +79,7 @@ def test_standard_input_is_bounded_by_max_file_bytes(good: Path, pub: Path) -> N
     assert code == 1
     assert out.splitlines()[:2] == [
         "DOES NOT VERIFY  <stdin>  (step 1, framing and strict JSON)",
-        "  line 1: FILE_TOO_LARGE: file larger than 1024 bytes",
+        "  line 1: FILE_TOO_LARGE: file larger than 1,024 bytes",
     ]
     held = read_standard_input(io.BytesIO(b"x" * 100), 10)
     assert len(held.data) == 11  # never more in memory than the limit and one byte

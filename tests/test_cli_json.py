@@ -65,7 +65,9 @@ def run(*args: str | Path) -> Run:
 
 def commands(group: click.Group, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     """The path of every command under ``group``, subcommands included."""
-    for name, command in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # the group loads its commands as they are named
+        command = group.get_command(ctx, name)
         if isinstance(command, click.Group):
             yield from commands(command, (*path, name))
         else:
@@ -76,7 +78,9 @@ def command_at(path: tuple[str, ...]) -> click.Command:
     command: click.Command = main
     for name in path:
         assert isinstance(command, click.Group)
-        command = command.commands[name]
+        found = command.get_command(click.Context(command), name)
+        assert found is not None
+        command = found
     return command
 
 

@@ -312,7 +312,10 @@ def test_quiet_audit_leaves_out_the_hands() -> None:
 def _commands(command: click.Command, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     yield path
     if isinstance(command, click.Group):
-        for name, sub in command.commands.items():
+        ctx = click.Context(command)
+        for name in command.list_commands(ctx):  # the group loads its commands as named
+            sub = command.get_command(ctx, name)
+            assert sub is not None
             yield from _commands(sub, (*path, name))
 
 
@@ -323,7 +326,9 @@ def _command(path: tuple[str, ...]) -> click.Command:
     command: click.Command = main
     for name in path:
         assert isinstance(command, click.Group)
-        command = command.commands[name]
+        found = command.get_command(click.Context(command), name)
+        assert found is not None
+        command = found
     return command
 
 

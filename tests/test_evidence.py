@@ -146,7 +146,7 @@ def test_a_dropped_last_submission_is_proved_though_the_log_verifies(tmp_path: P
     assert drop.said is not None and drop.said.record == chain_hash(
         golden(TABLE_3P).splitlines()[LAST_TURN - 1]
     )
-    assert "the finished log has 1296 records" in drop.message
+    assert "the finished log has 1,296 records" in drop.message
     fork = next(f for f in report.findings if f.code is EvidenceCode.FORK)
     assert fork.compared is not None and fork.compared.record == chain_hash(
         dropped.splitlines()[LAST_TURN - 1]
@@ -465,7 +465,7 @@ def test_the_audit_prints_one_line_per_finding_and_exits_1(tmp_path: Path) -> No
         f"DROPPED          seat 1 n 438: receipt {seat1}:439 says logged as seq 1288 (move, record "
     )
     assert line.endswith(
-        "at 205,315 ms; the finished log has 1296 records: seat 1's submission n 438 is not "
+        "at 205,315 ms; the finished log has 1,296 records: seat 1's submission n 438 is not "
         "among them"
     )
     assert "2 findings, 2 of them evidence against the table" in out
@@ -508,7 +508,7 @@ def test_an_invalid_receipt_alone_exits_1(tmp_path: Path) -> None:
     pub = write_table_pub(tmp_path)
     code, out = invoke("audit", str(log), "--table-key", str(pub), "--receipts", str(forged))
     assert code == 1
-    assert "RECEIPT_INVALID" in out and "0 of them evidence" in out
+    assert "RECEIPT_INVALID" in out and "1 finding, no evidence against the table" in out
 
 
 def test_an_unreadable_receipts_file_or_copy_exits_2(tmp_path: Path) -> None:

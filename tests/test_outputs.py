@@ -232,6 +232,62 @@ def test_a_full_standard_output_is_one_line_and_exit_2() -> None:
     assert done.stderr == "racing-demon: cannot write standard output: No space left on device\n"
 
 
+# Issue 29, item 3: "`racing-demon --help >/dev/full`, `--version >/dev/full`, `docs
+# log-format >/dev/full` print a traceback and exit 1; every other command prints one line
+# and exits 2. Handle the group's eager options and the pager path the same way."
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["--version"], ["docs", "log-format"], ["docs"], ["verify", "--help"]],
+    ids=" ".join,
+)
+def test_help_version_and_the_pager_on_a_full_device_are_one_line_and_exit_2(
+    args: list[str],
+) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*COMMAND, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "racing-demon: cannot write standard output: No space left on device\n",
+    )
+
+
+# Issue 29, item 4: "`view ... -o - | head -c 100` and `simulate ... --out - | head -c 100`
+# exit 0 and say 'wrote standard output (566871 bytes)' when 65,536 were written: a short
+# write is not checked. A short or failed write to a pipe exits 141, as the README
+# promises, and never claims more bytes than were written." An unbuffered standard output
+# (PYTHONUNBUFFERED, python -u) is where the pipe's short write went unseen.
+@pytest.mark.slow
+@pytest.mark.parametrize("unbuffered", [True, False], ids=["unbuffered", "buffered"])
+@pytest.mark.parametrize("command", ["view", "simulate"])
+def test_a_file_on_standard_output_cut_short_by_its_reader_exits_141_claiming_nothing(
+    tmp_path: Path, command: str, unbuffered: bool
+) -> None:
+    assert run("keygen", "table", "--dir", tmp_path)[0] == 0
+    args = {
+        "view": ["view", str(GAME), "--table-key", str(KEY), "-o", "-"],
+        "simulate": [
+            *("simulate", "--players", "2", "--seed", "demo"),
+            *("--signing-key", str(tmp_path / "table.key"), "--out", "-"),
+        ],
+    }[command]
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    with subprocess.Popen(
+        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    ) as reader:
+        assert reader.stdout is not None and reader.stderr is not None
+        head = reader.stdout.read(100)  # as `head -c 100` does, then it goes away
+        reader.stdout.close()
+        errors = reader.stderr.read()
+        code = reader.wait(timeout=120)
+    assert head.startswith(b"<!DOCTYPE html>" if command == "view" else b'{"body":')
+    assert (code, errors) == (141, b"")  # no "wrote standard output (N bytes)"
+
+
 def _with_a_closed_reader(*args: str) -> tuple[int, bytes]:
     """Run the command with its standard output a pipe whose reader is already gone: its
     exit code and standard error."""

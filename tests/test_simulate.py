@@ -310,8 +310,8 @@ def test_a_fixed_latency_and_tick_are_used(tmp_path: Path) -> None:
     ("kwargs", "message"),
     [
         ({"bots": (EASY,) * 5, "rules": "nertz"}, "2 to 4 players, not 5"),
-        ({"player_keys": PLAYER_KEYS[:1]}, "2 bots but 1 player keys"),
-        ({"latencies": [Latency(10)]}, "2 bots but 1 latencies"),
+        ({"player_keys": PLAYER_KEYS[:1]}, "2 bots but 1 player key"),
+        ({"latencies": [Latency(10)]}, "2 bots but 1 latency"),
         ({"tick_ms": 0}, "at least 1 ms"),
         ({"seed": ""}, "non-empty"),
     ],

@@ -181,7 +181,7 @@ def test_neuberg_keeps_an_average_an_average() -> None:
     [
         ([result(1, (1, 2)), result(1, (3, 4))], "two results for table 1"),
         ([result(4, (1, 2))], "table 4 is outside 1..3"),
-        ([TableResult(1, ("a",), ((1,),), "x")], "table 1 lists 1 players, not 2"),
+        ([TableResult(1, ("a",), ((1,),), "x")], "table 1 lists 1 player, not 2"),
         ([result(1, (1, 2), (3, 4))], "table 1 has 2 hands, not at most 1"),
         ([result(1, (1, 2, 3))], "table 1, hand 1: 3 scores, not 2"),
     ],

@@ -75,6 +75,9 @@ def test_the_same_inputs_give_the_same_logs(tmp_path: Path) -> None:
     assert [log.read_bytes() for log in first.logs] == [log.read_bytes() for log in second.logs]
 
 
+# Slow (issue 29, item 27: the quick run stays under 3 CPU-minutes):
+# a whole tournament played.
+@pytest.mark.slow
 def test_every_player_of_the_tournament_has_a_name_of_their_own(tmp_path: Path) -> None:
     plan = a_plan(Shape("Big cup", tables=4, seats=3, hands=1))
     result = simulate_tournament(tmp_path, plan, SECRET, MIXED, "cup", TABLE_KEY)
@@ -83,6 +86,9 @@ def test_every_player_of_the_tournament_has_a_name_of_their_own(tmp_path: Path) 
     assert names[0] == "Ada (easy)" and names[8] == "Ada 2 (hard)"
 
 
+# Slow (issue 29, item 27: the quick run stays under 3 CPU-minutes):
+# a whole tournament played.
+@pytest.mark.slow
 def test_bots_per_seat_of_every_table(tmp_path: Path) -> None:
     plan = a_plan()
     bots = [BOTS[name] for name in ("easy", "easy", "hard") * 2 + ("normal",) * 3]

@@ -613,6 +613,9 @@ def test_the_page_loads_nothing_from_anywhere() -> None:
         assert placeholder not in page
 
 
+# Slow (issue 29, item 27: the quick run stays under 3 CPU-minutes):
+# the page of a 1,297-record match, built and its data computed again.
+@pytest.mark.slow
 def test_the_page_holds_the_data_with_its_words_frames_and_audit_gzipped() -> None:
     """docs/viewer.md: the records, frames and audit travel gzipped under `packed`; the
     rest is plain JSON, and unpacking gives the data back exactly."""
@@ -629,6 +632,9 @@ def test_the_page_holds_the_data_with_its_words_frames_and_audit_gzipped() -> No
     assert packed_bytes * 4 < plain_bytes
 
 
+# Slow (issue 29, item 27: the quick run stays under 3 CPU-minutes):
+# the page of a 1,297-record match built twice.
+@pytest.mark.slow
 def test_the_same_log_gives_the_same_page_byte_for_byte() -> None:
     settings = Settings(table_key=TABLE_KEY)
     first = build_page(BIG, settings)
@@ -766,6 +772,9 @@ def test_view_help_fits_80_columns() -> None:
     assert [line for line in output.splitlines() if len(line) > 80] == []
 
 
+# Slow (issue 29, item 27: the quick run stays under 3 CPU-minutes):
+# 40 random damages, each a page.
+@pytest.mark.slow
 def test_any_damage_to_a_log_still_gives_data_that_follows_the_schema(tmp_path: Path) -> None:
     """A log's bytes are hostile (docs/threat-model.md): whatever a line holds, the page is
     made, with every line told and the verdict saying what is wrong."""

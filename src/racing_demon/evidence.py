@@ -53,6 +53,7 @@ from racing_demon.log.records import Genesis, Record, body_bytes, chain_hash, pa
 from racing_demon.log.signing import verify
 from racing_demon.schema import record_errors
 from racing_demon.verify.report import VerifyCode
+from racing_demon.wording import plural
 
 
 class EvidenceCode(enum.StrEnum):
@@ -390,11 +391,11 @@ class _Judge:
 
     def _end(self) -> str:
         if self.scan.finished:
-            return f"the finished log has {self.scan.records} records"
+            return f"the finished log has {plural(self.scan.records, 'record')}"
         if self.scan.damage is None:
-            return f"the unfinished log has {self.scan.records} records so far"
+            return f"the unfinished log has {plural(self.scan.records, 'record')} so far"
         return (
-            f"the log is a table-signed chain for {self.scan.records} records only "
+            f"the log is a table-signed chain for {plural(self.scan.records, 'record')} only "
             f"({self.scan.damage})"
         )
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import BinaryIO, Final
 
 from racing_demon.errors import RacingDemonError
+from racing_demon.wording import plural
 
 STDOUT: Final = "-"
 STDIN: Final = "-"
@@ -132,7 +133,7 @@ def read_regular(path: Path, max_bytes: int = SMALL_FILE_BYTES) -> bytes:
     with open_regular(path) as stream:
         data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
-        raise OSError(errno.EFBIG, f"larger than {max_bytes} bytes", str(path))
+        raise OSError(errno.EFBIG, f"larger than {plural(max_bytes, 'byte')}", str(path))
     return data
 
 

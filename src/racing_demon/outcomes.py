@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from racing_demon.evidence import EvidenceReport
-from racing_demon.recover import Action, Recovery
-from racing_demon.verify.report import Report, Verdict
+if TYPE_CHECKING:
+    from racing_demon.evidence import EvidenceReport
+    from racing_demon.recover import Recovery
+    from racing_demon.verify.report import Report
 
 
 class ExitCode(enum.IntEnum):
@@ -32,6 +34,10 @@ def exit_code_of(outcome: Report | Recovery) -> ExitCode:
     nothing to cut; a refusal is 1 (2 when the file could not be read at all), whatever
     the lines before the refused tail verify as.
     """
+    # Imported here: the command line reads ExitCode as it starts, before any verifier.
+    from racing_demon.recover import Action, Recovery
+    from racing_demon.verify.report import Verdict
+
     if isinstance(outcome, Recovery):
         if outcome.action is Action.REFUSED:
             unreadable = outcome.report.verdict is Verdict.UNREADABLE

@@ -20,7 +20,7 @@ from typing import Any
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import read_regular
 from racing_demon.game.rules import Rules
-from racing_demon.schema import schema_errors
+from racing_demon.schema import checked_errors
 
 BUILT_IN = ("table", "peer2peer", "nertz")
 DEFAULT_PROFILE = "table"
@@ -42,7 +42,7 @@ def builtin_document(name: str) -> dict[str, Any]:
 
 def rules_from_document(document: object) -> Rules:
     """Validate a profile document and build its ``Rules``."""
-    problems = schema_errors("rules-profile", document)
+    problems = checked_errors("rules-profile", document)
     if not problems and isinstance(document, dict):
         players = document["players"]
         if players["min"] > players["max"]:

@@ -71,6 +71,7 @@ from racing_demon.replay import replay
 from racing_demon.schema import checked_errors
 from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
 from racing_demon.verify.report import VerifyCode
+from racing_demon.wording import plural
 
 # A seat's signer: signs a statement of a kind (docs/log-format.md §5) for its player, or
 # declines with None. The table asks it to co-sign the genesis, for its entropy (its
@@ -264,7 +265,8 @@ class Table:
             ]
         if entropy is None or len(entropy) != len(players):
             raise TableError(
-                f"{len(players)} players need {len(players)} entropy contributions",
+                f"{plural(len(players), 'player')} need "
+                f"{plural(len(players), 'entropy contribution')}",
                 TableCode.ENTROPY_COUNT,
             )
         genesis = Record(

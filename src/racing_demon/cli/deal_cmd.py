@@ -166,9 +166,8 @@ def deal(
                     "give every seat's --entropy HEX, in seat order: the deal mixes them in"
                 )
             if players is not None and players != len(entropy):
-                raise click.UsageError(
-                    f"--players {players}, but {len(entropy)} seats' --entropy: one per seat"
-                )
+                given = plural(len(entropy), "seat's", "seats'")
+                raise click.UsageError(f"--players {players}, but {given} --entropy: one per seat")
             players = len(entropy)
             dealer = MatchSeed.from_secret(secret, entropy)
         state, packs = _dealt(rules, dealer, hand, players)

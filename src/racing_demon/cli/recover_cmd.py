@@ -21,6 +21,7 @@ from racing_demon.report.documents import recover_document
 from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document, report_text
 from racing_demon.verify import Settings
+from racing_demon.wording import plural
 
 
 @click.command(
@@ -90,7 +91,7 @@ def recover(
         )
         click.echo(json.dumps(document, indent=2, ensure_ascii=False))
         raise SystemExit(exit_code_of(recovery))
-    kept = "no complete record" if not report.records else f"{report.records} complete records"
+    kept = "no complete record" if not report.records else plural(report.records, "complete record")
     unchecked = "" if table_key is not None else " (signatures not checked: no --table-key)"
     shown = printable(str(Path(log)))
     if recovery.action is Action.REMOVED_TORN_LINE and not recovery.kept_bytes:
@@ -102,8 +103,8 @@ def recover(
     elif recovery.action is Action.REMOVED_TORN_LINE:
         verb = "would remove" if dry_run else "removed"
         click.echo(
-            f"{shown}: {verb} a torn last line of {recovery.torn_bytes} bytes; "
-            f"kept {kept} ({recovery.kept_bytes} bytes), an unfinished log{unchecked}"
+            f"{shown}: {verb} a torn last line of {plural(recovery.torn_bytes, 'byte')}; "
+            f"kept {kept} ({plural(recovery.kept_bytes, 'byte')}), an unfinished log{unchecked}"
         )
     elif recovery.action is Action.RESTORED_NEWLINE:
         verb = "would restore" if dry_run else "restored"
@@ -127,8 +128,8 @@ def recover(
         )
     elif recovery.action is Action.REFUSED_FINAL:
         click.echo(
-            f"{shown}: refused, nothing changed: the last {recovery.torn_bytes} bytes are a "
-            "damaged final record, the one that reveals the secret and the scores: keep the "
+            f"{shown}: refused, nothing changed: the last {plural(recovery.torn_bytes, 'byte')} "
+            "are a damaged final record, the one that reveals the secret and the scores: keep the "
             "file as evidence and find an intact copy"
         )
     else:

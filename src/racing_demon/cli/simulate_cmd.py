@@ -40,6 +40,7 @@ from racing_demon.sim.simulate import (
     receipt_paths,
     simulate,
 )
+from racing_demon.wording import plural
 
 _LATENCY = re.compile(r"([0-9]{1,5})(?:/([0-9]{1,5}))?")
 
@@ -220,14 +221,16 @@ def simulate_command(
         bots *= players
     if len(bots) != players:
         raise click.BadParameter(
-            f"{len(bots)} bots for {players} players: name one speed per seat, or one for all",
+            f"{plural(len(bots), 'bot')} for {plural(players, 'player')}: name one speed per "
+            "seat, or one for all",
             param_hint="--bots",
         )
     if latencies is not None and len(latencies) == 1:
         latencies *= players
     if latencies is not None and len(latencies) != players:
         raise click.BadParameter(
-            f"{len(latencies)} latencies for {players} players", param_hint="--latency"
+            f"{plural(len(latencies), 'latency', 'latencies')} for {plural(players, 'player')}",
+            param_hint="--latency",
         )
     if not rules.min_players <= players <= rules.max_players:
         raise click.BadParameter(

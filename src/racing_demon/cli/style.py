@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import click
 
-from racing_demon.report.text import Verbosity
+if TYPE_CHECKING:
+    from racing_demon.report.text import Verbosity
 
 # Where the options leave the verbosity, for the command to read: ``ctx.meta`` is shared by
 # a command's context and its group's, so it is found from any of them.
@@ -64,6 +66,9 @@ def color_option() -> click.Option:
 
 
 def verbosity_options() -> list[click.Option]:
+    # Imported here, by the commands that take -q and -v: the group's start needs no reporter.
+    from racing_demon.report.text import Verbosity
+
     return [
         click.Option(
             ["-q", "--quiet"],
@@ -84,6 +89,8 @@ def verbosity_options() -> list[click.Option]:
 
 def verbosity() -> Verbosity:
     """What ``-q`` or ``-v`` asked of the command being run (``NORMAL`` without them)."""
+    from racing_demon.report.text import Verbosity
+
     level = click.get_current_context().meta.get(_VERBOSITY, Verbosity.NORMAL)
     assert isinstance(level, Verbosity)
     return level

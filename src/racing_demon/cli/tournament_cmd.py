@@ -258,8 +258,9 @@ def _write_sheets(plan: Plan, output: Output) -> None:
 def _summary(plan: Plan, digest: str) -> str:
     shape = plan.shape
     lines = [
-        f"tournament   {printable(shape.name)}: {shape.tables} tables of {shape.seats} seats, "
-        f"{shape.hands} hands, rules {printable(plan.rules.name)}",
+        f"tournament   {printable(shape.name)}: {plural(shape.tables, 'table')} of "
+        f"{plural(shape.seats, 'seat')}, {plural(shape.hands, 'hand')}, "
+        f"rules {printable(plan.rules.name)}",
         printable(contributions_summary(plan)),
         f"commitment C {plan.commitment}",
         f"entropy    E {plan.entropy.hex()}",

@@ -27,6 +27,7 @@ from racing_demon.sim.bots import BotProfile
 from racing_demon.sim.simulate import Simulation, receipt_paths
 from racing_demon.tournament.plan import PlanError, check_plan, load_plan
 from racing_demon.tournament.simulate import simulate_tournament, table_log
+from racing_demon.wording import plural
 
 TOURNAMENT_SIMULATION_FORMAT = "racing-demon/tournament-simulation-report/v1"
 
@@ -174,8 +175,8 @@ def simulate_command(
 def _report_table(simulation: Simulation, *, err: bool = False) -> None:
     totals = " ".join(f"{total:>5}" for total in simulation.match.totals)
     click.echo(
-        f"{printable(simulation.path.name):<16} {simulation.match.played} hands, "
-        f"totals {totals}, {simulation.tally.submissions} submissions",
+        f"{printable(simulation.path.name):<16} {plural(simulation.match.played, 'hand')}, "
+        f"totals {totals}, {plural(simulation.tally.submissions, 'submission')}",
         err=err,
     )
 

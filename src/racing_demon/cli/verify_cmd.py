@@ -73,6 +73,7 @@ from racing_demon.report.verify import (
 )
 from racing_demon.verify import Report, Settings, verify_log
 from racing_demon.verify.assurance import Requirement, RequirementError, requirement_named
+from racing_demon.wording import plural
 
 
 def _requirements(
@@ -353,9 +354,12 @@ def verify(
         click.echo(batch_footer(summary, first, planned=shown_planned), err=to_stderr)
     if cache is not None and verbosity() is not Verbosity.QUIET:
         shown = printable(report_name or "")
-        click.echo(f"resumed: {reused} of {summary.total} verdicts reused from {shown}", err=True)
+        click.echo(
+            f"resumed: {reused:,} of {plural(summary.total, 'verdict')} reused from {shown}",
+            err=True,
+        )
     if interrupted:
-        click.echo(f"interrupted: {summary.total} of {planned} logs verified", err=True)
+        click.echo(f"interrupted: {summary.total:,} of {plural(planned, 'log')} verified", err=True)
         if report_file is not None and report_file.replaces:
             shown = printable(report_file.shown)
             click.echo(f"{shown} was not replaced: only a whole batch replaces it", err=True)

@@ -28,6 +28,7 @@ from racing_demon.report.text import printable
 from racing_demon.report.verify import finding_text
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.viewer import page_data, page_parts
+from racing_demon.wording import plural
 
 _PIECE = 1 << 20
 
@@ -121,8 +122,9 @@ def view(
         summary += f": {finding_text(report.finding)}"
     replay = data["replay"]
     click.echo(
-        f"wrote {printable(output.shown)} ({written} bytes): {replay['records']} records, "
-        f"{replay['replayed']} replayed; verdict {summary}",
+        f"wrote {printable(output.shown)} ({plural(written, 'byte')}): "
+        f"{plural(replay['records'], 'record')}, {replay['replayed']:,} replayed; "
+        f"verdict {summary}",
         err=True,
     )
     if replay["secret"] == "missing" and replay["records"]:

@@ -35,6 +35,7 @@ from racing_demon.game.state import (
     builds_down,
     next_deadline,
 )
+from racing_demon.wording import plural
 
 _T = TypeVar("_T")
 
@@ -190,7 +191,7 @@ def check_move(state: State, move: Move) -> Violation | None:
                     move,
                     "the stock is not empty yet",
                     piles=("stock",),
-                    found=_count_text(len(seat.stock)),
+                    found=plural(len(seat.stock), "card"),
                 )
             if not seat.waste:
                 return _refuse(
@@ -214,8 +215,8 @@ def check_move(state: State, move: Move) -> Violation | None:
                     "only an empty demon pile may call",
                     cards=seat.demon[-1:],
                     piles=("demon",),
-                    expected=_count_text(0),
-                    found=_count_text(len(seat.demon)),
+                    expected=plural(0, "card"),
+                    found=plural(len(seat.demon), "card"),
                 )
             return None
         case MoveKind.AGREE:
@@ -236,10 +237,6 @@ def check_move(state: State, move: Move) -> Violation | None:
                     f"profile {state.rules.name!r} has no resignation",
                 )
             return None
-
-
-def _count_text(count: int) -> str:
-    return "1 card" if count == 1 else f"{count} cards"
 
 
 def _gate(state: State, seat: int, kind: MoveKind) -> Violation | None:

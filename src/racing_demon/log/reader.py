@@ -33,6 +33,7 @@ from racing_demon.log.canonical import (
     canonical_bytes,
     json_path,
 )
+from racing_demon.wording import plural
 
 
 @dataclass(frozen=True)
@@ -131,18 +132,24 @@ def iter_raw_lines(
         total += len(chunk)
         if total > limits.max_file_bytes:
             raise ReadError(
-                ReadCode.FILE_TOO_LARGE, number, f"file larger than {limits.max_file_bytes} bytes"
+                ReadCode.FILE_TOO_LARGE,
+                number,
+                f"file larger than {plural(limits.max_file_bytes, 'byte')}",
             )
         if number > limits.max_records:
             raise ReadError(
-                ReadCode.TOO_MANY_RECORDS, number, f"more than {limits.max_records} records"
+                ReadCode.TOO_MANY_RECORDS,
+                number,
+                f"more than {plural(limits.max_records, 'record')}",
             )
         terminated = chunk.endswith(b"\n")
         raw = chunk[:-1] if terminated else chunk
         # readline stops short of its size only at a newline or the end of the file.
         if len(raw) > limits.max_line_bytes:
             raise ReadError(
-                ReadCode.LINE_TOO_LONG, number, f"line longer than {limits.max_line_bytes} bytes"
+                ReadCode.LINE_TOO_LONG,
+                number,
+                f"line longer than {plural(limits.max_line_bytes, 'byte')}",
             )
         if number == 1 and raw.startswith(_BOM):
             raise ReadError(ReadCode.BOM, number, "file starts with a UTF-8 byte order mark")

@@ -8,6 +8,7 @@ from typing import Any
 from racing_demon.audit import ClaimCheck, HandAudit
 from racing_demon.evidence import Entry, EvidenceFinding, EvidenceReport
 from racing_demon.report.text import Colour, Verbosity, paint, printable
+from racing_demon.wording import plural
 
 
 def audit_document(
@@ -150,22 +151,29 @@ def evidence_text(evidence: EvidenceReport, verbosity: Verbosity = Verbosity.NOR
     state = "finished" if scan.finished else "unfinished"
     if scan.damage is not None:
         state = f"a table-signed chain up to there only; {printable(scan.damage)}"
-    compared = f"{evidence.receipts} receipts from {len(evidence.receipt_files)} files"
+    compared = (
+        f"{plural(evidence.receipts, 'receipt')} from {plural(len(evidence.receipt_files), 'file')}"
+    )
     if evidence.against:
-        compared += f" and {len(evidence.against)} other copies of the log"
-    proofs = sum(finding.is_evidence for finding in evidence.findings)
+        compared += f" and {plural(len(evidence.against), 'other copy', 'other copies')} of the log"
     verdict = (
         paint("all agree", Colour.GOOD)
         if evidence.agrees
-        else paint(
-            f"{len(evidence.findings)} findings, {proofs} of them evidence against the table",
-            Colour.BAD,
-        )
+        else paint(_findings_text(evidence.findings), Colour.BAD)
     )
     lines.append(
-        f"receipts: {compared} checked against {scan.records} records ({state}): {verdict}"
+        f"receipts: {compared} checked against {plural(scan.records, 'record')} "
+        f"({state}): {verdict}"
     )
     return "\n".join(lines)
+
+
+def _findings_text(findings: Sequence[EvidenceFinding]) -> str:
+    """``3 findings, 2 of them evidence against the table``; of one finding, whether it is."""
+    proofs = sum(finding.is_evidence for finding in findings)
+    if len(findings) == 1:
+        return f"1 finding, {'' if proofs else 'no '}evidence against the table"
+    return f"{plural(len(findings), 'finding')}, {proofs} of them evidence against the table"
 
 
 def _place(file: str, line: int | None) -> str:

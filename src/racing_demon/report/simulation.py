@@ -9,6 +9,7 @@ from racing_demon.files import shown_name
 from racing_demon.game.scoring import Match
 from racing_demon.report.text import printable, shown_seed
 from racing_demon.sim.simulate import SeatReport, Simulation
+from racing_demon.wording import plural
 
 SIMULATION_FORMAT = "racing-demon/simulation-report/v1"
 _HAND_ROWS = 14
@@ -18,7 +19,7 @@ def summary_text(result: Simulation, public_key: str) -> str:
     """One screen: who played, every hand's scores, totals, winners and what happened."""
     match, seats, tally = result.match, result.seats, result.tally
     lines = [
-        f"{result.rules.name} · {len(seats)} players · seed {shown_seed(result.seed)} · "
+        f"{result.rules.name} · {plural(len(seats), 'player')} · seed {shown_seed(result.seed)} · "
         f"game {result.game}",
         "",
         "seat  player             latency     actions  idle",
@@ -37,29 +38,30 @@ def summary_text(result: Simulation, public_key: str) -> str:
         rows.append(f"{hand.hand:<5} {ended:<15}{scores}")
     if len(rows) > _HAND_ROWS:  # one screen: the first hands and the last
         half = _HAND_ROWS // 2
-        rows = [*rows[:half], f"…     {len(rows) - 2 * half} more hands", *rows[-half:]]
+        rows = [*rows[:half], f"…     {plural(len(rows) - 2 * half, 'more hand')}", *rows[-half:]]
     lines += rows
     lines.append(f"{'total':<21}" + "".join(f"{total:>9}" for total in match.totals))
     lines += ["", _winners_text(match, seats)]
     stale = sum(seat.stale for seat in seats)
     bounces = ", ".join(f"{code} {count}" for code, count in sorted(tally.bounces.items()))
     lines.append(
-        f"{_count(tally.submissions, 'submission')}: {result.bounced} bounced"
+        f"{plural(tally.submissions, 'submission')}: {result.bounced:,} bounced"
         + (f" ({bounces})" if bounces else "")
-        + f", {_count(result.ties, 'tie')}, {stale} dropped as stale"
+        + f", {plural(result.ties, 'tie')}, {stale:,} dropped as stale"
     )
     lines.append(
-        f"{_count(result.stall_shifts, 'stall shift')}, {result.blocked} blocked of "
-        f"{_count(match.played, 'hand')}, {_duration(result.virtual_ms)} of simulated play"
+        f"{plural(result.stall_shifts, 'stall shift')}, {result.blocked:,} blocked of "
+        f"{plural(match.played, 'hand')}, {_duration(result.virtual_ms)} of simulated play"
     )
     log = printable(str(result.path))
     kept = ""
     if result.receipts:  # their names follow the log's: docs/simulation.md
-        kept = f" and {len(result.receipts)} seats' receipts ({printable(result.path.stem)}.seatN"
+        seats_receipts = plural(len(result.receipts), "seat's", "seats'")
+        kept = f" and {seats_receipts} receipts ({printable(result.path.stem)}.seatN"
         kept += ".receipts.jsonl: audit --receipts)"
     lines += [
         "",
-        f"wrote {log} ({tally.records} records){kept}; check it with:",
+        f"wrote {log} ({plural(tally.records, 'record')}){kept}; check it with:",
         f"  racing-demon verify {log} --table-key {printable(public_key)}",
     ]
     return "\n".join(lines)
@@ -73,10 +75,6 @@ def _winners_text(match: Match, seats: Sequence[SeatReport]) -> str:
     names = ", ".join(f"seat {seat} {printable(seats[seat].name)}" for seat in winners)
     shared = " (shared)" if len(winners) > 1 else ""
     return f"winner{'s' if len(winners) > 1 else ''}{shared}: {names} with {best}"
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _duration(ms: int) -> str:

@@ -21,6 +21,7 @@ from racing_demon.log.reader import ReadCode, ReadError
 from racing_demon.log.records import Genesis, Record
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.replay import Race, ReplayError
+from racing_demon.wording import plural
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
 SEED_FORMAT = "racing-demon/seed-report/v1"
@@ -107,7 +108,7 @@ def deal_text(state: State, source: str, packs: Sequence[Pile]) -> str:
     rules = state.rules
     lines = [
         f"hand {state.hand} · profile {rules.name} · {source} · "
-        f"{state.players} players · {DEAL_ALGORITHM}",
+        f"{plural(state.players, 'player')} · {DEAL_ALGORITHM}",
     ]
     for number, seat in enumerate(state.seats):
         lines += [
@@ -116,7 +117,8 @@ def deal_text(state: State, source: str, packs: Sequence[Pile]) -> str:
             f"  demon  {show_pile(seat.demon[::-1])}   (top first, the rest face down)",
             "  work   "
             + "   ".join(f"w{index + 1} {show_pile(pile)}" for index, pile in enumerate(seat.work)),
-            f"  stock  {len(seat.stock)} cards in turning order, packets of {rules.turn_count}:",
+            f"  stock  {plural(len(seat.stock), 'card')} in turning order, packets of "
+            f"{rules.turn_count}:",
             *_packets(seat.stock[::-1], rules.turn_count),
         ]
     return "\n".join(lines)
@@ -189,7 +191,7 @@ def table_text(
         aside = "  (complete, set aside)" if foundation.complete else ""
         lines.append(
             f"  f{index + 1:<3}{' '.join(show_card(card) for card in top)}"
-            f"  {foundation.rank} card{'' if foundation.rank == 1 else 's'}{aside}"
+            f"  {plural(foundation.rank, 'card')}{aside}"
         )
     if not state.foundations:
         lines.append("  (empty)")

@@ -55,8 +55,8 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
     if is_not_a_log(report):
         lines.append(_not_a_log_text(report.records))
         return "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
-    if report.not_replayed:
-        lines.append(f"{report.not_replayed} of {report.records} records not replayed")
+    if report.not_replayed and report.records is not None:  # counted whenever replay stopped
+        lines.append(f"{report.not_replayed:,} of {plural(report.records, 'record')} not replayed")
     elif report.not_replayed is None and report.verdict is not Verdict.UNREADABLE:
         lines.append("no record replayed: the log is beyond the reader's limits")
     if report.game is not None:
@@ -64,9 +64,9 @@ def report_text(report: Report, verbosity: Verbosity = Verbosity.NORMAL) -> str:
         if report.format_version is not None:
             facts.append(f"format v{report.format_version}" + (", keyed" if report.keyed else ""))
         if report.records is not None:
-            facts.append(f"{report.records} records")
+            facts.append(plural(report.records, "record"))
         if report.final_reason is not None:
-            facts += [_count(len(report.hands), "hand"), printable(report.final_reason)]
+            facts += [plural(len(report.hands), "hand"), printable(report.final_reason)]
         lines.append(" · ".join(facts))
     if report.rules is not None:
         lines.append(rules_text(report.rules))
@@ -247,7 +247,7 @@ def batch_footer(summary: Summary, settings_of: Report, *, planned: int | None =
     when the batch was interrupted: how many logs it was to verify."""
     lines = [""]
     if planned is not None:
-        lines.append(f"  interrupted: {summary.total} of {planned} logs verified")
+        lines.append(f"  interrupted: {summary.total:,} of {plural(planned, 'log')} verified")
     lines += [f"  {line}" for line in summary_lines(summary)]
     lines += [f"  {line}" for line in _coverage(settings_of)]
     return "\n".join(lines)
@@ -399,7 +399,3 @@ def finding_document(finding: Finding) -> dict[str, Any]:
         "expected": finding.expected,
         "found": finding.found,
     }
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -1,4 +1,10 @@
-"""JSON Schemas shipped as package data, and validation against them."""
+"""JSON Schemas shipped as package data, and validation against them.
+
+jsonschema-rs passes the valid values of the hot paths (records, receipts, plans, rules);
+jsonschema, the reference that explains a refusal, is imported only when a value is
+refused or the reference is asked for (``EcmaValidator``): verifying a valid log loads
+none of it.
+"""
 
 from __future__ import annotations
 
@@ -9,16 +15,19 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, ValidationError, validators
 
 from racing_demon.schema.ecma_regex import PatternError, search
 
 if TYPE_CHECKING:
+    from jsonschema import ValidationError
+
     # The stubs' name for a class that jsonschema's create() and extend() make.
     from jsonschema.validators import _Validator
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    from jsonschema import ValidationError
+
     if validator.is_type(instance, "string") and not search(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -31,11 +40,24 @@ def _pattern_properties(
     raise PatternError(f"patternProperties is not read as ECMA-262: {sorted(patterns)}")
 
 
-# Draft 2020-12 with every pattern meaning what ECMA-262 means, as JSON Schema says (and as
-# jsonschema-rs reads our schemas' patterns, tests/test_ecma_regex.py): the reference here.
-EcmaValidator: type[_Validator] = validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties}
-)
+@cache
+def _ecma_validator() -> type[_Validator]:
+    """Draft 2020-12 with every pattern meaning what ECMA-262 means, as JSON Schema says
+    (and as jsonschema-rs reads our schemas' patterns, tests/test_ecma_regex.py): the
+    reference here, made when first asked for."""
+    from jsonschema import Draft202012Validator, validators
+
+    extended: type[_Validator] = validators.extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator, {"pattern": _pattern, "patternProperties": _pattern_properties}
+    )
+    return extended
+
+
+def __getattr__(name: str) -> type[_Validator]:
+    """``EcmaValidator``, the reference validator class, made on first use."""
+    if name == "EcmaValidator":
+        return _ecma_validator()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
@@ -49,8 +71,9 @@ def load_schema(name: str) -> dict[str, Any]:
 @cache
 def _validator(name: str) -> _Validator:
     schema = load_schema(name)
-    EcmaValidator.check_schema(schema)
-    return EcmaValidator(schema)
+    reference = _ecma_validator()
+    reference.check_schema(schema)
+    return reference(schema)
 
 
 def schema_errors(name: str, instance: object) -> list[str]:
@@ -112,7 +135,7 @@ _RECORD_DEFS = {
 def _record_validator(kind: str) -> _Validator:
     """The log-record schema narrowed to one kind: for a body of that kind it accepts
     exactly what the whole schema accepts, without evaluating the other kinds' branches."""
-    return EcmaValidator(_narrowed(kind))
+    return _ecma_validator()(_narrowed(kind))
 
 
 def _narrowed(kind: str) -> dict[str, Any]:

@@ -57,6 +57,7 @@ from racing_demon.log.receipts import RECEIPTS_SUFFIX
 from racing_demon.log.records import TournamentTag, parse_record
 from racing_demon.sim.bots import BotProfile, choose_move, stream_chooser
 from racing_demon.table import PlayerInfo, Table, player_signer, sign_submission
+from racing_demon.wording import plural
 
 SIMULATION_FORMAT: Final = "racing-demon/simulate/v1"
 ENTROPY_BYTES: Final = 16
@@ -277,9 +278,11 @@ def simulate(
             f"players, not {seats}"
         )
     if player_keys is not None and len(player_keys) != seats:
-        raise ValueError(f"{seats} bots but {len(player_keys)} player keys")
+        raise ValueError(f"{plural(seats, 'bot')} but {plural(len(player_keys), 'player key')}")
     if latencies is not None and len(latencies) != seats:
-        raise ValueError(f"{seats} bots but {len(latencies)} latencies")
+        raise ValueError(
+            f"{plural(seats, 'bot')} but {plural(len(latencies), 'latency', 'latencies')}"
+        )
     if tick_ms < 1:
         raise ValueError(f"the table's tick is at least 1 ms, not {tick_ms}")
     if tournament is not None and dealer_secret is None:
@@ -289,7 +292,7 @@ def simulate(
     if names is None:
         names = [f"{NAMES[seat % len(NAMES)]} ({bot.name})" for seat, bot in enumerate(bots)]
     elif len(names) != seats:
-        raise ValueError(f"{seats} bots but {len(names)} names")
+        raise ValueError(f"{plural(seats, 'bot')} but {plural(len(names), 'name')}")
     keys = list(player_keys) if player_keys is not None else None
     players = [
         PlayerInfo(

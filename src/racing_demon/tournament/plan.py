@@ -603,7 +603,7 @@ def _check_schedule(plan: Plan, schedule: list[dict[str, Any]]) -> None:
         raise PlanError(
             PlanCode.SCHEDULE_MISMATCH,
             "$.schedule",
-            f"{len(schedule)} tables scheduled for a tournament of {shape.tables}",
+            f"{plural(len(schedule), 'table')} scheduled for a tournament of {shape.tables:,}",
         )
     for index, entry in enumerate(schedule):
         table = index + 1
@@ -619,7 +619,7 @@ def _check_schedule(plan: Plan, schedule: list[dict[str, Any]]) -> None:
             raise PlanError(
                 PlanCode.SCHEDULE_MISMATCH,
                 f"{member}.hands",
-                f"table {table}: {len(hands)} hands scheduled, not {shape.hands}",
+                f"table {table}: {plural(len(hands), 'hand')} scheduled, not {shape.hands}",
             )
         for offset, scheduled in enumerate(hands):
             hand = offset + 1

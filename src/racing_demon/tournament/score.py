@@ -196,11 +196,13 @@ def _check_results(shape: Shape, tables: Sequence[TableResult]) -> None:
         seen.add(result.table)
         if len(result.players) != shape.seats:
             raise ValueError(
-                f"table {result.table} lists {len(result.players)} players, not {shape.seats}"
+                f"table {result.table} lists {plural(len(result.players), 'player')}, "
+                f"not {shape.seats}"
             )
         if len(result.hands) > shape.hands:
             raise ValueError(
-                f"table {result.table} has {len(result.hands)} hands, not at most {shape.hands}"
+                f"table {result.table} has {plural(len(result.hands), 'hand')}, "
+                f"not at most {shape.hands}"
             )
         for number, scores in enumerate(result.hands, 1):
             if len(scores) != shape.seats:
@@ -478,7 +480,7 @@ def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim |
         short = Problem(
             TournamentCode.SHORT_MATCH,
             f"the match ended ({report.final_reason}) after {len(report.hands)} of "
-            f"{shape.hands} hands: the hands played are scored, the packs of the others "
+            f"{plural(shape.hands, 'hand')}: the hands played are scored, the packs of the others "
             "have one result fewer",
             table=table,
             hand=len(report.hands) + 1,
@@ -530,13 +532,14 @@ def _genesis_mismatch(plan: Plan, table: int, genesis: Genesis) -> Problem | Non
     if (tag.tables, tag.hands) != (expected.tables, expected.hands):
         return Problem(
             TournamentCode.WRONG_SHAPE,
-            f"its tournament has {tag.tables} tables of {tag.hands} hands; the plan "
+            f"its tournament has {plural(tag.tables, 'table')} of {plural(tag.hands, 'hand')}; "
+            "the plan "
             f"{expected.tables} of {expected.hands}: no pack it dealt is the plan's",
         )
     if len(genesis.players) != shape.seats:
         return Problem(
             TournamentCode.WRONG_SEATS,
-            f"it seats {len(genesis.players)} players; the plan {shape.seats}",
+            f"it seats {plural(len(genesis.players), 'player')}; the plan {shape.seats}",
         )
     if genesis.rules_sha256 != plan.rules.digest():
         return Problem(
@@ -700,8 +703,8 @@ def standings_text(standings: Standings, verbosity: Verbosity = Verbosity.NORMAL
     scored = len({entry.table for entry in scores.entries})
     lines = [
         f"tournament {printable(shape.name)} · {plural(shape.tables, 'table')} of "
-        f"{shape.seats} seats · {plural(shape.hands, 'hand')} · {scored} of {shape.tables} "
-        f"scored from {plural(standings.logs, 'log')}",
+        f"{plural(shape.seats, 'seat')} · {plural(shape.hands, 'hand')} · {scored:,} of "
+        f"{shape.tables:,} scored from {plural(standings.logs, 'log')}",
         f"plan {plan.digest} · rules {printable(plan.rules.name)} sha256 {plan.rules.digest()}",
         "deal set "
         + plan.deal_set

@@ -14,6 +14,7 @@ from html import escape
 from typing import Final
 
 from racing_demon.tournament.plan import Plan
+from racing_demon.wording import plural
 
 _STYLE: Final = """
 @page { size: A4 landscape; margin: 12mm; }
@@ -79,9 +80,10 @@ def _sheet(plan: Plan, table: int, digest: str) -> str:
             '<td class="total"></td></tr>'
         )
     body = "\n".join(rows)
+    size = f"{plural(shape.seats, 'seat')} · {plural(shape.hands, 'hand')}"
     return f"""<section class="sheet" id="table-{table}">
 <h1>{escape(shape.name)}</h1>
-<h2>Table {table} of {shape.tables} · {shape.seats} seats · {shape.hands} hands ·
+<h2>Table {table} of {shape.tables} · {size} ·
 rules {escape(plan.rules.name)}</h2>
 <dl>
 <dt>Commitment C</dt><dd>{plan.commitment}</dd>

@@ -91,7 +91,7 @@ def standings_page(standings: Standings, links: Mapping[str, str] | None = None)
         "<body>",
         f"<h1>{_text(shape.name)}</h1>",
         '<dl class="facts">',
-        f"<dt>Size</dt><dd>{plural(shape.tables, 'table')} of {shape.seats} seats, "
+        f"<dt>Size</dt><dd>{plural(shape.tables, 'table')} of {plural(shape.seats, 'seat')}, "
         f"{plural(shape.hands, 'hand')}</dd>",
         f"<dt>Rules</dt><dd>{_text(plan.rules.name)} <code>{plan.rules.digest()}</code></dd>",
         f"<dt>Plan</dt><dd><code>{plan.digest}</code></dd>",

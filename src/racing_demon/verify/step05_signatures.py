@@ -34,6 +34,7 @@ from racing_demon.log.records import (
 )
 from racing_demon.log.signing import check_public_key, verify
 from racing_demon.verify.report import Step, VerifyCode, failure
+from racing_demon.wording import plural
 
 PlayerKeys = tuple[bytes | None, ...]  # each seat's raw public key, as the genesis lists it
 _Fail = Callable[..., NoReturn]
@@ -106,8 +107,8 @@ def _check_player_keys(
         fail(
             VerifyCode.MIXED_PLAYER_KEYS,
             "either every player lists a key or none does",
-            expected=f"{len(keys)} keys",
-            found=f"{len(listed)} keys",
+            expected=plural(len(keys), "key"),
+            found=plural(len(listed), "key"),
         )
     for seat, key in enumerate(keys):
         problem = None if key is None else check_public_key(key)
@@ -138,8 +139,8 @@ def _check_player_keys(
         fail(
             VerifyCode.BAD_GENESIS_COSIGNATURE,
             "every keyed player co-signs the genesis",
-            expected=f"{len(keys)} signatures",
-            found=f"{0 if cosigned is None else len(cosigned)} signatures",
+            expected=plural(len(keys), "signature"),
+            found=plural(0 if cosigned is None else len(cosigned), "signature"),
         )
     for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
         signed = _Signed(seat, key, RecordKind.GENESIS, message, signature, version)
@@ -198,8 +199,8 @@ def _check_acceptances(
         fail(
             VerifyCode.BAD_ACCEPTANCE,
             "one acceptance entry per seat, a signature or null",
-            expected=f"{len(player_keys)} entries",
-            found=f"{len(accepts)} entries",
+            expected=plural(len(player_keys), "entry", "entries"),
+            found=plural(len(accepts), "entry", "entries"),
         )
     message = body_bytes(line.raw)
     for seat, (key, signature) in enumerate(zip(player_keys, accepts, strict=True)):

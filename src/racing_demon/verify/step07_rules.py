@@ -30,6 +30,7 @@ from racing_demon.profiles import (
     rules_from_document,
 )
 from racing_demon.verify.report import RulesFacts, Step, VerifyCode, failure
+from racing_demon.wording import plural
 
 FLOW_CODES = frozenset({FlowCode.PACK_MISMATCH})
 RESERVED_FROM_VERSION = 2  # format v1 logs may use a built-in name for other rules
@@ -87,7 +88,7 @@ def load_rules(genesis: Record, secret: bytes, pinned: str | None = None) -> Mat
             VerifyCode.BAD_SEATS,
             f"profile {rules.name!r} seats {rules.min_players} to {rules.max_players}",
             f"{rules.min_players}-{rules.max_players} players",
-            f"{seats} players",
+            plural(seats, "player"),
         )
     numbers = [entry.seat for entry in setup.players]
     if numbers != list(range(seats)):

@@ -45,6 +45,7 @@ from racing_demon.report.verify import report_document
 from racing_demon.schema import record_errors
 from racing_demon.verify import Report, Settings, verify_log
 from racing_demon.viewer.page import Packer, json_text, unpacked
+from racing_demon.wording import plural
 
 VIEWER_FORMAT = "racing-demon/viewer/v1"
 KEYFRAME_EVERY = 64
@@ -590,7 +591,7 @@ def read_log(log: LogFile, settings: Settings) -> bytes:
             read += len(piece)
     data = b"".join(pieces)
     if len(data) > limit:
-        raise LogTooLarge(f"the log is larger than {limit} bytes (--max-file-bytes)")
+        raise LogTooLarge(f"the log is larger than {plural(limit, 'byte')} (--max-file-bytes)")
     return data
 
 
