@@ -6,8 +6,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from racing_demon.audit import ClaimCheck, HandAudit
-from racing_demon.evidence import Entry, EvidenceFinding, EvidenceReport
+from racing_demon.evidence import (
+    NAMED_BY,
+    RECEIPT_GUARANTEES,
+    Entry,
+    EvidenceCode,
+    EvidenceFinding,
+    EvidenceReport,
+)
 from racing_demon.report.text import Colour, Verbosity, paint, printable
+from racing_demon.wording import plural
 
 
 def audit_document(
@@ -98,6 +106,10 @@ def _receipts_document(evidence: EvidenceReport) -> dict[str, Any]:
         "files": list(evidence.receipt_files),
         "against": list(evidence.against),
         "read": evidence.receipts,
+        "versions": [
+            {"v": v, "read": read, "names": NAMED_BY[v], "proves": RECEIPT_GUARANTEES[v]}
+            for v, read in evidence.versions
+        ],
         "log": {
             "records": scan.records,
             "finished": scan.finished,
@@ -114,6 +126,7 @@ def _entry(entry: Entry | None) -> dict[str, Any] | None:
         "line": entry.line,
         "seq": entry.seq,
         "record": entry.record,
+        "by": entry.by,
         "t_ms": entry.t_ms,
     }
 
@@ -130,40 +143,79 @@ def _finding(finding: EvidenceFinding) -> dict[str, Any]:
         "said": _entry(finding.said),
         "compared": _entry(finding.compared),
         "rule": finding.rule,
+        "members": None if finding.members is None else list(finding.members),
         "message": finding.message,
     }
 
 
-def evidence_text(evidence: EvidenceReport, verbosity: Verbosity = Verbosity.NORMAL) -> str:
-    """One line per finding, then what was compared with what and the verdict (with
-    ``QUIET``, that last line only)."""
-    lines = []
-    for finding in evidence.findings if verbosity > Verbosity.QUIET else ():
-        if finding.seat is not None:
-            subject = f"seat {finding.seat} n {finding.n}"
-        elif finding.said is not None:
-            subject = f"seq {finding.said.seq}"
+def _runs(findings: Sequence[EvidenceFinding]) -> list[list[EvidenceFinding]]:
+    """The findings in order, a run of the same finding (code, file, rule and message, on
+    lines one after another: a file of another table's or another game's receipts) as one."""
+    runs: list[list[EvidenceFinding]] = []
+    for finding in findings:
+        if runs and _continues(runs[-1][-1], finding):
+            runs[-1].append(finding)
         else:
-            subject = printable(_place(finding.file, finding.line))
-        lines.append(f"{finding.code.value:<16} {subject}: {printable(finding.message)}")
+            runs.append([finding])
+    return runs
+
+
+def _continues(last: EvidenceFinding, finding: EvidenceFinding) -> bool:
+    if last.line is None or (finding.code, finding.file) != (last.code, last.file):
+        return False
+    if finding.line is None:  # the count of the lines past those shown ends their run
+        return finding.code is EvidenceCode.RECEIPT_INVALID
+    return (finding.rule, finding.message) == (last.rule, last.message)
+
+
+def _finding_line(run: Sequence[EvidenceFinding]) -> str:
+    finding = run[0]
+    shown = [item for item in run if item.line is not None]
+    message = "; ".join(dict.fromkeys(item.message for item in run))
+    if len(shown) > 1:
+        first, last = shown[0].line, shown[-1].line
+        subject = f"{printable(finding.file)}: {plural(len(shown), 'line')} ({first} to {last})"
+    elif finding.seat is not None:
+        subject = f"seat {finding.seat} n {finding.n}"
+    elif finding.said is not None:
+        subject = f"seq {finding.said.seq}"
+    else:
+        subject = printable(_place(finding.file, finding.line))
+    return f"{finding.code.value:<17} {subject}: {printable(message)}"
+
+
+def evidence_text(evidence: EvidenceReport, verbosity: Verbosity = Verbosity.NORMAL) -> str:
+    """One line per finding (a run of the same finding on one line), what each receipt
+    version read proves, then what was compared with what and the verdict (with
+    ``QUIET``, that last line only)."""
+    lines: list[str] = []
+    if verbosity > Verbosity.QUIET:
+        lines.extend(_finding_line(run) for run in _runs(evidence.findings))
+        lines.extend(
+            f"v{v} receipts ({read:,}): {RECEIPT_GUARANTEES[v]}" for v, read in evidence.versions
+        )
     scan = evidence.scan
     state = "finished" if scan.finished else "unfinished"
     if scan.damage is not None:
         state = f"a table-signed chain up to there only; {printable(scan.damage)}"
-    compared = f"{evidence.receipts} receipts from {len(evidence.receipt_files)} files"
+    compared = (
+        f"{plural(evidence.receipts, 'receipt')} from {plural(len(evidence.receipt_files), 'file')}"
+    )
     if evidence.against:
-        compared += f" and {len(evidence.against)} other copies of the log"
+        compared += f" and {plural(len(evidence.against), 'other copy', 'other copies')} of the log"
     proofs = sum(finding.is_evidence for finding in evidence.findings)
     verdict = (
         paint("all agree", Colour.GOOD)
         if evidence.agrees
         else paint(
-            f"{len(evidence.findings)} findings, {proofs} of them evidence against the table",
+            f"{plural(len(evidence.findings), 'finding')}, {proofs:,} of them evidence against "
+            "the table",
             Colour.BAD,
         )
     )
     lines.append(
-        f"receipts: {compared} checked against {scan.records} records ({state}): {verdict}"
+        f"receipts: {compared} checked against {plural(scan.records, 'record')} ({state}): "
+        f"{verdict}"
     )
     return "\n".join(lines)
 
