@@ -341,6 +341,7 @@ class _Scanner:
     next_n: dict[tuple[int, int], int] = field(default_factory=dict)
     by_submission: dict[tuple[int, int], _Facts] = field(default_factory=dict)
     following: dict[int, str] = field(default_factory=dict)  # refused seq -> next kind
+    tournament: bool = False  # a tournament's table, which holds its final record
     _counts: dict[int, int] = field(default_factory=dict)
     # The earliest record after each refused seq, kept in bounded memory: a stack of groups
     # of refused seqs (ascending), each with the earliest record after all of them so far;
@@ -365,6 +366,8 @@ class _Scanner:
                     self._check_chain(number, record, game, previous)
                     if number == 1:
                         game = record.game
+                        assert isinstance(record.payload, Genesis)  # _check_chain's
+                        self.tournament = record.payload.tournament is not None
                     previous = chain_hash(raw)
                     records = number
                     finished = record.kind is RecordKind.FINAL
@@ -492,6 +495,7 @@ class _Judge:
         self.next_n = scanner.next_n  # (seq, seat) -> the seat's next n after record seq
         self.following = scanner.following
         self.earliest_after = scanner.earliest_after()
+        self.tournament = scanner.tournament
 
     def _entry(self, facts: _Facts, v: int) -> Entry:
         return Entry(self.log, facts.line, facts.line - 1, facts.named(v), facts.t_ms, NAMED_BY[v])
@@ -621,8 +625,11 @@ class _Judge:
         the log cannot tell without the statement itself.)"""
         later = self.earliest_after.get(receipt.seq)
         # Equal times are no evidence: the table may take a submission and write a record
-        # in one millisecond, in either order.
-        if later is not None and later.t_ms < receipt.t_ms:
+        # in one millisecond, in either order. A tournament's final record is held and
+        # written at the reveal, dated by the table then (no earlier than the record before
+        # it): its time says nothing of when the refusals before the reveal came.
+        held = self.tournament and later is not None and later.kind == RecordKind.FINAL.value
+        if later is not None and later.t_ms < receipt.t_ms and not held:
             by = NAMED_BY[receipt.v]
             yield finding(
                 EvidenceCode.STALE_HEAD,
