@@ -32,7 +32,7 @@ from receipting import (
 
 from racing_demon.evidence import EVIDENCE, EvidenceCode, EvidenceReport, gather_evidence
 from racing_demon.log.receipts import ReceiptCode, refused_receipt
-from racing_demon.log.records import body_hash, chain_hash
+from racing_demon.log.records import body_hash
 from racing_demon.schema import schema_errors
 from racing_demon.testing.tamper import (
     Edit,
