@@ -488,3 +488,18 @@ def test_a_file_of_another_tables_receipts_is_one_line(tmp_path: Path) -> None:
     assert f"{others}: 20 lines (1 to 20): not a receipt of the pinned table key" in line
     assert line.endswith("; 152 more lines not shown, none of them a receipt")
     assert "0 receipts from 1 file checked" in out
+
+
+def test_a_file_of_another_games_receipts_is_one_line(tmp_path: Path) -> None:
+    """Issue 29, item 11, for the other file-wide finding: every receipt of another game is
+    a finding (OTHER_GAME is not capped), but the text prints the run once."""
+    from receipting import golden, write_log, write_receipts, write_table_pub
+
+    log, pub = write_log(tmp_path, golden("table-3p-signed")), write_table_pub(tmp_path)
+    seat0, _ = write_receipts(tmp_path, golden("peer2peer-2p"))
+    code, out = invoke("audit", str(log), "--table-key", str(pub), "--receipts", str(seat0))
+    assert code == 1
+    (line,) = (line for line in out.splitlines() if line.startswith("OTHER_GAME"))
+    assert line.count(str(seat0)) == 1
+    assert f"{seat0}: 82 lines (1 to 82): a receipt of game " in line
+    assert "82 findings, 0 of them evidence against the table" in out

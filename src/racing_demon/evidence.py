@@ -882,7 +882,11 @@ def _compare_copy(
             try:
                 checker.check(line, record)  # (4) and (5)
             except StepFailed as failed:
-                if not same_body and _table_signed(table_key, line, record):
+                if (
+                    not same_body
+                    and record.game == scan.game
+                    and _table_signed(table_key, line, record)
+                ):
                     yield _fork(shown, mine, line, record, our_raw, failed.finding.code)
                 elif line.raw != our_raw:
                     yield _invalid_copy(

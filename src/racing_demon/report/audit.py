@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from racing_demon.audit import ClaimCheck, HandAudit
 from racing_demon.evidence import (
@@ -148,6 +148,12 @@ def _finding(finding: EvidenceFinding) -> dict[str, Any]:
     }
 
 
+# Findings about a whole line that is no receipt, or of another game, or a copy's line.
+_PLACELESS: Final = frozenset(
+    {EvidenceCode.RECEIPT_INVALID, EvidenceCode.OTHER_GAME, EvidenceCode.COPY_INVALID}
+)
+
+
 def _runs(findings: Sequence[EvidenceFinding]) -> list[list[EvidenceFinding]]:
     """The findings in order, a run of the same finding (code, file, rule and message, on
     lines one after another: a file of another table's or another game's receipts) as one."""
@@ -175,6 +181,10 @@ def _finding_line(run: Sequence[EvidenceFinding]) -> str:
     if len(shown) > 1:
         first, last = shown[0].line, shown[-1].line
         subject = f"{printable(finding.file)}: {plural(len(shown), 'line')} ({first} to {last})"
+    elif finding.code in _PLACELESS:  # their messages do not name the line they are about
+        subject = printable(_place(finding.file, finding.line))
+        if finding.seat is not None:
+            subject += f" (seat {finding.seat} n {finding.n})"
     elif finding.seat is not None:
         subject = f"seat {finding.seat} n {finding.n}"
     elif finding.said is not None:
