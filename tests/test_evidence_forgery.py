@@ -294,6 +294,24 @@ def test_a_v2_receipt_still_proves_a_fork_before_the_last_line(
     assert EvidenceCode.FORK not in codes and EvidenceCode.LAST_LINE_CHANGED in codes
 
 
+def test_a_resumed_table_names_its_head_by_its_body(tmp_path: Path) -> None:
+    """The table writes v3 receipts, a refusal naming its head by the head's body hash, also
+    once resumed from its log (the writer learns the head's body from the log)."""
+    players = [PlayerInfo(f"p{seat}", "b") for seat in range(2)]
+    path = tmp_path / "resumed.jsonl"
+    entropy = [bytes([seat + 1]) * 16 for seat in range(2)]
+    Table.create(path, load_rules("peer2peer"), players, TABLE_KEY, bytes(32), entropy).close()
+    with (
+        Table.resume(path, TABLE_KEY, bytes(32)) as table,
+        pytest.raises(SubmissionError) as refused,
+    ):
+        table.submit(0, "0 call", 10, 7)
+    assert refused.value.code is SubmissionCode.WRONG_NUMBER and refused.value.receipt
+    receipt = parse_receipt(json.loads(refused.value.receipt)["body"])
+    last = path.read_bytes().splitlines()[-1]
+    assert (receipt.v, receipt.seq, receipt.record) == (3, 1, body_hash(last))
+
+
 # -- 3. FINAL_HELD is founded exactly at the held end ---------------------------------------
 
 
