@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from racing_demon.evidence import EvidenceCode, EvidenceReport, gather_evidence
 from racing_demon.game.engine import legal_moves
@@ -521,3 +523,43 @@ def test_a_file_of_another_games_receipts_is_one_line(tmp_path: Path) -> None:
     assert line.count(str(seat0)) == 1
     assert f"{seat0}: 82 lines (1 to 82): a receipt of game " in line
     assert "82 findings, 0 of them evidence against the table" in out
+
+
+@settings(max_examples=15, deadline=None)  # each example re-signs a 176-line log
+@given(
+    times=st.lists(st.integers(0, 10_000), min_size=175, max_size=175),
+    refusals=st.lists(st.tuples(st.integers(0, 175), st.integers(0, 10_001)), max_size=12),
+)
+def test_stale_heads_agree_with_a_search_of_every_later_record(
+    tmp_path_factory: pytest.TempPathFactory,
+    times: list[int],
+    refusals: list[tuple[int, int]],
+) -> None:
+    """The audit keeps the earliest record after each refused seq in bounded memory (a
+    stack of groups); in a table-signed log whose times run any way, it finds exactly the
+    refusals that a search of every later record finds."""
+    from receipting import TABLE_KEY as GOLDEN_KEY
+    from receipting import TABLE_PUB as GOLDEN_PUB
+    from receipting import golden
+
+    values = [json.loads(line) for line in golden("peer2peer-2p").splitlines()]
+    for value, t_ms in zip(values[1:], times, strict=True):
+        value["body"]["t_ms"] = t_ms
+    lines = reseal(values, 1, key=GOLDEN_KEY)
+    game = str(values[0]["body"]["game"])
+    made = [
+        refused_receipt(game, 0, 10**6, b"{}", t_ms, "BAD_MOVE_TEXT", seq, body_hash(lines[seq]))
+        for seq, t_ms in refusals
+    ]
+    folder = tmp_path_factory.mktemp("stale")
+    log = _write(folder / "game.jsonl", lines)
+    receipts = _write(folder / "seat0.jsonl", [seal_receipt(r, GOLDEN_KEY) for r in made])
+    report = gather_evidence(log, GOLDEN_PUB, [receipts])
+    stale = [f.line for f in report.findings if f.code is EvidenceCode.STALE_HEAD]
+    later = [json.loads(line)["body"]["t_ms"] for line in lines]
+    expected = [
+        number
+        for number, (seq, t_ms) in enumerate(refusals, 1)
+        if any(t < t_ms for t in later[seq + 1 :])
+    ]
+    assert stale == expected

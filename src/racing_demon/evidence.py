@@ -343,11 +343,14 @@ class _Scanner:
     following: dict[int, str] = field(default_factory=dict)  # refused seq -> next kind
     tournament: bool = False  # a tournament's table, which holds its final record
     _counts: dict[int, int] = field(default_factory=dict)
-    # The earliest record after each refused seq, kept in bounded memory: a stack of groups
-    # of refused seqs (ascending), each with the earliest record after all of them so far;
-    # a record earlier than the top groups' merges them (their earliest is now the same).
-    _waiting: list[int] = field(default_factory=list)  # refused seqs not yet passed, descending
-    _groups: list[tuple[list[int], _Later | None]] = field(default_factory=list)
+    # The earliest record after each refused seq, in memory bounded by their number: the
+    # refused seqs ascending (``_order``, the first ``_passed`` of them behind the stream),
+    # and a stack of groups, each a range of them with the earliest record after all of
+    # them so far (times only rise up the stack); a record earlier than the top groups'
+    # merges them, since it is now the earliest after each.
+    _order: list[int] = field(default_factory=list)
+    _passed: int = 0
+    _groups: list[tuple[int, int, _Later | None]] = field(default_factory=list)
 
     def run(self) -> LogScan:
         game: str | None = None
@@ -355,7 +358,7 @@ class _Scanner:
         finished = False
         previous = ""
         damage: str | None = None
-        self._waiting = sorted(self.refused, reverse=True)
+        self._order = sorted(self.refused)
         with open_log(self.path) as stream:
             lines = iter_raw_lines(stream, self.limits)
             try:
@@ -380,7 +383,12 @@ class _Scanner:
 
     def earliest_after(self) -> dict[int, _Later]:
         """Each refused seq that a record of the chain follows: the earliest such record."""
-        return {seq: later for seqs, later in self._groups if later is not None for seq in seqs}
+        return {
+            self._order[index]: later
+            for start, stop, later in self._groups
+            if later is not None
+            for index in range(start, stop)
+        }
 
     def _check_chain(self, number: int, record: Record, game: str | None, previous: str) -> None:
         if number == 1:
@@ -407,16 +415,19 @@ class _Scanner:
         seq = record.seq
         if seq - 1 in self.refused:
             self.following[seq - 1] = record.kind.value
-        while self._waiting and self._waiting[-1] < seq:
-            self._groups.append(([self._waiting.pop()], None))
-        merged: list[int] = []
+        while self._passed < len(self._order) and self._order[self._passed] < seq:
+            self._groups.append((self._passed, self._passed + 1, None))
+            self._passed += 1
+        stop = None
+        start = 0
         while self._groups and (
-            self._groups[-1][1] is None or self._groups[-1][1].t_ms > record.t_ms
+            self._groups[-1][2] is None or self._groups[-1][2].t_ms > record.t_ms
         ):
-            merged[:0] = self._groups.pop()[0]
-        if merged:
+            start, top, _ = self._groups.pop()
+            stop = top if stop is None else stop
+        if stop is not None:
             later = _Later(record.t_ms, seq, hash_, body_hash(raw), record.kind.value)
-            self._groups.append((merged, later))
+            self._groups.append((start, stop, later))
 
     def _keep(self, number: int, record: Record, raw: bytes, hash_: str) -> None:
         event = record.payload
