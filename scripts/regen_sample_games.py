@@ -68,13 +68,22 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.audit import audit_hands, check_claims
 from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import Shape
-from racing_demon.game.flow import RecordKind, Submission
+from racing_demon.game.flow import RecordKind, Seen, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Phase, State
+from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
-from racing_demon.log.receipts import REFUSED, logged_receipt, seal_receipt, statement_bytes_of
-from racing_demon.log.records import parse_record
+from racing_demon.log.receipts import (
+    RECEIPT_VERSION,
+    REFUSED,
+    logged_receipt,
+    record_reference,
+    refused_receipt,
+    seal_receipt,
+    statement_bytes_of,
+)
+from racing_demon.log.records import chain_hash, parse_record, submission_statement
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
@@ -82,6 +91,7 @@ from racing_demon.sim.simulate import SimulationSeed, receipt_paths, simulate
 from racing_demon.table import PlayerSigner, Table, player_signer, sign_submission
 from racing_demon.testing.tamper import (
     CoSign,
+    DropAcceptance,
     Duplicate,
     Edit,
     EditError,
@@ -433,6 +443,45 @@ def receipts_of(
     return b"".join(receipts[n] for n in sorted(receipts))
 
 
+def refusals_of(
+    base: bytes, refusals: Sequence[Refusal], table_key: Ed25519PrivateKey = TABLE_KEY
+) -> bytes:
+    """A receipts file of the ``refusals`` the table signed, about the log ``base``."""
+    lines = base.splitlines()
+    made: list[bytes] = []
+    for refusal in refusals:
+        named = lines[refusal.seq]
+        head = parse_record(json.loads(named)["body"])
+        if refusal.line is not None:
+            record = parse_record(json.loads(lines[refusal.line - 1])["body"])
+            event = record.payload
+            if not isinstance(event, Submission):
+                raise CorpusError(f"line {refusal.line} refused is no submission")
+            seat, n, statement, t_ms = event.seat, event.n, statement_bytes_of(record), record.t_ms
+        else:
+            seat, t_ms = refusal.seat, head.t_ms + refusal.after_ms
+            before = [parse_record(json.loads(line)["body"]) for line in lines[: refusal.seq + 1]]
+            n = sum(isinstance(r.payload, Submission) and r.payload.seat == seat for r in before)
+            hand = sum(r.kind is RecordKind.HAND_START for r in before)
+            seen = Seen(refusal.seq, chain_hash(named))
+            statement = canonical_bytes(
+                submission_statement(head.game, hand, seat, n, refusal.move, seen)
+            )
+        receipt = refused_receipt(
+            head.game,
+            seat,
+            n,
+            statement,
+            t_ms,
+            refusal.reason,
+            refusal.seq,
+            record_reference(named, refusal.v),
+            refusal.v,
+        )
+        made.append(seal_receipt(receipt, table_key) + b"\n")
+    return b"".join(made)
+
+
 def check_receipts(game: Game, data: bytes, kept: Sequence[bytes]) -> None:
     """Every logged receipt simulate kept for a seat is the one ``receipts_of`` makes from
     the log: the receipts made from a log for the disputes are the table's own."""
@@ -620,6 +669,24 @@ def refused(code: str, line: int | None, rule: str | None = None) -> Expected:
 
 
 @dataclass(frozen=True, slots=True)
+class Refusal:
+    """A refusal receipt the table signed (``reason``), naming as the log's end the base's
+    record ``seq`` (the head the table said it had; named as receipts of version ``v`` name
+    a record). The refused submission is the one at the base's line ``line`` (its seat,
+    number, statement and arrival time: a submission the table then dropped), or, with
+    ``line`` None, seat ``seat``'s ``move`` arriving ``after_ms`` after record ``seq``,
+    having seen it, numbered as the seat's next."""
+
+    reason: str
+    seq: int
+    line: int | None = None
+    seat: int = 0
+    move: str = ""
+    after_ms: int = 0
+    v: int = RECEIPT_VERSION
+
+
+@dataclass(frozen=True, slots=True)
 class SeatReceipts:
     """Seat ``seat``'s receipts file, for a dispute settled by receipts.
 
@@ -627,11 +694,13 @@ class SeatReceipts:
     honest match. ``of="log"``: the receipts the table gave, live, for the disputed log's
     own records (``receipts_of``), written beside it; but for the submissions at the base's
     lines ``answered``, which the table answered on arrival as the honest match logged
-    them, and then dropped or held back: their receipts are the base's."""
+    them, and then dropped or held back: their receipts are the base's. ``of="refused"``:
+    the ``refusals`` only (``refusals_of``), written beside the disputed log."""
 
     seat: int
-    of: Literal["base", "log"] = "base"
+    of: Literal["base", "log", "refused"] = "base"
     answered: tuple[int, ...] = ()
+    refusals: tuple[Refusal, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -952,6 +1021,46 @@ DISPUTED: Final = (
         receipts=(SeatReceipts(1), SeatReceipts(2, of="log")),
         against=(P2P_3P,),
     ),
+    Disputed(
+        "disputed/refused-behind-an-old-head.jsonl",
+        N4P,
+        (
+            Remove(DROPPED, DROPPED_BODY),
+            SetFields(
+                N4P_FINAL - 1,
+                {"kind": "final", "records": N4P_FINAL - 1},
+                {"records": N4P_FINAL - 2},
+            ),
+            Reseal(DROPPED, players=N4P_KEYS),
+        ),
+        f"The table drops seat 3's last submission ({DROPPED_BODY['move']!r}, line {DROPPED}) "
+        "with a signed refusal, WRONG_NUMBER, saying the log ended at seq 1: the log "
+        "verifies, and the refusal names a number the log cannot disprove; but the log holds "
+        "records after seq 1 written long before the refusal's time, so the table named an "
+        "old head",
+        verified(GAME_BY_FILE[N4P]).with_evidence("STALE_HEAD"),
+        receipts=(SeatReceipts(3, of="refused", refusals=(Refusal("WRONG_NUMBER", 1, DROPPED),)),),
+    ),
+    Disputed(
+        "disputed/acceptance-dropped.jsonl",
+        N4P,
+        (DropAcceptance(N4P_FINAL, {"kind": "final"}, 1),),
+        "Someone holding the log sets seat 1's acceptance of the final record to null (the "
+        "log still verifies, seat 1 listed as not accepting). Seat 0's old (v2) receipt of a "
+        "MATCH_OVER refusal names the final record by the hash of its whole line, "
+        "acceptances included: it no longer matches, but that is no evidence of a fork (a "
+        "v3 receipt names the body, and would match)",
+        verified(GAME_BY_FILE[N4P], (0, 2, 3)).with_evidence("LAST_LINE_CHANGED"),
+        receipts=(
+            SeatReceipts(
+                0,
+                of="refused",
+                refusals=(
+                    Refusal("MATCH_OVER", N4P_FINAL - 1, move="0 call", after_ms=2_000, v=2),
+                ),
+            ),
+        ),
+    ),
 )
 
 
@@ -1204,6 +1313,8 @@ def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
                 files[file] = receipts_of(
                     data, receipts.seat, answered=receipts.answered, base=read(entry.base)
                 )
+            elif receipts.of == "refused":
+                files[file] = refusals_of(read(entry.base), receipts.refusals)
         entries.append(
             _entry(
                 base,
@@ -1419,13 +1530,17 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "## Disputes the receipts settle",
         "",
         "A player's client keeps the receipt the table signs for each of its submissions",
-        "(docs/log-format.md §9): the seq and hash of the record it was logged as, and when it",
-        "arrived. `audit --receipts` checks every receipt against the log, and `--against`",
-        "another copy of it; where they disagree the table has signed both sides, and the",
-        "audit prints the evidence, one line each, and exits 1: `DROPPED` (a receipted",
-        "submission the finished log does not hold), `DELAYED` (held at another seq or time",
-        "than its receipt says), `FORK` (a receipt, another receipt or a copy naming a seq",
-        "with another record than the log's: two histories), `RECEIPT_MISMATCH`. In a keyed",
+        "(docs/log-format.md §9): the seq and the hash of the body of the record it was",
+        "logged as, and when it arrived; a refused one, the record the log ended at. `audit",
+        "--receipts` checks every receipt against the log, and `--against` another copy of",
+        "it; where they disagree and the table signed both sides, the audit prints the",
+        "evidence, one line each, and exits 1: `DROPPED` (a receipted submission the finished",
+        "log does not hold), `DELAYED` (held at another seq or time than its receipt says),",
+        "`FORK` (a receipt, another receipt or a copy naming a seq with another record than",
+        "the log's: two histories), `RECEIPT_MISMATCH`, `REFUSAL_UNFOUNDED`, `STALE_HEAD` (a",
+        "refusal naming a head the log had already moved past). What others could have made",
+        "is a finding but no evidence: `LAST_LINE_CHANGED` (an old v2 receipt naming the",
+        "final record by its whole line, after someone dropped an acceptance). In a keyed",
         "game every submission names, signed, the record its player had seen, so a history",
         "rewritten after the fact is refused by the log alone; the drop and the delay below",
         "are made up live instead, the players' clients signing on from the history the",

@@ -32,7 +32,7 @@ from receipting import (
 
 from racing_demon.evidence import EVIDENCE, EvidenceCode, EvidenceReport, gather_evidence
 from racing_demon.log.receipts import ReceiptCode, refused_receipt
-from racing_demon.log.records import chain_hash
+from racing_demon.log.records import body_hash
 from racing_demon.schema import schema_errors
 from racing_demon.testing.tamper import (
     Edit,
@@ -119,7 +119,7 @@ def test_an_agreeing_refusal_is_no_finding(tmp_path: Path) -> None:
     data = golden(P2P)
     line = data.splitlines()[9]
     refusal = refused_receipt(
-        str(body_at(data, 1)["game"]), 0, 3, b"{}", 500, "NOT_YOUR_TURN", 9, chain_hash(line)
+        str(body_at(data, 1)["game"]), 0, 3, b"{}", 500, "NOT_YOUR_TURN", 9, body_hash(line)
     )
     receipts = tmp_path / "refusals.jsonl"
     receipts.write_bytes(lines_of([refusal]))
@@ -143,12 +143,12 @@ def test_a_dropped_last_submission_is_proved_though_the_log_verifies(tmp_path: P
     }
     drop = next(f for f in report.findings if f.code is EvidenceCode.DROPPED)
     assert drop.is_evidence and drop.compared is None
-    assert drop.said is not None and drop.said.record == chain_hash(
+    assert drop.said is not None and drop.said.record == body_hash(
         golden(TABLE_3P).splitlines()[LAST_TURN - 1]
     )
     assert "the finished log has 1,296 records" in drop.message
     fork = next(f for f in report.findings if f.code is EvidenceCode.FORK)
-    assert fork.compared is not None and fork.compared.record == chain_hash(
+    assert fork.compared is not None and fork.compared.record == body_hash(
         dropped.splitlines()[LAST_TURN - 1]
     )
     # Seat 2's receipt says its move named, as the record it had seen, the one dropped:
@@ -252,8 +252,8 @@ def test_a_receipt_whose_seq_holds_another_record_is_a_fork(tmp_path: Path) -> N
     }
     first = min(forks, key=lambda f: f.seq or 0)
     assert first.said is not None and first.compared is not None
-    assert first.said.record == chain_hash(other.splitlines()[FORK_LINE - 1])
-    assert first.compared.record == chain_hash(golden(TABLE_3P).splitlines()[FORK_LINE - 1])
+    assert first.said.record == body_hash(other.splitlines()[FORK_LINE - 1])
+    assert first.compared.record == body_hash(golden(TABLE_3P).splitlines()[FORK_LINE - 1])
     assert "the table signed both" in first.message
     # The forked record itself is in the log, at its seq but another time.
     assert (EvidenceCode.DELAYED, first.seat, first.n, FORK_LINE - 1) in found(report)
@@ -266,7 +266,7 @@ def test_two_receipts_naming_one_seq_with_different_records_are_a_fork(tmp_path:
     data, other = golden(TABLE_3P), forked()
     seq = FORK_LINE - 1
     game = str(body_at(data, 1)["game"])
-    theirs = chain_hash(other.splitlines()[seq])
+    theirs = body_hash(other.splitlines()[seq])
     refusal = refused_receipt(game, 1, 999, b"{}", 50_000, "MATCH_OVER", seq, theirs)
     refusals = tmp_path / "refusals.jsonl"
     refusals.write_bytes(lines_of([refusal]))
@@ -278,7 +278,7 @@ def test_two_receipts_naming_one_seq_with_different_records_are_a_fork(tmp_path:
     fork = next(f for f in report.findings if f.code is EvidenceCode.FORK)
     assert (fork.file, fork.line, fork.seat, fork.seq) == (str(refusals), 1, 1, seq)
     assert fork.compared is not None and fork.said is not None
-    assert (fork.said.record, fork.compared.record) == (theirs, chain_hash(data.splitlines()[seq]))
+    assert (fork.said.record, fork.compared.record) == (theirs, body_hash(data.splitlines()[seq]))
     assert fork.compared.file == str(seats[int(str(ours["player"]))])
     assert [f.code for f in report.findings if f.seq == seq].count(EvidenceCode.FORK) == 1
     assert not report.scan.finished
@@ -300,9 +300,10 @@ def test_two_copies_that_diverge_are_a_fork(tmp_path: Path) -> None:
         FORK_LINE - 1,
     )
     assert fork.said is not None and fork.compared is not None
-    assert fork.said.record == chain_hash(other.splitlines()[FORK_LINE - 1])
-    assert fork.compared.record == chain_hash(data.splitlines()[FORK_LINE - 1])
+    assert fork.said.record == body_hash(other.splitlines()[FORK_LINE - 1])
+    assert fork.compared.record == body_hash(data.splitlines()[FORK_LINE - 1])
     assert fork.said.t_ms == fork.compared.t_ms + 1
+    assert fork.members == ("t_ms",) and "the bodies differ in t_ms" in fork.message
 
 
 def test_a_copy_that_only_ends_sooner_is_no_fork(tmp_path: Path) -> None:
@@ -313,16 +314,23 @@ def test_a_copy_that_only_ends_sooner_is_no_fork(tmp_path: Path) -> None:
 
 
 def test_a_damaged_copy_is_no_fork(tmp_path: Path) -> None:
-    """A line changed without the table's signature: a bad copy, not a second history."""
+    """A line changed without the table's signature: a bad copy, not a second history. The
+    copy is judged by the verifier's own steps, and carries its finding (issue 28, point
+    1: "a copy whose chain or player signatures do not hold is COPY_INVALID with the
+    verifier's finding")."""
     data = golden(TABLE_3P)
     damaged = apply_edits(data, (SetFields(FORK_LINE, {}, {"t_ms": 1}),), table_key=TABLE_KEY)
     report = gather(tmp_path, data, data, against=(damaged,))
     (finding,) = report.findings
+    verdict = verify_log(tmp_path / "copy0.jsonl", Settings(TABLE_PUB))
+    assert verdict.finding is not None
     assert (finding.code, finding.line, finding.rule) == (
         EvidenceCode.COPY_INVALID,
         FORK_LINE,
-        VerifyCode.BAD_TABLE_SIGNATURE,
+        verdict.finding.code,
     )
+    assert finding.rule == VerifyCode.TIME_BACKWARDS  # step 4 comes before the signatures
+    assert verdict.finding.message in finding.message
     assert not finding.is_evidence
 
 
@@ -462,7 +470,7 @@ def test_the_audit_prints_one_line_per_finding_and_exits_1(tmp_path: Path) -> No
     (line,) = (line for line in out.splitlines() if line.startswith("DROPPED"))
     seat1 = tmp_path / "seat1.jsonl"
     assert line.startswith(
-        f"DROPPED          seat 1 n 438: receipt {seat1}:439 says logged as seq 1288 (move, record "
+        f"DROPPED           seat 1 n 438: receipt {seat1}:439 says logged as seq 1288 (move, body "
     )
     assert line.endswith(
         "at 205,315 ms; the finished log has 1,296 records: seat 1's submission n 438 is not "

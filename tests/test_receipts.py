@@ -39,7 +39,7 @@ from racing_demon.log.receipts import (
     seal_receipt,
     statement_bytes_of,
 )
-from racing_demon.log.records import SUBMISSION, chain_hash, parse_record
+from racing_demon.log.records import SUBMISSION, body_bytes, chain_hash, parse_record
 from racing_demon.log.signing import SignatureCode, pae, sign, verify
 from racing_demon.schema import checked_errors, schema_errors
 
@@ -56,7 +56,7 @@ REFUSAL = refused_receipt("0" * 31 + "1", 2, 7, b"{}", 9_000, "NOT_YOUR_MOVE", 4
 def test_a_receipt_body_round_trips_and_is_on_the_schema(receipt: Receipt) -> None:
     body = receipt_body(receipt)
     assert parse_receipt(body) == receipt
-    assert body["v"] == 2 and body["kind"] == "receipt" and body["player"] == receipt.seat
+    assert body["v"] == 3 and body["kind"] == "receipt" and body["player"] == receipt.seat
     assert ("reason" in body) is (receipt.reason is not None)
     assert schema_errors("receipt", json.loads(seal_receipt(receipt, TABLE_KEY))) == []
 
@@ -101,8 +101,10 @@ def test_a_reason_must_fit_the_outcome() -> None:
 @pytest.mark.parametrize("name", GOLDEN_LOGS)
 def test_a_logged_receipt_describes_its_record(name: str) -> None:
     """Every submission of a golden log: the receipt's fields are the record's, its
-    ``record`` the line's chain hash, and its ``submission`` the hash of exactly the bytes
-    the player signed (a keyed player's signature verifies over them)."""
+    ``record`` the hash of the line's body (v3; in v2, of the whole line: issue 28, point 2,
+    "name records in receipts by something no one but the table can change"), and its
+    ``submission`` the hash of exactly the bytes the player signed (a keyed player's
+    signature verifies over them)."""
     data = golden(name)
     receipts = iter(receipts_of(data))
     for line in data.splitlines():
@@ -121,9 +123,12 @@ def test_a_logged_receipt_describes_its_record(name: str) -> None:
             record.kind.value,
             event.reason,
             record.seq,
-            chain_hash(line),
+            hashlib.sha256(body_bytes(line)).hexdigest(),
+            3,
         )
         assert logged_receipt(record, line, statement_bytes_of(record)) == receipt
+        v2 = logged_receipt(record, line, statement_bytes_of(record), 2)
+        assert v2 == receipt._replace(record=chain_hash(line), v=2)
         if "player" in value["sigs"]:
             key = bytes.fromhex(
                 json.loads(data.splitlines()[0])["body"]["players"][event.seat]["key"]

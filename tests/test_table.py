@@ -16,7 +16,7 @@ from racing_demon.game.moves import MoveKind
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import read_lines
-from racing_demon.log.records import chain_hash
+from racing_demon.log.records import body_hash, chain_hash
 from racing_demon.log.signing import sign, verify
 from racing_demon.profiles import BUILT_IN, load_rules
 from racing_demon.schema import schema_errors
@@ -171,7 +171,8 @@ def check_refusals(path: Path, table: Table) -> None:
             args[0],
             args[3],
         )
-        assert (body["seq"], body["record"]) == (table.head.seq, table.head.hash)
+        head_body = body_hash(before.splitlines()[-1])  # a v3 receipt names the head's body
+        assert (body["seq"], body["record"]) == (table.head.seq, head_body)
     assert path.read_bytes() == before
     outcome = table.submit(0, move, 5, 0, good, seen)
     assert (outcome.kind, outcome.reason) == (RecordKind.MOVE, None)

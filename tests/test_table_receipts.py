@@ -16,7 +16,7 @@ from racing_demon.game.flow import Seen
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.reader import read_lines
 from racing_demon.log.receipts import ReceiptLine, read_receipts, refused_receipt, seal_receipt
-from racing_demon.log.records import chain_hash
+from racing_demon.log.records import body_hash
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import receipt_paths, simulate
@@ -65,7 +65,7 @@ def test_every_submission_of_a_simulated_match_has_a_receipt_that_agrees(
             body["t_ms"],
             body["kind"],
         )
-        assert receipt.record == chain_hash(line.raw)
+        assert receipt.record == body_hash(line.raw)
     evidence = gather_evidence(log, TABLE_PUB, simulation.receipts)
     assert evidence.agrees, evidence.findings
 
@@ -85,7 +85,10 @@ def test_a_submission_after_the_match_gets_a_refusal_receipt(tmp_path: Path) -> 
     assert refused.value.receipt is not None
     body = json.loads(refused.value.receipt)["body"]
     assert (body["outcome"], body["reason"]) == ("refused", "MATCH_OVER")
-    assert (body["seq"], body["record"]) == (head.seq, head.hash)
+    assert (body["seq"], body["record"]) == (
+        head.seq,
+        body_hash(path.read_bytes().splitlines()[-1]),
+    )
     receipts = tmp_path / "seat0.receipts.jsonl"
     receipts.write_bytes(refused.value.receipt + b"\n")
     assert gather_evidence(path, TABLE_PUB, [receipts]).agrees
@@ -94,16 +97,15 @@ def test_a_submission_after_the_match_gets_a_refusal_receipt(tmp_path: Path) -> 
 def test_an_accepted_and_a_bounced_submission_are_both_receipted(tmp_path: Path) -> None:
     players = [PlayerInfo("a", "r"), PlayerInfo("b", "g")]
     entropy = [bytes([seat + 1]) * 16 for seat in range(2)]
-    with Table.create(
-        tmp_path / "g.jsonl", load_rules("table"), players, TABLE_KEY, bytes(32), entropy
-    ) as table:
+    path = tmp_path / "g.jsonl"
+    with Table.create(path, load_rules("table"), players, TABLE_KEY, bytes(32), entropy) as table:
         move = str(legal_moves(table.state, 0)[0])
         outcome = table.submit(0, move, 10, 0)
         body = json.loads(outcome.receipt)["body"]
         assert (body["outcome"], body["seq"], body["record"]) == (
             outcome.kind.value,
             outcome.seq,
-            outcome.record,
+            body_hash(path.read_bytes().splitlines()[outcome.seq]),
         )
         bounced = table.submit(0, move, 20, 1)  # the same move again: its card has moved
         body = json.loads(bounced.receipt)["body"]
@@ -132,13 +134,13 @@ def test_a_refusal_that_the_log_disproves_is_evidence(tmp_path: Path) -> None:
     path, table = _two_seats(tmp_path)
     move = str(legal_moves(table.state, 0)[0])
     table.submit(0, move, 10, 0)
-    head = table.head
+    head = table.head.seq, body_hash(path.read_bytes().splitlines()[-1])
     statement = b'{"the statement":"as the player signed it"}'
     lies = [
-        refused_receipt(table.game, 0, 1, statement, 20, "MATCH_OVER", head.seq, head.hash),
-        refused_receipt(table.game, 0, 1, statement, 20, "WRONG_NUMBER", head.seq, head.hash),
+        refused_receipt(table.game, 0, 1, statement, 20, "MATCH_OVER", *head),
+        refused_receipt(table.game, 0, 1, statement, 20, "WRONG_NUMBER", *head),
     ]
-    honest = refused_receipt(table.game, 0, 5, statement, 20, "WRONG_NUMBER", head.seq, head.hash)
+    honest = refused_receipt(table.game, 0, 5, statement, 20, "WRONG_NUMBER", *head)
     table.close()
     receipts = _receipts_file(
         tmp_path, *(seal_receipt(receipt, TABLE_KEY) for receipt in (*lies, honest))
@@ -211,4 +213,7 @@ def test_a_receipts_file_of_junk_costs_a_bounded_report(tmp_path: Path) -> None:
     junk.write_bytes(b"{}\n" * 5000)
     findings = gather_evidence(path, TABLE_PUB, [junk]).findings
     assert len(findings) == INVALID_SHOWN + 1
-    assert findings[-1].message.endswith(f"{5000 - INVALID_SHOWN} more lines that are not receipts")
+    assert (
+        findings[-1].message
+        == f"{5000 - INVALID_SHOWN:,} more lines not shown, none of them a receipt"
+    )

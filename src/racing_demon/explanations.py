@@ -460,8 +460,10 @@ _RECEIPT: Final[Mapping[enum.StrEnum, str]] = {
 
 _EVIDENCE: Final[Mapping[enum.StrEnum, str]] = {
     EvidenceCode.FORK: (
-        "The table signed two histories of one game: a receipt and a log line, two "
-        "receipts, or two copies' lines give one seq different hashes."
+        "The table signed two histories of one game: a receipt and a log line, or two "
+        "receipts, name one seq by different records (v3 receipts by the record's body "
+        "hash), or two copies hold two table-signed bodies at one seq (the members that "
+        "differ are named)."
     ),
     EvidenceCode.DELAYED: (
         "The submission is in the log, but at another seq or t_ms than its receipt says: "
@@ -476,8 +478,16 @@ _EVIDENCE: Final[Mapping[enum.StrEnum, str]] = {
         "number, statement, outcome or reason."
     ),
     EvidenceCode.REFUSAL_UNFOUNDED: (
-        "The table refused a submission for a reason its own log disproves: the match was "
-        "not over, or the number was the seat's next."
+        "The table refused a submission for a reason its own log disproves: MATCH_OVER "
+        "naming a record other than the final one, FINAL_HELD naming a record other than "
+        "the last hand_end followed by the final record, or WRONG_NUMBER for the seat's "
+        "next number."
+    ),
+    EvidenceCode.STALE_HEAD: (
+        "A refusal says the log ended at seq k at time t, but a record after k in the log "
+        "was written before t (its t_ms is less than t), so the table hid its real head; a "
+        "record of the same millisecond is no evidence (it may have come after the "
+        "refusal), nor is a tournament's held final record (dated at the reveal)."
     ),
     EvidenceCode.RECEIPT_INVALID: (
         "A line of a receipts file is not a receipt signed by the pinned table key (the "
@@ -492,8 +502,15 @@ _EVIDENCE: Final[Mapping[enum.StrEnum, str]] = {
         "signed, so it cannot be checked."
     ),
     EvidenceCode.COPY_INVALID: (
-        "A line of a copy differs from the log's and is not a line the table signed for "
-        "this game: a damaged copy, no evidence against the table."
+        "A copy of the log fails the verifier's steps 1-5 where it differs from the log "
+        "(the rule gives the verifier's code): a damaged copy, no evidence against the "
+        "table."
+    ),
+    EvidenceCode.LAST_LINE_CHANGED: (
+        "A v2 receipt names a record by the hash of its whole line, signatures included, "
+        "and the log's last line hashes otherwise: nothing the table signed fixes that "
+        "line's signatures (an acceptance set to null changes it), so this is no evidence "
+        "of a fork (v3 receipts name the record's body instead)."
     ),
 }
 

@@ -18,6 +18,7 @@ packs come from that one secret, so no table may reveal it while another still p
 from __future__ import annotations
 
 import enum
+import hashlib
 import io
 import json
 import os
@@ -367,6 +368,7 @@ class Table:
             seq=last.seq + 1,
             t_ms=last.t_ms,
             recent_hashes=recent,
+            head_body=hashlib.sha256(canonical_bytes(record_body(last))).hexdigest(),
         )
         table = cls(
             writer,
@@ -598,7 +600,7 @@ class Table:
         receipt = logged_receipt(record, line, statement)
         self._record_due(t_ms)
         return Outcome(
-            event.kind, event.reason, record.seq, receipt.record, seal_receipt(receipt, self._key)
+            event.kind, event.reason, record.seq, chain_hash(line), seal_receipt(receipt, self._key)
         )
 
     def close(self) -> None:
@@ -621,11 +623,12 @@ class Table:
         if not 0 <= seat < len(self._players):
             return None
         named = seen if _well_formed(seen) else None  # else nothing the log could hold
-        head = self.head
+        head, head_body = self.head, self._writer.head_body
+        assert head_body is not None  # the genesis is written as the table is created
         try:
             statement = self._statement(seat, n, move_text, named)
             refused = refused_receipt(
-                self._game, seat, n, statement, t_ms, code.value, head.seq, head.hash
+                self._game, seat, n, statement, t_ms, code.value, head.seq, head_body
             )
             receipt = seal_receipt(refused, self._key)
         except ValueError:  # not canonical JSON (a lone surrogate, an integer too large)

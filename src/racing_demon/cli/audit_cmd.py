@@ -117,7 +117,8 @@ def audit(
     beside the one the log claims, with the running total; with --claim, which claims are
     wrong and the records that show it; with --receipts and --against, every receipt and
     copy that disagrees with the log, and whether that is evidence against the table
-    (DROPPED, DELAYED, FORK, RECEIPT_MISMATCH).
+    (FORK, DELAYED, DROPPED, RECEIPT_MISMATCH, REFUSAL_UNFOUNDED, STALE_HEAD: things the
+    table signed that cannot all be true; racing-demon explain CODE says each).
 
     Exit 0 when the log verifies, every claim holds and every receipt and copy agrees;
     1 when the log does not verify, a claim is wrong, or a receipt or copy disagrees or

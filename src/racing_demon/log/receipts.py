@@ -2,14 +2,19 @@
 
 A receipt binds the game, the seat, the submission (its number ``n`` and the SHA-256 of
 the statement the player signed), its arrival time, and the outcome: logged as record
-``seq`` with that record's chain hash, or refused (not logged) when the log ended at
-record ``seq`` with that hash. It lives outside the log, one per line of a receipts file,
-in the log's own framing: the canonical line ``{"body": BODY, "sigs": {"table": SIG}}``,
-SIG the table's signature with kind ``receipt`` in format v2 (docs/log-format.md §9).
+``seq``, or refused (not logged) when the log ended at record ``seq``; ``record`` names
+that record. It lives outside the log, one per line of a receipts file, in the log's own
+framing: the canonical line ``{"body": BODY, "sigs": {"table": SIG}}``, SIG the table's
+signature with kind ``receipt`` in format v2 (docs/log-format.md §9).
 
-Receipts are a format v2 message, but nothing in one depends on the log's version: a
-receipt for a record of a v1 log is made and checked the same way, which is how the
-tests derive receipts from today's logs.
+A receipt has a version of its own, ``v``: a v3 receipt (what the table writes) names its
+record by the SHA-256 of the record's body bytes, which only the table's key can sign; a
+v2 receipt named it by its chain hash, a hash of the whole line, whose ``sigs`` (the
+acceptances, a player's signature) others may change: only the next record's ``prev``
+fixes them (docs/log-format.md §9, §10). Both are signed alike, the body's ``v`` inside
+what is signed. Nothing in a receipt depends on the log's version: a receipt for a record
+of a v1 log is made and checked the same way, which is how the tests derive receipts from
+today's logs.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from racing_demon.log.reader import (
     iter_raw_lines,
     read_canonical_line,
 )
-from racing_demon.log.records import Record, body_bytes, chain_hash, statement_of
+from racing_demon.log.records import Record, body_bytes, body_hash, chain_hash, statement_of
 from racing_demon.log.signing import sign, verify
 from racing_demon.schema import checked_errors
 
@@ -42,8 +47,10 @@ from racing_demon.schema import checked_errors
 RECEIPTS_SUFFIX: Final = ".receipts.jsonl"
 
 RECEIPT: Final = "receipt"  # the body's kind, and the kind its signature is made for
-RECEIPT_VERSION: Final = 2  # the body's "v": receipts exist from format v2 on
-RECEIPT_SIGNING_VERSION: Final = 2  # the PAE version of a receipt's signature (log.v2.)
+RECEIPT_VERSION: Final = 3  # the body's "v" the table writes: the record named by its body
+LINE_RECEIPT_VERSION: Final = 2  # the first receipts: the record named by its whole line
+RECEIPT_VERSIONS: Final = (LINE_RECEIPT_VERSION, RECEIPT_VERSION)
+RECEIPT_SIGNING_VERSION: Final = 2  # the PAE version of every receipt's signature (log.v2.)
 REFUSED: Final = "refused"  # the outcome of a submission the table did not log
 LOGGED_OUTCOMES: Final = ("move", "tie", "call", "agree", "resign", "bounce")
 _WITH_REASON: Final = frozenset({"bounce", REFUSED})
@@ -78,11 +85,18 @@ class Receipt(NamedTuple):
     outcome: str  # the record kind it was logged as (LOGGED_OUTCOMES), or REFUSED
     reason: str | None  # a bounce's engine code, a refusal's code; None otherwise
     seq: int  # the record it was logged as; for a refusal, the last record written then
-    record: str  # that record's chain hash (SHA-256 hex of its line)
+    record: str  # that record, as ``record_reference`` names it in receipts of version ``v``
+    v: int = RECEIPT_VERSION
 
     @property
     def logged(self) -> bool:
         return self.outcome != REFUSED
+
+
+def record_reference(line: bytes, v: int = RECEIPT_VERSION) -> str:
+    """How a receipt of version ``v`` names the record whose line (without its newline) is
+    ``line``: v3 by the SHA-256 of its body bytes (``body_hash``), v2 by its chain hash."""
+    return chain_hash(line) if v == LINE_RECEIPT_VERSION else body_hash(line)
 
 
 # -- the body, and the line ---------------------------------------------------------------
@@ -91,7 +105,7 @@ class Receipt(NamedTuple):
 def receipt_body(receipt: Receipt) -> dict[str, Any]:
     """The body of ``receipt``'s line: the one place a receipt body is written."""
     body: dict[str, Any] = {
-        "v": RECEIPT_VERSION,
+        "v": receipt.v,
         "kind": RECEIPT,
         "game": receipt.game,
         "player": receipt.seat,
@@ -119,6 +133,7 @@ def parse_receipt(body: Mapping[str, Any]) -> Receipt:
         body.get("reason"),
         body["seq"],
         body["record"],
+        body["v"],
     )
 
 
@@ -155,9 +170,12 @@ def statement_bytes_of(record: Record) -> bytes:
     return canonical_bytes(statement_of(record.game, event))
 
 
-def logged_receipt(record: Record, line: bytes, statement_bytes: bytes) -> Receipt:
-    """The receipt for a submission the table logged as ``record``, whose line (without its
-    newline) is ``line``; ``statement_bytes`` are the canonical bytes the player signed."""
+def logged_receipt(
+    record: Record, line: bytes, statement_bytes: bytes, v: int = RECEIPT_VERSION
+) -> Receipt:
+    """The receipt (of version ``v``) for a submission the table logged as ``record``, whose
+    line (without its newline) is ``line``; ``statement_bytes`` are the canonical bytes the
+    player signed."""
     event = record.payload
     if not isinstance(event, Submission):
         raise ValueError(f"record {record.seq} is a {record.kind} record, not a submission")
@@ -170,7 +188,8 @@ def logged_receipt(record: Record, line: bytes, statement_bytes: bytes) -> Recei
         outcome=event.kind.value,
         reason=event.reason,
         seq=record.seq,
-        record=chain_hash(line),
+        record=record_reference(line, v),
+        v=v,
     )
 
 
@@ -183,10 +202,11 @@ def refused_receipt(
     reason: str,
     last_seq: int,
     last_record: str,
+    v: int = RECEIPT_VERSION,
 ) -> Receipt:
-    """The receipt for a submission the table refused without logging it, at ``t_ms``, for
-    ``reason`` (the refusal's code), when the log ended at record ``last_seq`` whose chain
-    hash is ``last_record``."""
+    """The receipt (of version ``v``) for a submission the table refused without logging
+    it, at ``t_ms``, for ``reason`` (the refusal's code), when the log ended at record
+    ``last_seq``, which ``last_record`` names (``record_reference``: for v3 its body hash)."""
     return Receipt(
         game=game,
         seat=seat,
@@ -197,6 +217,7 @@ def refused_receipt(
         reason=reason,
         seq=last_seq,
         record=last_record,
+        v=v,
     )
 
 

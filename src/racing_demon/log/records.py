@@ -361,3 +361,9 @@ def body_bytes(line: bytes) -> bytes:
 def chain_hash(line: bytes) -> str:
     """What the next record's ``prev`` holds: SHA-256 of the line's bytes, without the newline."""
     return hashlib.sha256(line).hexdigest()
+
+
+def body_hash(line: bytes) -> str:
+    """SHA-256 hex of a canonical line's body bytes: what the table signed, which nobody
+    else can change (a v3 receipt names a record so, docs/log-format.md §9)."""
+    return hashlib.sha256(body_bytes(line)).hexdigest()

@@ -20,6 +20,7 @@ from racing_demon.log.records import (
     SEEN_WINDOW,
     Payload,
     Record,
+    body_hash,
     chain_hash,
     line_bytes,
     record_body,
@@ -52,10 +53,12 @@ class LogWriter:
         seq: int = 0,
         t_ms: int = 0,
         recent_hashes: Iterable[str] = (),
+        head_body: str | None = None,
         durable: bool = True,
     ) -> None:
         """A writer at the end of a log of ``seq`` records whose last lines hash to
-        ``recent_hashes`` (oldest first, the last line's last).
+        ``recent_hashes`` (oldest first, the last line's last), the last one's body to
+        ``head_body`` (``body_hash``).
 
         ``durable=False`` flushes each record but does not fsync it (simulations only).
         """
@@ -66,6 +69,7 @@ class LogWriter:
         self.seq = seq
         self.t_ms = t_ms
         self._recent = deque(recent_hashes, maxlen=SEEN_WINDOW)
+        self.head_body = head_body  # a v3 receipt names the head by it
         self._failed: str | None = None
 
     @property
@@ -107,6 +111,7 @@ class LogWriter:
             self._failed = error.strerror or str(error)
             raise
         self._recent.append(chain_hash(line))
+        self.head_body = body_hash(line)
         self.t_ms = t_ms
         self.seq += 1
         return record, line

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from racing_demon.audit import ClaimCheck, HandAudit
-from racing_demon.evidence import Entry, EvidenceFinding, EvidenceReport
+from racing_demon.evidence import (
+    NAMED_BY,
+    RECEIPT_GUARANTEES,
+    Entry,
+    EvidenceCode,
+    EvidenceFinding,
+    EvidenceReport,
+)
 from racing_demon.report.text import Colour, Verbosity, paint, printable
 from racing_demon.wording import plural
 
@@ -99,6 +106,10 @@ def _receipts_document(evidence: EvidenceReport) -> dict[str, Any]:
         "files": list(evidence.receipt_files),
         "against": list(evidence.against),
         "read": evidence.receipts,
+        "versions": [
+            {"v": v, "read": read, "names": NAMED_BY[v], "proves": RECEIPT_GUARANTEES[v]}
+            for v, read in evidence.versions
+        ],
         "log": {
             "records": scan.records,
             "finished": scan.finished,
@@ -115,6 +126,7 @@ def _entry(entry: Entry | None) -> dict[str, Any] | None:
         "line": entry.line,
         "seq": entry.seq,
         "record": entry.record,
+        "by": entry.by,
         "t_ms": entry.t_ms,
     }
 
@@ -131,22 +143,67 @@ def _finding(finding: EvidenceFinding) -> dict[str, Any]:
         "said": _entry(finding.said),
         "compared": _entry(finding.compared),
         "rule": finding.rule,
+        "members": None if finding.members is None else list(finding.members),
         "message": finding.message,
     }
 
 
-def evidence_text(evidence: EvidenceReport, verbosity: Verbosity = Verbosity.NORMAL) -> str:
-    """One line per finding, then what was compared with what and the verdict (with
-    ``QUIET``, that last line only)."""
-    lines = []
-    for finding in evidence.findings if verbosity > Verbosity.QUIET else ():
-        if finding.seat is not None:
-            subject = f"seat {finding.seat} n {finding.n}"
-        elif finding.said is not None:
-            subject = f"seq {finding.said.seq}"
+# Findings about a whole line that is no receipt, or of another game, or a copy's line.
+_PLACELESS: Final = frozenset(
+    {EvidenceCode.RECEIPT_INVALID, EvidenceCode.OTHER_GAME, EvidenceCode.COPY_INVALID}
+)
+
+
+def _runs(findings: Sequence[EvidenceFinding]) -> list[list[EvidenceFinding]]:
+    """The findings in order, a run of the same finding (code, file, rule and message, on
+    lines one after another: a file of another table's or another game's receipts) as one."""
+    runs: list[list[EvidenceFinding]] = []
+    for finding in findings:
+        if runs and _continues(runs[-1][-1], finding):
+            runs[-1].append(finding)
         else:
-            subject = printable(_place(finding.file, finding.line))
-        lines.append(f"{finding.code.value:<16} {subject}: {printable(finding.message)}")
+            runs.append([finding])
+    return runs
+
+
+def _continues(last: EvidenceFinding, finding: EvidenceFinding) -> bool:
+    if last.line is None or (finding.code, finding.file) != (last.code, last.file):
+        return False
+    if finding.line is None:  # the count of the lines past those shown ends their run
+        return finding.code is EvidenceCode.RECEIPT_INVALID
+    return (finding.rule, finding.message) == (last.rule, last.message)
+
+
+def _finding_line(run: Sequence[EvidenceFinding]) -> str:
+    finding = run[0]
+    shown = [item for item in run if item.line is not None]
+    message = "; ".join(dict.fromkeys(item.message for item in run))
+    if len(shown) > 1:
+        first, last = shown[0].line, shown[-1].line
+        subject = f"{printable(finding.file)}: {plural(len(shown), 'line')} ({first} to {last})"
+    elif finding.code in _PLACELESS:  # their messages do not name the line they are about
+        subject = printable(_place(finding.file, finding.line))
+        if finding.seat is not None:
+            subject += f" (seat {finding.seat} n {finding.n})"
+    elif finding.seat is not None:
+        subject = f"seat {finding.seat} n {finding.n}"
+    elif finding.said is not None:
+        subject = f"seq {finding.said.seq}"
+    else:
+        subject = printable(_place(finding.file, finding.line))
+    return f"{finding.code.value:<17} {subject}: {printable(message)}"
+
+
+def evidence_text(evidence: EvidenceReport, verbosity: Verbosity = Verbosity.NORMAL) -> str:
+    """One line per finding (a run of the same finding on one line), what each receipt
+    version read proves, then what was compared with what and the verdict (with
+    ``QUIET``, that last line only)."""
+    lines: list[str] = []
+    if verbosity > Verbosity.QUIET:
+        lines.extend(_finding_line(run) for run in _runs(evidence.findings))
+        lines.extend(
+            f"v{v} receipts ({read:,}): {RECEIPT_GUARANTEES[v]}" for v, read in evidence.versions
+        )
     scan = evidence.scan
     state = "finished" if scan.finished else "unfinished"
     if scan.damage is not None:

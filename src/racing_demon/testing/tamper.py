@@ -275,6 +275,28 @@ class SetFields:
 
 
 @dataclass(frozen=True, slots=True)
+class DropAcceptance:
+    """Seat ``seat``'s acceptance of the final record at line ``line`` set to null: what
+    anyone holding the log can do (the log still verifies, that seat listed as not
+    accepting), since the table's signature covers the body, not the acceptances."""
+
+    line: int
+    expect: Mapping[str, Any]
+    seat: int
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        value = _value(lines, self.line, self.expect)
+        accepts = value["sigs"].get("accepts")
+        if not isinstance(accepts, list) or not 0 <= self.seat < len(accepts):
+            raise EditError(f"line {self.line} has no acceptance of seat {self.seat}")
+        accepts[self.seat] = None
+        return _replaced(lines, self.line, line_bytes(value["body"], value["sigs"]))
+
+    def __str__(self) -> str:
+        return f"line {self.line}: seat {self.seat}'s acceptance set to null"
+
+
+@dataclass(frozen=True, slots=True)
 class SignSubmission:
     """Line ``line``'s player signature replaced by ``key``'s (another seat's, say) over the
     statement a player signs for that submission (``submission_statement``)."""
@@ -393,6 +415,7 @@ Edit = (
     | Truncate
     | Splice
     | SetFields
+    | DropAcceptance
     | SetRules
     | SignSubmission
     | CoSign
