@@ -90,6 +90,7 @@ def test_every_command_that_takes_a_secret_is_covered() -> None:
         ("replay",),
         ("seed", "check"),
         ("tournament", "check"),
+        ("tournament", "commit"),
         ("tournament", "plan"),
         ("tournament", "simulate"),
         ("verify",),
@@ -142,12 +143,21 @@ def test_no_tournament_command_shows_a_secret_given(tmp_path: Path) -> None:
     inputs.mkdir()
     assert CliRunner().invoke(main, ["keygen", str(inputs / "table")]).exit_code == 0
     for number, given in enumerate((WRONG, ORGANISER_SECRET)):
+        # The terms every contribution signs are published with the commitment to the
+        # secret given, and must show no more of it than that commitment.
+        published = tmp_path / f"{number}-terms"
+        published.mkdir()
+        terms = published / "terms.json"
+        shown = _run(
+            published, given, "tournament", "commit", *secret, "--name", "Cup", "--tables",
+            "2", "--seats", "2", "--hands", "1", "-o", str(terms),
+        )  # fmt: skip
+        assert given.hex() not in shown.lower()
+        assert commitment(given) in terms.read_text(encoding="utf-8")
         contribution = inputs / f"{number}.json"
         CliRunner().invoke(
-            main,
-            ["tournament", "contribute", "--tournament", "Cup", "--by", "org",
-             "--commitment", commitment(given), "-o", str(contribution)],
-        )  # fmt: skip
+            main, ["tournament", "contribute", str(terms), "--by", "org", "-o", str(contribution)]
+        )
         for run, args in enumerate(runs):
             out = tmp_path / f"{number}-{run}"
             out.mkdir()
