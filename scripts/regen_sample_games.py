@@ -68,6 +68,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.audit import audit_hands, check_claims
 from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import Shape
+from racing_demon.game.engine import legal_moves
 from racing_demon.game.flow import RecordKind, Seen, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
@@ -77,6 +78,7 @@ from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.receipts import (
     RECEIPT_VERSION,
     REFUSED,
+    SubmissionCode,
     logged_receipt,
     record_reference,
     refused_receipt,
@@ -87,8 +89,14 @@ from racing_demon.log.records import chain_hash, parse_record, submission_statem
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
-from racing_demon.sim.simulate import SimulationSeed, receipt_paths, simulate
-from racing_demon.table import PlayerSigner, Table, player_signer, sign_submission
+from racing_demon.sim.simulate import Simulation, SimulationSeed, receipt_paths, simulate
+from racing_demon.table import (
+    PlayerSigner,
+    SubmissionError,
+    Table,
+    player_signer,
+    sign_submission,
+)
 from racing_demon.testing.tamper import (
     CoSign,
     DropAcceptance,
@@ -109,7 +117,7 @@ from racing_demon.tournament.contribute import sign_contribution
 from racing_demon.tournament.plan import Plan, make_plan, make_terms
 from racing_demon.tournament.score import score_tournament, standings_document
 from racing_demon.tournament.sheets import render_sheets
-from racing_demon.tournament.simulate import simulate_tournament
+from racing_demon.tournament.simulate import simulate_tournament, table_log
 from racing_demon.tournament.standings_html import standings_page
 from racing_demon.verify import Settings, verify_log
 
@@ -1598,15 +1606,21 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "`table-N.jsonl` each table's signed log (every seat signs; the secret is revealed",
         "in every final record once all tables had played), `table-N.seatS.receipts.jsonl`",
         "the receipts each seat's client kept, and `standings.json` and",
-        "`standings.html` what `tournament score` makes of them:",
+        "`standings.html` what `tournament score` makes of them. One move was in flight",
+        f"when table {HELD_TABLE}'s last hand ended: seat {HELD_SEAT}'s client sent it "
+        f"{HELD_AFTER_MS} ms after the last",
+        "`hand_end`, while the table held its final record for the reveal, and the table",
+        "refused it `FINAL_HELD`, naming that `hand_end`; the refusal is in",
+        f"`table-{HELD_TABLE}.seat{HELD_SEAT}.receipts.jsonl`, and the audit with it judges it "
+        "founded (all agree):",
         "",
         "```sh",
         "cd sample_games/tournament",
         "racing-demon tournament check plan.json",
         "racing-demon tournament score plan.json . --table-key ../table.pub",
         "racing-demon tournament score plan.json . --table-key ../table.pub --json",
-        "racing-demon audit table-1.jsonl --table-key ../table.pub \\",
-        "    --receipts table-1.seat0.receipts.jsonl --receipts table-1.seat1.receipts.jsonl",
+        f"racing-demon audit table-{HELD_TABLE}.jsonl --table-key ../table.pub \\",
+        f"    --receipts table-{HELD_TABLE}.seat{HELD_SEAT}.receipts.jsonl",
         "```",
         "",
         "The organiser's secret and every key of the tournament are fixtures in",
@@ -1686,15 +1700,66 @@ def tournament_plan() -> Plan:
     return make_plan(ORGANISER_SECRET, TOURNAMENT_SHAPE, rules, contributions)
 
 
+# A move in flight when the last hand ends (issue 28, point 3): after table HELD_TABLE has
+# played out and before the reveal, seat HELD_SEAT's client sends the move it chose in the
+# last position of play it saw, HELD_AFTER_MS after the last hand_end; the table, holding
+# its final record, refuses it FINAL_HELD, and the client keeps that receipt too.
+HELD_TABLE: Final = 2
+HELD_SEAT: Final = 1
+HELD_AFTER_MS: Final = 150
+
+
+def submit_after_the_last_hand(simulation: Simulation) -> None:
+    """Seat ``HELD_SEAT``'s move in flight at the held table ``simulation`` (see
+    ``HELD_TABLE``), through the real table: refused FINAL_HELD, its receipt appended to
+    the seat's receipts file. Nothing is logged: the log is checked unchanged."""
+    log = simulation.path
+    before = log.read_bytes()
+    lines = before.splitlines()
+    seen, state = None, None
+    for snapshot in replay(log, ORGANISER_SECRET):
+        record = snapshot.record
+        now = None if snapshot.flow is None else snapshot.flow.state
+        if record is not None and now is not None and now.phase is Phase.PLAYING:
+            seen, state = Seen(record.seq, chain_hash(lines[record.seq])), now
+    if seen is None or state is None or not legal_moves(state, HELD_SEAT):
+        raise CorpusError(f"{log.name}: seat {HELD_SEAT} had no move in the last hand")
+    text = str(legal_moves(state, HELD_SEAT)[0])
+    key = TOURNAMENT_PLAYER_KEYS[HELD_TABLE - 1][HELD_SEAT]
+    with Table.resume(log, TABLE_KEY, ORGANISER_SECRET) as table:
+        if not table.played_out or table.finished:
+            raise CorpusError(f"{log.name} is not held at its end")
+        n = table.next_n(HELD_SEAT)
+        signature = sign_submission(key, table.game, state.hand, HELD_SEAT, n, text, seen)
+        try:
+            table.submit(HELD_SEAT, text, table.t_ms + HELD_AFTER_MS, n, signature, seen)
+        except SubmissionError as refused:
+            if refused.code is not SubmissionCode.FINAL_HELD or refused.receipt is None:
+                raise CorpusError(f"{log.name}: the table refused with {refused.code}") from None
+            with simulation.receipts[HELD_SEAT].open("ab") as kept:
+                kept.write(refused.receipt + b"\n")
+        else:
+            raise CorpusError(f"{log.name}: the table took a move after its last hand")
+    if log.read_bytes() != before:
+        raise CorpusError(f"{log.name}: the refused move changed the log")
+
+
 def tournament_files() -> dict[str, bytes]:
     """sample_games/tournament/: the plan and its sheets, every table's log as bots played
-    it with the receipts each seat's client kept, and the standings ``racing-demon
-    tournament score plan.json .`` prints there (as JSON and as the HTML page), which
+    it with the receipts each seat's client kept (a FINAL_HELD refusal among them:
+    ``submit_after_the_last_hand``), and the standings ``racing-demon tournament score
+    plan.json .`` prints there (as JSON and as the HTML page), which
     tests/test_sample_games.py checks."""
     plan = tournament_plan()
     bots = [BOTS[name] for name in TOURNAMENT_BOTS]
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
+        held_log = table_log(folder, plan, HELD_TABLE)
+
+        def on_table(simulation: Simulation) -> None:
+            if simulation.path == held_log:
+                submit_after_the_last_hand(simulation)
+
         played = simulate_tournament(
             folder,
             plan,
@@ -1703,6 +1768,7 @@ def tournament_files() -> dict[str, bytes]:
             TOURNAMENT_SEED,
             TABLE_KEY,
             player_keys=TOURNAMENT_PLAYER_KEYS,
+            on_table=on_table,
         )
         files = {
             f"{TOURNAMENT_DIR}/{path.name}": path.read_bytes()

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from racing_demon.evidence import EVIDENCE
+from racing_demon.log.receipts import parse_receipt, record_reference, seal_receipt
 from racing_demon.schema import schema_errors
 
 from conftest import invoke, load_script, log_bodies
@@ -306,6 +307,64 @@ def test_every_table_of_the_sample_tournament_audits_clean_with_its_receipts(log
     code, output = invoke("audit", str(TOURNAMENT / log), "--table-key", TABLE_PUB, *receipts)
     assert code == 0, output
     assert re.search(r"receipts: \d+ receipts from 4 files .*: all agree", output), output
+
+
+def held_refusals() -> list[tuple[str, str, bytes]]:
+    """Every FINAL_HELD refusal the sample tournament's seats kept: (log, receipts file,
+    receipt line)."""
+    return [
+        (log, name, line)
+        for log, names in TOURNAMENT_RECEIPTS.items()
+        for name in names
+        for line in (TOURNAMENT / name).read_bytes().splitlines()
+        if json.loads(line)["body"].get("reason") == "FINAL_HELD"
+    ]
+
+
+def test_a_move_in_flight_after_the_last_hand_is_refused_final_held_and_founded(
+    tmp_path: Path,
+) -> None:
+    """Issue 28, point 3: "Any move in flight when the last hand ends triggers it. Give
+    that state its own reason (played out, final held) that the audit judges founded
+    exactly when the named record is the last `hand_end` and the next is the final". The
+    sample tournament holds one such refusal, kept in its seat's receipts: it names the
+    table's last hand_end, the audit with it finds nothing, and the same refusal naming an
+    earlier hand_end is REFUSAL_UNFOUNDED."""
+    (held,) = held_refusals()
+    log, name, line = held
+    receipt = parse_receipt(json.loads(line)["body"])
+    lines = (TOURNAMENT / log).read_bytes().splitlines()
+    hand_end, final = (json.loads(raw)["body"] for raw in lines[-2:])
+    assert (hand_end["kind"], final["kind"]) == ("hand_end", "final")
+    assert (receipt.outcome, receipt.seq) == ("refused", hand_end["seq"])
+    assert receipt.record == record_reference(lines[-2], receipt.v)
+    assert receipt.t_ms > hand_end["t_ms"] and receipt.n == final_n(lines, receipt.seat)
+
+    def audited(receipts: Path) -> dict[str, Any]:
+        args = ["audit", str(TOURNAMENT / log), "--table-key", TABLE_PUB, "--json"]
+        code, out = invoke(*args, "--receipts", str(receipts))
+        document: dict[str, Any] = json.loads(out)
+        assert code == (1 if document["evidence"] else 0), out
+        return document
+
+    founded = audited(TOURNAMENT / name)
+    assert founded["receipts"]["read"] == len((TOURNAMENT / name).read_bytes().splitlines())
+    assert founded["evidence"] == []
+    # The table's fixture key re-signs it naming the first hand's end: not played out then.
+    first_end = next(raw for raw in lines if json.loads(raw)["body"]["kind"] == "hand_end")
+    early = receipt._replace(
+        seq=json.loads(first_end)["body"]["seq"], record=record_reference(first_end, receipt.v)
+    )
+    forged = tmp_path / name
+    forged.write_bytes(seal_receipt(early, regen().TABLE_KEY) + b"\n")
+    codes = {item["code"] for item in audited(forged)["evidence"]}
+    assert "REFUSAL_UNFOUNDED" in codes
+
+
+def final_n(lines: list[bytes], seat: int) -> int:
+    """Seat ``seat``'s next submission number after the log ``lines``."""
+    bodies = [json.loads(raw)["body"] for raw in lines]
+    return sum(body.get("player") == seat and "n" in body for body in bodies)
 
 
 def test_the_sample_tournament_scores_as_its_standings_say(
