@@ -103,6 +103,8 @@ def test_expected_codes_are_the_documented_ones() -> None:
         expected = game["expected"]
         if expected["code"] is not None:
             assert steps[expected["code"]] == expected["step"], game["file"]
+        if game["require"] is not None:  # checked once every step held
+            assert f"| after 10 | `{game['require']['code']}` |" in docs, game["file"]
 
 
 def test_the_valid_games_cover_every_scenario() -> None:
@@ -134,6 +136,47 @@ def test_verify(game: dict[str, Any]) -> None:
     if expected["step"] is None or expected["step"] > 5:  # step 5 says which seats sign
         assert report["keyed"] is game["players"]["keyed"], out
     assert report["accepted_by"] == expected["accepted_by"], out
+
+
+@pytest.mark.parametrize(
+    "game", [pytest.param(game, id=game["file"]) for game in GAMES if game["require"]]
+)
+def test_verify_with_the_requirements_it_lacks(game: dict[str, Any]) -> None:
+    """Issue 28, point 6: "`verify --require GUARANTEE` (repeatable ...) refuses with exit 1
+    a log that lacks one, so an archive can refuse a downgraded (re-expressed as unkeyed v1)
+    log." The game verifies without them (test_verify); with each alone, and with them all,
+    verify refuses it with the code its entry gives, naming each requirement."""
+    require = game["require"]
+    log = str(SAMPLES / game["file"])
+    for name in require["guarantees"]:
+        code, out = invoke("verify", log, "--table-key", TABLE_PUB, "--require", name, "--json")
+        (report,) = json.loads(out)["reports"]
+        assert code == report["exit_code"] == require["exit_code"], out
+        assert report["verdict"] == require["verdict"], out
+        assert report["finding"]["code"] == require["code"], out
+        assert report["finding"]["message"].startswith(f"--require {name}: "), out
+    every = [arg for name in require["guarantees"] for arg in ("--require", name)]
+    code, out = invoke("verify", log, "--table-key", TABLE_PUB, *every, "-v")
+    assert code == require["exit_code"], out
+    for name in require["guarantees"]:
+        assert f"{require['code']}: --require {name}: " in out, out
+
+
+@pytest.mark.parametrize("game", by_file("downgraded"))
+def test_a_downgrade_deals_and_scores_as_its_keyed_base(game: dict[str, Any]) -> None:
+    """The downgraded log is the base's game, not another: the same seats' entropy and
+    commitment, the same moves and the same result, in a weaker form (format v1, no key)."""
+    ours = log_bodies(SAMPLES / game["file"])
+    (base_file,) = game["derived_from"]
+    base = log_bodies(SAMPLES / base_file)
+    assert (ours[0]["v"], base[0]["v"]) == (1, 2)
+    assert [p["key"] for p in ours[0]["players"]] == [None] * game["players"]["count"]
+    assert all(p["key"] for p in base[0]["players"])
+    for field in ("commitment", "entropy", "game", "rules"):
+        assert ours[0][field] == base[0][field]
+    assert [b.get("move") for b in ours] == [b.get("move") for b in base]
+    for field in ("hands", "totals", "winners", "secret"):
+        assert ours[-1][field] == base[-1][field]
 
 
 def audit_args(game: dict[str, Any]) -> list[str]:
@@ -359,6 +402,20 @@ def test_a_move_in_flight_after_the_last_hand_is_refused_final_held_and_founded(
     forged.write_bytes(seal_receipt(early, regen().TABLE_KEY) + b"\n")
     codes = {item["code"] for item in audited(forged)["evidence"]}
     assert "REFUSAL_UNFOUNDED" in codes
+
+
+def test_the_corpus_holds_a_case_for_each_code_issue_28_added() -> None:
+    """Issue 28, "Done when": "the sample corpus gains a disputed case for each new code":
+    STALE_HEAD and LAST_LINE_CHANGED from the audit, REQUIREMENT_UNMET from verify
+    --require (a downgraded log), and a FINAL_HELD refusal kept in the sample tournament."""
+    evidence = {code for game in GAMES for code in game["expected"]["audit_evidence"]}
+    assert {"STALE_HEAD", "LAST_LINE_CHANGED"} <= evidence
+    downgrades = [game for game in GAMES if game["category"] == "downgraded"]
+    assert {game["require"]["code"] for game in downgrades} == {"REQUIREMENT_UNMET"}
+    assert {"keyed", "v2_or_later", "deal_bound"} <= {
+        name for game in downgrades for name in game["require"]["guarantees"]
+    }
+    assert held_refusals()
 
 
 def final_n(lines: list[bytes], seat: int) -> int:
