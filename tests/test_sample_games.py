@@ -70,6 +70,21 @@ def test_the_manifest_follows_its_schema() -> None:
     assert schema_errors("sample-games-manifest", MANIFEST) == []
 
 
+def test_the_schema_keeps_format_1_and_requirements_to_their_categories() -> None:
+    """A format v1 log outside v1/ is a downgrade, described by the verify --require answer
+    that refuses it; no other game carries one."""
+    (downgrade,) = (game for game in GAMES if game["category"] == "downgraded")
+    tampered = next(game for game in GAMES if game["category"] == "tampered")
+
+    def errors(game: dict[str, Any], **changes: Any) -> list[str]:
+        return schema_errors("sample-games-manifest", {**MANIFEST, "games": [{**game, **changes}]})
+
+    assert errors(downgrade) == []
+    assert errors(downgrade, require=None) != []
+    assert errors(tampered, format=1) != []
+    assert errors(tampered, require=downgrade["require"]) != []
+
+
 def test_every_file_is_listed_and_every_listed_file_is_there() -> None:
     listed = {"manifest.json", "README.md", MANIFEST["table_key"]["file"]}
     valid = {g["file"] for g in GAMES if g["category"] == "valid"}
