@@ -11,7 +11,8 @@ those in ``sample_games/v1/``: the games racing-demon 0.1.0 wrote in log format 
 for byte. It never writes them; it lists them in the manifest (category ``v1``) from their
 frozen record, ``scripts/sample_games_v1.json`` (every file's SHA-256 and the entry, with the
 expected verdict, that release's manifest gave it), and stops unless each is unchanged and
-still gets that verdict. Every other log is format v2, written by a real ``Table``: the valid
+still gets that verdict. Every other log is format v2 (but one disputed game, a keyed game
+its table re-expressed as v1: ``Downgrade``), written by a real ``Table``: the valid
 games are simulated matches (``racing_demon.sim.simulate``: bots on virtual clocks,
 deterministic from a text seed), the README's game is the golden table log
 (``scripts/regen_golden_logs.py``, byte for byte), and the endings the bots never reach (a
@@ -32,7 +33,9 @@ the history they were shown. Some disputes are ones only the players' receipts s
 dropped, delayed or forked history, category ``receipts``): their receipts files are those
 the valid base kept (simulate writes each seat's; ``Game.receipts`` keeps them beside the
 log), or those the table gave for the disputed log's own records (``SeatReceipts``), and
-the manifest says which evidence ``racing-demon audit`` finds with them. ``DECLINED`` games
+the manifest says which evidence ``racing-demon audit`` finds with them. A downgrade
+(category ``downgraded``) verifies, and the manifest says which ``verify --require``
+guarantees refuse it (``require``; checked here too). ``DECLINED`` games
 are a keyed valid game resumed before its final record with one seat's client declining to
 accept the result. The claim game is a simulated valid match and its claim file a declared
 list (``CLAIMS``), checked by an audit. No record is ever written by hand.
@@ -68,6 +71,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.audit import audit_hands, check_claims
 from racing_demon.game.deal import commitment
 from racing_demon.game.duplicate import Shape
+from racing_demon.game.engine import legal_moves
 from racing_demon.game.flow import RecordKind, Seen, Submission
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.rules import Rules
@@ -77,6 +81,7 @@ from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.receipts import (
     RECEIPT_VERSION,
     REFUSED,
+    SubmissionCode,
     logged_receipt,
     record_reference,
     refused_receipt,
@@ -87,10 +92,17 @@ from racing_demon.log.records import chain_hash, parse_record, submission_statem
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.sim.bots import BOTS
-from racing_demon.sim.simulate import SimulationSeed, receipt_paths, simulate
-from racing_demon.table import PlayerSigner, Table, player_signer, sign_submission
+from racing_demon.sim.simulate import Simulation, SimulationSeed, receipt_paths, simulate
+from racing_demon.table import (
+    PlayerSigner,
+    SubmissionError,
+    Table,
+    player_signer,
+    sign_submission,
+)
 from racing_demon.testing.tamper import (
     CoSign,
+    Downgrade,
     DropAcceptance,
     Duplicate,
     Edit,
@@ -109,13 +121,14 @@ from racing_demon.tournament.contribute import sign_contribution
 from racing_demon.tournament.plan import Plan, make_plan, make_terms
 from racing_demon.tournament.score import score_tournament, standings_document
 from racing_demon.tournament.sheets import render_sheets
-from racing_demon.tournament.simulate import simulate_tournament
+from racing_demon.tournament.simulate import simulate_tournament, table_log
 from racing_demon.tournament.standings_html import standings_page
-from racing_demon.verify import Settings, verify_log
+from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
+from racing_demon.verify.assurance import Requirement, unmet
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_games"
-FORMAT: Final = "racing-demon/sample-games-manifest/v2"
+FORMAT: Final = "racing-demon/sample-games-manifest/v3"
 LOG_FORMAT: Final = 2  # every log this script writes; the frozen v1 games are format 1
 V1_DIR: Final = "v1"  # sample_games/v1/: the games racing-demon 0.1.0 wrote, never rewritten
 V1_FROZEN: Final = Path(__file__).resolve().parent / "sample_games_v1.json"
@@ -710,7 +723,8 @@ class Disputed:
 
     With ``receipts`` (and ``against``: other copies of the log, valid files) the defect is
     one the log alone may not show, and ``audit`` compares them with it (category
-    ``receipts``)."""
+    ``receipts``). With ``require`` the log verifies, and only an archive requiring those
+    guarantees refuses it (category ``downgraded``)."""
 
     file: str
     base: str
@@ -719,9 +733,14 @@ class Disputed:
     expected: Expected
     receipts: tuple[SeatReceipts, ...] = ()
     against: tuple[str, ...] = ()
+    # A log that verifies but lacks these guarantees (verify --require names, category
+    # ``downgraded``): verify --require refuses it for each, REQUIREMENT_UNMET.
+    require: tuple[Requirement, ...] = ()
 
     @property
     def category(self) -> str:
+        if self.require:
+            return "downgraded"
         return "receipts" if self.receipts or self.against else "tampered"
 
     @property
@@ -1042,6 +1061,18 @@ DISPUTED: Final = (
         receipts=(SeatReceipts(3, of="refused", refusals=(Refusal("WRONG_NUMBER", 1, DROPPED),)),),
     ),
     Disputed(
+        "disputed/downgraded-to-unkeyed-v1.jsonl",
+        P2P_4P,
+        (Downgrade({"kind": "genesis", "v": LOG_FORMAT}),),
+        "The table re-expresses its keyed v2 game as an unkeyed format v1 log, re-signed by "
+        "its key: the players' keys, signatures and acceptances gone, their entropy kept as "
+        "plain bytes. Same deal, same scores: it verifies, as a format v1 log the table "
+        "signed alone; only an archive that requires what the game proved (keyed, "
+        "v2_or_later, deal_bound) refuses it",
+        Expected(),
+        require=(Requirement.KEYED, Requirement.V2_OR_LATER, Requirement.DEAL_BOUND),
+    ),
+    Disputed(
         "disputed/acceptance-dropped.jsonl",
         N4P,
         (DropAcceptance(N4P_FINAL, {"kind": "final"}, 1),),
@@ -1165,7 +1196,7 @@ def claim_file(data: bytes) -> tuple[bytes, str, Expected]:
 
 
 # The manifest lists the games in this order of their categories (and each as declared).
-CATEGORIES: Final = ("valid", "tampered", "claim", "receipts", "unaccepted", "v1")
+CATEGORIES: Final = ("valid", "tampered", "claim", "receipts", "unaccepted", "downgraded", "v1")
 
 
 def _entry(
@@ -1180,17 +1211,23 @@ def _entry(
     origin: str | None = None,
     receipts: Sequence[str] = (),
     against: Sequence[str] = (),
+    require: Sequence[Requirement] = (),
+    log_format: int = LOG_FORMAT,
+    keyed: bool | None = None,
 ) -> dict[str, Any]:
-    if game.keyed and expected.verdict != "verified":
+    """A game's manifest entry; ``log_format`` and ``keyed`` are its log's when they are
+    not ``game``'s (a downgraded log: format 1, unkeyed)."""
+    keyed = game.keyed if keyed is None else keyed
+    if keyed and expected.verdict != "verified":
         # A keyed log refused: verify lists no seat's acceptance.
         expected = replace(expected, accepted_by=())
     return {
         "file": file,
         "category": category,
-        "format": LOG_FORMAT,
+        "format": log_format,
         "profile": game.profile,
         "rules_changes": dict(game.changes),
-        "players": {"count": game.players, "keyed": game.keyed},
+        "players": {"count": game.players, "keyed": keyed},
         "scenario": scenario,
         "covers": list(game.covers) if category == "valid" else [],
         "origin": origin or game.origin,
@@ -1199,6 +1236,14 @@ def _entry(
         "receipts": list(receipts),
         "against": list(against),
         "expected": expected.document(),
+        "require": None
+        if not require
+        else {
+            "guarantees": list(require),
+            "verdict": "does_not_verify",
+            "exit_code": 1,
+            "code": REQUIREMENT_UNMET,
+        },
     }
 
 
@@ -1249,6 +1294,7 @@ def _v1_entry(old: Mapping[str, Any], software: str) -> dict[str, Any]:
         "receipts": [],
         "against": [],
         "expected": {**old["expected"], "audit_evidence": [], "accepted_by": None},
+        "require": None,
     }
 
 
@@ -1272,6 +1318,23 @@ def check_verdict(entry: Mapping[str, Any], data: bytes) -> None:
         raise CorpusError(
             f"{entry['file']}: the verifier says {found} (verdict, step, code, line, rule), "
             f"its entry expects {wanted}"
+        )
+
+
+REQUIREMENT_UNMET: Final = VerifyCode.REQUIREMENT_UNMET.value
+
+
+def check_unmet(entry: Disputed, data: bytes) -> None:
+    """``entry``'s log (``data``) verifies, and lacks every guarantee it must lack."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.jsonl"
+        path.write_bytes(data)
+        report = verify_log(path, Settings(raw_public_bytes(TABLE_KEY)))
+    missing = {requirement for requirement, _ in unmet(report, entry.require)}
+    if report.verdict is not Verdict.VERIFIED or missing != set(entry.require):
+        raise CorpusError(
+            f"{entry.file}: {report.verdict}, lacking {sorted(missing)}; it must verify and "
+            f"lack {sorted(entry.require)}"
         )
 
 
@@ -1315,6 +1378,9 @@ def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
                 )
             elif receipts.of == "refused":
                 files[file] = refusals_of(read(entry.base), receipts.refusals)
+        genesis = json.loads(data.splitlines()[0])["body"]
+        if entry.require:
+            check_unmet(entry, data)
         entries.append(
             _entry(
                 base,
@@ -1326,6 +1392,9 @@ def outputs(*, bases_on_disk: bool = True) -> dict[str, bytes]:
                 origin=entry.origin,
                 receipts=entry.receipt_files,
                 against=entry.against,
+                require=entry.require,
+                log_format=genesis["v"],
+                keyed=any(player["key"] is not None for player in genesis["players"]),
             )
         )
     for declined in DECLINED:
@@ -1430,6 +1499,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
     valid = [e for e in games if e["category"] == "valid"]
     disputed = [e for e in games if e["category"] in ("tampered", "claim")]
     receipted = [e for e in games if e["category"] in ("receipts", "unaccepted")]
+    downgraded = [e for e in games if e["category"] == "downgraded"]
     v1 = [e for e in games if e["category"] == "v1"]
     keeping = [e for e in valid if e["receipts"]]
     lines = [
@@ -1437,9 +1507,10 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "",
         "Signed game logs for trying the verifier, and the cases its tests check: valid",
         "matches of every profile, games with one defect each, disputes that players'",
-        "receipts settle, and the games an earlier release wrote in log format v1. Every file",
-        "here but those in `v1/` is written by `scripts/regen_sample_games.py` (this README's",
-        "tables too, from `manifest.json`); never edit one by hand:",
+        "receipts settle, a downgrade that only `verify --require` refuses, and the games",
+        "an earlier release wrote in log format v1. Every file here but those in `v1/` is",
+        "written by `scripts/regen_sample_games.py` (this README's tables too, from",
+        "`manifest.json`); never edit one by hand:",
         "`python scripts/regen_sample_games.py --check` fails when a file differs. `v1/` is",
         "kept byte for byte: the script never writes it, and checks that every file there is",
         "unchanged and still gets its verdict. `manifest.json` (schema:",
@@ -1466,7 +1537,8 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "fixture table key; `disputed/wrong-table-key.jsonl` (and its v1 twin) is signed by a",
         "second fixture key.",
         "",
-        "**How the games are made.** Every game outside `v1/` is in log format v2",
+        "**How the games are made.** Every game outside `v1/` is in log format v2 (but the",
+        "downgrade below, which a table re-expressed as v1)",
         "(docs/log-format.md): a keyed seat's entropy is its signature over the dealer's",
         "commitment, every submission names the record its player had seen, and keyed seats",
         "accept the final record. Valid games are simulated matches",
@@ -1567,6 +1639,43 @@ def readme(manifest: Mapping[str, Any]) -> str:
         )
     lines += [
         "",
+        "## A downgrade only a requirement refuses",
+        "",
+        "A table holding its key can re-express a keyed v2 game it wrote as an unkeyed",
+        "format v1 log: the players' keys, signatures and acceptances dropped, their entropy",
+        "kept as plain bytes, every line re-signed. The log deals the same packs to the same",
+        "scores and verifies, as a v1 log the table signed alone: its report says which",
+        "guarantees it lacks, but a plain `verify` cannot tell it from a game that never had",
+        "them. An archive that requires them (`verify --require NAME`, repeatable) refuses",
+        "it, exit 1, `REQUIREMENT_UNMET`, naming each one it lacks and why:",
+        "",
+        "```sh",
+    ]
+    for entry in downgraded:
+        required = " ".join(f"--require {name}" for name in entry["require"]["guarantees"])
+        lines += [
+            f"racing-demon verify sample_games/{entry['file']} \\",
+            "    --table-key sample_games/table.pub -v \\",
+            f"    {required}",
+        ]
+    lines += [
+        "```",
+        "",
+        "| file | derived from | scenario | verify | verify --require | audit |",
+        "|---|---|---|---|---|---|",
+    ]
+    for entry in downgraded:
+        verdict, _, audit = _outcome(entry)
+        require = entry["require"]
+        refused = require["verdict"].upper().replace("_", " ")
+        names = ", ".join(f"`{name}`" for name in require["guarantees"])
+        lines.append(
+            f"| `{entry['file']}` | {_files(entry['derived_from'])} | {entry['scenario']} "
+            f"| {verdict}, format v{entry['format']} | each of {names}: {refused} "
+            f"({require['exit_code']}), `{require['code']}` | {audit} |"
+        )
+    lines += [
+        "",
         "## Format v1 games",
         "",
         "Written by racing-demon 0.1.0 in format v1, the games this folder held before format",
@@ -1598,15 +1707,21 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "`table-N.jsonl` each table's signed log (every seat signs; the secret is revealed",
         "in every final record once all tables had played), `table-N.seatS.receipts.jsonl`",
         "the receipts each seat's client kept, and `standings.json` and",
-        "`standings.html` what `tournament score` makes of them:",
+        "`standings.html` what `tournament score` makes of them. One move was in flight",
+        f"when table {HELD_TABLE}'s last hand ended: seat {HELD_SEAT}'s client sent it "
+        f"{HELD_AFTER_MS} ms after the last",
+        "`hand_end`, while the table held its final record for the reveal, and the table",
+        "refused it `FINAL_HELD`, naming that `hand_end`; the refusal is in",
+        f"`table-{HELD_TABLE}.seat{HELD_SEAT}.receipts.jsonl`, and the audit with it judges it "
+        "founded (all agree):",
         "",
         "```sh",
         "cd sample_games/tournament",
         "racing-demon tournament check plan.json",
         "racing-demon tournament score plan.json . --table-key ../table.pub",
         "racing-demon tournament score plan.json . --table-key ../table.pub --json",
-        "racing-demon audit table-1.jsonl --table-key ../table.pub \\",
-        "    --receipts table-1.seat0.receipts.jsonl --receipts table-1.seat1.receipts.jsonl",
+        f"racing-demon audit table-{HELD_TABLE}.jsonl --table-key ../table.pub \\",
+        f"    --receipts table-{HELD_TABLE}.seat{HELD_SEAT}.receipts.jsonl",
         "```",
         "",
         "The organiser's secret and every key of the tournament are fixtures in",
@@ -1686,15 +1801,66 @@ def tournament_plan() -> Plan:
     return make_plan(ORGANISER_SECRET, TOURNAMENT_SHAPE, rules, contributions)
 
 
+# A move in flight when the last hand ends (issue 28, point 3): after table HELD_TABLE has
+# played out and before the reveal, seat HELD_SEAT's client sends the move it chose in the
+# last position of play it saw, HELD_AFTER_MS after the last hand_end; the table, holding
+# its final record, refuses it FINAL_HELD, and the client keeps that receipt too.
+HELD_TABLE: Final = 2
+HELD_SEAT: Final = 1
+HELD_AFTER_MS: Final = 150
+
+
+def submit_after_the_last_hand(simulation: Simulation) -> None:
+    """Seat ``HELD_SEAT``'s move in flight at the held table ``simulation`` (see
+    ``HELD_TABLE``), through the real table: refused FINAL_HELD, its receipt appended to
+    the seat's receipts file. Nothing is logged: the log is checked unchanged."""
+    log = simulation.path
+    before = log.read_bytes()
+    lines = before.splitlines()
+    seen, state = None, None
+    for snapshot in replay(log, ORGANISER_SECRET):
+        record = snapshot.record
+        now = None if snapshot.flow is None else snapshot.flow.state
+        if record is not None and now is not None and now.phase is Phase.PLAYING:
+            seen, state = Seen(record.seq, chain_hash(lines[record.seq])), now
+    if seen is None or state is None or not legal_moves(state, HELD_SEAT):
+        raise CorpusError(f"{log.name}: seat {HELD_SEAT} had no move in the last hand")
+    text = str(legal_moves(state, HELD_SEAT)[0])
+    key = TOURNAMENT_PLAYER_KEYS[HELD_TABLE - 1][HELD_SEAT]
+    with Table.resume(log, TABLE_KEY, ORGANISER_SECRET) as table:
+        if not table.played_out or table.finished:
+            raise CorpusError(f"{log.name} is not held at its end")
+        n = table.next_n(HELD_SEAT)
+        signature = sign_submission(key, table.game, state.hand, HELD_SEAT, n, text, seen)
+        try:
+            table.submit(HELD_SEAT, text, table.t_ms + HELD_AFTER_MS, n, signature, seen)
+        except SubmissionError as refused:
+            if refused.code is not SubmissionCode.FINAL_HELD or refused.receipt is None:
+                raise CorpusError(f"{log.name}: the table refused with {refused.code}") from None
+            with simulation.receipts[HELD_SEAT].open("ab") as kept:
+                kept.write(refused.receipt + b"\n")
+        else:
+            raise CorpusError(f"{log.name}: the table took a move after its last hand")
+    if log.read_bytes() != before:
+        raise CorpusError(f"{log.name}: the refused move changed the log")
+
+
 def tournament_files() -> dict[str, bytes]:
     """sample_games/tournament/: the plan and its sheets, every table's log as bots played
-    it with the receipts each seat's client kept, and the standings ``racing-demon
-    tournament score plan.json .`` prints there (as JSON and as the HTML page), which
+    it with the receipts each seat's client kept (a FINAL_HELD refusal among them:
+    ``submit_after_the_last_hand``), and the standings ``racing-demon tournament score
+    plan.json .`` prints there (as JSON and as the HTML page), which
     tests/test_sample_games.py checks."""
     plan = tournament_plan()
     bots = [BOTS[name] for name in TOURNAMENT_BOTS]
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary)
+        held_log = table_log(folder, plan, HELD_TABLE)
+
+        def on_table(simulation: Simulation) -> None:
+            if simulation.path == held_log:
+                submit_after_the_last_hand(simulation)
+
         played = simulate_tournament(
             folder,
             plan,
@@ -1703,6 +1869,7 @@ def tournament_files() -> dict[str, bytes]:
             TOURNAMENT_SEED,
             TABLE_KEY,
             player_keys=TOURNAMENT_PLAYER_KEYS,
+            on_table=on_table,
         )
         files = {
             f"{TOURNAMENT_DIR}/{path.name}": path.read_bytes()

@@ -272,6 +272,13 @@ def test_the_tournament_walkthrough_runs_as_printed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 of 4 scored from 4 logs" in done.stdout
     assert (tmp_path / "standings.html").is_file() and (tmp_path / "sheets.html").is_file()
-    assert sorted(path.name for path in (tmp_path / "logs").iterdir()) == [
-        f"table-{table}.jsonl" for table in range(1, 5)
-    ]
+    # Each table's log, and the receipts each seat's client kept beside it (issue 28,
+    # point 3: "`tournament simulate` keeps receipts like `simulate` does").
+    assert sorted(path.name for path in (tmp_path / "logs").iterdir()) == sorted(
+        name
+        for table in range(1, 5)
+        for name in (
+            f"table-{table}.jsonl",
+            *(f"table-{table}.seat{seat}.receipts.jsonl" for seat in range(4)),
+        )
+    )

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from racing_demon.evidence import EVIDENCE
+from racing_demon.log.receipts import parse_receipt, record_reference, seal_receipt
 from racing_demon.schema import schema_errors
 
 from conftest import invoke, load_script, log_bodies
@@ -69,6 +70,21 @@ def test_the_manifest_follows_its_schema() -> None:
     assert schema_errors("sample-games-manifest", MANIFEST) == []
 
 
+def test_the_schema_keeps_format_1_and_requirements_to_their_categories() -> None:
+    """A format v1 log outside v1/ is a downgrade, described by the verify --require answer
+    that refuses it; no other game carries one."""
+    (downgrade,) = (game for game in GAMES if game["category"] == "downgraded")
+    tampered = next(game for game in GAMES if game["category"] == "tampered")
+
+    def errors(game: dict[str, Any], **changes: Any) -> list[str]:
+        return schema_errors("sample-games-manifest", {**MANIFEST, "games": [{**game, **changes}]})
+
+    assert errors(downgrade) == []
+    assert errors(downgrade, require=None) != []
+    assert errors(tampered, format=1) != []
+    assert errors(tampered, require=downgrade["require"]) != []
+
+
 def test_every_file_is_listed_and_every_listed_file_is_there() -> None:
     listed = {"manifest.json", "README.md", MANIFEST["table_key"]["file"]}
     valid = {g["file"] for g in GAMES if g["category"] == "valid"}
@@ -102,6 +118,8 @@ def test_expected_codes_are_the_documented_ones() -> None:
         expected = game["expected"]
         if expected["code"] is not None:
             assert steps[expected["code"]] == expected["step"], game["file"]
+        if game["require"] is not None:  # checked once every step held
+            assert f"| after 10 | `{game['require']['code']}` |" in docs, game["file"]
 
 
 def test_the_valid_games_cover_every_scenario() -> None:
@@ -133,6 +151,47 @@ def test_verify(game: dict[str, Any]) -> None:
     if expected["step"] is None or expected["step"] > 5:  # step 5 says which seats sign
         assert report["keyed"] is game["players"]["keyed"], out
     assert report["accepted_by"] == expected["accepted_by"], out
+
+
+@pytest.mark.parametrize(
+    "game", [pytest.param(game, id=game["file"]) for game in GAMES if game["require"]]
+)
+def test_verify_with_the_requirements_it_lacks(game: dict[str, Any]) -> None:
+    """Issue 28, point 6: "`verify --require GUARANTEE` (repeatable ...) refuses with exit 1
+    a log that lacks one, so an archive can refuse a downgraded (re-expressed as unkeyed v1)
+    log." The game verifies without them (test_verify); with each alone, and with them all,
+    verify refuses it with the code its entry gives, naming each requirement."""
+    require = game["require"]
+    log = str(SAMPLES / game["file"])
+    for name in require["guarantees"]:
+        code, out = invoke("verify", log, "--table-key", TABLE_PUB, "--require", name, "--json")
+        (report,) = json.loads(out)["reports"]
+        assert code == report["exit_code"] == require["exit_code"], out
+        assert report["verdict"] == require["verdict"], out
+        assert report["finding"]["code"] == require["code"], out
+        assert report["finding"]["message"].startswith(f"--require {name}: "), out
+    every = [arg for name in require["guarantees"] for arg in ("--require", name)]
+    code, out = invoke("verify", log, "--table-key", TABLE_PUB, *every, "-v")
+    assert code == require["exit_code"], out
+    for name in require["guarantees"]:
+        assert f"{require['code']}: --require {name}: " in out, out
+
+
+@pytest.mark.parametrize("game", by_file("downgraded"))
+def test_a_downgrade_deals_and_scores_as_its_keyed_base(game: dict[str, Any]) -> None:
+    """The downgraded log is the base's game, not another: the same seats' entropy and
+    commitment, the same moves and the same result, in a weaker form (format v1, no key)."""
+    ours = log_bodies(SAMPLES / game["file"])
+    (base_file,) = game["derived_from"]
+    base = log_bodies(SAMPLES / base_file)
+    assert (ours[0]["v"], base[0]["v"]) == (1, 2)
+    assert [p["key"] for p in ours[0]["players"]] == [None] * game["players"]["count"]
+    assert all(p["key"] for p in base[0]["players"])
+    for field in ("commitment", "entropy", "game", "rules"):
+        assert ours[0][field] == base[0][field]
+    assert [b.get("move") for b in ours] == [b.get("move") for b in base]
+    for field in ("hands", "totals", "winners", "secret"):
+        assert ours[-1][field] == base[-1][field]
 
 
 def audit_args(game: dict[str, Any]) -> list[str]:
@@ -306,6 +365,78 @@ def test_every_table_of_the_sample_tournament_audits_clean_with_its_receipts(log
     code, output = invoke("audit", str(TOURNAMENT / log), "--table-key", TABLE_PUB, *receipts)
     assert code == 0, output
     assert re.search(r"receipts: \d+ receipts from 4 files .*: all agree", output), output
+
+
+def held_refusals() -> list[tuple[str, str, bytes]]:
+    """Every FINAL_HELD refusal the sample tournament's seats kept: (log, receipts file,
+    receipt line)."""
+    return [
+        (log, name, line)
+        for log, names in TOURNAMENT_RECEIPTS.items()
+        for name in names
+        for line in (TOURNAMENT / name).read_bytes().splitlines()
+        if json.loads(line)["body"].get("reason") == "FINAL_HELD"
+    ]
+
+
+def test_a_move_in_flight_after_the_last_hand_is_refused_final_held_and_founded(
+    tmp_path: Path,
+) -> None:
+    """Issue 28, point 3: "Any move in flight when the last hand ends triggers it. Give
+    that state its own reason (played out, final held) that the audit judges founded
+    exactly when the named record is the last `hand_end` and the next is the final". The
+    sample tournament holds one such refusal, kept in its seat's receipts: it names the
+    table's last hand_end, the audit with it finds nothing, and the same refusal naming an
+    earlier hand_end is REFUSAL_UNFOUNDED."""
+    (held,) = held_refusals()
+    log, name, line = held
+    receipt = parse_receipt(json.loads(line)["body"])
+    lines = (TOURNAMENT / log).read_bytes().splitlines()
+    hand_end, final = (json.loads(raw)["body"] for raw in lines[-2:])
+    assert (hand_end["kind"], final["kind"]) == ("hand_end", "final")
+    assert (receipt.outcome, receipt.seq) == ("refused", hand_end["seq"])
+    assert receipt.record == record_reference(lines[-2], receipt.v)
+    assert receipt.t_ms > hand_end["t_ms"] and receipt.n == final_n(lines, receipt.seat)
+
+    def audited(receipts: Path) -> dict[str, Any]:
+        args = ["audit", str(TOURNAMENT / log), "--table-key", TABLE_PUB, "--json"]
+        code, out = invoke(*args, "--receipts", str(receipts))
+        document: dict[str, Any] = json.loads(out)
+        assert code == (1 if document["evidence"] else 0), out
+        return document
+
+    founded = audited(TOURNAMENT / name)
+    assert founded["receipts"]["read"] == len((TOURNAMENT / name).read_bytes().splitlines())
+    assert founded["evidence"] == []
+    # The table's fixture key re-signs it naming the first hand's end: not played out then.
+    first_end = next(raw for raw in lines if json.loads(raw)["body"]["kind"] == "hand_end")
+    early = receipt._replace(
+        seq=json.loads(first_end)["body"]["seq"], record=record_reference(first_end, receipt.v)
+    )
+    forged = tmp_path / name
+    forged.write_bytes(seal_receipt(early, regen().TABLE_KEY) + b"\n")
+    codes = {item["code"] for item in audited(forged)["evidence"]}
+    assert "REFUSAL_UNFOUNDED" in codes
+
+
+def test_the_corpus_holds_a_case_for_each_code_issue_28_added() -> None:
+    """Issue 28, "Done when": "the sample corpus gains a disputed case for each new code":
+    STALE_HEAD and LAST_LINE_CHANGED from the audit, REQUIREMENT_UNMET from verify
+    --require (a downgraded log), and a FINAL_HELD refusal kept in the sample tournament."""
+    evidence = {code for game in GAMES for code in game["expected"]["audit_evidence"]}
+    assert {"STALE_HEAD", "LAST_LINE_CHANGED"} <= evidence
+    downgrades = [game for game in GAMES if game["category"] == "downgraded"]
+    assert {game["require"]["code"] for game in downgrades} == {"REQUIREMENT_UNMET"}
+    assert {"keyed", "v2_or_later", "deal_bound"} <= {
+        name for game in downgrades for name in game["require"]["guarantees"]
+    }
+    assert held_refusals()
+
+
+def final_n(lines: list[bytes], seat: int) -> int:
+    """Seat ``seat``'s next submission number after the log ``lines``."""
+    bodies = [json.loads(raw)["body"] for raw in lines]
+    return sum(body.get("player") == seat and "n" in body for body in bodies)
 
 
 def test_the_sample_tournament_scores_as_its_standings_say(

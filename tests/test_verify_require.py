@@ -18,9 +18,10 @@ from click.testing import CliRunner
 
 from racing_demon.cli import main
 from racing_demon.schema import schema_errors
+from racing_demon.testing.tamper import Downgrade, apply_edits
 from racing_demon.verify.assurance import Requirement
 
-from tampering import as_format, seal, values_of, write, write_public_key
+from tampering import TABLE_KEY, seal, values_of, write, write_public_key
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_games"
 TABLE_PUB = SAMPLES / "table.pub"
@@ -53,13 +54,9 @@ def downgraded(tmp_path: Path) -> tuple[Path, Path]:
     bytes, so that it deals the same packs and verifies with the same scores. With the
     table's public key."""
     keyed = write(tmp_path, seal(values_of("short", keyed=True), keep_accepts=True), "v2.jsonl")
-    values = values_of("short", keyed=True)
-    for value in values:
-        value["sigs"].pop("player", None)
-        value["sigs"].pop("players", None)
-    for entry in values[0]["body"]["players"]:
-        entry["key"] = None
-    weaker = write(tmp_path, seal(as_format(values, 1)), "v1.jsonl")
+    weaker = tmp_path / "v1.jsonl"
+    edits = (Downgrade({"kind": "genesis", "v": 2}),)  # the corpus's downgrade too
+    weaker.write_bytes(apply_edits(keyed.read_bytes(), edits, table_key=TABLE_KEY))
     return keyed, weaker
 
 

@@ -408,6 +408,40 @@ class Reseal:
         return f"re-chained and re-signed by {by} from line {self.line} on{live}"
 
 
+@dataclass(frozen=True, slots=True)
+class Downgrade:
+    """The whole log re-expressed as an unkeyed log of format v1 and re-signed by ``key``
+    (the table's when None): what a table holding its key can make of any keyed v2 log it
+    wrote. Every record's ``v`` becomes 1; what v1 has not goes (the players' keys in the
+    genesis, their signatures, each submission's ``seen``, the final record's
+    acceptances); the seats' entropy stays, as plain bytes, so the log deals the same
+    packs and scores alike, and verifies: only what it no longer proves tells it apart.
+    Line 1 must be the genesis holding ``expect``."""
+
+    expect: Mapping[str, Any]
+    key: Ed25519PrivateKey | None = None
+
+    def apply(self, lines: list[bytes], context: _Context) -> list[bytes]:
+        _genesis_value(lines, 1, self.expect)
+        values = [json.loads(line) for line in lines]
+        for value in values:
+            value["body"]["v"] = 1
+            value["body"].pop("seen", None)
+            for signature in ("player", "players", "accepts"):
+                value["sigs"].pop(signature, None)
+        for entry in values[0]["body"]["players"]:
+            entry["key"] = None
+        key = context.table_key if self.key is None else self.key
+        return reseal(values, key=key)
+
+    def __str__(self) -> str:
+        by = "the table" if self.key is None else "another key"
+        return (
+            "every line re-expressed as unkeyed format v1 (v 1; the players' keys, "
+            f"signatures, seen and acceptances gone) and re-signed by {by}"
+        )
+
+
 Edit = (
     Remove
     | Duplicate
@@ -420,6 +454,7 @@ Edit = (
     | SignSubmission
     | CoSign
     | Reseal
+    | Downgrade
 )
 
 
