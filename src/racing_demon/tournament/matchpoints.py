@@ -1,5 +1,5 @@
 """Matchpoints: the pure core of scoring a duplicate tournament (docs/tournament-scoring.md,
-"Matchpoints" and "Standings").
+"Matchpoints" and "Ranks and tie-breaks").
 
 ``score`` takes typed per-table results (who sat where, and each hand's scores) and
 compares every result on a pack with every other result on that pack: no file, no
