@@ -249,6 +249,10 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.verify", 5, "racing_demon.cli.options"),  # breaks two rules
         ("racing_demon.audit", 6, "racing_demon.testing.playout"),  # two rules
         ("racing_demon.report.text", 7, "click.core"),  # two rules
+        # Issue 30, point 4: "put the tournament printers in `report/`"; report/ prints
+        # the standings, tournament/ never imports report/, and matchpoints read no log.
+        ("racing_demon.tournament.score", 17, "racing_demon.report.text"),
+        ("racing_demon.tournament.matchpoints", 18, "racing_demon.batch"),
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -259,5 +263,8 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.__main__", 14, "racing_demon.cli"),
         ("racing_demon.testing.randomplay", 15, "racing_demon.testing.playout"),
         ("racing_demon.verify", 16, "racing_demon.game.deal"),  # verification reads the game
+        ("racing_demon.report.tournament", 19, "racing_demon.tournament.score"),
+        ("racing_demon.tournament.matchpoints", 20, "racing_demon.game.duplicate"),
     ]
-    assert [line for _, line, _, _ in broken_rules(imports)] == [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7]
+    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18]
+    assert [line for _, line, _, _ in broken_rules(imports)] == broken
