@@ -91,6 +91,8 @@ from racing_demon.log.receipts import (
 from racing_demon.log.records import chain_hash, parse_record, submission_statement
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import replay
+from racing_demon.report.standings_html import standings_page
+from racing_demon.report.tournament import standings_document
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import Simulation, SimulationSeed, receipt_paths, simulate
 from racing_demon.table import (
@@ -119,10 +121,9 @@ from racing_demon.testing.tamper import (
 )
 from racing_demon.tournament.contribute import sign_contribution
 from racing_demon.tournament.plan import Plan, make_plan, make_terms
-from racing_demon.tournament.score import score_tournament, standings_document
+from racing_demon.tournament.score import score_tournament
 from racing_demon.tournament.sheets import render_sheets
 from racing_demon.tournament.simulate import simulate_tournament, table_log
-from racing_demon.tournament.standings_html import standings_page
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
 from racing_demon.verify.assurance import Requirement, unmet
 

@@ -71,19 +71,28 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch", "fsspec"},
     # The reason codes' sentences: every family's enum, the table's and tournament's included.
     "racing_demon.explanations": _MANY_LOGS | {"racing_demon.table", "racing_demon.tournament"},
+    # The reporters sit above what they print: the tournament's standings included.
     "racing_demon.report": _MANY_LOGS
-    | {"racing_demon.report", "racing_demon.batch", "racing_demon.audit", "racing_demon.sim"},
+    | {
+        "racing_demon.report",
+        "racing_demon.batch",
+        "racing_demon.audit",
+        "racing_demon.sim",
+        "racing_demon.tournament",
+    },
     # A tournament's plan is published before any log exists: it stands on the file format
     # (canonical JSON, signatures) and the profiles. Its scoring reads many logs, and its
-    # simulation plays every table with the bots.
+    # simulation plays every table with the bots. Its standings are printed by report/,
+    # which it does not import (issue 30, point 4).
     "racing_demon.tournament": _MANY_LOGS
     | {
         "racing_demon.batch",
-        "racing_demon.report",
         "racing_demon.sim",
         "racing_demon.table",
         "racing_demon.tournament",
     },
+    # Matchpoints compare hand scores: the game's shapes and nothing that reads a file.
+    "racing_demon.tournament.matchpoints": _GAME | {"racing_demon.tournament.matchpoints"},
     "racing_demon.tournament.contribute": _LOG | {"racing_demon.tournament.contribute"},
     "racing_demon.tournament.plan": _LOG
     | {"racing_demon.tournament.plan", "racing_demon.tournament.contribute"},
@@ -240,6 +249,10 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.verify", 5, "racing_demon.cli.options"),  # breaks two rules
         ("racing_demon.audit", 6, "racing_demon.testing.playout"),  # two rules
         ("racing_demon.report.text", 7, "click.core"),  # two rules
+        # Issue 30, point 4: "put the tournament printers in `report/`"; report/ prints
+        # the standings, tournament/ never imports report/, and matchpoints read no log.
+        ("racing_demon.tournament.score", 17, "racing_demon.report.text"),
+        ("racing_demon.tournament.matchpoints", 18, "racing_demon.batch"),
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -250,5 +263,8 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.__main__", 14, "racing_demon.cli"),
         ("racing_demon.testing.randomplay", 15, "racing_demon.testing.playout"),
         ("racing_demon.verify", 16, "racing_demon.game.deal"),  # verification reads the game
+        ("racing_demon.report.tournament", 19, "racing_demon.tournament.score"),
+        ("racing_demon.tournament.matchpoints", 20, "racing_demon.game.duplicate"),
     ]
-    assert [line for _, line, _, _ in broken_rules(imports)] == [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7]
+    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18]
+    assert [line for _, line, _, _ in broken_rules(imports)] == broken

@@ -17,6 +17,7 @@ from racing_demon.game.duplicate import Shape
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
 from racing_demon.tournament import plan as plan_module
+from racing_demon.tournament.matchpoints import TableResult, score, seat_of
 from racing_demon.tournament.plan import (
     MAX_CONTRIBUTIONS,
     Contribution,
@@ -26,13 +27,7 @@ from racing_demon.tournament.plan import (
     make_plan,
     plan_from_document,
 )
-from racing_demon.tournament.score import (
-    TableResult,
-    TournamentCode,
-    score,
-    score_tournament,
-    seat_of,
-)
+from racing_demon.tournament.score import TournamentCode, score_tournament
 
 from conftest import invoke
 from tampering import TABLE_PUB

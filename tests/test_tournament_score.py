@@ -22,24 +22,14 @@ from racing_demon.game.flow import FlowCode
 from racing_demon.game.rules import Resignation, Rules
 from racing_demon.log.records import TournamentTag
 from racing_demon.profiles import load_rules
+from racing_demon.report.standings_html import standings_page, viewer_links
+from racing_demon.report.tournament import standings_document, standings_text
 from racing_demon.schema import schema_errors
 from racing_demon.table import PlayerInfo, Table
 from racing_demon.testing.randomplay import play_on, word_chooser
+from racing_demon.tournament.matchpoints import Entry, Scores, TableResult, score, seat_of
 from racing_demon.tournament.plan import Contribution, Plan, make_plan, tournament_rules
-from racing_demon.tournament.score import (
-    Entry,
-    Problem,
-    Scores,
-    Standings,
-    TableResult,
-    TournamentCode,
-    score,
-    score_tournament,
-    seat_of,
-    standings_document,
-    standings_text,
-)
-from racing_demon.tournament.standings_html import standings_page, viewer_links
+from racing_demon.tournament.score import Problem, Standings, TournamentCode, score_tournament
 from racing_demon.verify import Finding, Verdict, VerifyCode, verify_log
 
 from conftest import invoke

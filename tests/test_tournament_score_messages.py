@@ -12,8 +12,9 @@ from click.testing import CliRunner, Result
 
 from racing_demon.cli import main
 from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.report.tournament import standings_text
 from racing_demon.tournament.plan import load_plan
-from racing_demon.tournament.score import score_tournament, standings_text
+from racing_demon.tournament.score import score_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 CUP = ROOT / "sample_games" / "tournament"

@@ -3,24 +3,28 @@ the standings (docs/tournament-scoring.md)."""
 
 from __future__ import annotations
 
-import json
-import os
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
 import click
 
-from racing_demon.batch import ClusterError, collect_logs
+from racing_demon.batch import ClusterError
 from racing_demon.cli.options import force_option, json_option, limits_options, table_key_option
 from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
 from racing_demon.cli.style import verbosity
-from racing_demon.files import open_regular
+from racing_demon.files import Output
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
+from racing_demon.report.standings_html import standings_page, viewer_links
 from racing_demon.report.text import Verbosity, printable
+from racing_demon.report.tournament import report_standings
 from racing_demon.tournament.plan import PlanError, load_plan
-from racing_demon.tournament.score import score_tournament, standings_document, standings_text
-from racing_demon.tournament.standings_html import standings_page, viewer_links
+from racing_demon.tournament.score import (
+    NoLogToScore,
+    Standings,
+    logs_to_score,
+    score_tournament,
+)
 from racing_demon.wording import plural
 
 
@@ -104,55 +108,47 @@ def score_command(
     note_input(ctx, plan_file)
     try:
         plan = load_plan(plan_file)
+        paths = logs_to_score(logs)
     except PlanError as error:
         raise _CannotScore(f"PLAN {printable(str(plan_file))}: {printable(str(error))}") from error
-    for named in logs:
-        unreadable = _unreadable(named)
-        if unreadable is not None:
-            # Scoring nothing from it would read as "0 of N tables scored from 1 log".
-            raise _CannotScore(f"LOGS {printable(str(named))}: {unreadable}")
-    paths = collect_logs(logs)
-    output = None
-    if html_name is not None:
-        output = checked_output(
-            html_name, replace=force, inputs=[*paths, *inputs_of(ctx)], param_hint="--html"
-        )
-        if output.is_stdout and as_json:
-            # The page and the JSON in one stream: neither could be read.
-            raise click.BadParameter("--json already goes to standard output", param_hint="--html")
+    except NoLogToScore as error:
+        raise _CannotScore(
+            f"LOGS {printable(str(error.named))}: {printable(error.reason)}"
+        ) from error
+    page = _page_output(ctx, html_name, force, paths, as_json)
     try:
         standings = score_tournament(
             plan, paths, table_key, limits=limits, jobs=jobs, scheduler=scheduler
         )
     except (ClusterError, BrokenExecutor) as error:
         raise _CannotScore(f"the logs could not be verified: {error}") from error
-    if output is not None:
-        page = standings_page(standings, viewer_links(standings, output.path)).encode("utf-8")
-        with OutputWriter(output, "--html") as writer:
-            writer.write(page)
-        if not output.is_stdout and verbosity() is not Verbosity.QUIET:
-            # On standard error, out of the way of the standings or the JSON.
-            click.echo(f"wrote {printable(output.shown)} ({plural(len(page), 'byte')})", err=True)
-    if as_json:
-        click.echo(json.dumps(standings_document(standings), indent=2))
-    elif output is None or not output.is_stdout:
-        click.echo(standings_text(standings, verbosity()))
+    if page is not None:
+        _write_page(standings, page)
+    if as_json or page is None or not page.is_stdout:  # the page alone on standard output
+        reporter = "json" if as_json else "text"
+        click.echo(report_standings(standings, reporter, verbosity()))
     raise SystemExit(standings.exit_code)
 
 
-def _unreadable(named: Path) -> str | None:
-    """Why a LOGS argument yields no log to read, if it does not: it is missing or cannot
-    be opened, or it is a folder that cannot be listed or holds no ``*.jsonl`` log."""
-    if named.is_dir():
-        try:
-            os.listdir(named)
-        except OSError as error:
-            return f"cannot list it: {error.strerror or error}"
-        if collect_logs([named]) == [named]:
-            return "no log (*.jsonl) under this folder"
+def _page_output(
+    ctx: click.Context, html_name: str | None, force: bool, logs: list[Path], as_json: bool
+) -> Output | None:
+    """Where --html writes the page, refused before any log is verified."""
+    if html_name is None:
         return None
-    try:
-        open_regular(named).close()
-    except OSError as error:
-        return f"cannot read it: {error.strerror or error}"
-    return None
+    output = checked_output(
+        html_name, replace=force, inputs=[*logs, *inputs_of(ctx)], param_hint="--html"
+    )
+    if output.is_stdout and as_json:
+        # The page and the JSON in one stream: neither could be read.
+        raise click.BadParameter("--json already goes to standard output", param_hint="--html")
+    return output
+
+
+def _write_page(standings: Standings, output: Output) -> None:
+    page = standings_page(standings, viewer_links(standings, output.path)).encode("utf-8")
+    with OutputWriter(output, "--html") as writer:
+        writer.write(page)
+    if not output.is_stdout and verbosity() is not Verbosity.QUIET:
+        # On standard error, out of the way of the standings or the JSON.
+        click.echo(f"wrote {printable(output.shown)} ({plural(len(page), 'byte')})", err=True)

@@ -1,27 +1,26 @@
-"""Scoring a duplicate tournament from its verified logs (docs/tournament-scoring.md).
+"""Scoring a duplicate tournament from its verified logs (docs/tournament-scoring.md): the
+use case a command or a server calls.
 
-Two layers. The pure core, ``score``, takes typed per-table results (who sat where, and
-each hand's scores) and compares every result on a pack with every other result on that
-pack, as matchpoints. The collecting layer, ``score_tournament``, turns a plan and a
-folder of logs into those results: it verifies every log with the batch verifier (the
-table's key and the plan's rules pinned), checks each against the plan, and names every
-log it cannot score with the table, hand and seat it concerns.
+``score_tournament`` turns a plan and a folder of logs into standings: it verifies every
+log with the batch verifier (the table's key and the plan's rules pinned), checks each
+against the plan, names every log it cannot score with the table, hand and seat it
+concerns, and scores the tables that hold with the matchpoints of ``tournament.matchpoints``.
+The standings are printed by ``report.tournament`` (text, JSON) and
+``report.standings_html`` (the page).
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import dataclasses
 import enum
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
-from racing_demon.batch import iter_verified, iter_verified_on_dask
+from racing_demon.batch import collect_logs, iter_verified, iter_verified_on_dask
+from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular, shown_name
 from racing_demon.game.deal import check_reveal
 from racing_demon.game.duplicate import Shape
@@ -36,263 +35,16 @@ from racing_demon.log.reader import (
 from racing_demon.log.records import Genesis, Record, parse_record
 from racing_demon.outcomes import ExitCode
 from racing_demon.replay import find_secret
-from racing_demon.report.text import Verbosity, printable
-from racing_demon.report.verify import finding_document
 from racing_demon.schema import record_errors
+from racing_demon.tournament.matchpoints import Scores, TableResult, score
 from racing_demon.tournament.plan import (
     Plan,
     PlanCode,
     PlanError,
     check_plan,
-    contributions_summary,
 )
 from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode
 from racing_demon.wording import plural
-
-# -- the pure core ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class TableResult:
-    """What one table's verified log scores: the players in seat order, and the scores of
-    the hands it played, ``hands[h - 1][seat]`` (fewer than the plan's when the match
-    ended early)."""
-
-    table: int
-    players: tuple[str, ...]
-    hands: tuple[tuple[int, ...], ...]
-    log: str
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
-    """One result on a pack: the hand score of the seat that played it, and its
-    matchpoints against the other results on the pack."""
-
-    table: int
-    seat: int
-    player: str
-    score: int
-    matchpoints: int  # 2 per result beaten, 1 per tie
-    factored: Fraction  # on the field's top (Neuberg); the matchpoints when the pack is full
-    log: str
-
-
-def _top_of(results: int) -> int:
-    """The most matchpoints a result on a pack of ``results`` results can earn: 2 for each
-    other result."""
-    return 2 * max(0, results - 1)
-
-
-@dataclass(frozen=True, slots=True)
-class PackRecord:
-    """Every result on pack ``index`` of ``hand`` (pack ``number`` for people), the best
-    score first, then in table order."""
-
-    hand: int
-    index: int
-    number: int
-    results: tuple[Result, ...]
-
-    @property
-    def top(self) -> int:
-        """The most matchpoints a result on this pack can earn."""
-        return _top_of(len(self.results))
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One player's line of the standings: a seat of a scored table."""
-
-    table: int
-    seat: int
-    player: str
-    log: str
-    raw_total: int  # the sum of the player's hand scores
-    packs: int  # the packs the player's results are on (one a hand played)
-    matchpoints: Fraction  # the sum of the player's factored matchpoints
-    top: int  # packs times the field's top
-    rank: int  # from 1; players sharing a rank have the same one
-    shared: bool
-
-    @property
-    def percentage(self) -> Fraction | None:
-        """The duplicate score: matchpoints as a share of the top, in percent; None when
-        no pack had two results, so nothing could be compared."""
-        return None if self.top == 0 else 100 * self.matchpoints / self.top
-
-    @property
-    def rank_label(self) -> str:
-        """The rank as the standings show it: ``=3`` for a rank shared, as in bridge."""
-        return f"={self.rank}" if self.shared else str(self.rank)
-
-
-@dataclass(frozen=True, slots=True)
-class Scores:
-    """The standings of the scored tables, and every pack's results."""
-
-    shape: Shape
-    field: int  # the results on the most played pack: every factored top is 2(field - 1)
-    entries: tuple[Entry, ...]  # in standings order
-    packs: tuple[PackRecord, ...]  # by pack number
-
-    @property
-    def top(self) -> int:
-        """A full pack's top, which every factored result is on."""
-        return _top_of(self.field)
-
-
-def seat_of(shape: Shape, table: int, index: int) -> int:
-    """The seat of ``table`` that plays pack ``index`` of every hand (the rotation,
-    ``Shape.pack_index``, read the other way)."""
-    shape.pack_index(table, 0)  # a table of the tournament
-    if not 0 <= index < shape.seats:
-        raise ValueError(f"no pack {index} in a hand of this tournament")
-    # k = (s + t - 1) mod S, so s = (k - t + 1) mod S: one step, not a search of the seats.
-    return (index - table + 1) % shape.seats
-
-
-def score(shape: Shape, results: Iterable[TableResult]) -> Scores:
-    """Compare every result on a pack with the others on it, and rank the players.
-
-    On a pack with ``n`` results each result earns 2 matchpoints for every result it
-    beats and 1 for every tie: the top is 2(n - 1). A pack with fewer results than the
-    most played pack (``field`` results) is factored up to the field's top by Neuberg's
-    formula, ``(MP + 1) * field / n - 1``, as duplicate bridge's scorers do for a board
-    played fewer times; a lone result gets an average. A player's percentage is the sum
-    of their factored matchpoints over the sum of their tops. Players are ranked by
-    percentage, then by raw total, both higher first; players equal on both share a rank.
-    Raises ValueError for results that do not fit ``shape``.
-    """
-    tables = sorted(results, key=lambda result: result.table)
-    _check_results(shape, tables)
-    played = [
-        (
-            hand,
-            index,
-            [
-                (result, seat_of(shape, result.table, index))
-                for result in tables
-                if len(result.hands) >= hand
-            ],
-        )
-        for hand in range(1, shape.hands + 1)
-        for index in range(shape.seats)
-    ]
-    field = max((len(on_pack) for _, _, on_pack in played), default=0)
-    packs = tuple(
-        PackRecord(hand, index, shape.pack_number(hand, index), _compared(hand, on_pack, field))
-        for hand, index, on_pack in played
-    )
-    return Scores(shape, field, _ranked(_entries(tables, packs, field)), packs)
-
-
-def _check_results(shape: Shape, tables: Sequence[TableResult]) -> None:
-    seen: set[int] = set()
-    for result in tables:
-        shape.pack_index(result.table, 0)  # a table of the tournament
-        if result.table in seen:
-            raise ValueError(f"two results for table {result.table}")
-        seen.add(result.table)
-        if len(result.players) != shape.seats:
-            raise ValueError(
-                f"table {result.table} lists {plural(len(result.players), 'player')}, "
-                f"not {shape.seats}"
-            )
-        if len(result.hands) > shape.hands:
-            raise ValueError(
-                f"table {result.table} has {plural(len(result.hands), 'hand')}, "
-                f"not at most {shape.hands}"
-            )
-        for number, scores in enumerate(result.hands, 1):
-            if len(scores) != shape.seats:
-                raise ValueError(
-                    f"table {result.table}, hand {number}: {len(scores)} scores, not {shape.seats}"
-                )
-
-
-def _compared(
-    hand: int, on_pack: Sequence[tuple[TableResult, int]], field: int
-) -> tuple[Result, ...]:
-    scores = [result.hands[hand - 1][seat] for result, seat in on_pack]
-    # Counted in the sorted scores, not against every other result: a pack of a
-    # 4096-table tournament has 4096 results, and comparing each with each took seconds.
-    ordered = sorted(scores)
-    compared = []
-    for (result, seat), own in zip(on_pack, scores, strict=True):
-        beaten = bisect.bisect_left(ordered, own)  # the results below it
-        tied = bisect.bisect_right(ordered, own) - beaten - 1  # not with itself
-        matchpoints = 2 * beaten + tied
-        compared.append(
-            Result(
-                result.table,
-                seat,
-                result.players[seat],
-                own,
-                matchpoints,
-                _factored(matchpoints, len(scores), field),
-                result.log,
-            )
-        )
-    return tuple(sorted(compared, key=lambda result: (-result.score, result.table)))
-
-
-def _factored(matchpoints: int, results: int, field: int) -> Fraction:
-    """Neuberg's formula on the 2-per-beat scale: the matchpoints a result on a pack of
-    ``results`` results would be worth on a pack of ``field``. It keeps an average an
-    average (``results - 1`` becomes ``field - 1``) and a top short of the full top, since
-    fewer comparisons say less."""
-    if results == field:
-        return Fraction(matchpoints)
-    return Fraction((matchpoints + 1) * field, results) - 1
-
-
-def _entries(
-    tables: Sequence[TableResult], packs: Sequence[PackRecord], field: int
-) -> Iterator[Entry]:
-    earned: dict[tuple[int, int], Fraction] = {}
-    for pack in packs:
-        for on_pack in pack.results:
-            key = (on_pack.table, on_pack.seat)
-            earned[key] = earned.get(key, Fraction(0)) + on_pack.factored
-    full_top = _top_of(field)
-    for result in tables:
-        for seat, player in enumerate(result.players):
-            yield Entry(
-                result.table,
-                seat,
-                player,
-                result.log,
-                sum(scores[seat] for scores in result.hands),
-                len(result.hands),
-                earned.get((result.table, seat), Fraction(0)),
-                len(result.hands) * full_top,
-                rank=0,
-                shared=False,
-            )
-
-
-def _ranked(entries: Iterable[Entry]) -> tuple[Entry, ...]:
-    """The standings order: percentage, then raw total, both higher first (no percentage
-    comes after every percentage), then by table and seat, which ranks nobody."""
-
-    def merit(entry: Entry) -> tuple[bool, Fraction, int]:
-        percentage = entry.percentage
-        return (percentage is not None, percentage or Fraction(0), entry.raw_total)
-
-    ordered = sorted(entries, key=lambda entry: (entry.table, entry.seat))
-    ordered.sort(key=merit, reverse=True)
-    alike = Counter(merit(entry) for entry in ordered)
-    ranked: list[Entry] = []
-    for position, entry in enumerate(ordered):
-        rank = position + 1
-        if ranked and merit(entry) == merit(ordered[position - 1]):
-            rank = ranked[-1].rank
-        ranked.append(dataclasses.replace(entry, rank=rank, shared=alike[merit(entry)] > 1))
-    return tuple(ranked)
-
-
-# -- the collecting layer -----------------------------------------------------------------
 
 
 class TournamentCode(enum.StrEnum):
@@ -360,6 +112,43 @@ class _Claim:
     problem: Problem | None
     result: TableResult | None
     verified: bool = True  # under the table's key: the table signed the whole log
+
+
+class NoLogToScore(RacingDemonError, ValueError):
+    """A LOGS that yields no log to read: refused before any log is verified, since
+    scoring nothing from it would read as "0 of N tables scored from 1 log"."""
+
+    def __init__(self, named: Path, reason: str) -> None:
+        super().__init__(f"{named}: {reason}")
+        self.named = named
+        self.reason = reason
+
+
+def logs_to_score(named: Sequence[Path]) -> list[Path]:
+    """The logs ``named`` stands for (``batch.collect_logs``: every ``*.jsonl`` file under
+    a folder, or a log named itself); NoLogToScore for the first of ``named`` that is
+    missing or cannot be opened, or is a folder that cannot be listed or holds no log."""
+    for path in named:
+        reason = _why_no_log(path)
+        if reason is not None:
+            raise NoLogToScore(path, reason)
+    return collect_logs(named)
+
+
+def _why_no_log(named: Path) -> str | None:
+    if named.is_dir():
+        try:
+            os.listdir(named)
+        except OSError as error:
+            return f"cannot list it: {error.strerror or error}"
+        if collect_logs([named]) == [named]:
+            return "no log (*.jsonl) under this folder"
+        return None
+    try:
+        open_regular(named).close()
+    except OSError as error:
+        return f"cannot read it: {error.strerror or error}"
+    return None
 
 
 def score_tournament(
@@ -671,192 +460,18 @@ def hand_at(path: Path, line: int | None, limits: Limits = DEFAULT_LIMITS) -> in
     return hand
 
 
-# -- text and JSON --------------------------------------------------------------------------
-
-STANDINGS_FORMAT = "racing-demon/tournament-standings/v1"
-
-
-def _hundredths(value: Fraction) -> float:
-    """A matchpoint sum or a percentage as reports print it; ranks use the exact value."""
-    return round(float(value), 2)
-
-
-def where(problem: Problem) -> str:
-    """``table 3, hand 2, seat 1``: what a problem concerns, or ``tournament``."""
-    parts = [
-        f"{name} {value}"
-        for name, value in (
-            ("table", problem.table),
-            ("hand", problem.hand),
-            ("seat", problem.seat),
-        )
-        if value is not None
-    ]
-    return ", ".join(parts) or "tournament"
-
-
-def standings_text(standings: Standings, verbosity: Verbosity = Verbosity.NORMAL) -> str:
-    """The tournament, its problems, then the standings, for people; with ``QUIET`` the
-    tournament's line and the problems only, with ``VERBOSE`` every pack's results too."""
-    plan, scores = standings.plan, standings.scores
-    shape = plan.shape
-    scored = len({entry.table for entry in scores.entries})
-    lines = [
-        f"tournament {printable(shape.name)} · {plural(shape.tables, 'table')} of "
-        f"{plural(shape.seats, 'seat')} · {plural(shape.hands, 'hand')} · {scored:,} of "
-        f"{shape.tables:,} scored from {plural(standings.logs, 'log')}",
-        f"plan {plan.digest} · rules {printable(plan.rules.name)} sha256 {plan.rules.digest()}",
-        "deal set "
-        + plan.deal_set
-        + (
-            " · not checked: no scored log revealed the secret"
-            if standings.secret is None
-            else " · checked against the revealed secret"
-        ),
-        printable(contributions_summary(plan)),
-    ]
-    problems = []
-    for problem in standings.problems:
-        log = "" if problem.log is None else f"{printable(problem.log)}: "
-        counted = "" if problem.excluded else " (still scored)"
-        problems.append(
-            f"  {where(problem)}: {problem.code}: {log}{printable(problem.message)}{counted}"
-        )
-    if verbosity is Verbosity.QUIET:
-        return "\n".join([lines[0], *problems])
-    if problems:
-        lines += ["", f"problems ({len(problems)})", *problems]
-    # With fewer than two results on every pack there is nothing to compare: no top.
-    top = f"a pack's top is {scores.top}" if scores.top else "no pack has two results to compare"
-    lines += [
-        "",
-        f"standings: 2 matchpoints per result beaten, 1 per tie; {top}",
-        f"{'rank':>5}  {'player':<20} {'table':>5} {'seat':>4} {'raw':>6} "
-        f"{'matchpoints':>11} {'top':>5} {'percent':>8}",
-    ]
-    for entry in scores.entries:
-        percentage = entry.percentage
-        percent = "-" if percentage is None else f"{_hundredths(percentage):.2f}%"
-        lines.append(
-            f"{entry.rank_label:>5}  {printable(entry.player):<20} {entry.table:>5} "
-            f"{entry.seat:>4} {entry.raw_total:>6} {_hundredths(entry.matchpoints):>11.2f} "
-            f"{entry.top:>5} {percent:>8}"
-        )
-    if not scores.entries:
-        lines.append("  no table scored")
-    if verbosity is Verbosity.VERBOSE:
-        lines += _packs_text(scores.packs)
-    return "\n".join(lines)
-
-
-def _packs_text(packs: Sequence[PackRecord]) -> list[str]:
-    """Every pack's results, best first, as the standings page's hand records list them."""
-    lines = ["", f"packs ({len(packs)})"]
-    for pack in packs:
-        results = plural(len(pack.results), "result")
-        lines.append(f"  pack {pack.number} (hand {pack.hand}): {results}, top {pack.top}")
-        lines += [
-            f"    {printable(result.player):<20} table {result.table:>3} seat {result.seat:>2} "
-            f"score {result.score:>4} matchpoints {result.matchpoints:>3} "
-            f"factored {_hundredths(result.factored):.2f}"
-            for result in pack.results
-        ]
-    return lines
-
-
-def standings_document(standings: Standings) -> dict[str, Any]:
-    """The ``--json`` document (schemas/tournament-standings.schema.json)."""
-    plan, scores = standings.plan, standings.scores
-    shape = plan.shape
-    return {
-        "format": STANDINGS_FORMAT,
-        "tournament": {
-            "name": shape.name,
-            "tables": shape.tables,
-            "seats": shape.seats,
-            "hands": shape.hands,
-            "plan": plan.digest,
-            "commitment": plan.commitment,
-            "contributions": len(plan.contributions),
-            "unsigned": plan.unsigned,
-            "unbound": list(plan.unbound),
-            "entropy": plan.entropy.hex(),
-            "deal_set": plan.deal_set,
-            "rules": {"name": plan.rules.name, "sha256": plan.rules.digest()},
-        },
-        "logs": standings.logs,
-        "secret_revealed": standings.secret is not None,
-        "field": scores.field,
-        "top": scores.top,
-        "standings": [
-            {
-                "rank": entry.rank,
-                "shared": entry.shared,
-                "player": entry.player,
-                "table": entry.table,
-                "seat": entry.seat,
-                "log": entry.log,
-                "raw_total": entry.raw_total,
-                "packs": entry.packs,
-                "matchpoints": _hundredths(entry.matchpoints),
-                "top": entry.top,
-                "percentage": None if entry.percentage is None else _hundredths(entry.percentage),
-            }
-            for entry in scores.entries
-        ],
-        "packs": [
-            {
-                "number": pack.number,
-                "hand": pack.hand,
-                "index": pack.index,
-                "top": pack.top,
-                "results": [
-                    {
-                        "table": result.table,
-                        "seat": result.seat,
-                        "player": result.player,
-                        "score": result.score,
-                        "matchpoints": result.matchpoints,
-                        "factored": _hundredths(result.factored),
-                        "log": result.log,
-                    }
-                    for result in pack.results
-                ],
-            }
-            for pack in scores.packs
-        ],
-        "problems": [
-            {
-                "code": problem.code.value,
-                "message": problem.message,
-                "table": problem.table,
-                "hand": problem.hand,
-                "seat": problem.seat,
-                "log": problem.log,
-                "excluded": problem.excluded,
-                "finding": None if problem.finding is None else finding_document(problem.finding),
-            }
-            for problem in standings.problems
-        ],
-        "exit_code": int(standings.exit_code),
-    }
-
-
+# ``score``, ``Scores`` and ``TableResult`` are named here too: docs/tournament-scoring.md
+# documented them as this module's before the matchpoints had a module of their own.
 __all__ = [
-    "Entry",
-    "PackRecord",
+    "NoLogToScore",
     "Problem",
-    "Result",
     "Scores",
     "Standings",
     "TableResult",
     "TournamentCode",
     "hand_at",
+    "logs_to_score",
     "read_genesis",
     "score",
     "score_tournament",
-    "seat_of",
-    "standings_document",
-    "standings_text",
-    "where",
 ]

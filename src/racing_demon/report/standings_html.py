@@ -18,14 +18,9 @@ from racing_demon.game.cards import Card
 from racing_demon.game.deal import derive_pack
 from racing_demon.game.state import Seat
 from racing_demon.report.text import printable
-from racing_demon.tournament.score import (
-    STANDINGS_FORMAT,
-    Entry,
-    PackRecord,
-    Problem,
-    Standings,
-    where,
-)
+from racing_demon.report.tournament import STANDINGS_FORMAT, where
+from racing_demon.tournament.matchpoints import Entry, PackRecord
+from racing_demon.tournament.score import Problem, Standings
 from racing_demon.wording import plural
 
 _CSS = """
