@@ -125,8 +125,6 @@ ONLY_IMPORTED_BY: dict[str, set[str]] = {
     # Issue 30, point 3: "batch.py becomes a package with Dask in its own module".
     "distributed": {"racing_demon.batch.dask"},
     "fsspec": {"racing_demon.batch.names"},  # which logs a URL names, and opening one
-    # The use case calls the batch's modules, never the other way round.
-    "racing_demon.batch.run": {"racing_demon.batch"},
 }
 
 # (importer, imported) pairs that break a rule above, with the reason each still stands.

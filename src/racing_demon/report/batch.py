@@ -33,7 +33,9 @@ Echo = Callable[[str, bool], None]
 
 
 def print_echo(text: str, to_stderr: bool) -> None:
-    """``Echo`` on this process's streams, for a caller without a command line."""
+    """``Echo`` on this process's streams, for a caller without a command line. The text
+    keeps the reporters' ANSI colour (``report.text``), which ``click.echo`` strips off a
+    stream that is no terminal."""
     print(text, file=sys.stderr if to_stderr else sys.stdout, flush=True)
 
 
