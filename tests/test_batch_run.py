@@ -10,6 +10,8 @@ returns with what ``racing-demon verify`` does for the same logs.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -124,3 +126,37 @@ def test_a_run_whose_options_contradict_is_refused_naming_them(batch: Path) -> N
     assert refused.value.option == "--report"
     code, _, err = run("verify", batch, "--report", batch / "a-good.jsonl")
     assert code == 2 and "Invalid value for --report: the output" in err
+
+
+def test_a_resumed_run_in_the_library_reuses_what_the_command_wrote(
+    batch: Path, pub: Path, tmp_path: Path
+) -> None:
+    """Issue 30, point 2: "resume beside the batch". The command's --report FILE --resume
+    is the use case's ``resume``: a file the command wrote is the library's cache, and the
+    library prints and returns what the command prints the second time."""
+    report = tmp_path / "r.jsonl"
+    first = run("verify", batch, "--table-key", pub, "--report", report, "--resume")
+    written = report.read_bytes()
+    printed = Printed()
+    again = BatchRun(logs=[str(batch)], settings=PINNED, report=str(report), resume=True)
+    returned = run_batch(again, reporter_named("text", echo=printed), open_output=Lines)
+    assert (returned, printed.out) == first[:2]
+    assert printed.err == f"resumed: 5 of 5 verdicts reused from {report}\n"
+    assert report.read_bytes() == written  # every verdict reused, nothing appended
+    assert (returned, printed.out, printed.err) == run(
+        "verify", batch, "--table-key", pub, "--report", report, "--resume"
+    )
+
+
+def test_the_batch_package_imports_dask_only_when_a_cluster_is_used() -> None:
+    """Issue 30, point 3: "batch.py becomes a package with Dask in its own module": the
+    package, the use case and the verify command load no Dask until --scheduler is given."""
+    probe = (
+        "import sys, racing_demon.batch, racing_demon.report.batch, racing_demon.cli.verify_cmd; "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in "
+        "('distributed', 'dask', 'fsspec')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert loaded == "[]\n"
