@@ -371,9 +371,11 @@ def test_a_dask_cluster_verifies_as_this_machine_does(
 def test_a_worker_of_another_version_refuses(
     batch: Path, pub: Path, scheduler: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import racing_demon.batch
+    import racing_demon.batch.version
 
-    monkeypatch.setattr(racing_demon.batch, "_version", lambda: "0.0.0")  # here, not there
+    monkeypatch.setattr(
+        racing_demon.batch.version, "package_version", lambda: "0.0.0"
+    )  # here, not there
     with pytest.raises(ClusterError, match="install the same version"):
         verify_on_dask([batch / "a-good.jsonl"], PINNED, scheduler)
     code, _, err = run("verify", batch, "--table-key", pub, "--scheduler", scheduler)

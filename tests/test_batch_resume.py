@@ -17,19 +17,22 @@ from typing import Any
 import pytest
 from test_batch import PINNED, broken_copies, game, pub, run, scheduler
 
-import racing_demon.batch
+import racing_demon.batch.cache
+import racing_demon.batch.fetch
+import racing_demon.batch.version
 from racing_demon.batch import (
     cache_key,
     collect_logs,
     collect_names,
     iter_resumed,
+    report_from_document,
     reusable,
     verify_fetched,
     verify_many,
     verify_on_dask,
 )
 from racing_demon.log.reader import Limits
-from racing_demon.report.resume import cache_line, report_from_document
+from racing_demon.report.batch import cache_line
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Report, Settings, Verdict, verify_log
 from racing_demon.verify.assurance import Requirement
@@ -86,9 +89,9 @@ def test_the_cache_key_changes_with_every_setting_and_the_verifier(
     secret = bytes(range(32))
     assert secret.hex() not in cache_key(dataclasses.replace(PINNED, seed=secret))
     before = cache_key(PINNED)
-    monkeypatch.setattr(racing_demon.batch, "VERIFIER_FORMAT", 2)
+    monkeypatch.setattr(racing_demon.batch.cache, "VERIFIER_FORMAT", 2)
     assert cache_key(PINNED) != before
-    monkeypatch.setattr(racing_demon.batch, "_version", lambda: "0.0.1")
+    monkeypatch.setattr(racing_demon.batch.version, "package_version", lambda: "0.0.1")
     assert cache_key(PINNED) != before
 
 
@@ -237,7 +240,7 @@ def test_dask_workers_read_the_logs_and_the_client_sends_names(
         raise AssertionError("the client read a log")
 
     # Here only: the workers are processes of their own.
-    monkeypatch.setattr(racing_demon.batch, "open_regular", never)
+    monkeypatch.setattr(racing_demon.batch.fetch, "open_regular", never)
     assert verify_on_dask(logs, PINNED, scheduler) == expected
     urls = [log.as_uri() for log in logs]
     on_dask = verify_on_dask(urls, PINNED, scheduler)
@@ -271,13 +274,13 @@ def test_an_interrupted_batch_resumes_where_it_stopped(
     kept = whole.read_bytes().splitlines(keepends=True)
     part.write_bytes(b"".join(kept[:2]) + kept[2][:30])
     verified: list[str] = []
-    verify_stream = racing_demon.batch.verify_stream
+    verify_stream = racing_demon.batch.fetch.verify_stream
 
     def counted(stream: Any, settings: Settings, source: str) -> Any:
         verified.append(source)
         return verify_stream(stream, settings, source)
 
-    monkeypatch.setattr(racing_demon.batch, "verify_stream", counted)
+    monkeypatch.setattr(racing_demon.batch.fetch, "verify_stream", counted)
     code, out, err = resume(batch, "--table-key", pub, "--report", part)
     assert (code, out) == full[:2]  # the same verdicts, lines and summary
     assert err == f"resumed: 2 of 5 verdicts reused from {part}\n"

@@ -46,7 +46,6 @@ _MANY_LOGS = {
     "racing_demon.recover",
     "racing_demon.evidence",
     "racing_demon.outcomes",
-    "distributed",
     *_MATCHES,
 }
 MAY_IMPORT: dict[str, set[str]] = {
@@ -68,7 +67,29 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.audit": _MATCHES | {"racing_demon.audit"},
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
     # Dask's workers read the logs themselves, through fsspec (the dask extra).
-    "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch", "fsspec"},
+    "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch", "distributed", "fsspec"},
+    # Issue 30, point 3: the batch package, a module per job, the use case on top of them.
+    "racing_demon.batch.names": _MANY_LOGS | {"fsspec"},
+    "racing_demon.batch.local": _MANY_LOGS,
+    "racing_demon.batch.fetch": _MANY_LOGS
+    | {"racing_demon.batch.local", "racing_demon.batch.names"},
+    "racing_demon.batch.dask": _MANY_LOGS
+    | {
+        "racing_demon.batch.version",
+        "racing_demon.batch.fetch",
+        "racing_demon.batch.local",
+        "racing_demon.batch.names",
+        "distributed",
+    },
+    "racing_demon.batch.cache": _MANY_LOGS
+    | {
+        "racing_demon.batch.version",
+        "racing_demon.batch.dask",
+        "racing_demon.batch.fetch",
+        "racing_demon.batch.local",
+        "racing_demon.batch.names",
+    },
+    "racing_demon.batch.summary": _MANY_LOGS,
     # The reason codes' sentences: every family's enum, the table's and tournament's included.
     "racing_demon.explanations": _MANY_LOGS | {"racing_demon.table", "racing_demon.tournament"},
     # The reporters sit above what they print: the tournament's standings included.
@@ -110,6 +131,9 @@ ONLY_IMPORTED_BY: dict[str, set[str]] = {
     "racing_demon.testing": {"racing_demon.testing"},  # test support is not the product
     "selenium": {"racing_demon.testing.browser"},  # a test dependency, for the browser alone
     "nacl": {"racing_demon.log.signing"},  # libsodium checks the signature equation, only there
+    # Issue 30, point 3: "batch.py becomes a package with Dask in its own module".
+    "distributed": {"racing_demon.batch.dask"},
+    "fsspec": {"racing_demon.batch.names"},  # which logs a URL names, and opening one
 }
 
 # (importer, imported) pairs that break a rule above, with the reason each still stands.

@@ -3,30 +3,19 @@
 from __future__ import annotations
 
 import contextlib
-import json
-import signal
 import sys
-from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import BrokenExecutor
-from pathlib import Path
-from types import FrameType
-from typing import Any, BinaryIO
+from collections.abc import Callable, Iterator
 
 import click
 
 from racing_demon.batch import (
     DEFAULT_SCHEDULER_TIMEOUT,
+    BatchRun,
+    BatchUsageError,
     ClusterError,
-    LogName,
-    Summary,
-    cache_key,
-    collect_logs,
-    collect_names,
+    ReportUnwritable,
     dask_distributed,
-    is_url,
-    iter_resumed,
-    iter_verified,
-    iter_verified_on_dask,
+    run_batch,
 )
 from racing_demon.cli.options import (
     dealer_secret_option,
@@ -40,40 +29,17 @@ from racing_demon.cli.options import (
 from racing_demon.cli.output import (
     OutputFailed,
     OutputWriter,
-    checked_output,
     claim_stdin_log,
     inputs_of,
     log_from_stdin,
 )
 from racing_demon.cli.style import verbosity
-from racing_demon.files import (
-    STDIN,
-    STDOUT,
-    LogFile,
-    Output,
-    OutputError,
-    open_to_append,
-    refuse_inputs,
-)
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
-from racing_demon.report.resume import (
-    ReportCache,
-    ResumeError,
-    cache_line,
-    read_cache,
-)
-from racing_demon.report.text import Verbosity, printable
-from racing_demon.report.verify import (
-    batch_entry,
-    batch_footer,
-    report_line,
-    report_text,
-    verification_document,
-)
-from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.report.batch import reporter_named
+from racing_demon.report.text import printable
+from racing_demon.verify import Settings
 from racing_demon.verify.assurance import Requirement, RequirementError, requirement_named
-from racing_demon.wording import plural
 
 
 def _requirements(
@@ -267,10 +233,6 @@ def verify(
         raise click.UsageError(
             "--scheduler-timeout is how long to wait for --scheduler: give both, or neither"
         )
-    if jobs is not None and scheduler is not None:
-        raise click.UsageError(
-            "--jobs counts processes on this machine: with --scheduler, the cluster's workers do"
-        )
     settings = Settings(
         table_key=table_key,
         fast=fast,
@@ -281,276 +243,39 @@ def verify(
         rules=rules,
         required=required,
     )
-    if as_json and report_name == STDOUT:
-        # Its lines and the document on one stream would be neither JSON Lines nor JSON.
-        raise click.UsageError(
-            "--report - writes the report lines to standard output, where --json would print "
-            "its document too: give --report FILE with --json"
-        )
-    from_stdin = STDIN in logs
-    if from_stdin and len(logs) > 1:
-        raise click.UsageError("LOG - reads one log from standard input: give no other LOG")
-    _check_resume(resume, report_name, force, from_stdin)
-    # The logs are listed before the report exists, so a report inside a folder being
-    # verified is never read as one of its logs.
-    names = [] if from_stdin else _collect(logs, scheduler)
-    paths = [name for name in names if isinstance(name, Path)]
-    inputs = [*paths, *inputs_of(ctx)]
-    report_file = cache = None
-    if report_name is not None and resume and Path(report_name).exists():
-        cache = _resumed_report(report_name, inputs, cache_key(settings))
-    elif report_name is not None:
-        report_file = checked_output(
-            report_name, replace=force, inputs=inputs, param_hint="--report"
-        )
-    to_stderr = report_file is not None and report_file.is_stdout
-    one_log = from_stdin or names == [Path(logs[0])] or names == [logs[0]]
-    planned = 1 if from_stdin else len(names)
-    verifying = (
-        _lines(_verified_here(log_from_stdin(limits), settings))
-        if from_stdin
-        else _verified(names, settings, jobs, scheduler, scheduler_timeout, resume, cache)
+    run = BatchRun(
+        logs=logs,
+        settings=settings,
+        jobs=jobs,
+        scheduler=scheduler,
+        scheduler_timeout=scheduler_timeout,
+        report=report_name,
+        replace=force,
+        resume=resume,
+        inputs=inputs_of(ctx),
+        read_stdin=lambda: log_from_stdin(limits),
     )
-    summary = Summary.of([])
-    reports: list[Report] = []  # kept only for --json, which prints them in one document
-    first: Report | None = None
-    interrupted = False
-    reused = 0
-    with contextlib.ExitStack() as stack:
-        writer: OutputWriter | _Appender | None = None
-        if report_file is not None:
-            writer = stack.enter_context(OutputWriter(report_file, "--report"))
-        elif cache is not None:
-            writer = stack.enter_context(_Appender(cache.path, report_name or ""))
-        on_done = stack.enter_context(_progress(planned, shown_as_they_come=not to_stderr))
-        interrupts = stack.enter_context(_Interrupts())
-        verified = stack.enter_context(contextlib.closing(verifying))
-        try:
-            for report, line in verified:
-                with interrupts.held():  # a report is in both outputs or in neither
-                    first = first or report
-                    summary = summary.plus(report)
-                    if line is None:
-                        reused += 1  # its line is in the report file already
-                    elif writer is not None:
-                        writer.write(line.encode() + b"\n")
-                    if as_json or one_log:
-                        reports.append(report)
-                    else:
-                        click.echo(batch_entry(report, verbosity()), err=to_stderr)
-                if on_done is not None:
-                    on_done()
-        except KeyboardInterrupt:
-            interrupted = True
-            if writer is not None:
-                writer.incomplete = True
-    if as_json:
-        document = verification_document(reports, interrupted=interrupted)
-        click.echo(json.dumps(document, indent=2), err=to_stderr)
-    elif one_log and reports:
-        click.echo(report_text(reports[0], verbosity()), err=to_stderr)  # its whole report
-    elif first is not None and verbosity() is not Verbosity.QUIET:
-        shown_planned = planned if interrupted else None
-        click.echo(batch_footer(summary, first, planned=shown_planned), err=to_stderr)
-    if cache is not None and verbosity() is not Verbosity.QUIET:
-        shown = printable(report_name or "")
-        click.echo(
-            f"resumed: {reused:,} of {plural(summary.total, 'verdict')} reused from {shown}",
-            err=True,
-        )
-    if interrupted:
-        click.echo(f"interrupted: {summary.total:,} of {plural(planned, 'log')} verified", err=True)
-        if report_file is not None and report_file.replaces:
-            shown = printable(report_file.shown)
-            click.echo(f"{shown} was not replaced: only a whole batch replaces it", err=True)
-        raise SystemExit(ExitCode.INTERRUPTED)
-    if summary.exit_code:
-        raise SystemExit(summary.exit_code)
-
-
-def _verified_here(log: LogFile, settings: Settings) -> Generator[Report, None, None]:
-    """The report of one log, verified in this process: standard input's, which is in
-    memory already and nothing to share out."""
-    yield verify_log(log, settings)
-
-
-def _check_resume(resume: bool, report_name: str | None, force: bool, from_stdin: bool) -> None:
-    if not resume:
-        return
-    if report_name is None or report_name == STDOUT:
-        raise click.UsageError(
-            "--resume keeps its cache in the --report FILE: give --report FILE (not -)"
-        )
-    if force:
-        raise click.UsageError(
-            "--resume adds to the --report FILE and --force replaces it: give one or the other"
-        )
-    if from_stdin:
-        raise click.UsageError("--resume hashes logs in files: LOG - cannot be resumed")
-
-
-def _collect(logs: tuple[str, ...], scheduler: str | None) -> list[LogName]:
-    """The logs that LOG... name; URLs (only for the cluster's workers) listed by fsspec."""
-    urls = [log for log in logs if is_url(log)]
-    if not urls:
-        return list(collect_logs(Path(log) for log in logs))
-    if scheduler is None:
-        raise click.UsageError(
-            f"LOG {printable(urls[0])} is a URL: Dask workers read URLs (give --scheduler); "
-            "here, give a path"
-        )
+    reporter = reporter_named("json" if as_json else "text", verbosity(), _echo)
     try:
-        return collect_names(logs)
-    except ImportError as error:
-        raise click.UsageError(f"cannot read {printable(urls[0])}: {error}") from error
-    except Exception as error:  # fsspec's backends raise their own kinds, not only OSError
-        raise click.UsageError(f"cannot list {printable(urls[0])}: {error}") from error
-
-
-def _resumed_report(name: str, inputs: list[Path], key: str) -> ReportCache:
-    """The cache that the existing report file ``name`` holds, checked before any log is
-    verified: never one of the inputs, and a report file indeed."""
-    try:
-        refuse_inputs(Output.named(name, replace=True), inputs)
-        return read_cache(Path(name), key)
-    except (OutputError, ResumeError) as error:
-        raise click.BadParameter(printable(str(error)), param_hint="--report") from error
-    except OSError as error:
-        why = error.strerror or str(error)
-        raise click.BadParameter(
-            f"cannot resume {printable(name)}: {why}", param_hint="--report"
-        ) from error
-
-
-class _Appender:
-    """Adds lines to the report file being resumed, each flushed at once; it is never
-    removed or replaced, whatever happens."""
-
-    def __init__(self, path: Path, shown: str) -> None:
-        self._path, self._shown = path, shown
-        self._stream: BinaryIO | None = None
-        self.incomplete = False  # as OutputWriter's: an appended file is complete line by line
-
-    def __enter__(self) -> _Appender:
-        try:
-            self._stream = open_to_append(self._path)
-        except OSError as error:
-            raise self._error(error) from error
-        return self
-
-    def write(self, data: bytes) -> None:
-        assert self._stream is not None
-        try:
-            self._stream.write(data)
-            self._stream.flush()
-        except OSError as error:
-            raise self._error(error) from error
-
-    def __exit__(self, *_: object) -> None:
-        if self._stream is not None:
-            self._stream.close()
-
-    def _error(self, error: OSError) -> OutputFailed:
-        why = error.strerror or str(error)
-        return OutputFailed(f"cannot write --report {printable(self._shown)}: {why}")
-
-
-def _lines(reports: Iterator[Report]) -> Generator[tuple[Report, str | None], None, None]:
-    """Each report and its --report line."""
-    for report in reports:
-        yield report, report_line(report)
-
-
-def _verified(
-    names: list[LogName],
-    settings: Settings,
-    jobs: int | None,
-    scheduler: str | None,
-    timeout: float,
-    resume: bool,
-    cache: ReportCache | None,
-) -> Generator[tuple[Report, str | None], None, None]:
-    """The reports of ``names`` in their order as they come, here or on the cluster, each
-    with the line for the report file, or None when that line is there already."""
-    try:
-        if resume:
-            yield from _resumed(names, settings, jobs, scheduler, timeout, cache)
-            return
-        if scheduler is not None:
-            reports = iter_verified_on_dask(names, settings, scheduler, timeout)
-        else:
-            paths = [name for name in names if isinstance(name, Path)]
-            reports = iter_verified(paths, settings, jobs)
-        with contextlib.closing(reports):
-            yield from _lines(reports)
+        code = run_batch(run, reporter, open_output=OutputWriter, progress=_progress)
+    except BatchUsageError as error:
+        if error.option is None:
+            raise click.UsageError(printable(str(error))) from error
+        raise click.BadParameter(printable(str(error)), param_hint=error.option) from error
+    except ReportUnwritable as error:
+        raise OutputFailed(printable(str(error))) from error
     except ClusterError as error:
         raise _ClusterFailed(str(error)) from error
-    except BrokenExecutor as error:
-        # A worker killed from outside (out of memory, a signal): nothing to retry here.
-        raise _ClusterFailed(
-            f"a verification worker died ({error}): the logs verified before are printed "
-            "and in the report; verify the rest again"
-        ) from error
+    if code:
+        raise SystemExit(code)
 
 
-def _resumed(
-    names: list[LogName],
-    settings: Settings,
-    jobs: int | None,
-    scheduler: str | None,
-    timeout: float,
-    cache: ReportCache | None,
-) -> Iterator[tuple[Report, str | None]]:
-    key = cache_key(settings)
-    known = {} if cache is None else cache.known
-    done = iter_resumed(names, settings, known, jobs=jobs, scheduler=scheduler, timeout=timeout)
-    with contextlib.closing(done):
-        for log in done:
-            if log.report is None:
-                assert cache is not None
-                yield cache.report(log.source), None
-            else:
-                yield log.report, cache_line(log.report, log.sha256, key)
-
-
-class _Interrupts:
-    """Ctrl-C raises KeyboardInterrupt as ever, but not while ``held``: then it waits until
-    the held block is done, so that a report is never printed without being in the report
-    file, or the other way round."""
-
-    def __init__(self) -> None:
-        self._holding = self._pending = False
-        self._previous: Any = None
-
-    def __enter__(self) -> _Interrupts:
-        # Only over Python's own handler: a caller that ignores SIGINT keeps ignoring it.
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self._previous = signal.signal(signal.SIGINT, self._interrupted)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-
-    def _interrupted(self, signum: int, frame: FrameType | None) -> None:
-        if not self._holding:
-            raise KeyboardInterrupt
-        self._pending = True
-
-    @contextlib.contextmanager
-    def held(self) -> Iterator[None]:
-        self._holding = True
-        try:
-            yield
-        finally:
-            self._holding = False
-            if self._pending:
-                self._pending = False
-                raise KeyboardInterrupt
+def _echo(text: str, to_stderr: bool) -> None:
+    click.echo(text, err=to_stderr)
 
 
 @contextlib.contextmanager
-def _progress(total: int, *, shown_as_they_come: bool) -> Iterator[Callable[[], None] | None]:
+def _progress(total: int, shown_as_they_come: bool) -> Iterator[Callable[[], None] | None]:
     """A progress bar on standard error, only for a batch, when standard error is a
     terminal and the logs' lines are not already coming out on one."""
     if total < 2 or not sys.stderr.isatty() or (shown_as_they_come and sys.stdout.isatty()):
