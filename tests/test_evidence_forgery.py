@@ -365,6 +365,32 @@ def test_a_final_held_refusal_is_founded_exactly_at_the_held_end(
     assert {finding.code for finding in report.findings} == expected
 
 
+def test_a_tournament_final_dated_early_excuses_no_stale_head(tmp_path: Path) -> None:
+    """Issue 28, point 4 and the review's "use the tournament exemption": the held final
+    record's time is no evidence, but neither may it excuse a refusal. A dishonest table
+    that dates its final record before the records it follows (the log then fails its
+    verification, TIME_BACKWARDS) made that final the earliest record after every seq, and
+    a WRONG_NUMBER refusal naming seq 1 long after the log had moved on read as founded."""
+    from receipting import TABLE_KEY as GOLDEN_KEY
+    from receipting import TABLE_PUB as GOLDEN_PUB
+
+    values = [
+        json.loads(line)
+        for line in (SAMPLES / "tournament" / "table-1.jsonl").read_bytes().splitlines()
+    ]
+    values[-1]["body"]["t_ms"] = values[1]["body"]["t_ms"]  # before seq 2's move
+    lines = reseal(values, len(values) - 1, key=GOLDEN_KEY)
+    late = values[-2]["body"]["t_ms"]  # when the last hand ended
+    refusal = refused_receipt(
+        str(values[0]["body"]["game"]), 0, 3, b"{}", late, "WRONG_NUMBER", 1, body_hash(lines[1])
+    )
+    log = _write(tmp_path / "table-1.jsonl", lines)
+    receipts = _write(tmp_path / "seat0.receipts.jsonl", [seal_receipt(refusal, GOLDEN_KEY)])
+    (finding,) = gather_evidence(log, GOLDEN_PUB, [receipts]).findings
+    assert finding.code is EvidenceCode.STALE_HEAD
+    assert finding.compared is not None and finding.compared.seq == 2
+
+
 # -- 4. a refusal must name the table's real head -------------------------------------------
 
 

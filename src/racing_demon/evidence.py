@@ -415,6 +415,13 @@ class _Scanner:
         seq = record.seq
         if seq - 1 in self.refused:
             self.following[seq - 1] = record.kind.value
+        if self.tournament and record.kind is RecordKind.FINAL:
+            # Held and written at the reveal, dated by the table then (a table resumed for
+            # the reveal, at its last record's time): its time says nothing of when the
+            # refusals before the reveal came. Left out, it can neither excuse a refusal
+            # (a final dated before the records it follows would be the earliest after
+            # every seq) nor accuse one.
+            return
         while self._passed < len(self._order) and self._order[self._passed] < seq:
             self._groups.append((self._passed, self._passed + 1, None))
             self._passed += 1
@@ -506,7 +513,6 @@ class _Judge:
         self.next_n = scanner.next_n  # (seq, seat) -> the seat's next n after record seq
         self.following = scanner.following
         self.earliest_after = scanner.earliest_after()
-        self.tournament = scanner.tournament
 
     def _entry(self, facts: _Facts, v: int) -> Entry:
         return Entry(self.log, facts.line, facts.line - 1, facts.named(v), facts.t_ms, NAMED_BY[v])
@@ -636,11 +642,9 @@ class _Judge:
         the log cannot tell without the statement itself.)"""
         later = self.earliest_after.get(receipt.seq)
         # Equal times are no evidence: the table may take a submission and write a record
-        # in one millisecond, in either order. A tournament's final record is held and
-        # written at the reveal, dated by the table then (no earlier than the record before
-        # it): its time says nothing of when the refusals before the reveal came.
-        held = self.tournament and later is not None and later.kind == RecordKind.FINAL.value
-        if later is not None and later.t_ms < receipt.t_ms and not held:
+        # in one millisecond, in either order. (A tournament's final record is never a
+        # ``later``: ``_Scanner._follow``.)
+        if later is not None and later.t_ms < receipt.t_ms:
             by = NAMED_BY[receipt.v]
             yield finding(
                 EvidenceCode.STALE_HEAD,
