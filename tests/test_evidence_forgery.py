@@ -235,6 +235,23 @@ def test_a_body_the_table_signed_is_a_fork_even_where_the_copy_fails_the_verifie
     assert "TIME_BACKWARDS" in fork.message
 
 
+def test_a_record_of_another_game_spliced_into_a_copy_is_no_fork(
+    tmp_path: Path, honest: Match
+) -> None:
+    """docs/log-format.md §10, copies, step 4: a body the table signed is a fork only as a
+    record of the log's game. The same table signs many games; a player who splices into
+    a copy a record of another game at the same seq shows two games, not two histories."""
+    number = honest.line_of("move", player=1)
+    spliced = _resigned(honest.lines[number - 1], game="cd" * 16)
+    copy = [*honest.lines[: number - 1], spliced]
+    (finding,) = _evidence(tmp_path, honest.lines, copies=[copy]).findings
+    assert (finding.code, finding.is_evidence, finding.rule) == (
+        EvidenceCode.COPY_INVALID,
+        False,
+        VerifyCode.GAME_ID_MISMATCH,
+    )
+
+
 def test_a_copy_ending_in_a_torn_line_is_a_prefix(tmp_path: Path, honest: Match) -> None:
     """docs/log-format.md §10: a copy cut mid-line, as a crash leaves it, is read as the
     verifier reads it, a prefix: no finding."""
