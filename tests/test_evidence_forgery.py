@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from racing_demon.evidence import EvidenceCode, EvidenceReport, gather_evidence
+from racing_demon.game.deal import MatchSeed
+from racing_demon.game.duplicate import Shape
 from racing_demon.game.engine import legal_moves
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import public_pem, raw_public_bytes
@@ -40,7 +42,9 @@ from racing_demon.table import (
     player_signer,
     sign_submission,
 )
+from racing_demon.testing.randomplay import play_on, word_chooser
 from racing_demon.testing.tamper import reseal
+from racing_demon.tournament.plan import Contribution, make_plan
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
 
 from conftest import invoke
@@ -380,6 +384,41 @@ def test_a_final_held_refusal_is_founded_exactly_at_the_held_end(
     receipts = _write(tmp_path / "seat0.receipts.jsonl", [receipt])
     report = gather_evidence(log, GOLDEN_PUB, [receipts])
     assert {finding.code for finding in report.findings} == expected
+
+
+def test_a_v2_tables_match_over_while_holding_its_final_is_founded(tmp_path: Path) -> None:
+    """Issue 28, points 2 and 3: "every v1 and v2 ... receipt file keeps ... auditing with
+    the guarantees it has", and "an honest tournament table's refusals are founded". Before
+    FINAL_HELD existed, an honest tournament table that held its final record refused with
+    MATCH_OVER, naming its last hand_end, in a v2 receipt. Such a receipt is judged as a
+    FINAL_HELD one; a v3 receipt, whose table had FINAL_HELD, is held to MATCH_OVER's rule."""
+    secret = bytes(range(32))
+    shape = Shape("Held cup", tables=1, seats=2, hands=1)
+    plan = make_plan(secret, shape, load_rules("peer2peer"), (Contribution("me", b"m" * 32),))
+    path = tmp_path / "table-1.jsonl"
+    table = Table.create(
+        path,
+        plan.rules,
+        [PlayerInfo(f"p{seat}", "b") for seat in range(2)],
+        TABLE_KEY,
+        secret,
+        [bytes([seat + 1]) * 16 for seat in range(2)],
+        tournament=plan.tag(1),
+    )
+    play_on(table, word_chooser(MatchSeed.from_plain("held")))
+    assert table.played_out and not table.finished
+    with pytest.raises(SubmissionError) as refused:
+        table.submit(0, "0 call", table.t_ms + 1_000, table.next_n(0))
+    assert refused.value.code is SubmissionCode.FINAL_HELD and refused.value.receipt
+    table.reveal()
+    lines = path.read_bytes().splitlines()
+    held = parse_receipt(json.loads(refused.value.receipt)["body"])
+    head = lines[held.seq]  # the last hand_end
+    as_v2 = held._replace(v=2, reason="MATCH_OVER", record=chain_hash(head))
+    assert _evidence(tmp_path, lines, [seal_receipt(as_v2, TABLE_KEY)]).findings == ()
+    as_v3 = held._replace(reason="MATCH_OVER")
+    (finding,) = _evidence(tmp_path, lines, [seal_receipt(as_v3, TABLE_KEY)]).findings
+    assert finding.code is EvidenceCode.REFUSAL_UNFOUNDED
 
 
 def test_a_tournament_final_dated_early_excuses_no_stale_head(tmp_path: Path) -> None:

@@ -513,6 +513,7 @@ class _Judge:
         self.next_n = scanner.next_n  # (seq, seat) -> the seat's next n after record seq
         self.following = scanner.following
         self.earliest_after = scanner.earliest_after()
+        self.tournament = scanner.tournament
 
     def _entry(self, facts: _Facts, v: int) -> Entry:
         return Entry(self.log, facts.line, facts.line - 1, facts.named(v), facts.t_ms, NAMED_BY[v])
@@ -660,14 +661,19 @@ class _Judge:
                     by,
                 ),
             )
-        if receipt.reason == SubmissionCode.MATCH_OVER and facts.kind != RecordKind.FINAL.value:
+        over = receipt.reason == SubmissionCode.MATCH_OVER and facts.kind != RecordKind.FINAL.value
+        # A v2 receipt's table had no FINAL_HELD: holding a tournament's final record, it
+        # refused with MATCH_OVER, naming its last hand_end. Such a refusal is held to
+        # FINAL_HELD's rule.
+        held = over and receipt.v == LINE_RECEIPT_VERSION and self.tournament
+        if over and not held:
             yield finding(
                 EvidenceCode.REFUSAL_UNFOUNDED,
                 f"{where} {claim}; but seq {receipt.seq} is a {facts.kind} record, not the "
                 "final one: the match was not over",
                 line,
             )
-        if receipt.reason == SubmissionCode.FINAL_HELD:
+        if receipt.reason == SubmissionCode.FINAL_HELD or held:
             next_kind = self.following.get(receipt.seq)
             if facts.kind != RecordKind.HAND_END.value:
                 yield finding(
