@@ -7,6 +7,7 @@ audit must judge each attack for what the table itself signed, and nothing else.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,9 +31,10 @@ from racing_demon.log.receipts import (
     record_reference,
     refused_receipt,
     seal_receipt,
+    statement_bytes_of,
 )
-from racing_demon.log.records import body_hash, chain_hash
-from racing_demon.log.signing import sign
+from racing_demon.log.records import SUBMISSION, body_hash, chain_hash, parse_record
+from racing_demon.log.signing import pae, sign, verify
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
 from racing_demon.table import (
@@ -253,6 +255,71 @@ def test_a_record_of_another_game_spliced_into_a_copy_is_no_fork(
         EvidenceCode.COPY_INVALID,
         False,
         VerifyCode.GAME_ID_MISMATCH,
+    )
+
+
+def _another_signature(seed: bytes, message: bytes, nonce: int) -> bytes:
+    """An Ed25519 signature of ``message`` by the key of ``seed``, made with ``nonce`` instead
+    of the deterministic one (RFC 8032, section 5.1.6, step 2 replaced): as valid as the
+    signature the key's holder gave the table, and other bytes. Any signer may make one."""
+    q, order = 2**255 - 19, 2**252 + 27742317777372353535851937790883648493
+    d = -121665 * pow(121666, q - 2, q) % q
+
+    def add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+        (x1, y1), (x2, y2) = a, b
+        t = d * x1 * x2 * y1 * y2
+        return (
+            (x1 * y2 + x2 * y1) * pow(1 + t, q - 2, q) % q,
+            (y1 * y2 + x1 * x2) * pow(1 - t, q - 2, q) % q,
+        )
+
+    def times(point: tuple[int, int], scalar: int) -> tuple[int, int]:
+        total = (0, 1)
+        while scalar:
+            if scalar & 1:
+                total = add(total, point)
+            point, scalar = add(point, point), scalar >> 1
+        return total
+
+    def encoded(point: tuple[int, int]) -> bytes:
+        return (point[1] | (point[0] & 1) << 255).to_bytes(32, "little")
+
+    y = 4 * pow(5, q - 2, q) % q
+    xx = (y * y - 1) * pow(d * y * y + 1, q - 2, q) % q
+    x = pow(xx, (q + 3) // 8, q)
+    if (x * x - xx) % q:
+        x = x * pow(2, (q - 1) // 4, q) % q
+    base = (q - x if x % 2 else x, y)
+    digest = hashlib.sha512(seed).digest()
+    secret = int.from_bytes(digest[:32], "little") & (2**254 - 8) | 2**254
+    public, r = encoded(times(base, secret)), encoded(times(base, nonce))
+    k = int.from_bytes(hashlib.sha512(r + public + message).digest(), "little") % order
+    return r + ((nonce + k * secret) % order).to_bytes(32, "little")
+
+
+def test_a_copy_whose_player_signed_a_move_again_is_invalid_not_agreeing(
+    tmp_path: Path, honest: Match
+) -> None:
+    """docs/log-format.md §10, copies, step 4. A keyed player may sign its own move again
+    (Ed25519 with another nonce): the copy's line passes the verifier, its body the log's,
+    its line another, and every later line, the log's own, fails the chain there. That is
+    the copy's damage, not the log's: COPY_INVALID, where the audit said nothing, so the
+    summary read "all agree" for a copy the verifier refuses."""
+    number = honest.line_of("move", player=0)
+    line = honest.lines[number - 1]
+    record = parse_record(json.loads(line)["body"])
+    statement = statement_bytes_of(record)
+    message = pae(SUBMISSION, statement, record.v)
+    again = _another_signature(bytes([70]) * 32, message, nonce=12345).hex()  # seat 0's key
+    assert again != json.loads(line)["sigs"]["player"]
+    assert verify(raw_public_bytes(KEYS[0]), SUBMISSION, statement, again, record.v) is None
+    copy = list(honest.lines)
+    copy[number - 1] = _edited(line, lambda value: value["sigs"].update(player=again))
+    (finding,) = _evidence(tmp_path, honest.lines, copies=[copy]).findings
+    assert (finding.code, finding.line, finding.rule) == (
+        EvidenceCode.COPY_INVALID,
+        number + 1,
+        VerifyCode.PREV_MISMATCH,
     )
 
 

@@ -862,6 +862,7 @@ def _compare_copy(
     reports it."""
     shown, mine = shown_name(copy), shown_name(log)
     checker = _CopyChecker(table_key)
+    differed = False  # an earlier line of the copy is not the log's (its sigs, say)
     with open_log(log) as ours, open_regular(copy) as theirs:
         our_lines = iter_raw_lines(ours, limits)
         their_lines = read_lines(theirs, limits)  # (1) and (2)
@@ -909,7 +910,10 @@ def _compare_copy(
                     and _table_signed(table_key, line, record)
                 ):
                     yield _fork(shown, mine, line, record, our_raw, failed.finding.code)
-                elif line.raw != our_raw:
+                elif differed or line.raw != our_raw:
+                    # The log's own line fails here only through the copy's earlier change
+                    # (a player's signature made again breaks the next line's prev): the
+                    # copy's damage, not a defect it shares with the log.
                     yield _invalid_copy(
                         shown, line.number, failed.finding.code, failed.finding.message
                     )
@@ -917,6 +921,7 @@ def _compare_copy(
             if not same_body:
                 yield _fork(shown, mine, line, record, our_raw)
                 return
+            differed = differed or line.raw != our_raw
 
 
 def _table_signed(table_key: bytes, line: Line, record: Record) -> bool:
