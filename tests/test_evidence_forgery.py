@@ -712,3 +712,63 @@ def test_stale_heads_agree_with_a_search_of_every_later_record(
         if any(t < t_ms for t in later[seq + 1 :])
     ]
     assert stale == expected
+
+
+def _players_edit(lines: list[bytes], edit: int, at: int, nonce: int) -> bytes:
+    """The log's bytes after one edit that needs no table key: what a player, or anyone
+    holding the log, can do to it (``at`` picks the line, ``nonce`` a signature's nonce)."""
+    number = at % len(lines)
+    value = json.loads(lines[number])
+    edited = list(lines)
+    if edit == 0 and value["sigs"].get("accepts"):  # an acceptance set to null
+        edited[number] = _edited(lines[number], lambda v: v["sigs"]["accepts"].__setitem__(0, None))
+    elif edit == 1 and "player" in value["sigs"]:  # a player signs its move again
+        record = parse_record(value["body"])
+        seat = value["body"]["player"]
+        message = pae(SUBMISSION, statement_bytes_of(record), record.v)
+        again = _another_signature(bytes([70 + seat]) * 32, message, nonce).hex()
+        edited[number] = _edited(lines[number], lambda v: v["sigs"].update(player=again))
+    elif edit == 2 and "player" in value["sigs"]:  # a player's signature garbled
+        edited[number] = _edited(lines[number], lambda v: v["sigs"].update(player="0" * 128))
+    elif edit == 3:  # cut short, after a whole line
+        edited = edited[: number + 1]
+    elif edit == 4:  # torn: the last line cut mid-way
+        data = b"".join(line + b"\n" for line in edited[:number])
+        return data + lines[number][: 1 + nonce % len(lines[number])]
+    elif edit == 5:  # a line repeated, or junk after the end
+        edited.insert(number + 1, lines[number] if nonce % 2 else b'{"junk":1}')
+    return b"".join(line + b"\n" for line in edited)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 100), st.integers(1, 2**64)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_no_edit_without_the_table_key_makes_evidence(
+    tmp_path_factory: pytest.TempPathFactory, honest: Match, edits: list[tuple[int, int, int]]
+) -> None:
+    """Issue 28: "evidence is only ever what the table itself signed". Whatever a player
+    does to the honest log without the table's key (acceptances nulled, its moves signed
+    again, signatures garbled, lines cut, torn, repeated, junk added), audited as the log
+    against the honest copy or the other way round, with every honest receipt, nothing is
+    evidence against the table."""
+    folder = tmp_path_factory.mktemp("edits")
+    lines = list(honest.lines)
+    for edit, at, nonce in edits:
+        data = _players_edit(lines, edit, at, nonce)
+        if edit == 4:
+            break  # a torn line ends the file: nothing to edit after it
+        lines = data.splitlines()
+    edited = folder / "edited.jsonl"
+    edited.write_bytes(data)
+    original = _write(folder / "honest.jsonl", honest.lines)
+    receipts = _write(
+        folder / "receipts.jsonl", [*honest.receipts[0], *honest.receipts[1], honest.refusal]
+    )
+    for log, copy in ((edited, original), (original, edited)):
+        report = gather_evidence(log, TABLE_PUB, [receipts], [copy])
+        assert not [finding for finding in report.findings if finding.is_evidence], edits
