@@ -754,8 +754,8 @@ def test_no_edit_without_the_table_key_makes_evidence(
     """Issue 28: "evidence is only ever what the table itself signed". Whatever a player
     does to the honest log without the table's key (acceptances nulled, its moves signed
     again, signatures garbled, lines cut, torn, repeated, junk added), audited as the log
-    against the honest copy or the other way round, with every honest receipt, nothing is
-    evidence against the table."""
+    against the honest copy or the other way round, with every honest receipt (v3, and the
+    same as v2 receipts), nothing is evidence against the table."""
     folder = tmp_path_factory.mktemp("edits")
     lines = list(honest.lines)
     for edit, at, nonce in edits:
@@ -766,9 +766,10 @@ def test_no_edit_without_the_table_key_makes_evidence(
     edited = folder / "edited.jsonl"
     edited.write_bytes(data)
     original = _write(folder / "honest.jsonl", honest.lines)
-    receipts = _write(
-        folder / "receipts.jsonl", [*honest.receipts[0], *honest.receipts[1], honest.refusal]
-    )
+    given = [*honest.receipts[0], *honest.receipts[1], honest.refusal]
+    seqs = [parse_receipt(json.loads(receipt)["body"]).seq for receipt in given]
+    as_v2 = [_v2(receipt, honest.lines[seq]) for receipt, seq in zip(given, seqs, strict=True)]
+    receipts = _write(folder / "receipts.jsonl", [*given, *as_v2])  # v3 and v2, mixed
     for log, copy in ((edited, original), (original, edited)):
         report = gather_evidence(log, TABLE_PUB, [receipts], [copy])
         assert not [finding for finding in report.findings if finding.is_evidence], edits
