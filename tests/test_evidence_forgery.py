@@ -773,3 +773,28 @@ def test_no_edit_without_the_table_key_makes_evidence(
     for log, copy in ((edited, original), (original, edited)):
         report = gather_evidence(log, TABLE_PUB, [receipts], [copy])
         assert not [finding for finding in report.findings if finding.is_evidence], edits
+
+
+@settings(max_examples=20, deadline=None)
+@given(at=st.integers(0, 100), shift=st.integers(1, 10**6))
+def test_any_body_the_table_signs_twice_is_a_fork_either_way_round(
+    tmp_path_factory: pytest.TempPathFactory, honest: Match, at: int, shift: int
+) -> None:
+    """Issue 28, point 1: "Bodies that differ at one seq, each with a valid table
+    signature, are a FORK". A dishonest table re-dates any one record of the honest log
+    and re-signs the history from there: whichever of the two is audited and whichever is
+    the copy, the audit finds the fork at that seq, naming the member that differs."""
+    number = at % len(honest.lines)  # a 0-based index: seq
+    values = [json.loads(line) for line in honest.lines]
+    values[number]["body"]["t_ms"] += shift
+    forked = reseal(values, number, key=TABLE_KEY)
+    folder = tmp_path_factory.mktemp("fork")
+    original = _write(folder / "honest.jsonl", honest.lines)
+    other = _write(folder / "forked.jsonl", forked)
+    for log, copy in ((original, other), (other, original)):
+        forks = [
+            finding
+            for finding in gather_evidence(log, TABLE_PUB, (), [copy]).findings
+            if finding.code is EvidenceCode.FORK
+        ]
+        assert [(fork.seq, fork.members) for fork in forks] == [(number, ("t_ms",))]
