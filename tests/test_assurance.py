@@ -321,3 +321,40 @@ def test_a_resumed_report_says_what_the_first_run_said() -> None:
         assert report_text(again) == report_text(report)
     assert report.finding is not None and report.finding.code is VerifyCode.REQUIREMENT_UNMET
     assert report.finding.message.startswith("--require deal_bound: a tournament table: ")
+
+
+def test_a_dealer_holding_a_listed_key_is_not_said_unable_to_steer(tmp_path: Path) -> None:
+    """deal_bound, issue 28 point 6: "Word each guarantee as exactly what it proves". The
+    log proves that the listed keys signed the commitment, not whose keys they are. A table
+    that lists a key of its own for a seat (a house bot, a key it registered for a player)
+    can try keys after committing and keep the one whose entropy deals what it likes: two
+    games of one secret, one game id and one seat key apart, deal other packs, and each
+    verifies with deal_bound proved. So the report may not say the dealer could not steer
+    the deal without saying that this holds only for a dealer that holds no listed key."""
+    rules = load_rules("peer2peer")
+    packs = []
+    for attempt in range(2):
+        keys = [PLAYER_KEYS[0], PLAYER_KEYS[2 + attempt]]  # seat 1's key: the table's choice
+        path = tmp_path / f"attempt{attempt}.jsonl"
+        table = Table.create(
+            path,
+            rules,
+            [PlayerInfo(f"k{seat}", "b", raw_public_bytes(key)) for seat, key in enumerate(keys)],
+            TABLE_KEY,
+            bytes(range(32)),
+            None,
+            player_signers=[player_signer(key) for key in keys],
+            game_id="ef" * 16,
+        )
+        play_on(table, word_chooser(MatchSeed.from_plain("steer")), player_keys=keys)
+        report = verify_log(path, PINNED)
+        assert report.verdict is Verdict.VERIFIED
+        assurance = assurance_of(report)
+        assert assurance is not None
+        assert Guarantee.DEAL_BOUND in dict(assurance.proved)
+        (said,) = [line for line in _proved(report) if "entropy" in line]
+        assert "dealer could not steer it" not in said
+        assert "holds none of the listed keys" in said
+        first_hand = json.loads(path.read_bytes().splitlines()[1])["body"]
+        packs.append(first_hand["packs"])
+    assert packs[0] != packs[1]  # the dealer chose between two deals

@@ -7,6 +7,7 @@ audit must judge each attack for what the table itself signed, and nothing else.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from racing_demon.evidence import EvidenceCode, EvidenceReport, gather_evidence
+from racing_demon.game.deal import MatchSeed
+from racing_demon.game.duplicate import Shape
 from racing_demon.game.engine import legal_moves
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import public_pem, raw_public_bytes
@@ -28,9 +31,10 @@ from racing_demon.log.receipts import (
     record_reference,
     refused_receipt,
     seal_receipt,
+    statement_bytes_of,
 )
-from racing_demon.log.records import body_hash, chain_hash
-from racing_demon.log.signing import sign
+from racing_demon.log.records import SUBMISSION, body_hash, chain_hash, parse_record
+from racing_demon.log.signing import pae, sign, verify
 from racing_demon.profiles import load_rules
 from racing_demon.schema import schema_errors
 from racing_demon.table import (
@@ -40,7 +44,9 @@ from racing_demon.table import (
     player_signer,
     sign_submission,
 )
+from racing_demon.testing.randomplay import play_on, word_chooser
 from racing_demon.testing.tamper import reseal
+from racing_demon.tournament.plan import Contribution, make_plan
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
 
 from conftest import invoke
@@ -235,6 +241,88 @@ def test_a_body_the_table_signed_is_a_fork_even_where_the_copy_fails_the_verifie
     assert "TIME_BACKWARDS" in fork.message
 
 
+def test_a_record_of_another_game_spliced_into_a_copy_is_no_fork(
+    tmp_path: Path, honest: Match
+) -> None:
+    """docs/log-format.md §10, copies, step 4: a body the table signed is a fork only as a
+    record of the log's game. The same table signs many games; a player who splices into
+    a copy a record of another game at the same seq shows two games, not two histories."""
+    number = honest.line_of("move", player=1)
+    spliced = _resigned(honest.lines[number - 1], game="cd" * 16)
+    copy = [*honest.lines[: number - 1], spliced]
+    (finding,) = _evidence(tmp_path, honest.lines, copies=[copy]).findings
+    assert (finding.code, finding.is_evidence, finding.rule) == (
+        EvidenceCode.COPY_INVALID,
+        False,
+        VerifyCode.GAME_ID_MISMATCH,
+    )
+
+
+def _another_signature(seed: bytes, message: bytes, nonce: int) -> bytes:
+    """An Ed25519 signature of ``message`` by the key of ``seed``, made with ``nonce`` instead
+    of the deterministic one (RFC 8032, section 5.1.6, step 2 replaced): as valid as the
+    signature the key's holder gave the table, and other bytes. Any signer may make one."""
+    q, order = 2**255 - 19, 2**252 + 27742317777372353535851937790883648493
+    d = -121665 * pow(121666, q - 2, q) % q
+
+    def add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+        (x1, y1), (x2, y2) = a, b
+        t = d * x1 * x2 * y1 * y2
+        return (
+            (x1 * y2 + x2 * y1) * pow(1 + t, q - 2, q) % q,
+            (y1 * y2 + x1 * x2) * pow(1 - t, q - 2, q) % q,
+        )
+
+    def times(point: tuple[int, int], scalar: int) -> tuple[int, int]:
+        total = (0, 1)
+        while scalar:
+            if scalar & 1:
+                total = add(total, point)
+            point, scalar = add(point, point), scalar >> 1
+        return total
+
+    def encoded(point: tuple[int, int]) -> bytes:
+        return (point[1] | (point[0] & 1) << 255).to_bytes(32, "little")
+
+    y = 4 * pow(5, q - 2, q) % q
+    xx = (y * y - 1) * pow(d * y * y + 1, q - 2, q) % q
+    x = pow(xx, (q + 3) // 8, q)
+    if (x * x - xx) % q:
+        x = x * pow(2, (q - 1) // 4, q) % q
+    base = (q - x if x % 2 else x, y)
+    digest = hashlib.sha512(seed).digest()
+    secret = int.from_bytes(digest[:32], "little") & (2**254 - 8) | 2**254
+    public, r = encoded(times(base, secret)), encoded(times(base, nonce))
+    k = int.from_bytes(hashlib.sha512(r + public + message).digest(), "little") % order
+    return r + ((nonce + k * secret) % order).to_bytes(32, "little")
+
+
+def test_a_copy_whose_player_signed_a_move_again_is_invalid_not_agreeing(
+    tmp_path: Path, honest: Match
+) -> None:
+    """docs/log-format.md §10, copies, step 4. A keyed player may sign its own move again
+    (Ed25519 with another nonce): the copy's line passes the verifier, its body the log's,
+    its line another, and every later line, the log's own, fails the chain there. That is
+    the copy's damage, not the log's: COPY_INVALID, where the audit said nothing, so the
+    summary read "all agree" for a copy the verifier refuses."""
+    number = honest.line_of("move", player=0)
+    line = honest.lines[number - 1]
+    record = parse_record(json.loads(line)["body"])
+    statement = statement_bytes_of(record)
+    message = pae(SUBMISSION, statement, record.v)
+    again = _another_signature(bytes([70]) * 32, message, nonce=12345).hex()  # seat 0's key
+    assert again != json.loads(line)["sigs"]["player"]
+    assert verify(raw_public_bytes(KEYS[0]), SUBMISSION, statement, again, record.v) is None
+    copy = list(honest.lines)
+    copy[number - 1] = _edited(line, lambda value: value["sigs"].update(player=again))
+    (finding,) = _evidence(tmp_path, honest.lines, copies=[copy]).findings
+    assert (finding.code, finding.line, finding.rule) == (
+        EvidenceCode.COPY_INVALID,
+        number + 1,
+        VerifyCode.PREV_MISMATCH,
+    )
+
+
 def test_a_copy_ending_in_a_torn_line_is_a_prefix(tmp_path: Path, honest: Match) -> None:
     """docs/log-format.md §10: a copy cut mid-line, as a crash leaves it, is read as the
     verifier reads it, a prefix: no finding."""
@@ -363,6 +451,67 @@ def test_a_final_held_refusal_is_founded_exactly_at_the_held_end(
     receipts = _write(tmp_path / "seat0.receipts.jsonl", [receipt])
     report = gather_evidence(log, GOLDEN_PUB, [receipts])
     assert {finding.code for finding in report.findings} == expected
+
+
+def test_a_v2_tables_match_over_while_holding_its_final_is_founded(tmp_path: Path) -> None:
+    """Issue 28, points 2 and 3: "every v1 and v2 ... receipt file keeps ... auditing with
+    the guarantees it has", and "an honest tournament table's refusals are founded". Before
+    FINAL_HELD existed, an honest tournament table that held its final record refused with
+    MATCH_OVER, naming its last hand_end, in a v2 receipt. Such a receipt is judged as a
+    FINAL_HELD one; a v3 receipt, whose table had FINAL_HELD, is held to MATCH_OVER's rule."""
+    secret = bytes(range(32))
+    shape = Shape("Held cup", tables=1, seats=2, hands=1)
+    plan = make_plan(secret, shape, load_rules("peer2peer"), (Contribution("me", b"m" * 32),))
+    path = tmp_path / "table-1.jsonl"
+    table = Table.create(
+        path,
+        plan.rules,
+        [PlayerInfo(f"p{seat}", "b") for seat in range(2)],
+        TABLE_KEY,
+        secret,
+        [bytes([seat + 1]) * 16 for seat in range(2)],
+        tournament=plan.tag(1),
+    )
+    play_on(table, word_chooser(MatchSeed.from_plain("held")))
+    assert table.played_out and not table.finished
+    with pytest.raises(SubmissionError) as refused:
+        table.submit(0, "0 call", table.t_ms + 1_000, table.next_n(0))
+    assert refused.value.code is SubmissionCode.FINAL_HELD and refused.value.receipt
+    table.reveal()
+    lines = path.read_bytes().splitlines()
+    held = parse_receipt(json.loads(refused.value.receipt)["body"])
+    head = lines[held.seq]  # the last hand_end
+    as_v2 = held._replace(v=2, reason="MATCH_OVER", record=chain_hash(head))
+    assert _evidence(tmp_path, lines, [seal_receipt(as_v2, TABLE_KEY)]).findings == ()
+    as_v3 = held._replace(reason="MATCH_OVER")
+    (finding,) = _evidence(tmp_path, lines, [seal_receipt(as_v3, TABLE_KEY)]).findings
+    assert finding.code is EvidenceCode.REFUSAL_UNFOUNDED
+
+
+def test_a_tournament_final_dated_early_excuses_no_stale_head(tmp_path: Path) -> None:
+    """Issue 28, point 4 and the review's "use the tournament exemption": the held final
+    record's time is no evidence, but neither may it excuse a refusal. A dishonest table
+    that dates its final record before the records it follows (the log then fails its
+    verification, TIME_BACKWARDS) made that final the earliest record after every seq, and
+    a WRONG_NUMBER refusal naming seq 1 long after the log had moved on read as founded."""
+    from receipting import TABLE_KEY as GOLDEN_KEY
+    from receipting import TABLE_PUB as GOLDEN_PUB
+
+    values = [
+        json.loads(line)
+        for line in (SAMPLES / "tournament" / "table-1.jsonl").read_bytes().splitlines()
+    ]
+    values[-1]["body"]["t_ms"] = values[1]["body"]["t_ms"]  # before seq 2's move
+    lines = reseal(values, len(values) - 1, key=GOLDEN_KEY)
+    late = values[-2]["body"]["t_ms"]  # when the last hand ended
+    refusal = refused_receipt(
+        str(values[0]["body"]["game"]), 0, 3, b"{}", late, "WRONG_NUMBER", 1, body_hash(lines[1])
+    )
+    log = _write(tmp_path / "table-1.jsonl", lines)
+    receipts = _write(tmp_path / "seat0.receipts.jsonl", [seal_receipt(refusal, GOLDEN_KEY)])
+    (finding,) = gather_evidence(log, GOLDEN_PUB, [receipts]).findings
+    assert finding.code is EvidenceCode.STALE_HEAD
+    assert finding.compared is not None and finding.compared.seq == 2
 
 
 # -- 4. a refusal must name the table's real head -------------------------------------------
@@ -563,3 +712,89 @@ def test_stale_heads_agree_with_a_search_of_every_later_record(
         if any(t < t_ms for t in later[seq + 1 :])
     ]
     assert stale == expected
+
+
+def _players_edit(lines: list[bytes], edit: int, at: int, nonce: int) -> bytes:
+    """The log's bytes after one edit that needs no table key: what a player, or anyone
+    holding the log, can do to it (``at`` picks the line, ``nonce`` a signature's nonce)."""
+    number = at % len(lines)
+    value = json.loads(lines[number])
+    edited = list(lines)
+    if edit == 0 and value["sigs"].get("accepts"):  # an acceptance set to null
+        edited[number] = _edited(lines[number], lambda v: v["sigs"]["accepts"].__setitem__(0, None))
+    elif edit == 1 and "player" in value["sigs"]:  # a player signs its move again
+        record = parse_record(value["body"])
+        seat = value["body"]["player"]
+        message = pae(SUBMISSION, statement_bytes_of(record), record.v)
+        again = _another_signature(bytes([70 + seat]) * 32, message, nonce).hex()
+        edited[number] = _edited(lines[number], lambda v: v["sigs"].update(player=again))
+    elif edit == 2 and "player" in value["sigs"]:  # a player's signature garbled
+        edited[number] = _edited(lines[number], lambda v: v["sigs"].update(player="0" * 128))
+    elif edit == 3:  # cut short, after a whole line
+        edited = edited[: number + 1]
+    elif edit == 4:  # torn: the last line cut mid-way
+        data = b"".join(line + b"\n" for line in edited[:number])
+        return data + lines[number][: 1 + nonce % len(lines[number])]
+    elif edit == 5:  # a line repeated, or junk after the end
+        edited.insert(number + 1, lines[number] if nonce % 2 else b'{"junk":1}')
+    return b"".join(line + b"\n" for line in edited)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 100), st.integers(1, 2**64)),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_no_edit_without_the_table_key_makes_evidence(
+    tmp_path_factory: pytest.TempPathFactory, honest: Match, edits: list[tuple[int, int, int]]
+) -> None:
+    """Issue 28: "evidence is only ever what the table itself signed". Whatever a player
+    does to the honest log without the table's key (acceptances nulled, its moves signed
+    again, signatures garbled, lines cut, torn, repeated, junk added), audited as the log
+    against the honest copy or the other way round, with every honest receipt (v3, and the
+    same as v2 receipts), nothing is evidence against the table."""
+    folder = tmp_path_factory.mktemp("edits")
+    lines = list(honest.lines)
+    for edit, at, nonce in edits:
+        data = _players_edit(lines, edit, at, nonce)
+        if edit == 4:
+            break  # a torn line ends the file: nothing to edit after it
+        lines = data.splitlines()
+    edited = folder / "edited.jsonl"
+    edited.write_bytes(data)
+    original = _write(folder / "honest.jsonl", honest.lines)
+    given = [*honest.receipts[0], *honest.receipts[1], honest.refusal]
+    seqs = [parse_receipt(json.loads(receipt)["body"]).seq for receipt in given]
+    as_v2 = [_v2(receipt, honest.lines[seq]) for receipt, seq in zip(given, seqs, strict=True)]
+    receipts = _write(folder / "receipts.jsonl", [*given, *as_v2])  # v3 and v2, mixed
+    for log, copy in ((edited, original), (original, edited)):
+        report = gather_evidence(log, TABLE_PUB, [receipts], [copy])
+        assert not [finding for finding in report.findings if finding.is_evidence], edits
+
+
+@settings(max_examples=20, deadline=None)
+@given(at=st.integers(0, 100), shift=st.integers(1, 10**6))
+def test_any_body_the_table_signs_twice_is_a_fork_either_way_round(
+    tmp_path_factory: pytest.TempPathFactory, honest: Match, at: int, shift: int
+) -> None:
+    """Issue 28, point 1: "Bodies that differ at one seq, each with a valid table
+    signature, are a FORK". A dishonest table re-dates any one record of the honest log
+    and re-signs the history from there: whichever of the two is audited and whichever is
+    the copy, the audit finds the fork at that seq, naming the member that differs."""
+    number = at % len(honest.lines)  # a 0-based index: seq
+    values = [json.loads(line) for line in honest.lines]
+    values[number]["body"]["t_ms"] += shift
+    forked = reseal(values, number, key=TABLE_KEY)
+    folder = tmp_path_factory.mktemp("fork")
+    original = _write(folder / "honest.jsonl", honest.lines)
+    other = _write(folder / "forked.jsonl", forked)
+    for log, copy in ((original, other), (other, original)):
+        forks = [
+            finding
+            for finding in gather_evidence(log, TABLE_PUB, (), [copy]).findings
+            if finding.code is EvidenceCode.FORK
+        ]
+        assert [(fork.seq, fork.members) for fork in forks] == [(number, ("t_ms",))]

@@ -415,6 +415,13 @@ class _Scanner:
         seq = record.seq
         if seq - 1 in self.refused:
             self.following[seq - 1] = record.kind.value
+        if self.tournament and record.kind is RecordKind.FINAL:
+            # Held and written at the reveal, dated by the table then (a table resumed for
+            # the reveal, at its last record's time): its time says nothing of when the
+            # refusals before the reveal came. Left out, it can neither excuse a refusal
+            # (a final dated before the records it follows would be the earliest after
+            # every seq) nor accuse one.
+            return
         while self._passed < len(self._order) and self._order[self._passed] < seq:
             self._groups.append((self._passed, self._passed + 1, None))
             self._passed += 1
@@ -636,11 +643,9 @@ class _Judge:
         the log cannot tell without the statement itself.)"""
         later = self.earliest_after.get(receipt.seq)
         # Equal times are no evidence: the table may take a submission and write a record
-        # in one millisecond, in either order. A tournament's final record is held and
-        # written at the reveal, dated by the table then (no earlier than the record before
-        # it): its time says nothing of when the refusals before the reveal came.
-        held = self.tournament and later is not None and later.kind == RecordKind.FINAL.value
-        if later is not None and later.t_ms < receipt.t_ms and not held:
+        # in one millisecond, in either order. (A tournament's final record is never a
+        # ``later``: ``_Scanner._follow``.)
+        if later is not None and later.t_ms < receipt.t_ms:
             by = NAMED_BY[receipt.v]
             yield finding(
                 EvidenceCode.STALE_HEAD,
@@ -656,14 +661,19 @@ class _Judge:
                     by,
                 ),
             )
-        if receipt.reason == SubmissionCode.MATCH_OVER and facts.kind != RecordKind.FINAL.value:
+        over = receipt.reason == SubmissionCode.MATCH_OVER and facts.kind != RecordKind.FINAL.value
+        # A v2 receipt's table had no FINAL_HELD: holding a tournament's final record, it
+        # refused with MATCH_OVER, naming its last hand_end. Such a refusal is held to
+        # FINAL_HELD's rule.
+        held = over and receipt.v == LINE_RECEIPT_VERSION and self.tournament
+        if over and not held:
             yield finding(
                 EvidenceCode.REFUSAL_UNFOUNDED,
                 f"{where} {claim}; but seq {receipt.seq} is a {facts.kind} record, not the "
                 "final one: the match was not over",
                 line,
             )
-        if receipt.reason == SubmissionCode.FINAL_HELD:
+        if receipt.reason == SubmissionCode.FINAL_HELD or held:
             next_kind = self.following.get(receipt.seq)
             if facts.kind != RecordKind.HAND_END.value:
                 yield finding(
@@ -852,6 +862,7 @@ def _compare_copy(
     reports it."""
     shown, mine = shown_name(copy), shown_name(log)
     checker = _CopyChecker(table_key)
+    differed = False  # an earlier line of the copy is not the log's (its sigs, say)
     with open_log(log) as ours, open_regular(copy) as theirs:
         our_lines = iter_raw_lines(ours, limits)
         their_lines = read_lines(theirs, limits)  # (1) and (2)
@@ -899,7 +910,10 @@ def _compare_copy(
                     and _table_signed(table_key, line, record)
                 ):
                     yield _fork(shown, mine, line, record, our_raw, failed.finding.code)
-                elif line.raw != our_raw:
+                elif differed or line.raw != our_raw:
+                    # The log's own line fails here only through the copy's earlier change
+                    # (a player's signature made again breaks the next line's prev): the
+                    # copy's damage, not a defect it shares with the log.
                     yield _invalid_copy(
                         shown, line.number, failed.finding.code, failed.finding.message
                     )
@@ -907,6 +921,7 @@ def _compare_copy(
             if not same_body:
                 yield _fork(shown, mine, line, record, our_raw)
                 return
+            differed = differed or line.raw != our_raw
 
 
 def _table_signed(table_key: bytes, line: Line, record: Record) -> bool:

@@ -480,8 +480,9 @@ _EVIDENCE: Final[Mapping[enum.StrEnum, str]] = {
     EvidenceCode.REFUSAL_UNFOUNDED: (
         "The table refused a submission for a reason its own log disproves: MATCH_OVER "
         "naming a record other than the final one, FINAL_HELD naming a record other than "
-        "the last hand_end followed by the final record, or WRONG_NUMBER for the seat's "
-        "next number."
+        "the last hand_end followed by the final record (a v2 receipt's MATCH_OVER at a "
+        "tournament's table is held to that rule: its table had no FINAL_HELD), or "
+        "WRONG_NUMBER for the seat's next number."
     ),
     EvidenceCode.STALE_HEAD: (
         "A refusal says the log ended at seq k at time t, but a record after k in the log "
@@ -502,9 +503,9 @@ _EVIDENCE: Final[Mapping[enum.StrEnum, str]] = {
         "signed, so it cannot be checked."
     ),
     EvidenceCode.COPY_INVALID: (
-        "A copy of the log fails the verifier's steps 1-5 where it differs from the log "
-        "(the rule gives the verifier's code): a damaged copy, no evidence against the "
-        "table."
+        "A copy of the log fails the verifier's steps 1-5 where it differs from the log, "
+        "or after an earlier line where it did (the rule gives the verifier's code): a "
+        "damaged copy, no evidence against the table."
     ),
     EvidenceCode.LAST_LINE_CHANGED: (
         "A v2 receipt names a record by the hash of its whole line, signatures included, "

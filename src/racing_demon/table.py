@@ -235,6 +235,11 @@ class Table:
         verifier still checks). The final record is held (``played_out``) until
         ``reveal``.
 
+        ``game_id`` (32 lowercase hex; by default 128 random bits) names this match and no
+        other, ever: the table signs one history per game id, so two logs of one id, a
+        match restarted under its id included, are a fork that receipts and copies prove
+        (docs/log-format.md §10).
+
         Refuses an existing file (TableError ``LOG_EXISTS``): a log is never overwritten.
         ``durable=False`` flushes every record but skips the fsync, so a crash may lose
         records the table acknowledged: for simulations and benchmarks only, never for a

@@ -39,12 +39,14 @@ class Guarantee(enum.StrEnum):
 _PROVED = {
     Guarantee.TABLE_SIGNED: "the pinned table signed the body of every record",
     # The dealer can still abandon a game and start another (docs/deal-spec.md), which no
-    # one log shows: the sentence says so rather than "nobody could choose the deal".
+    # one log shows: the sentence says so rather than "nobody could choose the deal". Nor
+    # does the log show whose the listed keys are: a dealer holding one can try keys after
+    # committing, each signing other entropy.
     Guarantee.DEAL_BOUND: "every seat's entropy is its signature, under the key the genesis "
     "lists for it, over the dealer's commitment, and the packs derive from the secret and "
     "every seat's entropy: the secret was fixed before any entropy existed, so no seat could "
-    "foresee the deal, and the dealer could not steer it (only abandon the game, in its "
-    "players' sight)",
+    "foresee the deal, and a dealer that holds none of the listed keys could not steer it "
+    "(only abandon the game, in its players' sight); whose each key is, the log does not show",
     Guarantee.MOVES_SIGNED: "every submission is signed by the key the genesis lists for its seat",
     # `seen` proves that the records players named are this log's, not that nobody was
     # shown a second history: that is ONE_HISTORY, which no log alone proves.
