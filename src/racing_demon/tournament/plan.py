@@ -361,8 +361,8 @@ def _check_rules(shape: Shape, rules: Rules) -> None:
         raise PlanError(
             PlanCode.BAD_RULES,
             "$.rules",
-            f"a tournament table plays exactly {shape.hands} hands: the rules must have no "
-            f"target, max_hands {shape.hands} and lead_tie share (found target "
+            f"a tournament table plays exactly {plural(shape.hands, 'hand')}: the rules must "
+            f"have no target, max_hands {shape.hands} and lead_tie share (found target "
             f"{rules.target}, max_hands {rules.max_hands}, lead_tie {rules.lead_tie})",
         )
 

@@ -124,7 +124,7 @@ def load_rules(genesis: Record, secret: bytes, pinned: str | None = None) -> Mat
         ):
             fail(
                 VerifyCode.BAD_TOURNAMENT,
-                f"a table of tournament {tag.name!r} plays exactly {tag.hands} hands, "
+                f"a table of tournament {tag.name!r} plays exactly {plural(tag.hands, 'hand')}, "
                 "with no target, and a tie for the lead shares",
                 f"max_hands {tag.hands}, target none, lead_tie share",
                 f"max_hands {rules.max_hands}, target {rules.target}, lead_tie {rules.lead_tie}",
