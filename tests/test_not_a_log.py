@@ -44,7 +44,9 @@ def test_verify_says_a_file_is_not_a_log(tmp_path: Path, content: bytes, code: s
     assert found is not None and found[1] == (code or found[1])
     assert "not a log: its first line is not a record" in text
     assert "not replayed" not in text and "no --table-key" not in text
-    assert f"none of its {lines} line" in text
+    # Issue 29, item 10: a count of one reads as one ("its only line", not "none of its 1 line").
+    counted = "its only line was not read" if lines == 1 else f"none of its {lines} lines was read"
+    assert counted in text
 
     document = json.loads(CliRunner().invoke(main, ["verify", str(path), "--json"]).stdout)
     finding = document["reports"][0]["finding"]
