@@ -78,3 +78,32 @@ def test_a_log_an_editor_saved_with_a_bom_is_a_log_with_a_bom(tmp_path: Path) ->
     result = CliRunner().invoke(main, ["verify", str(path), "--json"])
     finding = json.loads(result.stdout)["reports"][0]["finding"]
     assert (finding["code"], finding["rule"]) == ("BOM", None)
+
+
+@pytest.mark.parametrize("command", [["replay"], ["deal", "--log"]], ids=["replay", "deal"])
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (
+            b"my notes",
+            'not a log: its first bytes are not a record\'s (every record starts {"body":{)',
+        ),
+        (_random_bytes(), "not a log: its first bytes are not a record's"),
+        (b'{"body":{"comm', "its only line, 14 bytes, is a genesis a crash cut short"),
+        (b"{", "its only line, 1 byte, is a genesis a crash cut short"),
+        (b"", "the file is empty: it holds no record"),
+    ],
+    ids=["notes", "random", "torn-genesis", "one-byte", "empty"],
+)
+def test_replay_and_deal_say_what_a_file_without_a_record_is(
+    tmp_path: Path, command: list[str], content: bytes, says: str
+) -> None:
+    """Issue 29, items 7 and 13: `replay` of notes, random bytes or a torn genesis said "the
+    file is empty", of random bytes a reader code: like `verify`, say it is not a log (or a
+    genesis a crash cut short), one line on standard error."""
+    path = tmp_path / "file.jsonl"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, [*command, str(path)])
+    assert result.exit_code == (1 if command == ["replay"] else 2)
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and says in result.stderr, result.stderr
