@@ -110,4 +110,6 @@ def test_a_plan_whose_rules_play_another_number_of_hands_than_its_one(tmp_path: 
     code, out = run("tournament", "check", path)
     assert code == 1
     assert "a tournament table plays exactly 1 hand: the rules must have" in out
+    # Limits in words, as the documents write them: never Python's None.
+    assert "(found target none, max_hands 2, lead_tie share)" in out and "None" not in out
     assert not DISAGREEING.search(out), out
