@@ -90,6 +90,7 @@ def test_every_command_that_takes_a_secret_is_covered() -> None:
         ("replay",),
         ("seed", "check"),
         ("tournament", "check"),
+        ("tournament", "commit"),
         ("tournament", "plan"),
         ("tournament", "simulate"),
         ("verify",),
@@ -129,6 +130,10 @@ def test_seed_check_never_shows_the_secret(tmp_path: Path) -> None:
 def test_no_tournament_command_shows_a_secret_given(tmp_path: Path) -> None:
     secret = ("--secret", "env:RD_SECRET")
     runs = [
+        ("tournament", "commit", *secret, "--name", "Cup", "--tables", "2", "--seats", "2",
+         "--hands", "1", "-o", "{out}/cup.json"),
+        ("tournament", "commit", *secret, "--name", "Cup", "--tables", "2", "--seats", "2",
+         "--hands", "1"),
         ("tournament", "check", str(PLAN), *secret),
         ("tournament", "check", str(PLAN), *secret, "--json"),
         ("tournament", "check", str(PLAN), *secret, "--sheets", "{out}/sheets.html"),
@@ -142,12 +147,14 @@ def test_no_tournament_command_shows_a_secret_given(tmp_path: Path) -> None:
     inputs.mkdir()
     assert CliRunner().invoke(main, ["keygen", str(inputs / "table")]).exit_code == 0
     for number, given in enumerate((WRONG, ORGANISER_SECRET)):
-        contribution = inputs / f"{number}.json"
-        CliRunner().invoke(
-            main,
-            ["tournament", "contribute", "--tournament", "Cup", "--by", "org",
-             "--commitment", commitment(given), "-o", str(contribution)],
-        )  # fmt: skip
+        # The terms the plan is held to, and a contribution after them (tournament.md).
+        terms, contribution = inputs / f"cup-{number}.json", inputs / f"{number}.json"
+        shape = ("--name", "Cup", "--tables", "2", "--seats", "2", "--hands", "1")
+        assert _run(inputs, given, "tournament", "commit", *secret, *shape, "-o", str(terms))
+        made = CliRunner().invoke(
+            main, ["tournament", "contribute", str(terms), "--by", "org", "-o", str(contribution)]
+        )
+        assert made.exit_code == 0, made.output
         for run, args in enumerate(runs):
             out = tmp_path / f"{number}-{run}"
             out.mkdir()
@@ -155,6 +162,6 @@ def test_no_tournament_command_shows_a_secret_given(tmp_path: Path) -> None:
                       for a in args]  # fmt: skip
             shown = _run(out, given, *filled)
             # The right secret is public once revealed: the logs simulate writes hold it.
-            if given is WRONG or filled[1] == "plan":
+            if given is WRONG or filled[1] in ("plan", "commit"):
                 assert given.hex() not in shown.lower(), filled
         assert (out / "plan.json").exists()  # the right secret made a plan
