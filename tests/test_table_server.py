@@ -99,9 +99,9 @@ def test_a_resumed_seat_file_is_appended_to_and_a_torn_last_line_is_ended_first(
     code, out = _audit(log, path)
     assert code == 1
     # The torn line stays, refused on its own line; the three whole receipts all count.
-    assert f"{path.name}:2 is not a receipt of the pinned table key: MALFORMED (BAD_JSON)" in out
+    assert f"{path.name}:2: not a receipt of the pinned table key: MALFORMED (BAD_JSON)" in out
     assert "receipts: 3 receipts from 1 file" in out
-    assert "0 of them evidence against the table" in out
+    assert "1 finding, no evidence against the table" in out
 
 
 def test_keep_refuses_what_is_not_one_line_and_a_file_whose_write_failed(

@@ -17,7 +17,7 @@ from racing_demon.game.deal import MatchSeed
 from racing_demon.game.duplicate import Shape
 from racing_demon.log.keys import public_pem
 from racing_demon.log.reader import read_lines
-from racing_demon.log.records import chain_hash
+from racing_demon.log.receipts import record_reference
 from racing_demon.profiles import load_rules
 from racing_demon.table import PlayerInfo, SubmissionCode, SubmissionError, Table
 from racing_demon.testing.randomplay import play_on, word_chooser
@@ -67,14 +67,14 @@ def test_a_held_table_refuses_with_final_held_then_match_over(tmp_path: Path) ->
     assert held["code"] is SubmissionCode.FINAL_HELD
     assert (held["outcome"], held["reason"]) == ("refused", "FINAL_HELD")
     assert hand_end["kind"] == "hand_end"
-    assert (held["seq"], held["record"]) == (hand_end["seq"], chain_hash(hand_end_line))
+    assert (held["seq"], held["record"]) == (hand_end["seq"], record_reference(hand_end_line))
 
     table.reveal(table.t_ms + 61_000)
     over = refusal(table, table.t_ms + 10)
     final, final_line = last_line(log)
     assert over["code"] is SubmissionCode.MATCH_OVER
     assert final["kind"] == "final" and final["seq"] == hand_end["seq"] + 1  # type: ignore[operator]
-    assert (over["seq"], over["record"]) == (final["seq"], chain_hash(final_line))
+    assert (over["seq"], over["record"]) == (final["seq"], record_reference(final_line))
 
     # Both refusals were founded: the audit with the seat's receipts finds nothing.
     receipts = tmp_path / "table-1.seat0.receipts.jsonl"
