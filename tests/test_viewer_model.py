@@ -694,7 +694,7 @@ def test_view_writes_the_page_and_says_which_verdict_it_embeds(tmp_path: Path) -
     out = tmp_path / "game.html"
     code, output = invoke("view", str(BIG), "--table-key", str(TABLE_PUB), "-o", str(out))
     assert code == 0, output
-    assert "verdict verified" in output and "1297 records" in output
+    assert "verdict verified" in output and "1,297 records" in output
     assert out.read_text(encoding="utf-8") == build_page(BIG, Settings(table_key=TABLE_KEY))
     failing = tmp_path / "changed.html"
     code, output = invoke(
