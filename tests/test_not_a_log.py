@@ -107,3 +107,13 @@ def test_replay_and_deal_say_what_a_file_without_a_record_is(
     assert result.exit_code == (1 if command == ["replay"] else 2)
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and says in result.stderr, result.stderr
+
+
+def test_a_torn_genesis_on_standard_input_names_no_repair_of_a_file(tmp_path: Path) -> None:
+    """`recover` repairs files, never standard input: `replay -` does not suggest it."""
+    result = CliRunner().invoke(main, ["replay", "-"], input=b'{"body":{"comm')
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "cannot replay <stdin>: it holds no complete record: its only line, 14 bytes, is a "
+        "genesis a crash cut short\n"
+    )

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.files import LogFile, open_log
+from racing_demon.files import InMemoryLog, LogFile, open_log
 from racing_demon.game.cards import Card
 from racing_demon.game.engine import ViolationCode
 from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, Submission
@@ -60,15 +60,17 @@ class EmptyLogError(ReplayError):
     """The log holds no complete record: nothing to replay, and no secret to ask for. The
     file is empty, or its only line is a genesis a crash cut short (``torn_bytes``)."""
 
-    def __init__(self, torn_bytes: int = 0) -> None:
+    def __init__(self, torn_bytes: int = 0, *, in_file: bool = True) -> None:
         super().__init__(0, "the log is empty")
         self.torn_bytes = torn_bytes
+        self.in_file = in_file  # recover repairs a file, never standard input
 
     def __str__(self) -> str:
         if self.torn_bytes:
+            repair = " (racing-demon recover --allow-empty removes it)" if self.in_file else ""
             return (
                 f"it holds no complete record: its only line, {plural(self.torn_bytes, 'byte')}, "
-                "is a genesis a crash cut short (racing-demon recover --allow-empty removes it)"
+                f"is a genesis a crash cut short{repair}"
             )
         return "the file is empty: it holds no record"
 
@@ -155,7 +157,8 @@ def genesis_and_secret(
             raise
         return genesis, revealed
     if genesis is None:
-        raise EmptyLogError(size)  # what is there is a torn only line
+        # What is there is a torn only line.
+        raise EmptyLogError(size, in_file=not isinstance(path, InMemoryLog))
     return genesis, None
 
 
