@@ -334,6 +334,19 @@ def test_a_damaged_copy_is_no_fork(tmp_path: Path) -> None:
     assert not finding.is_evidence
 
 
+@pytest.mark.parametrize("content", [b"my notes", b"my notes\nmore"], ids=["torn", "lines"])
+def test_a_copy_that_is_not_a_log_is_invalid_not_agreeing(tmp_path: Path, content: bytes) -> None:
+    """Issue 29, item 13 ("say it is not a log"): `audit --against notes.txt`, a line of
+    notes without its newline, said "all agree" and exited 0, reading it as a torn prefix
+    of the log. A copy whose first bytes are not a record's is COPY_INVALID, NOT_A_LOG."""
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(content)
+    code, out = audit(tmp_path, golden(P2P), golden(P2P), "--against", str(notes))
+    assert code == 1, out
+    assert f"COPY_INVALID      {notes}:1: the copy differs from the log here, and the " in out
+    assert ": NOT_A_LOG: " in out and "all agree" not in out
+
+
 def test_a_copy_of_another_game_is_reported_as_such(tmp_path: Path) -> None:
     report = gather(tmp_path, golden(TABLE_3P), golden(TABLE_3P), against=(golden(P2P),))
     (finding,) = report.findings

@@ -44,7 +44,9 @@ def test_verify_says_a_file_is_not_a_log(tmp_path: Path, content: bytes, code: s
     assert found is not None and found[1] == (code or found[1])
     assert "not a log: its first line is not a record" in text
     assert "not replayed" not in text and "no --table-key" not in text
-    assert f"none of its {lines} line" in text
+    # Issue 29, item 10: a count of one reads as one ("its only line", not "none of its 1 line").
+    counted = "its only line was not read" if lines == 1 else f"none of its {lines} lines was read"
+    assert counted in text
 
     document = json.loads(CliRunner().invoke(main, ["verify", str(path), "--json"]).stdout)
     finding = document["reports"][0]["finding"]
@@ -76,3 +78,42 @@ def test_a_log_an_editor_saved_with_a_bom_is_a_log_with_a_bom(tmp_path: Path) ->
     result = CliRunner().invoke(main, ["verify", str(path), "--json"])
     finding = json.loads(result.stdout)["reports"][0]["finding"]
     assert (finding["code"], finding["rule"]) == ("BOM", None)
+
+
+@pytest.mark.parametrize("command", [["replay"], ["deal", "--log"]], ids=["replay", "deal"])
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (
+            b"my notes",
+            'not a log: its first bytes are not a record\'s (every record starts {"body":{)',
+        ),
+        (_random_bytes(), "not a log: its first bytes are not a record's"),
+        (b'{"body":{"comm', "its only line, 14 bytes, is a genesis a crash cut short"),
+        (b"{", "its only line, 1 byte, is a genesis a crash cut short"),
+        (b"", "the file is empty: it holds no record"),
+    ],
+    ids=["notes", "random", "torn-genesis", "one-byte", "empty"],
+)
+def test_replay_and_deal_say_what_a_file_without_a_record_is(
+    tmp_path: Path, command: list[str], content: bytes, says: str
+) -> None:
+    """Issue 29, items 7 and 13: `replay` of notes, random bytes or a torn genesis said "the
+    file is empty", of random bytes a reader code: like `verify`, say it is not a log (or a
+    genesis a crash cut short), one line on standard error."""
+    path = tmp_path / "file.jsonl"
+    path.write_bytes(content)
+    result = CliRunner().invoke(main, [*command, str(path)])
+    assert result.exit_code == (1 if command == ["replay"] else 2)
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and says in result.stderr, result.stderr
+
+
+def test_a_torn_genesis_on_standard_input_names_no_repair_of_a_file(tmp_path: Path) -> None:
+    """`recover` repairs files, never standard input: `replay -` does not suggest it."""
+    result = CliRunner().invoke(main, ["replay", "-"], input=b'{"body":{"comm')
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "cannot replay <stdin>: it holds no complete record: its only line, 14 bytes, is a "
+        "genesis a crash cut short\n"
+    )

@@ -167,6 +167,22 @@ def test_recover_command_cuts_an_only_line_with_allow_empty(tmp_path: Path) -> N
     assert path.read_bytes() == b""
 
 
+def test_recover_command_counts_a_one_byte_only_line_in_the_singular(tmp_path: Path) -> None:
+    """Issue 29, item 10: "Plurals: ... One helper, used everywhere." A torn genesis of one
+    byte is "1 byte", never "1 bytes"."""
+    path = write(tmp_path, [], b"{")
+    code, output = invoke("recover", str(path))
+    assert code == 1 and "its only line is torn, 1 byte of a first record" in output
+    assert "cutting it would leave the file empty" in output and "1 bytes" not in output
+    code, output = invoke("recover", str(path), "--allow-empty", "--dry-run")
+    assert (code, output) == (
+        0,
+        f"{path}: would cut its only line, 1 byte of a torn genesis (--allow-empty): "
+        "the file would be empty\n",
+    )
+    assert path.read_bytes() == b"{"
+
+
 def test_recover_command_on_an_empty_file(tmp_path: Path) -> None:
     """Issue 29, item 5: 'say "the file is empty: nothing to recover"'."""
     path = write(tmp_path, [])
@@ -545,5 +561,8 @@ def test_recover_command_exits_1_on_a_torn_line_after_the_final_record(tmp_path:
     code, output = invoke("recover", str(path), "--table-key", str(SAMPLE_PUB))
 
     assert "refused, nothing changed" in output
+    # The records before the debris verify: the refusal must not say they do not.
+    assert "the log ends with its final record (line " in output
+    assert "is no torn record" in output and "does not verify" not in output
     assert path.read_bytes() == before
     assert code == 1, output

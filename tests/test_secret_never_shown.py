@@ -130,6 +130,10 @@ def test_seed_check_never_shows_the_secret(tmp_path: Path) -> None:
 def test_no_tournament_command_shows_a_secret_given(tmp_path: Path) -> None:
     secret = ("--secret", "env:RD_SECRET")
     runs = [
+        ("tournament", "commit", *secret, "--name", "Cup", "--tables", "2", "--seats", "2",
+         "--hands", "1", "-o", "{out}/cup.json"),
+        ("tournament", "commit", *secret, "--name", "Cup", "--tables", "2", "--seats", "2",
+         "--hands", "1"),
         ("tournament", "check", str(PLAN), *secret),
         ("tournament", "check", str(PLAN), *secret, "--json"),
         ("tournament", "check", str(PLAN), *secret, "--sheets", "{out}/sheets.html"),
@@ -155,9 +159,10 @@ def test_no_tournament_command_shows_a_secret_given(tmp_path: Path) -> None:
         assert given.hex() not in shown.lower()
         assert commitment(given) in terms.read_text(encoding="utf-8")
         contribution = inputs / f"{number}.json"
-        CliRunner().invoke(
+        made = CliRunner().invoke(
             main, ["tournament", "contribute", str(terms), "--by", "org", "-o", str(contribution)]
         )
+        assert made.exit_code == 0, made.output
         for run, args in enumerate(runs):
             out = tmp_path / f"{number}-{run}"
             out.mkdir()
@@ -165,6 +170,6 @@ def test_no_tournament_command_shows_a_secret_given(tmp_path: Path) -> None:
                       for a in args]  # fmt: skip
             shown = _run(out, given, *filled)
             # The right secret is public once revealed: the logs simulate writes hold it.
-            if given is WRONG or filled[1] == "plan":
+            if given is WRONG or filled[1] in ("plan", "commit"):
                 assert given.hex() not in shown.lower(), filled
         assert (out / "plan.json").exists()  # the right secret made a plan

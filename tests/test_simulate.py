@@ -369,6 +369,28 @@ def run(*args: object) -> Any:
     return CliRunner().invoke(main, ["simulate", *map(str, args)])
 
 
+def test_a_profile_file_under_a_built_in_name_is_refused_before_any_play(
+    tmp_path: Path, keys: Path
+) -> None:
+    """Issue 29's closing words: "one line and a non-zero exit for every failure". A profile
+    file named `table` with another target gave a traceback (the table refusing its genesis,
+    RESERVED_RULES_NAME); item 14: say what differs from the built-in profile."""
+    document = builtin_document("table")
+    document["match"]["target"] = 20
+    profile = tmp_path / "short.json"
+    profile.write_text(json.dumps(document))
+    out = tmp_path / "game.jsonl"
+    result = run("--rules", profile, "--players", 2, "--seed", "s",
+                 "--signing-key", keys / "table.key", "--out", out)  # fmt: skip
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert (
+        "Error: Invalid value for --rules: the rules are named like the built-in profile "
+        "'table' but are not it (match.target: 20 (table: 100)): a built-in name is reserved "
+        "for that very profile; name them 'table-custom'\n"
+    ) in result.stderr
+    assert not out.exists()
+
+
 def test_simulate_writes_a_log_that_verifies_and_summarises_it(tmp_path: Path, keys: Path) -> None:
     out = tmp_path / "cup.jsonl"
     result = run(

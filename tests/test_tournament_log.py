@@ -269,6 +269,8 @@ def test_a_genesis_outside_its_tournament_is_bad_tournament(
     path = write(tmp_path, _genesis_edited(logs, edit))
     finding = assert_fails(verify_log(path, PINNED), Step.PACKS, VerifyCode.BAD_TOURNAMENT, 1)
     assert message in finding.message
+    # What was found reads as the documents write it: "target none", never Python's None.
+    assert "None" not in (finding.found or "")
 
 
 def test_bad_tournament_comes_after_bad_seats(tmp_path: Path, logs: dict[int, Path]) -> None:

@@ -76,6 +76,26 @@ def test_plan_says_why_the_rules_it_writes_are_custom(tmp_path: Path) -> None:
     assert "nertz-custom" not in result.stdout.replace("rules nertz-custom", "")
 
 
+def test_commit_says_why_the_rules_it_publishes_are_custom(tmp_path: Path) -> None:
+    """Item 14, for the terms published before the plan: `tournament commit --rules nertz`
+    wrote `nertz-custom` silently; it says why, as the plan does."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET.hex() + "\n")
+    terms = tmp_path / "cup.json"
+    result = cli(
+        "tournament", "commit", "--secret", f"file:{secret}", "--name", "Cup", "--tables", "2",
+        "--seats", "3", "--hands", "3", "--rules", "nertz", "-o", terms,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(terms.read_text(encoding="utf-8"))["rules"]["name"] == "nertz-custom"
+    assert (
+        "rules nertz-custom, not nertz: every table of a tournament plays exactly 3 hands "
+        "(no target; a tie for the lead shares the win), so the rules differ from the "
+        "built-in nertz:\n"
+        "  match.target: null (nertz: 100)\n"
+    ) in result.stderr
+
+
 def test_rules_that_a_tournament_does_not_change_stay_built_in_and_silent(
     tmp_path: Path,
 ) -> None:

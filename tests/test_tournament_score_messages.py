@@ -96,3 +96,15 @@ def test_verbose_lists_every_packs_results_and_contradicts_quiet() -> None:
     assert "  pack 1 (hand 1): 4 results, top 6" in result.stdout
     result = score(CUP, "-v", "-q")
     assert result.exit_code == 2 and "contradicts" in result.output
+
+
+def test_a_file_that_is_not_a_log_is_said_to_be_none(tmp_path: Path) -> None:
+    """Issue 29, item 13 ("say it is not a log"), where `tournament score` meets one: a
+    file of notes among the logs is "not a log", not a log that "does not verify"."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(CUP / "table-1.jsonl", logs)
+    (logs / "notes.jsonl").write_bytes(b"my notes")
+    result = score(logs)
+    assert result.exit_code == 1
+    assert f"NOT_VERIFIED: {logs / 'notes.jsonl'}: it is not a log: TORN_LINE: " in result.stdout

@@ -874,7 +874,11 @@ def _compare_copy(
             except ReadError as error:
                 if error.line is not None and error.line > scan.records:
                     return  # past the log's chain: nothing to compare it with
-                if not step01_framing.is_torn_tail(error, checker.final_line is not None):
+                if error.line == 1 and not step01_framing.starts_as_log(theirs):
+                    # Notes or random bytes: no copy of any log, torn or not.
+                    message = f"{step01_framing.NOT_A_LOG}: {error.message}"
+                    yield _invalid_copy(shown, error.line, error.code, message)
+                elif not step01_framing.is_torn_tail(error, checker.final_line is not None):
                     yield _invalid_copy(shown, error.line, error.code, error.message)
                 return  # a torn last line: a prefix, as a crash leaves it
             if line.number > scan.records:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.files import LogFile, open_log
+from racing_demon.files import InMemoryLog, LogFile, open_log
 from racing_demon.game.cards import Card
 from racing_demon.game.engine import ViolationCode
 from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, Submission
@@ -33,9 +33,18 @@ from racing_demon.log.reader import (
     read_canonical_line,
     read_lines,
 )
-from racing_demon.log.records import Final, Genesis, Record, event_of, parse_record
+from racing_demon.log.records import (
+    RECORD_START,
+    Final,
+    Genesis,
+    Record,
+    could_start_record,
+    event_of,
+    parse_record,
+)
 from racing_demon.profiles import rules_from_document
 from racing_demon.schema import record_errors
+from racing_demon.wording import plural
 
 
 class ReplayError(RacingDemonError, ValueError):
@@ -48,13 +57,35 @@ class ReplayError(RacingDemonError, ValueError):
 
 
 class EmptyLogError(ReplayError):
-    """The log holds no record at all: nothing to replay, and no secret to ask for."""
+    """The log holds no complete record: nothing to replay, and no secret to ask for. The
+    file is empty, or its only line is a genesis a crash cut short (``torn_bytes``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, torn_bytes: int = 0, *, in_file: bool = True) -> None:
         super().__init__(0, "the log is empty")
+        self.torn_bytes = torn_bytes
+        self.in_file = in_file  # recover repairs a file, never standard input
 
     def __str__(self) -> str:
+        if self.torn_bytes:
+            repair = " (racing-demon recover --allow-empty removes it)" if self.in_file else ""
+            return (
+                f"it holds no complete record: its only line, {plural(self.torn_bytes, 'byte')}, "
+                f"is a genesis a crash cut short{repair}"
+            )
         return "the file is empty: it holds no record"
+
+
+class NotALogError(ReplayError):
+    """The file's first bytes are not a record's: notes, random bytes, another document."""
+
+    def __init__(self) -> None:
+        super().__init__(0, "not a log")
+
+    def __str__(self) -> str:
+        return (
+            "not a log: its first bytes are not a record's (every record starts "
+            f"{RECORD_START.decode()})"
+        )
 
 
 class Race(NamedTuple):
@@ -104,6 +135,11 @@ def genesis_and_secret(
     A line past the genesis that cannot be read does not hide the secret when the last
     line is a final record that reveals one: the replay then shows the table up to the
     damage (the caller checks that the secret opens the genesis commitment)."""
+    with open_log(path) as stream:
+        size = stream.seek(0, os.SEEK_END)
+        stream.seek(0)
+        if not could_start_record(stream.read(len(RECORD_START))):
+            raise NotALogError
     genesis: Record | None = None
     try:
         for record in _complete_records(path, limits):
@@ -121,7 +157,8 @@ def genesis_and_secret(
             raise
         return genesis, revealed
     if genesis is None:
-        raise EmptyLogError
+        # What is there is a torn only line.
+        raise EmptyLogError(size, in_file=not isinstance(path, InMemoryLog))
     return genesis, None
 
 

@@ -19,6 +19,7 @@ from racing_demon.log.reader import read_lines
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import EASY, HARD, NORMAL
 from racing_demon.sim.simulate import reveal_held, simulate
+from racing_demon.table import PlayerInfo, Table
 from racing_demon.testing.tamper import reseal
 from racing_demon.tournament.plan import Contribution, make_plan
 from racing_demon.verify import Settings, Verdict, VerifyCode, verify_log
@@ -191,3 +192,22 @@ def test_the_page_names_the_tournament_and_the_table(browser: Any, tables: dict[
     about = browser.execute_script("return document.getElementById('rd-about').textContent")
     assert f"{SHAPE.name} · table 2 of 2 · 2 hands" in about
     assert f"sha256 {PLAN.digest}" in about
+
+
+def test_a_one_hand_tournament_is_named_in_the_singular(browser: Any, tmp_path: Path) -> None:
+    """Issue 29, item 10 ("1 hands"): the About panel of a one-hand tournament's table
+    says "1 hand", as wording.plural would."""
+    one_hand = Shape("One-hand cup", tables=2, seats=2, hands=1)
+    plan = make_plan(SECRET, one_hand, load_rules("nertz"), (Contribution("club", b"c" * 16),))
+    log = tmp_path / "table-1.jsonl"
+    players = [PlayerInfo("a", "red"), PlayerInfo("b", "blue")]
+    with Table.create(
+        log, plan.rules, players, FIXTURE_TABLE_KEY, SECRET, [b"a" * 16, b"b" * 16],
+        tournament=plan.tag(1),
+    ):  # fmt: skip
+        pass  # the genesis and the first deal: enough for the header and the About panel
+    page = log.with_suffix(".html")
+    page.write_text(build_page(log, Settings(table_key=PINNED.table_key, seed=SECRET)))
+    _open(browser, page)
+    about = browser.execute_script("return document.getElementById('rd-about').textContent")
+    assert "One-hand cup · table 1 of 2 · 1 hand" in about and "1 hands" not in about

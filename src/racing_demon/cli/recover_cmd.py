@@ -20,7 +20,7 @@ from racing_demon.recover import Action, RecoveryError, recover_log
 from racing_demon.report.documents import recover_document
 from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document, report_text
-from racing_demon.verify import Settings
+from racing_demon.verify import Settings, Verdict
 from racing_demon.wording import plural
 
 
@@ -97,8 +97,8 @@ def recover(
     if recovery.action is Action.REMOVED_TORN_LINE and not recovery.kept_bytes:
         verb = "would cut" if dry_run else "cut"
         click.echo(
-            f"{shown}: {verb} its only line, {recovery.torn_bytes} bytes of a torn genesis "
-            f"(--allow-empty): the file {'would be' if dry_run else 'is'} empty"
+            f"{shown}: {verb} its only line, {plural(recovery.torn_bytes, 'byte')} of a torn "
+            f"genesis (--allow-empty): the file {'would be' if dry_run else 'is'} empty"
         )
     elif recovery.action is Action.REMOVED_TORN_LINE:
         verb = "would remove" if dry_run else "removed"
@@ -115,11 +115,12 @@ def recover(
     elif recovery.action is Action.NOTHING_TO_DO and not recovery.kept_bytes:
         click.echo(f"{shown}: the file is empty: nothing to recover")
     elif recovery.action is Action.REFUSED_ONLY_LINE:
+        them = "it" if recovery.torn_bytes == 1 else "them"
         click.echo(
-            f"{shown}: refused, nothing changed: its only line is torn, {recovery.torn_bytes} "
-            "bytes of a first record (the genesis) a crash cut short; cutting them would "
-            "leave the file empty, and those bytes (the seats, keys and rules the table "
-            "began to write) lost: give --allow-empty to cut them"
+            f"{shown}: refused, nothing changed: its only line is torn, "
+            f"{plural(recovery.torn_bytes, 'byte')} of a first record (the genesis) a crash "
+            f"cut short; cutting {them} would leave the file empty, and what the table began "
+            f"to write (the seats, keys and rules) lost: give --allow-empty to cut {them}"
         )
     elif recovery.action is Action.NOTHING_TO_DO:
         click.echo(
@@ -128,10 +129,20 @@ def recover(
         )
     elif recovery.action is Action.REFUSED_FINAL:
         click.echo(
-            f"{shown}: refused, nothing changed: the last {plural(recovery.torn_bytes, 'byte')} "
-            "are a damaged final record, the one that reveals the secret and the scores: keep the "
-            "file as evidence and find an intact copy"
+            f"{shown}: refused, nothing changed: its last line, "
+            f"{plural(recovery.torn_bytes, 'byte')}, is a damaged final record, the one that "
+            "reveals the secret and the scores: keep the file as evidence and find an intact copy"
         )
+    elif report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED):
+        # The records before the tail make a whole match: a table writes nothing after its
+        # final record, so the tail is no crash's debris.
+        click.echo(
+            f"{shown}: refused, nothing changed: the log ends with its final record "
+            f"(line {report.records}), and what follows it ({plural(recovery.torn_bytes, 'byte')}) "
+            "is no torn record (a table writes nothing after its final record): keep the file "
+            "as evidence"
+        )
+        click.echo(report_text(report))
     else:
         click.echo(f"{shown}: refused, nothing changed: the log does not verify")
         click.echo(report_text(report))

@@ -28,7 +28,14 @@ from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key
 from racing_demon.outcomes import ExitCode
-from racing_demon.profiles import custom_variant, rules_from_document
+from racing_demon.profiles import (
+    BUILT_IN,
+    CUSTOM_SUFFIX,
+    builtin_named,
+    custom_variant,
+    differences_from_builtin,
+    rules_from_document,
+)
 from racing_demon.report.simulation import simulation_document, summary_text
 from racing_demon.report.text import printable
 from racing_demon.sim.bots import BOTS, BotProfile
@@ -236,6 +243,15 @@ def simulate_command(
         raise click.BadParameter(
             f"profile {rules.name!r} is for {rules.min_players} to {rules.max_players} players",
             param_hint="--players",
+        )
+    if rules.name in BUILT_IN and builtin_named(rules) is None:
+        # The table refuses to write such a genesis (RESERVED_RULES_NAME): say so up front.
+        changed = "; ".join(differences_from_builtin(rules) or ())
+        raise click.BadParameter(
+            f"the rules are named like the built-in profile {rules.name!r} but are not it "
+            f"({changed}): a built-in name is reserved for that very profile; name them "
+            f"{rules.name + CUSTOM_SUFFIX!r}",
+            param_hint="--rules",
         )
     if hands is not None:
         rules = _with_max_hands(rules, hands)

@@ -191,7 +191,7 @@ def plan(
     except PlanError as error:
         hint = "--seats" if error.member == "$.seats" else "--contribution"
         raise click.BadParameter(printable(str(error)), param_hint=hint) from error
-    why_custom = _why_custom(made)
+    why_custom = _why_custom(made.rules, made.shape.hands)
     if why_custom is not None:
         # A note, whatever the output: --rules nertz writing nertz-custom must say why.
         click.echo(why_custom, err=True)
@@ -219,18 +219,17 @@ def plan(
         click.echo(f"sheets {printable(sheets_output.shown)}", err=to_stderr)
 
 
-def _why_custom(plan: Plan) -> str | None:
-    """Why the plan's rules are a custom variant of a built-in profile (the changes that
-    make every table play exactly the plan's hands, and any the organiser's own profile
+def _why_custom(rules: Rules, hands: int) -> str | None:
+    """Why a tournament's rules are a custom variant of a built-in profile (the changes
+    that make every table play exactly its hands, and any the organiser's own profile
     made), or None when they are a built-in profile or none's variant."""
-    rules = plan.rules
     differences = differences_from_builtin(rules)
     if not differences:
         return None
     base = rules.name.removesuffix(CUSTOM_SUFFIX)
     lines = [
         f"rules {printable(rules.name)}, not {base}: every table of a tournament plays exactly "
-        f"{plural(plan.shape.hands, 'hand')} (no target; a tie for the lead shares the win), "
+        f"{plural(hands, 'hand')} (no target; a tie for the lead shares the win), "
         f"so the rules differ from the built-in {base}:",
         *(f"  {printable(difference)}" for difference in differences),
     ]
@@ -445,6 +444,9 @@ def commit(
         writer.write((json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     click.echo(f"wrote {printable(output.shown)}", err=True)
     click.echo(_terms_summary(terms), err=True)
+    why_custom = _why_custom(terms.rules, hands)
+    if why_custom is not None:  # as the plan says it: --rules nertz writes nertz-custom
+        click.echo(why_custom, err=True)
     click.echo("publish it before collecting any contribution", err=True)
 
 

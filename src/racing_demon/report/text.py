@@ -291,6 +291,6 @@ def genesis_text(record: Record) -> str:
         tag = genesis.tournament
         lines.append(
             f"tournament {printable(tag.name)}: table {tag.table} of {tag.tables}, "
-            f"{tag.hands} hands"
+            f"{plural(tag.hands, 'hand')}"
         )
     return "\n".join(lines)

@@ -109,7 +109,12 @@ def is_not_a_log(report: Report) -> bool:
 
 
 def _not_a_log_text(lines: int | None) -> str:
-    counted = "" if lines is None else f", so none of its {plural(lines, 'line')} was read as one"
+    if lines is None:
+        counted = ""
+    elif lines == 1:
+        counted = ", so its only line was not read as one"
+    else:
+        counted = f", so none of its {plural(lines, 'line')} was read as one"
     return f'not a log: its first line is not a record (every record begins {{"body":{{){counted}'
 
 

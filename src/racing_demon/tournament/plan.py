@@ -361,9 +361,10 @@ def _check_rules(shape: Shape, rules: Rules) -> None:
         raise PlanError(
             PlanCode.BAD_RULES,
             "$.rules",
-            f"a tournament table plays exactly {shape.hands} hands: the rules must have no "
-            f"target, max_hands {shape.hands} and lead_tie share (found target "
-            f"{rules.target}, max_hands {rules.max_hands}, lead_tie {rules.lead_tie})",
+            f"a tournament table plays exactly {plural(shape.hands, 'hand')}: the rules must "
+            f"have no target, max_hands {shape.hands} and lead_tie share (found target "
+            f"{'none' if rules.target is None else rules.target}, max_hands "
+            f"{'none' if rules.max_hands is None else rules.max_hands}, lead_tie {rules.lead_tie})",
         )
 
 

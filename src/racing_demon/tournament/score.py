@@ -44,6 +44,7 @@ from racing_demon.tournament.plan import (
     check_plan,
 )
 from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode
+from racing_demon.verify.step01_framing import NOT_A_LOG
 from racing_demon.wording import plural
 
 
@@ -299,9 +300,10 @@ def _not_verified(
         VerifyCode.WRONG_RULES: TournamentCode.WRONG_RULES,
     }.get(finding.code, TournamentCode.NOT_VERIFIED)
     hand = None if finding.line is None else hand_at(path, finding.line, limits)
+    what = "it is not a log" if finding.rule == NOT_A_LOG else "it does not verify"
     return Problem(
         code,
-        f"it does not verify: {finding.code}: {finding.message}",
+        f"{what}: {finding.code}: {finding.message}",
         table=table,
         hand=hand,
         seat=finding.seat,

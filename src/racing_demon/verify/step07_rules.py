@@ -124,10 +124,11 @@ def load_rules(genesis: Record, secret: bytes, pinned: str | None = None) -> Mat
         ):
             fail(
                 VerifyCode.BAD_TOURNAMENT,
-                f"a table of tournament {tag.name!r} plays exactly {tag.hands} hands, "
+                f"a table of tournament {tag.name!r} plays exactly {plural(tag.hands, 'hand')}, "
                 "with no target, and a tie for the lead shares",
                 f"max_hands {tag.hands}, target none, lead_tie share",
-                f"max_hands {rules.max_hands}, target {rules.target}, lead_tie {rules.lead_tie}",
+                f"max_hands {_or_none(rules.max_hands)}, target {_or_none(rules.target)}, "
+                f"lead_tie {rules.lead_tie}",
             )
     try:
         dealer = setup.dealer(secret)
@@ -162,3 +163,8 @@ def describe_rules(setup: Genesis, pinned: str | None) -> RulesFacts:
         named_like=name if name in BUILT_IN and builtin is None else None,
         differences=differences,
     )
+
+
+def _or_none(value: int | None) -> str:
+    """A limit as the documents write it in words: a number, or none (never Python's None)."""
+    return "none" if value is None else str(value)

@@ -85,6 +85,11 @@ function recordLink(index, text) {
   return el("a", { href: hashOf(index), class: "rd-seq-link", text });
 }
 
+// A count and its noun agreeing ("1 hand", "2 hands"), as wording.plural writes them.
+function plural(count, noun) {
+  return `${count} ${count === 1 ? noun : `${noun}s`}`;
+}
+
 function clockText(ms) {
   const total = Math.max(0, Math.floor(ms / 100));
   const tenths = total % 10;
@@ -313,7 +318,7 @@ function drawSeatPile(id, value) {
     pile.dataset.count = String(count);
     pile.dataset.top = "";
     if (count > 0) {
-      const back = el("span", { class: "card back", role: "img", "aria-label": `${count} cards face down` });
+      const back = el("span", { class: "card back", role: "img", "aria-label": `${plural(count, "card")} face down` });
       back.style.setProperty("--owner", seatColour(owner));
       pile.append(back);
     } else {
@@ -782,7 +787,7 @@ function drawHeader() {
   const tournament = game.tournament ?? null;
   const where = tournament ? ` · ${tournament.name}, table ${tournament.table} of ${tournament.tables}` : "";
   $("rd-game").textContent = game.id
-    ? `${DATA.source}${where} · ${rulesWords(rules)} · ${SEATS.length} players · ${RECORDS.length} records`
+    ? `${DATA.source}${where} · ${rulesWords(rules)} · ${plural(SEATS.length, "player")} · ${plural(RECORDS.length, "record")}`
     : `${DATA.source} · no game could be read from it`;
   const report = DATA.verdict ?? {};
   const verdict = report.verdict ?? "unreadable";
@@ -819,7 +824,7 @@ function drawHeader() {
     row("Game", game.id);
     row("Log format", `v${game.format_version}`);
     if (tournament) {
-      row("Tournament", `${tournament.name} · table ${tournament.table} of ${tournament.tables} · ${tournament.hands} hands`);
+      row("Tournament", `${tournament.name} · table ${tournament.table} of ${tournament.tables} · ${plural(tournament.hands, "hand")}`);
       row("Plan", `sha256 ${tournament.plan} (the plan's commitment: compare with the published plan)`);
     }
     row("Rules", `${rules.name ?? ""}${rules.builtin ? " (built in)" : ""}${rules.sha256 ? ` · sha256 ${rules.sha256}` : ""}`);
