@@ -9,14 +9,26 @@ file and every dotted name the walks give can still be found.
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_layers import MAY_IMPORT, ONLY_IMPORTED_BY
+
+from racing_demon.game.engine import legal_moves
+from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.profiles import load_rules
+from racing_demon.table import PlayerInfo, Table
+from racing_demon.verify import Report, Settings, Verdict, verify_log
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "racing_demon"
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+SAMPLES = ROOT / "sample_games"
 
 
 def picture_rows(doc: str) -> list[list[str]]:
@@ -122,3 +134,79 @@ def _resolves(dotted: str) -> bool:
             value = getattr(value, attribute)
         return True
     return False
+
+
+def _section(number: int) -> str:
+    return DOC.split(f"\n## {number}. ", 1)[1].split("\n## ", 1)[0]
+
+
+def _first_calls(run: Callable[[], object], name_of: Callable[[FrameType], str]) -> list[str]:
+    """What ``name_of`` calls each Python function that ``run`` calls, in the order of
+    their first calls; ``os.fsync`` (a C function) by that name."""
+    seen: dict[str, None] = {}
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            seen.setdefault(name_of(frame))
+        elif event == "c_call" and arg is os.fsync:
+            seen.setdefault("os.fsync")
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return list(seen)
+
+
+def _module(frame: FrameType) -> str:
+    return str(frame.f_globals.get("__name__"))
+
+
+def _function(frame: FrameType) -> str:
+    return f"{_module(frame)}.{frame.f_code.co_qualname}"
+
+
+def test_the_verification_walk_names_the_steps_in_the_order_the_driver_runs_them() -> None:
+    """Section 2, "which modules, in which order": tracing the verifier on a sample game
+    finds the numbered steps' modules first called in the order the walk names them."""
+    walk = _section(2)
+    steps = sorted(set(re.findall(r"`(step\d\d_\w+)`", walk)), key=walk.index)
+    assert len(steps) == 8  # steps 1-8; 9 and 10 are the match flow's codes
+    settings = Settings(table_key=raw_public_bytes(load_public_key(SAMPLES / "table.pub")))
+    reports: list[Report] = []
+    called = _first_calls(
+        lambda: reports.append(verify_log(SAMPLES / "table-3p-signed.jsonl", settings)), _module
+    )
+    assert reports[0].verdict is Verdict.VERIFIED
+    modules = [f"racing_demon.verify.{step}" for step in steps]
+    # Steps 1 and 2 are the reader's on a valid log: their modules name what it refuses.
+    assert [module for module in called if module in modules] == modules[2:]
+
+
+# What section 3 calls each function the table's walk goes through.
+TABLE_WALK = {
+    "`MatchFlow.submit`": "racing_demon.game.flow.MatchFlow.submit",
+    "`LogWriter.append`": "racing_demon.log.writer.LogWriter.append",
+    "`log.records.record_body`": "racing_demon.log.records.record_body",
+    "fsyncs": "os.fsync",
+    "`log.receipts.logged_receipt`": "racing_demon.log.receipts.logged_receipt",
+    "`MatchFlow.due`": "racing_demon.game.flow.MatchFlow.due",
+    "`seal_receipt`": "racing_demon.log.receipts.seal_receipt",
+}
+
+
+def test_the_table_walk_follows_a_submission_in_the_order_the_table_runs(tmp_path: Path) -> None:
+    """Section 3, "a table writing one record": one accepted move, traced, goes through
+    the flow, the writer, the body, the fsync and the receipt in the walk's order."""
+    walk = _section(3)
+    told = [TABLE_WALK[words] for words in sorted(TABLE_WALK, key=walk.index)]
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+    players = [PlayerInfo("ann", "red"), PlayerInfo("bob", "blue")]
+    entropy = [bytes([1]) * 16, bytes([2]) * 16]
+    path = tmp_path / "game.jsonl"
+    with Table.create(path, load_rules("peer2peer"), players, key, bytes(32), entropy) as table:
+        table.advance(3000)
+        move = str(legal_moves(table.state, 0)[0])
+        called = _first_calls(lambda: table.submit(0, move, 3000, 0), _function)
+    assert [name for name in called if name in told] == told
