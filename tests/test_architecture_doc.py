@@ -32,11 +32,18 @@ SAMPLES = ROOT / "sample_games"
 
 
 def picture_rows(doc: str) -> list[list[str]]:
-    """The names in each row of the layers' picture, its top row first."""
+    """The names in each row of the layers' picture, its top row first; a row runs from
+    one rule (``├…┤``) to the next, over as many lines as it needs."""
     section = doc.split("\n## 1. ", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```\n(.*?)```", section, flags=re.DOTALL)
     assert len(blocks) == 1, "one picture of the layers"
-    return [line.split("│")[1].split() for line in blocks[0].splitlines() if line.startswith("│")]
+    rows: list[list[str]] = [[]]
+    for line in blocks[0].splitlines():
+        if line.startswith("├"):
+            rows.append([])
+        elif line.startswith("│"):
+            rows[-1] += line.split("│")[1].split()
+    return rows
 
 
 def layers(rows: list[list[str]]) -> dict[str, int]:
