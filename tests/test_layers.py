@@ -19,8 +19,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "racing_demon"
 
 # What each part may import besides the standard library, layer by layer from the bottom
-# (README, "Architecture"). A module is governed by the longest name here that it is or
-# lies under; a part not named here (the command line) is not limited by it.
+# (docs/architecture.md, "The layers"). A module is governed by the longest name here that
+# it is or lies under; a part not named here (the command line) is not limited by it.
 # Every part may name errors and spell counts the one way.
 _ERRORS = {"racing_demon.errors", "racing_demon.wording"}
 _GAME = {"racing_demon.game", *_ERRORS}
