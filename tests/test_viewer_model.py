@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from racing_demon import viewer
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import HandEnd, RecordKind
 from racing_demon.game.moves import Move, MoveKind, Zone
@@ -827,3 +828,15 @@ def test_a_move_names_its_piles_source_first_as_the_frames_name_them() -> None:
         if entry["kind"] != "bounce":
             assert set(entry["piles"]) <= set(data["frames"]["list"][index]["set"])
     assert {"move", "bounce"} <= {kind for kind, _ in kinds}
+
+
+def test_the_viewer_keeps_its_words_and_frames_in_their_own_modules() -> None:
+    """Issue 30, point 3: "the viewer's words and frames in their own modules", and no
+    module "over about 600 lines"."""
+    package = Path(viewer.__file__).parent
+    sizes = {
+        path.name: len(path.read_text(encoding="utf-8").splitlines())
+        for path in package.glob("*.py")
+    }
+    assert {"words.py", "frames.py"} <= sizes.keys()
+    assert max(sizes.values()) <= 600, sizes
