@@ -21,6 +21,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from racing_demon.audit import audit_hand
 from racing_demon.files import LogFile, open_log
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import (
@@ -153,6 +154,9 @@ def _line(index: int, line: bytes) -> _Line:
 
 @dataclass
 class _Audit:
+    """Every hand the replay closes as ``audit.audit_hand`` audits it (the audit
+    ``racing-demon audit`` prints), as the page holds it."""
+
     hands: list[dict[str, Any]] = field(default_factory=list)
     totals: list[list[int]] = field(default_factory=list)
 
@@ -162,35 +166,32 @@ class _Audit:
         placed: Mapping[Card, int],
         end: HandEnd,
         end_seq: int,
+        names: Sequence[str],
         *,
         replayed: bool = True,
     ) -> None:
-        """One hand, recomputed by ``score_hand`` beside the scores its hand_end claims;
-        a card's record is the one that placed it (``audit.audit_hands`` does the same)."""
         if not self.totals:
             self.totals.append([0] * len(scored.seats))
-        self.totals.append([sum(pair) for pair in zip(self.totals[-1], scored.scores, strict=True)])
+        audited = audit_hand(scored, placed, end, end_seq, names, self.totals[-1])
+        self.totals.append([seat.total for seat in audited.seats])
         self.hands.append(
             {
-                "hand": scored.hand,
-                "end_seq": end_seq,
-                "reason": str(scored.reason),
+                "hand": audited.hand,
+                "end_seq": audited.end_seq,
+                "reason": audited.reason,
                 "ended_by": scored.ended_by,
                 "replayed": replayed,
                 "seats": [
                     {
                         "seat": seat.seat,
-                        "placed": [
-                            {"card": card.face, "seq": placed.get(card, end_seq)}
-                            for card in seat.placed
-                        ],
+                        "placed": [{"card": card.face, "seq": seq} for card, seq in seat.placed],
                         "demon_left": len(seat.demon_left),
                         "placed_points": seat.placed_points,
                         "penalty": seat.demon_penalty,
                         "score": seat.score,
-                        "claimed": end.scores[seat.seat] if seat.seat < len(end.scores) else None,
+                        "claimed": seat.claimed_score,
                     }
-                    for seat in scored.seats
+                    for seat in audited.seats
                 ],
             }
         )
@@ -348,14 +349,21 @@ def _replay(
             frames.add(record, after)
             if isinstance(record.payload, HandEnd):
                 scored, placed = snapshot.hands[-1]
-                audit.add(scored, placed, record.payload, record.seq)
+                audit.add(scored, placed, record.payload, record.seq, snapshot.names)
             before, flow = after, snapshot.flow
     except ReplayError as error:
         refused = error.record
         closed = None if refused is None else _refused_hand(flow, refused)
         if closed is not None and refused is not None and isinstance(refused.payload, HandEnd):
-            placed = {} if snapshot is None else dict(snapshot.placed)
-            audit.add(closed, placed, refused.payload, refused.seq, replayed=False)
+            assert snapshot is not None  # a flow to score the hand in comes from a snapshot
+            audit.add(
+                closed,
+                snapshot.placed,
+                refused.payload,
+                refused.seq,
+                snapshot.names,
+                replayed=False,
+            )
     except ReadError:
         pass  # the lines from here on are told from their bodies, or as unreadable
 
