@@ -120,8 +120,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.tournament.sheets": _LOG | {"racing_demon.tournament.plan"},
     # The browser tests' and bench's headless Chromium is driven with selenium (test extra).
     "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing", "selenium"},
-    # The viewer's page embeds the verifier's report as `verify --json` prints it.
-    "racing_demon.viewer": _MANY_LOGS | {"racing_demon.report", "racing_demon.viewer"},
+    # The viewer's page embeds the verifier's report as `verify --json` prints it, and the
+    # one audit (issue 30, point 3: "its second audit gives way to the one audit").
+    "racing_demon.viewer": _MANY_LOGS
+    | {"racing_demon.report", "racing_demon.audit", "racing_demon.viewer"},
+    # Issue 30, point 3: "the viewer's words and frames in their own modules". A record's
+    # words and the table after it need the game and the record, never the verifier.
+    "racing_demon.viewer.words": _LOG | {"racing_demon.report.text"},
+    "racing_demon.viewer.frames": _LOG | {"racing_demon.viewer.page"},
 }
 
 # Who may import each of these; no other module of the package does.

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from racing_demon import viewer
+from racing_demon.audit import audit_hand
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import HandEnd, RecordKind
 from racing_demon.game.moves import Move, MoveKind, Zone
@@ -444,6 +446,55 @@ def test_an_inflated_score_shows_the_recomputed_score_beside_the_claimed() -> No
     assert data["audit"]["claimed_totals"] != data["audit"]["totals"][-1]
 
 
+def test_the_audit_of_a_refused_hand_end_that_claims_no_score_for_a_seat(tmp_path: Path) -> None:
+    """Issue 30, point 3: the viewer's "second audit gives way to the one audit (make the
+    claimed score optional where a hand's end was refused)". A hand_end that claims two
+    scores for three seats is refused, yet the page audits the hand it closes, with no
+    claim for the third seat, as ``audit.audit_hand`` audits it."""
+    lines = SMALL.read_text(encoding="utf-8").splitlines()
+    end_line = next(i for i, line in enumerate(lines) if '"kind":"hand_end"' in line)
+    value = json.loads(lines[end_line])
+    value["body"]["scores"] = value["body"]["scores"][:2]
+    lines[end_line] = json.dumps(value, separators=(",", ":"))
+    crafted = tmp_path / "short-claim.jsonl"
+    crafted.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    (hand,) = viewer_data(crafted, Settings())["audit"]["hands"]
+    assert hand["replayed"] is False
+    assert [seat["claimed"] for seat in hand["seats"]] == [*value["body"]["scores"], None]
+
+    secret = find_secret(SMALL)
+    assert secret is not None
+    snapshot = next(
+        snapshot
+        for snapshot in replay(SMALL, secret)
+        if snapshot.record is not None and isinstance(snapshot.record.payload, HandEnd)
+    )
+    assert snapshot.record is not None and isinstance(snapshot.record.payload, HandEnd)
+    whole = snapshot.record.payload
+    short = HandEnd(hand=whole.hand, reason=whole.reason, scores=whole.scores[:2])
+    scored, placed = snapshot.hands[-1]
+    audited = audit_hand(scored, placed, short, snapshot.seq, snapshot.names)
+    assert [seat.claimed_score for seat in audited.seats] == [*whole.scores[:2], None]
+    assert (hand["hand"], hand["end_seq"], hand["reason"]) == (
+        audited.hand,
+        audited.end_seq,
+        audited.reason,
+    )
+    assert hand["seats"] == [
+        {
+            "seat": seat.seat,
+            "placed": [{"card": card.face, "seq": seq} for card, seq in seat.placed],
+            "demon_left": len(seat.demon_left),
+            "placed_points": seat.placed_points,
+            "penalty": seat.demon_penalty,
+            "score": seat.score,
+            "claimed": seat.claimed_score,
+        }
+        for seat in audited.seats
+    ]
+
+
 # -- failing logs ------------------------------------------------------------------------
 
 
@@ -827,3 +878,15 @@ def test_a_move_names_its_piles_source_first_as_the_frames_name_them() -> None:
         if entry["kind"] != "bounce":
             assert set(entry["piles"]) <= set(data["frames"]["list"][index]["set"])
     assert {"move", "bounce"} <= {kind for kind, _ in kinds}
+
+
+def test_the_viewer_keeps_its_words_and_frames_in_their_own_modules() -> None:
+    """Issue 30, point 3: "the viewer's words and frames in their own modules", and no
+    module "over about 600 lines"."""
+    package = Path(viewer.__file__).parent
+    sizes = {
+        path.name: len(path.read_text(encoding="utf-8").splitlines())
+        for path in package.glob("*.py")
+    }
+    assert {"words.py", "frames.py"} <= sizes.keys()
+    assert max(sizes.values()) <= 600, sizes

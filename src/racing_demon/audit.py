@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from racing_demon.files import LogFile
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import HandEnd
+from racing_demon.game.scoring import HandScore
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.replay import replay
 
@@ -29,7 +30,7 @@ class SeatAudit:
     placed_points: int
     demon_penalty: int
     score: int  # recomputed
-    claimed_score: int  # as the log's hand_end record says
+    claimed_score: int | None  # as the log's hand_end record says; None if it names none
     total: int  # running total after this hand, recomputed
 
 
@@ -66,25 +67,43 @@ def audit_hands(
         if not isinstance(end, HandEnd):
             continue
         scored, placed = snapshot.hands[-1]
-        totals = [
-            sum(pair) for pair in zip(totals or [0] * len(scored.seats), scored.scores, strict=True)
-        ]
-        seats = tuple(
-            SeatAudit(
-                seat=seat.seat,
-                name=names[seat.seat],
-                placed=tuple((card, placed.get(card, record.seq)) for card in seat.placed),
-                demon_left=seat.demon_left,
-                placed_points=seat.placed_points,
-                demon_penalty=seat.demon_penalty,
-                score=seat.score,
-                claimed_score=end.scores[seat.seat],
-                total=totals[seat.seat],
-            )
-            for seat in scored.seats
-        )
-        hands.append(HandAudit(end.hand, end.reason.value, record.seq, seats))
+        hand = audit_hand(scored, placed, end, record.seq, names, totals)
+        totals = [seat.total for seat in hand.seats]
+        hands.append(hand)
     return tuple(hands)
+
+
+def audit_hand(
+    scored: HandScore,
+    placed: Mapping[Card, int],
+    end: HandEnd,
+    end_seq: int,
+    names: Sequence[str],
+    totals: Sequence[int] = (),
+) -> HandAudit:
+    """One hand as ``score_hand`` recomputes it, beside the scores its hand_end record
+    (``end_seq``) claims, after the running ``totals``. A card's record is the one that
+    placed it. A hand_end the match flow refused may claim no score for a seat: its
+    claimed score is None (the viewer audits the hand such a record closes)."""
+    totals = [
+        sum(pair) for pair in zip(totals or [0] * len(scored.seats), scored.scores, strict=True)
+    ]
+    seats = tuple(
+        SeatAudit(
+            seat=seat.seat,
+            name=names[seat.seat],
+            placed=tuple((card, placed.get(card, end_seq)) for card in seat.placed),
+            demon_left=seat.demon_left,
+            placed_points=seat.placed_points,
+            demon_penalty=seat.demon_penalty,
+            score=seat.score,
+            claimed_score=end.scores[seat.seat] if seat.seat < len(end.scores) else None,
+            total=totals[seat.seat],
+        )
+        for seat in scored.seats
+    )
+    # The recomputed hand and reason: a hand_end the flow accepted names the same ones.
+    return HandAudit(scored.hand, scored.reason.value, end_seq, seats)
 
 
 def check_claims(

@@ -5,7 +5,8 @@ words, and the audit of every hand (schemas/viewer-data.schema.json).
 The table comes from ``racing_demon.replay`` and the verdict from ``racing_demon.verify``,
 so the page shows what ``replay --at SEQ`` and ``verify --json`` show. Every line of the log
 gets its words, also past the record where replay stops: those are told from the record's
-own body, without the table. No HTML here: ``viewer.page`` makes the page.
+own body, without the table. This module puts the page's data together: the words are
+``viewer.words``, the frames ``viewer.frames``; no HTML here: ``viewer.page`` makes the page.
 """
 
 from __future__ import annotations
@@ -15,27 +16,23 @@ import gzip
 import hashlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from racing_demon.audit import audit_hand
 from racing_demon.files import LogFile, open_log
-from racing_demon.game.cards import KING, Card
-from racing_demon.game.engine import ViolationCode
+from racing_demon.game.cards import Card
 from racing_demon.game.flow import (
-    FinalReason,
     FlowRefusal,
     HandEnd,
-    HandStart,
     MatchFlow,
     RecordKind,
-    Stall,
     Submission,
 )
-from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.scoring import HandScore, score_hand
-from racing_demon.game.state import EndReason, Foundation, Phase, State
+from racing_demon.game.state import Phase, State
 from racing_demon.log.reader import ReadError
 from racing_demon.log.records import Final, Genesis, Record, parse_record
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
@@ -44,11 +41,12 @@ from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document
 from racing_demon.schema import record_errors
 from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.viewer.frames import KEYFRAME_EVERY, Frames
 from racing_demon.viewer.page import Packer, json_text, unpacked
+from racing_demon.viewer.words import Teller, Words
 from racing_demon.wording import plural
 
 VIEWER_FORMAT = "racing-demon/viewer/v1"
-KEYFRAME_EVERY = 64
 # Okabe and Ito's palette, which people with any common colour blindness tell apart.
 SEAT_COLOURS = (
     "#0072B2",
@@ -60,8 +58,6 @@ SEAT_COLOURS = (
     "#F0E442",
     "#000000",
 )
-_ENDED_BY_A_SEAT = frozenset({EndReason.CALL, EndReason.RESIGNED, EndReason.DEMON_EMPTY})
-_COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six")
 _READ_PIECE = 1 << 20
 
 
@@ -100,68 +96,6 @@ def seat_colours(backs: Sequence[str]) -> list[str]:
         else:
             colours.append(free[0] if free else SEAT_COLOURS[len(colours) % len(SEAT_COLOURS)])
     return colours
-
-
-# -- the table as piles ------------------------------------------------------------------
-
-
-def table_piles(state: State) -> dict[str, Any]:
-    """Every pile by its id (``s0.demon``, ``s0.w1``, ``f1``…), as the data holds it."""
-    piles: dict[str, Any] = {}
-    for number, seat in enumerate(state.seats):
-        piles[f"s{number}.demon"] = {"cards": [card.face for card in seat.demon]}
-        for index, pile in enumerate(seat.work):
-            piles[f"s{number}.w{index + 1}"] = {"cards": [card.face for card in pile]}
-        piles[f"s{number}.stock"] = {"n": len(seat.stock)}
-        piles[f"s{number}.waste"] = {"cards": [card.face for card in seat.waste]}
-    for index, foundation in enumerate(state.foundations):
-        piles[f"f{index + 1}"] = foundation_value(foundation)
-    return piles
-
-
-def foundation_value(foundation: Foundation) -> dict[str, Any]:
-    return {
-        "suit": foundation.suit.letter,
-        "levels": [[str(card) for card in level] for level in foundation.levels],
-        "complete": foundation.complete,
-    }
-
-
-class _Frames:
-    """The table after each record, as the piles that changed since the record before, and
-    every pile every so often, so that a page can show any record without applying every
-    delta from the start. Each frame is written to ``packer`` as it comes: only the table
-    before it is kept."""
-
-    def __init__(self, packer: Packer) -> None:
-        self.count = 0
-        self._packer = packer
-        self._piles: dict[str, Any] = {}
-
-    def add(self, record: Record, state: State | None) -> None:
-        index = self.count
-        piles = {} if state is None else table_piles(state)
-        before = self._piles
-        full = (
-            index % KEYFRAME_EVERY == 0
-            or record.kind is RecordKind.HAND_START
-            or not before.keys() <= piles.keys()  # a pile vanished: only a full frame says so
-        )
-        changed = (
-            piles
-            if full
-            else {pile: value for pile, value in piles.items() if before.get(pile) != value}
-        )
-        frame = {
-            "hand": None if state is None else state.hand,
-            "phase": None if state is None else str(state.phase),
-            "clock_ms": record.t_ms if state is None else state.clock_ms,
-            "set": changed,
-            "full": full,
-        }
-        self._packer.write(("," if index else "") + json_text(frame))
-        self.count += 1
-        self._piles = piles
 
 
 # -- reading the lines, whatever they hold ---------------------------------------------
@@ -215,308 +149,14 @@ def _line(index: int, line: bytes) -> _Line:
         return _Line(index, None, f"not a log record ({error})")
 
 
-# -- words -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Words:
-    text: str
-    links: tuple[int, ...] = ()
-    piles: tuple[str, ...] = ()  # the pile ids a move names: its source, then its target
-
-
-def move_piles(move: Move, after: State | None) -> tuple[str, ...]:
-    """The piles ``move`` names, as frame pile ids: where its cards leave, then where they
-    go (a new foundation once it exists, in ``after``); a turn or a recycle names the stock
-    and the waste."""
-    seat = f"s{move.seat}"
-    if move.kind is MoveKind.TURN:
-        return (f"{seat}.stock", f"{seat}.waste")
-    if move.kind is MoveKind.RECYCLE:
-        return (f"{seat}.waste", f"{seat}.stock")
-    piles = []
-    for place in (move.source, move.target):
-        if place is None:
-            continue
-        if place.zone in (Zone.WORK, Zone.UNDER):
-            piles.append(f"{seat}.w{place.index + 1}")
-        elif place.zone is Zone.FOUNDATION:
-            piles.append(f"f{place.index + 1}")
-        elif place.zone is Zone.NEW_FOUNDATION:
-            if after is not None and after.foundations:
-                piles.append(f"f{len(after.foundations)}")
-        else:
-            piles.append(f"{seat}.{place.zone.name.lower()}")
-    return tuple(piles)
-
-
-@dataclass
-class _Teller:
-    """Tells records in words. With the table before and after a record (a replayed one)
-    it also names what the record did to it: the foundation's first record, the record a
-    bounced card lost its race to, the card a tie joined."""
-
-    names: tuple[str, ...] = ()
-    # By hand, the record and seat of the call, resignation or emptied demon that ends it,
-    # for its hand_end to name: records are told in the log's order.
-    enders: dict[int, tuple[int, int]] = field(default_factory=dict)
-
-    def name(self, seat: int) -> str:
-        if 0 <= seat < len(self.names):
-            return printable(self.names[seat])
-        return f"seat {seat}"
-
-    def tell(
-        self,
-        record: Record,
-        before: State | None = None,
-        after: State | None = None,
-        placed: Mapping[Card, int] | None = None,
-    ) -> _Words:
-        payload = record.payload
-        if isinstance(payload, Genesis):
-            seats = ", ".join(
-                f"{printable(entry.name)} ({printable(entry.back)} back)"
-                for entry in payload.players
-            )
-            rules = payload.rules.get("name")
-            under = f" under the rules {printable(rules)}" if isinstance(rules, str) else ""
-            tag = payload.tournament
-            at = (
-                ""
-                if tag is None
-                else f" at table {tag.table} of {tag.tables} of the tournament "
-                f"{printable(tag.name)} (every hand deals the plan's packs)"
-            )
-            return _Words(f"Game {record.game} opens{at}{under}, with {seats}.")
-        if isinstance(payload, HandStart):
-            return _Words(f"Hand {payload.hand} is dealt: every seat gets its shuffled pack.")
-        if isinstance(payload, Submission):
-            if payload.kind in (RecordKind.CALL, RecordKind.RESIGN):
-                self.enders[payload.hand] = (record.seq, payload.seat)
-            return self._submission(record.seq, payload, before, after, placed or {})
-        if isinstance(payload, Stall):
-            return _Words(
-                "Stall shift: every seat turns its waste over onto its stock and moves the "
-                "top card to the bottom."
-            )
-        if isinstance(payload, HandEnd):
-            return self._hand_end(payload)
-        return _Words(self._final(payload))
-
-    def _submission(
-        self,
-        seq: int,
-        submission: Submission,
-        before: State | None,
-        after: State | None,
-        placed: Mapping[Card, int],
-    ) -> _Words:
-        who = self.name(submission.seat)
-        try:
-            move = Move.parse(submission.move)
-        except ValueError:
-            return _Words(
-                f"{who} sends a move that cannot be read: “{printable(submission.move)}”."
-            )
-        words = self._move_words(seq, who, submission, move, before, after, placed)
-        bounced = submission.kind is RecordKind.BOUNCE
-        return replace(words, piles=move_piles(move, None if bounced else after))
-
-    def _move_words(
-        self,
-        seq: int,
-        who: str,
-        submission: Submission,
-        move: Move,
-        before: State | None,
-        after: State | None,
-        placed: Mapping[Card, int],
-    ) -> _Words:
-        kind = submission.kind
-        if kind is RecordKind.BOUNCE:
-            return self._bounce(who, submission, move, before, placed)
-        if move.kind is MoveKind.TURN:
-            cards = " ".join(card.display() for card in move.cards)
-            return _Words(
-                f"{who} turns {_count(len(move.cards), 'card')} from the stock onto the waste: "
-                f"{cards} ({move.cards[-1].display()} on top)."
-            )
-        if move.kind is MoveKind.RECYCLE:
-            return _Words(f"{who} turns the waste over as a new stock.")
-        if move.kind is MoveKind.CALL:
-            return _Words(f"{who} calls, with an empty demon: the hand is ending.")
-        if move.kind is MoveKind.AGREE:
-            return _Words(f"{who} agrees to a stall shift.")
-        if move.kind is MoveKind.RESIGN:
-            return _Words(f"{who} resigns: the match ends against {who}.")
-        return self._play(seq, who, move, kind is RecordKind.TIE, before, after, placed)
-
-    def _play(
-        self,
-        seq: int,
-        who: str,
-        move: Move,
-        tie: bool,
-        before: State | None,
-        after: State | None,
-        placed: Mapping[Card, int],
-    ) -> _Words:
-        assert move.source is not None and move.target is not None  # a card move
-        cards = " ".join(card.display() for card in move.cards)
-        source = _source_words(move.source)
-        target = move.target
-        card = move.cards[0]
-        if target.zone is Zone.WORK:
-            return _Words(f"{who} moves {cards} {source} onto work pile {target.index + 1}.")
-        if target.zone is Zone.UNDER:
-            return _Words(f"{who} slides {cards} {source} under work pile {target.index + 1}.")
-        links: list[int] = []
-        if target.zone is Zone.NEW_FOUNDATION:
-            named = "" if after is None else f" (f{_foundation_of(after, card) + 1})"
-            suit = card.suit.symbol
-            text = f"{who} plays {cards} {source} to start a new {suit} foundation{named}"
-        else:
-            number = target.index + 1
-            foundation = _foundation_at(before, target.index)
-            started = None if foundation is None else placed.get(foundation.levels[0][0])
-            text = f"{who} plays {cards} {source} onto the {card.suit.symbol} foundation f{number}"
-            if started is not None:
-                text += f" started at record {started}"
-                links.append(started)
-            if tie and foundation is not None:
-                tied = foundation.levels[-1]
-                others = " and ".join(
-                    f"{self.name(other.owner)}'s {other.display()}" for other in tied
-                )
-                text += f": it ties {others}"
-                won = placed.get(tied[0])
-                if won is not None:
-                    text += f" (record {won})"
-                    links.append(won)
-        if after is not None:
-            landed = after.foundations[_foundation_of(after, card)]
-            if landed.rank == KING and card.rank == KING:
-                text += f"; the {card.suit.symbol} foundation is complete and set aside"
-            seat = after.seats[move.seat]
-            if move.source.zone is Zone.DEMON and not seat.demon:
-                text += f"; {who}'s demon is empty"
-                if after.end_reason is EndReason.DEMON_EMPTY:
-                    text += ": the hand ends"
-                    self.enders[after.hand] = (seq, move.seat)
-        return _Words(text + ".", tuple(links))
-
-    def _bounce(
-        self,
-        who: str,
-        submission: Submission,
-        move: Move,
-        before: State | None,
-        placed: Mapping[Card, int],
-    ) -> _Words:
-        reason = printable(submission.reason or "?")
-        if move.kind is not MoveKind.PLAY:
-            what = {
-                MoveKind.TURN: "turn of the stock",
-                MoveKind.RECYCLE: "recycling of the waste",
-                MoveKind.CALL: "call",
-                MoveKind.AGREE: "agreement to a stall shift",
-                MoveKind.RESIGN: "resignation",
-            }[move.kind]
-            return _Words(f"{who}'s {what} bounced ({reason}).")
-        assert move.source is not None and move.target is not None  # a card move
-        cards = " ".join(card.display() for card in move.cards)
-        target = move.target
-        where = {
-            Zone.WORK: f"onto work pile {target.index + 1}",
-            Zone.UNDER: f"under work pile {target.index + 1}",
-            Zone.FOUNDATION: f"to foundation f{target.index + 1}",
-            Zone.NEW_FOUNDATION: "to a new foundation",
-        }[target.zone]
-        text = f"{who}'s {cards} {_source_words(move.source)} {where} bounced ({reason})"
-        winner = None
-        # FOUNDATION_TAKEN is the only code for a lost race (docs/rules.md): the winner is
-        # the record that placed the card now at the bounced card's level.
-        if submission.reason == ViolationCode.FOUNDATION_TAKEN and target.zone is Zone.FOUNDATION:
-            foundation = _foundation_at(before, target.index)
-            rank = move.cards[0].rank
-            if foundation is not None and rank <= foundation.rank:
-                winner = placed.get(foundation.levels[rank - 1][0])
-        if winner is None:
-            return _Words(text + ".")
-        return _Words(f"{text}: record {winner} got there first.", (winner,))
-
-    def _hand_end(self, end: HandEnd) -> _Words:
-        ender = self.enders.get(end.hand)
-        by = "" if ender is None else f"{self.name(ender[1])} "
-        at = "" if ender is None else f" at record {ender[0]}"
-        why = {
-            EndReason.CALL: f"{by or 'a seat '}called{at}",
-            EndReason.DEMON_EMPTY: f"{by or 'a seat '}emptied the demon{at}",
-            EndReason.BLOCKED: "it is blocked: the stall cycle came round with no play",
-            EndReason.NO_CENTRE: "no card went to the centre for too long",
-            EndReason.ABANDONED: "the table was silent for too long: the match is abandoned",
-            EndReason.RESIGNED: f"{by or 'a seat '}resigned{at}",
-        }[end.reason]
-        links = (ender[0],) if ender is not None and end.reason in _ENDED_BY_A_SEAT else ()
-        scores = self._by_seat(end.scores)
-        return _Words(f"Hand {end.hand} ends because {why}. Scores: {scores}.", links)
-
-    def _final(self, final: Final) -> str:
-        end = final.end
-        winners = [self.name(seat) for seat in end.winners]
-        if not winners:
-            result = "no winner"
-        elif len(winners) == 1:
-            result = f"{winners[0]} wins"
-        else:
-            result = f"{' and '.join(winners)} share the victory"
-        how = {
-            FinalReason.COMPLETE: "is over",
-            FinalReason.RESIGNED: "ends by resignation",
-            FinalReason.ABANDONED: "is abandoned",
-        }[end.reason]
-        return (
-            f"The match {how} after {_count(len(end.hands), 'hand')}: totals "
-            f"{self._by_seat(end.totals)}; {result}. The dealer's secret is revealed."
-        )
-
-    def _by_seat(self, values: Sequence[int]) -> str:
-        return ", ".join(f"{self.name(seat)} {value}" for seat, value in enumerate(values))
-
-
-def _source_words(source: Place) -> str:
-    if source.zone is Zone.DEMON:
-        return "from the demon"
-    if source.zone is Zone.WASTE:
-        return "from the waste"
-    return f"from work pile {source.index + 1}"
-
-
-def _count(number: int, noun: str) -> str:
-    word = _COUNT_WORDS[number] if number < len(_COUNT_WORDS) else str(number)
-    return f"{word} {noun}" if number == 1 else f"{word} {noun}s"
-
-
-def _foundation_at(state: State | None, index: int) -> Foundation | None:
-    if state is None or not 0 <= index < len(state.foundations):
-        return None
-    return state.foundations[index]
-
-
-def _foundation_of(state: State, card: Card) -> int:
-    return next(
-        index
-        for index, foundation in enumerate(state.foundations)
-        if any(card in level for level in foundation.levels)
-    )
-
-
 # -- the audit ---------------------------------------------------------------------------
 
 
 @dataclass
 class _Audit:
+    """Every hand the replay closes as ``audit.audit_hand`` audits it (the audit
+    ``racing-demon audit`` prints), as the page holds it."""
+
     hands: list[dict[str, Any]] = field(default_factory=list)
     totals: list[list[int]] = field(default_factory=list)
 
@@ -526,35 +166,32 @@ class _Audit:
         placed: Mapping[Card, int],
         end: HandEnd,
         end_seq: int,
+        names: Sequence[str],
         *,
         replayed: bool = True,
     ) -> None:
-        """One hand, recomputed by ``score_hand`` beside the scores its hand_end claims;
-        a card's record is the one that placed it (``audit.audit_hands`` does the same)."""
         if not self.totals:
             self.totals.append([0] * len(scored.seats))
-        self.totals.append([sum(pair) for pair in zip(self.totals[-1], scored.scores, strict=True)])
+        audited = audit_hand(scored, placed, end, end_seq, names, self.totals[-1])
+        self.totals.append([seat.total for seat in audited.seats])
         self.hands.append(
             {
-                "hand": scored.hand,
-                "end_seq": end_seq,
-                "reason": str(scored.reason),
+                "hand": audited.hand,
+                "end_seq": audited.end_seq,
+                "reason": audited.reason,
                 "ended_by": scored.ended_by,
                 "replayed": replayed,
                 "seats": [
                     {
                         "seat": seat.seat,
-                        "placed": [
-                            {"card": card.face, "seq": placed.get(card, end_seq)}
-                            for card in seat.placed
-                        ],
+                        "placed": [{"card": card.face, "seq": seq} for card, seq in seat.placed],
                         "demon_left": len(seat.demon_left),
                         "placed_points": seat.placed_points,
                         "penalty": seat.demon_penalty,
                         "score": seat.score,
-                        "claimed": end.scores[seat.seat] if seat.seat < len(end.scores) else None,
+                        "claimed": seat.claimed_score,
                     }
-                    for seat in scored.seats
+                    for seat in audited.seats
                 ],
             }
         )
@@ -616,13 +253,13 @@ def page_data(log: LogFile, settings: Settings, report: Report | None = None) ->
     except LogTooLarge:
         data = None
     genesis, final = (None, None) if data is None else _genesis_and_final(data)
-    teller = _Teller()
+    teller = Teller()
     if genesis is not None:
         assert isinstance(genesis.payload, Genesis)
         teller.names = tuple(entry.name for entry in genesis.payload.players)
     packer = Packer()
     packer.write(f'{{"frames":{{"keyframe_every":{KEYFRAME_EVERY},"list":[')
-    frames = _Frames(packer)
+    frames = Frames(packer)
     entries = _Entries(teller)
     audit = _Audit()
     lines = iter(()) if data is None else enumerate(_raw_lines(data))
@@ -691,7 +328,7 @@ def _replay(
     settings: Settings,
     lines: Iterator[tuple[int, bytes]],
     entries: _Entries,
-    frames: _Frames,
+    frames: Frames,
     audit: _Audit,
 ) -> None:
     """Replay up to the first record the flow refuses, framing and telling each; the lines
@@ -712,14 +349,21 @@ def _replay(
             frames.add(record, after)
             if isinstance(record.payload, HandEnd):
                 scored, placed = snapshot.hands[-1]
-                audit.add(scored, placed, record.payload, record.seq)
+                audit.add(scored, placed, record.payload, record.seq, snapshot.names)
             before, flow = after, snapshot.flow
     except ReplayError as error:
         refused = error.record
         closed = None if refused is None else _refused_hand(flow, refused)
         if closed is not None and refused is not None and isinstance(refused.payload, HandEnd):
-            placed = {} if snapshot is None else dict(snapshot.placed)
-            audit.add(closed, placed, refused.payload, refused.seq, replayed=False)
+            assert snapshot is not None  # a flow to score the hand in comes from a snapshot
+            audit.add(
+                closed,
+                snapshot.placed,
+                refused.payload,
+                refused.seq,
+                snapshot.names,
+                replayed=False,
+            )
     except ReadError:
         pass  # the lines from here on are told from their bodies, or as unreadable
 
@@ -728,7 +372,7 @@ class _Entries:
     """Every line of the log as the page lists it, packed as it comes (into a scratch
     ``Packer``: the page's data holds them after the frames, which come at the same time)."""
 
-    def __init__(self, teller: _Teller) -> None:
+    def __init__(self, teller: Teller) -> None:
         self.teller = teller
         self.packer = Packer(compresslevel=1)
         self.count = 0
@@ -738,7 +382,7 @@ class _Entries:
         self.hand_ends = 0
         self.first_hand_end: int | None = None
 
-    def add(self, line: _Line, words: _Words | None = None, frame: int | None = None) -> None:
+    def add(self, line: _Line, words: Words | None = None, frame: int | None = None) -> None:
         record = line.record
         if record is not None:
             self.readable = True
@@ -752,7 +396,7 @@ class _Entries:
 
 
 def _record_entry(
-    line: _Line, words: _Words | None, teller: _Teller, frame: int | None
+    line: _Line, words: Words | None, teller: Teller, frame: int | None
 ) -> dict[str, Any]:
     record = line.record
     if record is None:
