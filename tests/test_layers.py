@@ -24,8 +24,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "racing_demon"
 # Every part may name errors and spell counts the one way.
 _ERRORS = {"racing_demon.errors", "racing_demon.wording"}
 _GAME = {"racing_demon.game", *_ERRORS}
+# Issue 30, point 4: "Move terminal-safe printing of hostile strings to an edge module".
 _EDGES = {
     "racing_demon.files",
+    "racing_demon.printing",
     "racing_demon.schema",
     "jsonschema",
     "jsonschema_rs",
@@ -53,6 +55,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.wording": set(),
     "racing_demon.game": _GAME,  # the rules core: no click, jsonschema, cryptography, log
     "racing_demon.files": {"racing_demon.files", *_ERRORS},
+    "racing_demon.printing": set(),  # escapes hostile text: the standard library only
     "racing_demon.schema": _EDGES,
     "racing_demon.profiles": {"racing_demon.profiles", *_GAME, *_EDGES},
     "racing_demon.manual": {"racing_demon.manual", *_ERRORS},  # the shipped docs: files only
@@ -277,6 +280,8 @@ def test_the_rules_catch_what_they_forbid() -> None:
         # the standings, tournament/ never imports report/, and matchpoints read no log.
         ("racing_demon.tournament.score", 17, "racing_demon.report.text"),
         ("racing_demon.tournament.matchpoints", 18, "racing_demon.batch"),
+        # Issue 30, point 4: printing hostile strings is an edge, below every reader.
+        ("racing_demon.printing", 21, "racing_demon.report.text"),
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -289,6 +294,9 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.verify", 16, "racing_demon.game.deal"),  # verification reads the game
         ("racing_demon.report.tournament", 19, "racing_demon.tournament.score"),
         ("racing_demon.tournament.matchpoints", 20, "racing_demon.game.duplicate"),
+        ("racing_demon.log.reader", 22, "racing_demon.printing"),
+        ("racing_demon.batch.cache", 23, "racing_demon.printing"),
+        ("racing_demon.viewer.model", 24, "racing_demon.printing"),
     ]
-    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18]
+    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21]
     assert [line for _, line, _, _ in broken_rules(imports)] == broken

@@ -22,9 +22,9 @@ from racing_demon.evidence import gather_evidence
 from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, audit_exit_code
+from racing_demon.printing import printable
 from racing_demon.replay import find_secret
 from racing_demon.report.audit import audit_document, audit_text, evidence_text
-from racing_demon.report.text import printable
 from racing_demon.report.verify import report_document, report_text
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings, Verdict, verify_log

@@ -14,7 +14,8 @@ from racing_demon.evidence import (
     EvidenceFinding,
     EvidenceReport,
 )
-from racing_demon.report.text import Colour, Verbosity, paint, printable
+from racing_demon.printing import printable
+from racing_demon.report.text import Colour, Verbosity, paint
 from racing_demon.wording import plural
 
 

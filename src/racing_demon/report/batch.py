@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from racing_demon.batch import BatchEnd, cache_entry
-from racing_demon.report.text import Verbosity, printable
+from racing_demon.printing import printable
+from racing_demon.report.text import Verbosity
 from racing_demon.report.verify import (
     batch_entry,
     batch_footer,

@@ -18,7 +18,8 @@ from racing_demon.batch import Summary
 from racing_demon.files import STDIN_SOURCE
 from racing_demon.log.reader import ReadCode
 from racing_demon.outcomes import ExitCode, exit_code_of
-from racing_demon.report.text import Colour, Verbosity, paint, printable
+from racing_demon.printing import printable
+from racing_demon.report.text import Colour, Verbosity, paint
 from racing_demon.verify import Finding, Report, RulesFacts, Step, Verdict
 from racing_demon.verify.assurance import Assurance, assurance_of, checks_held
 from racing_demon.verify.step01_framing import NOT_A_LOG
