@@ -68,6 +68,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.outcomes": _MATCHES
     | {"racing_demon.recover", "racing_demon.evidence", "racing_demon.outcomes"},
     "racing_demon.audit": _MATCHES | {"racing_demon.audit"},
+    # Issue 30, point 2: the audit's use case, for any caller without click.
+    "racing_demon.audit_run": _MANY_LOGS | {"racing_demon.audit", "racing_demon.audit_run"},
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
     # Dask's workers read the logs themselves, through fsspec (the dask extra).
     "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch", "distributed", "fsspec"},
@@ -101,6 +103,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "racing_demon.report",
         "racing_demon.batch",
         "racing_demon.audit",
+        "racing_demon.audit_run",
         "racing_demon.sim",
         "racing_demon.tournament",
     },
@@ -282,6 +285,9 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.tournament.matchpoints", 18, "racing_demon.batch"),
         # Issue 30, point 4: printing hostile strings is an edge, below every reader.
         ("racing_demon.printing", 21, "racing_demon.report.text"),
+        # Issue 30, point 2: the audit's use case runs without click, below its reporters.
+        ("racing_demon.audit_run", 25, "click"),  # two rules
+        ("racing_demon.audit_run", 26, "racing_demon.report.audit"),
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -297,6 +303,7 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.log.reader", 22, "racing_demon.printing"),
         ("racing_demon.batch.cache", 23, "racing_demon.printing"),
         ("racing_demon.viewer.model", 24, "racing_demon.printing"),
+        ("racing_demon.report.audit", 27, "racing_demon.audit_run"),
     ]
-    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21]
+    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21, 25, 25, 26]
     assert [line for _, line, _, _ in broken_rules(imports)] == broken

@@ -1,11 +1,19 @@
-"""The audit's reports: text and ``audit --json`` (schemas/audit-report.schema.json)."""
+"""The audit's reports: text and ``audit --json`` (schemas/audit-report.schema.json).
+
+The reporters of ``racing_demon.audit_run.run_audit`` are chosen by name
+(``audit_reporter_named``): ``text`` prints the verification's report, every hand and
+claim, then the evidence; ``json`` prints one document. Each is given where to print,
+``echo(text, to_stderr)``, as the batch's reporters are (``report.batch``).
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from racing_demon.audit import ClaimCheck, HandAudit
+from racing_demon.audit_run import Audit
 from racing_demon.evidence import (
     NAMED_BY,
     RECEIPT_GUARANTEES,
@@ -15,7 +23,9 @@ from racing_demon.evidence import (
     EvidenceReport,
 )
 from racing_demon.printing import printable
+from racing_demon.report.batch import Echo, print_echo
 from racing_demon.report.text import Colour, Verbosity, paint
+from racing_demon.report.verify import report_document, report_text
 from racing_demon.wording import plural
 
 
@@ -236,3 +246,45 @@ def _findings_text(findings: Sequence[EvidenceFinding]) -> str:
 
 def _place(file: str, line: int | None) -> str:
     return file if line is None else f"{file}:{line}"
+
+
+class TextAuditReporter:
+    """The verification's report, then every hand and each claim (nothing when there
+    are no hands, or with ``QUIET`` and no claims), then the evidence when there is some."""
+
+    def __init__(self, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo) -> None:
+        self.verbosity = verbosity
+        self._echo = echo
+
+    def audited(self, audit: Audit) -> None:
+        self._echo(report_text(audit.report, self.verbosity), False)
+        hands_text = audit_text(audit.hands, audit.checks, self.verbosity)
+        if hands_text:
+            self._echo(hands_text, False)
+        if audit.evidence is not None:
+            self._echo(evidence_text(audit.evidence, self.verbosity), False)
+
+
+class JsonAuditReporter:
+    """``audit --json``: one document (``audit_document``), whatever the verbosity."""
+
+    def __init__(self, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo) -> None:
+        self._echo = echo
+
+    def audited(self, audit: Audit) -> None:
+        verification = report_document(audit.report)
+        document = audit_document(audit.hands, audit.checks, verification, audit.evidence)
+        self._echo(json.dumps(document, indent=2, ensure_ascii=False), False)
+
+
+AUDIT_REPORTERS: dict[str, type[TextAuditReporter | JsonAuditReporter]] = {
+    "text": TextAuditReporter,
+    "json": JsonAuditReporter,
+}
+
+
+def audit_reporter_named(
+    name: str, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo
+) -> TextAuditReporter | JsonAuditReporter:
+    """The audit reporter called ``name`` (a key of ``AUDIT_REPORTERS``); KeyError for another."""
+    return AUDIT_REPORTERS[name](verbosity, echo)
