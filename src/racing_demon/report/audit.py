@@ -25,7 +25,8 @@ from racing_demon.evidence import (
 from racing_demon.printing import printable
 from racing_demon.report.batch import Echo, print_echo
 from racing_demon.report.text import Colour, Verbosity, paint
-from racing_demon.report.verify import report_document, report_text
+from racing_demon.report.verify import report_text
+from racing_demon.report_document import report_document
 from racing_demon.wording import plural
 
 
