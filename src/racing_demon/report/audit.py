@@ -8,6 +8,7 @@ claim, then the evidence; ``json`` prints one document. Each is given where to p
 
 from __future__ import annotations
 
+import abc
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -249,13 +250,21 @@ def _place(file: str, line: int | None) -> str:
     return file if line is None else f"{file}:{line}"
 
 
-class TextAuditReporter:
-    """The verification's report, then every hand and each claim (nothing when there
-    are no hands, or with ``QUIET`` and no claims), then the evidence when there is some."""
+class Reporter(abc.ABC):
+    """What both audit reporters share: the verbosity asked, and where to print."""
 
     def __init__(self, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo) -> None:
         self.verbosity = verbosity
         self._echo = echo
+
+    @abc.abstractmethod
+    def audited(self, audit: Audit) -> None:
+        """Print the whole audit (``racing_demon.audit_run.AuditReporter``)."""
+
+
+class TextAuditReporter(Reporter):
+    """The verification's report, then every hand and each claim (nothing when there
+    are no hands, or with ``QUIET`` and no claims), then the evidence when there is some."""
 
     def audited(self, audit: Audit) -> None:
         self._echo(report_text(audit.report, self.verbosity), False)
@@ -266,11 +275,8 @@ class TextAuditReporter:
             self._echo(evidence_text(audit.evidence, self.verbosity), False)
 
 
-class JsonAuditReporter:
+class JsonAuditReporter(Reporter):
     """``audit --json``: one document (``audit_document``), whatever the verbosity."""
-
-    def __init__(self, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo) -> None:
-        self._echo = echo
 
     def audited(self, audit: Audit) -> None:
         verification = report_document(audit.report)
@@ -278,7 +284,7 @@ class JsonAuditReporter:
         self._echo(json.dumps(document, indent=2, ensure_ascii=False), False)
 
 
-AUDIT_REPORTERS: dict[str, type[TextAuditReporter | JsonAuditReporter]] = {
+AUDIT_REPORTERS: dict[str, type[Reporter]] = {
     "text": TextAuditReporter,
     "json": JsonAuditReporter,
 }
@@ -286,6 +292,6 @@ AUDIT_REPORTERS: dict[str, type[TextAuditReporter | JsonAuditReporter]] = {
 
 def audit_reporter_named(
     name: str, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo
-) -> TextAuditReporter | JsonAuditReporter:
+) -> Reporter:
     """The audit reporter called ``name`` (a key of ``AUDIT_REPORTERS``); KeyError for another."""
     return AUDIT_REPORTERS[name](verbosity, echo)
