@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from racing_demon.batch import cache_key, report_from_document
+from racing_demon.batch import cache_key
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.duplicate import Shape
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.profiles import load_rules
 from racing_demon.report.batch import cache_line
-from racing_demon.report.verify import report_document, report_text
+from racing_demon.report.verify import report_text
+from racing_demon.report_document import report_document, report_from_document
 from racing_demon.schema import schema_errors
 from racing_demon.table import PlayerInfo, Table, player_signer
 from racing_demon.testing.randomplay import play_on, word_chooser

@@ -25,7 +25,6 @@ from racing_demon.batch import (
     collect_logs,
     collect_names,
     iter_resumed,
-    report_from_document,
     reusable,
     verify_fetched,
     verify_many,
@@ -33,6 +32,7 @@ from racing_demon.batch import (
 )
 from racing_demon.log.reader import Limits
 from racing_demon.report.batch import cache_line
+from racing_demon.report_document import report_from_document
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Report, Settings, Verdict, verify_log
 from racing_demon.verify.assurance import Requirement

@@ -24,8 +24,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "racing_demon"
 # Every part may name errors and spell counts the one way.
 _ERRORS = {"racing_demon.errors", "racing_demon.wording"}
 _GAME = {"racing_demon.game", *_ERRORS}
+# Issue 30, point 4: "Move terminal-safe printing of hostile strings to an edge module".
 _EDGES = {
     "racing_demon.files",
+    "racing_demon.printing",
     "racing_demon.schema",
     "jsonschema",
     "jsonschema_rs",
@@ -46,6 +48,7 @@ _MANY_LOGS = {
     "racing_demon.recover",
     "racing_demon.evidence",
     "racing_demon.outcomes",
+    "racing_demon.report_document",
     *_MATCHES,
 }
 MAY_IMPORT: dict[str, set[str]] = {
@@ -53,6 +56,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.wording": set(),
     "racing_demon.game": _GAME,  # the rules core: no click, jsonschema, cryptography, log
     "racing_demon.files": {"racing_demon.files", *_ERRORS},
+    "racing_demon.printing": set(),  # escapes hostile text: the standard library only
     "racing_demon.schema": _EDGES,
     "racing_demon.profiles": {"racing_demon.profiles", *_GAME, *_EDGES},
     "racing_demon.manual": {"racing_demon.manual", *_ERRORS},  # the shipped docs: files only
@@ -65,7 +69,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.outcomes": _MATCHES
     | {"racing_demon.recover", "racing_demon.evidence", "racing_demon.outcomes"},
     "racing_demon.audit": _MATCHES | {"racing_demon.audit"},
+    # Issue 30, point 2: the audit's use case, for any caller without click.
+    "racing_demon.audit_run": _MANY_LOGS | {"racing_demon.audit", "racing_demon.audit_run"},
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
+    # Issue 30, point 4: "give `Report` one place that writes and reads its document",
+    # below the batch that reads its lines back and the reporters that write them.
+    "racing_demon.report_document": _MATCHES | {"racing_demon.outcomes"},
     # Dask's workers read the logs themselves, through fsspec (the dask extra).
     "racing_demon.batch": _MANY_LOGS | {"racing_demon.batch", "distributed", "fsspec"},
     # Issue 30, point 3: the batch package, a module per job, the use case on top of them.
@@ -98,6 +107,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "racing_demon.report",
         "racing_demon.batch",
         "racing_demon.audit",
+        "racing_demon.audit_run",
         "racing_demon.sim",
         "racing_demon.tournament",
     },
@@ -283,6 +293,12 @@ def test_the_rules_catch_what_they_forbid() -> None:
         # the standings, tournament/ never imports report/, and matchpoints read no log.
         ("racing_demon.tournament.score", 17, "racing_demon.report.text"),
         ("racing_demon.tournament.matchpoints", 18, "racing_demon.batch"),
+        # Issue 30, point 4: printing hostile strings is an edge, below every reader.
+        ("racing_demon.printing", 21, "racing_demon.report.text"),
+        # Issue 30, point 2: the audit's use case runs without click, below its reporters.
+        ("racing_demon.audit_run", 25, "click"),  # two rules
+        ("racing_demon.audit_run", 26, "racing_demon.report.audit"),
+        ("racing_demon.report_document", 30, "racing_demon.report.verify"),
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -295,6 +311,12 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.verify", 16, "racing_demon.game.deal"),  # verification reads the game
         ("racing_demon.report.tournament", 19, "racing_demon.tournament.score"),
         ("racing_demon.tournament.matchpoints", 20, "racing_demon.game.duplicate"),
+        ("racing_demon.log.reader", 22, "racing_demon.printing"),
+        ("racing_demon.batch.cache", 23, "racing_demon.printing"),
+        ("racing_demon.viewer.model", 24, "racing_demon.printing"),
+        ("racing_demon.report.audit", 27, "racing_demon.audit_run"),
+        ("racing_demon.batch.cache", 28, "racing_demon.report_document"),
+        ("racing_demon.viewer.model", 29, "racing_demon.report_document"),
     ]
-    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18]
+    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21, 25, 25, 26, 30]
     assert [line for _, line, _, _ in broken_rules(imports)] == broken

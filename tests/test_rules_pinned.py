@@ -31,7 +31,8 @@ from racing_demon.profiles import (
     pinned_digest,
     rules_from_document,
 )
-from racing_demon.report.verify import report_document, report_text, rules_text
+from racing_demon.report.verify import report_text, rules_text
+from racing_demon.report_document import report_document
 from racing_demon.schema import load_schema, schema_errors
 from racing_demon.table import TableError
 from racing_demon.testing.randomplay import play_match

@@ -118,7 +118,7 @@ def shown_name(log: LogFile | str) -> str:
     """The name of ``log`` as every output shows it, valid UTF-8 whatever the file system
     holds: each byte of a file name that is not UTF-8 is written ``\\xHH``, as Python
     writes bytes, where ``str(path)`` would hold a lone surrogate that no UTF-8 encoder
-    (a JSON document's, a terminal's) accepts. ``report.text.printable`` shows such a
+    (a JSON document's, a terminal's) accepts. ``printing.printable`` shows such a
     surrogate the same way, so a name is spelt alike in text, JSON and messages."""
     return str(log).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 

@@ -25,7 +25,6 @@ from racing_demon.batch.cache import (
     cache_key,
     iter_resumed,
     read_cache,
-    report_from_document,
     reusable,
 )
 from racing_demon.batch.dask import (
@@ -84,7 +83,6 @@ __all__ = [
     "iter_verified_on_dask",
     "natural_key",
     "read_cache",
-    "report_from_document",
     "reusable",
     "run_batch",
     "verify_fetched",

@@ -29,9 +29,9 @@ from racing_demon.batch.local import run_here
 from racing_demon.batch.names import LogName
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular, shown_name
-from racing_demon.game.flow import FlowCode
-from racing_demon.log.reader import Limits, ReadCode
-from racing_demon.verify import Finding, Report, RulesFacts, Settings, Step, Verdict, VerifyCode
+from racing_demon.log.reader import Limits
+from racing_demon.report_document import report_from_document
+from racing_demon.verify import Report, Settings, Verdict, VerifyCode
 
 # -- resuming: the verdict cache ----------------------------------------------------------
 
@@ -102,10 +102,6 @@ def iter_resumed(
     with contextlib.closing(results):
         for (name, _), (report, sha256) in zip(items, results, strict=True):
             yield Resumed(shown_name(name), report, sha256)
-
-
-_NOTE_PREFIX = "named like the built-in profile "
-_NOTE_SUFFIX = ", but not it"
 
 
 class ResumeError(RacingDemonError):
@@ -183,72 +179,3 @@ def _entry(line: bytes, number: int, path: Path, key: str) -> tuple[str, str | N
         return source, None
     sha256 = cache.get("sha256")
     return source, sha256 if isinstance(sha256, str) else None
-
-
-def report_from_document(document: Mapping[str, Any]) -> Report:
-    """The ``Report`` whose ``cache_line`` is ``document``: ``report_document`` undone,
-    with the seats and schema problems from the cache entry (absent: none)."""
-    cache = document.get("cache") or {}
-    finding = document["finding"]
-    step = document["step"]
-    rules = document["rules"]
-    accepted_by = document["accepted_by"]
-    return Report(
-        source=document["source"],
-        verdict=Verdict(document["verdict"]),
-        step=None if step is None else Step(step["number"]),
-        finding=None
-        if finding is None
-        else Finding(
-            _code(finding["code"]),
-            finding["message"],
-            line=finding["line"],
-            seq=finding["seq"],
-            seat=finding["player"],
-            move=finding["move"],
-            rule=finding["rule"],
-            expected=finding["expected"],
-            found=finding["found"],
-            problems=tuple(cache.get("problems", ())),
-        ),
-        records=document["records"],
-        not_replayed=document["not_replayed"],
-        fast=document["fast"],
-        pinned=document["pinned"],
-        unsafe_unpinned=document["unsafe_unpinned"],
-        game=document["game"],
-        profile=document["profile"],
-        format_version=document["format_version"],
-        keyed=document["keyed"],
-        seats=cache.get("seats", 0),
-        accepted_by=() if accepted_by is None else tuple(accepted_by),
-        rules=None if rules is None else _rules(rules),
-        tournament_plan=document.get("tournament_plan"),
-        hands=tuple(tuple(scores) for scores in document["hands"]),
-        totals=tuple(document["totals"]),
-        winners=tuple(document["winners"]),
-        final_reason=document["final_reason"],
-    )
-
-
-def _code(code: str) -> VerifyCode | ReadCode | FlowCode:
-    for family in (VerifyCode, ReadCode, FlowCode):
-        with contextlib.suppress(ValueError):
-            return family(code)
-    raise ValueError(f"unknown reason code {code!r}")
-
-
-def _rules(rules: Mapping[str, Any]) -> RulesFacts:
-    note = rules["note"]
-    named_like = None
-    if isinstance(note, str) and note.startswith(_NOTE_PREFIX) and note.endswith(_NOTE_SUFFIX):
-        named_like = note.removeprefix(_NOTE_PREFIX).removesuffix(_NOTE_SUFFIX)
-    return RulesFacts(
-        name=rules["name"],
-        version=rules["version"],
-        sha256=rules["sha256"],
-        builtin=rules["builtin"],
-        pinned=rules["pinned"],
-        named_like=named_like,
-        differences=tuple(rules["differences"]),
-    )

@@ -1,15 +1,21 @@
 """``racing-demon audit``: the dispute view of a verified log, and the evidence that
-players' receipts and other copies of the log give against the table."""
+players' receipts and other copies of the log give against the table; the use case is
+``racing_demon.audit_run.run_audit``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from racing_demon.audit import ClaimCheck, HandAudit, audit_hands, check_claims
+from racing_demon.audit_run import (
+    AuditRun,
+    AuditUnreadable,
+    Claim,
+    ClaimsError,
+    read_claims,
+    run_audit,
+)
 from racing_demon.cli.options import (
     json_option,
     limits_options,
@@ -18,33 +24,16 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import named_log
 from racing_demon.cli.style import verbosity
-from racing_demon.evidence import gather_evidence
-from racing_demon.files import read_regular
 from racing_demon.log.reader import Limits
-from racing_demon.outcomes import ExitCode, audit_exit_code
-from racing_demon.replay import find_secret
-from racing_demon.report.audit import audit_document, audit_text, evidence_text
-from racing_demon.report.text import printable
-from racing_demon.report.verify import report_document, report_text
-from racing_demon.schema import schema_errors
-from racing_demon.verify import Settings, Verdict, verify_log
+from racing_demon.outcomes import ExitCode
+from racing_demon.report.audit import audit_reporter_named
 
 
-def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> list[Any]:
-    if value is None:
-        return []
-    shown = printable(str(value))
+def _claims(ctx: click.Context, param: click.Parameter, value: Path | None) -> list[Claim]:
     try:
-        document = json.loads(read_regular(value).decode("utf-8"))
-    except OSError as error:
-        raise click.BadParameter(f"cannot read {shown}: {error.strerror}", ctx, param) from error
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise click.BadParameter(f"{shown} is not JSON: {error}", ctx, param) from error
-    problems = schema_errors("audit-claims", document)
-    if problems:
-        raise click.BadParameter(f"{shown}: " + "; ".join(problems), ctx, param)
-    claims: list[Any] = document["claims"]
-    return claims
+        return [] if value is None else read_claims(value)
+    except ClaimsError as error:
+        raise click.BadParameter(str(error), ctx, param) from error
 
 
 @click.command(
@@ -105,7 +94,7 @@ def audit(
     log: str,
     table_key: bytes,
     rules: str | None,
-    claims: list[Any],
+    claims: list[Claim],
     receipts: tuple[Path, ...],
     against: tuple[Path, ...],
     as_json: bool,
@@ -125,33 +114,24 @@ def audit(
     is invalid; 2 when a file cannot be read or an option is wrong. A LOG of - is the
     log on standard input (at most --max-file-bytes).
     """
-    source = named_log(log, limits)
-    report = verify_log(source, Settings(table_key=table_key, limits=limits, rules=rules))
-    hands: tuple[HandAudit, ...] = ()
-    checks: tuple[ClaimCheck, ...] = ()
-    evidence = None
+    run = AuditRun(
+        log=named_log(log, limits),
+        table_key=table_key,
+        rules=rules,
+        claims=claims,
+        receipts=receipts,
+        against=against,
+        limits=limits,
+    )
+    reporter = audit_reporter_named("json" if as_json else "text", verbosity(), _echo)
     try:
-        if report.verdict is not Verdict.UNREADABLE and (receipts or against):
-            evidence = gather_evidence(source, table_key, receipts, against, limits)
-        if report.verdict is Verdict.VERIFIED:
-            secret = find_secret(source, limits)  # verified: the final record reveals it
-            assert secret is not None
-            hands = audit_hands(source, secret, limits)
-            checks = check_claims(hands, claims, final_seq=(report.records or 1) - 1)
-    except OSError as error:  # a receipts file or copy unreadable, or the log replaced
-        shown = printable(str(error.filename or source))
-        click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
+        code = run_audit(run, reporter)
+    except AuditUnreadable as error:
+        click.echo(str(error), err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
-    if as_json:
-        document = audit_document(hands, checks, report_document(report), evidence)
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-    else:
-        click.echo(report_text(report, verbosity()))
-        hands_text = audit_text(hands, checks, verbosity())
-        if hands_text:  # nothing when there are no hands, or -q and no claims
-            click.echo(hands_text)
-        if evidence is not None:
-            click.echo(evidence_text(evidence, verbosity()))
-    code = audit_exit_code(report, all(check.holds for check in checks), evidence)
     if code is not ExitCode.OK:
         raise SystemExit(code)
+
+
+def _echo(text: str, to_stderr: bool) -> None:
+    click.echo(text, err=to_stderr)

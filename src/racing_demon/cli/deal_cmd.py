@@ -33,9 +33,10 @@ from racing_demon.game.state import State
 from racing_demon.log.reader import DEFAULT_LIMITS, ReadError
 from racing_demon.log.records import Genesis
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, rules_from_document
 from racing_demon.replay import genesis_and_secret, hands_dealt
-from racing_demon.report.text import deal_document, deal_source, deal_text, printable
+from racing_demon.report.text import deal_document, deal_source, deal_text
 from racing_demon.wording import plural
 
 Packs = tuple[tuple[Card, ...], ...]

@@ -18,8 +18,8 @@ from racing_demon.log.keys import (
     raw_public_bytes,
     save_key_pair,
 )
+from racing_demon.printing import printable
 from racing_demon.report.documents import keygen_document
-from racing_demon.report.text import printable
 
 
 @click.command(

@@ -22,7 +22,7 @@ from racing_demon.files import (
 )
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
-from racing_demon.report.text import printable
+from racing_demon.printing import printable
 
 # Where options that read a file note it, so an output can be refused for naming it.
 _INPUTS = "racing_demon.inputs"

@@ -16,10 +16,11 @@ from racing_demon.cli.options import (
 from racing_demon.files import STDIN
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode, exit_code_of
+from racing_demon.printing import printable
 from racing_demon.recover import Action, RecoveryError, recover_log
 from racing_demon.report.documents import recover_document
-from racing_demon.report.text import printable
-from racing_demon.report.verify import report_document, report_text
+from racing_demon.report.verify import report_text
+from racing_demon.report_document import report_document
 from racing_demon.verify import Settings, Verdict
 from racing_demon.wording import plural
 

@@ -18,9 +18,10 @@ from racing_demon.game.flow import RecordKind
 from racing_demon.log.reader import Limits, ReadCode, ReadError
 from racing_demon.log.records import Genesis, Record
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.replay import EmptyLogError, Race, ReplayError, genesis_and_secret, replay
 from racing_demon.report.documents import replay_document
-from racing_demon.report.text import genesis_text, next_text, printable, table_text
+from racing_demon.report.text import genesis_text, next_text, table_text
 
 
 @click.command(

@@ -28,6 +28,7 @@ from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.profiles import (
     BUILT_IN,
     CUSTOM_SUFFIX,
@@ -37,7 +38,6 @@ from racing_demon.profiles import (
     rules_from_document,
 )
 from racing_demon.report.simulation import simulation_document, summary_text
-from racing_demon.report.text import printable
 from racing_demon.sim.bots import BOTS, BotProfile
 from racing_demon.sim.simulate import (
     TICK_MS,

@@ -25,8 +25,8 @@ from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES, Shape
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.log.keys import key_id
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.profiles import CUSTOM_SUFFIX, differences_from_builtin
-from racing_demon.report.text import printable
 from racing_demon.tournament import plan as plan_module
 from racing_demon.tournament.contribute import (
     Terms,

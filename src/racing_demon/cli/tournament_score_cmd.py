@@ -15,8 +15,9 @@ from racing_demon.cli.style import verbosity
 from racing_demon.files import Output
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.report.standings_html import standings_page, viewer_links
-from racing_demon.report.text import Verbosity, printable
+from racing_demon.report.text import Verbosity
 from racing_demon.report.tournament import report_standings
 from racing_demon.tournament.plan import PlanError, load_plan
 from racing_demon.tournament.score import (

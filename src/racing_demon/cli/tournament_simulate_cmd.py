@@ -21,8 +21,8 @@ from racing_demon.cli.simulate_cmd import (
 )
 from racing_demon.files import shown_name
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.report.simulation import simulated_table
-from racing_demon.report.text import printable
 from racing_demon.sim.bots import BotProfile
 from racing_demon.sim.simulate import Simulation, receipt_paths
 from racing_demon.tournament.plan import PlanError, check_plan, load_plan

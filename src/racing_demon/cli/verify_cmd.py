@@ -36,8 +36,8 @@ from racing_demon.cli.output import (
 from racing_demon.cli.style import verbosity
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.report.batch import reporter_named
-from racing_demon.report.text import printable
 from racing_demon.verify import Settings
 from racing_demon.verify.assurance import Requirement, RequirementError, requirement_named
 

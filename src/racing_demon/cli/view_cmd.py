@@ -24,7 +24,7 @@ from racing_demon.cli.output import (
 from racing_demon.files import STDIN
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
-from racing_demon.report.text import printable
+from racing_demon.printing import printable
 from racing_demon.report.verify import finding_text
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.viewer import page_data, page_parts

@@ -1,11 +1,20 @@
-"""The audit's reports: text and ``audit --json`` (schemas/audit-report.schema.json)."""
+"""The audit's reports: text and ``audit --json`` (schemas/audit-report.schema.json).
+
+The reporters of ``racing_demon.audit_run.run_audit`` are chosen by name
+(``audit_reporter_named``): ``text`` prints the verification's report, every hand and
+claim, then the evidence; ``json`` prints one document. Each is given where to print,
+``echo(text, to_stderr)``, as the batch's reporters are (``report.batch``).
+"""
 
 from __future__ import annotations
 
+import abc
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from racing_demon.audit import ClaimCheck, HandAudit
+from racing_demon.audit_run import Audit
 from racing_demon.evidence import (
     NAMED_BY,
     RECEIPT_GUARANTEES,
@@ -14,7 +23,11 @@ from racing_demon.evidence import (
     EvidenceFinding,
     EvidenceReport,
 )
-from racing_demon.report.text import Colour, Verbosity, paint, printable
+from racing_demon.printing import printable
+from racing_demon.report.batch import Echo, print_echo
+from racing_demon.report.text import Colour, Verbosity, paint
+from racing_demon.report.verify import report_text
+from racing_demon.report_document import report_document
 from racing_demon.wording import plural
 
 
@@ -235,3 +248,50 @@ def _findings_text(findings: Sequence[EvidenceFinding]) -> str:
 
 def _place(file: str, line: int | None) -> str:
     return file if line is None else f"{file}:{line}"
+
+
+class Reporter(abc.ABC):
+    """What both audit reporters share: the verbosity asked, and where to print."""
+
+    def __init__(self, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo) -> None:
+        self.verbosity = verbosity
+        self._echo = echo
+
+    @abc.abstractmethod
+    def audited(self, audit: Audit) -> None:
+        """Print the whole audit (``racing_demon.audit_run.AuditReporter``)."""
+
+
+class TextAuditReporter(Reporter):
+    """The verification's report, then every hand and each claim (nothing when there
+    are no hands, or with ``QUIET`` and no claims), then the evidence when there is some."""
+
+    def audited(self, audit: Audit) -> None:
+        self._echo(report_text(audit.report, self.verbosity), False)
+        hands_text = audit_text(audit.hands, audit.checks, self.verbosity)
+        if hands_text:
+            self._echo(hands_text, False)
+        if audit.evidence is not None:
+            self._echo(evidence_text(audit.evidence, self.verbosity), False)
+
+
+class JsonAuditReporter(Reporter):
+    """``audit --json``: one document (``audit_document``), whatever the verbosity."""
+
+    def audited(self, audit: Audit) -> None:
+        verification = report_document(audit.report)
+        document = audit_document(audit.hands, audit.checks, verification, audit.evidence)
+        self._echo(json.dumps(document, indent=2, ensure_ascii=False), False)
+
+
+AUDIT_REPORTERS: dict[str, type[Reporter]] = {
+    "text": TextAuditReporter,
+    "json": JsonAuditReporter,
+}
+
+
+def audit_reporter_named(
+    name: str, verbosity: Verbosity = Verbosity.NORMAL, echo: Echo = print_echo
+) -> Reporter:
+    """The audit reporter called ``name`` (a key of ``AUDIT_REPORTERS``); KeyError for another."""
+    return AUDIT_REPORTERS[name](verbosity, echo)

@@ -16,15 +16,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from racing_demon.batch import BatchEnd, cache_entry
-from racing_demon.report.text import Verbosity, printable
+from racing_demon.printing import printable
+from racing_demon.report.text import Verbosity
 from racing_demon.report.verify import (
     batch_entry,
     batch_footer,
-    report_document,
     report_line,
     report_text,
     verification_document,
 )
+from racing_demon.report_document import report_document
 from racing_demon.verify import Report
 from racing_demon.wording import plural
 

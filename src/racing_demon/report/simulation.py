@@ -7,7 +7,8 @@ from typing import Any
 
 from racing_demon.files import shown_name
 from racing_demon.game.scoring import Match
-from racing_demon.report.text import printable, shown_seed
+from racing_demon.printing import printable
+from racing_demon.report.text import shown_seed
 from racing_demon.sim.simulate import SeatReport, Simulation
 from racing_demon.wording import plural
 

@@ -19,6 +19,7 @@ from racing_demon.game.rules import Rules
 from racing_demon.game.state import Pile, Seat, State
 from racing_demon.log.reader import ReadCode, ReadError
 from racing_demon.log.records import Genesis, Record
+from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.replay import Race, ReplayError
 from racing_demon.wording import plural
@@ -51,21 +52,6 @@ class Colour(enum.StrEnum):
 def paint(text: str, colour: Colour) -> str:
     """``text`` in ``colour``, reset after it."""
     return f"{colour}{text}{RESET}"
-
-
-def printable(text: str) -> str:
-    """Text from a log, safe on a terminal: control characters shown escaped, so a name
-    cannot move the cursor, clear the screen or forge a line. A byte of a file name that
-    is not UTF-8 (Python holds it as a lone surrogate, U+DC80 to U+DCFF) is shown
-    ``\\xHH``, as ``files.shown_name`` writes it in JSON: one spelling everywhere."""
-    return "".join(
-        char
-        if char.isprintable()
-        else f"\\x{ord(char) - 0xDC00:02x}"
-        if 0xDC80 <= ord(char) <= 0xDCFF
-        else char.encode("unicode_escape").decode("ascii")
-        for char in text
-    )
 
 
 def show_card(card: Card) -> str:

@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
-from racing_demon.report.text import Verbosity, printable
-from racing_demon.report.verify import finding_document
+from racing_demon.printing import printable
+from racing_demon.report.text import Verbosity
+from racing_demon.report_document import finding_document
 from racing_demon.tournament.matchpoints import PackRecord
 from racing_demon.tournament.plan import contributions_summary
 from racing_demon.tournament.score import Problem, Standings

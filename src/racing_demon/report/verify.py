@@ -17,8 +17,10 @@ from typing import Any
 from racing_demon.batch import Summary
 from racing_demon.files import STDIN_SOURCE
 from racing_demon.log.reader import ReadCode
-from racing_demon.outcomes import ExitCode, exit_code_of
-from racing_demon.report.text import Colour, Verbosity, paint, printable
+from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
+from racing_demon.report.text import Colour, Verbosity, paint
+from racing_demon.report_document import report_document
 from racing_demon.verify import Finding, Report, RulesFacts, Step, Verdict
 from racing_demon.verify.assurance import Assurance, assurance_of, checks_held
 from racing_demon.verify.step01_framing import NOT_A_LOG
@@ -332,75 +334,4 @@ def summary_document(summary: Summary) -> dict[str, Any]:
             for verdict in Verdict
             if verdict in summary.reasons
         },
-    }
-
-
-def report_document(report: Report) -> dict[str, Any]:
-    finding = report.finding
-    return {
-        "source": report.source,
-        "verdict": report.verdict.value,
-        "exit_code": exit_code_of(report),
-        "step": None
-        if report.step is None
-        else {"number": report.step.value, "title": report.step.title},
-        "finding": None if finding is None else finding_document(finding),
-        "records": report.records,
-        "not_replayed": report.not_replayed,
-        "fast": report.fast,
-        "pinned": report.pinned,
-        "unsafe_unpinned": report.unsafe_unpinned,
-        "game": report.game,
-        "profile": report.profile,
-        "rules": None if report.rules is None else rules_document(report.rules),
-        "format_version": report.format_version,
-        "keyed": report.keyed,
-        "accepted_by": list(report.accepted_by)
-        if report.keyed and report.format_version == 2
-        else None,
-        "assurance": _assurance_document(assurance_of(report)),
-        "tournament_plan": report.tournament_plan,
-        "hands": [list(scores) for scores in report.hands],
-        "totals": list(report.totals),
-        "winners": list(report.winners),
-        "final_reason": report.final_reason,
-    }
-
-
-def rules_document(rules: RulesFacts) -> dict[str, Any]:
-    """The rules as a report's JSON shows them (``$defs/rules`` of the report's schema)."""
-    return {
-        "name": rules.name,
-        "version": rules.version,
-        "sha256": rules.sha256,
-        "builtin": rules.builtin,
-        "pinned": rules.pinned,
-        "note": rules.note,
-        "differences": list(rules.differences),
-    }
-
-
-def _assurance_document(assurance: Assurance | None) -> dict[str, Any] | None:
-    if assurance is None:
-        return None
-    return {
-        "proved": [guarantee.value for guarantee, _ in assurance.proved],
-        "not_proved": [
-            {"guarantee": guarantee.value, "why": why} for guarantee, why in assurance.not_proved
-        ],
-    }
-
-
-def finding_document(finding: Finding) -> dict[str, Any]:
-    """A finding as every JSON report writes it (schemas/verification-report.schema.json)."""
-    return {
-        "code": finding.code.value,
-        "message": finding.message,
-        "line": finding.line,
-        "seq": finding.seq,
-        "player": finding.seat,
-        "move": finding.move,
-        "rule": finding.rule,
-        "expected": finding.expected,
-        "found": finding.found,
     }

@@ -35,10 +35,10 @@ from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import Phase, State
 from racing_demon.log.reader import ReadError
 from racing_demon.log.records import Final, Genesis, Record, parse_record
+from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.replay import ReplayError, Snapshot, replay
-from racing_demon.report.text import printable
-from racing_demon.report.verify import report_document
+from racing_demon.report_document import report_document
 from racing_demon.schema import record_errors
 from racing_demon.verify import Report, Settings, verify_log
 from racing_demon.viewer.frames import KEYFRAME_EVERY, Frames
