@@ -6,15 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from racing_demon.game.engine import (
+from racing_demon.game.engine import ViolationCode, advance_clock, legal_moves
+from racing_demon.game.stall import (
     StallOutcome,
-    ViolationCode,
-    advance_clock,
     apply_stall,
     check_stall,
     cycle_tops,
     is_stuck,
-    legal_moves,
     progress_witness,
     stall_outcome,
     table_is_stuck,

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import inspect
 import json
-from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields, replace
+from dataclasses import FrozenInstanceError, fields, replace
 from pathlib import Path
 
 import pytest
 
 from racing_demon.game.cards import Card, Suit, canonical_pack
-from racing_demon.game.engine import Violation, check_stall
-from racing_demon.game.frozen import quick_init
 from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Rules
-from racing_demon.game.state import Foundation, Seat, State
+from racing_demon.game.stall import check_stall
+from racing_demon.game.state import State
 from racing_demon.profiles import (
     BUILT_IN,
     ProfileError,
@@ -336,23 +334,6 @@ def test_a_parsed_card_is_one_shared_object() -> None:
 
 # -- values are immutable ---------------------------------------------------------------
 
-QUICK = [Seat, Foundation, State, Move, Violation]  # built with frozen.quick_init
-
-
-@pytest.mark.parametrize("cls", QUICK)
-def test_a_quickly_built_value_has_its_dataclass_signature(cls: type) -> None:
-    """quick_init keeps the parameters and defaults dataclass would give ``__init__``."""
-    expected = [
-        inspect.Parameter(
-            field.name,
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=inspect.Parameter.empty if field.default is MISSING else field.default,
-        )
-        for field in fields(cls)
-        if field.init
-    ]
-    assert list(inspect.signature(cls).parameters.values()) == expected
-
 
 def sample_values() -> list[object]:
     state = build("table", S(demon="KC", work=("5C 4H", "4D", "", "KD"), waste="2S"))
@@ -377,28 +358,8 @@ def test_values_are_immutable_and_rebuilt_equal(value: object) -> None:
             setattr(value, name, None)
 
 
-def test_a_new_seat_has_no_memo_and_moves_are_still_checked() -> None:
-    seat = Seat((), (), (), ())
-    assert seat.memo is None
+def test_moves_are_still_checked() -> None:
     with pytest.raises(ValueError, match="negative"):
         Move(-1, MoveKind.CALL)
     with pytest.raises(ValueError, match="own pack"):
         Move(0, MoveKind.TURN, cards=(Card.parse("5H@1"),))
-
-
-def test_quick_init_takes_only_what_it_can_build() -> None:
-    @dataclass(frozen=True)
-    class Unslotted:
-        x: int
-
-    @dataclass(frozen=True, slots=True)
-    class Factory:
-        x: list[int] = field(default_factory=list)
-
-    @dataclass(frozen=True, slots=True)
-    class Unset:
-        x: int = field(init=False)
-
-    for cls in (Unslotted, Factory, Unset):
-        with pytest.raises(TypeError):
-            quick_init(cls)

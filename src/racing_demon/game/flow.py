@@ -24,20 +24,11 @@ from typing import NamedTuple
 from racing_demon.errors import RacingDemonError
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import Dealer, pack_digest
-from racing_demon.game.engine import (
-    StallOutcome,
-    Violation,
-    advance_clock,
-    apply_move,
-    apply_stall,
-    check_move,
-    check_stall,
-    is_tie,
-    stall_outcome,
-)
+from racing_demon.game.engine import Violation, advance_clock, apply_move, check_move, is_tie
 from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match, score_hand
+from racing_demon.game.stall import StallOutcome, apply_stall, check_stall, stall_outcome
 from racing_demon.game.state import EndReason, Phase, State, next_deadline
 
 
