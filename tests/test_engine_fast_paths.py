@@ -17,6 +17,7 @@ import random
 from collections import deque
 from copy import deepcopy
 from dataclasses import fields, replace
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -35,6 +36,7 @@ from racing_demon.game.stall import (
     cycle_tops,
     is_stuck,
     progress_witness,
+    stall_is_due,
     stall_outcome,
     table_is_stuck,
 )
@@ -218,6 +220,7 @@ def same_state(fast: State, reference: State) -> None:
 def assert_stall_answers_agree(state: State) -> None:
     """Every stuck and stall answer of the engine at ``state`` is the reference's."""
     assert check_stall(state) == reference_check_stall(state)
+    assert stall_is_due(state) is (check_stall(state) is None)
     for player in range(state.players):
         assert progress_witness(state, player) == reference_witness(state, player)
         assert is_stuck(state, player) == (reference_witness(state, player) is None)
@@ -529,3 +532,20 @@ def test_the_no_centre_deadline_wins_a_tie(idle_ms: int) -> None:
     assert next_deadline(state) == reference_next_deadline(state)
     reason = EndReason.ABANDONED if idle_ms < 0 else EndReason.NO_CENTRE
     assert next_deadline(state) == (rules.no_centre_ms + min(idle_ms, 0), reason)
+
+
+def test_derive_carries_every_field() -> None:
+    """A field ``_derive`` forgot would be reset to its default (or shifted) silently."""
+    state = rearranging_seat()
+    for field in fields(State):
+        marked: dict[str, Any] = {field.name: object()}
+        derived = engine._derive(replace(state, **marked))
+        for other in fields(State):
+            expected = marked.get(other.name, getattr(state, other.name))
+            assert getattr(derived, other.name) is expected, (field.name, other.name)
+    changeable = engine._derive.__kwdefaults__ or {}
+    assert set(changeable) <= {field.name for field in fields(State)}
+    for name in changeable:
+        changed: dict[str, Any] = {name: object()}
+        assert getattr(engine._derive(state, **changed), name) is changed[name]
+        assert engine._derive(state, **changed) == replace(state, **changed)

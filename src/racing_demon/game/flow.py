@@ -29,7 +29,13 @@ from racing_demon.game.engine import Violation, advance_clock, apply_move, check
 from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match, score_hand
-from racing_demon.game.stall import StallOutcome, apply_stall, check_stall, stall_outcome
+from racing_demon.game.stall import (
+    StallOutcome,
+    apply_stall,
+    check_stall,
+    stall_is_due,
+    stall_outcome,
+)
 from racing_demon.game.state import EndReason, Phase, State, next_deadline
 
 
@@ -271,7 +277,7 @@ class MatchFlow(NamedTuple):
     def _after(self, state: State) -> MatchFlow:
         """The match with ``state`` as the hand in play, and the stall it makes due."""
         due = None
-        if state.phase is Phase.PLAYING and check_stall(state) is None:
+        if state.phase is Phase.PLAYING and stall_is_due(state):
             due = stall_outcome(state)
         return MatchFlow(
             rules=self.rules,

@@ -4,7 +4,8 @@
   is stuck (docs/rules.md, "Stuck"), searching at most ``STUCK_SEARCH_CAP`` arrangements
   of its work piles;
 * ``check_stall(state)`` returns ``None`` when a stall shift (or, after a full cycle, the
-  blocked end) is due now, else the ``Violation`` that says why not;
+  blocked end) is due now, else the ``Violation`` that says why not (``stall_is_due``
+  answers the same without it);
 * ``stall_outcome`` and ``apply_stall`` say what a due stall does and do it.
 
 A replay asks about every seat after every record, and most seats did not move, so each
@@ -358,6 +359,20 @@ def check_stall(state: State) -> Violation | None:
     closed = why_closed(state, None, None)
     if closed is not None:
         return closed
+    not_due = _why_not_due(state)
+    if not_due is None:
+        return None
+    return Violation(code=ViolationCode.STALL_NOT_DUE, message=not_due, seat=None)
+
+
+def stall_is_due(state: State) -> bool:
+    """``check_stall(state) is None``, without the refusal: the match flow asks this after
+    every record, and almost always the answer is no."""
+    return why_closed(state, None, None) is None and _why_not_due(state) is None
+
+
+def _why_not_due(state: State) -> str | None:
+    """Why a table in play owes no stall now, in words; ``None`` when one is due."""
     rules = state.rules
     # "If everyone is stuck or agrees to stop moving": a seat that agreed waits for the
     # shift whether or not it could still play, so only the others are asked.
@@ -375,11 +390,9 @@ def check_stall(state: State) -> Violation | None:
             )
         ]
         if short:
-            return Violation(
-                ViolationCode.STALL_NOT_DUE,
+            return (
                 f"seats {', '.join(short)} have not turned through their whole stock since "
-                "the last play",
-                None,
+                "the last play"
             )
         return None
     for player, seat in enumerate(state.seats):
@@ -387,9 +400,7 @@ def check_stall(state: State) -> Violation | None:
             continue
         witness = _witness(seat, rules, state.foundations)
         if witness is not None:
-            return Violation(
-                ViolationCode.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None
-            )
+            return f"seat {player} can still play: {witness}"
     return None
 
 
