@@ -85,10 +85,10 @@ def reference_check_stall(state: State) -> Violation | None:
         ]
         if short:
             return Violation(
-                engine.ViolationCode.STALL_NOT_DUE,
-                f"seats {', '.join(short)} have not turned through their whole stock since "
-                "the last play",
-                None,
+                code=engine.ViolationCode.STALL_NOT_DUE,
+                message=f"seats {', '.join(short)} have not turned through their whole stock "
+                "since the last play",
+                seat=None,
             )
         return None
     for player in range(len(state.seats)):
@@ -97,7 +97,9 @@ def reference_check_stall(state: State) -> Violation | None:
         witness = reference_witness(state, player)
         if witness is not None:
             return Violation(
-                engine.ViolationCode.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None
+                code=engine.ViolationCode.STALL_NOT_DUE,
+                message=f"seat {player} can still play: {witness}",
+                seat=None,
             )
     return None
 

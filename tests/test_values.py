@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from racing_demon.game.cards import Card, Suit, canonical_pack
+from racing_demon.game.engine import Violation, ViolationCode
 from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.stall import check_stall
@@ -344,13 +345,15 @@ def sample_values() -> list[object]:
 
 @pytest.mark.parametrize("value", sample_values(), ids=lambda value: type(value).__name__)
 def test_values_are_immutable_and_rebuilt_equal(value: object) -> None:
-    """Every field is set by the constructor, by position and by name, and none can be
-    set afterwards."""
+    """Every field is set by the constructor, by name (and by position where a field may
+    be given so), and none can be set afterwards."""
     cls = type(value)
     names = [field.name for field in fields(cls) if field.init]
-    by_position = cls(*(getattr(value, name) for name in names))
     by_name = cls(**{name: getattr(value, name) for name in names})
-    for other in (by_position, by_name, replace(value)):
+    rebuilt = [by_name, replace(value)]
+    if not any(field.kw_only for field in fields(cls)):
+        rebuilt.append(cls(*(getattr(value, name) for name in names)))
+    for other in rebuilt:
         assert other == value and hash(other) == hash(value) and repr(other) == repr(value)
         assert all(getattr(other, name) is getattr(value, name) for name in names)
     for name in names:
@@ -363,3 +366,12 @@ def test_moves_are_still_checked() -> None:
         Move(-1, MoveKind.CALL)
     with pytest.raises(ValueError, match="own pack"):
         Move(0, MoveKind.TURN, cards=(Card.parse("5H@1"),))
+
+
+def test_a_refusal_names_its_fields() -> None:
+    """Issue 30, point 5: values built by position hide which of two adjacent fields is
+    which; a ``Violation`` (code, message, seat, cards, piles, expected, found) is built
+    by name only."""
+    assert all(field.kw_only for field in fields(Violation))
+    with pytest.raises(TypeError, match="positional"):
+        Violation(ViolationCode.HAND_OVER, "the hand ended", 0)  # type: ignore[misc]

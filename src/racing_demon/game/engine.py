@@ -70,7 +70,7 @@ class ViolationCode(enum.StrEnum):
     STALL_NOT_DUE = "STALL_NOT_DUE"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Violation:
     """Why a move or a stall was refused."""
 
@@ -238,7 +238,9 @@ def check_move(state: State, move: Move) -> Violation | None:
 
 def _gate(state: State, seat: int, kind: MoveKind) -> Violation | None:
     if not 0 <= seat < len(state.seats):
-        return Violation(ViolationCode.NOT_A_SEAT, f"there is no seat {seat}", seat)
+        return Violation(
+            code=ViolationCode.NOT_A_SEAT, message=f"there is no seat {seat}", seat=seat
+        )
     return why_closed(state, seat, kind)
 
 
@@ -246,20 +248,24 @@ def why_closed(state: State, seat: int | None, kind: MoveKind | None) -> Violati
     """Why nothing may happen now (``None`` for the table's own stall): the hand ended, a
     call leaves only one card in motion per seat to land, or play has not started."""
     if state.phase is Phase.ENDED:
-        return Violation(ViolationCode.HAND_OVER, f"the hand ended ({state.end_reason})", seat)
+        return Violation(
+            code=ViolationCode.HAND_OVER,
+            message=f"the hand ended ({state.end_reason})",
+            seat=seat,
+        )
     if state.phase is Phase.CALLED and (kind is not MoveKind.PLAY or seat in state.landed):
         already = seat in state.landed
         return Violation(
-            ViolationCode.HAND_OVER,
-            f"seat {state.ended_by} called: no new move starts"
+            code=ViolationCode.HAND_OVER,
+            message=f"seat {state.ended_by} called: no new move starts"
             + (f"; seat {seat} already landed its card in motion" if already else ""),
-            seat,
+            seat=seat,
         )
     if state.clock_ms < state.play_start_ms:
         return Violation(
-            ViolationCode.TOO_EARLY,
-            f"play starts at {state.play_start_ms} ms",
-            seat,
+            code=ViolationCode.TOO_EARLY,
+            message=f"play starts at {state.play_start_ms} ms",
+            seat=seat,
             expected=f">= {state.play_start_ms} ms",
             found=f"{state.clock_ms} ms",
         )
@@ -279,13 +285,13 @@ def _refuse(
     if piles is None:
         piles = tuple(str(place) for place in (move.source, move.target) if place is not None)
     return Violation(
-        code,
-        f"{move}: {message}",
-        move.seat,
-        move.cards if cards is None else cards,
-        piles,
-        expected,
-        found,
+        code=code,
+        message=f"{move}: {message}",
+        seat=move.seat,
+        cards=move.cards if cards is None else cards,
+        piles=piles,
+        expected=expected,
+        found=found,
     )
 
 
