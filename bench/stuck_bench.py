@@ -1,7 +1,7 @@
 """The stuck search at its cap, and verifying a log made to be slow, in one run.
 
 Two figures for issue 12 (items 9 and 10). The cost of one stuck check at the cap
-(``engine.STUCK_SEARCH_CAP``): the median time of ``progress_witness`` on a fresh seat
+(``stall.STUCK_SEARCH_CAP``): the median time of ``progress_witness`` on a fresh seat
 whose search runs to the cap, for crafted seats of five work piles; the worst is reported.
 And the verification cost per record of a signed log crafted so that every record pays
 for such a search, at 1x, 2x, 4x and 8x its length (target: per record at 8x within 1.2x
@@ -26,17 +26,19 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from racing_demon.game import engine
+from racing_demon.game import stall
 from racing_demon.game.cards import KING, Card
-from racing_demon.game.engine import STUCK_SEARCH_CAP, legal_moves, progress_witness
+from racing_demon.game.engine import legal_moves
 from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Rules
+from racing_demon.game.stall import STUCK_SEARCH_CAP, progress_witness
 from racing_demon.game.state import Seat, State
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.table import PlayerInfo, Table
@@ -202,14 +204,14 @@ def _whole_search(state: State) -> tuple[int, float]:
     search them all, each checked as the engine checks one (seat 0 has no movers)."""
     seat = state.seats[0]
     slide_under = state.rules.slide_under
-    to_centre = engine._centre_keys(state.foundations)
+    to_centre = stall._centre_keys(state.foundations)
     first = tuple(tuple(card.index for card in pile) for pile in seat.work)
     frontier, seen = deque([first]), {tuple(sorted(first))}
     tops: dict[int, None] = {}
     start = time.perf_counter()
-    for work in itertools.chain([first], engine._arrangements(frontier, seen, slide_under)):
+    for work in itertools.chain([first], stall._arrangements(frontier, seen, slide_under)):
         tops.update(dict.fromkeys(pile[-1] for pile in work if pile))
-        assert engine._fits((), work, slide_under) is None
+        assert stall._fits((), work, slide_under) is None
         assert not any(pile and pile[-1] in to_centre for pile in work)
     return len(seen), time.perf_counter() - start
 
@@ -220,12 +222,13 @@ def _capped_check_ms(state: State, repeats: int) -> float:
     for _ in range(repeats):
         seat = state.seats[0]
         fresh = Seat(seat.demon, seat.work, seat.stock, seat.waste)
-        question = engine._derive(state, seats=(fresh, *state.seats[1:]))
+        question = replace(state, seats=(fresh, *state.seats[1:]))
         start = time.perf_counter()
         witness = progress_witness(question, 0)
         times.append(time.perf_counter() - start)
         assert witness is None
-        assert isinstance(fresh.memo, engine._Reach) and fresh.memo.examined == STUCK_SEARCH_CAP
+        search = stall.SEARCHES.get(fresh)
+        assert search is not None and search.examined == STUCK_SEARCH_CAP
     return statistics.median(times) * 1e3
 
 

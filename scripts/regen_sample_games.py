@@ -477,7 +477,7 @@ def refusals_of(
             before = [parse_record(json.loads(line)["body"]) for line in lines[: refusal.seq + 1]]
             n = sum(isinstance(r.payload, Submission) and r.payload.seat == seat for r in before)
             hand = sum(r.kind is RecordKind.HAND_START for r in before)
-            seen = Seen(refusal.seq, chain_hash(named))
+            seen = Seen(seq=refusal.seq, hash=chain_hash(named))
             statement = canonical_bytes(
                 submission_statement(head.game, hand, seat, n, refusal.move, seen)
             )

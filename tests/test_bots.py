@@ -10,8 +10,9 @@ from dataclasses import replace
 import pytest
 
 from racing_demon.game.deal import MatchSeed, deal_hand, word_stream
-from racing_demon.game.engine import apply_move, is_progress, is_stuck, legal_moves
+from racing_demon.game.engine import apply_move, is_progress, legal_moves
 from racing_demon.game.moves import Move, MoveKind
+from racing_demon.game.stall import is_stuck
 from racing_demon.game.state import Phase, State
 from racing_demon.profiles import load_rules
 from racing_demon.sim.bots import BOTS, EASY, HARD, NORMAL, BotProfile, choose_move, stream_chooser

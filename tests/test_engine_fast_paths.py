@@ -1,8 +1,8 @@
 """The engine's fast paths give what the plain rules give.
 
-``check_stall`` and ``progress_witness`` keep each seat's search in ``Seat.memo`` and take
-it on only as far as a question needs; ``advance_clock``, ``apply_move`` and ``apply_stall``
-build states without ``dataclasses.replace``. Each is compared here with a reference that
+``check_stall`` and ``progress_witness`` keep each seat's search in the stall module's
+cache (``stall.SEARCHES``) and take it on only as far as a question needs; ``apply_move``
+builds the state after a play directly. Each is compared here with a reference that
 does the plain thing from scratch: the engine as it was before the fast paths, kept
 verbatim but for the cap on the stuck search the rules added since (docs/rules.md §5),
 at every position of random playouts, under other rules and other foundations for the
@@ -23,25 +23,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from racing_demon.game import engine
+from racing_demon.game import engine, stall
 from racing_demon.game.cards import ACE, Card, Suit
 from racing_demon.game.deal import MatchSeed, derive_pack
-from racing_demon.game.engine import (
+from racing_demon.game.engine import Violation, advance_clock, apply_move, legal_moves
+from racing_demon.game.moves import Move, MoveKind
+from racing_demon.game.rules import Blocked, Rules, StallTrigger
+from racing_demon.game.stall import (
     StallOutcome,
-    Violation,
-    advance_clock,
-    apply_move,
     apply_stall,
     check_stall,
     cycle_tops,
     is_stuck,
-    legal_moves,
     progress_witness,
+    stall_is_due,
     stall_outcome,
     table_is_stuck,
 )
-from racing_demon.game.moves import Move, MoveKind
-from racing_demon.game.rules import Blocked, Rules, StallTrigger
 from racing_demon.game.state import (
     EndReason,
     Foundation,
@@ -69,7 +67,7 @@ def reference_table_is_stuck(state: State) -> bool:
 
 
 def reference_check_stall(state: State) -> Violation | None:
-    closed = engine._closed(state, None, None)
+    closed = engine.why_closed(state, None, None)
     if closed is not None:
         return closed
     rules = state.rules
@@ -87,10 +85,10 @@ def reference_check_stall(state: State) -> Violation | None:
         ]
         if short:
             return Violation(
-                engine.ViolationCode.STALL_NOT_DUE,
-                f"seats {', '.join(short)} have not turned through their whole stock since "
-                "the last play",
-                None,
+                code=engine.ViolationCode.STALL_NOT_DUE,
+                message=f"seats {', '.join(short)} have not turned through their whole stock "
+                "since the last play",
+                seat=None,
             )
         return None
     for player in range(len(state.seats)):
@@ -99,7 +97,9 @@ def reference_check_stall(state: State) -> Violation | None:
         witness = reference_witness(state, player)
         if witness is not None:
             return Violation(
-                engine.ViolationCode.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None
+                code=engine.ViolationCode.STALL_NOT_DUE,
+                message=f"seat {player} can still play: {witness}",
+                seat=None,
             )
     return None
 
@@ -222,6 +222,7 @@ def same_state(fast: State, reference: State) -> None:
 def assert_stall_answers_agree(state: State) -> None:
     """Every stuck and stall answer of the engine at ``state`` is the reference's."""
     assert check_stall(state) == reference_check_stall(state)
+    assert stall_is_due(state) is (check_stall(state) is None)
     for player in range(state.players):
         assert progress_witness(state, player) == reference_witness(state, player)
         assert is_stuck(state, player) == (reference_witness(state, player) is None)
@@ -234,13 +235,12 @@ def assert_stall_answers_agree(state: State) -> None:
 def assert_memo_is_small(seat: Seat) -> None:
     """A seat keeps one search at most, and nothing of it once the search is over; and
     the last question it was asked, with its answer."""
-    memo = seat.memo
+    memo = stall.SEARCHES.get(seat)
     if memo is None:
         return
-    assert isinstance(memo, engine._Reach)
     assert len(memo.tops) == len(set(memo.tops)) <= 52
     assert len(memo.movers) <= 1 + seat.cycle_size
-    assert memo.examined <= engine.STUCK_SEARCH_CAP
+    assert memo.examined <= stall.STUCK_SEARCH_CAP
     if memo.frontier is None:  # the seat's own arrangement is not expanded yet
         assert memo.examined <= 1
     if memo.frontier is None or not memo.frontier:
@@ -357,7 +357,7 @@ def test_any_seat_answers_as_the_reference(state: State, rng: random.Random) -> 
 def test_arrangements_come_in_the_reference_order(state: State, slide_under: bool) -> None:
     work = state.seats[0].work
     first = tuple(tuple(card.index for card in pile) for pile in work)
-    searched = [first, *engine._arrangements(deque([first]), {tuple(sorted(first))}, slide_under)]
+    searched = [first, *stall._arrangements(deque([first]), {tuple(sorted(first))}, slide_under)]
     assert searched == [
         tuple(tuple(card.index for card in pile) for pile in arrangement)
         for arrangement in reference_arrangements(work, slide_under)
@@ -399,57 +399,63 @@ def rearranging_seat() -> State:
 def test_a_paused_search_is_taken_on_for_other_foundations() -> None:
     state = rearranging_seat()
     assert progress_witness(state, 0) == "4H can reach a foundation from the work piles"
-    memo = state.seats[0].memo
-    assert isinstance(memo, engine._Reach)
+    memo = stall.SEARCHES.get(state.seats[0])
+    assert memo is not None
     assert memo.frontier  # stopped at the 4H: more arrangements are still to search
     for foundations in ((), state.foundations, ()):
         question = replace(state, foundations=foundations)
         assert progress_witness(question, 0) == reference_witness(question, 0)
-    memo = state.seats[0].memo
-    assert isinstance(memo, engine._Reach)
+    memo = stall.SEARCHES.get(state.seats[0])
+    assert memo is not None
     assert memo.frontier == ()  # without a hearts foundation the search ran to its end
 
 
 def test_an_unmoved_seat_keeps_its_search() -> None:
     state = rearranging_seat()
     check_stall(state)
-    kept = state.seats[0].memo
+    kept = stall.SEARCHES.get(state.seats[0])
     recycle = next(move for move in legal_moves(state, 1) if move.kind is MoveKind.RECYCLE)
     after = apply_move(state, recycle)
     assert after.seats[0] is state.seats[0]
     check_stall(after)
-    assert after.seats[0].memo is kept
+    assert stall.SEARCHES.get(after.seats[0]) is kept
 
 
-def test_the_memo_is_no_part_of_the_seat() -> None:
+def test_the_search_is_no_part_of_the_seat() -> None:
+    """Issue 30, point 5: "a stall cache owned by the stall module", not a memo set on a
+    frozen value: a seat is its four piles, and an equal seat built apart is searched
+    apart."""
     state = rearranging_seat()
     fresh = State.parse(state.to_text(), state.rules)
     progress_witness(state, 0)
-    assert state.seats[0].memo is not None and fresh.seats[0].memo is None
+    assert stall.SEARCHES.get(state.seats[0]) is not None
+    assert stall.SEARCHES.get(fresh.seats[0]) is None
     assert state.seats[0] == fresh.seats[0]
     assert hash(state.seats[0]) == hash(fresh.seats[0])
     assert repr(state.seats[0]) == repr(fresh.seats[0])
     assert state == fresh and state.to_text() == fresh.to_text()
-    assert "memo" not in Seat.__match_args__
-    with pytest.raises(TypeError):
-        Seat((), (), (), (), state.seats[0].memo)  # type: ignore[call-arg]
+    assert [field.name for field in fields(Seat)] == ["demon", "work", "stock", "waste"]
 
 
 def test_no_seat_outlives_its_states() -> None:
-    """The memo lives on the seat: nothing global keeps a seat (or a state) alive."""
+    """The stall module's cache keeps no seat (or state) alive, and its entries go with
+    their seats."""
 
     def live_seats() -> int:
         gc.collect()
         return sum(isinstance(thing, Seat) for thing in gc.get_objects())
 
     before = live_seats()
+    cached = len(stall.SEARCHES)
     rules = rules_from_document(builtin_document("table"))
     seed = MatchSeed.from_plain("no seat outlives its states")
     state = State.deal(rules, [derive_pack(seed, 1, seat) for seat in range(3)], 1, 0)
     for step in playout(state, random.Random(7).choice, max_steps=3000):
         check_stall(step.after)
+    assert len(stall.SEARCHES) > cached
     del state, step
     assert live_seats() == before
+    assert len(stall.SEARCHES) == cached
 
 
 def test_the_last_answer_is_kept_for_the_foundations_it_answers() -> None:
@@ -457,10 +463,10 @@ def test_the_last_answer_is_kept_for_the_foundations_it_answers() -> None:
     equal foundations that are another tuple, or other ones, are asked afresh."""
     state = rearranging_seat()
     answer = progress_witness(state, 0)
-    memo = state.seats[0].memo
-    assert isinstance(memo, engine._Reach)
+    memo = stall.SEARCHES.get(state.seats[0])
+    assert memo is not None
     assert memo.asked is state.foundations and memo.answer == answer
-    assert progress_witness(state, 0) == answer and state.seats[0].memo is memo
+    assert progress_witness(state, 0) == answer and stall.SEARCHES.get(state.seats[0]) is memo
     equal = replace(state, foundations=tuple(list(state.foundations)))
     assert equal.foundations is not state.foundations
     assert progress_witness(equal, 0) == answer
@@ -469,16 +475,20 @@ def test_the_last_answer_is_kept_for_the_foundations_it_answers() -> None:
         assert progress_witness(question, 0) == reference_witness(question, 0)
 
 
-def test_the_engine_keeps_no_module_state() -> None:
-    """Every answer lives with the values it answers (Seat.memo): replaying rebinds and
-    fills nothing global that a host process could not see, or that two replays in one
-    process would share."""
+def test_the_engine_and_the_stall_module_keep_no_other_state() -> None:
+    """Every answer is kept in one place a host can see (``stall.SEARCHES``, for as long
+    as its seat lives): replaying rebinds and fills nothing else global, in the engine or
+    the stall module, that two replays in one process would share."""
 
     def globals_now() -> dict[str, tuple[int, object]]:
         return {
-            name: (id(value), deepcopy(value) if isinstance(value, dict | list | set) else None)
-            for name, value in vars(engine).items()
-            if not name.startswith("__")
+            f"{module.__name__}.{name}": (
+                id(value),
+                deepcopy(value) if isinstance(value, dict | list | set) else None,
+            )
+            for module in (engine, stall)
+            for name, value in vars(module).items()
+            if not name.startswith("__") and value is not stall.SEARCHES
         }
 
     before = globals_now()

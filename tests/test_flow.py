@@ -62,7 +62,7 @@ def test_a_hand_starts_with_the_packs_the_seed_deals() -> None:
     flow = MatchFlow.begin(load_rules("table"), SEED, 2)
     due = flow.due()
     assert isinstance(due, HandStart)
-    forged = HandStart(1, (due.packs[1], due.packs[0]))
+    forged = HandStart(hand=1, packs=(due.packs[1], due.packs[0]))
     found = refusal(flow, forged, 0)
     assert (found.code, found.seat) == (FlowCode.PACK_MISMATCH, 0)
 
@@ -72,16 +72,16 @@ def test_hands_are_numbered_one_two_and_never_start_twice() -> None:
     flow = MatchFlow.begin(load_rules("table"), SEED, 2)
     due = flow.due()
     assert isinstance(due, HandStart)
-    assert refusal(flow, HandStart(2, due.packs), 0).code is FlowCode.HAND_OUT_OF_ORDER
+    assert refusal(flow, HandStart(hand=2, packs=due.packs), 0).code is FlowCode.HAND_OUT_OF_ORDER
     started = flow.play(due, 0)
     assert refusal(started, due, 0).code is FlowCode.HAND_OUT_OF_ORDER
 
 
 def test_a_record_outside_a_hand_or_of_another_hand_is_out_of_order() -> None:
     flow = MatchFlow.begin(load_rules("table"), SEED, 2)
-    assert refusal(flow, Stall(1), 0).code is FlowCode.HAND_OUT_OF_ORDER
+    assert refusal(flow, Stall(hand=1), 0).code is FlowCode.HAND_OUT_OF_ORDER
     started = dealt()
-    other = Submission(RecordKind.MOVE, 2, 0, 0, "0 turn 9S AS 4D")
+    other = Submission(kind=RecordKind.MOVE, hand=2, seat=0, n=0, move="0 turn 9S AS 4D")
     assert refusal(started, other, 0).code is FlowCode.HAND_OUT_OF_ORDER
 
 
@@ -94,10 +94,14 @@ def test_a_submission_is_judged_as_the_record_says() -> None:
     move = legal_moves(flow.at(t_ms).state, 0)[0]  # type: ignore[arg-type]
     text = str(move)
     cases = {
-        FlowCode.BAD_MOVE_TEXT: Submission(RecordKind.MOVE, 1, 0, 0, "0 dance"),
-        FlowCode.PLAYER_MISMATCH: Submission(RecordKind.MOVE, 1, 1, 0, text),
-        FlowCode.WRONGLY_BOUNCED: Submission(RecordKind.BOUNCE, 1, 0, 0, text, "TOO_EARLY"),
-        FlowCode.KIND_MISMATCH: Submission(RecordKind.CALL, 1, 0, 0, text),
+        FlowCode.BAD_MOVE_TEXT: Submission(
+            kind=RecordKind.MOVE, hand=1, seat=0, n=0, move="0 dance"
+        ),
+        FlowCode.PLAYER_MISMATCH: Submission(kind=RecordKind.MOVE, hand=1, seat=1, n=0, move=text),
+        FlowCode.WRONGLY_BOUNCED: Submission(
+            kind=RecordKind.BOUNCE, hand=1, seat=0, n=0, move=text, reason="TOO_EARLY"
+        ),
+        FlowCode.KIND_MISMATCH: Submission(kind=RecordKind.CALL, hand=1, seat=0, n=0, move=text),
     }
     for code, event in cases.items():
         assert refusal(flow, event, t_ms).code is code, code
@@ -115,7 +119,9 @@ def test_a_submission_before_play_starts_is_bounced_with_the_engine_code() -> No
     assert (bounce.kind, bounce.reason) == (RecordKind.BOUNCE, "TOO_EARLY")
     assert after.state is flow.state and after.stall_due is None  # a bounce changes nothing
     assert flow.play(bounce, 0).state == state
-    wrong = Submission(RecordKind.BOUNCE, 1, 0, 0, str(move), "FOUNDATION_TAKEN")
+    wrong = Submission(
+        kind=RecordKind.BOUNCE, hand=1, seat=0, n=0, move=str(move), reason="FOUNDATION_TAKEN"
+    )
     assert refusal(flow, wrong, 0).code is FlowCode.BOUNCE_REASON_MISMATCH
 
 
@@ -123,7 +129,7 @@ def test_the_final_record_comes_only_when_the_match_is_over() -> None:
     """§7 step 10: the final record follows the last hand's end, where the match rule
     ends the match."""
     flow = dealt()
-    end = MatchEnd(FinalReason.COMPLETE, (), (0, 0), ())
+    end = MatchEnd(reason=FinalReason.COMPLETE, hands=(), totals=(0, 0), winners=())
     assert refusal(flow, end, 0).code is FlowCode.HAND_NOT_ENDED
 
 

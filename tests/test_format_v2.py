@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -274,7 +275,7 @@ def test_the_table_refuses_a_seen_record_it_never_wrote(tmp_path: Path) -> None:
         assert head.seq == table.records - 1
         move = str(legal_moves(table.state, 0)[0])
         with pytest.raises(ValueError, match="not one of the last"):
-            table.submit(0, move, 1, 0, None, Seen(head.seq, "0" * 64))
+            table.submit(0, move, 1, 0, None, Seen(seq=head.seq, hash="0" * 64))
 
 
 # -- acceptance of the result ----------------------------------------------------------------
@@ -394,8 +395,8 @@ def test_the_deal_specs_worked_entropy_example_is_what_the_code_signs() -> None:
 
 
 def _submission_record(seq: int, seen: Seen) -> Record:
-    event = Submission(RecordKind.MOVE, 1, 0, 0, "0 turn", None, seen)
-    return Record("ab" * 16, seq, 5, "h" * 64, event)
+    event = Submission(kind=RecordKind.MOVE, hand=1, seat=0, n=0, move="0 turn", seen=seen)
+    return Record(game="ab" * 16, seq=seq, t_ms=5, prev="h" * 64, payload=event)
 
 
 @pytest.mark.parametrize(("back", "holds"), [(4096, True), (4097, False)])
@@ -403,9 +404,9 @@ def test_seen_may_name_a_record_at_most_4096_back(back: int, holds: bool) -> Non
     """docs/log-format.md §6: "It must be one of the 4,096 records before this one" """
     seq = 5000
     recent: deque[str] = deque((f"{index:064x}" for index in range(seq)), maxlen=SEEN_WINDOW)
-    genesis = Record("ab" * 16, 0, 0, None, values_genesis())
-    seen = Seen(seq - back, f"{seq - back:064x}")
-    record = _submission_record(seq, seen)._replace(prev=recent[-1])
+    genesis = Record(game="ab" * 16, seq=0, t_ms=0, prev=None, payload=values_genesis())
+    seen = Seen(seq=seq - back, hash=f"{seq - back:064x}")
+    record = replace(_submission_record(seq, seen), prev=recent[-1])
     check = functools.partial(
         check_chain,
         seq + 1,

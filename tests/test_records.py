@@ -7,9 +7,11 @@ schema's fields of each kind are the typed value's fields, no more and no fewer.
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 from collections.abc import Iterator
+from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from racing_demon.game.flow import HandEnd, HandStart, MatchEnd, RecordKind, Stall, Submission
-from racing_demon.log.records import Final, Genesis, SeatEntry, parse_record, record_body
+from racing_demon.game.flow import (
+    HandEnd,
+    HandStart,
+    MatchEnd,
+    MatchFlow,
+    RecordKind,
+    Seen,
+    Stall,
+    Submission,
+)
+from racing_demon.log.records import (
+    Final,
+    Genesis,
+    Record,
+    SeatEntry,
+    TournamentTag,
+    parse_record,
+    record_body,
+)
 from racing_demon.profiles import BUILT_IN
 from racing_demon.schema import load_schema, record_errors
 from racing_demon.testing.randomplay import play_match
@@ -78,11 +97,11 @@ def test_every_schema_valid_body_of_the_corpus_round_trips(path: Path) -> None:
 
 def _typed_fields(payload: type) -> set[str]:
     names = set()
-    for name in payload._fields:
+    for name in (field.name for field in fields(payload)):
         if name == "kind":
             continue  # a submission's kind is the body's "kind"
         if name == "end":  # the final record holds the match's end, flattened
-            names |= set(MatchEnd._fields)
+            names |= {field.name for field in fields(MatchEnd)}
             continue
         names.add(LOG_NAMES.get(name, name))
     return names
@@ -144,3 +163,36 @@ def test_records_the_table_writes_round_trip(
     bodies = [json.loads(raw)["body"] for raw in path.read_bytes().splitlines()]
     assert bodies[-1]["kind"] == "final"
     assert [record_body(parse_record(body)) for body in bodies] == bodies
+
+
+# -- built by name -----------------------------------------------------------------------
+
+RECORDS_AND_EVENTS = [Record, Genesis, Final, HandStart, Submission, Stall, HandEnd, MatchEnd]
+BUILT_BY_NAME = {cls.__name__ for cls in (*RECORDS_AND_EVENTS, Seen, SeatEntry, TournamentTag)}
+
+
+@pytest.mark.parametrize("cls", RECORDS_AND_EVENTS, ids=lambda cls: cls.__name__)
+def test_records_and_events_take_their_fields_by_name(cls: type) -> None:
+    """Issue 30, point 5: "Records and events are NamedTuples built by position (a bounce
+    from seven positional arguments, two adjacent ints)". Each is now a frozen dataclass
+    whose every field is keyword-only: built by position, it is refused."""
+    assert is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    assert all(field.kw_only for field in fields(cls))
+    with pytest.raises(TypeError, match="positional"):
+        cls(*(None for _ in fields(cls)))
+
+
+def test_the_package_builds_every_record_event_and_part_by_name() -> None:
+    """Issue 30, point 5: the genesis's parts and a client's ``Seen`` stay named tuples
+    (other modules read them as pairs and rows) and the match flow one too; each call in
+    the package that builds one names its fields."""
+    positional = []
+    for path in sorted((ROOT / "src" / "racing_demon").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in BUILT_BY_NAME | {MatchFlow.__name__}:
+                positional.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+    assert positional == []

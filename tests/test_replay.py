@@ -183,15 +183,17 @@ def test_reasons_and_kinds_from_the_log_cannot_drive_the_terminal() -> None:
     assert secret is not None
     snapshot = next(s for s in replay(NERTZ, secret) if s.state is not None)
     assert snapshot.state is not None
-    bounce = Submission(RecordKind.BOUNCE, 1, 0, 0, "0 turn", "A_B\n\x1b[2Jseat 9")
-    record = Record("00" * 16, 3, 5, "00" * 32, bounce)
+    bounce = Submission(
+        kind=RecordKind.BOUNCE, hand=1, seat=0, n=0, move="0 turn", reason="A_B\n\x1b[2Jseat 9"
+    )
+    record = Record(game="00" * 16, seq=3, t_ms=5, prev="00" * 32, payload=bounce)
     # The first line only: the cards under it are red by escape sequences of our own.
     first_line = table_text(snapshot.state, snapshot.names, record).splitlines()[0]
     assert first_line.endswith("0 turn (bounced: A_B\\n\\x1b[2Jseat 9)")
-    forged = Submission(RecordKind.MOVE, 1, 0, 0, "0 turn\nnext: x")
-    assert next_text(Record("00" * 16, 4, 5, "00" * 32, forged), ("Ada\x1b",), record) == (
-        "next: record 4 (move, seat 0 Ada\\x1b): 0 turn\\nnext: x"
-    )
+    forged = Submission(kind=RecordKind.MOVE, hand=1, seat=0, n=0, move="0 turn\nnext: x")
+    assert next_text(
+        Record(game="00" * 16, seq=4, t_ms=5, prev="00" * 32, payload=forged), ("Ada\x1b",), record
+    ) == ("next: record 4 (move, seat 0 Ada\\x1b): 0 turn\\nnext: x")
 
 
 def test_a_log_path_cannot_drive_the_terminal(tmp_path: Path) -> None:

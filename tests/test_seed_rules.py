@@ -31,22 +31,19 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon.game import engine
+from racing_demon.game import engine, stall
 from racing_demon.game.cards import Card, canonical_pack
 from racing_demon.game.engine import (
-    StallOutcome,
     ViolationCode,
     advance_clock,
     apply_move,
-    apply_stall,
     check_move,
-    check_stall,
     legal_moves,
-    stall_outcome,
 )
 from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Blocked, Resignation, Rules
 from racing_demon.game.scoring import HandScore, Match, SeatScore, score_hand
+from racing_demon.game.stall import StallOutcome, apply_stall, check_stall, stall_outcome
 from racing_demon.game.state import EndReason, Phase, State, next_deadline
 from racing_demon.profiles import ProfileError, builtin_document, load_rules
 
@@ -620,7 +617,7 @@ def test_stall_shift_reforms_the_stock_and_moves_its_top_to_the_bottom(profile: 
     its waste and move its top card to the bottom." Top to bottom, stock [s1] and waste
     [w1, w2, w3] become [w2, w3, s1, w1] (docs §5)."""
     state = position(profile, STUCK, turned=PASSED[profile])
-    assert engine.table_is_stuck(state)
+    assert stall.table_is_stuck(state)
     assert check_stall(state) is None
     assert stall_outcome(state) is StallOutcome.SHIFT
     after = apply_stall(state)
@@ -637,8 +634,8 @@ def test_no_shift_while_another_seat_can_play(profile: str) -> None:
     nobody at the table can move at all". Nertz rules: "once every player has had a full
     pass with no play"."""
     state = position(profile, STUCK.replace("waste=-", "waste=AS"), turned=PASSED[profile])
-    assert engine.is_stuck(state, 0)
-    assert engine.progress_witness(state, 1) is not None
+    assert stall.is_stuck(state, 0)
+    assert stall.progress_witness(state, 1) is not None
     violation = check_stall(state)
     assert violation is not None
     assert violation.code is ViolationCode.STALL_NOT_DUE
@@ -704,9 +701,9 @@ def test_a_shift_gives_a_new_grouping_of_three(profile: str) -> None:
         "seat 1 demon=7C work=KS|KH|KD|KC stock=- waste=-"
     )
     state = position(profile, body, turned="6,0" if profile == "nertz" else "0,0")
-    assert engine.progress_witness(state, 0) is None
+    assert stall.progress_witness(state, 0) is None
     state = apply_stall(state)
-    assert engine.progress_witness(state, 0) == "AH can go to a foundation"
+    assert stall.progress_witness(state, 0) == "AH can go to a foundation"
     state = play(state, "0 turn 6S 5D 4S", "0 turn 3D 2C AH", "0 waste>f+ AH")
     assert state.shifts_since_play == 0
 
@@ -796,11 +793,11 @@ def test_slide_under_is_a_way_out_of_a_stall_in_peer2peer_only() -> None:
     body = f"seat 0 demon=8C work=KS|KH|KD|7H stock=- waste=-\n{NEUTRAL_1}"
     for profile in ("table", "nertz"):
         state = position(profile, body)
-        assert engine.is_stuck(state, 0)
+        assert stall.is_stuck(state, 0)
         refused(state, "0 demon>u4 8C", ViolationCode.UNDER_NOT_ALLOWED)
     state = position("peer2peer", body)
-    assert engine.progress_witness(state, 0) == "8C can go to a work pile"
-    assert not engine.table_is_stuck(state)
+    assert stall.progress_witness(state, 0) == "8C can go to a work pile"
+    assert not stall.table_is_stuck(state)
     assert work(play(state, "0 demon>u4 8C"), 0) == "KS|KH|KD|8C,7H"
 
 

@@ -6,15 +6,14 @@ from dataclasses import replace
 
 import pytest
 
-from racing_demon.game.engine import (
+from racing_demon.game import engine, stall
+from racing_demon.game.engine import ViolationCode, advance_clock, legal_moves
+from racing_demon.game.stall import (
     StallOutcome,
-    ViolationCode,
-    advance_clock,
     apply_stall,
     check_stall,
     cycle_tops,
     is_stuck,
-    legal_moves,
     progress_witness,
     stall_outcome,
     table_is_stuck,
@@ -294,3 +293,29 @@ def test_time_never_runs_backwards() -> None:
     state = build("table", S(), S(), clock=50)
     with pytest.raises(ValueError, match="backwards"):
         advance_clock(state, 49)
+
+
+def test_the_stuck_and_stall_search_is_a_module_of_its_own() -> None:
+    """Issue 30, point 3: "the stuck and stall search (engine.py lines 689-1065) into its
+    own module in game/". The engine keeps enumerate, check and apply; the stall module
+    holds the search, its cap and its cache, and the engine does not import it."""
+    searched = {
+        "STUCK_SEARCH_CAP",
+        "SEARCHES",
+        "StallOutcome",
+        "apply_stall",
+        "check_stall",
+        "cycle_tops",
+        "is_stuck",
+        "progress_witness",
+        "stall_is_due",
+        "stall_outcome",
+        "table_is_stuck",
+    }
+    assert searched <= set(vars(stall))
+    assert not searched & set(vars(engine))
+    assert {"legal_moves", "check_move", "apply_move", "advance_clock"} <= set(vars(engine))
+    assert all(
+        value is not stall and getattr(value, "__module__", None) != stall.__name__
+        for value in vars(engine).values()
+    )

@@ -1,6 +1,6 @@
 """The stuck search is bounded (docs/rules.md §5, "The stuck search and its bound").
 
-"The search examines at most 256 arrangements (``STUCK_SEARCH_CAP`` in ``engine.py``),
+"The search examines at most 256 arrangements (``STUCK_SEARCH_CAP`` in ``stall.py``),
 the seat's own included: a seat with no play among them is stuck, even if a play lies
 further." These tests count arrangements; none of them times anything.
 """
@@ -15,19 +15,19 @@ from pathlib import Path
 import pytest
 from test_engine_fast_paths import reference_witness
 
-from racing_demon.game import engine
+from racing_demon.game import stall
 from racing_demon.game.cards import ACE, Card
-from racing_demon.game.engine import (
+from racing_demon.game.engine import ViolationCode
+from racing_demon.game.rules import Rules
+from racing_demon.game.stall import (
     STUCK_SEARCH_CAP,
     StallOutcome,
-    ViolationCode,
     check_stall,
     is_stuck,
     progress_witness,
     stall_outcome,
     table_is_stuck,
 )
-from racing_demon.game.rules import Rules
 from racing_demon.game.state import Foundation, Seat, State
 from racing_demon.profiles import builtin_document, rules_from_document
 
@@ -68,20 +68,20 @@ def explosive_position(profile: str = "table") -> State:
     )
 
 
-def indexed(seat: Seat) -> engine._Indexed:
+def indexed(seat: Seat) -> stall._Indexed:
     return tuple(tuple(card.index for card in pile) for pile in seat.work)
 
 
-def uncapped(seat: Seat, slide_under: bool) -> itertools.chain[engine._Indexed]:
+def uncapped(seat: Seat, slide_under: bool) -> itertools.chain[stall._Indexed]:
     """Every arrangement the rules' order reaches, the seat's own first, with no cap."""
     first = indexed(seat)
-    rest = engine._arrangements(deque([first]), {tuple(sorted(first))}, slide_under)
+    rest = stall._arrangements(deque([first]), {tuple(sorted(first))}, slide_under)
     return itertools.chain([first], rest)
 
 
-def memo(seat: Seat) -> engine._Reach:
-    reach = seat.memo
-    assert isinstance(reach, engine._Reach)
+def memo(seat: Seat) -> stall._Reach:
+    reach = stall.SEARCHES.get(seat)
+    assert reach is not None
     return reach
 
 
@@ -135,7 +135,7 @@ def deep_position(*wanted: Card) -> State:
 
 def _fits(mover: tuple[int, ...], work: tuple[tuple[int, ...], ...]) -> str | None:
     """The engine's answer to whether ``mover`` has a place on the piles ``work``."""
-    return engine._place(mover, [pile[-1] for pile in work if pile], len(work), [])
+    return stall._place(mover, [pile[-1] for pile in work if pile], len(work), [])
 
 
 def first_exposed() -> dict[Card, int]:
@@ -150,7 +150,7 @@ def first_exposed() -> dict[Card, int]:
         for pile in work:
             if pile:
                 exposed.setdefault(pile[-1], number)
-    return {Card.from_face(engine._FACE[index], 0): number for index, number in exposed.items()}
+    return {Card.from_face(stall._FACE[index], 0): number for index, number in exposed.items()}
 
 
 def straddling_cards() -> tuple[Card, Card]:
@@ -202,7 +202,7 @@ def test_the_arrangement_at_the_cap_is_examined_and_the_next_is_not(
         card = straddling_cards()[0]
     place = exposed[card]
     for cap, plays in ((place, True), (place - 1, False)):
-        monkeypatch.setattr(engine, "STUCK_SEARCH_CAP", cap)
+        monkeypatch.setattr(stall, "STUCK_SEARCH_CAP", cap)
         state = deep_position(card)
         witness = progress_witness(state, 0)
         assert (witness is not None) is plays

@@ -128,7 +128,7 @@ def check_refusals(path: Path, table: Table) -> None:
     move = str(next(m for m in legal_moves(table.state, 0) if m.kind is MoveKind.TURN))
     seen = table.head
     good = sign_submission(PLAYER_KEYS[0], table.game, 1, 0, 0, move, seen)
-    elsewhere = Seen(seen.seq, "0" * 64)  # a record of another history
+    elsewhere = Seen(seq=seen.seq, hash="0" * 64)  # a record of another history
     before = path.read_bytes()
     W = SubmissionCode
     refusals = [
@@ -137,7 +137,7 @@ def check_refusals(path: Path, table: Table) -> None:
         ((0, move, 5, 0, good, None), "seen is missing", W.SEEN_MISSING),
         ((0, move, 5, 0, good, elsewhere), "not one of the last", W.SEEN_UNKNOWN),
         (
-            (0, move, 5, 0, good, Seen(seen.seq + 1, seen.hash)),
+            (0, move, 5, 0, good, Seen(seq=seen.seq + 1, hash=seen.hash)),
             "not one of the last",
             W.SEEN_UNKNOWN,
         ),

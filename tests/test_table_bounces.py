@@ -15,8 +15,9 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.game.engine import check_stall, legal_moves
+from racing_demon.game.engine import legal_moves
 from racing_demon.game.rules import Rules
+from racing_demon.game.stall import check_stall
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.table import PlayerInfo, Table

@@ -157,7 +157,11 @@ def test_a_malformed_seen_is_refused_before_anything_is_written(tmp_path: Path) 
     path, table = _two_seats(tmp_path)
     move = str(legal_moves(table.state, 0)[0])
     before = path.read_bytes()
-    for seen in (Seen(10**6, None), Seen(True, table.head.hash), Seen(0, "A" * 64)):  # type: ignore[arg-type]
+    for seen in (
+        Seen(seq=10**6, hash=None),  # type: ignore[arg-type]
+        Seen(seq=True, hash=table.head.hash),
+        Seen(seq=0, hash="A" * 64),
+    ):
         with pytest.raises(SubmissionError) as refused:
             table.submit(0, move, 10, 0, None, seen)
         assert refused.value.code is SubmissionCode.SEEN_UNKNOWN

@@ -444,7 +444,7 @@ def test_a_record_signed_by_another_key(tmp_path: Path) -> None:
 def _with_wrong_player_signature(values: list[Value], index: int) -> None:
     body = values[index]["body"]
     other = PLAYER_KEYS[1 - body["player"]]
-    seen = Seen(body["seen"]["seq"], body["seen"]["hash"])
+    seen = Seen(seq=body["seen"]["seq"], hash=body["seen"]["hash"])
     values[index]["sigs"]["player"] = sign_submission(
         other, body["game"], body["hand"], body["player"], body["n"], body["move"], seen
     )

@@ -276,16 +276,16 @@ class Table:
                 TableCode.ENTROPY_COUNT,
             )
         genesis = Record(
-            game,
-            0,
-            0,
-            None,
-            Genesis(
+            game=game,
+            seq=0,
+            t_ms=0,
+            prev=None,
+            payload=Genesis(
                 software=f"racing-demon {version('racing-demon')}",
                 rules=rules.to_document(),
                 rules_sha256=rules.digest(),
                 players=tuple(
-                    SeatEntry(seat, player.name, player.back, _hex(player.key))
+                    SeatEntry(seat=seat, name=player.name, back=player.back, key=_hex(player.key))
                     for seat, player in enumerate(players)
                 ),
                 table_key=key_id(raw_public_bytes(table_key.public_key())),
@@ -674,7 +674,7 @@ class Table:
         the next deal, the final record."""
         while (event := self._flow.due()) is not None:
             if isinstance(event, MatchEnd):
-                final = Final(event, self._secret.hex(), self._writer.seq)
+                final = Final(end=event, secret=self._secret.hex(), records=self._writer.seq)
                 if self._tournament is not None:
                     self._held = final  # written by reveal(), once every table is done
                 else:

@@ -1,4 +1,4 @@
-"""The rules engine: enumerate, check and apply moves; time, stall and end of hand.
+"""The rules engine: enumerate, check and apply moves; time and the end of a hand.
 
 Three operations are kept apart (docs/rules.md):
 
@@ -9,22 +9,20 @@ Three operations are kept apart (docs/rules.md):
 
 There are no turns: moves are applied in the order the log gives them, each at
 the time set by ``advance_clock``, which also applies the profile's time rules.
-The table-wide stall is ``check_stall`` / ``apply_stall``. This module is pure:
-it does no I/O and imports no crypto, schema or CLI library.
+The stuck search and the table-wide stall (``check_stall`` / ``apply_stall``) are
+``racing_demon.game.stall``'s. This module is pure: it does no I/O and imports no
+crypto, schema or CLI library.
 """
 
 from __future__ import annotations
 
 import enum
-from collections import deque
-from collections.abc import Iterator, Set
 from dataclasses import dataclass
-from typing import Final, NamedTuple, TypeVar
+from typing import Final, TypeVar
 
-from racing_demon.game.cards import ACE, KING, Card, canonical_pack
-from racing_demon.game.frozen import quick_init
+from racing_demon.game.cards import ACE, Card
 from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Move, MoveKind, Place, Zone
-from racing_demon.game.rules import Blocked, Resignation, Rules, StallTrigger
+from racing_demon.game.rules import Resignation
 from racing_demon.game.state import (
     EndReason,
     Foundation,
@@ -72,8 +70,7 @@ class ViolationCode(enum.StrEnum):
     STALL_NOT_DUE = "STALL_NOT_DUE"
 
 
-@quick_init  # built for nearly every record: check_stall's answer
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Violation:
     """Why a move or a stall was refused."""
 
@@ -92,11 +89,6 @@ class Violation:
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
-
-
-class StallOutcome(enum.StrEnum):
-    SHIFT = "shift"
-    BLOCKED = "blocked"
 
 
 # -- time --------------------------------------------------------------------
@@ -142,26 +134,31 @@ def _derive(
     agreed: frozenset[int] | _Keep = _KEEP,
     turned_since_play: tuple[int, ...] | _Keep = _KEEP,
 ) -> State:
-    """``state`` with the named fields changed: ``dataclasses.replace`` for the fields the
-    engine changes outside a play, at a third of its cost on a path taken every record."""
+    """``state`` with the named fields changed, built by name: what ``dataclasses.replace``
+    does for the fields the engine changes outside a play, at half its cost on a path
+    taken every record (the clock)."""
     return State(
-        state.rules,
-        state.hand,
-        state.seats if seats is _KEEP else seats,
-        state.foundations,
-        state.clock_ms if clock_ms is _KEEP else clock_ms,
-        state.start_ms,
-        state.phase if phase is _KEEP else phase,
-        state.end_reason if end_reason is _KEEP else end_reason,
-        state.ended_by if ended_by is _KEEP else ended_by,
-        state.grace_until_ms if grace_until_ms is _KEEP else grace_until_ms,
-        state.ended_ms if ended_ms is _KEEP else ended_ms,
-        state.last_centre_ms,
-        state.last_action_ms if last_action_ms is _KEEP else last_action_ms,
-        state.shifts_since_play if shifts_since_play is _KEEP else shifts_since_play,
-        state.agreed if agreed is _KEEP else agreed,
-        state.turned_since_play if turned_since_play is _KEEP else turned_since_play,
-        state.landed,
+        rules=state.rules,
+        hand=state.hand,
+        seats=state.seats if seats is _KEEP else seats,
+        foundations=state.foundations,
+        clock_ms=state.clock_ms if clock_ms is _KEEP else clock_ms,
+        start_ms=state.start_ms,
+        phase=state.phase if phase is _KEEP else phase,
+        end_reason=state.end_reason if end_reason is _KEEP else end_reason,
+        ended_by=state.ended_by if ended_by is _KEEP else ended_by,
+        grace_until_ms=state.grace_until_ms if grace_until_ms is _KEEP else grace_until_ms,
+        ended_ms=state.ended_ms if ended_ms is _KEEP else ended_ms,
+        last_centre_ms=state.last_centre_ms,
+        last_action_ms=state.last_action_ms if last_action_ms is _KEEP else last_action_ms,
+        shifts_since_play=(
+            state.shifts_since_play if shifts_since_play is _KEEP else shifts_since_play
+        ),
+        agreed=state.agreed if agreed is _KEEP else agreed,
+        turned_since_play=(
+            state.turned_since_play if turned_since_play is _KEEP else turned_since_play
+        ),
+        landed=state.landed,
     )
 
 
@@ -241,28 +238,34 @@ def check_move(state: State, move: Move) -> Violation | None:
 
 def _gate(state: State, seat: int, kind: MoveKind) -> Violation | None:
     if not 0 <= seat < len(state.seats):
-        return Violation(ViolationCode.NOT_A_SEAT, f"there is no seat {seat}", seat)
-    return _closed(state, seat, kind)
+        return Violation(
+            code=ViolationCode.NOT_A_SEAT, message=f"there is no seat {seat}", seat=seat
+        )
+    return why_closed(state, seat, kind)
 
 
-def _closed(state: State, seat: int | None, kind: MoveKind | None) -> Violation | None:
+def why_closed(state: State, seat: int | None, kind: MoveKind | None) -> Violation | None:
     """Why nothing may happen now (``None`` for the table's own stall): the hand ended, a
     call leaves only one card in motion per seat to land, or play has not started."""
     if state.phase is Phase.ENDED:
-        return Violation(ViolationCode.HAND_OVER, f"the hand ended ({state.end_reason})", seat)
+        return Violation(
+            code=ViolationCode.HAND_OVER,
+            message=f"the hand ended ({state.end_reason})",
+            seat=seat,
+        )
     if state.phase is Phase.CALLED and (kind is not MoveKind.PLAY or seat in state.landed):
         already = seat in state.landed
         return Violation(
-            ViolationCode.HAND_OVER,
-            f"seat {state.ended_by} called: no new move starts"
+            code=ViolationCode.HAND_OVER,
+            message=f"seat {state.ended_by} called: no new move starts"
             + (f"; seat {seat} already landed its card in motion" if already else ""),
-            seat,
+            seat=seat,
         )
     if state.clock_ms < state.play_start_ms:
         return Violation(
-            ViolationCode.TOO_EARLY,
-            f"play starts at {state.play_start_ms} ms",
-            seat,
+            code=ViolationCode.TOO_EARLY,
+            message=f"play starts at {state.play_start_ms} ms",
+            seat=seat,
             expected=f">= {state.play_start_ms} ms",
             found=f"{state.clock_ms} ms",
         )
@@ -282,13 +285,13 @@ def _refuse(
     if piles is None:
         piles = tuple(str(place) for place in (move.source, move.target) if place is not None)
     return Violation(
-        code,
-        f"{move}: {message}",
-        move.seat,
-        move.cards if cards is None else cards,
-        piles,
-        expected,
-        found,
+        code=code,
+        message=f"{move}: {message}",
+        seat=move.seat,
+        cards=move.cards if cards is None else cards,
+        piles=piles,
+        expected=expected,
+        found=found,
     )
 
 
@@ -583,13 +586,13 @@ def apply_move(state: State, move: Move) -> State:
             seat = Seat(seat.demon, seat.work, seat.stock[:-count], seat.waste + move.cards)
             return _derive(
                 state,
-                seats=_with(state.seats, player, seat),
+                seats=replaced_at(state.seats, player, seat),
                 turned_since_play=tuple(turned),
                 last_action_ms=now,
             )
         case MoveKind.RECYCLE:
             seat = Seat(seat.demon, seat.work, tuple(reversed(seat.waste)), ())
-            return _derive(state, seats=_with(state.seats, player, seat), last_action_ms=now)
+            return _derive(state, seats=replaced_at(state.seats, player, seat), last_action_ms=now)
         case MoveKind.CALL:
             if state.rules.call_grace_ms == 0:
                 return _derive(
@@ -632,13 +635,13 @@ def _apply_play(state: State, seat: Seat, move: Move) -> State:
     elif source.zone is Zone.WASTE:
         waste = waste[:-1]
     else:
-        work = _with(work, source.index, work[source.index][: -len(cards)])
+        work = replaced_at(work, source.index, work[source.index][: -len(cards)])
     foundations = state.foundations
     to_centre = False
     if target.zone is Zone.WORK:
-        work = _with(work, target.index, work[target.index] + cards)
+        work = replaced_at(work, target.index, work[target.index] + cards)
     elif target.zone is Zone.UNDER:
-        work = _with(work, target.index, cards + work[target.index])
+        work = replaced_at(work, target.index, cards + work[target.index])
     elif target.zone is Zone.NEW_FOUNDATION:
         foundations += (Foundation(cards[0].suit, (cards,), now),)
         to_centre = True
@@ -649,9 +652,9 @@ def _apply_play(state: State, seat: Seat, move: Move) -> State:
             foundation = Foundation(foundation.suit, levels, foundation.top_ms)
         else:
             foundation = Foundation(foundation.suit, (*foundation.levels, cards), now)
-        foundations = _with(foundations, target.index, foundation)
+        foundations = replaced_at(foundations, target.index, foundation)
         to_centre = True
-    seats = _with(state.seats, move.seat, Seat(demon, work, seat.stock, waste))
+    seats = replaced_at(state.seats, move.seat, Seat(demon, work, seat.stock, waste))
     # Rearranging work piles is not a play: it must not reset the stall bookkeeping.
     played = is_progress(move)
     ends = state.rules.end_on_empty_demon and source.zone is Zone.DEMON and not demon
@@ -676,11 +679,9 @@ def _apply_play(state: State, seat: Seat, move: Move) -> State:
     )
 
 
-def _with(items: tuple[_T, ...], index: int, item: _T) -> tuple[_T, ...]:
+def replaced_at(items: tuple[_T, ...], index: int, item: _T) -> tuple[_T, ...]:
+    """``items`` with the one at ``index`` replaced by ``item``."""
     return (*items[:index], item, *items[index + 1 :])
-
-
-# -- stuck, stall, blocked -----------------------------------------------------
 
 
 def is_progress(move: Move) -> bool:
@@ -693,370 +694,3 @@ def is_progress(move: Move) -> bool:
             or move.target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION)
         )
     )
-
-
-def progress_witness(state: State, seat: int) -> str | None:
-    """How ``seat`` could still play, or ``None`` when the seat is stuck.
-
-    A seat is stuck when no sequence of its own non-scoring moves (turning and
-    recycling the stock, rearranging work piles) reaches a position where it
-    could make a play: send a card to a foundation, or move its demon top or a
-    waste card onto, into or under a work pile (docs/rules.md, "Stuck"). Of the
-    work-pile arrangements, breadth first, the search examines the first
-    ``STUCK_SEARCH_CAP`` only: beyond them a seat is stuck by definition.
-    ``racing_demon.game.stuck`` writes that definition out plainly, from scratch; this
-    search, kept with the seat, must give its answers (the tests compare the two).
-    """
-    return _witness(state.seats[seat], state.rules, state.foundations)
-
-
-def is_stuck(state: State, seat: int) -> bool:
-    return progress_witness(state, seat) is None
-
-
-def table_is_stuck(state: State) -> bool:
-    return all(_witness(seat, state.rules, state.foundations) is None for seat in state.seats)
-
-
-def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
-    """Every card that becomes the waste top during a full pass through the stock.
-
-    A pass turns from the current position by ``turn_count`` to the end, recycles, and
-    turns from the start until it meets a position it has been at: the one it began at
-    if that is a multiple of ``turn_count``, else the end.
-    """
-    order = seat.waste + tuple(reversed(seat.stock))  # the order cards are turned
-    if not order:
-        return []
-    step, position = turn_count, len(seat.waste)
-    if not position:
-        return [*order[step - 1 : -1 : step], order[-1]]
-    again = order[step - 1 : position - 1 if position % step == 0 else -1 : step]
-    return [*order[position - 1 : -1 : step], order[-1], *again]
-
-
-# The witness of a seat is worked out in two parts. What its own moves bring within reach
-# depends on the seat and two rules only, so it is kept with the seat (Seat.memo), and a
-# seat that did not move is not searched again; what the centre takes is asked afresh
-# when the foundations are not the ones the seat was last asked about. Cards there are
-# named by Card.index, which fixes the rank, colour and face, all that the search asks
-# and the witness names.
-
-_Indexed = tuple[tuple[int, ...], ...]  # work piles, each card as its index
-
-_PACK = canonical_pack(0)
-_FACE = tuple(card.face for card in _PACK)
-_ACES = frozenset(card.index for card in _PACK if card.rank == ACE)
-# ``c`` goes onto ``t`` when _FIT[c] == _ONTO[t], and under ``h`` when _FIT[c] == _UNDER[h]:
-# builds_down's one rank lower and opposite colour, as one integer.
-_FIT = tuple(2 * card.rank + card.is_red for card in _PACK)
-_ONTO = tuple(2 * (card.rank - 1) + (not card.is_red) for card in _PACK)
-_UNDER = tuple(2 * (card.rank + 1) + (not card.is_red) for card in _PACK)
-
-
-# The most arrangements of a seat's work piles the stuck search examines (docs/rules.md,
-# "Stuck"): a seat whose first STUCK_SEARCH_CAP arrangements, breadth first, show no play is
-# stuck. Games find their play by the 10th and never meet more than 64; a crafted seat has
-# 475,136, over ten seconds of search, and 256 cost a few milliseconds (bench/stuck_bench.py).
-STUCK_SEARCH_CAP: Final = 256
-
-
-class _Reach(NamedTuple):
-    """What a seat's own non-scoring moves bring within reach, with the breadth-first
-    search of its work-pile arrangements taken as far as a question has needed it, and
-    the last question's answer. (A named tuple: one is built for most questions a replay
-    asks, and a frozen dataclass costs several times as much to build.)"""
-
-    turn_count: int
-    slide_under: bool
-    movers: tuple[int, ...]  # the demon top, then every waste top of a pass
-    # Every work-pile top of the arrangements met so far, first met first: a top met again
-    # adds nothing, since the first sight of it already answers.
-    tops: tuple[int, ...]
-    fits: str | None  # the first mover onto a work pile: the search ends there
-    # Where the search stands: the arrangements still to expand (the first perhaps in part)
-    # and the ones met, as _arrangements keeps them; empty: over. None: the seat's own
-    # arrangement is not expanded yet (and examined says whether it was examined).
-    frontier: tuple[_Indexed, ...] | None
-    seen: frozenset[_Indexed]
-    # Arrangements examined so far: a resumed search stops at the cap where a search run
-    # in one go would, so no answer depends on the order the questions came in.
-    examined: int
-    # The foundations of the last question (held, so never reused) and its answer: a seat
-    # that did not move is asked again after every record, mostly of the same foundations.
-    asked: tuple[Foundation, ...] | None
-    answer: str | None
-
-
-def _centre_keys(foundations: tuple[Foundation, ...]) -> frozenset[int]:
-    """The index of every card the centre takes now: an ace, or the next card of a
-    foundation not yet complete."""
-    keys = set(_ACES)
-    for foundation in foundations:
-        rank = len(foundation.levels)
-        if rank < KING:
-            keys.add(foundation.suit * KING + rank)  # the index of rank + 1 of its suit
-    return frozenset(keys)
-
-
-def _witness(seat: Seat, rules: Rules, foundations: tuple[Foundation, ...]) -> str | None:
-    """``progress_witness``: a mover to the centre, else the first arrangement with a top
-    for the centre or a place for a mover (the top first), else ``None``."""
-    reach = seat.memo
-    if not (
-        isinstance(reach, _Reach)
-        and reach.turn_count == rules.turn_count
-        and reach.slide_under == rules.slide_under
-    ):
-        reach = _reach(seat, rules)
-    elif reach.asked is foundations:
-        return reach.answer
-    to_centre = _centre_keys(foundations)
-    # Plain loops: a generator costs more than the few cards each one looks at.
-    for card in reach.movers:
-        if card in to_centre:
-            answer: str | None = f"{_FACE[card]} can go to a foundation"
-            break
-    else:
-        for card in reach.tops:
-            if card in to_centre:
-                answer = f"{_FACE[card]} can reach a foundation from the work piles"
-                break
-        else:
-            if reach.frontier == ():
-                answer = reach.fits
-            else:
-                reach, answer = _search(seat, reach, to_centre)
-    _remember(seat, reach._replace(asked=foundations, answer=answer))
-    return answer
-
-
-def _reach(seat: Seat, rules: Rules) -> _Reach:
-    # The demon top, then the cycle tops. A card named twice (as only an unsound seat can
-    # hold) answers at its first place, so a repeat needs no weeding out.
-    movers = [card.index for card in (*seat.demon[-1:], *cycle_tops(seat, rules.turn_count))]
-    return _Reach(
-        rules.turn_count,
-        rules.slide_under,
-        tuple(movers),
-        (),
-        None,
-        None,
-        frozenset(),
-        0,
-        None,
-        None,
-    )
-
-
-def _remember(seat: Seat, reach: _Reach) -> None:
-    object.__setattr__(seat, "memo", reach)  # a memo, outside the seat's value
-
-
-def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str | None]:
-    """Take the search on to the next arrangement with a top for the centre or a place
-    for a mover (the caller found no top met before for it): how far it went, and the
-    answer."""
-    movers, slide_under = reach.movers, reach.slide_under
-    tops = dict.fromkeys(reach.tops)
-    centre = fits = None
-    examined = reach.examined
-    frontier: deque[_Indexed] | None = None
-    seen: set[_Indexed] = set()
-    if not examined:
-        # The seat's own arrangement, read off its cards: most searches end there, and the
-        # rest is set up only if they do not.
-        own = seat.work
-        exposed = [pile[-1].index for pile in own if pile]
-        examined = 1
-        tops.update(dict.fromkeys(exposed))
-        heads = [pile[0].index for pile in own if pile] if slide_under else []
-        fits = _place(movers, exposed, len(own), heads)
-        centre = _first_in(exposed, to_centre)
-    if centre is None and fits is None and examined < STUCK_SEARCH_CAP:
-        if reach.frontier is None:
-            first = tuple(tuple(card.index for card in pile) for pile in seat.work)
-            frontier, seen = deque([first]), {tuple(sorted(first))}
-        else:
-            frontier, seen = deque(reach.frontier), set(reach.seen)
-        for work in _arrangements(frontier, seen, slide_under):
-            examined += 1
-            # Both parts of every arrangement met are kept, whatever this question needs.
-            exposed = [pile[-1] for pile in work if pile]
-            tops.update(dict.fromkeys(exposed))
-            heads = [pile[0] for pile in work if pile] if slide_under else []
-            fits = _place(movers, exposed, len(work), heads)
-            centre = _first_in(exposed, to_centre)
-            if centre is not None or fits is not None or examined == STUCK_SEARCH_CAP:
-                break
-    over = (
-        fits is not None or examined == STUCK_SEARCH_CAP or (frontier is not None and not frontier)
-    )
-    reach = _Reach(
-        reach.turn_count,
-        slide_under,
-        movers,
-        tuple(tops),
-        fits,
-        () if over else None if frontier is None else tuple(frontier),
-        frozenset() if over or frontier is None else frozenset(seen),
-        examined,
-        None,
-        None,
-    )
-    if centre is not None:
-        return reach, f"{_FACE[centre]} can reach a foundation from the work piles"
-    return reach, fits
-
-
-def _first_in(cards: list[int], to_centre: Set[int]) -> int | None:
-    """The first of ``cards`` the centre takes (a loop: cheaper than next() of a generator)."""
-    for card in cards:
-        if card in to_centre:
-            return card
-    return None
-
-
-def _place(movers: tuple[int, ...], exposed: list[int], piles: int, heads: list[int]) -> str | None:
-    """The first mover that goes onto, into or under one of ``piles`` work piles, whose
-    non-empty ones show ``exposed`` on top and have ``heads`` (given with slide-under only)."""
-    if not movers:
-        return None
-    if len(exposed) < piles:  # anything goes into an empty pile
-        return f"{_FACE[movers[0]]} can go to a work pile"
-    places = {_ONTO[card] for card in exposed}
-    places.update(_UNDER[card] for card in heads)
-    for card in movers:
-        if _FIT[card] in places:
-            return f"{_FACE[card]} can go to a work pile"
-    return None
-
-
-def _arrangements(
-    frontier: deque[_Indexed], seen: set[_Indexed], slide_under: bool
-) -> Iterator[_Indexed]:
-    """Arrangements not yet seen that rearranging reaches, breadth first, from ``frontier``.
-
-    A node leaves the frontier only once expanded, so a search stopped after any yield
-    resumes from the same ``frontier`` and ``seen``. Pile order does not matter for what
-    a seat can play, so an arrangement is seen as its sorted piles.
-    """
-    while frontier:
-        for nxt in _rearrangements(frontier[0], slide_under):
-            key = tuple(sorted(nxt))
-            if key not in seen:
-                seen.add(key)
-                frontier.append(nxt)
-                yield nxt
-        frontier.popleft()
-
-
-def _rearrangements(piles: _Indexed, slide_under: bool) -> Iterator[_Indexed]:
-    """Every single move of a tail onto or into a pile, or of a top under one."""
-    targets: dict[int, list[int]] = {}  # by the _FIT a card needs: the piles it goes onto
-    empty = []
-    for j, other in enumerate(piles):
-        if other:
-            targets.setdefault(_ONTO[other[-1]], []).append(j)
-        else:
-            empty.append(j)
-    for i, pile in enumerate(piles):
-        for start, card in enumerate(pile):
-            onto = targets.get(_FIT[card], [])
-            if start and empty:  # a whole pile into an empty one changes nothing
-                onto = sorted([*onto, *empty])
-            for j in onto:
-                if j != i:
-                    yield _with(_with(piles, i, pile[:start]), j, piles[j] + pile[start:])
-        if slide_under and pile:
-            fit = _FIT[pile[-1]]
-            for j, other in enumerate(piles):
-                if j != i and other and _UNDER[other[0]] == fit:
-                    yield _with(_with(piles, i, pile[:-1]), j, (pile[-1], *other))
-
-
-def check_stall(state: State) -> Violation | None:
-    """``None`` if a stall shift (or, after a full cycle, the blocked end) is due now."""
-    closed = _closed(state, None, None)
-    if closed is not None:
-        return closed
-    rules = state.rules
-    # "If everyone is stuck or agrees to stop moving": a seat that agreed waits for the
-    # shift whether or not it could still play, so only the others are asked.
-    agreed = state.agreed if rules.stall_by_agreement else frozenset()
-    if rules.stall_trigger is StallTrigger.FULL_PASS:
-        # A seat with nothing to turn has had its pass only once it cannot play: else a
-        # table of empty stocks would owe a shift after every shift.
-        short = [
-            str(player)
-            for player, seat in enumerate(state.seats)
-            if player not in agreed
-            and (
-                state.turned_since_play[player] < seat.cycle_size
-                or (seat.cycle_size == 0 and not is_stuck(state, player))
-            )
-        ]
-        if short:
-            return Violation(
-                ViolationCode.STALL_NOT_DUE,
-                f"seats {', '.join(short)} have not turned through their whole stock since "
-                "the last play",
-                None,
-            )
-        return None
-    for player, seat in enumerate(state.seats):
-        if player in agreed:
-            continue
-        witness = _witness(seat, rules, state.foundations)
-        if witness is not None:
-            return Violation(
-                ViolationCode.STALL_NOT_DUE, f"seat {player} can still play: {witness}", None
-            )
-    return None
-
-
-def stall_outcome(state: State) -> StallOutcome:
-    """What a due stall does: shift, or end the hand once the shifts failed.
-
-    Each shift rotates every seat's stock cycle by one card, so after as many
-    shifts as the longest cycle, with no play in between, every grouping has come
-    round. If the table is stuck then too, the cycle offered no playable card and
-    the hand is blocked (docs/rules.md, "Stall and blocked"). A profile may block
-    after one failed shift instead (``Blocked.ONE_SHIFT``).
-    """
-    if state.rules.blocked_after is Blocked.ONE_SHIFT:
-        failed = state.shifts_since_play >= 1
-    else:
-        failed = state.shifts_since_play >= max(seat.cycle_size for seat in state.seats)
-    if failed and table_is_stuck(state):
-        return StallOutcome.BLOCKED
-    return StallOutcome.SHIFT
-
-
-def apply_stall(state: State) -> State:
-    """Apply a due stall (check it first): every seat shifts, or the hand is blocked."""
-    now = state.clock_ms
-    if stall_outcome(state) is StallOutcome.BLOCKED:
-        return _derive(
-            state, phase=Phase.ENDED, end_reason=EndReason.BLOCKED, ended_ms=now, agreed=frozenset()
-        )
-    return _derive(
-        state,
-        seats=tuple(_shift(seat) for seat in state.seats),
-        shifts_since_play=state.shifts_since_play + 1,
-        agreed=frozenset(),
-        turned_since_play=(0,) * len(state.seats),
-        last_action_ms=now,
-    )
-
-
-def _shift(seat: Seat) -> Seat:
-    """Waste over onto the stock, then the top card to the bottom.
-
-    Top to bottom, stock [s1] and waste (bottom to top) [w1, w2, w3] become
-    [w2, w3, s1, w1].
-    """
-    top_down = seat.waste + tuple(reversed(seat.stock))
-    if top_down:
-        top_down = top_down[1:] + top_down[:1]
-    return Seat(seat.demon, seat.work, tuple(reversed(top_down)), ())

@@ -19,25 +19,23 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import Dealer, pack_digest
-from racing_demon.game.engine import (
-    StallOutcome,
-    Violation,
-    advance_clock,
-    apply_move,
-    apply_stall,
-    check_move,
-    check_stall,
-    is_tie,
-    stall_outcome,
-)
+from racing_demon.game.engine import Violation, advance_clock, apply_move, check_move, is_tie
 from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match, score_hand
+from racing_demon.game.stall import (
+    StallOutcome,
+    apply_stall,
+    check_stall,
+    stall_is_due,
+    stall_outcome,
+)
 from racing_demon.game.state import EndReason, Phase, State, next_deadline
 
 
@@ -86,7 +84,8 @@ class FinalReason(enum.StrEnum):
 # -- events --------------------------------------------------------------------------
 
 
-class HandStart(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandStart:
     hand: int
     packs: tuple[str, ...]  # each seat's pack digest, in seat order
 
@@ -97,13 +96,14 @@ class HandStart(NamedTuple):
 
 class Seen(NamedTuple):
     """The last record a player's client had seen when it submitted: its seq and the
-    hash of its line (log format v2)."""
+    hash of its line (log format v2). A pair a client may send as one: built by keyword."""
 
     seq: int
     hash: str
 
 
-class Submission(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Submission:
     """A seat's move as the table ordered it: accepted (its kind says how) or bounced."""
 
     kind: RecordKind  # one of SUBMISSION_KINDS
@@ -115,7 +115,8 @@ class Submission(NamedTuple):
     seen: Seen | None = None  # what its player had seen (format v2); the flow ignores it
 
 
-class Stall(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stall:
     hand: int
 
     @property
@@ -123,7 +124,8 @@ class Stall(NamedTuple):
         return RecordKind.STALL
 
 
-class HandEnd(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandEnd:
     hand: int
     reason: EndReason
     scores: tuple[int, ...]
@@ -133,7 +135,8 @@ class HandEnd(NamedTuple):
         return RecordKind.HAND_END
 
 
-class MatchEnd(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchEnd:
     reason: FinalReason
     hands: tuple[tuple[int, ...], ...]
     totals: tuple[int, ...]
@@ -212,7 +215,7 @@ class MatchFlow(NamedTuple):
 
     @classmethod
     def begin(cls, rules: Rules, dealer: Dealer, seats: int) -> MatchFlow:
-        return cls(rules, dealer, Match(rules, seats))
+        return cls(rules=rules, dealer=dealer, match=Match(rules, seats))
 
     @property
     def seats(self) -> int:
@@ -231,7 +234,13 @@ class MatchFlow(NamedTuple):
             return self._start_hand(event, t_ms)
         if isinstance(event, MatchEnd):
             self._check_match_end(event)
-            return MatchFlow(self.rules, self.dealer, self.match, self.state, finished=True)
+            return MatchFlow(
+                rules=self.rules,
+                dealer=self.dealer,
+                match=self.match,
+                state=self.state,
+                finished=True,
+            )
         state = advance_clock(self._hand_in_play(event), t_ms)
         if isinstance(event, Stall):
             return self._after(self._stall(state))
@@ -268,9 +277,16 @@ class MatchFlow(NamedTuple):
     def _after(self, state: State) -> MatchFlow:
         """The match with ``state`` as the hand in play, and the stall it makes due."""
         due = None
-        if state.phase is Phase.PLAYING and check_stall(state) is None:
+        if state.phase is Phase.PLAYING and stall_is_due(state):
             due = stall_outcome(state)
-        return MatchFlow(self.rules, self.dealer, self.match, state, True, due)
+        return MatchFlow(
+            rules=self.rules,
+            dealer=self.dealer,
+            match=self.match,
+            state=state,
+            hand_open=True,
+            stall_due=due,
+        )
 
     def _start_hand(self, event: HandStart, t_ms: int) -> MatchFlow:
         hand, match = event.hand, self.match
@@ -308,7 +324,12 @@ class MatchFlow(NamedTuple):
                     found=recorded,
                 )
             packs.append(pack)
-        flow = MatchFlow(self.rules, self.dealer, match, State.deal(self.rules, packs, hand, t_ms))
+        flow = MatchFlow(
+            rules=self.rules,
+            dealer=self.dealer,
+            match=match,
+            state=State.deal(self.rules, packs, hand, t_ms),
+        )
         return flow._after(flow.state)  # type: ignore[arg-type]  # just dealt
 
     def _submission(self, state: State, event: Submission) -> State:
@@ -412,7 +433,7 @@ class MatchFlow(NamedTuple):
             )
         # The cards behind each hand's score would make memory grow with the match.
         match = self.match.record(scored.without_cards())
-        return MatchFlow(self.rules, self.dealer, match, state)
+        return MatchFlow(rules=self.rules, dealer=self.dealer, match=match, state=state)
 
     def _check_match_end(self, event: MatchEnd) -> None:
         match = self.match
@@ -471,16 +492,16 @@ class MatchFlow(NamedTuple):
             packs = tuple(
                 pack_digest(hand, seat, self.dealer.pack(hand, seat)) for seat in range(self.seats)
             )
-            return HandStart(hand, packs)
+            return HandStart(hand=hand, packs=packs)
         state = self.state
         assert state is not None  # a hand is open
         if self.stall_due is StallOutcome.SHIFT:
-            return Stall(state.hand)
+            return Stall(hand=state.hand)
         if self.stall_due is StallOutcome.BLOCKED:
             state = apply_stall(state)
         if state.phase is Phase.ENDED:
             scored = score_hand(state)
-            return HandEnd(state.hand, scored.reason, scored.scores)
+            return HandEnd(hand=state.hand, reason=scored.reason, scores=scored.scores)
         return None
 
     def deadline(self) -> int | None:
@@ -495,7 +516,14 @@ class MatchFlow(NamedTuple):
         if not self.hand_open or self.state is None:
             return self
         state = advance_clock(self.state, t_ms)
-        return MatchFlow(self.rules, self.dealer, self.match, state, True, self.stall_due)
+        return MatchFlow(
+            rules=self.rules,
+            dealer=self.dealer,
+            match=self.match,
+            state=state,
+            hand_open=True,
+            stall_due=self.stall_due,
+        )
 
     def submit(
         self, seat: int, n: int, move: Move, text: str, seen: Seen | None = None
@@ -507,18 +535,26 @@ class MatchFlow(NamedTuple):
         assert state is not None and self.hand_open  # the table takes submissions in a hand
         kind, violation = judge_move(state, move)
         if violation is not None:
-            bounce = Submission(RecordKind.BOUNCE, state.hand, seat, n, text, violation.code, seen)
+            bounce = Submission(
+                kind=RecordKind.BOUNCE,
+                hand=state.hand,
+                seat=seat,
+                n=n,
+                move=text,
+                reason=violation.code,
+                seen=seen,
+            )
             return bounce, self._after(state)  # as play() judges it: a stall may be due now
-        accepted = Submission(kind, state.hand, seat, n, text, None, seen)
+        accepted = Submission(kind=kind, hand=state.hand, seat=seat, n=n, move=text, seen=seen)
         return accepted, self._after(apply_move(state, move))
 
     def _match_end(self) -> MatchEnd:
         match = self.match
         return MatchEnd(
-            final_reason(match),
-            tuple(hand.scores for hand in match.hands),
-            match.totals,
-            match.winners,
+            reason=final_reason(match),
+            hands=tuple(hand.scores for hand in match.hands),
+            totals=match.totals,
+            winners=match.winners,
         )
 
 

@@ -19,7 +19,6 @@ import functools
 from dataclasses import dataclass
 
 from racing_demon.game.cards import Card
-from racing_demon.game.frozen import quick_init
 
 
 class MoveKind(enum.StrEnum):
@@ -98,7 +97,6 @@ WASTE = Place(Zone.WASTE)
 NEW_FOUNDATION = Place(Zone.NEW_FOUNDATION)
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Move:
     """One action of one seat. ``cards`` are named explicitly, leading card first."""

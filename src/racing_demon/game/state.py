@@ -18,10 +18,9 @@ import hashlib
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from racing_demon.game.cards import KING, PACK_SIZE, Card, Suit, canonical_pack
-from racing_demon.game.frozen import quick_init
 from racing_demon.game.rules import DEMON_CARDS, Rules
 
 Pile = tuple[Card, ...]
@@ -43,18 +42,14 @@ class EndReason(enum.StrEnum):
     RESIGNED = "resigned"
 
 
-@quick_init
-@dataclass(frozen=True, slots=True)
+# A weak reference may name a seat: the stuck search keeps each live seat's search
+# (racing_demon.game.stall.SEARCHES) for exactly as long as the seat lives.
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class Seat:
     demon: Pile
     work: tuple[Pile, ...]
     stock: Pile
     waste: Pile
-    # What the engine worked out from this layout alone (engine.progress_witness). It is
-    # kept on the seat so it lives and dies with it: a seat's cards never change, and a seat
-    # that did not move is the same object in the next state. Not part of the value: never
-    # compared, hashed or shown.
-    memo: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def cycle_size(self) -> int:
@@ -90,7 +85,6 @@ class Seat:
         )
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class Foundation:
     suit: Suit
@@ -117,7 +111,6 @@ class Foundation:
         return f"{self.suit} {self.top_ms} {levels}"
 
 
-@quick_init
 @dataclass(frozen=True, slots=True)
 class State:
     rules: Rules

@@ -1,13 +1,14 @@
-"""The stuck search by its definition (docs/rules.md §5), for testing the engine's fast one.
+"""The stuck search by its definition (docs/rules.md §5), for testing the fast one.
 
-``engine.progress_witness`` answers whether a seat can still play with a search kept in the
-seat's memo, taken on only as far as a question needs, over cards as integer indices. This
-module answers the same question from scratch, the way the rules word it: the demon top and
-every card a full pass through the stock turns up, then the seat's work-pile arrangements
-breadth first, at most ``STUCK_SEARCH_CAP`` of them. It is the definition the fast path must
-agree with, witness text included, and tests/test_engine_fast_paths.py holds them to it at
-every position of random playouts and on arbitrary seats. Nothing in the package calls it:
-asking it after every record would search every seat again each time.
+``stall.progress_witness`` answers whether a seat can still play with a search kept for
+the seat (``stall.SEARCHES``), taken on only as far as a question needs, over cards as
+integer indices. This module answers the same question from scratch, the way the rules
+word it: the demon top and every card a full pass through the stock turns up, then the
+seat's work-pile arrangements breadth first, at most ``STUCK_SEARCH_CAP`` of them. It is
+the definition the fast path must agree with, witness text included, and
+tests/test_engine_fast_paths.py holds them to it at every position of random playouts
+and on arbitrary seats. Nothing in the package calls it: asking it after every record
+would search every seat again each time.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ import itertools
 from collections import deque
 from collections.abc import Iterator
 
-from racing_demon.game import engine
+from racing_demon.game import stall
 from racing_demon.game.cards import ACE, Card
 from racing_demon.game.state import Pile, Seat, State, builds_down
 
 
 def progress_witness_by_definition(state: State, seat: int) -> str | None:
     """How ``seat`` could still play, or ``None`` when the seat is stuck: what
-    ``engine.progress_witness`` must answer."""
+    ``stall.progress_witness`` must answer."""
     own = state.seats[seat]
     rules = state.rules
     wanted = {(f.suit, f.rank + 1) for f in state.foundations if not f.complete}
@@ -39,8 +40,8 @@ def progress_witness_by_definition(state: State, seat: int) -> str | None:
         if to_centre(card):
             return f"{card.face} can go to a foundation"
     searched = arrangements_by_definition(own.work, rules.slide_under)
-    # The cap is the engine's, read when asked (one number for both; tests lower it).
-    for work in itertools.islice(searched, engine.STUCK_SEARCH_CAP):
+    # The cap is the stall module's, read when asked (one number for both; tests lower it).
+    for work in itertools.islice(searched, stall.STUCK_SEARCH_CAP):
         for pile in work:
             if pile and to_centre(pile[-1]):
                 return f"{pile[-1].face} can reach a foundation from the work piles"
@@ -57,7 +58,7 @@ def progress_witness_by_definition(state: State, seat: int) -> str | None:
 
 def cycle_tops_by_definition(seat: Seat, turn_count: int) -> list[Card]:
     """Every card that becomes the waste top during a full pass through the stock, found by
-    making the pass: what ``engine.cycle_tops`` must answer."""
+    making the pass: what ``stall.cycle_tops`` must answer."""
     order = seat.waste + tuple(reversed(seat.stock))
     size = len(order)
     position = len(seat.waste)

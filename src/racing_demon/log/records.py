@@ -15,15 +15,16 @@ entropy contribution is its signature over the dealer's commitment, and players 
 the final record by signing it. The log calls a seat index ``player``; the typed values
 call it ``seat``.
 
-Records and events are named tuples, immutable like frozen dataclasses: a frozen slotted
-dataclass costs about three times as much to build, and the verifier builds two or three
-such values a record (measured: 7% of ``verify --fast``).
+Records and events are frozen dataclasses whose fields are given by name, so that no
+call site can swap two adjacent ints. The genesis's parts (a seat's entry, the tournament
+tag) are named tuples built by name: other modules read them as plain pairs and rows.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from racing_demon.game.deal import Dealer, MatchSeed
@@ -75,7 +76,8 @@ class TournamentTag(NamedTuple):
     plan: str  # the plan's commitment (``Plan.digest``), hex
 
 
-class Genesis(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Genesis:
     """The first record: the rules, the seats, the keys and the dealer's commitment."""
 
     software: str
@@ -108,7 +110,8 @@ class Genesis(NamedTuple):
         return DuplicateDeal(shape, shape.seed(secret, bytes.fromhex(tag.entropy)), tag.table)
 
 
-class Final(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Final:
     """The last record: the match's end, the dealer's revealed secret, the record count."""
 
     end: MatchEnd
@@ -123,7 +126,8 @@ class Final(NamedTuple):
 Payload = Genesis | HandStart | Submission | Stall | HandEnd | Final
 
 
-class Record(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Record:
     """One record: its place in the chain and what it tells."""
 
     game: str
@@ -144,22 +148,29 @@ class Record(NamedTuple):
 def parse_record(body: Mapping[str, Any]) -> Record:
     """The typed record of a body that the log-record schema admitted."""
     payload = _PARSERS[body["kind"]](body)
-    return Record(body["game"], body["seq"], body["t_ms"], body.get("prev"), payload, body["v"])
+    return Record(
+        game=body["game"],
+        seq=body["seq"],
+        t_ms=body["t_ms"],
+        prev=body.get("prev"),
+        payload=payload,
+        v=body["v"],
+    )
 
 
 def _genesis(body: Mapping[str, Any]) -> Genesis:
     return Genesis(
-        body["software"],
-        body["rules"],
-        body["rules_sha256"],
-        tuple(
-            SeatEntry(entry["seat"], entry["name"], entry["back"], entry["key"])
+        software=body["software"],
+        rules=body["rules"],
+        rules_sha256=body["rules_sha256"],
+        players=tuple(
+            SeatEntry(seat=entry["seat"], name=entry["name"], back=entry["back"], key=entry["key"])
             for entry in body["players"]
         ),
-        body["table_key"],
-        body["commitment"],
-        tuple(body["entropy"]),
-        _tournament(body.get("tournament")),
+        table_key=body["table_key"],
+        commitment=body["commitment"],
+        entropy=tuple(body["entropy"]),
+        tournament=_tournament(body.get("tournament")),
     )
 
 
@@ -167,45 +178,45 @@ def _tournament(member: Mapping[str, Any] | None) -> TournamentTag | None:
     if member is None:
         return None
     return TournamentTag(
-        member["name"],
-        member["table"],
-        member["tables"],
-        member["hands"],
-        member["entropy"],
-        member["plan"],
+        name=member["name"],
+        table=member["table"],
+        tables=member["tables"],
+        hands=member["hands"],
+        entropy=member["entropy"],
+        plan=member["plan"],
     )
 
 
 def _submission(body: Mapping[str, Any]) -> Submission:
     seen = body.get("seen")
     return Submission(
-        _KINDS[body["kind"]],
-        body["hand"],
-        body["player"],
-        body["n"],
-        body["move"],
-        body.get("reason"),
-        None if seen is None else Seen(seen["seq"], seen["hash"]),
+        kind=_KINDS[body["kind"]],
+        hand=body["hand"],
+        seat=body["player"],
+        n=body["n"],
+        move=body["move"],
+        reason=body.get("reason"),
+        seen=None if seen is None else Seen(seq=seen["seq"], hash=seen["hash"]),
     )
 
 
 def _final(body: Mapping[str, Any]) -> Final:
     end = MatchEnd(
-        FinalReason(body["reason"]),
-        tuple(tuple(hand) for hand in body["hands"]),
-        tuple(body["totals"]),
-        tuple(body["winners"]),
+        reason=FinalReason(body["reason"]),
+        hands=tuple(tuple(hand) for hand in body["hands"]),
+        totals=tuple(body["totals"]),
+        winners=tuple(body["winners"]),
     )
-    return Final(end, body["secret"], body["records"])
+    return Final(end=end, secret=body["secret"], records=body["records"])
 
 
 _KINDS = {kind.value: kind for kind in RecordKind}  # RecordKind(...) costs ten times more
 _PARSERS: dict[str, Callable[[Mapping[str, Any]], Payload]] = {
     RecordKind.GENESIS: _genesis,
-    RecordKind.HAND_START: lambda body: HandStart(body["hand"], tuple(body["packs"])),
-    RecordKind.STALL: lambda body: Stall(body["hand"]),
+    RecordKind.HAND_START: lambda body: HandStart(hand=body["hand"], packs=tuple(body["packs"])),
+    RecordKind.STALL: lambda body: Stall(hand=body["hand"]),
     RecordKind.HAND_END: lambda body: HandEnd(
-        body["hand"], EndReason(body["reason"]), tuple(body["scores"])
+        hand=body["hand"], reason=EndReason(body["reason"]), scores=tuple(body["scores"])
     ),
     RecordKind.FINAL: _final,
     **{

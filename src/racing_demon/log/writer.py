@@ -75,7 +75,7 @@ class LogWriter:
     @property
     def head(self) -> Seen | None:
         """The last record written, as a client that has seen it names it."""
-        return Seen(self.seq - 1, self._recent[-1]) if self._recent else None
+        return Seen(seq=self.seq - 1, hash=self._recent[-1]) if self._recent else None
 
     def hash_of(self, seq: int) -> str | None:
         """The chain hash of record ``seq``, if it is one of the last ``SEEN_WINDOW``."""
@@ -89,7 +89,7 @@ class LogWriter:
 
     def _next(self, t_ms: int, payload: Payload) -> Record:
         prev = self._recent[-1] if self._recent else None
-        return Record(self._game, self.seq, t_ms, prev, payload)
+        return Record(game=self._game, seq=self.seq, t_ms=t_ms, prev=prev, payload=payload)
 
     def append(self, t_ms: int, payload: Payload, sigs: Mapping[str, Any]) -> tuple[Record, bytes]:
         """Write ``payload`` as the next record at ``t_ms``; returns the record and its line

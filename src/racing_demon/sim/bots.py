@@ -34,8 +34,9 @@ from typing import Final, Protocol
 
 from racing_demon.game.cards import ACE, Card
 from racing_demon.game.deal import uniform_below
-from racing_demon.game.engine import cycle_tops, is_tie, legal_moves
+from racing_demon.game.engine import is_tie, legal_moves
 from racing_demon.game.moves import Move, MoveKind, Zone
+from racing_demon.game.stall import cycle_tops
 from racing_demon.game.state import Phase, Pile, Seat, State, builds_down
 
 HOLD_OFF_MARGIN: Final = 3
@@ -237,7 +238,7 @@ def _after_a_pass(view: _View) -> list[Move]:
     every other work move puts a tail on the twin (same rank and colour) of the card it
     uncovers, so the exposed ranks and colours stay the same and only step 6's one-move
     uncovering can change what plays. So this is the engine's stuck test
-    (``engine.progress_witness``), the tests check that it is, and a table of these bots
+    (``stall.progress_witness``), the tests check that it is, and a table of these bots
     never shifts for ever.
     """
     state, me = view.state, view.me

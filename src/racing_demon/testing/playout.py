@@ -12,15 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from racing_demon.game.engine import (
-    advance_clock,
-    apply_move,
-    apply_stall,
-    check_stall,
-    is_progress,
-    legal_moves,
-)
+from racing_demon.game.engine import advance_clock, apply_move, is_progress, legal_moves
 from racing_demon.game.moves import Move, MoveKind
+from racing_demon.game.stall import apply_stall, check_stall
 from racing_demon.game.state import Phase, State
 
 Choose = Callable[[Sequence[Any]], Any]

@@ -180,7 +180,12 @@ class Plan:
         shape = self.shape
         shape.pack_index(table, 0)  # a table of the tournament
         return TournamentTag(
-            shape.name, table, shape.tables, shape.hands, self.entropy.hex(), self.digest
+            name=shape.name,
+            table=table,
+            tables=shape.tables,
+            hands=shape.hands,
+            entropy=self.entropy.hex(),
+            plan=self.digest,
         )
 
     def body(self) -> dict[str, Any]:

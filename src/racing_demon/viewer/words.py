@@ -16,7 +16,7 @@ from racing_demon.game.flow import FinalReason, HandEnd, HandStart, RecordKind, 
 from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.state import EndReason, Foundation, State
 from racing_demon.log.records import Final, Genesis, Record
-from racing_demon.report.text import printable
+from racing_demon.printing import printable
 
 _ENDED_BY_A_SEAT = frozenset({EndReason.CALL, EndReason.RESIGNED, EndReason.DEMON_EMPTY})
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six")
