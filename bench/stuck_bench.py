@@ -211,7 +211,9 @@ def _whole_search(state: State) -> tuple[int, float]:
     start = time.perf_counter()
     for work in itertools.chain([first], stall._arrangements(frontier, seen, slide_under)):
         tops.update(dict.fromkeys(pile[-1] for pile in work if pile))
-        assert stall._fits((), work, slide_under) is None
+        heads = [pile[0] for pile in work if pile] if slide_under else []
+        exposed = [pile[-1] for pile in work if pile]
+        assert stall._place((), exposed, len(work), heads) is None
         assert not any(pile and pile[-1] in to_centre for pile in work)
     return len(seen), time.perf_counter() - start
 
