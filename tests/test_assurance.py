@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from racing_demon.batch import cache_key
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.duplicate import Shape
@@ -179,6 +181,7 @@ def test_fast_does_not_say_the_table_signed_every_record(tmp_path: Path) -> None
     assert any("the chain binds every other record to them" in line for line in _proved(report))
 
 
+@pytest.mark.slow  # a whole tournament table, played and verified
 def test_a_tournament_table_does_not_say_its_seats_bound_the_deal(tmp_path: Path) -> None:
     """deal_bound: "A keyed tournament table's report says 'no one party could choose or
     predict the deal'; in a tournament the seats' entropy deals nothing, and the plan may

@@ -27,6 +27,7 @@ TABLE_PUB = ROOT / "sample_games" / "table.pub"
 PACKAGE = ROOT / "src" / "racing_demon"
 
 
+@pytest.mark.slow  # scores the sample tournament four times over
 def test_a_program_prints_what_the_command_prints() -> None:
     """The command is options plus the library's calls: a program that scores the sample
     cup and picks a reporter by name gets the command's standard output, byte for byte."""
