@@ -72,6 +72,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     # Issue 30, point 2: the audit's use case, for any caller without click.
     "racing_demon.audit_run": _MANY_LOGS | {"racing_demon.audit", "racing_demon.audit_run"},
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
+    # Issue 30, point 3 ("one job per module"): the finding types below everything, then the
+    # log's one scan, the receipts judged on its facts, and a copy through the verifier's steps.
+    "racing_demon.evidence.findings": set(),
+    "racing_demon.evidence.scan": _MATCHES | {"racing_demon.evidence.findings"},
+    "racing_demon.evidence.receipts": _MATCHES
+    | {"racing_demon.evidence.findings", "racing_demon.evidence.scan"},
+    "racing_demon.evidence.copies": _MATCHES | {"racing_demon.evidence.findings"},
     # Issue 30, point 4: "give `Report` one place that writes and reads its document",
     # below the batch that reads its lines back and the reporters that write them.
     "racing_demon.report_document": _MATCHES | {"racing_demon.outcomes"},
