@@ -126,7 +126,15 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.tournament.matchpoints": _GAME | {"racing_demon.tournament.matchpoints"},
     "racing_demon.tournament.contribute": _LOG | {"racing_demon.tournament.contribute"},
     "racing_demon.tournament.plan": _LOG
-    | {"racing_demon.tournament.plan", "racing_demon.tournament.contribute"},
+    | {
+        "racing_demon.tournament.plan",
+        "racing_demon.tournament.plan_document",
+        "racing_demon.tournament.contribute",
+    },
+    # Issue 30, point 3: "one job per module": the plan document apart from making,
+    # checking and reading plans, which stand on it.
+    "racing_demon.tournament.plan_document": _LOG
+    | {"racing_demon.tournament.plan_document", "racing_demon.tournament.contribute"},
     "racing_demon.tournament.sheets": _LOG | {"racing_demon.tournament.plan"},
     # The browser tests' and bench's headless Chromium is driven with selenium (test extra).
     "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing", "selenium"},
