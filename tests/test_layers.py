@@ -64,6 +64,12 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.replay": _LOG | {"racing_demon.replay"},
     "racing_demon.verify": _LOG | {"racing_demon.verify"},
     "racing_demon.table": _MATCHES | {"racing_demon.table"},
+    # Issue 30, point 3: "one job per module". Only the table's start (a genesis checked by
+    # the verifier, a log replayed to resume) and the Table need a match's verifier; its
+    # errors, players and a submission's checks stand on the file format alone.
+    "racing_demon.table.errors": _LOG,
+    "racing_demon.table.players": _LOG | {"racing_demon.table.errors"},
+    "racing_demon.table.submissions": _LOG,
     "racing_demon.sim": _MATCHES | {"racing_demon.table", "racing_demon.sim"},
     "racing_demon.recover": _MATCHES | {"racing_demon.recover"},
     "racing_demon.outcomes": _MATCHES
@@ -133,7 +139,15 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.tournament.matchpoints": _GAME | {"racing_demon.tournament.matchpoints"},
     "racing_demon.tournament.contribute": _LOG | {"racing_demon.tournament.contribute"},
     "racing_demon.tournament.plan": _LOG
-    | {"racing_demon.tournament.plan", "racing_demon.tournament.contribute"},
+    | {
+        "racing_demon.tournament.plan",
+        "racing_demon.tournament.plan_document",
+        "racing_demon.tournament.contribute",
+    },
+    # Issue 30, point 3: "one job per module": the plan document apart from making,
+    # checking and reading plans, which stand on it.
+    "racing_demon.tournament.plan_document": _LOG
+    | {"racing_demon.tournament.plan_document", "racing_demon.tournament.contribute"},
     "racing_demon.tournament.sheets": _LOG | {"racing_demon.tournament.plan"},
     # The browser tests' and bench's headless Chromium is driven with selenium (test extra).
     "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing", "selenium"},
@@ -306,6 +320,8 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.audit_run", 25, "click"),  # two rules
         ("racing_demon.audit_run", 26, "racing_demon.report.audit"),
         ("racing_demon.report_document", 30, "racing_demon.report.verify"),
+        ("racing_demon.table.submissions", 31, "racing_demon.verify"),
+        ("racing_demon.tournament.plan_document", 32, "racing_demon.tournament.plan"),
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -324,6 +340,8 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.report.audit", 27, "racing_demon.audit_run"),
         ("racing_demon.batch.cache", 28, "racing_demon.report_document"),
         ("racing_demon.viewer.model", 29, "racing_demon.report_document"),
+        ("racing_demon.table.start", 33, "racing_demon.verify"),
+        ("racing_demon.tournament.plan", 34, "racing_demon.tournament.plan_document"),
     ]
-    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21, 25, 25, 26, 30]
+    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21, 25, 25, 26, 30, 31, 32]
     assert [line for _, line, _, _ in broken_rules(imports)] == broken

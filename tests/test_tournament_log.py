@@ -339,7 +339,7 @@ def test_tampering_the_tournament_member_breaks_the_table_signature(
 
 
 def test_the_table_refuses_rules_that_are_not_the_tournaments(tmp_path: Path) -> None:
-    """table.py: "the table never writes a log that its own verifier refuses": a
+    """table/start.py: "the table never writes a log that its own verifier refuses": a
     tournament's table plays the plan's rules (exactly its hands, no target)."""
     path = tmp_path / "table.jsonl"
     with pytest.raises(TableError, match="BAD_TOURNAMENT"):
@@ -434,7 +434,7 @@ def test_a_keyed_tournament_table_asks_for_acceptances_at_the_reveal(tmp_path: P
 
 
 def test_a_tournament_table_resumes_and_still_holds_its_reveal(tmp_path: Path) -> None:
-    """table.py, ``Table.resume``: "A tournament's table holds its final record as
+    """table/live.py, ``Table.resume``: "A tournament's table holds its final record as
     ``create``'s does: a log played out but not revealed resumes ``played_out``, ready to
     ``reveal``." """
     path = tmp_path / "table-3.jsonl"

@@ -1,49 +1,28 @@
-"""The live table a game server embeds: submissions in, signed records out.
-
-The table deals every hand from the committed seed, takes submissions
-``(seat, move, t_ms)`` in arrival order, checks each with the engine, records it as
-accepted or bounced, applies the profile's stall, time and end rules, scores hands and
-the match, and appends a signed record for each event (docs/log-format.md §6). Every
-record is flushed and fsynced before ``submit`` returns, so after a crash the file holds
-a prefix of complete records (``durable=False`` skips the fsync, for simulations only).
-Every submission is answered at once with a table-signed receipt (§9): the record it
-became, or why it was refused; the player's client keeps it as evidence
-(``log.receipt_files.ReceiptFiles`` keeps each seat's in the file ``audit --receipts`` reads).
-
-A table of a duplicate tournament (docs/tournament.md) deals the plan's packs, and holds
-its final record, which reveals the organiser's secret, until ``reveal``: every table's
-packs come from that one secret, so no table may reveal it while another still plays.
+"""The ``Table``: one match at one table, from its genesis (``create``) or its log after a
+crash (``resume``) to its final record, each submission checked, recorded and answered with
+a receipt. What the table does, and for whom, is the package's docstring
+(``racing_demon.table``).
 """
 
 from __future__ import annotations
 
-import enum
 import hashlib
-import io
 import json
 import os
-import re
-import secrets
-from collections import deque
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from importlib.metadata import version
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.errors import RacingDemonError
-from racing_demon.files import open_regular
-from racing_demon.game.deal import commitment
-from racing_demon.game.flow import MatchEnd, MatchFlow, RecordKind, Seen, Submission
+from racing_demon.game.flow import MatchEnd, MatchFlow, Seen
 from racing_demon.game.moves import Move
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.game.state import EndReason, State, next_deadline
 from racing_demon.log.canonical import canonical_bytes
-from racing_demon.log.keys import key_id, raw_public_bytes
-from racing_demon.log.reader import DEFAULT_LIMITS, Limits, iter_raw_lines
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.log.receipts import (
     SubmissionCode,
     logged_receipt,
@@ -52,124 +31,31 @@ from racing_demon.log.receipts import (
 )
 from racing_demon.log.records import (
     ACCEPT,
-    ENTROPY,
     FORMAT_VERSION,
     SEEN_WINDOW,
-    SUBMISSION,
     Final,
     Genesis,
-    Record,
-    SeatEntry,
     TournamentTag,
     chain_hash,
-    entropy_statement,
     record_body,
     submission_statement,
 )
-from racing_demon.log.signing import SIGNATURE_HEX, sign, verify
-from racing_demon.log.writer import LogWriter, seal
-from racing_demon.replay import replay
+from racing_demon.log.signing import verify
+from racing_demon.log.writer import LogWriter
 from racing_demon.schema import checked_errors
-from racing_demon.verify import Settings, Verdict, verify_log, verify_stream
+from racing_demon.table.errors import (
+    ResumeError,
+    RevealError,
+    SubmissionError,
+    TableCode,
+    TableError,
+    log_exists,
+)
+from racing_demon.table.players import PlayerInfo, PlayerSigner
+from racing_demon.table.start import new_genesis, rebuild
+from racing_demon.table.submissions import Outcome, signature_problem, well_formed
+from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.verify.report import VerifyCode
-from racing_demon.wording import plural
-
-# A seat's signer: signs a statement of a kind (docs/log-format.md §5) for its player, or
-# declines with None. The table asks it to co-sign the genesis, for its entropy (its
-# signature over the commitment) and for its acceptance of the final record.
-PlayerSigner = Callable[[str, bytes], str | None]
-
-
-def player_signer(private_key: Ed25519PrivateKey) -> PlayerSigner:
-    """The signer of a player whose client signs whatever the table asks (simulations,
-    tests, a client that accepts every result)."""
-
-    def signer(kind: str, message: bytes) -> str:
-        return sign(private_key, kind, message, FORMAT_VERSION)
-
-    return signer
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerInfo:
-    name: str
-    back: str
-    key: bytes | None = None  # the raw 32-byte Ed25519 public key, if the player signs
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What the table made of a submission: the record it wrote, and the receipt that the
-    player's client keeps (docs/log-format.md §9)."""
-
-    kind: RecordKind
-    reason: str | None  # the engine's refusal code for a bounce
-    seq: int
-    record: str  # the record's chain hash
-    receipt: bytes  # the table-signed receipt line, without its newline
-
-
-class TableCode(enum.StrEnum):
-    """Why the table refused a call as a whole, writing nothing: a ``TableError``'s code
-    (docs/rules.md §11)."""
-
-    LOG_EXISTS = "LOG_EXISTS"
-    MIXED_KEYS = "MIXED_KEYS"
-    SIGNER_COUNT = "SIGNER_COUNT"
-    ENTROPY_GIVEN = "ENTROPY_GIVEN"
-    ENTROPY_COUNT = "ENTROPY_COUNT"
-    NOT_SIGNED = "NOT_SIGNED"
-    WOULD_NOT_VERIFY = "WOULD_NOT_VERIFY"
-    CLOCK_BACKWARDS = "CLOCK_BACKWARDS"
-    PLAYED_OUT = "PLAYED_OUT"
-    NO_IDLE_RULE = "NO_IDLE_RULE"
-    NOT_IDLE = "NOT_IDLE"
-
-
-class TableError(RacingDemonError, ValueError):
-    """A call the table refuses as a whole (a match it cannot start, a clock moved back, an
-    abandonment the rules do not allow): nothing is written. ``code`` says which."""
-
-    def __init__(self, message: str, code: TableCode):
-        super().__init__(message)
-        self.code = code
-
-
-class SubmissionError(RacingDemonError, ValueError):
-    """A submission the table cannot log at all (nothing is written), with its code and,
-    for a seat at the table, the receipt that says so (outcome ``refused``)."""
-
-    def __init__(self, message: str, code: SubmissionCode, receipt: bytes | None = None):
-        super().__init__(message)
-        self.code = code
-        self.receipt = receipt
-
-
-class ResumeError(RacingDemonError, ValueError):
-    """A log that a table cannot continue."""
-
-
-class RevealError(RacingDemonError, ValueError):
-    """A reveal the table cannot make: nothing is written."""
-
-
-def _check_genesis(
-    genesis: Record, sigs: dict[str, Any], table_key: Ed25519PrivateKey, dealer_secret: bytes
-) -> None:
-    """TableError, before the table writes a byte, unless the genesis would pass every
-    check that the verifier makes of it (schema, keys, co-signatures, entropy, the reveal,
-    rules and seats): the table never writes a log that its own verifier refuses."""
-    settings = Settings(table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret)
-    line = seal(genesis, table_key, sigs) + b"\n"
-    report = verify_stream(io.BytesIO(line), settings, "the genesis")
-    finding = report.finding
-    if finding is None or finding.code is not VerifyCode.UNFINISHED:
-        assert finding is not None  # a genesis alone cannot be a whole match
-        where = "" if finding.seat is None else f"seat {finding.seat}: "
-        raise TableError(
-            f"the log would not verify: {where}{finding.code}: {finding.message}",
-            TableCode.WOULD_NOT_VERIFY,
-        )
 
 
 class Table:
@@ -246,68 +132,17 @@ class Table:
         table that players rely on.
         """
         if os.path.lexists(path):  # before any seat is asked to sign
-            raise _log_exists(path)
-        keyed = [player.key is not None for player in players]
-        if any(keyed) and not all(keyed):
-            raise TableError(
-                "either every player signs with a key or none does", TableCode.MIXED_KEYS
-            )
-        if all(keyed) != (player_signers is not None and len(player_signers) == len(players)):
-            raise TableError(
-                "keyed players sign for themselves: one signer per player", TableCode.SIGNER_COUNT
-            )
-        game = game_id or secrets.token_hex(16)
-        promise = commitment(dealer_secret)
-        if player_signers is not None:
-            if entropy is not None:
-                raise TableError(
-                    "a keyed player's entropy is its signature over the commitment: "
-                    "the table asks its signer, so pass entropy=None",
-                    TableCode.ENTROPY_GIVEN,
-                )
-            entropy = [
-                bytes.fromhex(_ask(signer, seat, ENTROPY, entropy_statement(game, seat, promise)))
-                for seat, signer in enumerate(player_signers)
-            ]
-        if entropy is None or len(entropy) != len(players):
-            raise TableError(
-                f"{plural(len(players), 'player')} need "
-                f"{plural(len(players), 'entropy contribution')}",
-                TableCode.ENTROPY_COUNT,
-            )
-        genesis = Record(
-            game=game,
-            seq=0,
-            t_ms=0,
-            prev=None,
-            payload=Genesis(
-                software=f"racing-demon {version('racing-demon')}",
-                rules=rules.to_document(),
-                rules_sha256=rules.digest(),
-                players=tuple(
-                    SeatEntry(seat=seat, name=player.name, back=player.back, key=_hex(player.key))
-                    for seat, player in enumerate(players)
-                ),
-                table_key=key_id(raw_public_bytes(table_key.public_key())),
-                commitment=promise,
-                entropy=tuple(contribution.hex() for contribution in entropy),
-                tournament=tournament,
-            ),
+            raise log_exists(path)
+        genesis, sigs = new_genesis(
+            rules, players, table_key, dealer_secret, entropy, player_signers, game_id, tournament
         )
-        sigs: dict[str, Any] = {}
-        if player_signers is not None:
-            body = record_body(genesis)
-            sigs["players"] = [
-                _ask(signer, seat, RecordKind.GENESIS.value, body)
-                for seat, signer in enumerate(player_signers)
-            ]
-        _check_genesis(genesis, sigs, table_key, dealer_secret)
+        game = genesis.game
         assert isinstance(genesis.payload, Genesis)
         dealer = genesis.payload.dealer(dealer_secret)  # the verifier's, as step 7 makes it
         try:
             file = path.open("xb")  # exclusive: a file made since the first look is refused too
         except FileExistsError:
-            raise _log_exists(path) from None
+            raise log_exists(path) from None
         try:
             writer = LogWriter(file, game, table_key, durable=durable)
             writer.append(0, genesis.payload, sigs)
@@ -355,7 +190,7 @@ class Table:
         if finding.code is not VerifyCode.UNFINISHED:
             where = "" if finding.line is None else f"line {finding.line}: "
             raise ResumeError(f"{path}: {report.verdict}: {where}{finding.code}: {finding.message}")
-        flow, genesis, last, next_n, recent = _rebuild(path, dealer_secret, limits)
+        flow, genesis, last, next_n, recent = rebuild(path, dealer_secret, limits)
         if last.v != FORMAT_VERSION:
             raise ResumeError(
                 f"{path}: a log of format v{last.v}: this table continues v{FORMAT_VERSION} logs"
@@ -588,14 +423,14 @@ class Table:
                     SubmissionCode.SEEN_MISSING,
                 )
             seen = self.head
-        if not _well_formed(seen) or self._writer.hash_of(seen.seq) != seen.hash:
+        if not well_formed(seen) or self._writer.hash_of(seen.seq) != seen.hash:
             refuse(
                 f"seat {seat} names as seen {seen!r}, which is not one of the last "
                 f"{SEEN_WINDOW} records of this log",
                 SubmissionCode.SEEN_UNKNOWN,
             )
         statement = self._statement(seat, n, move_text, seen)
-        problem = self._signature_problem(seat, statement, signature)
+        problem = signature_problem(self._players[seat].key, seat, statement, signature)
         if problem is not None:
             refuse(*problem)
         sigs = {} if signature is None else {"player": signature}
@@ -627,7 +462,7 @@ class Table:
         or the submission holds what no receipt can (a negative number, say)."""
         if not 0 <= seat < len(self._players):
             return None
-        named = seen if _well_formed(seen) else None  # else nothing the log could hold
+        named = seen if well_formed(seen) else None  # else nothing the log could hold
         head, head_body = self.head, self._writer.head_body
         assert head_body is not None  # the genesis is written as the table is created
         try:
@@ -646,28 +481,6 @@ class Table:
         return canonical_bytes(
             submission_statement(self._game, self.state.hand, seat, n, move_text, seen)
         )
-
-    def _signature_problem(
-        self, seat: int, statement: bytes, signature: str | None
-    ) -> tuple[str, SubmissionCode] | None:
-        """Why seat ``seat``'s signature over its ``statement`` is refused, if it is."""
-        key = self._players[seat].key
-        if key is None:
-            if signature is None:
-                return None
-            return (
-                f"seat {seat} has no key: its moves are not signed",
-                SubmissionCode.UNEXPECTED_SIGNATURE,
-            )
-        if signature is None:
-            return (
-                f"seat {seat} signs its moves: the signature is missing",
-                SubmissionCode.MISSING_SIGNATURE,
-            )
-        problem = verify(key, SUBMISSION, statement, signature, FORMAT_VERSION)
-        if problem is None:
-            return None
-        return f"seat {seat}'s signature does not verify: {problem}", SubmissionCode.BAD_SIGNATURE
 
     def _record_due(self, t_ms: int) -> None:
         """Write every record the flow makes due at ``t_ms``: stall shifts, the hand's end,
@@ -710,78 +523,3 @@ class Table:
             )
             accepts.append(signature if good else None)
         return {"accepts": accepts}
-
-
-_HASH_HEX = re.compile(r"[0-9a-f]{64}")
-
-
-def _well_formed(seen: object) -> bool:
-    """A ``Seen`` the log can hold: a seq (an int, not a bool) and a SHA-256 in hex."""
-    return (
-        isinstance(seen, tuple)
-        and len(seen) == 2
-        and type(seen[0]) is int
-        and isinstance(seen[1], str)
-        and _HASH_HEX.fullmatch(seen[1]) is not None
-    )
-
-
-def _log_exists(path: Path) -> TableError:
-    return TableError(
-        f"{path} exists: a log is never overwritten; name a new file for a new match, "
-        "or continue this one with Table.resume",
-        TableCode.LOG_EXISTS,
-    )
-
-
-def _ask(signer: PlayerSigner, seat: int, kind: str, statement: Mapping[str, Any]) -> str:
-    """Seat ``seat``'s signature of ``statement`` as a ``kind``; TableError if it declines."""
-    signature = signer(kind, canonical_bytes(statement))
-    if not isinstance(signature, str) or not SIGNATURE_HEX.fullmatch(signature):
-        raise TableError(f"seat {seat} did not sign the {kind} statement", TableCode.NOT_SIGNED)
-    return signature
-
-
-def _hex(key: bytes | None) -> str | None:
-    return None if key is None else key.hex()
-
-
-def sign_submission(
-    private_key: Ed25519PrivateKey,
-    game: str,
-    hand: int,
-    seat: int,
-    n: int,
-    move_text: str,
-    seen: Seen,
-) -> str:
-    """A player's signature over its seat's submission (kind ``submission``), made having
-    seen record ``seen``."""
-    statement = submission_statement(game, hand, seat, n, move_text, seen)
-    return sign(private_key, SUBMISSION, canonical_bytes(statement), FORMAT_VERSION)
-
-
-def _rebuild(
-    path: Path, secret: bytes, limits: Limits
-) -> tuple[MatchFlow, Genesis, Record, list[int], deque[str]]:
-    """The match after the log's last record, the genesis, that last record, each seat's
-    next ``n``, and the hashes of the last lines (as many as a submission may name)."""
-    genesis: Genesis | None = None
-    flow: MatchFlow | None = None
-    last: Record | None = None
-    next_n: list[int] = []
-    for snapshot in replay(path, secret, limits):
-        last, flow = snapshot.record, snapshot.flow
-        assert last is not None  # every snapshot replay yields holds its record
-        payload = last.payload
-        if isinstance(payload, Genesis):
-            genesis = payload
-            next_n = [0] * len(payload.players)
-        elif isinstance(payload, Submission):
-            next_n[payload.seat] = payload.n + 1
-    assert genesis is not None and flow is not None and last is not None  # it verified
-    with open_regular(path) as stream:
-        recent = deque(
-            (chain_hash(line) for _, line in iter_raw_lines(stream, limits)), maxlen=SEEN_WINDOW
-        )
-    return flow, genesis, last, next_n, recent

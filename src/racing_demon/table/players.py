@@ -1,0 +1,61 @@
+"""Who sits at the table: a seat's player, its signer, and the signatures a player makes
+(docs/log-format.md §5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.game.flow import Seen
+from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.records import FORMAT_VERSION, SUBMISSION, submission_statement
+from racing_demon.log.signing import SIGNATURE_HEX, sign
+from racing_demon.table.errors import TableCode, TableError
+
+# A seat's signer: signs a statement of a kind (docs/log-format.md §5) for its player, or
+# declines with None. The table asks it to co-sign the genesis, for its entropy (its
+# signature over the commitment) and for its acceptance of the final record.
+PlayerSigner = Callable[[str, bytes], str | None]
+
+
+def player_signer(private_key: Ed25519PrivateKey) -> PlayerSigner:
+    """The signer of a player whose client signs whatever the table asks (simulations,
+    tests, a client that accepts every result)."""
+
+    def signer(kind: str, message: bytes) -> str:
+        return sign(private_key, kind, message, FORMAT_VERSION)
+
+    return signer
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    name: str
+    back: str
+    key: bytes | None = None  # the raw 32-byte Ed25519 public key, if the player signs
+
+
+def ask(signer: PlayerSigner, seat: int, kind: str, statement: Mapping[str, Any]) -> str:
+    """Seat ``seat``'s signature of ``statement`` as a ``kind``; TableError if it declines."""
+    signature = signer(kind, canonical_bytes(statement))
+    if not isinstance(signature, str) or not SIGNATURE_HEX.fullmatch(signature):
+        raise TableError(f"seat {seat} did not sign the {kind} statement", TableCode.NOT_SIGNED)
+    return signature
+
+
+def sign_submission(
+    private_key: Ed25519PrivateKey,
+    game: str,
+    hand: int,
+    seat: int,
+    n: int,
+    move_text: str,
+    seen: Seen,
+) -> str:
+    """A player's signature over its seat's submission (kind ``submission``), made having
+    seen record ``seen``."""
+    statement = submission_statement(game, hand, seat, n, move_text, seen)
+    return sign(private_key, SUBMISSION, canonical_bytes(statement), FORMAT_VERSION)

@@ -1,0 +1,157 @@
+"""A table's start: the genesis of a new match, checked as the verifier will check it, and
+the match rebuilt from its log for a table that resumes after a crash."""
+
+from __future__ import annotations
+
+import io
+import secrets
+from collections import deque
+from collections.abc import Sequence
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.files import open_regular
+from racing_demon.game.deal import commitment
+from racing_demon.game.flow import MatchFlow, RecordKind, Submission
+from racing_demon.game.rules import Rules
+from racing_demon.log.keys import key_id, raw_public_bytes
+from racing_demon.log.reader import Limits, iter_raw_lines
+from racing_demon.log.records import (
+    ENTROPY,
+    SEEN_WINDOW,
+    Genesis,
+    Record,
+    SeatEntry,
+    TournamentTag,
+    chain_hash,
+    entropy_statement,
+    record_body,
+)
+from racing_demon.log.writer import seal
+from racing_demon.replay import replay
+from racing_demon.table.errors import TableCode, TableError
+from racing_demon.table.players import PlayerInfo, PlayerSigner, ask
+from racing_demon.verify import Settings, verify_stream
+from racing_demon.verify.report import VerifyCode
+from racing_demon.wording import plural
+
+
+def new_genesis(
+    rules: Rules,
+    players: Sequence[PlayerInfo],
+    table_key: Ed25519PrivateKey,
+    dealer_secret: bytes,
+    entropy: Sequence[bytes] | None,
+    player_signers: Sequence[PlayerSigner] | None,
+    game_id: str | None,
+    tournament: TournamentTag | None,
+) -> tuple[Record, dict[str, Any]]:
+    """The genesis record of a new match (``Table.create``'s) and its signatures: each
+    keyed seat's co-signature, asked of its signer. TableError, before anything is
+    written, for players that mix keys, a signer count or entropy that does not fit them, a
+    seat that declines to sign, or a genesis the verifier would refuse."""
+    keyed = [player.key is not None for player in players]
+    if any(keyed) and not all(keyed):
+        raise TableError("either every player signs with a key or none does", TableCode.MIXED_KEYS)
+    if all(keyed) != (player_signers is not None and len(player_signers) == len(players)):
+        raise TableError(
+            "keyed players sign for themselves: one signer per player", TableCode.SIGNER_COUNT
+        )
+    game = game_id or secrets.token_hex(16)
+    promise = commitment(dealer_secret)
+    if player_signers is not None:
+        if entropy is not None:
+            raise TableError(
+                "a keyed player's entropy is its signature over the commitment: "
+                "the table asks its signer, so pass entropy=None",
+                TableCode.ENTROPY_GIVEN,
+            )
+        entropy = [
+            bytes.fromhex(ask(signer, seat, ENTROPY, entropy_statement(game, seat, promise)))
+            for seat, signer in enumerate(player_signers)
+        ]
+    if entropy is None or len(entropy) != len(players):
+        raise TableError(
+            f"{plural(len(players), 'player')} need {plural(len(players), 'entropy contribution')}",
+            TableCode.ENTROPY_COUNT,
+        )
+    genesis = Record(
+        game=game,
+        seq=0,
+        t_ms=0,
+        prev=None,
+        payload=Genesis(
+            software=f"racing-demon {version('racing-demon')}",
+            rules=rules.to_document(),
+            rules_sha256=rules.digest(),
+            players=tuple(
+                SeatEntry(seat=seat, name=player.name, back=player.back, key=_hex(player.key))
+                for seat, player in enumerate(players)
+            ),
+            table_key=key_id(raw_public_bytes(table_key.public_key())),
+            commitment=promise,
+            entropy=tuple(contribution.hex() for contribution in entropy),
+            tournament=tournament,
+        ),
+    )
+    sigs: dict[str, Any] = {}
+    if player_signers is not None:
+        body = record_body(genesis)
+        sigs["players"] = [
+            ask(signer, seat, RecordKind.GENESIS.value, body)
+            for seat, signer in enumerate(player_signers)
+        ]
+    check_genesis(genesis, sigs, table_key, dealer_secret)
+    return genesis, sigs
+
+
+def check_genesis(
+    genesis: Record, sigs: dict[str, Any], table_key: Ed25519PrivateKey, dealer_secret: bytes
+) -> None:
+    """TableError, before the table writes a byte, unless the genesis would pass every
+    check that the verifier makes of it (schema, keys, co-signatures, entropy, the reveal,
+    rules and seats): the table never writes a log that its own verifier refuses."""
+    settings = Settings(table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret)
+    line = seal(genesis, table_key, sigs) + b"\n"
+    report = verify_stream(io.BytesIO(line), settings, "the genesis")
+    finding = report.finding
+    if finding is None or finding.code is not VerifyCode.UNFINISHED:
+        assert finding is not None  # a genesis alone cannot be a whole match
+        where = "" if finding.seat is None else f"seat {finding.seat}: "
+        raise TableError(
+            f"the log would not verify: {where}{finding.code}: {finding.message}",
+            TableCode.WOULD_NOT_VERIFY,
+        )
+
+
+def _hex(key: bytes | None) -> str | None:
+    return None if key is None else key.hex()
+
+
+def rebuild(
+    path: Path, secret: bytes, limits: Limits
+) -> tuple[MatchFlow, Genesis, Record, list[int], deque[str]]:
+    """The match after the log's last record, the genesis, that last record, each seat's
+    next ``n``, and the hashes of the last lines (as many as a submission may name)."""
+    genesis: Genesis | None = None
+    flow: MatchFlow | None = None
+    last: Record | None = None
+    next_n: list[int] = []
+    for snapshot in replay(path, secret, limits):
+        last, flow = snapshot.record, snapshot.flow
+        assert last is not None  # every snapshot replay yields holds its record
+        payload = last.payload
+        if isinstance(payload, Genesis):
+            genesis = payload
+            next_n = [0] * len(payload.players)
+        elif isinstance(payload, Submission):
+            next_n[payload.seat] = payload.n + 1
+    assert genesis is not None and flow is not None and last is not None  # it verified
+    with open_regular(path) as stream:
+        recent = deque(
+            (chain_hash(line) for _, line in iter_raw_lines(stream, limits)), maxlen=SEEN_WINDOW
+        )
+    return flow, genesis, last, next_n, recent
