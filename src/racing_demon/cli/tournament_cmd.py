@@ -5,8 +5,9 @@ plan it, check a plan (docs/tournament.md). ``tournament score`` is
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -61,6 +62,38 @@ def _name(ctx: click.Context, param: click.Parameter, value: str) -> str:
     return value
 
 
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def _terms_options(command: _Command) -> _Command:
+    """The terms `commit` publishes and `plan` is held to: the organiser's secret, the
+    tournament's name and shape, and its rules (one spelling for both commands)."""
+    for option in reversed(
+        (
+            secret_option("The organiser's secret, as `seed new -o FILE` wrote it.", required=True),
+            click.option("--name", required=True, callback=_name, help="The tournament's name."),
+            click.option(
+                "--tables",
+                required=True,
+                type=click.IntRange(1, MAX_TABLES),
+                help="How many tables.",
+            ),
+            click.option(
+                "--seats", required=True, type=click.IntRange(2, 52), help="Seats at every table."
+            ),
+            click.option(
+                "--hands",
+                required=True,
+                type=click.IntRange(1, MAX_HANDS),
+                help="Hands every table plays.",
+            ),
+            rules_option,
+        )
+    ):
+        command = option(command)
+    return command
+
+
 @click.group(
     short_help="Plan, check, simulate and score duplicate tournaments.",
     epilog="""\b
@@ -105,16 +138,7 @@ Examples:
       --contribution org.json -o plan.json
 """,
 )
-@secret_option("The organiser's secret, as `seed new -o FILE` wrote it.", required=True)
-@click.option("--name", required=True, callback=_name, help="The tournament's name.")
-@click.option(
-    "--tables", required=True, type=click.IntRange(1, MAX_TABLES), help="How many tables."
-)
-@click.option("--seats", required=True, type=click.IntRange(2, 52), help="Seats at every table.")
-@click.option(
-    "--hands", required=True, type=click.IntRange(1, MAX_HANDS), help="Hands every table plays."
-)
-@rules_option
+@_terms_options
 @click.option(
     "--contribution",
     "contributions",
@@ -393,16 +417,7 @@ Examples:
       --tables 16 --seats 3 --hands 2 --rules nertz -o cup.json
 """,
 )
-@secret_option("The organiser's secret, as `seed new -o FILE` wrote it.", required=True)
-@click.option("--name", required=True, callback=_name, help="The tournament's name.")
-@click.option(
-    "--tables", required=True, type=click.IntRange(1, MAX_TABLES), help="How many tables."
-)
-@click.option("--seats", required=True, type=click.IntRange(2, 52), help="Seats at every table.")
-@click.option(
-    "--hands", required=True, type=click.IntRange(1, MAX_HANDS), help="Hands every table plays."
-)
-@rules_option
+@_terms_options
 @click.option(
     "-o",
     "--out",
