@@ -64,10 +64,11 @@ def _opens(tmp_path: Path, *arguments: str) -> tuple[int, int]:
         ("replay", str(NERTZ)),
         ("replay", str(NERTZ), "--json", "--at", "12"),
         ("verify", str(NERTZ), "--unsafe-unpinned"),
+        ("view", str(NERTZ), "--out", "{tmp}/page.html"),
     ],
 )
 def test_a_command_opens_its_log_once(tmp_path: Path, arguments: tuple[str, ...]) -> None:
-    opens, code = _opens(tmp_path, *arguments)
+    opens, code = _opens(tmp_path, *(part.format(tmp=tmp_path) for part in arguments))
     assert code == 0
     assert opens == 1
 

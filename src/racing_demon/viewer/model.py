@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import io
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from racing_demon.audit import audit_hand
-from racing_demon.files import LogFile, open_log
+from racing_demon.files import LogFile, open_log, shown_name
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import (
     FlowRefusal,
@@ -40,7 +41,7 @@ from racing_demon.profiles import ProfileError, differences_from_builtin, rules_
 from racing_demon.replay import ReplayError, Snapshot, replay
 from racing_demon.report_document import report_document
 from racing_demon.schema import record_errors
-from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.verify import Report, Settings, verify_log, verify_stream
 from racing_demon.viewer.frames import KEYFRAME_EVERY, Frames
 from racing_demon.viewer.page import Packer, json_text, unpacked
 from racing_demon.viewer.words import Teller, Words
@@ -247,11 +248,31 @@ def page_data(log: LogFile, settings: Settings, report: Report | None = None) ->
     what is held grows by a few hundred bytes a record (docs/viewer.md, "Memory"): the
     log's bytes, its copy for the page, and the packed text. OSError when the file cannot
     be read at all."""
-    report = report or verify_log(log, settings)
+    return verified_page_data(log, settings, report)[1]
+
+
+def verified_page_data(
+    log: LogFile, settings: Settings, report: Report | None = None
+) -> tuple[Report, dict[str, Any]]:
+    """``page_data`` and the verifier's report on the log (``report``, when the caller
+    already verified it). The log is opened once: its bytes, read for the page, are what
+    is verified and replayed, unless it is past the file-size limit (the page then holds
+    none of it, and the verifier reads the file to say so)."""
     try:
         data: bytes | None = read_log(log, settings)
     except LogTooLarge:
         data = None
+    if report is None and data is None:
+        report = verify_log(log, settings)
+    elif report is None:
+        assert data is not None
+        report = verify_stream(io.BytesIO(data), settings, shown_name(log))
+    return report, _page_data(log, settings, report, data)
+
+
+def _page_data(
+    log: LogFile, settings: Settings, report: Report, data: bytes | None
+) -> dict[str, Any]:
     genesis, final = (None, None) if data is None else _genesis_and_final(data)
     teller = Teller()
     if genesis is not None:
@@ -266,7 +287,7 @@ def page_data(log: LogFile, settings: Settings, report: Report | None = None) ->
     given = settings.seed is not None
     secret = settings.seed or (None if final is None else bytes.fromhex(final.secret))
     if secret is not None and data is not None:
-        _replay(log, secret, settings, lines, entries, frames, audit)
+        _replay(data, secret, settings, lines, entries, frames, audit)
     for index, raw in lines:
         entries.add(_line(index, raw))
     packer.write(']},"records":[')
@@ -323,7 +344,7 @@ def _genesis_and_final(data: bytes) -> tuple[Record | None, Final | None]:
 
 
 def _replay(
-    log: LogFile,
+    data: bytes,
     secret: bytes,
     settings: Settings,
     lines: Iterator[tuple[int, bytes]],
@@ -337,7 +358,7 @@ def _replay(
     flow: MatchFlow | None = None
     snapshot: Snapshot | None = None
     try:
-        for snapshot in replay(log, secret, settings.limits):
+        for snapshot in replay(io.BytesIO(data), secret, settings.limits):
             record = snapshot.record
             assert record is not None  # every snapshot replay yields holds its record
             after = snapshot.state
