@@ -19,7 +19,7 @@ from racing_demon.game.deal import check_reveal
 from racing_demon.game.flow import MatchFlow, RecordKind
 from racing_demon.game.state import State
 from racing_demon.log.reader import Limits, Line, ReadCode, ReadError
-from racing_demon.log.records import Genesis, Record
+from racing_demon.log.records import Final, Genesis, Record
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.replay import (
@@ -61,24 +61,32 @@ class _Pick:
 
 @dataclass
 class _PickVisitor:
-    """The pick taken on verification's pass (a ``PassVisitor``), so that the log is read
-    once: what the pass replayed is what ``replay`` would, since it refuses no record the
-    pass accepted."""
+    """The pick taken on verification's pass (a ``PassVisitor``). When the whole log
+    verifies, it is what ``replay`` would show, and the genesis and the secret are the
+    first and last records': the log is then read once."""
 
     pick: _Pick
     snapshot: Snapshot = field(default_factory=Snapshot)
+    genesis: Record | None = None
+    last: Record | None = None
     done: bool = False
     whole: bool = False  # the pass replayed the whole log and it held
 
     def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
         if record.seq == 0:  # the pass replays again from the genesis
             self.pick, self.snapshot, self.done = _Pick(self.pick.at_seq), Snapshot(), False
+            self.genesis = record
+        self.last = record
         if not self.done:
             follow(self.snapshot, record, flow)
             self.done = self.pick.see(self.snapshot)
 
     def end(self, report: Report) -> None:
         self.whole = report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
+
+    def revealed(self) -> bytes | None:
+        final = None if self.last is None else self.last.payload
+        return bytes.fromhex(final.secret) if isinstance(final, Final) else None
 
 
 @click.command(
@@ -125,8 +133,16 @@ def replay_command(
     shown = printable(str(source))
     try:
         with open_log(source) as stream:  # the one time the log is opened
-            in_file = not isinstance(source, InMemoryLog)
-            genesis_record, revealed = genesis_and_secret(stream, limits, in_file=in_file)
+            visitor = _PickVisitor(_Pick(at_seq))
+            verify_stream(stream, Settings(seed=secret, limits=limits), visitors=(visitor,))
+            verified_genesis = visitor.genesis if visitor.whole else None
+            if verified_genesis is not None:
+                # The log verified: nothing more to read, and what replay shows is taken.
+                genesis_record, revealed = verified_genesis, visitor.revealed()
+                pick = visitor.pick
+            else:
+                in_file = not isinstance(source, InMemoryLog)
+                genesis_record, revealed = genesis_and_secret(stream, limits, in_file=in_file)
             genesis = genesis_record.payload
             assert isinstance(genesis, Genesis)  # genesis_and_secret returns the genesis
             if secret is not None and not check_reveal(secret, genesis.commitment):
@@ -145,13 +161,9 @@ def replay_command(
                     "the log has no final record: give the dealer secret, --secret SOURCE "
                     f"({SECRET_SOURCES})"
                 )
-            visitor = _PickVisitor(pick)
-            verify_stream(stream, Settings(seed=secret, limits=limits), visitors=(visitor,))
-            if visitor.done or visitor.whole:
-                pick = visitor.pick
-            else:
-                # The pass stopped before the table asked for: replay shows it anyway, and
-                # the refusal, from the same open file.
+            if verified_genesis is None:
+                # Replay shows the last table before a refusal or a damaged line, which
+                # the pass does not reach: it replays the same open file.
                 for snapshot in replay(stream, secret, limits):
                     if pick.see(snapshot):
                         break
