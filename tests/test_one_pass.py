@@ -17,6 +17,9 @@ from racing_demon.log.reader import Line
 from racing_demon.log.records import Record
 from racing_demon.replay import find_secret, replay
 from racing_demon.verify import Report, Settings, Verdict, verify_log
+from racing_demon.viewer.model import verified_page_data
+
+from conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 NERTZ = ROOT / "tests" / "golden" / "logs" / "nertz-4p-signed.jsonl"
@@ -118,3 +121,28 @@ def test_an_unreadable_log_still_ends_the_visit(tmp_path: Path) -> None:
     report = verify_log(tmp_path / "missing.jsonl", Settings(), visitors=[recorder])
     assert report.verdict is Verdict.UNREADABLE
     assert recorder.reports == [report] and recorder.seen == []
+
+
+def _no_second_read(*_: object) -> None:
+    raise AssertionError("the log was replayed outside verification's pass")
+
+
+def test_replay_of_a_log_that_verifies_is_the_pass_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Point 1: "replay become[s a] visitor of the one verified pass"."""
+    expected = invoke("replay", str(NERTZ), "--at", "200")
+    monkeypatch.setattr("racing_demon.cli.replay_cmd.replay", _no_second_read)
+    monkeypatch.setattr("racing_demon.cli.replay_cmd.genesis_and_secret", _no_second_read)
+    assert invoke("replay", str(NERTZ), "--at", "200") == expected
+    assert invoke("replay", str(NERTZ))[0] == 0
+
+
+def test_view_of_a_log_that_verifies_is_told_on_the_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Point 1: "view ... become[s a] visitor of the one verified pass"."""
+    settings = Settings(unsafe_unpinned=True)
+    expected = verified_page_data(NERTZ, settings)
+    monkeypatch.setattr("racing_demon.viewer.model.replay", _no_second_read)
+    assert verified_page_data(NERTZ, settings) == expected
