@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from pathlib import Path
+from typing import Any, BinaryIO, NamedTuple
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import InMemoryLog, LogFile, open_log
@@ -117,7 +119,22 @@ class Snapshot:
         return None if self.flow is None else self.flow.state
 
 
-def find_secret(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
+# A log to read: its name, or a binary stream a caller opened once for all its readers.
+LogSource = LogFile | BinaryIO
+
+
+@contextmanager
+def _reading(log: LogSource) -> Iterator[BinaryIO]:
+    """``log`` from its start: a name opened here, a stream the caller's and left open."""
+    if isinstance(log, Path | InMemoryLog):
+        with open_log(log) as stream:
+            yield stream
+    else:
+        log.seek(0)
+        yield log
+
+
+def find_secret(path: LogSource, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
     """The secret the final record reveals, or None when the log has no final record
     (a torn last line included: what a crash leaves has no final record after it)."""
     for record in _complete_records(path, limits):
@@ -127,15 +144,16 @@ def find_secret(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> bytes | None:
 
 
 def genesis_and_secret(
-    path: LogFile, limits: Limits = DEFAULT_LIMITS
+    path: LogSource, limits: Limits = DEFAULT_LIMITS, *, in_file: bool | None = None
 ) -> tuple[Record, bytes | None]:
     """The log's genesis record, and the secret its final record reveals (None when the log
-    has no final record yet): what deals every hand of the log.
+    has no final record yet): what deals every hand of the log. ``in_file``: whether the
+    log is a file that recover could repair (by default, unless it was read into memory).
 
     A line past the genesis that cannot be read does not hide the secret when the last
     line is a final record that reveals one: the replay then shows the table up to the
     damage (the caller checks that the secret opens the genesis commitment)."""
-    with open_log(path) as stream:
+    with _reading(path) as stream:
         size = stream.seek(0, os.SEEK_END)
         stream.seek(0)
         if not could_start_record(stream.read(len(RECORD_START))):
@@ -158,13 +176,15 @@ def genesis_and_secret(
         return genesis, revealed
     if genesis is None:
         # What is there is a torn only line.
-        raise EmptyLogError(size, in_file=not isinstance(path, InMemoryLog))
+        if in_file is None:
+            in_file = not isinstance(path, InMemoryLog)
+        raise EmptyLogError(size, in_file=in_file)
     return genesis, None
 
 
-def _last_line_secret(path: LogFile, limits: Limits) -> bytes | None:
+def _last_line_secret(path: LogSource, limits: Limits) -> bytes | None:
     """The secret the log's last line reveals, if it is a whole final record."""
-    with open_log(path) as stream:
+    with _reading(path) as stream:
         end = stream.seek(0, os.SEEK_END)
         start = max(0, end - limits.max_line_bytes - 2)
         stream.seek(start)
@@ -182,15 +202,15 @@ def _last_line_secret(path: LogFile, limits: Limits) -> bytes | None:
     return bytes.fromhex(final.secret) if isinstance(final, Final) else None
 
 
-def hands_dealt(path: LogFile, limits: Limits = DEFAULT_LIMITS) -> int:
+def hands_dealt(path: LogSource, limits: Limits = DEFAULT_LIMITS) -> int:
     """How many hands the log dealt: its ``hand_start`` records, up to a torn last line.
     A hand past these is one the match never played, whatever the seed would deal."""
     return sum(record.kind is RecordKind.HAND_START for record in _complete_records(path, limits))
 
 
-def _complete_records(path: LogFile, limits: Limits) -> Iterator[Record]:
+def _complete_records(path: LogSource, limits: Limits) -> Iterator[Record]:
     """Every record of the log up to a torn last line, if a crash left one."""
-    with open_log(path) as stream:
+    with _reading(path) as stream:
         try:
             for line in read_lines(stream, limits):
                 yield _record(line.number, line.value)
@@ -206,10 +226,10 @@ def _record(number: int, value: dict[str, Any]) -> Record:
     return parse_record(value["body"])
 
 
-def replay(path: LogFile, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[Snapshot]:
+def replay(path: LogSource, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[Snapshot]:
     """Yield the table after every record, in order (the same object, updated)."""
     snapshot = Snapshot()
-    with open_log(path) as stream:
+    with _reading(path) as stream:
         for line in read_lines(stream, limits):
             record = _record(line.number, line.value)
             snapshot.record = record
@@ -236,29 +256,39 @@ def _refused(record: Record, refusal: FlowRefusal) -> str:
 
 def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
     payload = record.payload
-    snapshot.lost_to = None
     if isinstance(payload, Genesis):
         if snapshot.flow is not None:
             raise ReplayError(record.seq, "a second genesis")
         rules = rules_from_document(payload.rules)
-        snapshot.names = tuple(entry.name for entry in payload.players)
-        snapshot.flow = MatchFlow.begin(rules, payload.dealer(secret), len(payload.players))
-        return
-    if snapshot.flow is None:
+        flow = MatchFlow.begin(rules, payload.dealer(secret), len(payload.players))
+    elif snapshot.flow is None:
         raise ReplayError(record.seq, f"a {record.kind} record before the genesis")
-    event = event_of(payload)
-    assert event is not None  # only the genesis tells no event
-    flow = snapshot.flow = snapshot.flow.play(event, record.t_ms)
+    else:
+        event = event_of(payload)
+        assert event is not None  # only the genesis tells no event
+        flow = snapshot.flow.play(event, record.t_ms)
+    follow(snapshot, record, flow)
+
+
+def follow(snapshot: Snapshot, record: Record, flow: MatchFlow) -> None:
+    """Update ``snapshot`` to the table after ``record``, which took the match to ``flow``:
+    what a replay adds to the flow (the seats' names, which record placed each centre
+    card, the hands' scores, a lost race)."""
+    payload = record.payload
+    snapshot.record, snapshot.flow, snapshot.lost_to = record, flow, None
+    if isinstance(payload, Genesis):
+        snapshot.names = tuple(entry.name for entry in payload.players)
+        return
     if record.kind is RecordKind.HAND_START:
         snapshot.placed = {}
-    elif isinstance(event, Submission) and event.kind is not RecordKind.BOUNCE:
-        move = Move.parse(event.move)
+    elif isinstance(payload, Submission) and payload.kind is not RecordKind.BOUNCE:
+        move = Move.parse(payload.move)
         if move.target is not None and move.target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION):
             snapshot.placed[move.cards[0]] = record.seq
-    elif isinstance(event, Submission) and event.reason == ViolationCode.FOUNDATION_TAKEN:
+    elif isinstance(payload, Submission) and payload.reason == ViolationCode.FOUNDATION_TAKEN:
         assert flow.state is not None  # the flow judged the bounce against the hand in play
-        snapshot.lost_to = _race_winner(flow.state, snapshot.placed, Move.parse(event.move))
-    elif isinstance(event, HandEnd):
+        snapshot.lost_to = _race_winner(flow.state, snapshot.placed, Move.parse(payload.move))
+    elif isinstance(payload, HandEnd):
         assert flow.state is not None  # the hand that ended, with its cards
         snapshot.hands.append((score_hand(flow.state), dict(snapshot.placed)))
 

@@ -26,8 +26,9 @@ from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.report.verify import finding_text
-from racing_demon.verify import Settings, Verdict, verify_log
-from racing_demon.viewer import page_data, page_parts
+from racing_demon.verify import Settings, Verdict
+from racing_demon.viewer import page_parts
+from racing_demon.viewer.model import verified_page_data
 from racing_demon.wording import plural
 
 _PIECE = 1 << 20
@@ -102,9 +103,8 @@ def view(
     )
     settings = Settings(table_key=table_key, seed=secret, limits=limits, rules=rules)
     source = named_log(log, limits)
-    report = verify_log(source, settings)
     try:
-        data = page_data(source, settings, report)
+        report, data = verified_page_data(source, settings)
     except OSError as error:
         click.echo(f"cannot read {printable(str(source))}: {error.strerror or error}", err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error

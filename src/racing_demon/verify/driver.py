@@ -19,8 +19,9 @@ import hashlib
 import itertools
 import os
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import BinaryIO, NoReturn
+from typing import BinaryIO, NoReturn, Protocol
 
 from racing_demon.files import LogFile, open_log, shown_name
 from racing_demon.game.flow import MatchFlow, RecordKind, Submission
@@ -58,27 +59,60 @@ from racing_demon.verify.settings import Settings
 _COUNT_CHUNK = 64 * 1024
 
 
-def verify_log(path: LogFile, settings: Settings) -> Report:
+class PassVisitor(Protocol):
+    """A reader of the log that rides on verification's one pass instead of reading the
+    file itself: it sees every record the replay (steps 7-10) accepted, in order, and then
+    the report. A record reaches it only once steps 1-5 accepted its line; the verdict on
+    the whole file comes with ``end``."""
+
+    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        """``line``'s ``record`` replayed: ``flow`` is the match after it. When pass one's
+        guess at the secret proves wrong, pass two replays again from the genesis (seq 0)."""
+
+    def end(self, report: Report) -> None:
+        """The pass is over and ``report`` is its verdict, whatever the visits were."""
+
+
+def verify_log(
+    path: LogFile, settings: Settings, *, visitors: Sequence[PassVisitor] = ()
+) -> Report:
     """Verify the log at ``path`` (or read from standard input): UNREADABLE if it cannot
-    be opened or read. The report's source is ``shown_name(path)``, valid UTF-8."""
+    be opened or read. The report's source is ``shown_name(path)``, valid UTF-8. Each of
+    ``visitors`` sees the pass (``PassVisitor``), and its ``end`` the report."""
     source = shown_name(path)
     try:
         # Two passes need the same bytes twice, which a pipe or a device cannot give, and
         # opening a pipe would wait for a writer.
         with open_log(path) as stream:
-            return verify_stream(stream, settings, source)
+            return verify_stream(stream, settings, source, visitors=visitors)
     except OSError as error:
-        return _unreadable(source, settings, error.strerror or str(error))
+        return _ended(visitors, _unreadable(source, settings, error.strerror or str(error)))
 
 
-def verify_stream(stream: BinaryIO, settings: Settings, source: str = "<stream>") -> Report:
-    """Verify the log in seekable binary ``stream``, read twice from its start."""
+def verify_stream(
+    stream: BinaryIO,
+    settings: Settings,
+    source: str = "<stream>",
+    *,
+    visitors: Sequence[PassVisitor] = (),
+) -> Report:
+    """Verify the log in seekable binary ``stream``, read twice from its start; each of
+    ``visitors`` sees the pass (``PassVisitor``), and its ``end`` the report."""
     try:
         if not stream.seekable():
-            return _unreadable(source, settings, "the stream cannot be read twice")
-        return _Verification(settings, source).run(stream)
+            return _ended(
+                visitors, _unreadable(source, settings, "the stream cannot be read twice")
+            )
+        report = _Verification(settings, source, visitors=tuple(visitors)).run(stream)
     except OSError as error:
-        return _unreadable(source, settings, error.strerror or str(error))
+        report = _unreadable(source, settings, error.strerror or str(error))
+    return _ended(visitors, report)
+
+
+def _ended(visitors: Sequence[PassVisitor], report: Report) -> Report:
+    for visitor in visitors:
+        visitor.end(report)
+    return report
 
 
 def _unreadable(source: str, settings: Settings, why: str) -> Report:
@@ -103,6 +137,7 @@ class _Verification:
 
     settings: Settings
     source: str
+    visitors: tuple[PassVisitor, ...] = ()
     # What pass one keeps: bounded whatever the length of the log.
     genesis: Record | None = None
     player_keys: step05_signatures.PlayerKeys = ()
@@ -238,7 +273,7 @@ class _Verification:
                 self.recent_hashes.append(chain_hash(line.raw))
                 self.last_t_ms = record.t_ms
                 if secret is not None and self.replay_failed is None:
-                    self._replay_ahead(line.number, record, secret)
+                    self._replay_ahead(line, record, secret)
         except ReadError as error:
             first = error.line == 1
             log = not first or step01_framing.starts_as_log(stream)
@@ -285,15 +320,22 @@ class _Verification:
         final = parse_record(value["body"]).payload
         return bytes.fromhex(final.secret) if isinstance(final, Final) else None
 
-    def _replay_ahead(self, number: int, record: Record, secret: bytes) -> None:
+    def _replay_ahead(self, line: Line, record: Record, secret: bytes) -> None:
         try:
             if self.flow is None:
                 assert self.genesis is not None
                 self.flow = step07_rules.load_rules(self.genesis, secret, self.settings.rules)
-            self.flow = step08_replay.replay_record(self.flow, number, record)
-            self.replayed = number
+            self.flow = step08_replay.replay_record(self.flow, line.number, record)
+            self.replayed = line.number
         except StepFailed as failed:
             self.replay_failed = failed
+            return
+        if self.visitors:
+            self._visit(line, record, self.flow)
+
+    def _visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        for visitor in self.visitors:
+            visitor.visit(line, record, flow)
 
     def _replayed_in_pass_one(self) -> None:
         """Steps 1-6 held: what pass one's replay found is the verdict."""
@@ -335,6 +377,8 @@ class _Verification:
                 record = parse_record(line.value["body"])
                 flow = step08_replay.replay_record(flow, number, record)
                 self.replayed = number
+                if self.visitors:
+                    self._visit(line, record, flow)
         except ReadError:
             self._changed()
         except StepFailed:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import io
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from racing_demon.audit import audit_hand
-from racing_demon.files import LogFile, open_log
+from racing_demon.files import LogFile, open_log, shown_name
 from racing_demon.game.cards import Card
 from racing_demon.game.flow import (
     FlowRefusal,
@@ -33,14 +34,14 @@ from racing_demon.game.flow import (
 )
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import Phase, State
-from racing_demon.log.reader import ReadError
+from racing_demon.log.reader import Line, ReadError
 from racing_demon.log.records import Final, Genesis, Record, parse_record
 from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
-from racing_demon.replay import ReplayError, Snapshot, replay
+from racing_demon.replay import ReplayError, Snapshot, follow, replay
 from racing_demon.report_document import report_document
 from racing_demon.schema import record_errors
-from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
 from racing_demon.viewer.frames import KEYFRAME_EVERY, Frames
 from racing_demon.viewer.page import Packer, json_text, unpacked
 from racing_demon.viewer.words import Teller, Words
@@ -247,27 +248,123 @@ def page_data(log: LogFile, settings: Settings, report: Report | None = None) ->
     what is held grows by a few hundred bytes a record (docs/viewer.md, "Memory"): the
     log's bytes, its copy for the page, and the packed text. OSError when the file cannot
     be read at all."""
-    report = report or verify_log(log, settings)
+    return verified_page_data(log, settings, report)[1]
+
+
+def verified_page_data(
+    log: LogFile, settings: Settings, report: Report | None = None
+) -> tuple[Report, dict[str, Any]]:
+    """``page_data`` and the verifier's report on the log (``report``, when the caller
+    already verified it). The log is opened once: its bytes, read for the page, are what
+    is verified and replayed, unless it is past the file-size limit (the page then holds
+    none of it, and the verifier reads the file to say so)."""
     try:
         data: bytes | None = read_log(log, settings)
     except LogTooLarge:
         data = None
-    genesis, final = (None, None) if data is None else _genesis_and_final(data)
-    teller = Teller()
-    if genesis is not None:
-        assert isinstance(genesis.payload, Genesis)
-        teller.names = tuple(entry.name for entry in genesis.payload.players)
-    packer = Packer()
-    packer.write(f'{{"frames":{{"keyframe_every":{KEYFRAME_EVERY},"list":[')
-    frames = Frames(packer)
-    entries = _Entries(teller)
-    audit = _Audit()
-    lines = iter(()) if data is None else enumerate(_raw_lines(data))
+    if report is not None:
+        return report, _page_data(log, settings, report, data)
+    if data is None:
+        report = verify_log(log, settings)
+        return report, _page_data(log, settings, report, data)
+    # The page is told and framed on the verifier's pass; a log that does not verify is
+    # replayed again from its bytes, up to the first refused record, as the page shows it.
+    visitor = _PageVisitor(_Told.start(data))
+    report = verify_stream(io.BytesIO(data), settings, shown_name(log), visitors=(visitor,))
+    told = visitor.told if visitor.whole else None
+    return report, _page_data(log, settings, report, data, told)
+
+
+@dataclass
+class _Told:
+    """The page's frames, lines and audit as the replay tells them, record by record."""
+
+    genesis: Record | None
+    final: Final | None
+    packer: Packer
+    frames: Frames
+    entries: _Entries
+    audit: _Audit
+    lines: Iterator[tuple[int, bytes]]
+    before: State | None = None
+    flow: MatchFlow | None = None
+
+    @classmethod
+    def start(cls, data: bytes | None) -> _Told:
+        genesis, final = (None, None) if data is None else _genesis_and_final(data)
+        teller = Teller()
+        if genesis is not None:
+            assert isinstance(genesis.payload, Genesis)
+            teller.names = tuple(entry.name for entry in genesis.payload.players)
+        packer = Packer()
+        packer.write(f'{{"frames":{{"keyframe_every":{KEYFRAME_EVERY},"list":[')
+        lines = iter(()) if data is None else enumerate(_raw_lines(data))
+        return cls(genesis, final, packer, Frames(packer), _Entries(teller), _Audit(), lines)
+
+    def tell(self, snapshot: Snapshot) -> bool:
+        """Frame and tell the record ``snapshot`` is the table after; False when the
+        bytes hold no line for it."""
+        record = snapshot.record
+        assert record is not None  # every snapshot replay yields holds its record
+        after = snapshot.state
+        following = next(self.lines, None)
+        if following is None:
+            return False
+        words = self.entries.teller.tell(record, self.before, after, snapshot.placed)
+        self.entries.add(_line(*following), words, frame=self.frames.count)
+        self.frames.add(record, after)
+        if isinstance(record.payload, HandEnd):
+            scored, placed = snapshot.hands[-1]
+            self.audit.add(scored, placed, record.payload, record.seq, snapshot.names)
+        self.before, self.flow = after, snapshot.flow
+        return True
+
+
+@dataclass
+class _PageVisitor:
+    """``_Told`` on the verifier's pass (a ``PassVisitor``): kept only when the whole log
+    verifies, since the page of any other shows what ``replay`` shows, up to its refusal."""
+
+    told: _Told
+    snapshot: Snapshot = field(default_factory=Snapshot)
+    whole: bool = False
+    spoiled: bool = False  # pass two started over, or a record had no line
+
+    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        self.spoiled = self.spoiled or (record.seq == 0 and self.snapshot.record is not None)
+        if not self.spoiled:
+            follow(self.snapshot, record, flow)
+            self.spoiled = not self.told.tell(self.snapshot)
+
+    def end(self, report: Report) -> None:
+        self.whole = report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED) and not self.spoiled
+
+
+def _page_data(
+    log: LogFile,
+    settings: Settings,
+    report: Report,
+    data: bytes | None,
+    told: _Told | None = None,
+) -> dict[str, Any]:
     given = settings.seed is not None
-    secret = settings.seed or (None if final is None else bytes.fromhex(final.secret))
-    if secret is not None and data is not None:
-        _replay(log, secret, settings, lines, entries, frames, audit)
-    for index, raw in lines:
+    if told is None:
+        told = _Told.start(data)
+        final = told.final
+        secret = settings.seed or (None if final is None else bytes.fromhex(final.secret))
+        if secret is not None and data is not None:
+            _replay(data, secret, settings, told)
+    else:
+        final = told.final
+        secret = settings.seed or (None if final is None else bytes.fromhex(final.secret))
+    genesis, packer, frames, entries, audit = (
+        told.genesis,
+        told.packer,
+        told.frames,
+        told.entries,
+        told.audit,
+    )
+    for index, raw in told.lines:
         entries.add(_line(index, raw))
     packer.write(']},"records":[')
     if entries.readable:  # a file that holds no record at all is no log to tell line by line
@@ -322,41 +419,20 @@ def _genesis_and_final(data: bytes) -> tuple[Record | None, Final | None]:
     return genesis, final
 
 
-def _replay(
-    log: LogFile,
-    secret: bytes,
-    settings: Settings,
-    lines: Iterator[tuple[int, bytes]],
-    entries: _Entries,
-    frames: Frames,
-    audit: _Audit,
-) -> None:
+def _replay(data: bytes, secret: bytes, settings: Settings, told: _Told) -> None:
     """Replay up to the first record the flow refuses, framing and telling each; the lines
-    replayed are taken from ``lines``, which holds the rest after."""
-    before: State | None = None
-    flow: MatchFlow | None = None
+    replayed are taken from ``told.lines``, which holds the rest after."""
     snapshot: Snapshot | None = None
     try:
-        for snapshot in replay(log, secret, settings.limits):
-            record = snapshot.record
-            assert record is not None  # every snapshot replay yields holds its record
-            after = snapshot.state
-            following = next(lines, None)
-            if following is None:
+        for snapshot in replay(io.BytesIO(data), secret, settings.limits):
+            if not told.tell(snapshot):
                 break  # the file grew since it was read: the page shows what was read
-            words = entries.teller.tell(record, before, after, snapshot.placed)
-            entries.add(_line(*following), words, frame=frames.count)
-            frames.add(record, after)
-            if isinstance(record.payload, HandEnd):
-                scored, placed = snapshot.hands[-1]
-                audit.add(scored, placed, record.payload, record.seq, snapshot.names)
-            before, flow = after, snapshot.flow
     except ReplayError as error:
         refused = error.record
-        closed = None if refused is None else _refused_hand(flow, refused)
+        closed = None if refused is None else _refused_hand(told.flow, refused)
         if closed is not None and refused is not None and isinstance(refused.payload, HandEnd):
             assert snapshot is not None  # a flow to score the hand in comes from a snapshot
-            audit.add(
+            told.audit.add(
                 closed,
                 snapshot.placed,
                 refused.payload,
