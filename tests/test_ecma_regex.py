@@ -175,6 +175,7 @@ def near_matches(draw: st.DrawFn, pattern: str) -> str:
     return text
 
 
+@pytest.mark.slow  # a thousand examples over every schema pattern
 @settings(max_examples=1000, deadline=None)
 @given(st.sampled_from(SCHEMA_PATTERNS).flatmap(lambda p: st.tuples(st.just(p), near_matches(p))))
 def test_jsonschema_rs_reads_every_schema_pattern_as_ecma_262(case: tuple[str, str]) -> None:

@@ -46,6 +46,7 @@ def test_every_sample_games_report_reads_back_as_written(path: Path) -> None:
         assert _written_and_read(report, with_cache=False) == without
 
 
+@pytest.mark.slow  # verifies every sample file again, under two settings
 def test_the_samples_cover_every_verdict() -> None:
     verdicts = {verify_log(path, SETTINGS[0]).verdict for path in SAMPLE_FILES}
     verdicts.add(verify_log(SAMPLE_FILES[0], SETTINGS[1]).verdict)
