@@ -810,6 +810,17 @@ N4P_KEYS: Final = tuple(PLAYER_KEYS[:4])
 DROPPED: Final = 256  # N4P: seat 3's last submission, a turn of its stock
 DROPPED_BODY: Final = {"kind": "move", "player": 3, "move": "3 turn 2S KS AC"}
 N4P_FINAL: Final = 259
+# Seat 3's last submission cut out and the log re-sealed, its numbers and signatures whole:
+# the drop both the dropped-submission and the old-head cases make.
+DROP_LAST_SUBMISSION: Final = (
+    Remove(DROPPED, DROPPED_BODY),
+    SetFields(
+        N4P_FINAL - 1,
+        {"kind": "final", "records": N4P_FINAL - 1},
+        {"records": N4P_FINAL - 2},
+    ),
+    Reseal(DROPPED, players=N4P_KEYS),
+)
 HELD: Final = 111  # N4P: seat 0 starts a foundation with its AH; seat 3's AH comes 4 later
 HELD_FROM_MS: Final = 27160
 HELD_BODY: Final = {"kind": "move", "player": 0, "move": "0 waste>f+ AH", "t_ms": HELD_FROM_MS}
@@ -995,15 +1006,7 @@ DISPUTED: Final = (
     Disputed(
         "disputed/dropped-last-submission.jsonl",
         N4P,
-        (
-            Remove(DROPPED, DROPPED_BODY),
-            SetFields(
-                N4P_FINAL - 1,
-                {"kind": "final", "records": N4P_FINAL - 1},
-                {"records": N4P_FINAL - 2},
-            ),
-            Reseal(DROPPED, players=N4P_KEYS),
-        ),
+        DROP_LAST_SUBMISSION,
         f"The table drops seat 3's last submission ({DROPPED_BODY['move']!r}, line {DROPPED}): "
         "no gap in its numbers, every player's signature holds and every seat accepts the "
         "result, the log verifies; seat 3's receipt for it proves the drop",
@@ -1044,15 +1047,7 @@ DISPUTED: Final = (
     Disputed(
         "disputed/refused-behind-an-old-head.jsonl",
         N4P,
-        (
-            Remove(DROPPED, DROPPED_BODY),
-            SetFields(
-                N4P_FINAL - 1,
-                {"kind": "final", "records": N4P_FINAL - 1},
-                {"records": N4P_FINAL - 2},
-            ),
-            Reseal(DROPPED, players=N4P_KEYS),
-        ),
+        DROP_LAST_SUBMISSION,
         f"The table drops seat 3's last submission ({DROPPED_BODY['move']!r}, line {DROPPED}) "
         "with a signed refusal, WRONG_NUMBER, saying the log ended at seq 1: the log "
         "verifies, and the refusal names a number the log cannot disprove; but the log holds "
