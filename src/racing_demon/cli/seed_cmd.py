@@ -56,8 +56,8 @@ def seed() -> None:
     """Commit to a dealer secret before play, and check its reveal after.
 
     The dealer publishes the commitment before players contribute entropy and
-    reveals the secret when the match ends (racing-demon docs deal-spec), so nobody can
-    choose or predict the deal.
+    reveals the secret when the match ends (racing-demon docs deal-spec): no seat can
+    foresee the deal, and a dealer that holds none of the seats' keys cannot steer it.
     """
 
 
