@@ -24,6 +24,7 @@ from racing_demon.files import Output
 from racing_demon.game.duplicate import Shape
 from racing_demon.game.rules import Rules
 from racing_demon.outcomes import ExitCode
+from racing_demon.tournament import plan as plan_module
 from racing_demon.tournament.contribute import (
     Contribution,
     Terms,
@@ -35,10 +36,10 @@ from racing_demon.tournament.outputs import (
     OpenOutput,
     TournamentUsageError,
     checked_output,
+    plain_output,
     write_output,
 )
 from racing_demon.tournament.plan import (
-    MAX_PLAN_BYTES,
     Plan,
     PlanCode,
     PlanError,
@@ -156,7 +157,9 @@ def _terms(secret: bytes, shape: Shape, rules: Rules) -> Terms:
         raise TournamentUsageError(str(error), "--seats") from error
 
 
-def run_commit(run: CommitRun, reporter: OrganiserReporter, open_output: OpenOutput) -> Terms:
+def run_commit(
+    run: CommitRun, reporter: OrganiserReporter, open_output: OpenOutput = plain_output
+) -> Terms:
     """Write the terms ``run`` gives (docs/tournament.md, "Commit"), report them and
     return them. Raises TournamentUsageError before anything is written."""
     output = checked_output(run.out, replace=run.replace, inputs=run.inputs, option="--out")
@@ -167,7 +170,7 @@ def run_commit(run: CommitRun, reporter: OrganiserReporter, open_output: OpenOut
 
 
 def run_contribute(
-    run: ContributeRun, reporter: OrganiserReporter, open_output: OpenOutput
+    run: ContributeRun, reporter: OrganiserReporter, open_output: OpenOutput = plain_output
 ) -> Contribution:
     """Write a contribution to the terms in ``run.terms_file``, signed with
     ``run.signing_key`` when there is one, report it and return it. Raises
@@ -187,7 +190,9 @@ def run_contribute(
     return contribution
 
 
-def run_plan(run: PlanRun, reporter: OrganiserReporter, open_output: OpenOutput) -> Plan:
+def run_plan(
+    run: PlanRun, reporter: OrganiserReporter, open_output: OpenOutput = plain_output
+) -> Plan:
     """Make the plan of ``run``'s terms and contributions, write it (and its sheets),
     report it and return it. Raises TournamentUsageError before anything is written."""
     output = checked_output(run.out, replace=run.replace, inputs=run.inputs, option="--out")
@@ -209,11 +214,12 @@ def run_plan(run: PlanRun, reporter: OrganiserReporter, open_output: OpenOutput)
         raise TournamentUsageError(str(error), hint) from error
     reporter.plan_made(made)
     data = _document_bytes(made.to_document())
-    if len(data) > MAX_PLAN_BYTES:
+    bound = plan_module.MAX_PLAN_BYTES  # read now: tests lower it to stand for a large plan
+    if len(data) > bound:
         # load_plan reads no more (UNREADABLE): a plan nobody could check or score.
         raise TournamentUsageError(
             f"the plan file would be {len(data)} bytes; a plan is read up to "
-            f"{MAX_PLAN_BYTES} bytes: plan fewer tables, seats or hands",
+            f"{bound} bytes: plan fewer tables, seats or hands",
             "--tables",
         )
     write_output(open_output, output, "--out", data)
@@ -234,7 +240,9 @@ def _sheets_output(run: PlanRun, plan_output: Output) -> Output | None:
     return output
 
 
-def run_check(run: CheckRun, reporter: OrganiserReporter, open_output: OpenOutput) -> PlanCheck:
+def run_check(
+    run: CheckRun, reporter: OrganiserReporter, open_output: OpenOutput = plain_output
+) -> PlanCheck:
     """Check the plan in ``run.plan_file`` (with the revealed secret, its deal set too),
     write its sheets when it checks and they are asked for, report it and return what
     was found (``PlanCheck.exit_code``). Raises TournamentUsageError for a sheets file

@@ -27,6 +27,7 @@ from racing_demon.tournament.outputs import (
     OpenOutput,
     TournamentUsageError,
     checked_output,
+    plain_output,
     write_output,
 )
 from racing_demon.tournament.plan import PlanError, load_plan
@@ -71,7 +72,9 @@ class StandingsReporter(Protocol):
         """The standings, unless the page went to standard output alone."""
 
 
-def run_score(run: ScoreRun, reporter: StandingsReporter, open_output: OpenOutput) -> Standings:
+def run_score(
+    run: ScoreRun, reporter: StandingsReporter, open_output: OpenOutput = plain_output
+) -> Standings:
     """Score the tournament of ``run.plan_file`` from its logs, write the page, report the
     standings and return them (``Standings.exit_code``). Raises TournamentUsageError and
     CannotScore (docs above) before anything is reported."""
