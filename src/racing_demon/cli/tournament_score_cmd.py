@@ -1,32 +1,21 @@
 """``racing-demon tournament score``: verify a tournament's logs against its plan and print
-the standings (docs/tournament-scoring.md)."""
+the standings (docs/tournament-scoring.md); the use case is
+``racing_demon.tournament.score_run.run_score``."""
 
 from __future__ import annotations
 
-from concurrent.futures import BrokenExecutor
 from pathlib import Path
 
 import click
 
-from racing_demon.batch import ClusterError
 from racing_demon.cli.options import force_option, json_option, limits_options, table_key_option
-from racing_demon.cli.output import OutputWriter, checked_output, inputs_of, note_input
+from racing_demon.cli.output import OutputWriter, inputs_of, note_input
 from racing_demon.cli.style import verbosity
-from racing_demon.files import Output
+from racing_demon.cli.tournament_options import echo, usage_refused
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
-from racing_demon.printing import printable
-from racing_demon.report.standings_html import standings_page, viewer_links
-from racing_demon.report.text import Verbosity
-from racing_demon.report.tournament import report_standings
-from racing_demon.tournament.plan import PlanError, load_plan
-from racing_demon.tournament.score import (
-    NoLogToScore,
-    Standings,
-    logs_to_score,
-    score_tournament,
-)
-from racing_demon.wording import plural
+from racing_demon.report.tournament import tournament_reporter_named
+from racing_demon.tournament.score_run import CannotScore, ScoreRun, run_score
 
 
 class _CannotScore(click.ClickException):
@@ -36,6 +25,7 @@ class _CannotScore(click.ClickException):
 
 
 @click.command(
+    name="score",
     short_help="Verify every table's log and print the standings.",
     epilog="""\b
 Examples:
@@ -102,54 +92,22 @@ def score_command(
     or the key cannot be read (a LOGS that is missing, or a folder with no log), an
     output cannot be written, or an option is wrong.
     """
-    if jobs is not None and scheduler is not None:
-        raise click.UsageError(
-            "--jobs counts processes on this machine: with --scheduler, the cluster's workers do"
-        )
     note_input(ctx, plan_file)
-    try:
-        plan = load_plan(plan_file)
-        paths = logs_to_score(logs)
-    except PlanError as error:
-        raise _CannotScore(f"PLAN {printable(str(plan_file))}: {printable(str(error))}") from error
-    except NoLogToScore as error:
-        raise _CannotScore(
-            f"LOGS {printable(str(error.named))}: {printable(error.reason)}"
-        ) from error
-    page = _page_output(ctx, html_name, force, paths, as_json)
-    try:
-        standings = score_tournament(
-            plan, paths, table_key, limits=limits, jobs=jobs, scheduler=scheduler
-        )
-    except (ClusterError, BrokenExecutor) as error:
-        raise _CannotScore(f"the logs could not be verified: {error}") from error
-    if page is not None:
-        _write_page(standings, page)
-    if as_json or page is None or not page.is_stdout:  # the page alone on standard output
-        reporter = "json" if as_json else "text"
-        click.echo(report_standings(standings, reporter, verbosity()))
-    raise SystemExit(standings.exit_code)
-
-
-def _page_output(
-    ctx: click.Context, html_name: str | None, force: bool, logs: list[Path], as_json: bool
-) -> Output | None:
-    """Where --html writes the page, refused before any log is verified."""
-    if html_name is None:
-        return None
-    output = checked_output(
-        html_name, replace=force, inputs=[*logs, *inputs_of(ctx)], param_hint="--html"
+    run = ScoreRun(
+        plan_file=plan_file,
+        logs=logs,
+        table_key=table_key,
+        html=html_name,
+        replace=force,
+        inputs=inputs_of(ctx),
+        limits=limits,
+        jobs=jobs,
+        scheduler=scheduler,
     )
-    if output.is_stdout and as_json:
-        # The page and the JSON in one stream: neither could be read.
-        raise click.BadParameter("--json already goes to standard output", param_hint="--html")
-    return output
-
-
-def _write_page(standings: Standings, output: Output) -> None:
-    page = standings_page(standings, viewer_links(standings, output.path)).encode("utf-8")
-    with OutputWriter(output, "--html") as writer:
-        writer.write(page)
-    if not output.is_stdout and verbosity() is not Verbosity.QUIET:
-        # On standard error, out of the way of the standings or the JSON.
-        click.echo(f"wrote {printable(output.shown)} ({plural(len(page), 'byte')})", err=True)
+    reporter = tournament_reporter_named("json" if as_json else "text", verbosity(), echo)
+    try:
+        with usage_refused():
+            standings = run_score(run, reporter, OutputWriter)
+    except CannotScore as error:
+        raise _CannotScore(str(error)) from error
+    raise SystemExit(standings.exit_code)

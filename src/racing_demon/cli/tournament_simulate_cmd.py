@@ -1,9 +1,10 @@
 """``racing-demon tournament simulate``: bots play every table of a plan, then the
-organiser's secret is revealed in every table's final record (docs/tournament.md)."""
+organiser's secret is revealed in every table's final record (docs/tournament.md); the
+use case is ``racing_demon.tournament.simulate.run_simulate``."""
 
 from __future__ import annotations
 
-import json
+import functools
 from pathlib import Path
 
 import click
@@ -19,17 +20,12 @@ from racing_demon.cli.simulate_cmd import (
     public_key_hint,
     simulation_seed,
 )
-from racing_demon.files import shown_name
+from racing_demon.cli.style import verbosity
+from racing_demon.cli.tournament_options import echo, usage_refused
 from racing_demon.outcomes import ExitCode
-from racing_demon.printing import printable
-from racing_demon.report.simulation import simulated_table
+from racing_demon.report.tournament import tournament_reporter_named
 from racing_demon.sim.bots import BotProfile
-from racing_demon.sim.simulate import Simulation, receipt_paths
-from racing_demon.tournament.plan import PlanError, check_plan, load_plan
-from racing_demon.tournament.simulate import simulate_tournament, table_log
-from racing_demon.wording import plural
-
-TOURNAMENT_SIMULATION_FORMAT = "racing-demon/tournament-simulation-report/v1"
+from racing_demon.tournament.simulate import SimulateRun, SimulationUnwritable, run_simulate
 
 
 @click.command(
@@ -107,79 +103,22 @@ def simulate_command(
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
+    run = SimulateRun(
+        plan_file=plan_file,
+        secret=secret,
+        signing_key=functools.partial(
+            private_key_from, signing_key, passphrase_file, ask_passphrase, "--signing-key"
+        ),
+        table_pub=public_key_hint(signing_key),
+        bots=bots,
+        seed=seed,
+        out=out,
+        receipts=receipts,
+    )
+    reporter = tournament_reporter_named("json" if as_json else "text", verbosity(), echo)
     try:
-        plan = load_plan(plan_file)
-        check_plan(plan, secret)
-    except PlanError as error:
-        raise click.BadParameter(
-            f"{printable(str(plan_file))}: {printable(str(error))}", param_hint="PLAN"
-        ) from error
-    shape = plan.shape
-    if len(bots) == 1:
-        bots *= shape.seats
-    if len(bots) not in (shape.seats, shape.tables * shape.seats):
-        raise click.BadParameter(
-            f"{len(bots)} bots: name one speed for all, one per seat ({shape.seats}), "
-            f"or one per seat of every table ({shape.tables * shape.seats})",
-            param_hint="--bots",
-        )
-    for table in range(1, shape.tables + 1):
-        log = table_log(out, plan, table)
-        for output in (log, *(receipt_paths(log, shape.seats) if receipts else ())):
-            if output.exists() or output.is_symlink():
-                raise click.BadParameter(
-                    f"{printable(str(output))} exists: a log or receipts file is never "
-                    "overwritten; choose another folder",
-                    param_hint="--out",
-                )
-    key = private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key")
-    # With --json, each table's line is progress on standard error; the document follows.
-    on_table = _progress_table if as_json else _report_table
-    try:
-        played = simulate_tournament(
-            out, plan, secret, bots, seed, key, on_table=on_table, receipts=receipts
-        )
-    except OSError as error:
-        click.echo(f"cannot write to {printable(str(out))}: {error.strerror}", err=True)
+        with usage_refused():
+            run_simulate(run, reporter)
+    except SimulationUnwritable as error:
+        click.echo(str(error), err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
-    if as_json:
-        document = {
-            "format": TOURNAMENT_SIMULATION_FORMAT,
-            "plan_file": shown_name(plan_file),
-            "plan": plan.digest,
-            "out": shown_name(out),
-            "table_key": shown_name(public_key_hint(signing_key)),
-            "tables": [
-                {
-                    "table": number,
-                    **simulated_table(table),
-                    "receipts": [shown_name(path) for path in table.receipts],
-                }
-                for number, table in enumerate(played.tables, start=1)
-            ],
-        }
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-        return
-    if receipts:  # their names follow the logs': docs/tournament.md
-        click.echo(
-            "kept each seat's receipts beside its table's log "
-            "(table-T.seatN.receipts.jsonl: audit LOG --receipts ...)"
-        )
-    click.echo(
-        f"revealed the secret in every table's final record; score with:\n"
-        f"  racing-demon tournament score {printable(str(plan_file))} {printable(str(out))} "
-        f"--table-key {printable(public_key_hint(signing_key))}"
-    )
-
-
-def _report_table(simulation: Simulation, *, err: bool = False) -> None:
-    totals = " ".join(f"{total:>5}" for total in simulation.match.totals)
-    click.echo(
-        f"{printable(simulation.path.name):<16} {plural(simulation.match.played, 'hand')}, "
-        f"totals {totals}, {plural(simulation.tally.submissions, 'submission')}",
-        err=err,
-    )
-
-
-def _progress_table(simulation: Simulation) -> None:
-    _report_table(simulation, err=True)

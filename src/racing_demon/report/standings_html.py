@@ -18,7 +18,7 @@ from racing_demon.game.cards import Card
 from racing_demon.game.deal import derive_pack
 from racing_demon.game.state import Seat
 from racing_demon.printing import printable
-from racing_demon.report.tournament import STANDINGS_FORMAT, where
+from racing_demon.report.standings import STANDINGS_FORMAT, where
 from racing_demon.tournament.matchpoints import Entry, PackRecord
 from racing_demon.tournament.score import Problem, Standings
 from racing_demon.wording import plural

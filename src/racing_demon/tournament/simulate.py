@@ -5,6 +5,10 @@ Each table is one ``simulate`` run with the plan's tag, so it deals the plan's p
 holds its final record; only when the last table has played does ``reveal_held`` write
 every final record, as a real organiser must (revealing earlier would show the players
 still playing every pack). The same plan, secret, bots and seed give the same logs.
+
+``run_simulate`` is ``racing-demon tournament simulate`` for any caller, without click
+(issue 30, point 2): it checks the plan, the bots and the outputs before any table plays,
+and tells its reporter (``racing_demon.report.tournament``) of each table and the whole.
 """
 
 from __future__ import annotations
@@ -12,13 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.game.deal import check_reveal
+from racing_demon.printing import printable
 from racing_demon.sim.bots import BotProfile
 from racing_demon.sim.simulate import NAMES, Simulation, receipt_paths, reveal_held, simulate
-from racing_demon.tournament.plan import Plan
+from racing_demon.tournament.outputs import TournamentUsageError
+from racing_demon.tournament.plan import Plan, PlanError, check_plan, load_plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,3 +132,80 @@ def simulate_tournament(
             keys = None if player_keys is None else player_keys[table - 1]
             reveal_held(simulation.path, table_key, secret, player_keys=keys)
     return TournamentSimulation(plan, tuple(played))
+
+
+class SimulationUnwritable(RacingDemonError):
+    """A table's log or receipts could not be written (the command line's exit 2)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulateRun:
+    """``tournament simulate``'s settings. ``signing_key`` (the table's) is asked for
+    only once the plan, the bots and the outputs check; ``table_pub`` is how the report
+    names its public key, for the command that scores the logs."""
+
+    plan_file: Path
+    secret: bytes
+    signing_key: Callable[[], Ed25519PrivateKey]
+    table_pub: str
+    bots: Sequence[BotProfile]  # one for every seat, one per seat, or one per seat of each table
+    seed: str
+    out: Path
+    receipts: bool = True
+
+
+class SimulationReporter(Protocol):
+    """What ``run_simulate`` prints: ``racing_demon.report.tournament`` has the text and
+    JSON ones."""
+
+    def table_played(self, simulation: Simulation) -> None:
+        """Each table, once it has played out."""
+
+    def simulated(self, run: SimulateRun, played: TournamentSimulation) -> None:
+        """Every table, once the secret is revealed in each."""
+
+
+def run_simulate(run: SimulateRun, reporter: SimulationReporter) -> TournamentSimulation:
+    """Play every table of the plan in ``run.plan_file`` with ``run.bots``, report each and
+    the whole, and return them. Raises TournamentUsageError before any table plays (a plan
+    that does not check or that the secret does not open, bots that do not fit it, a log
+    or receipts file that exists), SimulationUnwritable when a log cannot be written."""
+    try:
+        plan = load_plan(run.plan_file)
+        check_plan(plan, run.secret)
+    except PlanError as error:
+        raise TournamentUsageError(f"{run.plan_file}: {error}", "PLAN") from error
+    shape = plan.shape
+    bots = tuple(run.bots) * shape.seats if len(run.bots) == 1 else tuple(run.bots)
+    if len(bots) not in (shape.seats, shape.tables * shape.seats):
+        raise TournamentUsageError(
+            f"{len(bots)} bots: name one speed for all, one per seat ({shape.seats}), "
+            f"or one per seat of every table ({shape.tables * shape.seats})",
+            "--bots",
+        )
+    for table in range(1, shape.tables + 1):
+        log = table_log(run.out, plan, table)
+        for output in (log, *(receipt_paths(log, shape.seats) if run.receipts else ())):
+            if output.exists() or output.is_symlink():
+                raise TournamentUsageError(
+                    f"{output} exists: a log or receipts file is never overwritten; "
+                    "choose another folder",
+                    "--out",
+                )
+    key = run.signing_key()
+    try:
+        played = simulate_tournament(
+            run.out,
+            plan,
+            run.secret,
+            bots,
+            run.seed,
+            key,
+            on_table=reporter.table_played,
+            receipts=run.receipts,
+        )
+    except OSError as error:
+        shown = printable(str(run.out))
+        raise SimulationUnwritable(f"cannot write to {shown}: {error.strerror}") from error
+    reporter.simulated(run, played)
+    return played
