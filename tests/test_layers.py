@@ -55,7 +55,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.errors": set(),
     "racing_demon.wording": set(),
     "racing_demon.game": _GAME,  # the rules core: no click, jsonschema, cryptography, log
-    "racing_demon.files": {"racing_demon.files", *_ERRORS},
+    # Issue 30, point 2: the output writer a server calls too names its file printably.
+    "racing_demon.files": {"racing_demon.files", "racing_demon.printing", *_ERRORS},
     "racing_demon.printing": set(),  # escapes hostile text: the standard library only
     "racing_demon.schema": _EDGES,
     "racing_demon.profiles": {"racing_demon.profiles", *_GAME, *_EDGES},
