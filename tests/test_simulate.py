@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.cli import main, simulate_cmd
+from racing_demon.cli import main, progress
 from racing_demon.game.deal import commitment
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
@@ -440,7 +440,7 @@ def test_a_terminal_gets_a_progress_bar(
     tmp_path: Path, keys: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     terminal = _Terminal()
-    monkeypatch.setattr(simulate_cmd, "sys", SimpleNamespace(stderr=terminal))
+    monkeypatch.setattr(progress, "sys", SimpleNamespace(stderr=terminal))
     result = run(
         "--players", 2, "--seed", "bar", "--signing-key", keys / "table.key",
         "--out", tmp_path / "game.jsonl",
