@@ -30,7 +30,6 @@ from racing_demon.game.deal import commitment
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import raw_public_bytes, save_key_pair
-from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import (
     BUILT_IN,
     builtin_document,
@@ -571,10 +570,11 @@ def test_a_simulation_run_in_the_library_prints_and_writes_what_the_command_does
             hands=2,
             out=str(here),
         )
-        code = run_simulation(run_here, simulation_reporter_named(name, printed))
+        played = run_simulation(run_here, simulation_reporter_named(name, printed))
         command = run(*args, "--signing-key", keys / "table.key", "--player-keys", keys,
                       "--out", by_command, *(["--json"] if name == "json" else []))  # fmt: skip
-        assert (code, printed.err) == (command.exit_code, command.stderr) == (ExitCode.OK, "")
+        assert (command.exit_code, printed.err, command.stderr) == (0, "", "")
+        assert played.path == here and played.match.played <= 2
         shown = printed.out.replace(str(here.parent), str(by_command.parent))
         assert shown == command.stdout.replace(str(keys / "table.pub"), "table.pub")
         written = sorted(path.name for path in here.parent.iterdir())
@@ -642,7 +642,7 @@ key = Ed25519PrivateKey.from_private_bytes(bytes([3]) * 32)
 log = Path({str(tmp_path / "game.jsonl")!r})
 played = SimulationRun(rules=load_rules("table"), players=2, bots=(HARD,), seed="server",
                        table_key=lambda: key, hands=1, out=str(log))
-print("simulated", int(run_simulation(played, simulation_reporter_named("json"))))
+print("simulated", run_simulation(played, simulation_reporter_named("json")).match.played)
 verified = BatchRun(logs=[str(log)], settings=Settings(table_key=raw_public_bytes(key)),
                     report=str(log.with_name("report.jsonl")))
 print("verified", int(run_batch(verified, reporter_named("json"))))
@@ -651,8 +651,8 @@ assert "click" not in {{name.split(".")[0] for name in sys.modules if sys.module
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[-1] == "verified 0" and "simulated 0" in lines
-    document = json.loads(done.stdout[: done.stdout.index("simulated 0")])
+    assert lines[-1] == "verified 0" and "simulated 1" in lines
+    document = json.loads(done.stdout[: done.stdout.index("simulated 1")])
     assert document["format"] == "racing-demon/simulation-report/v1" and document["played"] == 1
     report = json.loads((tmp_path / "report.jsonl").read_text())
     assert report["verdict"] == "verified"

@@ -31,7 +31,6 @@ from racing_demon.files import STDOUT, Output, OutputWriter
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import KeyFileError, load_private_key
-from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.profiles import (
     BUILT_IN,
@@ -108,9 +107,10 @@ Progress = Callable[[], AbstractContextManager[Callable[[float], None] | None]]
 
 def run_simulation(
     run: SimulationRun, reporter: SimulationReporter, *, progress: Progress | None = None
-) -> ExitCode:
+) -> Simulation:
     """Play the match ``run`` describes, write its log (and receipts), report it to
-    ``reporter``, and return the exit code: OK, as every failure raises.
+    ``reporter``, and return it: every failure raises (the command line exits 0 when
+    none did).
 
     Raises SimulationUsageError before anything is played (and before any key is asked
     for) when the settings do not fit or an output exists; SimulationUnwritable when the
@@ -144,7 +144,7 @@ def run_simulation(
     if run.out == STDOUT:
         result = _played_to_stdout(play)
         reporter.played(result, run.public_key, to_stderr=True)
-        return ExitCode.OK
+        return result
     try:
         result = play(log, keep_receipts=receipts)
     except FileExistsError as error:
@@ -157,7 +157,7 @@ def run_simulation(
             f"cannot write {printable(run.out)}: {error.strerror}"
         ) from error
     reporter.played(result, run.public_key, to_stderr=False)
-    return ExitCode.OK
+    return result
 
 
 def _checked(
