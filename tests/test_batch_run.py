@@ -13,14 +13,11 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import TracebackType
-from typing import BinaryIO
 
 import pytest
 from test_batch import PINNED, batch, game, pub, run
 
 from racing_demon.batch import BatchRun, BatchUsageError, run_batch
-from racing_demon.files import Output
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.batch import REPORTERS, reporter_named
@@ -47,35 +44,6 @@ class Printed:
             self.out += _ANSI.sub("", text) + "\n"
 
 
-class Lines:
-    """A ``--report`` file written line by line and kept only when whole: the smallest
-    writer a server could give (the command line gives its OutputWriter)."""
-
-    def __init__(self, output: Output, option: str) -> None:
-        self.output = output
-        self.incomplete = False
-        self._stream: BinaryIO | None = None
-
-    def __enter__(self) -> Lines:
-        self._stream = self.output.open()
-        return self
-
-    def write(self, data: bytes) -> None:
-        assert self._stream is not None
-        self._stream.write(data)
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if kind is None and not self.incomplete:
-            self.output.commit()
-        else:
-            self.output.discard()
-
-
 def test_a_batch_run_in_the_library_prints_and_writes_what_the_command_does(
     batch: Path, pub: Path, tmp_path: Path
 ) -> None:
@@ -86,7 +54,7 @@ def test_a_batch_run_in_the_library_prints_and_writes_what_the_command_does(
     )
     printed = Printed()
     here = BatchRun(logs=[str(batch)], settings=PINNED, jobs=1, report=str(tmp_path / "lib.jsonl"))
-    returned = run_batch(here, reporter_named("text", echo=printed), open_output=Lines)
+    returned = run_batch(here, reporter_named("text", echo=printed))
     assert (returned, printed.out, printed.err) == (code, out, err)
     assert returned is ExitCode.NO and re.search(r"\n  all +5  exit 1\n$", out)
     assert (tmp_path / "lib.jsonl").read_bytes() == (tmp_path / "cli.jsonl").read_bytes()
@@ -101,7 +69,7 @@ def test_one_sample_log_prints_as_the_command_prints_it(name: str) -> None:
     printed = Printed()
     settings = Settings(table_key=raw_public_bytes(load_public_key(key)))
     reporter = reporter_named(name, Verbosity.NORMAL, printed)
-    returned = run_batch(BatchRun(logs=[str(log)], settings=settings), reporter, open_output=Lines)
+    returned = run_batch(BatchRun(logs=[str(log)], settings=settings), reporter)
     assert (returned, printed.out, printed.err) == (code, out, err)
     assert returned is ExitCode.OK and "VERIFIED" in out.upper() and err == ""
 
@@ -114,14 +82,12 @@ def test_a_run_whose_options_contradict_is_refused_naming_them(batch: Path) -> N
         run_batch(
             BatchRun(logs=[str(batch)], settings=PINNED, resume=True),
             reporter_named("text", echo=printed),
-            open_output=Lines,
         )
     assert refused.value.option is None and printed.out == printed.err == ""
     with pytest.raises(BatchUsageError, match="is also an input") as refused:
         run_batch(
             BatchRun(logs=[str(batch)], settings=PINNED, report=str(batch / "a-good.jsonl")),
             reporter_named("json", echo=printed),
-            open_output=Lines,
         )
     assert refused.value.option == "--report"
     code, _, err = run("verify", batch, "--report", batch / "a-good.jsonl")
@@ -139,7 +105,7 @@ def test_a_resumed_run_in_the_library_reuses_what_the_command_wrote(
     written = report.read_bytes()
     printed = Printed()
     again = BatchRun(logs=[str(batch)], settings=PINNED, report=str(report), resume=True)
-    returned = run_batch(again, reporter_named("text", echo=printed), open_output=Lines)
+    returned = run_batch(again, reporter_named("text", echo=printed))
     assert (returned, printed.out) == first[:2]
     assert printed.err == f"resumed: 5 of 5 verdicts reused from {report}\n"
     assert report.read_bytes() == written  # every verdict reused, nothing appended

@@ -97,6 +97,7 @@ def test_verifying_a_valid_log_loads_no_jsonschema_and_no_other_command() -> Non
         "racing_demon.cli.verify_cmd",
         "racing_demon.cli.options",
         "racing_demon.cli.output",
+        "racing_demon.cli.progress",
     }
 
 

@@ -55,7 +55,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.errors": set(),
     "racing_demon.wording": set(),
     "racing_demon.game": _GAME,  # the rules core: no click, jsonschema, cryptography, log
-    "racing_demon.files": {"racing_demon.files", *_ERRORS},
+    # Issue 30, point 2: the output writer a server calls too names its file printably.
+    "racing_demon.files": {"racing_demon.files", "racing_demon.printing", *_ERRORS},
     "racing_demon.printing": set(),  # escapes hostile text: the standard library only
     "racing_demon.schema": _EDGES,
     "racing_demon.profiles": {"racing_demon.profiles", *_GAME, *_EDGES},
@@ -325,6 +326,13 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.report_document", 30, "racing_demon.report.verify"),
         ("racing_demon.table.submissions", 31, "racing_demon.verify"),
         ("racing_demon.tournament.plan_document", 32, "racing_demon.tournament.plan"),
+        # Issue 30, point 2: "a game server can call every use case without click": the
+        # batch's and the simulation's use cases import neither click nor their reporters.
+        ("racing_demon.batch.run", 35, "click"),  # two rules
+        ("racing_demon.sim.run", 36, "click"),  # two rules
+        ("racing_demon.sim.run", 37, "racing_demon.report.simulation"),
+        ("racing_demon.files", 38, "racing_demon.cli.output"),  # two rules
+        ("racing_demon.sim.run", 40, "racing_demon.outcomes"),  # a row above the table's
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -345,13 +353,15 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.viewer.model", 29, "racing_demon.report_document"),
         ("racing_demon.table.start", 33, "racing_demon.verify"),
         ("racing_demon.tournament.plan", 34, "racing_demon.tournament.plan_document"),
+        ("racing_demon.files", 39, "racing_demon.printing"),
         # Issue 30, point 2: the tournament's use cases run without click, below their
         # reporters, which are passed in.
-        ("racing_demon.tournament.organise", 35, "racing_demon.report.tournament"),
-        ("racing_demon.tournament.score_run", 36, "click"),  # two rules
-        ("racing_demon.tournament.outputs", 37, "racing_demon.tournament.plan"),
-        ("racing_demon.report.tournament", 38, "racing_demon.tournament.organise"),
-        ("racing_demon.tournament.simulate", 39, "racing_demon.tournament.outputs"),
+        ("racing_demon.tournament.organise", 41, "racing_demon.report.tournament"),
+        ("racing_demon.tournament.score_run", 42, "click"),  # two rules
+        ("racing_demon.tournament.outputs", 43, "racing_demon.tournament.plan"),
+        ("racing_demon.report.tournament", 44, "racing_demon.tournament.organise"),
+        ("racing_demon.tournament.simulate", 45, "racing_demon.tournament.outputs"),
     ]
-    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21, 25, 25, 26, 30, 31, 32, 35, 36, 36, 37]
+    broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21, 25, 25, 26, 30, 31, 32]
+    broken += [35, 35, 36, 36, 37, 38, 38, 40, 41, 42, 42, 43]
     assert [line for _, line, _, _ in broken_rules(imports)] == broken

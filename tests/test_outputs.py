@@ -22,9 +22,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from racing_demon.batch import iter_verified
+from racing_demon.batch import BatchRun, iter_verified, run_batch
 from racing_demon.cli import main
-from racing_demon.files import NotRegularFileError, Output, OutputError, open_regular
+from racing_demon.files import (
+    NotRegularFileError,
+    Output,
+    OutputError,
+    OutputWriter,
+    WriteFailed,
+    open_regular,
+)
+from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.report.batch import reporter_named
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings, Verdict
 
@@ -215,6 +224,23 @@ def test_a_report_on_a_full_device_is_one_line_and_exit_2() -> None:
         "Error: cannot write --report /dev/full: No space left on device"
     )
     assert "Traceback" not in done.stderr
+
+
+def test_the_library_writer_fails_in_the_words_the_command_prints() -> None:
+    """Issue 30, point 2: "a game server can call every use case without click": the
+    report file's writer is the library's (``files.OutputWriter``), and a write that
+    fails is a ``WriteFailed`` in the one line the command prints after "Error: "."""
+    run = BatchRun(
+        logs=[str(GAME)],
+        settings=Settings(table_key=raw_public_bytes(load_public_key(KEY))),
+        report="/dev/full",
+    )
+    with pytest.raises(WriteFailed) as failed:
+        run_batch(run, reporter_named("text", echo=lambda text, to_stderr: None))
+    assert str(failed.value) == "cannot write --report /dev/full: No space left on device"
+    writer = OutputWriter(Output.named("/dev/full", replace=True), "-o")
+    with pytest.raises(WriteFailed, match=r"^cannot write -o /dev/full: No space left"), writer:
+        writer.write(b"x" * 10)
 
 
 @pytest.mark.slow

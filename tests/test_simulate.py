@@ -11,6 +11,8 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
@@ -23,14 +25,21 @@ import pytest
 from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.cli import main, simulate_cmd
+from racing_demon.cli import main, progress
 from racing_demon.game.deal import commitment
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.log.keys import raw_public_bytes, save_key_pair
-from racing_demon.profiles import BUILT_IN, builtin_document, custom_variant, rules_from_document
-from racing_demon.report.simulation import summary_text
+from racing_demon.profiles import (
+    BUILT_IN,
+    builtin_document,
+    custom_variant,
+    load_rules,
+    rules_from_document,
+)
+from racing_demon.report.simulation import REPORTERS, simulation_reporter_named, summary_text
 from racing_demon.sim.bots import BOTS, EASY, HARD, NORMAL, BotProfile
+from racing_demon.sim.run import SimulationRun, SimulationUsageError, run_simulation
 from racing_demon.sim.simulate import (
     TICK_MS,
     Latency,
@@ -440,7 +449,7 @@ def test_a_terminal_gets_a_progress_bar(
     tmp_path: Path, keys: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     terminal = _Terminal()
-    monkeypatch.setattr(simulate_cmd, "sys", SimpleNamespace(stderr=terminal))
+    monkeypatch.setattr(progress, "sys", SimpleNamespace(stderr=terminal))
     result = run(
         "--players", 2, "--seed", "bar", "--signing-key", keys / "table.key",
         "--out", tmp_path / "game.jsonl",
@@ -519,3 +528,137 @@ def test_simulate_help_has_examples() -> None:
     assert "Examples:" in output and "--player-keys" in output and "--durable" in output
     code, output = invoke("--help")
     assert "simulate" in output
+
+
+# --- the use case, without click ---------------------------------------------------------------
+
+
+class _Printed:
+    """An ``echo`` that keeps what each stream got."""
+
+    def __init__(self) -> None:
+        self.out = self.err = ""
+
+    def __call__(self, text: str, to_stderr: bool) -> None:
+        if to_stderr:
+            self.err += text + "\n"
+        else:
+            self.out += text + "\n"
+
+
+def test_a_simulation_run_in_the_library_prints_and_writes_what_the_command_does(
+    tmp_path: Path, keys: Path
+) -> None:
+    """Issue 30, point 2: "Move the use cases down ... text and JSON reporters chosen by
+    name ... a game server can call every use case without click". The use case, given its
+    keys in memory, writes the log and receipts the command writes and prints its words."""
+    args = ["--players", 3, "--bots", "easy,normal,hard", "--seed", "cup", "--hands", 2]
+    by_command = tmp_path / "cli" / "cup.jsonl"
+    by_command.parent.mkdir()
+    for name in REPORTERS:
+        printed = _Printed()
+        here = tmp_path / name / "cup.jsonl"
+        here.parent.mkdir()
+        run_here = SimulationRun(
+            rules=load_rules("table"),
+            players=3,
+            bots=(EASY, NORMAL, HARD),
+            seed="cup",
+            table_key=lambda: TABLE_KEY,
+            public_key="table.pub",
+            player_keys=lambda seats: PLAYER_KEYS[:seats],
+            hands=2,
+            out=str(here),
+        )
+        played = run_simulation(run_here, simulation_reporter_named(name, printed))
+        command = run(*args, "--signing-key", keys / "table.key", "--player-keys", keys,
+                      "--out", by_command, *(["--json"] if name == "json" else []))  # fmt: skip
+        assert (command.exit_code, printed.err, command.stderr) == (0, "", "")
+        assert played.path == here and played.match.played <= 2
+        shown = printed.out.replace(str(here.parent), str(by_command.parent))
+        assert shown == command.stdout.replace(str(keys / "table.pub"), "table.pub")
+        written = sorted(path.name for path in here.parent.iterdir())
+        assert written == ["cup.jsonl", *(f"cup.seat{seat}.receipts.jsonl" for seat in range(3))]
+        for path in here.parent.iterdir():
+            assert path.read_bytes() == (by_command.parent / path.name).read_bytes()
+            (by_command.parent / path.name).unlink()
+
+
+def test_a_simulation_that_cannot_be_played_is_refused_before_any_key_is_asked_for(
+    tmp_path: Path,
+) -> None:
+    """The checks the command made are the use case's: a server meets them too, as a
+    SimulationUsageError naming the option (the command line's exit 2), and the key
+    sources (a passphrase prompt on the command line) are never asked."""
+    (tmp_path / "game.seat1.receipts.jsonl").write_text("precious\n")
+
+    def no_key() -> Ed25519PrivateKey:
+        raise AssertionError("the key was asked for")
+
+    base = SimulationRun(
+        rules=load_rules("nertz"),
+        players=2,
+        bots=(EASY,),
+        seed="s",
+        table_key=no_key,
+        out=str(tmp_path / "game.jsonl"),
+    )
+    refusals = [
+        (replace(base, bots=(EASY, EASY, EASY)), "--bots", "3 bots for 2 players"),
+        (replace(base, players=5), "--players", "profile 'nertz' is for 2 to 4 players"),
+        (replace(base, hands=0), "--hands", "a match has 1 to"),
+        (replace(base, out="-", receipts=True), "--out", "--out - has none"),
+        (base, "--out", "game.seat1.receipts.jsonl exists"),
+    ]
+    for refused, option, message in refusals:
+        with pytest.raises(SimulationUsageError, match=re.escape(message)) as error:
+            run_simulation(refused, simulation_reporter_named("text", _Printed()))
+        assert error.value.option == option
+    with pytest.raises(SimulationUsageError, match="--json would print") as error:
+        run_simulation(replace(base, out="-"), simulation_reporter_named("json", _Printed()))
+    assert error.value.option is None
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["game.seat1.receipts.jsonl"]
+
+
+def test_a_server_calls_the_batch_and_the_simulation_without_click(tmp_path: Path) -> None:
+    """Issue 30, point 2: "a game server can call every use case without click". In a
+    process where click cannot be imported, the simulation writes a log and the batch
+    verifies it, each through the library alone."""
+    script = f"""
+import sys
+sys.modules["click"] = None  # any import of click now fails
+from pathlib import Path
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from racing_demon.batch import BatchRun, run_batch
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.profiles import load_rules
+from racing_demon.report.batch import reporter_named
+from racing_demon.report.simulation import simulation_reporter_named
+from racing_demon.sim.bots import HARD
+from racing_demon.sim.run import SimulationRun, run_simulation
+from racing_demon.verify import Settings
+
+key = Ed25519PrivateKey.from_private_bytes(bytes([3]) * 32)
+log = Path({str(tmp_path / "game.jsonl")!r})
+played = SimulationRun(rules=load_rules("table"), players=2, bots=(HARD,), seed="server",
+                       table_key=lambda: key, hands=1, out=str(log))
+print("simulated", run_simulation(played, simulation_reporter_named("json")).match.played)
+verified = BatchRun(logs=[str(log)], settings=Settings(table_key=raw_public_bytes(key)),
+                    report=str(log.with_name("report.jsonl")))
+print("verified", int(run_batch(verified, reporter_named("json"))))
+assert "click" not in {{name.split(".")[0] for name in sys.modules if sys.modules[name]}}
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "verified 0" and "simulated 1" in lines
+    document = json.loads(done.stdout[: done.stdout.index("simulated 1")])
+    assert document["format"] == "racing-demon/simulation-report/v1" and document["played"] == 1
+    report = json.loads((tmp_path / "report.jsonl").read_text())
+    assert report["verdict"] == "verified"
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "game.jsonl",
+        "game.seat0.receipts.jsonl",
+        "game.seat1.receipts.jsonl",
+        "report.jsonl",
+    ]

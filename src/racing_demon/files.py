@@ -10,7 +10,9 @@ Every file the package reads or writes goes through here (docs/threat-model.md Â
 - ``Output`` creates an output without ever replacing an existing regular file unless
   asked (``replace``), and then only once the new contents are complete, so a failed
   write leaves the old file as it was. ``refuse_inputs`` refuses an output that is one
-  of the command's inputs, before anything is read.
+  of the command's inputs, before anything is read. ``OutputWriter`` writes one line by
+  line, for any caller (the command line, a server): a write that fails is a
+  ``WriteFailed`` naming the option and the file.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 from typing import BinaryIO, Final
 
 from racing_demon.errors import RacingDemonError
+from racing_demon.printing import printable
 from racing_demon.wording import plural
 
 STDOUT: Final = "-"
@@ -290,3 +294,77 @@ def refuse_inputs(output: Output, inputs: Iterable[Path]) -> None:
             raise OutputError(
                 f"the output {output.path} is also an input ({path}): it would be destroyed"
             )
+
+
+class WriteFailed(RacingDemonError):
+    """An output that could not be written (a full disk, a closed device), in one line
+    naming the option and the file: the command line's exit 2."""
+
+
+class OutputWriter:
+    """Writes to an ``Output`` as a context: each ``write`` is flushed at once, so what is
+    written is there even if the caller is then stopped.
+
+    When the context ends normally the output is committed, unless the caller marked it
+    ``incomplete`` (an interrupted batch). A replaced file is replaced only by a complete
+    output: otherwise the old file stays and the new contents are dropped. A new file keeps
+    the whole lines it holds however the context ends, unless a write to it failed; then,
+    or when nothing was written, it is removed. A failed write is a ``WriteFailed``; a
+    reader that closed the pipe is no write error: BrokenPipeError passes through, for the
+    command line to end quietly.
+    """
+
+    def __init__(self, output: Output, option: str) -> None:
+        self.output = output
+        self.incomplete = False
+        self._option = option  # named in messages: "cannot write --report r.jsonl: ..."
+        self._stream: BinaryIO | None = None
+        self._written = self._failed = False
+
+    def __enter__(self) -> OutputWriter:
+        try:
+            self._stream = self.output.open()
+        except OutputError as error:
+            raise WriteFailed(f"{self._option}: {printable(str(error))}") from error
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise self._error(error) from error
+        return self
+
+    def write(self, data: bytes) -> None:
+        assert self._stream is not None
+        try:
+            self._stream.write(data)
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            self._failed = True
+            raise self._error(error) from error
+        self._written = True
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        complete = error is None and not self.incomplete
+        keep_lines = self.output.created and self._written and not self._failed
+        if not (complete or keep_lines):
+            self.output.discard()
+            return
+        try:
+            self.output.commit()
+        except BrokenPipeError:
+            if error is None:
+                raise
+        except OSError as failure:
+            self.output.discard()
+            if error is None:
+                raise self._error(failure) from failure
+
+    def _error(self, error: OSError) -> WriteFailed:
+        why = error.strerror or str(error)
+        return WriteFailed(f"cannot write {self._option} {printable(self.output.shown)}: {why}")

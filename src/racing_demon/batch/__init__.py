@@ -50,7 +50,6 @@ from racing_demon.batch.run import (
     BatchReporter,
     BatchRun,
     BatchUsageError,
-    ReportUnwritable,
     run_batch,
 )
 from racing_demon.batch.summary import Summary
@@ -67,7 +66,6 @@ __all__ = [
     "ClusterError",
     "LogName",
     "ReportCache",
-    "ReportUnwritable",
     "ResumeError",
     "Resumed",
     "Summary",

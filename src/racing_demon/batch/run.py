@@ -10,7 +10,9 @@ decides every word printed; this module decides what happens.
 
 What the caller gets wrong is a ``BatchUsageError`` (the command line's exit 2, naming
 the option when there is one); a cluster that cannot verify is a ``ClusterError``, a
-``--report`` file being resumed that cannot be written a ``ReportUnwritable``.
+``--report`` file that cannot be written a ``files.WriteFailed``. The ``--report`` file is
+written by ``files.OutputWriter``: a new one keeps its whole lines however the run ends, a
+replaced one is replaced only by a whole batch.
 """
 
 from __future__ import annotations
@@ -45,11 +47,14 @@ from racing_demon.files import (
     LogFile,
     Output,
     OutputError,
+    OutputWriter,
+    WriteFailed,
     open_to_append,
     read_standard_input,
     refuse_inputs,
 )
 from racing_demon.outcomes import ExitCode
+from racing_demon.printing import printable
 from racing_demon.verify import Report, Settings, verify_log
 
 _REPORT_OPTION = "--report"
@@ -64,11 +69,6 @@ class BatchUsageError(RacingDemonError):
         self.option = option
 
 
-class ReportUnwritable(RacingDemonError):
-    """The ``--report`` file being resumed could not be written: the logs verified before
-    are reported and in it."""
-
-
 @dataclass(frozen=True, kw_only=True)
 class BatchRun:
     """What to verify and how: ``racing-demon verify``'s options but the reporter's."""
@@ -77,7 +77,9 @@ class BatchRun:
     settings: Settings
     jobs: int | None = None  # processes here; None: every core
     scheduler: str | None = None  # a Dask scheduler's address: verify there, not here
-    scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT
+    # How long to try to reach the scheduler; None: DEFAULT_SCHEDULER_TIMEOUT. Given
+    # without a scheduler, it is refused: it would time nothing.
+    scheduler_timeout: float | None = None
     report: str | None = None  # the --report FILE ("-": standard output)
     replace: bool = False  # --force: replace an existing --report FILE
     resume: bool = False  # --resume: the --report FILE is the cache of its verdicts
@@ -121,36 +123,23 @@ class BatchReporter(Protocol):
         """After the last log, or when the run was interrupted."""
 
 
-class ReportWriter(Protocol):
-    """Writes the ``--report`` file line by line; an ``incomplete`` one is not committed."""
-
-    incomplete: bool
-
-    def write(self, data: bytes) -> None: ...
-
-
 # A context that shows progress and gives what to call after each log, or None: it is
 # given how many logs and whether their lines come out one by one on standard output.
 Progress = Callable[[int, bool], AbstractContextManager[Callable[[], None] | None]]
-OpenOutput = Callable[[Output, str], AbstractContextManager[ReportWriter]]
 
 
 def run_batch(
-    run: BatchRun,
-    reporter: BatchReporter,
-    *,
-    open_output: OpenOutput,
-    progress: Progress | None = None,
+    run: BatchRun, reporter: BatchReporter, *, progress: Progress | None = None
 ) -> ExitCode:
     """Verify the logs ``run`` names, report them to ``reporter``, and return the exit
     code (docs/batch-verification.md): ``batch_exit_code`` of the logs', or INTERRUPTED
     after Ctrl-C, which stops at once and reports what was verified by then.
 
-    ``open_output(output, "--report")`` writes a new or replaced ``--report`` file (the
-    command line's ``OutputWriter``: committed only when whole); ``progress`` shows a
-    progress bar. Raises BatchUsageError before anything is verified when the settings
-    contradict each other or the report file cannot be used; ClusterError when the
-    workers cannot verify; ReportUnwritable when the file resumed cannot be written.
+    ``progress`` shows a progress bar (the command line's, on a terminal). Raises
+    BatchUsageError before anything is verified when the settings contradict each other
+    or the report file cannot be used; ClusterError when the workers cannot verify;
+    WriteFailed when the report file cannot be written (what was verified before is
+    reported, and in it).
     """
     _check(run, reporter)
     from_stdin = STDIN in run.logs
@@ -177,9 +166,9 @@ def run_batch(
     interrupted = False
     reused = 0
     with contextlib.ExitStack() as stack:
-        writer: ReportWriter | None = None
+        writer: OutputWriter | _Appender | None = None
         if report_file is not None:
-            writer = stack.enter_context(open_output(report_file, _REPORT_OPTION))
+            writer = stack.enter_context(OutputWriter(report_file, _REPORT_OPTION))
         elif cache is not None:
             writer = stack.enter_context(_Appender(cache.path, run.report or ""))
         shown_as_they_come = not to_stderr
@@ -212,6 +201,10 @@ def run_batch(
 
 
 def _check(run: BatchRun, reporter: BatchReporter) -> None:
+    if run.scheduler is None and run.scheduler_timeout is not None:
+        raise BatchUsageError(
+            "--scheduler-timeout is how long to wait for --scheduler: give both, or neither"
+        )
     if run.jobs is not None and run.scheduler is not None:
         raise BatchUsageError(
             "--jobs counts processes on this machine: with --scheduler, the cluster's workers do"
@@ -321,9 +314,9 @@ class _Appender:
         if self._stream is not None:
             self._stream.close()
 
-    def _error(self, error: OSError) -> ReportUnwritable:
+    def _error(self, error: OSError) -> WriteFailed:
         why = error.strerror or str(error)
-        return ReportUnwritable(f"cannot write {_REPORT_OPTION} {self._shown}: {why}")
+        return WriteFailed(printable(f"cannot write {_REPORT_OPTION} {self._shown}: {why}"))
 
 
 def _lines(
@@ -344,9 +337,7 @@ def _verified(
             yield from _resumed(names, run, cache, reporter)
             return
         if run.scheduler is not None:
-            reports = iter_verified_on_dask(
-                names, run.settings, run.scheduler, run.scheduler_timeout
-            )
+            reports = iter_verified_on_dask(names, run.settings, run.scheduler, _timeout(run))
         else:
             paths = [name for name in names if isinstance(name, Path)]
             reports = iter_verified(paths, run.settings, run.jobs)
@@ -360,6 +351,10 @@ def _verified(
         ) from error
 
 
+def _timeout(run: BatchRun) -> float:
+    return DEFAULT_SCHEDULER_TIMEOUT if run.scheduler_timeout is None else run.scheduler_timeout
+
+
 def _resumed(
     names: list[LogName], run: BatchRun, cache: ReportCache | None, reporter: BatchReporter
 ) -> Iterator[tuple[Report, str | None]]:
@@ -371,7 +366,7 @@ def _resumed(
         known,
         jobs=run.jobs,
         scheduler=run.scheduler,
-        timeout=run.scheduler_timeout,
+        timeout=_timeout(run),
     )
     with contextlib.closing(done):
         for log in done:

@@ -3,20 +3,23 @@ and write errors reported in one line with exit 2 (docs/threat-model.md §3)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, TypeVar
 
 import click
 
+from racing_demon import files
 from racing_demon.files import (
     STDIN,
     InMemoryLog,
     LogFile,
     Output,
     OutputError,
+    WriteFailed,
     read_standard_input,
     refuse_inputs,
 )
@@ -35,10 +38,14 @@ _STDIN_LOG = "racing_demon.stdin_log"
 _Logs = TypeVar("_Logs", str, Path, tuple[str, ...], Path | None)
 
 
-class OutputFailed(click.ClickException):
-    """An output could not be written (a full disk, a closed device): exit 2."""
+class Unusable(click.ClickException):
+    """What the command cannot use (a Dask cluster out of reach): exit 2, in one line."""
 
     exit_code = ExitCode.UNUSABLE
+
+
+class OutputFailed(Unusable):
+    """An output could not be written (a full disk, a closed device): exit 2."""
 
 
 def note_input(ctx: click.Context, path: Path) -> None:
@@ -101,47 +108,18 @@ def checked_output(
     return output
 
 
-class OutputWriter:
-    """Writes to an ``Output`` as a context: each ``write`` is flushed at once, so what is
-    written is there even if the command is then stopped.
-
-    When the context ends normally the output is committed, unless the command marked it
-    ``incomplete`` (an interrupted batch). A replaced file is replaced only by a complete
-    output: otherwise the old file stays and the new contents are dropped. A new file keeps
-    the whole lines it holds however the command ends, unless a write to it failed; then,
-    or when nothing was written, it is removed. A reader that closed the pipe is no write
-    error: BrokenPipeError passes through, for the command line to end quietly.
-    """
-
-    def __init__(self, output: Output, option: str) -> None:
-        self.output = output
-        self.incomplete = False
-        self._option = option  # named in messages: "cannot write --report r.jsonl: ..."
-        self._stream: BinaryIO | None = None
-        self._written = self._failed = False
+class OutputWriter(files.OutputWriter):
+    """``files.OutputWriter`` for a command: a write that fails ends it with exit 2, in one
+    line naming the option and the file."""
 
     def __enter__(self) -> OutputWriter:
-        try:
-            self._stream = self.output.open()
-        except OutputError as error:
-            raise OutputFailed(f"{self._option}: {printable(str(error))}") from error
-        except BrokenPipeError:
-            raise
-        except OSError as error:
-            raise self._error(error) from error
+        with _failing_as_click_does():
+            super().__enter__()
         return self
 
     def write(self, data: bytes) -> None:
-        assert self._stream is not None
-        try:
-            self._stream.write(data)
-            self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as error:
-            self._failed = True
-            raise self._error(error) from error
-        self._written = True
+        with _failing_as_click_does():
+            super().write(data)
 
     def __exit__(
         self,
@@ -149,21 +127,19 @@ class OutputWriter:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        complete = error is None and not self.incomplete
-        keep_lines = self.output.created and self._written and not self._failed
-        if not (complete or keep_lines):
-            self.output.discard()
-            return
-        try:
-            self.output.commit()
-        except BrokenPipeError:
-            if error is None:
-                raise
-        except OSError as failure:
-            self.output.discard()
-            if error is None:
-                raise self._error(failure) from failure
+        with _failing_as_click_does():
+            super().__exit__(kind, error, traceback)
 
-    def _error(self, error: OSError) -> OutputFailed:
-        why = error.strerror or str(error)
-        return OutputFailed(f"cannot write {self._option} {printable(self.output.shown)}: {why}")
+
+@contextlib.contextmanager
+def _failing_as_click_does() -> Iterator[None]:
+    try:
+        yield
+    except WriteFailed as error:
+        raise OutputFailed(str(error)) from error
+
+
+def echo(text: str, to_stderr: bool) -> None:
+    """The library reporters' ``echo``: ``click.echo``, which strips their colour off a
+    stream that is no terminal unless ``--color`` says otherwise."""
+    click.echo(text, err=to_stderr)

@@ -1,14 +1,10 @@
-"""``racing-demon simulate``: computer players play a whole match and sign its log."""
+"""``racing-demon simulate``: computer players play a whole match and sign its log; the
+use case is ``racing_demon.sim.run.run_simulation``."""
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import json
 import re
-import sys
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -22,32 +18,21 @@ from racing_demon.cli.options import (
     rules_option,
     signing_key_option,
 )
-from racing_demon.cli.output import OutputWriter, checked_output
-from racing_demon.files import STDOUT
+from racing_demon.cli.output import echo
+from racing_demon.cli.progress import simulation_progress
 from racing_demon.game.rules import MAX_HANDS, Rules
-from racing_demon.game.scoring import Match
-from racing_demon.log.keys import KeyFileError, load_private_key
 from racing_demon.outcomes import ExitCode
-from racing_demon.printing import printable
-from racing_demon.profiles import (
-    BUILT_IN,
-    CUSTOM_SUFFIX,
-    builtin_named,
-    custom_variant,
-    differences_from_builtin,
-    rules_from_document,
-)
-from racing_demon.report.simulation import simulation_document, summary_text
+from racing_demon.report.simulation import simulation_reporter_named
 from racing_demon.sim.bots import BOTS, BotProfile
-from racing_demon.sim.simulate import (
-    TICK_MS,
-    Latency,
-    Simulation,
-    SimulationSeed,
-    receipt_paths,
-    simulate,
+from racing_demon.sim.run import (
+    SimulationRun,
+    SimulationUnwritable,
+    SimulationUsageError,
+    run_simulation,
+    seat_keys,
 )
-from racing_demon.wording import plural
+from racing_demon.sim.run import public_key_hint as public_key_hint  # tournament simulate's too
+from racing_demon.sim.simulate import TICK_MS, Latency, SimulationSeed
 
 _LATENCY = re.compile(r"([0-9]{1,5})(?:/([0-9]{1,5}))?")
 
@@ -89,6 +74,13 @@ def _latencies(
             raise click.BadParameter(f"jitter {jitter} ms is above the mean {mean} ms", ctx, param)
         latencies.append(Latency(mean, jitter))
     return tuple(latencies)
+
+
+def _given(ctx: click.Context, param: click.Parameter, value: bool) -> bool | None:
+    """The value given on the command line, or None for the default: the use case keeps
+    receipts beside a LOG by default, and refuses --receipts with --out -."""
+    given = ctx.get_parameter_source(param.name or "") is click.core.ParameterSource.COMMANDLINE
+    return value if given else None
 
 
 @click.command(
@@ -177,6 +169,7 @@ Examples:
     "--receipts/--no-receipts",
     default=True,
     show_default=True,
+    callback=_given,
     help="Keep each seat's receipts beside LOG, as its client would: "
     "LOG-STEM.seatN.receipts.jsonl (check them with audit --receipts).",
 )
@@ -203,7 +196,7 @@ def simulate_command(
     latencies: tuple[Latency, ...] | None,
     tick_ms: int,
     durable: bool,
-    receipts: bool,
+    receipts: bool | None,
     out: str,
     as_json: bool,
 ) -> None:
@@ -224,186 +217,44 @@ def simulate_command(
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
-    if len(bots) == 1:
-        bots *= players
-    if len(bots) != players:
-        raise click.BadParameter(
-            f"{plural(len(bots), 'bot')} for {plural(players, 'player')}: name one speed per "
-            "seat, or one for all",
-            param_hint="--bots",
-        )
-    if latencies is not None and len(latencies) == 1:
-        latencies *= players
-    if latencies is not None and len(latencies) != players:
-        raise click.BadParameter(
-            f"{plural(len(latencies), 'latency', 'latencies')} for {plural(players, 'player')}",
-            param_hint="--latency",
-        )
-    if not rules.min_players <= players <= rules.max_players:
-        raise click.BadParameter(
-            f"profile {rules.name!r} is for {rules.min_players} to {rules.max_players} players",
-            param_hint="--players",
-        )
-    if rules.name in BUILT_IN and builtin_named(rules) is None:
-        # The table refuses to write such a genesis (RESERVED_RULES_NAME): say so up front.
-        changed = "; ".join(differences_from_builtin(rules) or ())
-        raise click.BadParameter(
-            f"the rules are named like the built-in profile {rules.name!r} but are not it "
-            f"({changed}): a built-in name is reserved for that very profile; name them "
-            f"{rules.name + CUSTOM_SUFFIX!r}",
-            param_hint="--rules",
-        )
-    if hands is not None:
-        rules = _with_max_hands(rules, hands)
-    if out == STDOUT and as_json:
-        raise click.UsageError(
-            "--out - writes the log to standard output, where --json would print its "
-            "document too: give --out FILE with --json"
-        )
-    receipts_asked = (
-        click.get_current_context().get_parameter_source("receipts")
-        is click.core.ParameterSource.COMMANDLINE
+    run = SimulationRun(
+        rules=rules,
+        players=players,
+        bots=bots,
+        seed=seed,
+        table_key=lambda: private_key_from(
+            signing_key, passphrase_file, ask_passphrase, "--signing-key"
+        ),
+        public_key=public_key_hint(signing_key),
+        player_keys=_seat_keys_in(player_keys, player_passphrase_file),
+        hands=hands,
+        latencies=latencies,
+        tick_ms=tick_ms,
+        durable=durable,
+        receipts=receipts,
+        out=out,
     )
-    if out == STDOUT and receipts and receipts_asked:
-        raise click.BadParameter(
-            "--receipts keeps files beside LOG, and --out - has none: give --out FILE, "
-            "or --no-receipts",
-            param_hint="--out",
-        )
-    log = Path(out)
-    if out != STDOUT:
-        for output in (log, *(receipt_paths(log, players) if receipts else ())):
-            if output.exists() or output.is_symlink():
-                raise click.BadParameter(
-                    f"{printable(str(output))} exists: a log or receipts file is never "
-                    "overwritten; choose another path",
-                    param_hint="--out",
-                )
-    key = private_key_from(signing_key, passphrase_file, ask_passphrase, "--signing-key")
-    seat_keys = (
-        None if player_keys is None else _seat_keys(player_keys, players, player_passphrase_file)
-    )
-
-    def play(log: Path, *, keep_receipts: bool) -> Simulation:
-        with _progress(rules) as on_hand:
-            return simulate(
-                log,
-                rules,
-                bots,
-                seed,
-                key,
-                player_keys=seat_keys,
-                latencies=latencies,
-                tick_ms=tick_ms,
-                durable=durable,
-                on_hand=on_hand,
-                receipts=keep_receipts,
-            )
-
-    if out == STDOUT:
-        _simulate_to_stdout(play, public_key_hint(signing_key))
-        return
+    reporter = simulation_reporter_named("json" if as_json else "text", echo)
     try:
-        result = play(log, keep_receipts=receipts)
-    except FileExistsError as error:
-        shown = printable(str(error.filename or log))
-        raise click.BadParameter(
-            f"{shown} exists: a log or receipts file is never overwritten",
-            param_hint="--out",
-        ) from error
-    except OSError as error:
-        click.echo(f"cannot write {printable(out)}: {error.strerror}", err=True)
+        run_simulation(run, reporter, progress=simulation_progress)
+    except SimulationUsageError as error:
+        if error.option is None:
+            raise click.UsageError(str(error)) from error
+        raise click.BadParameter(str(error), param_hint=error.option) from error
+    except SimulationUnwritable as error:
+        click.echo(str(error), err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error
-    if as_json:
-        document = simulation_document(result, public_key_hint(signing_key))
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-        return
-    click.echo(summary_text(result, public_key_hint(signing_key)))
 
 
-def _simulate_to_stdout(play: Callable[..., Simulation], public_key: str) -> None:
-    """``--out -``: the match is played into a file of a fresh temporary folder (the table
-    writes, flushes and rereads a real file), then copied to standard output, so a match
-    that fails writes nothing there. The summary goes to standard error, out of the log's
-    way; receipts would have no LOG to sit beside."""
-    with contextlib.ExitStack() as stack:
-        # Only the temporary file's errors here: standard output's are the writer's.
-        try:
-            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="racing-demon-"))
-            log = Path(folder, "simulated.jsonl")
-            result = play(log, keep_receipts=False)
-        except OSError as error:
-            why = error.strerror or str(error)
-            click.echo(f"cannot write the temporary log of --out -: {why}", err=True)
-            raise SystemExit(ExitCode.UNUSABLE) from error
-        with (
-            OutputWriter(
-                checked_output(STDOUT, replace=False, inputs=(), param_hint="--out"), "--out"
-            ) as writer,
-            log.open("rb") as stream,
-        ):
-            while chunk := stream.read(_COPY_CHUNK):
-                writer.write(chunk)
-    shown = dataclasses.replace(result, path=Path(STDOUT))  # piped on: `verify -` reads it
-    click.echo(summary_text(shown, public_key), err=True)
+def _seat_keys_in(
+    directory: Path | None, passphrase_file: Path | None
+) -> Callable[[int], list[Ed25519PrivateKey]] | None:
+    """``--player-keys DIR``: the seats' keys, read when the use case asks for them."""
+    if directory is None:
+        return None
 
+    def keys(players: int) -> list[Ed25519PrivateKey]:
+        passphrase = None if passphrase_file is None else read_passphrase(passphrase_file)
+        return seat_keys(directory, players, passphrase)
 
-_COPY_CHUNK = 1024 * 1024
-
-
-def _with_max_hands(rules: Rules, hands: int) -> Rules:
-    """The profile as a variant whose match ends after ``hands`` hands at most: a built-in
-    profile so altered is no longer that profile, and is named ``<name>-custom``."""
-    document = rules.to_document()
-    document["match"]["max_hands"] = hands  # --hands has the schema's range: it validates
-    return custom_variant(rules_from_document(document))
-
-
-def _seat_keys(
-    directory: Path, players: int, passphrase_file: Path | None
-) -> list[Ed25519PrivateKey]:
-    """``DIR/seat0.key`` … one private key per seat."""
-    passphrase = None if passphrase_file is None else read_passphrase(passphrase_file)
-    keys = []
-    for seat in range(players):
-        path = directory / f"seat{seat}.key"
-        try:
-            keys.append(load_private_key(path, passphrase))
-        except KeyFileError as error:
-            make = f"racing-demon keygen seat{seat} --dir {directory}"
-            hint = f" (make it with: {make})" if not path.exists() else ""
-            raise click.BadParameter(f"{error}{hint}", param_hint="--player-keys") from error
     return keys
-
-
-def public_key_hint(private: Path) -> str:
-    public = private.with_suffix(".pub")
-    return str(public) if private.suffix == ".key" and public.exists() else "TABLE.pub"
-
-
-_PROGRESS_STEPS = 1000
-
-
-@contextlib.contextmanager
-def _progress(rules: Rules) -> Iterator[Callable[[Match], None] | None]:
-    """A progress bar on standard error, only if it is a terminal: the leader's total
-    towards the target, or the hands towards the limit, whichever is further."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    with click.progressbar(length=_PROGRESS_STEPS, label="simulating", file=sys.stderr) as bar:
-        shown = 0
-
-        def on_hand(match: Match) -> None:
-            nonlocal shown
-            done = 0.0
-            if rules.target is not None:
-                done = max(0, max(match.totals)) / rules.target
-            if rules.max_hands is not None:
-                done = max(done, match.played / rules.max_hands)
-            step = min(_PROGRESS_STEPS, round(done * _PROGRESS_STEPS))
-            if step > shown:
-                bar.update(step - shown)
-                shown = step
-
-        yield on_hand

@@ -1,10 +1,7 @@
-"""``racing-demon verify``: check signed game logs and replay every move."""
+"""``racing-demon verify``: check signed game logs and replay every move; the use case is
+``racing_demon.batch.run_batch``."""
 
 from __future__ import annotations
-
-import contextlib
-import sys
-from collections.abc import Callable, Iterator
 
 import click
 
@@ -13,7 +10,6 @@ from racing_demon.batch import (
     BatchRun,
     BatchUsageError,
     ClusterError,
-    ReportUnwritable,
     dask_distributed,
     run_batch,
 )
@@ -28,14 +24,16 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import (
     OutputFailed,
-    OutputWriter,
+    Unusable,
     claim_stdin_log,
+    echo,
     inputs_of,
     log_from_stdin,
 )
+from racing_demon.cli.progress import batch_progress
 from racing_demon.cli.style import verbosity
+from racing_demon.files import WriteFailed
 from racing_demon.log.reader import Limits
-from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.report.batch import reporter_named
 from racing_demon.verify import Settings
@@ -61,10 +59,11 @@ def _scheduler(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
-class _ClusterFailed(click.ClickException):
-    """The workers, here or on a cluster, could not verify: like unreadable input, exit 2."""
-
-    exit_code = ExitCode.UNUSABLE
+def _given(ctx: click.Context, param: click.Parameter, value: float) -> float | None:
+    """The value given on the command line, or None for the default: the use case refuses
+    a --scheduler-timeout given without --scheduler."""
+    given = ctx.get_parameter_source(param.name or "") is click.core.ParameterSource.COMMANDLINE
+    return value if given else None
 
 
 @click.command(
@@ -165,6 +164,7 @@ More:
     default=DEFAULT_SCHEDULER_TIMEOUT,
     show_default=True,
     metavar="SECONDS",
+    callback=_given,
     help="With --scheduler: how long to try to reach it before exiting 2, in one line.",
 )
 @click.option(
@@ -198,7 +198,7 @@ def verify(
     limits: Limits,
     jobs: int | None,
     scheduler: str | None,
-    scheduler_timeout: float,
+    scheduler_timeout: float | None,
     report_name: str | None,
     force: bool,
     resume: bool,
@@ -226,26 +226,20 @@ def verify(
     a log cannot be read; 2 also when an output cannot be written or an option is
     wrong; 130 when interrupted.
     """
-    if table_key is not None and unsafe_unpinned:
+    if table_key is not None and unsafe_unpinned:  # Settings refuses them, in its words
         raise click.UsageError("--unsafe-unpinned contradicts --table-key: give one or the other")
-    timeout_given = ctx.get_parameter_source("scheduler_timeout")
-    if scheduler is None and timeout_given is click.core.ParameterSource.COMMANDLINE:
-        raise click.UsageError(
-            "--scheduler-timeout is how long to wait for --scheduler: give both, or neither"
-        )
-    settings = Settings(
-        table_key=table_key,
-        fast=fast,
-        seed=secret,
-        game_id=game_id,
-        unsafe_unpinned=unsafe_unpinned,
-        limits=limits,
-        rules=rules,
-        required=required,
-    )
     run = BatchRun(
         logs=logs,
-        settings=settings,
+        settings=Settings(
+            table_key=table_key,
+            fast=fast,
+            seed=secret,
+            game_id=game_id,
+            unsafe_unpinned=unsafe_unpinned,
+            limits=limits,
+            rules=rules,
+            required=required,
+        ),
         jobs=jobs,
         scheduler=scheduler,
         scheduler_timeout=scheduler_timeout,
@@ -255,31 +249,16 @@ def verify(
         inputs=inputs_of(ctx),
         read_stdin=lambda: log_from_stdin(limits),
     )
-    reporter = reporter_named("json" if as_json else "text", verbosity(), _echo)
+    reporter = reporter_named("json" if as_json else "text", verbosity(), echo)
     try:
-        code = run_batch(run, reporter, open_output=OutputWriter, progress=_progress)
+        code = run_batch(run, reporter, progress=batch_progress)
     except BatchUsageError as error:
         if error.option is None:
             raise click.UsageError(printable(str(error))) from error
         raise click.BadParameter(printable(str(error)), param_hint=error.option) from error
-    except ReportUnwritable as error:
-        raise OutputFailed(printable(str(error))) from error
+    except WriteFailed as error:
+        raise OutputFailed(str(error)) from error
     except ClusterError as error:
-        raise _ClusterFailed(str(error)) from error
+        raise Unusable(str(error)) from error
     if code:
         raise SystemExit(code)
-
-
-def _echo(text: str, to_stderr: bool) -> None:
-    click.echo(text, err=to_stderr)
-
-
-@contextlib.contextmanager
-def _progress(total: int, shown_as_they_come: bool) -> Iterator[Callable[[], None] | None]:
-    """A progress bar on standard error, only for a batch, when standard error is a
-    terminal and the logs' lines are not already coming out on one."""
-    if total < 2 or not sys.stderr.isatty() or (shown_as_they_come and sys.stdout.isatty()):
-        yield None
-        return
-    with click.progressbar(length=total, label="verifying", file=sys.stderr, show_pos=True) as bar:
-        yield lambda: bar.update(1)

@@ -3,20 +3,21 @@
 ``text`` prints a line per log as it comes and a summary (or one log's whole report);
 ``json`` prints one document at the end. Both write the same ``--report`` lines and the
 same notes on standard error (resumed, interrupted). A caller names one of ``REPORTERS``
-and gives it where to print: ``echo(text, to_stderr)``, which the command line makes
-``click.echo`` and a server anything it likes.
+and gives it where to print: an ``echo(text, to_stderr)`` (``report.echo``), which the
+command line makes ``click.echo`` and a server anything it likes.
 """
 
 from __future__ import annotations
 
 import abc
 import json
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from racing_demon.batch import BatchEnd, cache_entry
 from racing_demon.printing import printable
+from racing_demon.report.echo import Echo as Echo  # report.audit takes both from here
+from racing_demon.report.echo import print_echo as print_echo
 from racing_demon.report.text import Verbosity
 from racing_demon.report.verify import (
     batch_entry,
@@ -28,16 +29,6 @@ from racing_demon.report.verify import (
 from racing_demon.report_document import report_document
 from racing_demon.verify import Report
 from racing_demon.wording import plural
-
-# Prints a text on standard output, or standard error when the flag says so.
-Echo = Callable[[str, bool], None]
-
-
-def print_echo(text: str, to_stderr: bool) -> None:
-    """``Echo`` on this process's streams, for a caller without a command line. The text
-    keeps the reporters' ANSI colour (``report.text``), which ``click.echo`` strips off a
-    stream that is no terminal."""
-    print(text, file=sys.stderr if to_stderr else sys.stdout, flush=True)
 
 
 def cache_line(report: Report, sha256: str | None, key: str) -> str:

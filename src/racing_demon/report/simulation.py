@@ -1,13 +1,17 @@
-"""The report of a simulated match (``racing-demon simulate``): text, and JSON."""
+"""The report of a simulated match (``racing-demon simulate``): text, and JSON, and the
+reporters of ``racing_demon.sim.run.run_simulation`` that print them, chosen by name."""
 
 from __future__ import annotations
 
+import abc
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from racing_demon.files import shown_name
 from racing_demon.game.scoring import Match
 from racing_demon.printing import printable
+from racing_demon.report.echo import Echo, print_echo
 from racing_demon.report.text import shown_seed
 from racing_demon.sim.simulate import SeatReport, Simulation
 from racing_demon.wording import plural
@@ -136,3 +140,41 @@ def simulated_table(result: Simulation) -> dict[str, Any]:
         "played": result.match.played,
         "totals": list(result.match.totals),
     }
+
+
+class Reporter(abc.ABC):
+    """Prints a simulated match where its ``echo`` says."""
+
+    whole_document = False
+
+    def __init__(self, echo: Echo = print_echo) -> None:
+        self._echo = echo
+
+    @abc.abstractmethod
+    def played(self, result: Simulation, public_key: str, *, to_stderr: bool) -> None:
+        """The match played, once its log is written."""
+
+
+class TextReporter(Reporter):
+    """The one-screen summary (``summary_text``)."""
+
+    def played(self, result: Simulation, public_key: str, *, to_stderr: bool) -> None:
+        self._echo(summary_text(result, public_key), to_stderr)
+
+
+class JsonReporter(Reporter):
+    """The JSON document (``simulation_document``), every hand included."""
+
+    whole_document = True
+
+    def played(self, result: Simulation, public_key: str, *, to_stderr: bool) -> None:
+        document = simulation_document(result, public_key)
+        self._echo(json.dumps(document, indent=2, ensure_ascii=False), to_stderr)
+
+
+REPORTERS: dict[str, type[Reporter]] = {"text": TextReporter, "json": JsonReporter}
+
+
+def simulation_reporter_named(name: str, echo: Echo = print_echo) -> Reporter:
+    """The reporter called ``name`` (a key of ``REPORTERS``); KeyError for another."""
+    return REPORTERS[name](echo)
