@@ -8,6 +8,7 @@ name print what the command prints."""
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import os
@@ -52,7 +53,8 @@ from racing_demon.usage import UsageProblem
 from racing_demon.verify import Settings, Verdict
 from racing_demon.viewer.write import ViewRun, WrittenPage, write_view
 
-SAMPLES = Path(__file__).resolve().parents[1] / "sample_games"
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "sample_games"
 LOG = SAMPLES / "table-3p-signed.jsonl"
 TABLE_PUB = SAMPLES / "table.pub"
 TABLE_KEY = raw_public_bytes(load_public_key(TABLE_PUB))
@@ -200,6 +202,70 @@ assert "click" not in [name.split(".")[0] for name in sys.modules if sys.modules
     assert done.stdout.splitlines()[-1] == "codes [0, 0, 0, 0, 0, 0, 0, 1]"
     written = {path.name for path in tmp_path.iterdir()}
     assert written == {"page.html", "table.key", "table.pub", "secret.txt"}
+
+
+# Each command's module, its reporters' module in report/, and its use case's calls.
+COMMANDS = {
+    "replay_cmd": ("replay", {"run_replay"}),
+    "deal_cmd": ("deal", {"run_deal"}),
+    "view_cmd": ("view", {"write_view"}),
+    "recover_cmd": ("recover", {"run_recover"}),
+    "audit_cmd": ("audit", {"run_audit"}),
+    "keygen_cmd": ("keys", {"run_keygen"}),
+    "seed_cmd": ("keys", {"run_seed_new", "run_seed_check"}),
+}
+# What a command module may import from the library besides its use case and reporters:
+# the values its options are read into.
+_OPTION_VALUES = {
+    "racing_demon.files",
+    "racing_demon.game.deal",
+    "racing_demon.game.rules",
+    "racing_demon.log.reader",
+    "racing_demon.outcomes",
+    "racing_demon.usage",
+    "racing_demon.verify",
+}
+_USE_CASES = {
+    "racing_demon.audit_run",
+    "racing_demon.deal_run",
+    "racing_demon.keys_run",
+    "racing_demon.recover_run",
+    "racing_demon.replay_run",
+    "racing_demon.viewer.write",
+}
+
+
+@pytest.mark.parametrize("module", sorted(COMMANDS))
+def test_a_command_is_its_options_and_one_call(module: str) -> None:
+    """Each command function calls its use case once, and the module imports nothing of
+    the library but that, its reporters and the values its options are read into."""
+    reports, use_case = COMMANDS[module]
+    tree = ast.parse((ROOT / "src/racing_demon/cli" / f"{module}.py").read_text("utf-8"))
+    imported = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("racing_demon.")
+    }
+    library = {name for name in imported if not name.startswith("racing_demon.cli.")}
+    assert library - _OPTION_VALUES - _USE_CASES == {f"racing_demon.report.{reports}"}
+    # The click commands: the module's decorated functions (seed's group runs nothing).
+    commands = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.decorator_list and node.name != "seed"
+    ]
+    calls = [
+        [
+            call.func.id
+            for call in ast.walk(command)
+            if isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in use_case
+        ]
+        for command in commands
+    ]
+    assert all(len(made) == 1 for made in calls)
+    assert sorted(made[0] for made in calls) == sorted(use_case)
 
 
 # -- replay ---------------------------------------------------------------------------
