@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from racing_demon.cli import main
 from racing_demon.deal_run import DealRun, Dealt, run_deal
-from racing_demon.files import Output
+from racing_demon.files import InMemoryLog, Output
 from racing_demon.game.deal import MatchSeed, check_reveal, commitment
 from racing_demon.keys_run import (
     KeygenRun,
@@ -164,7 +164,7 @@ from racing_demon.report.replay import replay_reporter_named
 from racing_demon.report.view import view_reporter_named
 from racing_demon.verify import Settings
 from racing_demon.viewer.write import ViewRun, write_view
-from racing_demon.files import Output
+from racing_demon.files import InMemoryLog, Output
 
 @contextmanager
 def open_output(output, option):
@@ -359,6 +359,22 @@ def test_deal_refuses_what_cannot_be_dealt(run: DealRun, option: str | None, wor
     with pytest.raises(UsageProblem, match=words) as refused:
         run_deal(run, kept)
     assert refused.value.option == option and kept.handed == []
+
+
+def test_deal_reads_standard_input_only_once_the_settings_hold() -> None:
+    """As before the move: a usage error comes before a terminal is read from."""
+
+    def unread() -> InMemoryLog:
+        raise AssertionError("standard input was read for a deal refused first")
+
+    with pytest.raises(UsageProblem, match="--log gives the rules"):
+        run_deal(DealRun(log="-", players=3, read_stdin=unread), Kept())
+    kept = Kept()
+    piped = DealRun(log="-", hand=2, read_stdin=lambda: InMemoryLog(LOG.read_bytes()))
+    assert run_deal(piped, kept) is ExitCode.OK
+    [from_stdin] = kept.handed
+    assert run_deal(DealRun(log=LOG, hand=2), kept) is ExitCode.OK
+    assert kept.handed[1] == from_stdin
 
 
 def test_deal_past_the_end_of_a_log_warns_and_deals() -> None:

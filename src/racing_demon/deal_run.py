@@ -15,10 +15,13 @@ never the secret.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
-from racing_demon.files import LogFile, shown_name
+from racing_demon.files import STDIN, LogFile, read_standard_input, shown_name
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import Dealer, MatchSeed, check_reveal, commitment
 from racing_demon.game.rules import Rules
@@ -44,7 +47,10 @@ class DealRun:
     seed: str | None = None  # a plain seed
     secret: bytes | None = None  # a dealer secret
     entropy: tuple[bytes, ...] = ()  # each seat's contribution, in seat order
-    log: LogFile | None = None
+    log: LogFile | str | None = None  # a log, or its name: "-" is standard input
+    # How a log named "-" is read, once the settings are known to hold (the command line
+    # claims standard input first); None: sys.stdin.
+    read_stdin: Callable[[], LogFile] | None = None
     players: int | None = None  # with a seed; the entropy and the log give it
     hand: int = 1
     past_end: bool = False  # with a log: deal a hand it never played, from its seed
@@ -96,7 +102,7 @@ def run_deal(run: DealRun, reporter: DealReporter) -> ExitCode:
         if log is not None:
             if run.rules is not None or players is not None or entropy:
                 raise UsageProblem("--log gives the rules, seats and entropy: give none")
-            return _deal_log(log, secret, run.hand, run.past_end, reporter)
+            return _deal_log(_log_file(log, run), secret, run.hand, run.past_end, reporter)
         if run.past_end:
             raise UsageProblem("--past-end goes with --log: the log's last hand")
         if seed is not None:
@@ -130,6 +136,14 @@ def _dealt(rules: Rules, dealer: Dealer, hand: int, players: int) -> tuple[State
     """The hand ``dealer`` deals ``players`` seats: the laid-out state and the packs."""
     packs = tuple(dealer.pack(hand, seat) for seat in range(players))
     return State.deal(rules, packs, hand, 0), packs
+
+
+def _log_file(log: LogFile | str, run: DealRun) -> LogFile:
+    if log != STDIN:
+        return Path(log) if isinstance(log, str) else log
+    if run.read_stdin is not None:
+        return run.read_stdin()
+    return read_standard_input(sys.stdin.buffer, DEFAULT_LIMITS.max_file_bytes)
 
 
 def _deal_log(

@@ -14,7 +14,7 @@ from racing_demon.cli.options import (
     rules_option,
     secret_option,
 )
-from racing_demon.cli.output import claim_stdin_log, named_log
+from racing_demon.cli.output import claim_stdin_log, log_from_stdin
 from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.deal_run import DealRun, run_deal
 from racing_demon.game.deal import MAX_CONTRIBUTION_BYTES, MIN_CONTRIBUTION_BYTES
@@ -124,7 +124,8 @@ def deal(
         secret=secret,
         entropy=entropy,
         # --log - is the log on standard input, as LOG - is in verify, replay and audit.
-        log=None if log is None else named_log(str(log), DEFAULT_LIMITS),
+        log=None if log is None else str(log),
+        read_stdin=lambda: log_from_stdin(DEFAULT_LIMITS),
         players=players,
         hand=hand,
         past_end=past_end,
