@@ -79,6 +79,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     # Issue 30, point 2: the audit's use case, for any caller without click.
     "racing_demon.audit_run": _MANY_LOGS | {"racing_demon.audit", "racing_demon.audit_run"},
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
+    # Issue 30, point 2: "a game server can call every use case without click": each
+    # command's use case below its reporters, and what a caller can ask wrongly below all.
+    "racing_demon.usage": _ERRORS,
+    "racing_demon.replay_run": _MATCHES | {"racing_demon.outcomes", "racing_demon.usage"},
+    "racing_demon.deal_run": _MATCHES | {"racing_demon.outcomes", "racing_demon.usage"},
+    "racing_demon.recover_run": _MATCHES | {"racing_demon.outcomes", "racing_demon.recover"},
+    "racing_demon.keys_run": _LOG | {"racing_demon.outcomes", "racing_demon.usage"},
     # Issue 30, point 3 ("one job per module"): the finding types below everything, then the
     # log's one scan, the receipts judged on its facts, and a copy through the verifier's steps.
     "racing_demon.evidence.findings": set(),
@@ -122,6 +129,11 @@ MAY_IMPORT: dict[str, set[str]] = {
         "racing_demon.batch",
         "racing_demon.audit",
         "racing_demon.audit_run",
+        "racing_demon.replay_run",
+        "racing_demon.deal_run",
+        "racing_demon.recover_run",
+        "racing_demon.keys_run",
+        "racing_demon.viewer.write",
         "racing_demon.sim",
         "racing_demon.tournament",
     },
@@ -156,13 +168,17 @@ MAY_IMPORT: dict[str, set[str]] = {
     # The browser tests' and bench's headless Chromium is driven with selenium (test extra).
     "racing_demon.testing": _MATCHES | {"racing_demon.table", "racing_demon.testing", "selenium"},
     # The viewer's page embeds the verifier's report as `verify --json` prints it, and the
-    # one audit (issue 30, point 3: "its second audit gives way to the one audit").
-    "racing_demon.viewer": _MANY_LOGS
-    | {"racing_demon.report", "racing_demon.audit", "racing_demon.viewer"},
+    # one audit (issue 30, point 3: "its second audit gives way to the one audit"). It
+    # prints nothing: what `view` prints is report/'s (issue 30, point 4: "Reporters at
+    # the top").
+    "racing_demon.viewer": _MANY_LOGS | {"racing_demon.audit", "racing_demon.viewer"},
     # Issue 30, point 3: "the viewer's words and frames in their own modules". A record's
     # words and the table after it need the game and the record, never the verifier.
     "racing_demon.viewer.words": _LOG | {"racing_demon.viewer.words"},
     "racing_demon.viewer.frames": _LOG | {"racing_demon.viewer.page"},
+    # Issue 30, point 2: view's use case writes the page; its reporter, above, prints.
+    "racing_demon.viewer.write": _MANY_LOGS
+    | {"racing_demon.viewer.model", "racing_demon.viewer.page"},
 }
 
 # Who may import each of these; no other module of the package does.
@@ -333,6 +349,11 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.sim.run", 37, "racing_demon.report.simulation"),
         ("racing_demon.files", 38, "racing_demon.cli.output"),  # two rules
         ("racing_demon.sim.run", 40, "racing_demon.outcomes"),  # a row above the table's
+        # Issue 30, point 2: every use case runs without click, below its reporters.
+        ("racing_demon.replay_run", 61, "click"),  # two rules
+        ("racing_demon.deal_run", 62, "racing_demon.report.deal"),
+        ("racing_demon.viewer.write", 63, "racing_demon.report.view"),
+        ("racing_demon.keys_run", 64, "racing_demon.cli.options"),  # two rules
         # Allowed:
         ("racing_demon.game.cards", 8, "enum"),
         ("racing_demon.game.engine", 9, "racing_demon.game.state"),
@@ -361,7 +382,9 @@ def test_the_rules_catch_what_they_forbid() -> None:
         ("racing_demon.tournament.outputs", 43, "racing_demon.tournament.plan"),
         ("racing_demon.report.tournament", 44, "racing_demon.tournament.organise"),
         ("racing_demon.tournament.simulate", 45, "racing_demon.tournament.outputs"),
+        ("racing_demon.report.view", 65, "racing_demon.viewer.write"),
+        ("racing_demon.replay_run", 66, "racing_demon.usage"),
     ]
     broken = [1, 1, 2, 3, 4, 5, 5, 6, 6, 7, 7, 17, 18, 21, 25, 25, 26, 30, 31, 32]
-    broken += [35, 35, 36, 36, 37, 38, 38, 40, 41, 42, 42, 43]
+    broken += [35, 35, 36, 36, 37, 38, 38, 40, 61, 61, 62, 63, 64, 64, 41, 42, 42, 43]
     assert [line for _, line, _, _ in broken_rules(imports)] == broken

@@ -132,8 +132,8 @@ def test_replay_of_a_log_that_verifies_is_the_pass_itself(
 ) -> None:
     """Point 1: "replay become[s a] visitor of the one verified pass"."""
     expected = invoke("replay", str(NERTZ), "--at", "200")
-    monkeypatch.setattr("racing_demon.cli.replay_cmd.replay", _no_second_read)
-    monkeypatch.setattr("racing_demon.cli.replay_cmd.genesis_and_secret", _no_second_read)
+    monkeypatch.setattr("racing_demon.replay_run.replay", _no_second_read)
+    monkeypatch.setattr("racing_demon.replay_run.genesis_and_secret", _no_second_read)
     assert invoke("replay", str(NERTZ), "--at", "200") == expected
     assert invoke("replay", str(NERTZ))[0] == 0
 

@@ -24,6 +24,7 @@ from racing_demon.cli.options import (
 )
 from racing_demon.cli.output import named_log
 from racing_demon.cli.style import verbosity
+from racing_demon.cli.use_cases import echo
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.audit import audit_reporter_named
@@ -123,7 +124,7 @@ def audit(
         against=against,
         limits=limits,
     )
-    reporter = audit_reporter_named("json" if as_json else "text", verbosity(), _echo)
+    reporter = audit_reporter_named("json" if as_json else "text", verbosity(), echo)
     try:
         code = run_audit(run, reporter)
     except AuditUnreadable as error:
@@ -131,7 +132,3 @@ def audit(
         raise SystemExit(ExitCode.UNUSABLE) from error
     if code is not ExitCode.OK:
         raise SystemExit(code)
-
-
-def _echo(text: str, to_stderr: bool) -> None:
-    click.echo(text, err=to_stderr)

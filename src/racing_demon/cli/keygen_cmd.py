@@ -1,25 +1,17 @@
-"""``racing-demon keygen``: make an Ed25519 key pair for a table or a player."""
+"""``racing-demon keygen``: make an Ed25519 key pair for a table or a player; the use case
+is ``racing_demon.keys_run.run_keygen``."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 from click.core import ParameterSource
 
 from racing_demon.cli.options import json_option, read_passphrase
-from racing_demon.files import Output, OutputError, refuse_inputs
-from racing_demon.log.keys import (
-    KeyFileError,
-    generate_private_key,
-    key_files,
-    key_id,
-    raw_public_bytes,
-    save_key_pair,
-)
-from racing_demon.printing import printable
-from racing_demon.report.documents import keygen_document
+from racing_demon.cli.use_cases import echo, usage_problems
+from racing_demon.keys_run import KeygenRun, run_keygen
+from racing_demon.report.keys import keygen_reporter_named
 
 
 @click.command(
@@ -68,54 +60,24 @@ def keygen(
     """
     if passphrase_file is not None and ask_passphrase:
         raise click.UsageError("give --passphrase-file or --ask-passphrase, not both")
-    if (
-        Path(name).is_absolute()
-        and ctx.get_parameter_source("directory") is ParameterSource.COMMANDLINE
-    ):
-        raise click.UsageError(
-            f"NAME '{printable(name)}' is a whole path: give it, or --dir, not both"
-        )
-    try:
-        files = key_files(directory, name)
-    except KeyFileError as error:
-        raise click.BadParameter(str(error), param_hint="NAME") from error
-    if not files.private.parent.is_dir():
-        raise click.BadParameter(
-            f"no folder {files.private.parent}: make it first, or give another NAME",
-            param_hint="NAME",
-        )
-    for written in (files.private, files.public):
-        try:
-            refuse_inputs(
-                Output(written, replace=force), [] if passphrase_file is None else [passphrase_file]
-            )
-        except OutputError as error:
-            raise click.BadParameter(str(error), param_hint="NAME") from error
-    # Checked again, race-free, when writing; checking now spares a passphrase prompt.
-    existing = files.existing()
-    if existing and not force:
-        shown = " and ".join(map(str, existing))
-        raise click.UsageError(f"not replacing existing {shown} (use --force to replace the pair)")
-    if passphrase_file is not None:
-        passphrase: bytes | None = read_passphrase(passphrase_file)
-    elif ask_passphrase:
-        passphrase = click.prompt(
-            "Passphrase", hide_input=True, confirmation_prompt=True, err=True
-        ).encode()
-    else:
-        passphrase = None
-    private_key = generate_private_key()
-    try:
-        save_key_pair(private_key, directory, name, passphrase=passphrase, overwrite=force)
-    except KeyFileError as error:
-        raise click.UsageError(str(error)) from error
-    identity = key_id(raw_public_bytes(private_key))
-    if as_json:
-        document = keygen_document(
-            identity, files.private, files.public, encrypted=passphrase is not None
-        )
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-        return
-    click.echo(f"key id   {identity}")
-    click.echo(f"private  {files.private}")
-    click.echo(f"public   {files.public}")
+
+    def passphrase() -> bytes | None:
+        if passphrase_file is not None:
+            return read_passphrase(passphrase_file)
+        if ask_passphrase:
+            asked: bytes = click.prompt(
+                "Passphrase", hide_input=True, confirmation_prompt=True, err=True
+            ).encode()
+            return asked
+        return None
+
+    given = ctx.get_parameter_source("directory") is ParameterSource.COMMANDLINE
+    run = KeygenRun(
+        name=name,
+        directory=directory if given else None,
+        passphrase=passphrase,
+        replace=force,
+        inputs=[] if passphrase_file is None else [passphrase_file],
+    )
+    with usage_problems():
+        run_keygen(run, keygen_reporter_named("json" if as_json else "text", echo))

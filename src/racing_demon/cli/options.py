@@ -27,6 +27,7 @@ from racing_demon.profiles import (
     load_rules,
     pinned_digest,
 )
+from racing_demon.usage import SECRET_SOURCES
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -161,7 +162,6 @@ def plain_seed(ctx: click.Context, param: click.Parameter, value: str | None) ->
     return value
 
 
-SECRET_SOURCES = "file:PATH, env:VAR or stdin"
 _SECRET_HEX = 2 * SECRET_BYTES
 
 

@@ -1,92 +1,16 @@
-"""``racing-demon replay``: show the table as it stood after any record of a log."""
+"""``racing-demon replay``: show the table as it stood after any record of a log; the use
+case is ``racing_demon.replay_run.run_replay``."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-
 import click
 
-from racing_demon.cli.options import (
-    SECRET_SOURCES,
-    dealer_secret_option,
-    json_option,
-    limits_options,
-)
+from racing_demon.cli.options import dealer_secret_option, json_option, limits_options
 from racing_demon.cli.output import claim_stdin_log, named_log
-from racing_demon.files import InMemoryLog, open_log
-from racing_demon.game.deal import check_reveal
-from racing_demon.game.flow import MatchFlow, RecordKind
-from racing_demon.game.state import State
-from racing_demon.log.reader import Limits, Line, ReadCode, ReadError
-from racing_demon.log.records import Final, Genesis, Record
-from racing_demon.outcomes import ExitCode
-from racing_demon.printing import printable
-from racing_demon.replay import (
-    EmptyLogError,
-    Race,
-    ReplayError,
-    Snapshot,
-    follow,
-    genesis_and_secret,
-    replay,
-)
-from racing_demon.report.documents import replay_document
-from racing_demon.report.text import genesis_text, next_text, table_text
-from racing_demon.verify import Report, Settings, Verdict, verify_stream
-
-Chosen = tuple[State | None, Record | None, tuple[str, ...], Race | None]
-
-
-@dataclass
-class _Pick:
-    """The table after record ``at_seq`` (the last when None) and what followed it."""
-
-    at_seq: int | None
-    chosen: Chosen | None = None
-    following: Record | ReplayError | ReadError | None = None
-    following_lost_to: Race | None = None
-    last_seq: int = 0
-
-    def see(self, snapshot: Snapshot) -> bool:
-        """Take ``snapshot``, the next table; True once nothing after it is needed."""
-        self.last_seq = snapshot.seq
-        if self.chosen is not None and self.at_seq is not None:
-            self.following, self.following_lost_to = snapshot.record, snapshot.lost_to
-            return True
-        if self.at_seq is None or snapshot.seq == self.at_seq:
-            self.chosen = (snapshot.state, snapshot.record, snapshot.names, snapshot.lost_to)
-        return False
-
-
-@dataclass
-class _PickVisitor:
-    """The pick taken on verification's pass (a ``PassVisitor``). When the whole log
-    verifies, it is what ``replay`` would show, and the genesis and the secret are the
-    first and last records': the log is then read once."""
-
-    pick: _Pick
-    snapshot: Snapshot = field(default_factory=Snapshot)
-    genesis: Record | None = None
-    last: Record | None = None
-    done: bool = False
-    whole: bool = False  # the pass replayed the whole log and it held
-
-    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
-        if record.seq == 0:  # the pass replays again from the genesis
-            self.pick, self.snapshot, self.done = _Pick(self.pick.at_seq), Snapshot(), False
-            self.genesis = record
-        self.last = record
-        if not self.done:
-            follow(self.snapshot, record, flow)
-            self.done = self.pick.see(self.snapshot)
-
-    def end(self, report: Report) -> None:
-        self.whole = report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
-
-    def revealed(self) -> bytes | None:
-        final = None if self.last is None else self.last.payload
-        return bytes.fromhex(final.secret) if isinstance(final, Final) else None
+from racing_demon.cli.use_cases import echo, usage_problems
+from racing_demon.log.reader import Limits
+from racing_demon.replay_run import ReplayRun, run_replay
+from racing_demon.report.replay import replay_reporter_named
 
 
 @click.command(
@@ -128,99 +52,9 @@ def replay_command(
     table just before that record is shown, with the refusal, and the exit code is 1.
     A LOG of - is the log on standard input (at most --max-file-bytes).
     """
-    pick = _Pick(at_seq)
-    source = named_log(log, limits)
-    shown = printable(str(source))
-    try:
-        with open_log(source) as stream:  # the one time the log is opened
-            visitor = _PickVisitor(_Pick(at_seq))
-            verify_stream(stream, Settings(seed=secret, limits=limits), visitors=(visitor,))
-            verified_genesis = visitor.genesis if visitor.whole else None
-            if verified_genesis is not None:
-                # The log verified: nothing more to read, and what replay shows is taken.
-                genesis_record, revealed = verified_genesis, visitor.revealed()
-                pick = visitor.pick
-            else:
-                in_file = not isinstance(source, InMemoryLog)
-                genesis_record, revealed = genesis_and_secret(stream, limits, in_file=in_file)
-            genesis = genesis_record.payload
-            assert isinstance(genesis, Genesis)  # genesis_and_secret returns the genesis
-            if secret is not None and not check_reveal(secret, genesis.commitment):
-                # As deal --log does: a secret that opens no commitment replayed as far as
-                # a PACK_MISMATCH at record 1, "the pack is not the one the seed deals".
-                raise click.BadParameter(
-                    f"does not open the commitment of {shown}'s genesis ({genesis.commitment})",
-                    param_hint="--secret",
-                )
-            if at_seq == 0:
-                _show_genesis(genesis_record, as_json)
-                return
-            secret = secret or revealed
-            if secret is None:
-                raise click.UsageError(
-                    "the log has no final record: give the dealer secret, --secret SOURCE "
-                    f"({SECRET_SOURCES})"
-                )
-            if verified_genesis is None:
-                # Replay shows the last table before a refusal or a damaged line, which
-                # the pass does not reach: it replays the same open file.
-                for snapshot in replay(stream, secret, limits):
-                    if pick.see(snapshot):
-                        break
-    except EmptyLogError as error:
-        click.echo(f"cannot replay {shown}: {error}", err=True)
-        raise SystemExit(ExitCode.NO) from error
-    except ReplayError as error:
-        if pick.chosen is None:  # the record asked for, or the genesis, is past the refusal
-            click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
-            raise SystemExit(ExitCode.NO) from error
-        pick.following = error  # the record after the one shown is the first refused
-    except OSError as error:
-        click.echo(f"cannot read {shown}: {error.strerror or error}", err=True)
-        raise SystemExit(ExitCode.UNUSABLE) from error
-    except ReadError as error:
-        if pick.chosen is None:
-            click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
-            raise SystemExit(ExitCode.NO) from error
-        if error.code is ReadCode.TORN_LINE:
-            pick.following = error  # a crash cut the last line short: the log is unfinished
-        else:  # a line that cannot be read stops the replay as a refused record does
-            pick.following = ReplayError((error.line or 1) - 1, f"{error.code}: {error.message}")
-    except ValueError as error:
-        click.echo(f"cannot replay {shown}: {printable(str(error))}", err=True)
-        raise SystemExit(ExitCode.NO) from error
-    chosen, following, following_lost_to = pick.chosen, pick.following, pick.following_lost_to
-    if chosen is None:
-        raise click.UsageError(
-            f"the log has no record {at_seq}: its last is record {pick.last_seq}"
-        )
-    state, record, names, lost_to = chosen
-    assert record is not None  # every snapshot replay yields holds its record
-    refused = isinstance(following, ReplayError) and at_seq is None
-    if state is None and record.kind is RecordKind.GENESIS and not as_json:
-        click.echo(genesis_text(record))
-        click.echo(next_text(following, names, record, following_lost_to))
-        raise SystemExit(ExitCode.NO if refused else ExitCode.OK)
-    if state is None and isinstance(following, ReplayError):
-        # --json describes a table, and the refusal came before the first was dealt.
-        click.echo(f"cannot replay {shown}: {printable(str(following))}", err=True)
-        raise SystemExit(ExitCode.NO)
-    if state is None:
-        raise click.UsageError(f"record {record.seq} comes before the first hand")
-    if as_json:
-        document = replay_document(source, state, names, record, following)
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
-    else:
-        click.echo(table_text(state, names, record, lost_to))
-        click.echo(next_text(following, names, record, following_lost_to))
-    # The log does not replay to its end: what is shown is the last table it reached.
-    raise SystemExit(ExitCode.NO if refused else ExitCode.OK)
-
-
-def _show_genesis(record: Record, as_json: bool) -> None:
-    if as_json:
-        raise click.UsageError(
-            "--at 0 --json: the genesis deals no table yet, and replay --json describes "
-            "a table; --at 0 shows the genesis as text"
-        )
-    click.echo(genesis_text(record))
+    run = ReplayRun(log=named_log(log, limits), at_seq=at_seq, secret=secret, limits=limits)
+    reporter = replay_reporter_named("json" if as_json else "text", echo)
+    with usage_problems():
+        code = run_replay(run, reporter)
+    if code:
+        raise SystemExit(code)

@@ -1,14 +1,11 @@
-"""``racing-demon seed``: make a dealer secret and its commitment, or check a reveal."""
+"""``racing-demon seed``: make a dealer secret and its commitment, or check a reveal; the
+use cases are ``racing_demon.keys_run.run_seed_new`` and ``run_seed_check``."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import click
 
 from racing_demon.cli.options import (
-    SECRET_SOURCES,
     deprecated,
     hex_problem,
     hex_value,
@@ -16,11 +13,11 @@ from racing_demon.cli.options import (
     secret_option,
 )
 from racing_demon.cli.output import OutputWriter
-from racing_demon.files import STDOUT, Output, OutputError
-from racing_demon.game.deal import SECRET_BYTES, check_reveal, commitment, new_secret
-from racing_demon.outcomes import ExitCode
-from racing_demon.report.documents import seed_check_document
-from racing_demon.report.text import seed_document
+from racing_demon.cli.use_cases import echo, usage_problems
+from racing_demon.game.deal import SECRET_BYTES
+from racing_demon.keys_run import SeedCheck, SeedRun, run_seed_check, run_seed_new
+from racing_demon.report.keys import seed_reporter_named
+from racing_demon.usage import SECRET_SOURCES
 
 
 def _commitment_and_secret(
@@ -74,36 +71,9 @@ def seed() -> None:
 )
 def new(as_json: bool, out: str | None) -> None:
     """Print a fresh dealer secret and the commitment to publish before play."""
-    secret = new_secret()
-    if out is not None:
-        if as_json:
-            raise click.UsageError("--json prints the secret: give -o FILE or --json, not both")
-        _write_secret(out, secret)
-        click.echo(f"secret      written to {out} (mode 0600)   keep it private until the end")
-        click.echo(f"commitment  {commitment(secret)}   publish before players contribute")
-        return
-    document = seed_document(secret.hex(), commitment(secret))
-    if as_json:
-        click.echo(json.dumps(document, indent=2))
-        return
-    click.echo(f"secret      {document['secret']}   keep private until the match ends")
-    click.echo(f"commitment  {document['commitment']}   publish before players contribute")
-
-
-def _write_secret(name: str, secret: bytes) -> None:
-    """``secret`` into a new regular file that only its owner can read: never over an
-    existing file (a secret replaced is a commitment that can no longer be opened)."""
-    if name == STDOUT:
-        raise click.BadParameter("give a file: without -o the secret is printed", param_hint="-o")
-    output = Output(Path(name), mode=0o600, exact_mode=True, regular_only=True)
-    try:
-        output.check_free()
-    except OutputError as error:
-        # seed new has no --force: a secret is never replaced.
-        message = str(error).replace(" (use --force to replace it)", "")
-        raise click.BadParameter(message, param_hint="-o") from error
-    with OutputWriter(output, "-o") as writer:
-        writer.write(secret.hex().encode("ascii") + b"\n")
+    reporter = seed_reporter_named("json" if as_json else "text", echo)
+    with usage_problems():
+        run_seed_new(SeedRun(out=out), reporter, open_output=OutputWriter)
 
 
 @seed.command(name="check", short_help="Check that a revealed secret opens its commitment.")
@@ -124,12 +94,7 @@ def check(arguments: tuple[str, ...], secret: bytes | None, as_json: bool) -> No
         secret = bytes.fromhex(given[0])
     if secret is None:
         raise click.UsageError(f"give --secret SOURCE ({SECRET_SOURCES}): the secret to check")
-    opens = check_reveal(secret, commitment_hex)
-    if as_json:
-        click.echo(json.dumps(seed_check_document(commitment_hex, opens=opens), indent=2))
-    elif opens:
-        click.echo("ok: the secret matches the commitment")
-    else:
-        click.echo("MISMATCH: this secret does not open this commitment")  # a verdict
-    if not opens:
-        raise SystemExit(ExitCode.NO)
+    reporter = seed_reporter_named("json" if as_json else "text", echo)
+    code = run_seed_check(SeedCheck(commitment=commitment_hex, secret=secret), reporter)
+    if code:
+        raise SystemExit(code)

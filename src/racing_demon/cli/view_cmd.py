@@ -1,5 +1,5 @@
 """``racing-demon view``: one self-contained HTML page that replays a log and re-verifies it
-in the browser."""
+in the browser; the use case is ``racing_demon.viewer.write.write_view``."""
 
 from __future__ import annotations
 
@@ -21,17 +21,12 @@ from racing_demon.cli.output import (
     inputs_of,
     named_log,
 )
+from racing_demon.cli.use_cases import echo
 from racing_demon.files import STDIN
 from racing_demon.log.reader import Limits
-from racing_demon.outcomes import ExitCode
-from racing_demon.printing import printable
-from racing_demon.report.verify import finding_text
-from racing_demon.verify import Settings, Verdict
-from racing_demon.viewer import page_parts
-from racing_demon.viewer.model import verified_page_data
-from racing_demon.wording import plural
-
-_PIECE = 1 << 20
+from racing_demon.report.view import view_reporter_named
+from racing_demon.verify import Settings
+from racing_demon.viewer.write import ViewRun, write_view
 
 
 @click.command(
@@ -102,40 +97,7 @@ def view(
         out, replace=force, inputs=[*named, *inputs_of(ctx)], param_hint="--out"
     )
     settings = Settings(table_key=table_key, seed=secret, limits=limits, rules=rules)
-    source = named_log(log, limits)
-    try:
-        report, data = verified_page_data(source, settings)
-    except OSError as error:
-        click.echo(f"cannot read {printable(str(source))}: {error.strerror or error}", err=True)
-        raise SystemExit(ExitCode.UNUSABLE) from error
-    written = 0
-    with OutputWriter(output, "--out") as writer:
-        for part in page_parts(data):
-            # A megabyte at a time: the data's part is most of the page, and encoding it
-            # whole would hold it twice.
-            for start in range(0, len(part), _PIECE):
-                encoded = part[start : start + _PIECE].encode("utf-8")
-                writer.write(encoded)
-                written += len(encoded)
-    summary = f"{report.verdict.value}"
-    if report.finding is not None:
-        summary += f": {finding_text(report.finding)}"
-    replay = data["replay"]
-    click.echo(
-        f"wrote {printable(output.shown)} ({plural(written, 'byte')}): "
-        f"{plural(replay['records'], 'record')}, {replay['replayed']:,} replayed; "
-        f"verdict {summary}",
-        err=True,
-    )
-    if replay["secret"] == "missing" and replay["records"]:
-        click.echo(
-            "no table to show: the log has no final record to reveal the dealer secret; "
-            "give it with --secret SOURCE",
-            err=True,
-        )
-    if report.verdict is Verdict.UNPINNED:
-        click.echo(
-            "no --table-key: the page checks no table signature until its reader drops the "
-            "table's public key on it",
-            err=True,
-        )
+    run = ViewRun(log=named_log(log, limits), settings=settings, output=output)
+    code = write_view(run, view_reporter_named("text", echo), open_output=OutputWriter)
+    if code:
+        raise SystemExit(code)
