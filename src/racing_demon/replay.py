@@ -124,7 +124,7 @@ LogSource = LogFile | BinaryIO
 
 
 @contextmanager
-def _reading(log: LogSource) -> Iterator[BinaryIO]:
+def reading(log: LogSource) -> Iterator[BinaryIO]:
     """``log`` from its start: a name opened here, a stream the caller's and left open."""
     if isinstance(log, Path | InMemoryLog):
         with open_log(log) as stream:
@@ -153,7 +153,7 @@ def genesis_and_secret(
     A line past the genesis that cannot be read does not hide the secret when the last
     line is a final record that reveals one: the replay then shows the table up to the
     damage (the caller checks that the secret opens the genesis commitment)."""
-    with _reading(path) as stream:
+    with reading(path) as stream:
         size = stream.seek(0, os.SEEK_END)
         stream.seek(0)
         if not could_start_record(stream.read(len(RECORD_START))):
@@ -184,7 +184,7 @@ def genesis_and_secret(
 
 def _last_line_secret(path: LogSource, limits: Limits) -> bytes | None:
     """The secret the log's last line reveals, if it is a whole final record."""
-    with _reading(path) as stream:
+    with reading(path) as stream:
         end = stream.seek(0, os.SEEK_END)
         start = max(0, end - limits.max_line_bytes - 2)
         stream.seek(start)
@@ -210,7 +210,7 @@ def hands_dealt(path: LogSource, limits: Limits = DEFAULT_LIMITS) -> int:
 
 def _complete_records(path: LogSource, limits: Limits) -> Iterator[Record]:
     """Every record of the log up to a torn last line, if a crash left one."""
-    with _reading(path) as stream:
+    with reading(path) as stream:
         try:
             for line in read_lines(stream, limits):
                 yield _record(line.number, line.value)
@@ -229,7 +229,7 @@ def _record(number: int, value: dict[str, Any]) -> Record:
 def replay(path: LogSource, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[Snapshot]:
     """Yield the table after every record, in order (the same object, updated)."""
     snapshot = Snapshot()
-    with _reading(path) as stream:
+    with reading(path) as stream:
         for line in read_lines(stream, limits):
             record = _record(line.number, line.value)
             snapshot.record = record
