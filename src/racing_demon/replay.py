@@ -23,7 +23,14 @@ from racing_demon.errors import RacingDemonError
 from racing_demon.files import InMemoryLog, LogFile, open_log
 from racing_demon.game.cards import Card
 from racing_demon.game.engine import ViolationCode
-from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, Submission
+from racing_demon.game.flow import (
+    FlowCode,
+    FlowRefusal,
+    HandEnd,
+    MatchFlow,
+    RecordKind,
+    Submission,
+)
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import State
@@ -245,13 +252,17 @@ def replay(path: LogSource, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> I
 
 
 def _refused(record: Record, refusal: FlowRefusal) -> str:
-    """The refusal with its code, the engine's rule and the move, as a finding names them."""
-    parts = [refusal.code.value]
-    if refusal.rule is not None:
-        parts.append(str(refusal.rule))
-    if isinstance(record.payload, Submission):
-        parts.append(record.payload.move)
-    return ": ".join([*parts, refusal.message])
+    payload = record.payload
+    move = payload.move if isinstance(payload, Submission) else None
+    rule = None if refusal.rule is None else str(refusal.rule)
+    return refusal_words(refusal.code, rule, move, refusal.message)
+
+
+def refusal_words(code: FlowCode, rule: str | None, move: str | None, message: str) -> str:
+    """A refusal of the match flow with its code, the engine's rule and the move, as a
+    finding names them: what ``ReplayError`` says of the record refused."""
+    parts = [code.value, *([] if rule is None else [rule]), *([] if move is None else [move])]
+    return ": ".join([*parts, message])
 
 
 def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
