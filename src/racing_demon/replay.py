@@ -1,5 +1,6 @@
-"""Rebuild the table from a log, record by record, for ``replay``, ``audit`` and a table
-that resumes after a crash.
+"""Rebuild the table from a log, record by record, for ``replay`` and ``audit`` where
+verification's pass does not reach (``follow`` is the part a visitor of that pass uses; a
+table that resumes after a crash rebuilds its match on the pass, ``table.start.Rebuild``).
 
 Each record goes through the match flow (``racing_demon.game.flow``), the same one that
 the table writes with and the verifier judges with, so the replay shows the table after
