@@ -449,13 +449,12 @@ def read_table_log(path: Path, settings: Settings) -> TableLog:
     with stream:
         verified = _VerifiedTable()
         report = verify_stream(stream, settings, source, visitors=(verified,))
-        if report.verdict is Verdict.VERIFIED:
+        finding = report.finding
+        if finding is None:  # verified (or, with no table key pinned, unpinned)
             assert verified.genesis is not None  # every record was replayed, the genesis first
             return TableLog(report, verified.genesis, secret=verified.secret)
         if report.verdict is Verdict.UNREADABLE:
             return TableLog(report)
-        finding = report.finding
-        assert finding is not None  # any verdict but VERIFIED names what it found
         if report.verdict is Verdict.UNFINISHED:
             hand = hand_at(stream, None, settings.limits)
         else:
