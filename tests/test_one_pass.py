@@ -5,17 +5,24 @@ an audit hook, `sys.addaudithook`)"."""
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.game.flow import MatchFlow
+import racing_demon
+from racing_demon.game.flow import MatchFlow, RecordKind
 from racing_demon.log.reader import Line
 from racing_demon.log.records import Record
+from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import find_secret, replay
+from racing_demon.testing.randomplay import play_match
 from racing_demon.verify import Report, Settings, Verdict, verify_log
 from racing_demon.viewer.model import verified_page_data
 
@@ -24,40 +31,63 @@ from conftest import invoke
 ROOT = Path(__file__).resolve().parents[1]
 NERTZ = ROOT / "tests" / "golden" / "logs" / "nertz-4p-signed.jsonl"
 
-# Run in a child process: an audit hook cannot be removed, and would outlive this test.
+# Run in a child process: an audit hook cannot be removed, and would outlive this test. The
+# child runs CODE (by default the command line with ARGUMENTS) and writes, for each file it
+# opened, how many times it opened it to read and how many to write or append.
 _COUNT_OPENS = """
-import os, sys
-log, tally, *arguments = sys.argv[1:]
-opens = 0
+import json, os, sys
+tally, code, *arguments = sys.argv[1:]
+opened = {"read": {}, "write": {}}
 
 def hook(event, args):
-    global opens
     if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        opens += os.path.realpath(os.fsdecode(args[0])) == log
+        flags = args[2] if isinstance(args[2], int) else os.O_RDONLY
+        kind = "read" if flags & os.O_ACCMODE == os.O_RDONLY else "write"
+        path = os.path.realpath(os.fsdecode(args[0]))
+        opened[kind][path] = opened[kind].get(path, 0) + 1
 
 sys.addaudithook(hook)
-from racing_demon.cli import main
-
+status = 0
 try:
-    main.main(arguments, prog_name="racing-demon")
+    exec(code)
 except SystemExit as leaving:
-    with open(tally, "w") as file:
-        file.write(f"{opens} {leaving.code}")
+    status = leaving.code
+with open(tally, "w") as file:
+    json.dump({"status": status, **opened}, file)
 """
+_COMMAND_LINE = "from racing_demon.cli import main; main.main(arguments, prog_name='racing-demon')"
 
 
-def _opens(tmp_path: Path, *arguments: str) -> tuple[int, int]:
-    """How many times the command opened NERTZ, and its exit code."""
-    tally = tmp_path / "tally"
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), *sys.path])}
+@dataclass(frozen=True)
+class _Opened:
+    """What a child process opened: each file's opens to read, and to write or append."""
+
+    status: int
+    read: dict[str, int]
+    write: dict[str, int]
+
+    def reads(self, path: Path) -> int:
+        return self.read.get(os.path.realpath(path), 0)
+
+    def writes(self, path: Path) -> int:
+        return self.write.get(os.path.realpath(path), 0)
+
+
+def _run_counting(
+    tmp_path: Path, *arguments: str, code: str = _COMMAND_LINE, cwd: Path | None = None
+) -> _Opened:
+    tally = tmp_path / "tally.json"
+    # The child imports the racing_demon this test imported.
+    package = Path(racing_demon.__file__).parents[1]
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), *sys.path])}
     subprocess.run(
-        [sys.executable, "-c", _COUNT_OPENS, os.path.realpath(NERTZ), str(tally), *arguments],
+        [sys.executable, "-c", _COUNT_OPENS, str(tally), code, *arguments],
         check=True,
         capture_output=True,
         env=environment,
+        cwd=cwd,
     )
-    opens, code = tally.read_text().split()
-    return int(opens), int(code)
+    return _Opened(**json.loads(tally.read_text()))
 
 
 @pytest.mark.parametrize(
@@ -71,9 +101,9 @@ def _opens(tmp_path: Path, *arguments: str) -> tuple[int, int]:
     ],
 )
 def test_a_command_opens_its_log_once(tmp_path: Path, arguments: tuple[str, ...]) -> None:
-    opens, code = _opens(tmp_path, *(part.format(tmp=tmp_path) for part in arguments))
-    assert code == 0
-    assert opens == 1
+    opened = _run_counting(tmp_path, *(part.format(tmp=tmp_path) for part in arguments))
+    assert opened.status == 0
+    assert (opened.reads(NERTZ), opened.writes(NERTZ)) == (1, 0)
 
 
 class _Recorder:
@@ -123,7 +153,7 @@ def test_an_unreadable_log_still_ends_the_visit(tmp_path: Path) -> None:
     assert recorder.reports == [report] and recorder.seen == []
 
 
-def _no_second_read(*_: object) -> None:
+def _no_second_read(*_: object, **__: object) -> None:
     raise AssertionError("the log was replayed outside verification's pass")
 
 
@@ -146,3 +176,113 @@ def test_view_of_a_log_that_verifies_is_told_on_the_pass(
     expected = verified_page_data(NERTZ, settings)
     monkeypatch.setattr("racing_demon.viewer.model.replay", _no_second_read)
     assert verified_page_data(NERTZ, settings) == expected
+
+
+# -- every reader of a log rides the one pass (issue 30, point 1) ----------------------
+
+SAMPLES = ROOT / "sample_games"
+TOURNAMENT = SAMPLES / "tournament"
+ILLEGAL_MOVE = SAMPLES / "disputed" / "illegal-move-re-signed.jsonl"
+SWAPPED = SAMPLES / "disputed" / "swapped-records.jsonl"
+TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32)
+SECRET = bytes(range(100, 132))
+
+_RESUME = """
+from pathlib import Path
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from racing_demon.table import Table
+path, key, secret = arguments
+key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(key))
+Table.resume(Path(path), key, bytes.fromhex(secret)).close()
+"""
+
+
+def _whole_and_cut(tmp_path: Path) -> tuple[list[bytes], Path]:
+    """A whole match played at a table, and a copy cut as a crash leaves it: just before
+    the table wrote the final record, which is due at once."""
+    document = builtin_document("table")
+    document["match"]["target"] = 40
+    whole = tmp_path / "whole.jsonl"
+    seats = [bytes([seat]) * 16 for seat in range(3)]
+    rules = custom_variant(rules_from_document(document))
+    play_match(whole, rules, TABLE_KEY, SECRET, seats, random.Random(3).choice)
+    lines = whole.read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[: _first(lines, RecordKind.FINAL)]))
+    return lines, cut
+
+
+def _first(lines: list[bytes], kind: RecordKind) -> int:
+    return next(n for n, line in enumerate(lines) if json.loads(line)["body"]["kind"] == kind)
+
+
+def test_a_table_resumes_from_one_read_of_its_log(tmp_path: Path) -> None:
+    """Point 1: "... resume ... become[s a] visitor of the one verified pass, and each
+    command opens each log file once". The table then opens the log again, to append: that
+    is writing, not reading, and counted apart."""
+    lines, path = _whole_and_cut(tmp_path)
+    key = TABLE_KEY.private_bytes_raw().hex()
+    opened = _run_counting(tmp_path, str(path), key, SECRET.hex(), code=_RESUME)
+    assert opened.status == 0
+    assert (opened.reads(path), opened.writes(path)) == (1, 1)
+    # It wrote the final record the crash cut short, as the table had.
+    assert path.read_bytes() == b"".join(lines)
+
+
+def test_tournament_score_reads_each_table_log_once(tmp_path: Path) -> None:
+    """Point 1: "each command opens each log file once": the scores, the genesis and the
+    organiser's secret come from each log's verifying pass."""
+    arguments = ("tournament", "score", "plan.json", ".", "--table-key", "../table.pub")
+    # One process: the workers of a pool would open the logs where no hook counts.
+    opened = _run_counting(tmp_path, *arguments, "--jobs", "1", cwd=TOURNAMENT)
+    assert opened.status == 0
+    logs = sorted(TOURNAMENT.glob("table-?.jsonl"))
+    assert len(logs) == 4
+    assert [opened.reads(log) for log in logs] == [1, 1, 1, 1]
+
+
+def test_tournament_score_reads_a_log_it_cannot_score_once(tmp_path: Path) -> None:
+    """A log that does not verify, or is unfinished, is named with the hand it stopped
+    in: that is read from the file the verifier opened, not from a second opening."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    lines = (TOURNAMENT / "table-1.jsonl").read_bytes().splitlines(keepends=True)
+    (logs / "table-1.jsonl").write_bytes(b"".join(lines[: len(lines) // 2]))
+    lines = (TOURNAMENT / "table-2.jsonl").read_bytes().splitlines(keepends=True)
+    (logs / "table-2.jsonl").write_bytes(b"".join([*lines[:40], lines[41], lines[40], *lines[42:]]))
+    arguments = ("tournament", "score", str(TOURNAMENT / "plan.json"), str(logs))
+    key = ("--table-key", str(SAMPLES / "table.pub"), "--jobs", "1", "--json")
+    opened = _run_counting(tmp_path, *arguments, *key)
+    assert opened.status == 1
+    assert [opened.reads(logs / name) for name in ("table-1.jsonl", "table-2.jsonl")] == [1, 1]
+
+
+@pytest.mark.parametrize("log", [ILLEGAL_MOVE, SWAPPED], ids=lambda log: log.stem)
+def test_replay_of_a_log_that_does_not_verify_opens_it_once(tmp_path: Path, log: Path) -> None:
+    """Point 1: "each command opens each log file once", a log that does not verify too."""
+    opened = _run_counting(tmp_path, "replay", str(log))
+    assert opened.status == 1  # the replay stops at the first record it refuses
+    assert (opened.reads(log), opened.writes(log)) == (1, 0)
+
+
+def test_replay_to_a_refused_record_is_the_pass_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point 1: "replay become[s a] visitor of the one verified pass": where the match flow
+    refuses a record (steps 1-6 held), the pass stopped at the same record for the same
+    reason, and nothing is read again."""
+    expected = [invoke("replay", str(ILLEGAL_MOVE), *more) for more in ((), ("--json",))]
+    assert expected[0][0] == 1 and "NOT_AN_ACE" in expected[0][1]
+    monkeypatch.setattr("racing_demon.replay_run.replay", _no_second_read)
+    monkeypatch.setattr("racing_demon.replay_run.genesis_and_secret", _no_second_read)
+    assert [invoke("replay", str(ILLEGAL_MOVE), *more) for more in ((), ("--json",))] == expected
+
+
+def test_recover_opens_its_log_once(tmp_path: Path) -> None:
+    """Point 1: "each command opens each log file once": recover reads, verifies and cuts
+    through one opening (to read and write)."""
+    lines = NERTZ.read_bytes().splitlines(keepends=True)
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(b"".join(lines[:40]) + lines[40][:25])
+    opened = _run_counting(tmp_path, "recover", str(torn))
+    assert opened.status == 0
+    assert torn.read_bytes() == b"".join(lines[:40])
+    assert opened.reads(torn) + opened.writes(torn) == 1

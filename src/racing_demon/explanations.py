@@ -593,8 +593,9 @@ _TOURNAMENT: Final[Mapping[enum.StrEnum, str]] = {
         "dealt is the plan's."
     ),
     TournamentCode.LOG_CHANGED: (
-        "The log verified, but its genesis read again afterwards is another game's: the "
-        "file changed meanwhile."
+        "No longer given, since scoring takes a verified log's genesis on the verifying "
+        "pass and never reads it again; standings written before named a log whose genesis, "
+        "read again after verifying, was another game's."
     ),
     TournamentCode.SHORT_MATCH: (
         "The log verifies, but its match ended before the plan's last hand; the hands "

@@ -1,5 +1,6 @@
-"""Rebuild the table from a log, record by record, for ``replay``, ``audit`` and a table
-that resumes after a crash.
+"""Rebuild the table from a log, record by record, for ``replay`` and ``audit`` where
+verification's pass does not reach (``follow`` is the part a visitor of that pass uses; a
+table that resumes after a crash rebuilds its match on the pass, ``table.start.Rebuild``).
 
 Each record goes through the match flow (``racing_demon.game.flow``), the same one that
 the table writes with and the verifier judges with, so the replay shows the table after
@@ -23,7 +24,14 @@ from racing_demon.errors import RacingDemonError
 from racing_demon.files import InMemoryLog, LogFile, open_log
 from racing_demon.game.cards import Card
 from racing_demon.game.engine import ViolationCode
-from racing_demon.game.flow import FlowRefusal, HandEnd, MatchFlow, RecordKind, Submission
+from racing_demon.game.flow import (
+    FlowCode,
+    FlowRefusal,
+    HandEnd,
+    MatchFlow,
+    RecordKind,
+    Submission,
+)
 from racing_demon.game.moves import Move, Zone
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import State
@@ -124,7 +132,7 @@ LogSource = LogFile | BinaryIO
 
 
 @contextmanager
-def _reading(log: LogSource) -> Iterator[BinaryIO]:
+def reading(log: LogSource) -> Iterator[BinaryIO]:
     """``log`` from its start: a name opened here, a stream the caller's and left open."""
     if isinstance(log, Path | InMemoryLog):
         with open_log(log) as stream:
@@ -153,7 +161,7 @@ def genesis_and_secret(
     A line past the genesis that cannot be read does not hide the secret when the last
     line is a final record that reveals one: the replay then shows the table up to the
     damage (the caller checks that the secret opens the genesis commitment)."""
-    with _reading(path) as stream:
+    with reading(path) as stream:
         size = stream.seek(0, os.SEEK_END)
         stream.seek(0)
         if not could_start_record(stream.read(len(RECORD_START))):
@@ -184,7 +192,7 @@ def genesis_and_secret(
 
 def _last_line_secret(path: LogSource, limits: Limits) -> bytes | None:
     """The secret the log's last line reveals, if it is a whole final record."""
-    with _reading(path) as stream:
+    with reading(path) as stream:
         end = stream.seek(0, os.SEEK_END)
         start = max(0, end - limits.max_line_bytes - 2)
         stream.seek(start)
@@ -210,7 +218,7 @@ def hands_dealt(path: LogSource, limits: Limits = DEFAULT_LIMITS) -> int:
 
 def _complete_records(path: LogSource, limits: Limits) -> Iterator[Record]:
     """Every record of the log up to a torn last line, if a crash left one."""
-    with _reading(path) as stream:
+    with reading(path) as stream:
         try:
             for line in read_lines(stream, limits):
                 yield _record(line.number, line.value)
@@ -229,7 +237,7 @@ def _record(number: int, value: dict[str, Any]) -> Record:
 def replay(path: LogSource, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[Snapshot]:
     """Yield the table after every record, in order (the same object, updated)."""
     snapshot = Snapshot()
-    with _reading(path) as stream:
+    with reading(path) as stream:
         for line in read_lines(stream, limits):
             record = _record(line.number, line.value)
             snapshot.record = record
@@ -245,13 +253,17 @@ def replay(path: LogSource, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> I
 
 
 def _refused(record: Record, refusal: FlowRefusal) -> str:
-    """The refusal with its code, the engine's rule and the move, as a finding names them."""
-    parts = [refusal.code.value]
-    if refusal.rule is not None:
-        parts.append(str(refusal.rule))
-    if isinstance(record.payload, Submission):
-        parts.append(record.payload.move)
-    return ": ".join([*parts, refusal.message])
+    payload = record.payload
+    move = payload.move if isinstance(payload, Submission) else None
+    rule = None if refusal.rule is None else str(refusal.rule)
+    return refusal_words(refusal.code, rule, move, refusal.message)
+
+
+def refusal_words(code: FlowCode, rule: str | None, move: str | None, message: str) -> str:
+    """A refusal of the match flow with its code, the engine's rule and the move, as a
+    finding names them: what ``ReplayError`` says of the record refused."""
+    parts = [code.value, *([] if rule is None else [rule]), *([] if move is None else [move])]
+    return ": ".join([*parts, message])
 
 
 def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:

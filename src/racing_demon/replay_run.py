@@ -20,7 +20,7 @@ from typing import Protocol
 
 from racing_demon.files import InMemoryLog, LogFile, open_log
 from racing_demon.game.deal import check_reveal
-from racing_demon.game.flow import MatchFlow, RecordKind
+from racing_demon.game.flow import FlowCode, MatchFlow, RecordKind
 from racing_demon.game.state import State
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, Line, ReadCode, ReadError
 from racing_demon.log.records import Final, Genesis, Record
@@ -33,6 +33,7 @@ from racing_demon.replay import (
     Snapshot,
     follow,
     genesis_and_secret,
+    refusal_words,
     replay,
 )
 from racing_demon.usage import SECRET_SOURCES, UsageProblem
@@ -109,7 +110,8 @@ class _Pick:
 class _PickVisitor:
     """The pick taken on verification's pass (a ``PassVisitor``). When the whole log
     verifies, it is what ``replay`` would show, and the genesis and the secret are the
-    first and last records': the log is then read once."""
+    first and last records'; when the flow refused a record (steps 1-6 held), the replay
+    stops there too, with the same words (``refused``): either way the log is read once."""
 
     pick: _Pick
     snapshot: Snapshot = field(default_factory=Snapshot)
@@ -117,6 +119,7 @@ class _PickVisitor:
     last: Record | None = None
     done: bool = False
     whole: bool = False  # the pass replayed the whole log and it held
+    refused: ReplayError | None = None  # the record the flow refused, right after ``last``
 
     def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
         if record.seq == 0:  # the pass replays again from the genesis
@@ -129,6 +132,19 @@ class _PickVisitor:
 
     def end(self, report: Report) -> None:
         self.whole = report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
+        finding = report.finding
+        if (
+            finding is not None
+            and isinstance(finding.code, FlowCode)  # steps 7-10: the flow's refusal
+            and self.last is not None
+            and finding.seq == self.last.seq + 1
+        ):
+            words = refusal_words(finding.code, finding.rule, finding.move, finding.message)
+            self.refused = ReplayError(finding.seq, words)
+
+    def replayed(self) -> bool:
+        """Whether the pass replayed all that ``replay`` shows of this log."""
+        return self.genesis is not None and (self.whole or self.refused is not None)
 
     def revealed(self) -> bytes | None:
         final = None if self.last is None else self.last.payload
@@ -146,10 +162,10 @@ def run_replay(run: ReplayRun, reporter: ReplayReporter) -> ExitCode:
         with open_log(source) as stream:  # the one time the log is opened
             visitor = _PickVisitor(_Pick(at_seq))
             verify_stream(stream, Settings(seed=secret, limits=limits), visitors=(visitor,))
-            verified_genesis = visitor.genesis if visitor.whole else None
-            if verified_genesis is not None:
-                # The log verified: nothing more to read, and what replay shows is taken.
-                genesis_record, revealed = verified_genesis, visitor.revealed()
+            if visitor.replayed():
+                # Nothing more to read: what replay shows is taken, to the end or the refusal.
+                assert visitor.genesis is not None
+                genesis_record, revealed = visitor.genesis, visitor.revealed()
                 pick = visitor.pick
             else:
                 in_file = not isinstance(source, InMemoryLog)
@@ -166,15 +182,18 @@ def run_replay(run: ReplayRun, reporter: ReplayReporter) -> ExitCode:
             if at_seq == 0:
                 _show_genesis(genesis_record, reporter)
                 return ExitCode.OK
-            secret = secret or revealed
-            if secret is None:
-                raise UsageProblem(
-                    "the log has no final record: give the dealer secret, --secret SOURCE "
-                    f"({SECRET_SOURCES})"
-                )
-            if verified_genesis is None:
-                # Replay shows the last table before a refusal or a damaged line, which
-                # the pass does not reach: it replays the same open file.
+            if visitor.refused is not None and not visitor.done:
+                raise visitor.refused
+            if not visitor.replayed():
+                secret = secret or revealed
+                if secret is None:
+                    raise UsageProblem(
+                        "the log has no final record: give the dealer secret, --secret SOURCE "
+                        f"({SECRET_SOURCES})"
+                    )
+                # Replay goes on past what verification refuses at steps 1-6 (a signature,
+                # the chain, the secret), which the pass does not: it replays the same open
+                # file.
                 for snapshot in replay(stream, secret, limits):
                     if pick.see(snapshot):
                         break

@@ -52,7 +52,7 @@ from racing_demon.table.errors import (
     log_exists,
 )
 from racing_demon.table.players import PlayerInfo, PlayerSigner
-from racing_demon.table.start import new_genesis, rebuild
+from racing_demon.table.start import Rebuild, new_genesis
 from racing_demon.table.submissions import Outcome, signature_problem, well_formed
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.verify.report import VerifyCode
@@ -182,7 +182,8 @@ class Table:
         settings = Settings(
             table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret, limits=limits
         )
-        report = verify_log(path, settings)
+        rebuilt = Rebuild()
+        report = verify_log(path, settings, visitors=(rebuilt,))  # the one time it is read
         if report.verdict is Verdict.VERIFIED:
             raise ResumeError(f"{path}: the match is over: nothing to resume")
         finding = report.finding
@@ -190,7 +191,9 @@ class Table:
         if finding.code is not VerifyCode.UNFINISHED:
             where = "" if finding.line is None else f"line {finding.line}: "
             raise ResumeError(f"{path}: {report.verdict}: {where}{finding.code}: {finding.message}")
-        flow, genesis, last, next_n, recent = rebuild(path, dealer_secret, limits)
+        # Unfinished and every record replayed: the pass rebuilt the match to its last.
+        flow, genesis, last = rebuilt.flow, rebuilt.genesis, rebuilt.last
+        assert flow is not None and genesis is not None and last is not None
         if last.v != FORMAT_VERSION:
             raise ResumeError(
                 f"{path}: a log of format v{last.v}: this table continues v{FORMAT_VERSION} logs"
@@ -207,7 +210,7 @@ class Table:
             table_key,
             seq=last.seq + 1,
             t_ms=last.t_ms,
-            recent_hashes=recent,
+            recent_hashes=rebuilt.recent,
             head_body=hashlib.sha256(canonical_bytes(record_body(last))).hexdigest(),
         )
         table = cls(
@@ -220,7 +223,7 @@ class Table:
             player_signers,
             genesis.tournament,
         )
-        table._next_n = next_n
+        table._next_n = rebuilt.next_n
         table._record_due(writer.t_ms)
         return table
 

@@ -7,18 +7,17 @@ import io
 import secrets
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.files import open_regular
 from racing_demon.game.deal import commitment
 from racing_demon.game.flow import MatchFlow, RecordKind, Submission
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import key_id, raw_public_bytes
-from racing_demon.log.reader import Limits, iter_raw_lines
+from racing_demon.log.reader import Line
 from racing_demon.log.records import (
     ENTROPY,
     SEEN_WINDOW,
@@ -31,10 +30,9 @@ from racing_demon.log.records import (
     record_body,
 )
 from racing_demon.log.writer import seal
-from racing_demon.replay import replay
 from racing_demon.table.errors import TableCode, TableError
 from racing_demon.table.players import PlayerInfo, PlayerSigner, ask
-from racing_demon.verify import Settings, verify_stream
+from racing_demon.verify import Report, Settings, verify_stream
 from racing_demon.verify.report import VerifyCode
 from racing_demon.wording import plural
 
@@ -131,27 +129,29 @@ def _hex(key: bytes | None) -> str | None:
     return None if key is None else key.hex()
 
 
-def rebuild(
-    path: Path, secret: bytes, limits: Limits
-) -> tuple[MatchFlow, Genesis, Record, list[int], deque[str]]:
-    """The match after the log's last record, the genesis, that last record, each seat's
-    next ``n``, and the hashes of the last lines (as many as a submission may name)."""
-    genesis: Genesis | None = None
+@dataclass
+class Rebuild:
+    """The match rebuilt from its log on verification's pass (a ``PassVisitor``), for a
+    table that resumes: read with the verdict, the log is opened once. Once the pass holds,
+    ``flow`` is the match after the log's last record, ``last`` that record, ``genesis``
+    the match's, ``next_n`` each seat's next ``n``, and ``recent`` the hashes of the last
+    lines (as many as a submission may name)."""
+
     flow: MatchFlow | None = None
+    genesis: Genesis | None = None
     last: Record | None = None
-    next_n: list[int] = []
-    for snapshot in replay(path, secret, limits):
-        last, flow = snapshot.record, snapshot.flow
-        assert last is not None  # every snapshot replay yields holds its record
-        payload = last.payload
-        if isinstance(payload, Genesis):
-            genesis = payload
-            next_n = [0] * len(payload.players)
+    next_n: list[int] = field(default_factory=list)
+    recent: deque[str] = field(default_factory=lambda: deque(maxlen=SEEN_WINDOW))
+
+    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        payload = record.payload
+        if isinstance(payload, Genesis):  # the pass replays again from the genesis
+            self.genesis, self.next_n = payload, [0] * len(payload.players)
+            self.recent.clear()
         elif isinstance(payload, Submission):
-            next_n[payload.seat] = payload.n + 1
-    assert genesis is not None and flow is not None and last is not None  # it verified
-    with open_regular(path) as stream:
-        recent = deque(
-            (chain_hash(line) for _, line in iter_raw_lines(stream, limits)), maxlen=SEEN_WINDOW
-        )
-    return flow, genesis, last, next_n, recent
+            self.next_n[payload.seat] = payload.n + 1
+        self.flow, self.last = flow, record
+        self.recent.append(chain_hash(line.raw))
+
+    def end(self, report: Report) -> None:
+        """Nothing to do: the caller reads the verdict, and what was rebuilt if it holds."""

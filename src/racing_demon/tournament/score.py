@@ -14,27 +14,30 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import functools
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from racing_demon.batch import collect_logs, iter_verified, iter_verified_on_dask
+from racing_demon.batch import DEFAULT_SCHEDULER_TIMEOUT, collect_logs
+from racing_demon.batch.dask import on_dask
+from racing_demon.batch.local import no_logs_report, run_here
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import open_regular, shown_name
-from racing_demon.game.deal import check_reveal
 from racing_demon.game.duplicate import Shape
-from racing_demon.game.flow import FlowCode, HandStart
+from racing_demon.game.flow import FlowCode, HandStart, MatchFlow
 from racing_demon.log.reader import (
     DEFAULT_LIMITS,
     Limits,
+    Line,
     ReadError,
     iter_raw_lines,
     read_canonical_line,
 )
-from racing_demon.log.records import Genesis, Record, parse_record
+from racing_demon.log.records import Final, Genesis, Record, parse_record
 from racing_demon.outcomes import ExitCode
-from racing_demon.replay import find_secret
+from racing_demon.replay import LogSource, reading
 from racing_demon.schema import record_errors
 from racing_demon.tournament.matchpoints import Scores, TableResult, score
 from racing_demon.tournament.plan import (
@@ -43,7 +46,15 @@ from racing_demon.tournament.plan import (
     PlanError,
     check_plan,
 )
-from racing_demon.verify import Finding, Report, Settings, Verdict, VerifyCode
+from racing_demon.verify import (
+    Finding,
+    Report,
+    Settings,
+    Verdict,
+    VerifyCode,
+    unreadable_report,
+    verify_stream,
+)
 from racing_demon.verify.step01_framing import NOT_A_LOG
 from racing_demon.wording import plural
 
@@ -66,7 +77,8 @@ class TournamentCode(enum.StrEnum):
     WRONG_SEATS = "WRONG_SEATS"
     WRONG_COMMITMENT = "WRONG_COMMITMENT"
     WRONG_ENTROPY = "WRONG_ENTROPY"
-    LOG_CHANGED = "LOG_CHANGED"  # the genesis read after verifying is not the verified one
+    # No longer given (the genesis is the verified pass's own); kept for older standings.
+    LOG_CHANGED = "LOG_CHANGED"
     SHORT_MATCH = "SHORT_MATCH"  # verified, but fewer hands than planned: those played count
     DEAL_SET_MISMATCH = "DEAL_SET_MISMATCH"  # the plan's checksum is not what the secret deals
 
@@ -113,6 +125,7 @@ class _Claim:
     problem: Problem | None
     result: TableResult | None
     verified: bool = True  # under the table's key: the table signed the whole log
+    secret: bytes | None = None  # what its final record revealed, once it verified
 
 
 class NoLogToScore(RacingDemonError, ValueError):
@@ -171,21 +184,22 @@ def score_tournament(
     """
     logs = _distinct(logs)
     settings = Settings(table_key=table_key, limits=limits, rules=plan.rules.digest())
+    read = functools.partial(read_table_log, settings=settings)
     if scheduler is not None:
-        reports = iter_verified_on_dask(logs, settings, scheduler)
+        table_logs = on_dask(read, logs, scheduler, DEFAULT_SCHEDULER_TIMEOUT)
     else:
-        reports = iter_verified(logs, settings, jobs)
+        table_logs = run_here(read, logs, jobs)
     problems: list[Problem] = []
     claims: list[_Claim] = []
-    with contextlib.closing(reports):
-        for path, report in zip(logs, reports, strict=True):
-            outcome = _checked(plan, path, report, limits)
+    with contextlib.closing(table_logs):
+        for path, table_log in zip(logs, table_logs, strict=True):
+            outcome = _checked(plan, path, table_log)
             if isinstance(outcome, _Claim):
                 claims.append(outcome)
             else:
                 problems.append(outcome)
     results, table_problems = _by_table(plan.shape, claims)
-    secret = _revealed_secret(plan, results, limits)
+    secret = _revealed_secret(results, claims)
     plan_problems = [] if secret is None else _deal_set_problems(plan, secret)
     ordered = sorted(
         [*table_problems, *problems],
@@ -217,19 +231,19 @@ def _distinct(logs: Sequence[Path]) -> list[Path]:
     return distinct
 
 
-def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim | Problem:
+def _checked(plan: Plan, path: Path, table_log: TableLog) -> _Claim | Problem:
     """The log's claim on a table of the plan, or why it has none (the first check that
     fails, in the order docs/tournament-scoring.md gives)."""
     log = shown_name(path)  # as the report names it: valid UTF-8 in JSON
+    report = table_log.report
     if report.verdict is Verdict.UNREADABLE:
         assert report.finding is not None
         return Problem(TournamentCode.UNREADABLE, report.finding.message, log=log)
-    read = read_genesis(path, limits)
+    read = table_log.genesis
     if read is None:
-        if report.verdict is Verdict.VERIFIED:
-            return Problem(TournamentCode.LOG_CHANGED, "the genesis can no longer be read", log=log)
-        return _not_verified(None, log, report, limits, path)
-    game, genesis = read
+        # A verified log's genesis is the pass's first record: only another has none.
+        return _not_verified(None, log, table_log)
+    _, genesis = read
     tag = genesis.tournament
     if tag is None:
         return Problem(
@@ -254,13 +268,8 @@ def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim |
             log=log,
         )
     if report.verdict is not Verdict.VERIFIED:
-        return _Claim(table, log, _not_verified(table, log, report, limits, path), None, False)
+        return _Claim(table, log, _not_verified(table, log, table_log), None, False)
     mismatch = _genesis_mismatch(plan, table, genesis)
-    if mismatch is None and game != report.game:
-        mismatch = Problem(
-            TournamentCode.LOG_CHANGED,
-            f"the log verified as game {report.game}, and now holds game {game}",
-        )
     if mismatch is not None:
         problem = dataclasses.replace(mismatch, table=table, log=log)
         return _Claim(table, log, problem, None)
@@ -277,12 +286,11 @@ def _checked(plan: Plan, path: Path, report: Report, limits: Limits) -> _Claim |
             log=log,
             excluded=False,
         )
-    return _Claim(table, log, short, result)
+    return _Claim(table, log, short, result, secret=table_log.secret)
 
 
-def _not_verified(
-    table: int | None, log: str, report: Report, limits: Limits, path: Path
-) -> Problem:
+def _not_verified(table: int | None, log: str, table_log: TableLog) -> Problem:
+    report = table_log.report
     finding = report.finding
     assert finding is not None
     if report.verdict is Verdict.UNFINISHED:
@@ -291,7 +299,7 @@ def _not_verified(
             "the log has no final record: the table has not revealed the secret, or it "
             f"stopped ({finding.code})",
             table=table,
-            hand=hand_at(path, None, limits),  # the hand it stopped in
+            hand=table_log.hand,  # the hand it stopped in
             log=log,
             finding=finding,
         )
@@ -299,7 +307,7 @@ def _not_verified(
         FlowCode.PACK_MISMATCH: TournamentCode.PACK_OUT_OF_PLAN,
         VerifyCode.WRONG_RULES: TournamentCode.WRONG_RULES,
     }.get(finding.code, TournamentCode.NOT_VERIFIED)
-    hand = None if finding.line is None else hand_at(path, finding.line, limits)
+    hand = table_log.hand
     what = "it is not a log" if finding.rule == NOT_A_LOG else "it does not verify"
     return Problem(
         code,
@@ -387,17 +395,11 @@ def _by_table(shape: Shape, claims: Sequence[_Claim]) -> tuple[list[TableResult]
     return results, problems
 
 
-def _revealed_secret(plan: Plan, results: Sequence[TableResult], limits: Limits) -> bytes | None:
-    """The organiser's secret, as the first scored log reveals it: it verified, so its
-    secret opens its commitment, which is the plan's; read again, so checked again."""
-    for result in results:
-        try:
-            secret = find_secret(Path(result.log), limits)
-        except (OSError, ValueError, ReadError):
-            continue
-        if secret is not None and check_reveal(secret, plan.commitment):
-            return secret
-    return None
+def _revealed_secret(results: Sequence[TableResult], claims: Sequence[_Claim]) -> bytes | None:
+    """The organiser's secret, as the first scored log revealed it on its verifying pass:
+    it verified, so the secret opens its commitment, which is the plan's."""
+    revealed = {claim.log: claim.secret for claim in claims if claim.result is not None}
+    return next((secret for r in results if (secret := revealed.get(r.log)) is not None), None)
 
 
 def _deal_set_problems(plan: Plan, secret: bytes) -> list[Problem]:
@@ -413,7 +415,69 @@ def _deal_set_problems(plan: Plan, secret: bytes) -> list[Problem]:
     return []
 
 
-# -- reading a log's genesis and hands ----------------------------------------------------
+# -- reading a log once: its verdict, genesis, hands and secret -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableLog:
+    """What scoring needs of one log, read on its one opening: the verifier's ``report``;
+    the ``genesis`` (game id and genesis) when the first line is one; for a log that did
+    not verify, the ``hand`` it stopped in (``hand_at`` the finding's line, or its last
+    line when unfinished); and for one that did, the ``secret`` its final record revealed."""
+
+    report: Report
+    genesis: tuple[str, Genesis] | None = None
+    hand: int | None = None
+    secret: bytes | None = None
+
+
+def read_table_log(path: Path, settings: Settings) -> TableLog:
+    """Open the log at ``path`` once and verify it under ``settings``: a log that verifies
+    is read no more, its genesis and secret taken on the verifier's pass; of one that does
+    not, the same open file is read again for its genesis and the hand it stopped in (the
+    pass stops at the first fault, before the line that holds them). Picklable, for the
+    batch's processes and a Dask worker. A folder is "no logs found under DIR" and a file
+    that cannot be opened UNREADABLE, as ``batch.verify_named`` reports them."""
+    source = shown_name(path)
+    if path.is_dir():
+        return TableLog(no_logs_report(source, settings))
+    try:
+        stream = open_regular(path)
+    except OSError as error:
+        why = error.strerror or str(error)
+        return TableLog(unreadable_report(source, settings, f"cannot read {source}: {why}"))
+    with stream:
+        verified = _VerifiedTable()
+        report = verify_stream(stream, settings, source, visitors=(verified,))
+        finding = report.finding
+        if finding is None:  # verified (or, with no table key pinned, unpinned)
+            assert verified.genesis is not None  # every record was replayed, the genesis first
+            return TableLog(report, verified.genesis, secret=verified.secret)
+        if report.verdict is Verdict.UNREADABLE:
+            return TableLog(report)
+        if report.verdict is Verdict.UNFINISHED:
+            hand = hand_at(stream, None, settings.limits)
+        else:
+            hand = None if finding.line is None else hand_at(stream, finding.line, settings.limits)
+        return TableLog(report, read_genesis(stream, settings.limits), hand)
+
+
+@dataclass
+class _VerifiedTable:
+    """The genesis and the revealed secret, seen on the verifier's pass (a ``PassVisitor``)."""
+
+    genesis: tuple[str, Genesis] | None = None
+    secret: bytes | None = None
+    _last: Record | None = field(default=None, repr=False)
+
+    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        if isinstance(record.payload, Genesis):  # the pass replays again from the genesis
+            self.genesis = record.game, record.payload
+        self._last = record
+
+    def end(self, report: Report) -> None:
+        final = None if self._last is None else self._last.payload
+        self.secret = bytes.fromhex(final.secret) if isinstance(final, Final) else None
 
 
 def _record(number: int, raw: bytes, limits: Limits) -> Record | None:
@@ -427,11 +491,11 @@ def _record(number: int, raw: bytes, limits: Limits) -> Record | None:
     return parse_record(value["body"])
 
 
-def read_genesis(path: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[str, Genesis] | None:
-    """The game id and genesis of the log at ``path``, or None when its first line is no
-    genesis (or the file cannot be read)."""
+def read_genesis(log: LogSource, limits: Limits = DEFAULT_LIMITS) -> tuple[str, Genesis] | None:
+    """The game id and genesis of ``log`` (a path, or a stream read from its start), or
+    None when its first line is no genesis (or the file cannot be read)."""
     try:
-        with open_regular(path) as stream:
+        with reading(log) as stream:
             for number, raw in iter_raw_lines(stream, limits):
                 record = _record(number, raw, limits)
                 if record is None or not isinstance(record.payload, Genesis):
@@ -442,13 +506,13 @@ def read_genesis(path: Path, limits: Limits = DEFAULT_LIMITS) -> tuple[str, Gene
     return None
 
 
-def hand_at(path: Path, line: int | None, limits: Limits = DEFAULT_LIMITS) -> int | None:
-    """The hand that line ``line`` of the log belongs to (None: its last line): the last
-    hand started at or before it; None before the first hand, and where the lines stop
-    being records."""
+def hand_at(log: LogSource, line: int | None, limits: Limits = DEFAULT_LIMITS) -> int | None:
+    """The hand that line ``line`` of ``log`` (a path, or a stream read from its start)
+    belongs to (None: its last line): the last hand started at or before it; None before
+    the first hand, and where the lines stop being records."""
     hand = None
     try:
-        with open_regular(path) as stream:
+        with reading(log) as stream:
             for number, raw in iter_raw_lines(stream, limits):
                 record = _record(number, raw, limits)
                 if record is None:
@@ -469,11 +533,13 @@ __all__ = [
     "Problem",
     "Scores",
     "Standings",
+    "TableLog",
     "TableResult",
     "TournamentCode",
     "hand_at",
     "logs_to_score",
     "read_genesis",
+    "read_table_log",
     "score",
     "score_tournament",
 ]
