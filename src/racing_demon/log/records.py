@@ -142,6 +142,16 @@ class Record:
         return self.payload.kind
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Signatures:
+    """A line's ``sigs`` (docs/log-format.md §6), each signature as 128 hex characters."""
+
+    table: str  # the table's, over the body: on every line
+    player: str | None = None  # a keyed seat's, over its submission's statement
+    players: tuple[str, ...] | None = None  # the genesis's co-signatures, one per seat
+    accepts: tuple[str | None, ...] | None = None  # (v2) the final record's, null or not
+
+
 # -- reading -------------------------------------------------------------------------
 
 
@@ -155,6 +165,18 @@ def parse_record(body: Mapping[str, Any]) -> Record:
         prev=body.get("prev"),
         payload=payload,
         v=body["v"],
+    )
+
+
+def parse_signatures(sigs: Mapping[str, Any]) -> Signatures:
+    """The typed ``sigs`` of a line that its schema (a record's or a receipt's) admitted."""
+    players = sigs.get("players")
+    accepts = sigs.get("accepts")
+    return Signatures(
+        table=sigs["table"],
+        player=sigs.get("player"),
+        players=None if players is None else tuple(players),
+        accepts=None if accepts is None else tuple(accepts),
     )
 
 
