@@ -159,6 +159,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # words and the table after it need the game and the record, never the verifier.
     "racing_demon.viewer.words": _LOG | {"racing_demon.viewer.words"},
     "racing_demon.viewer.frames": _LOG | {"racing_demon.viewer.page"},
+    # Issue 30, point 1: the page reads its lines with the verifier's reader, no other.
+    "racing_demon.viewer.lines": _LOG,
 }
 
 # Who may import each of these; no other module of the package does.
