@@ -78,6 +78,17 @@ def test_view_of_a_log_that_does_not_verify_opens_it_once(tmp_path: Path, log: P
     assert opens == 1
 
 
+def test_view_of_a_log_past_the_file_size_limit_opens_it_once(tmp_path: Path) -> None:
+    """The page holds none of such a log; the verifier reads the same open file to say
+    why (it opened the log a second time before)."""
+    log, page = DISPUTED[0], tmp_path / "page.html"
+    opens, code = _opens(
+        tmp_path, log, "view", str(log), "--max-file-bytes", "1000", "--out", str(page)
+    )
+    assert code == 0 and "FILE_TOO_LARGE" in page.read_text(encoding="utf-8")
+    assert opens == 1
+
+
 def test_the_disputed_samples_do_not_all_verify() -> None:
     """The cases above are logs the verifier refuses (the page's second path), not only
     ones it passes."""

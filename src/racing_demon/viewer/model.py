@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from racing_demon.audit import audit_hand
 from racing_demon.files import LogFile, open_log, shown_name
@@ -40,12 +40,11 @@ from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.replay import ReplayError, Snapshot, follow, replay
 from racing_demon.report_document import report_document
-from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
+from racing_demon.verify import Report, Settings, Verdict, verify_stream
 from racing_demon.viewer.frames import KEYFRAME_EVERY, Frames
 from racing_demon.viewer.lines import LogLine, genesis_and_final, raw_lines, read_line
 from racing_demon.viewer.page import Packer, json_text, unpacked
 from racing_demon.viewer.words import Teller, Words
-from racing_demon.wording import plural
 
 VIEWER_FORMAT = "racing-demon/viewer/v1"
 # Okabe and Ito's palette, which people with any common colour blindness tell apart.
@@ -60,10 +59,6 @@ SEAT_COLOURS = (
     "#000000",
 )
 _READ_PIECE = 1 << 20
-
-
-class LogTooLarge(ValueError):
-    """The log holds more bytes than the reading limits allow: the page embeds none."""
 
 
 # A back that names a colour is drawn in the palette's nearest colour, so that a seat whose
@@ -164,22 +159,17 @@ def _refused_hand(flow: MatchFlow | None, record: Record) -> HandScore | None:
 # -- the whole model ---------------------------------------------------------------------
 
 
-def read_log(log: LogFile, settings: Settings) -> bytes:
-    """The log's bytes, read once; OSError if it cannot be read, LogTooLarge past the
-    file-size limit."""
-    limit = settings.limits.max_file_bytes
+def _read_within(stream: BinaryIO, limit: int) -> bytes | None:
+    """The bytes of ``stream``, or None when it holds more than ``limit``, read no further
+    than one byte past it."""
     pieces = []
     read = 0
-    with open_log(log) as stream:
-        # In pieces: one read of limit + 1 bytes would set aside that much (64 MiB by
-        # default) whatever the file holds.
-        while read <= limit and (piece := stream.read(min(_READ_PIECE, limit + 1 - read))):
-            pieces.append(piece)
-            read += len(piece)
-    data = b"".join(pieces)
-    if len(data) > limit:
-        raise LogTooLarge(f"the log is larger than {plural(limit, 'byte')} (--max-file-bytes)")
-    return data
+    # In pieces: one read of limit + 1 bytes would set aside that much (64 MiB by default)
+    # whatever the file holds.
+    while read <= limit and (piece := stream.read(min(_READ_PIECE, limit + 1 - read))):
+        pieces.append(piece)
+        read += len(piece)
+    return None if read > limit else b"".join(pieces)
 
 
 def viewer_data(log: LogFile, settings: Settings, report: Report | None = None) -> dict[str, Any]:
@@ -206,16 +196,16 @@ def verified_page_data(
     """``page_data`` and the verifier's report on the log (``report``, when the caller
     already verified it). The log is opened once: its bytes, read for the page, are what
     is verified and replayed, unless it is past the file-size limit (the page then holds
-    none of it, and the verifier reads the file to say so)."""
-    try:
-        data: bytes | None = read_log(log, settings)
-    except LogTooLarge:
-        data = None
+    none of it, and the verifier reads the same open file from its start to say so).
+    OSError when the log cannot be opened."""
+    with open_log(log) as stream:
+        data = _read_within(stream, settings.limits.max_file_bytes)
+        if report is None and data is None:
+            stream.seek(0)
+            report = verify_stream(stream, settings, shown_name(log))
     if report is not None:
         return report, _page_data(log, settings, report, data)
-    if data is None:
-        report = verify_log(log, settings)
-        return report, _page_data(log, settings, report, data)
+    assert data is not None  # past the limit, the report was made above
     # The page is told and framed on the verifier's pass; a log that does not verify is
     # replayed again from its bytes, up to the first refused record, as the page shows it.
     visitor = _PageVisitor(_Told.start(data, settings.limits))
