@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import tracemalloc
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -461,7 +460,7 @@ def test_a_line_off_the_record_schema_is_refused_with_every_problem() -> None:
 
 
 def _without_player_signature(read: RecordLine) -> RecordLine:
-    return replace(read, sigs=replace(read.sigs, player=None))
+    return read._replace(sigs=read.sigs._replace(player=None))
 
 
 def test_the_signature_step_reads_the_typed_signatures_not_the_json() -> None:

@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, NamedTuple
 
 import orjson
 
@@ -452,10 +452,10 @@ class SchemaError(RacingDemonError, ValueError):
         self.problems = tuple(problems)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RecordLine:
+class RecordLine(NamedTuple):
     """One line of a log read as a record: its 1-based number, exact bytes (no ``\\n``),
-    typed record and typed signatures."""
+    typed record and typed signatures. Built by name, as ``Signatures`` is, and a named
+    tuple for the same reason: one is made for every line."""
 
     number: int
     raw: bytes
