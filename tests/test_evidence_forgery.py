@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -339,7 +339,7 @@ def _v2(receipt: bytes, line: bytes) -> bytes:
     """``receipt`` as a v2 receipt: naming its record ``line`` by the line's chain hash."""
     made = parse_receipt(json.loads(receipt)["body"])
     assert made.v == 3 and made.record == body_hash(line)
-    return seal_receipt(made._replace(v=2, record=chain_hash(line)), TABLE_KEY)
+    return seal_receipt(replace(made, v=2, record=chain_hash(line)), TABLE_KEY)
 
 
 def test_an_honest_match_over_receipt_is_no_fork_when_an_acceptance_is_dropped(
@@ -377,7 +377,7 @@ def test_a_v2_receipt_still_proves_a_fork_before_the_last_line(
     assert EvidenceCode.FORK in {finding.code for finding in report.findings}
     # Two v2 refusals naming one last line by two hashes are no evidence either.
     final = parse_receipt(json.loads(_v2(honest.refusal, honest.lines[-1]))["body"])
-    other = final._replace(record=chain_hash(_without_an_acceptance(honest)[-1]), n=final.n + 1)
+    other = replace(final, record=chain_hash(_without_an_acceptance(honest)[-1]), n=final.n + 1)
     both = [seal_receipt(final, TABLE_KEY), seal_receipt(other, TABLE_KEY)]
     cut = honest.lines[:-1]  # a copy of the log from before the final record
     codes = [finding.code for finding in _evidence(tmp_path, cut, both).findings]
@@ -481,9 +481,9 @@ def test_a_v2_tables_match_over_while_holding_its_final_is_founded(tmp_path: Pat
     lines = path.read_bytes().splitlines()
     held = parse_receipt(json.loads(refused.value.receipt)["body"])
     head = lines[held.seq]  # the last hand_end
-    as_v2 = held._replace(v=2, reason="MATCH_OVER", record=chain_hash(head))
+    as_v2 = replace(held, v=2, reason="MATCH_OVER", record=chain_hash(head))
     assert _evidence(tmp_path, lines, [seal_receipt(as_v2, TABLE_KEY)]).findings == ()
-    as_v3 = held._replace(reason="MATCH_OVER")
+    as_v3 = replace(held, reason="MATCH_OVER")
     (finding,) = _evidence(tmp_path, lines, [seal_receipt(as_v3, TABLE_KEY)]).findings
     assert finding.code is EvidenceCode.REFUSAL_UNFOUNDED
 
@@ -592,11 +592,11 @@ def _case(tmp_path: Path, honest: Match, code: EvidenceCode) -> tuple[list[bytes
     if code is EvidenceCode.FORK:
         copy([*log[: moved - 1], _resigned(log[moved - 1], t_ms=receipt.t_ms + 1)])
     elif code is EvidenceCode.DELAYED:
-        receipts(receipt._replace(t_ms=receipt.t_ms - 1))
+        receipts(replace(receipt, t_ms=receipt.t_ms - 1))
     elif code is EvidenceCode.DROPPED:
-        receipts(receipt._replace(n=500, seq=500))
+        receipts(replace(receipt, n=500, seq=500))
     elif code is EvidenceCode.RECEIPT_MISMATCH:
-        receipts(receipt._replace(outcome="bounce", reason="FOUNDATION_TAKEN"))
+        receipts(replace(receipt, outcome="bounce", reason="FOUNDATION_TAKEN"))
     elif code is EvidenceCode.REFUSAL_UNFOUNDED:
         receipts(refused_receipt(honest.game, 0, 9, b"{}", 1, "MATCH_OVER", 0, body_hash(log[0])))
     elif code is EvidenceCode.STALE_HEAD:
@@ -604,7 +604,7 @@ def _case(tmp_path: Path, honest: Match, code: EvidenceCode) -> tuple[list[bytes
     elif code is EvidenceCode.RECEIPT_INVALID:
         receipts(receipt, key=OTHER_KEY)
     elif code is EvidenceCode.OTHER_GAME:
-        receipts(receipt._replace(game="cd" * 16))
+        receipts(replace(receipt, game="cd" * 16))
     elif code is EvidenceCode.NOT_YET_LOGGED:
         log = log[: receipt.seq]
         receipts(receipt)

@@ -179,6 +179,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # Issue 30, point 2: view's use case writes the page; its reporter, above, prints.
     "racing_demon.viewer.write": _MANY_LOGS
     | {"racing_demon.viewer.model", "racing_demon.viewer.page"},
+    # Issue 30, point 1: the page reads its lines with the verifier's reader, no other.
+    "racing_demon.viewer.lines": _LOG,
 }
 
 # Who may import each of these; no other module of the package does.

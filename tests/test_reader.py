@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.log.canonical import MAX_SAFE_INTEGER, canonical_bytes
 from racing_demon.log.reader import (
     DEFAULT_LIMITS,
@@ -19,13 +20,18 @@ from racing_demon.log.reader import (
     Line,
     ReadCode,
     ReadError,
+    RecordLine,
+    SchemaError,
     iter_raw_lines,
     parse_line,
     parse_read_line,
     read_canonical_line,
     read_lines,
+    read_record,
 )
-from racing_demon.log.records import body_bytes, line_bytes
+from racing_demon.log.records import Signatures, body_bytes, line_bytes, parse_record
+from racing_demon.verify import step05_signatures
+from racing_demon.verify.report import StepFailed, VerifyCode
 
 GOOD = b'{"seq":1}\n'
 DEEP = 100_000
@@ -408,3 +414,79 @@ def test_a_body_is_cut_from_its_line_as_its_canonical_bytes() -> None:
     body = {"kind": "genesis", "rules": {"a": 1, "sigs": {"b": 2}}, "x": ',"sigs":'}
     line = line_bytes(body, {"table": "ab" * 64})
     assert body_bytes(line) == canonical_bytes(body)
+
+
+# (4) Records: the one place a line of a log becomes its typed record and signatures.
+
+NERTZ = Path(__file__).resolve().parent / "golden" / "logs" / "nertz-4p-signed.jsonl"
+
+
+def _record_lines(path: Path) -> list[RecordLine]:
+    with path.open("rb") as stream:
+        return [read_record(line) for line in read_lines(stream)]
+
+
+def test_a_record_line_carries_typed_signatures_as_the_format_defines_them() -> None:
+    """Issue 30, point 1: "One record reader (typed signatures included, not a plain `sigs`
+    dict)". Every line's ``sigs`` are read once into ``Signatures``: the table's on every
+    line, the players' co-signatures on the genesis, a keyed seat's on its submissions
+    (docs/log-format.md §6)."""
+    lines = _record_lines(NERTZ)
+    for read in lines:
+        assert isinstance(read.sigs, Signatures)
+        value = read_canonical_line(read.number, read.raw).value
+        assert read.record == parse_record(value["body"])
+        sigs = value["sigs"]
+        assert read.sigs.table == sigs["table"]
+        assert read.sigs.player == sigs.get("player")
+        assert read.sigs.players == (tuple(sigs["players"]) if "players" in sigs else None)
+        assert read.sigs.accepts == (tuple(sigs["accepts"]) if "accepts" in sigs else None)
+    genesis, *middle, final = lines
+    assert genesis.sigs.players is not None and len(genesis.sigs.players) == 4
+    assert all(read.sigs.players is None for read in [*middle, final])
+    assert all(
+        (read.sigs.player is not None) == isinstance(read.record.payload, Submission)
+        for read in middle
+    )
+
+
+def test_a_line_off_the_record_schema_is_refused_with_every_problem() -> None:
+    raw = line_bytes({"kind": "stall", "seq": -1}, {"table": "zz"})
+    with pytest.raises(SchemaError) as refused:
+        read_record(read_canonical_line(3, raw))
+    assert refused.value.line == 3
+    assert len(refused.value.problems) > 1
+    assert all(problem.startswith("$") for problem in refused.value.problems)
+
+
+def _without_player_signature(read: RecordLine) -> RecordLine:
+    return read._replace(sigs=read.sigs._replace(player=None))
+
+
+def test_the_signature_step_reads_the_typed_signatures_not_the_json() -> None:
+    """Issue 30, point 1: the verifier's steps read the record reader's typed signatures.
+    A keyed seat's move whose typed ``player`` signature is taken away (its bytes keep it)
+    is refused as unsigned: step 5 judges what the reader typed, not a dict of its own."""
+    lines = _record_lines(NERTZ)
+    keys: step05_signatures.PlayerKeys = ()
+    submissions: dict[int, int] = {}
+    for read in lines:
+        payload = read.record.payload
+        if isinstance(payload, Submission) and read.record.kind is RecordKind.MOVE:
+            with pytest.raises(StepFailed) as failed:
+                step05_signatures.check_signatures(
+                    _without_player_signature(read),
+                    table_key=None,
+                    fast=False,
+                    player_keys=keys,
+                    next_n=submissions.get(payload.seat, 0),
+                )
+            assert failed.value.finding.code is VerifyCode.MISSING_PLAYER_SIGNATURE
+            assert failed.value.finding.line == read.number
+            return
+        keys = step05_signatures.check_signatures(
+            read, table_key=None, fast=False, player_keys=keys, next_n=0
+        )
+        if isinstance(payload, Submission):
+            submissions[payload.seat] = submissions.get(payload.seat, 0) + 1
+    pytest.fail("no move in the golden log")

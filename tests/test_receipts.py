@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,18 @@ from racing_demon.log.signing import SignatureCode, pae, sign, verify
 from racing_demon.schema import checked_errors, schema_errors
 
 ROOT = Path(__file__).resolve().parents[1]
-LOGGED = Receipt("0" * 31 + "1", 1, 14, "a" * 64, 41_200, "move", None, 212, "b" * 64)
-BOUNCED = LOGGED._replace(outcome="bounce", reason="FOUNDATION_TAKEN")
+LOGGED = Receipt(
+    game="0" * 31 + "1",
+    seat=1,
+    n=14,
+    submission="a" * 64,
+    t_ms=41_200,
+    outcome="move",
+    reason=None,
+    seq=212,
+    record="b" * 64,
+)
+BOUNCED = replace(LOGGED, outcome="bounce", reason="FOUNDATION_TAKEN")
 REFUSAL = refused_receipt("0" * 31 + "1", 2, 7, b"{}", 9_000, "NOT_YOUR_MOVE", 40, "c" * 64)
 
 
@@ -93,9 +104,9 @@ def test_the_pae_prefix_carries_the_version_and_v1_is_unchanged() -> None:
 
 def test_a_reason_must_fit_the_outcome() -> None:
     with pytest.raises(ValueError, match="'bounce' receipt needs reason"):
-        seal_receipt(BOUNCED._replace(reason=None), TABLE_KEY)
+        seal_receipt(replace(BOUNCED, reason=None), TABLE_KEY)
     with pytest.raises(ValueError, match="'move' receipt has no reason"):
-        seal_receipt(LOGGED._replace(reason="HAND_OVER"), TABLE_KEY)
+        seal_receipt(replace(LOGGED, reason="HAND_OVER"), TABLE_KEY)
 
 
 @pytest.mark.parametrize("name", GOLDEN_LOGS)
@@ -115,20 +126,20 @@ def test_a_logged_receipt_describes_its_record(name: str) -> None:
             continue
         receipt = next(receipts)
         assert receipt == Receipt(
-            record.game,
-            event.seat,
-            event.n,
-            hashlib.sha256(statement_bytes_of(record)).hexdigest(),
-            record.t_ms,
-            record.kind.value,
-            event.reason,
-            record.seq,
-            hashlib.sha256(body_bytes(line)).hexdigest(),
-            3,
+            game=record.game,
+            seat=event.seat,
+            n=event.n,
+            submission=hashlib.sha256(statement_bytes_of(record)).hexdigest(),
+            t_ms=record.t_ms,
+            outcome=record.kind.value,
+            reason=event.reason,
+            seq=record.seq,
+            record=hashlib.sha256(body_bytes(line)).hexdigest(),
+            v=3,
         )
         assert logged_receipt(record, line, statement_bytes_of(record)) == receipt
         v2 = logged_receipt(record, line, statement_bytes_of(record), 2)
-        assert v2 == receipt._replace(record=chain_hash(line), v=2)
+        assert v2 == replace(receipt, record=chain_hash(line), v=2)
         if "player" in value["sigs"]:
             key = bytes.fromhex(
                 json.loads(data.splitlines()[0])["body"]["players"][event.seat]["key"]
@@ -198,7 +209,7 @@ BODY = receipt_body(LOGGED)
             resigned({**BODY, "reason": "HAND_OVER"}), ReceiptCode.SCHEMA, None, id="reason-on-move"
         ),
         pytest.param(
-            resigned(receipt_body(BOUNCED._replace(reason=None))),
+            resigned(receipt_body(replace(BOUNCED, reason=None))),
             ReceiptCode.SCHEMA,
             None,
             id="bounce-without-reason",

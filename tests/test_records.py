@@ -29,11 +29,14 @@ from racing_demon.game.flow import (
     Stall,
     Submission,
 )
+from racing_demon.log.reader import RecordLine
+from racing_demon.log.receipts import Receipt, ReceiptLine
 from racing_demon.log.records import (
     Final,
     Genesis,
     Record,
     SeatEntry,
+    Signatures,
     TournamentTag,
     parse_record,
     record_body,
@@ -131,6 +134,16 @@ def test_the_schema_fields_of_each_kind_are_its_typed_fields(kind: RecordKind) -
     assert schema == typed
 
 
+def test_the_schema_fields_of_sigs_are_the_typed_signatures_fields() -> None:
+    """Issue 30, point 1: "typed signatures included, not a plain `sigs` dict": the typed
+    value has every member the schema allows in ``sigs``, and only the table's is required."""
+    sigs = load_schema("log-record")["properties"]["sigs"]
+    assert sigs["required"] == ["table"]
+    assert list(Signatures._fields) == ["table", "player", "players", "accepts"]
+    assert list(Signatures._field_defaults) == ["player", "players", "accepts"]
+    assert set(Signatures._fields) == set(sigs["properties"])
+
+
 def test_a_genesis_lists_its_seats_with_every_schema_field() -> None:
     players = load_schema("log-record")["$defs"]["genesis"]["properties"]["players"]
     schema = set(players["items"]["properties"])
@@ -168,10 +181,25 @@ def test_records_the_table_writes_round_trip(
 # -- built by name -----------------------------------------------------------------------
 
 RECORDS_AND_EVENTS = [Record, Genesis, Final, HandStart, Submission, Stall, HandEnd, MatchEnd]
-BUILT_BY_NAME = {cls.__name__ for cls in (*RECORDS_AND_EVENTS, Seen, SeatEntry, TournamentTag)}
+# What the record reader and the receipts file give besides (issue 30, points 1 and 5): a
+# receipt is a frozen dataclass; a line's signatures and the line read as a record are
+# named tuples built by name (one of each is made for every line the verifier reads).
+BUILT_BY_NAME = {
+    cls.__name__
+    for cls in (
+        *RECORDS_AND_EVENTS,
+        Receipt,
+        Seen,
+        SeatEntry,
+        TournamentTag,
+        Signatures,
+        RecordLine,
+        ReceiptLine,
+    )
+}
 
 
-@pytest.mark.parametrize("cls", RECORDS_AND_EVENTS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("cls", [*RECORDS_AND_EVENTS, Receipt], ids=lambda cls: cls.__name__)
 def test_records_and_events_take_their_fields_by_name(cls: type) -> None:
     """Issue 30, point 5: "Records and events are NamedTuples built by position (a bounce
     from seven positional arguments, two adjacent ints)". Each is now a frozen dataclass

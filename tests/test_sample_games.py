@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -410,8 +411,10 @@ def test_a_move_in_flight_after_the_last_hand_is_refused_final_held_and_founded(
     assert founded["evidence"] == []
     # The table's fixture key re-signs it naming the first hand's end: not played out then.
     first_end = next(raw for raw in lines if json.loads(raw)["body"]["kind"] == "hand_end")
-    early = receipt._replace(
-        seq=json.loads(first_end)["body"]["seq"], record=record_reference(first_end, receipt.v)
+    early = replace(
+        receipt,
+        seq=json.loads(first_end)["body"]["seq"],
+        record=record_reference(first_end, receipt.v),
     )
     forged = tmp_path / name
     forged.write_bytes(seal_receipt(early, regen().TABLE_KEY) + b"\n")

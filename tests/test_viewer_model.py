@@ -552,7 +552,9 @@ def test_a_line_that_is_no_record_is_told_as_unreadable(tmp_path: Path) -> None:
     assert data["verdict"]["verdict"] == "does_not_verify"
     assert len(data["frames"]["list"]) == 20
     assert data["records"][20]["text"].startswith("record 20 could not be read: not JSON")
-    assert data["records"][30]["text"] == "record 30 could not be read: not UTF-8"
+    assert data["records"][30]["text"] == (
+        "record 30 could not be read: not UTF-8 (NOT_UTF8: invalid UTF-8 at byte 0)"
+    )
     assert data["records"][20]["kind"] is None and data["records"][20]["frame"] is None
     assert data["records"][25]["kind"] is not None  # the lines between still told
     assert schema_errors("viewer-data", data) == []

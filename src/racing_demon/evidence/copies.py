@@ -25,6 +25,7 @@ from racing_demon.log.reader import (
     Limits,
     Line,
     ReadError,
+    RecordLine,
     iter_raw_lines,
     read_lines,
 )
@@ -55,8 +56,9 @@ class _CopyChecker:
     last_t_ms: int = 0
     submissions: dict[int, int] = field(default_factory=dict)
 
-    def check(self, line: Line, record: Record) -> None:
+    def check(self, line: RecordLine) -> None:
         """Steps 4 and 5 for ``line`` (steps 1-3 passed); raises ``StepFailed``."""
+        record = line.record
         step04_chain.check_chain(
             line.number,
             record,
@@ -70,7 +72,6 @@ class _CopyChecker:
         seat = payload.seat if isinstance(payload, Submission) else -1
         self.player_keys = step05_signatures.check_signatures(
             line,
-            record,
             table_key=self.table_key,
             fast=False,
             player_keys=self.player_keys,
@@ -138,7 +139,8 @@ def _compare_copy(
             except (StopIteration, ReadError):
                 return  # the log changed since it was scanned
             try:
-                record = step03_schema.check_schema(line)  # (3)
+                read = step03_schema.check_schema(line)  # (3)
+                record = read.record
             except StepFailed as failed:
                 yield _invalid_copy(shown, line.number, failed.finding.code, failed.finding.message)
                 return
@@ -156,13 +158,9 @@ def _compare_copy(
                 return
             same_body = body_bytes(line.raw) == body_bytes(our_raw)
             try:
-                checker.check(line, record)  # (4) and (5)
+                checker.check(read)  # (4) and (5)
             except StepFailed as failed:
-                if (
-                    not same_body
-                    and record.game == scan.game
-                    and _table_signed(table_key, line, record)
-                ):
+                if not same_body and record.game == scan.game and _table_signed(table_key, read):
                     yield _fork(shown, mine, line, record, our_raw, failed.finding.code)
                 elif differed or line.raw != our_raw:
                     # The log's own line fails here only through the copy's earlier change
@@ -178,11 +176,10 @@ def _compare_copy(
             differed = differed or line.raw != our_raw
 
 
-def _table_signed(table_key: bytes, line: Line, record: Record) -> bool:
+def _table_signed(table_key: bytes, line: RecordLine) -> bool:
     """Whether the pinned key signed this body as the record of its line's seq."""
-    problem = verify(
-        table_key, record.kind, body_bytes(line.raw), line.value["sigs"]["table"], record.v
-    )
+    record = line.record
+    problem = verify(table_key, record.kind, body_bytes(line.raw), line.sigs.table, record.v)
     return problem is None and record.seq == line.number - 1
 
 

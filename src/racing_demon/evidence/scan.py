@@ -15,8 +15,10 @@ from racing_demon.log.keys import key_id
 from racing_demon.log.reader import (
     Limits,
     ReadError,
+    SchemaError,
     iter_raw_lines,
     read_canonical_line,
+    read_record,
 )
 from racing_demon.log.receipts import (
     LINE_RECEIPT_VERSION,
@@ -29,10 +31,8 @@ from racing_demon.log.records import (
     body_bytes,
     body_hash,
     chain_hash,
-    parse_record,
 )
 from racing_demon.log.signing import verify
-from racing_demon.schema import record_errors
 from racing_demon.verify.report import VerifyCode
 
 
@@ -68,15 +68,13 @@ def _table_signed_line(number: int, raw: bytes, table_key: bytes, limits: Limits
     fails. (What else the log's verification refuses, it reports itself: the audit keeps
     comparing receipts with what the table signed.)"""
     try:
-        value = read_canonical_line(number, raw, limits).value
+        read = read_record(read_canonical_line(number, raw, limits))
     except ReadError as error:
         raise _Damaged(error.code, error.message) from None
-    problems = record_errors(value)
-    if problems:
-        raise _Damaged(VerifyCode.SCHEMA, problems[0])
-    body = value["body"]
-    record = parse_record(body)
-    problem = verify(table_key, body["kind"], body_bytes(raw), value["sigs"]["table"], body["v"])
+    except SchemaError as error:
+        raise _Damaged(VerifyCode.SCHEMA, error.problems[0]) from None
+    record = read.record
+    problem = verify(table_key, record.kind, body_bytes(raw), read.sigs.table, record.v)
     if problem is not None:
         raise _Damaged(VerifyCode.BAD_TABLE_SIGNATURE, f"the table's signature: {problem.message}")
     return record

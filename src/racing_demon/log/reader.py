@@ -9,9 +9,11 @@ Three layers, each usable alone:
 
 1. ``iter_raw_lines`` frames the stream into ``\\n``-terminated lines (sizes, counts, framing);
 2. ``parse_line`` turns one line into a JSON object (UTF-8, depth, syntax, numbers, keys);
-3. ``read_canonical_line`` also requires the line to be exactly its canonical (RFC 8785) bytes.
+3. ``read_canonical_line`` also requires the line to be exactly its canonical (RFC 8785) bytes;
+4. ``read_record`` holds a line to the record schema and reads it into its typed values: the
+   one place a line of a log becomes its number, bytes, record and signatures.
 
-``read_lines`` chains all three.
+``read_lines`` chains the first three.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, NamedTuple
 
 import orjson
 
@@ -33,6 +35,8 @@ from racing_demon.log.canonical import (
     canonical_bytes,
     json_path,
 )
+from racing_demon.log.records import Record, Signatures, parse_record, parse_signatures
+from racing_demon.schema import record_errors
 from racing_demon.wording import plural
 
 
@@ -431,3 +435,43 @@ def read_lines(stream: BinaryIO, limits: Limits = DEFAULT_LIMITS) -> Iterator[Li
     """Every line of ``stream`` read by ``iter_raw_lines`` then ``read_canonical_line``."""
     for number, raw in iter_raw_lines(stream, limits):
         yield read_canonical_line(number, raw, limits)
+
+
+# (4) Records.
+
+
+class SchemaError(RacingDemonError, ValueError):
+    """A line in canonical form that is not a record of its kind (schemas/log-record.schema.json).
+
+    ``problems`` holds every way it breaks the schema, each with its JSON path, the first
+    first (``racing_demon.schema.record_errors``)."""
+
+    def __init__(self, line: int, problems: Sequence[str]) -> None:
+        super().__init__(line, problems[0])
+        self.line = line
+        self.problems = tuple(problems)
+
+
+class RecordLine(NamedTuple):
+    """One line of a log read as a record: its 1-based number, exact bytes (no ``\\n``),
+    typed record and typed signatures. Built by name, as ``Signatures`` is, and a named
+    tuple for the same reason: one is made for every line."""
+
+    number: int
+    raw: bytes
+    record: Record
+    sigs: Signatures
+
+
+def read_record(line: Line) -> RecordLine:
+    """``line`` read as a record of its kind, or SchemaError naming every schema problem."""
+    value = line.value
+    problems = record_errors(value)
+    if problems:
+        raise SchemaError(line.number, problems)
+    return RecordLine(
+        number=line.number,
+        raw=line.raw,
+        record=parse_record(value["body"]),
+        sigs=parse_signatures(value["sigs"]),
+    )

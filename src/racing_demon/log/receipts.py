@@ -38,7 +38,14 @@ from racing_demon.log.reader import (
     iter_raw_lines,
     read_canonical_line,
 )
-from racing_demon.log.records import Record, body_bytes, body_hash, chain_hash, statement_of
+from racing_demon.log.records import (
+    Record,
+    body_bytes,
+    body_hash,
+    chain_hash,
+    parse_signatures,
+    statement_of,
+)
 from racing_demon.log.signing import sign, verify
 from racing_demon.schema import checked_errors
 
@@ -74,8 +81,10 @@ class SubmissionCode(enum.StrEnum):
     BAD_SIGNATURE = "BAD_SIGNATURE"
 
 
-class Receipt(NamedTuple):
-    """What the table answered to one submission (docs/log-format.md §9)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Receipt:
+    """What the table answered to one submission (docs/log-format.md §9): its fields given
+    by name, so that no call swaps the adjacent ints (``seat``, ``n``) or hashes."""
 
     game: str
     seat: int  # the body's "player"
@@ -124,16 +133,16 @@ def receipt_body(receipt: Receipt) -> dict[str, Any]:
 def parse_receipt(body: Mapping[str, Any]) -> Receipt:
     """The receipt of a body that schemas/receipt.schema.json admitted."""
     return Receipt(
-        body["game"],
-        body["player"],
-        body["n"],
-        body["submission"],
-        body["t_ms"],
-        body["outcome"],
-        body.get("reason"),
-        body["seq"],
-        body["record"],
-        body["v"],
+        game=body["game"],
+        seat=body["player"],
+        n=body["n"],
+        submission=body["submission"],
+        t_ms=body["t_ms"],
+        outcome=body["outcome"],
+        reason=body.get("reason"),
+        seq=body["seq"],
+        record=body["record"],
+        v=body["v"],
     )
 
 
@@ -292,9 +301,8 @@ def check_receipt_line(
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         return ReceiptProblem(number, ReceiptCode.SCHEMA, None, problems[0] + more)
-    problem = verify(
-        table_key, RECEIPT, body_bytes(raw), value["sigs"]["table"], RECEIPT_SIGNING_VERSION
-    )
+    signature = parse_signatures(value["sigs"]).table
+    problem = verify(table_key, RECEIPT, body_bytes(raw), signature, RECEIPT_SIGNING_VERSION)
     if problem is not None:
         return ReceiptProblem(
             number,
@@ -302,4 +310,4 @@ def check_receipt_line(
             problem.code,
             f"the table's signature: {problem.message}",
         )
-    return ReceiptLine(number, raw, parse_receipt(value["body"]))
+    return ReceiptLine(line=number, raw=raw, receipt=parse_receipt(value["body"]))

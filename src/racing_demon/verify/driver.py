@@ -241,7 +241,8 @@ class _Verification:
             for line in read_lines(stream, settings.limits):  # (1) and (2)
                 self.lines = self.records = line.number
                 digest.update(line.raw + b"\n")
-                record = step03_schema.check_schema(line)
+                read = step03_schema.check_schema(line)
+                record = read.record
                 step04_chain.check_chain(
                     line.number,
                     record,
@@ -258,8 +259,7 @@ class _Verification:
                 payload = record.payload
                 seat = payload.seat if isinstance(payload, Submission) else -1
                 self.player_keys = step05_signatures.check_signatures(
-                    line,
-                    record,
+                    read,
                     table_key=settings.table_key,
                     fast=settings.fast,
                     player_keys=self.player_keys,
@@ -268,7 +268,7 @@ class _Verification:
                 if seat >= 0:
                     self.submissions[seat] = self.submissions.get(seat, 0) + 1
                 elif record is self.final:
-                    accepts = line.value["sigs"].get("accepts") or ()
+                    accepts = read.sigs.accepts or ()
                     self.accepted_by = tuple(s for s, sig in enumerate(accepts) if sig is not None)
                 self.recent_hashes.append(chain_hash(line.raw))
                 self.last_t_ms = record.t_ms

@@ -15,19 +15,20 @@ acceptances.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, NamedTuple, NoReturn
 
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.log.canonical import canonical_bytes_of_read
 from racing_demon.log.keys import key_id
-from racing_demon.log.reader import Line
+from racing_demon.log.reader import RecordLine
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
     SUBMISSION,
     Genesis,
     Record,
+    Signatures,
     body_bytes,
     entropy_statement,
     statement_of,
@@ -41,8 +42,7 @@ _Fail = Callable[..., NoReturn]
 
 
 def check_signatures(
-    line: Line,
-    record: Record,
+    line: RecordLine,
     *,
     table_key: bytes | None,
     fast: bool,
@@ -53,7 +53,8 @@ def check_signatures(
 
     ``next_n`` is the number the record's seat's next submission must carry.
     """
-    payload, sigs = record.payload, line.value["sigs"]
+    record, sigs = line.record, line.sigs
+    payload = record.payload
 
     def fail(code: VerifyCode, message: str, **context: Any) -> NoReturn:
         raise failure(Step.SIGNATURES, code, message, line=line.number, record=record, **context)
@@ -71,7 +72,7 @@ def check_signatures(
             )
     version = record.v
     if table_key is not None and (not fast or genesis is not None or kind is RecordKind.FINAL):
-        problem = verify(table_key, kind, body_bytes(line.raw), sigs["table"], version)
+        problem = verify(table_key, kind, body_bytes(line.raw), sigs.table, version)
         if problem is not None:
             fail(
                 VerifyCode.BAD_TABLE_SIGNATURE,
@@ -82,22 +83,22 @@ def check_signatures(
         player_keys = _check_player_keys(genesis, body_bytes(line.raw), sigs, version, fail)
         if version >= 2 and any(player_keys):
             _check_entropy(record.game, genesis, player_keys, fail)
-    elif "players" in sigs:
+    elif sigs.players is not None:
         fail(VerifyCode.UNEXPECTED_SIGNATURE, "players co-sign the genesis only")
     if isinstance(payload, Submission):
         _check_submission(record, payload, sigs, player_keys, fast, next_n, fail)
-    elif "player" in sigs:
+    elif sigs.player is not None:
         fail(
             VerifyCode.UNEXPECTED_SIGNATURE,
             f"a player's signature on a {kind} record, which no player submits",
         )
-    if "accepts" in sigs:
-        _check_acceptances(line, record, sigs["accepts"], player_keys, fail)
+    if sigs.accepts is not None:
+        _check_acceptances(line, sigs.accepts, player_keys, fail)
     return player_keys
 
 
 def _check_player_keys(
-    genesis: Genesis, message: bytes, sigs: Mapping[str, Any], version: int, fail: _Fail
+    genesis: Genesis, message: bytes, sigs: Signatures, version: int, fail: _Fail
 ) -> PlayerKeys:
     keys = tuple(
         None if entry.key is None else bytes.fromhex(entry.key) for entry in genesis.players
@@ -127,7 +128,7 @@ def _check_player_keys(
                 f"seat {seat}'s key is also the table's or another seat's",
                 seat=seat,
             )
-    cosigned = sigs.get("players")
+    cosigned = sigs.players
     if not listed:
         if cosigned is not None:
             fail(
@@ -187,9 +188,10 @@ def _check_entropy(game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _
 
 
 def _check_acceptances(
-    line: Line, record: Record, accepts: Any, player_keys: PlayerKeys, fail: _Fail
+    line: RecordLine, accepts: tuple[str | None, ...], player_keys: PlayerKeys, fail: _Fail
 ) -> None:
     """Format v2: the seats that accept the result sign the final record's body."""
+    record = line.record
     if record.kind is not RecordKind.FINAL or record.v < 2 or not any(player_keys):
         fail(
             VerifyCode.UNEXPECTED_SIGNATURE,
@@ -214,7 +216,7 @@ def _check_acceptances(
 def _check_submission(
     record: Record,
     event: Submission,
-    sigs: Mapping[str, Any],
+    sigs: Signatures,
     player_keys: PlayerKeys,
     fast: bool,
     next_n: int,
@@ -223,7 +225,7 @@ def _check_submission(
     seat = event.seat
     # A seat the genesis does not list has no key; the replay refuses the record.
     key = player_keys[seat] if seat < len(player_keys) else None
-    signature = sigs.get("player")
+    signature = sigs.player
     if key is None:
         if signature is not None:
             fail(

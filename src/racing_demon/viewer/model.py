@@ -5,8 +5,9 @@ words, and the audit of every hand (schemas/viewer-data.schema.json).
 The table comes from ``racing_demon.replay`` and the verdict from ``racing_demon.verify``,
 so the page shows what ``replay --at SEQ`` and ``verify --json`` show. Every line of the log
 gets its words, also past the record where replay stops: those are told from the record's
-own body, without the table. This module puts the page's data together: the words are
-``viewer.words``, the frames ``viewer.frames``; no HTML here: ``viewer.page`` makes the page.
+own body, without the table. This module puts the page's data together: the lines are read
+by ``viewer.lines``, the words are ``viewer.words``, the frames ``viewer.frames``; no HTML
+here: ``viewer.page`` makes the page.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ import base64
 import gzip
 import hashlib
 import io
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from racing_demon.audit import audit_hand
 from racing_demon.files import LogFile, open_log, shown_name
@@ -34,18 +34,17 @@ from racing_demon.game.flow import (
 )
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import Phase, State
-from racing_demon.log.reader import Line, ReadError
-from racing_demon.log.records import Final, Genesis, Record, parse_record
+from racing_demon.log.reader import Limits, Line, ReadError
+from racing_demon.log.records import Final, Genesis, Record
 from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.replay import ReplayError, Snapshot, follow, replay
 from racing_demon.report_document import report_document
-from racing_demon.schema import record_errors
-from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
+from racing_demon.verify import Report, Settings, Verdict, verify_stream
 from racing_demon.viewer.frames import KEYFRAME_EVERY, Frames
+from racing_demon.viewer.lines import LogLine, genesis_and_final, raw_lines, read_line
 from racing_demon.viewer.page import Packer, json_text, unpacked
 from racing_demon.viewer.words import Teller, Words
-from racing_demon.wording import plural
 
 VIEWER_FORMAT = "racing-demon/viewer/v1"
 # Okabe and Ito's palette, which people with any common colour blindness tell apart.
@@ -60,10 +59,6 @@ SEAT_COLOURS = (
     "#000000",
 )
 _READ_PIECE = 1 << 20
-
-
-class LogTooLarge(ValueError):
-    """The log holds more bytes than the reading limits allow: the page embeds none."""
 
 
 # A back that names a colour is drawn in the palette's nearest colour, so that a seat whose
@@ -97,57 +92,6 @@ def seat_colours(backs: Sequence[str]) -> list[str]:
         else:
             colours.append(free[0] if free else SEAT_COLOURS[len(colours) % len(SEAT_COLOURS)])
     return colours
-
-
-# -- reading the lines, whatever they hold ---------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    """One line of the log: its record when it reads as one, else why it does not."""
-
-    index: int
-    record: Record | None
-    problem: str | None
-
-
-def _raw_lines(data: bytes) -> Iterator[bytes]:
-    """Every line of ``data``, one at a time (a last line with no newline too)."""
-    start = 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        if end < 0:
-            end = len(data)
-        yield data[start:end]
-        start = end + 1
-
-
-def _kind(line: bytes) -> object:
-    """The ``body.kind`` a line names, if it is JSON with one; None otherwise."""
-    try:
-        value = json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return None
-    body = value.get("body") if isinstance(value, dict) else None
-    return body.get("kind") if isinstance(body, dict) else None
-
-
-def _line(index: int, line: bytes) -> _Line:
-    try:
-        value = json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError:
-        return _Line(index, None, "not UTF-8")
-    except json.JSONDecodeError as error:
-        return _Line(index, None, f"not JSON ({error.msg} at column {error.colno})")
-    except RecursionError:
-        return _Line(index, None, "nested too deeply")
-    problems = record_errors(value)
-    if problems:
-        return _Line(index, None, f"not a log record ({problems[0]})")
-    try:
-        return _Line(index, parse_record(value["body"]), None)
-    except (KeyError, TypeError, ValueError) as error:
-        return _Line(index, None, f"not a log record ({error})")
 
 
 # -- the audit ---------------------------------------------------------------------------
@@ -215,22 +159,17 @@ def _refused_hand(flow: MatchFlow | None, record: Record) -> HandScore | None:
 # -- the whole model ---------------------------------------------------------------------
 
 
-def read_log(log: LogFile, settings: Settings) -> bytes:
-    """The log's bytes, read once; OSError if it cannot be read, LogTooLarge past the
-    file-size limit."""
-    limit = settings.limits.max_file_bytes
+def _read_within(stream: BinaryIO, limit: int) -> bytes | None:
+    """The bytes of ``stream``, or None when it holds more than ``limit``, read no further
+    than one byte past it."""
     pieces = []
     read = 0
-    with open_log(log) as stream:
-        # In pieces: one read of limit + 1 bytes would set aside that much (64 MiB by
-        # default) whatever the file holds.
-        while read <= limit and (piece := stream.read(min(_READ_PIECE, limit + 1 - read))):
-            pieces.append(piece)
-            read += len(piece)
-    data = b"".join(pieces)
-    if len(data) > limit:
-        raise LogTooLarge(f"the log is larger than {plural(limit, 'byte')} (--max-file-bytes)")
-    return data
+    # In pieces: one read of limit + 1 bytes would set aside that much (64 MiB by default)
+    # whatever the file holds.
+    while read <= limit and (piece := stream.read(min(_READ_PIECE, limit + 1 - read))):
+        pieces.append(piece)
+        read += len(piece)
+    return None if read > limit else b"".join(pieces)
 
 
 def viewer_data(log: LogFile, settings: Settings, report: Report | None = None) -> dict[str, Any]:
@@ -257,19 +196,19 @@ def verified_page_data(
     """``page_data`` and the verifier's report on the log (``report``, when the caller
     already verified it). The log is opened once: its bytes, read for the page, are what
     is verified and replayed, unless it is past the file-size limit (the page then holds
-    none of it, and the verifier reads the file to say so)."""
-    try:
-        data: bytes | None = read_log(log, settings)
-    except LogTooLarge:
-        data = None
+    none of it, and the verifier reads the same open file from its start to say so).
+    OSError when the log cannot be opened."""
+    with open_log(log) as stream:
+        data = _read_within(stream, settings.limits.max_file_bytes)
+        if report is None and data is None:
+            stream.seek(0)
+            report = verify_stream(stream, settings, shown_name(log))
     if report is not None:
         return report, _page_data(log, settings, report, data)
-    if data is None:
-        report = verify_log(log, settings)
-        return report, _page_data(log, settings, report, data)
+    assert data is not None  # past the limit, the report was made above
     # The page is told and framed on the verifier's pass; a log that does not verify is
     # replayed again from its bytes, up to the first refused record, as the page shows it.
-    visitor = _PageVisitor(_Told.start(data))
+    visitor = _PageVisitor(_Told.start(data, settings.limits))
     report = verify_stream(io.BytesIO(data), settings, shown_name(log), visitors=(visitor,))
     told = visitor.told if visitor.whole else None
     return report, _page_data(log, settings, report, data, told)
@@ -281,6 +220,7 @@ class _Told:
 
     genesis: Record | None
     final: Final | None
+    limits: Limits
     packer: Packer
     frames: Frames
     entries: _Entries
@@ -290,16 +230,18 @@ class _Told:
     flow: MatchFlow | None = None
 
     @classmethod
-    def start(cls, data: bytes | None) -> _Told:
-        genesis, final = (None, None) if data is None else _genesis_and_final(data)
+    def start(cls, data: bytes | None, limits: Limits) -> _Told:
+        genesis, final = (None, None) if data is None else genesis_and_final(data, limits)
         teller = Teller()
         if genesis is not None:
             assert isinstance(genesis.payload, Genesis)
             teller.names = tuple(entry.name for entry in genesis.payload.players)
         packer = Packer()
         packer.write(f'{{"frames":{{"keyframe_every":{KEYFRAME_EVERY},"list":[')
-        lines = iter(()) if data is None else enumerate(_raw_lines(data))
-        return cls(genesis, final, packer, Frames(packer), _Entries(teller), _Audit(), lines)
+        lines = iter(()) if data is None else enumerate(raw_lines(data))
+        return cls(
+            genesis, final, limits, packer, Frames(packer), _Entries(teller), _Audit(), lines
+        )
 
     def tell(self, snapshot: Snapshot) -> bool:
         """Frame and tell the record ``snapshot`` is the table after; False when the
@@ -311,7 +253,7 @@ class _Told:
         if following is None:
             return False
         words = self.entries.teller.tell(record, self.before, after, snapshot.placed)
-        self.entries.add(_line(*following), words, frame=self.frames.count)
+        self.entries.add(read_line(*following, self.limits), words, frame=self.frames.count)
         self.frames.add(record, after)
         if isinstance(record.payload, HandEnd):
             scored, placed = snapshot.hands[-1]
@@ -349,7 +291,7 @@ def _page_data(
 ) -> dict[str, Any]:
     given = settings.seed is not None
     if told is None:
-        told = _Told.start(data)
+        told = _Told.start(data, settings.limits)
         final = told.final
         secret = settings.seed or (None if final is None else bytes.fromhex(final.secret))
         if secret is not None and data is not None:
@@ -365,7 +307,7 @@ def _page_data(
         told.audit,
     )
     for index, raw in told.lines:
-        entries.add(_line(index, raw))
+        entries.add(read_line(index, raw, settings.limits))
     packer.write(']},"records":[')
     if entries.readable:  # a file that holds no record at all is no log to tell line by line
         packer.write_from(entries.packer)
@@ -398,25 +340,6 @@ def _page_data(
         },
         "packed": packer.packed(),
     }
-
-
-def _genesis_and_final(data: bytes) -> tuple[Record | None, Final | None]:
-    """The first line that reads as a genesis, and the payload of the first that reads as
-    a final record (its secret and the totals it claims). Only the lines whose body names
-    one of these kinds are read in full."""
-    genesis: Record | None = None
-    final: Final | None = None
-    for index, raw in enumerate(_raw_lines(data)):
-        kind = _kind(raw)
-        wanted = (kind == "genesis" and genesis is None) or (kind == "final" and final is None)
-        record = _line(index, raw).record if wanted else None
-        if record is not None and isinstance(record.payload, Genesis):
-            genesis = record
-        elif record is not None and isinstance(record.payload, Final):
-            final = record.payload
-        if genesis is not None and final is not None:
-            break
-    return genesis, final
 
 
 def _replay(data: bytes, secret: bytes, settings: Settings, told: _Told) -> None:
@@ -458,7 +381,7 @@ class _Entries:
         self.hand_ends = 0
         self.first_hand_end: int | None = None
 
-    def add(self, line: _Line, words: Words | None = None, frame: int | None = None) -> None:
+    def add(self, line: LogLine, words: Words | None = None, frame: int | None = None) -> None:
         record = line.record
         if record is not None:
             self.readable = True
@@ -472,7 +395,7 @@ class _Entries:
 
 
 def _record_entry(
-    line: _Line, words: Words | None, teller: Teller, frame: int | None
+    line: LogLine, words: Words | None, teller: Teller, frame: int | None
 ) -> dict[str, Any]:
     record = line.record
     if record is None:
