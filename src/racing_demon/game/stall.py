@@ -8,9 +8,12 @@
   answers the same without it);
 * ``stall_outcome`` and ``apply_stall`` say what a due stall does and do it.
 
-A replay asks about every seat after every record, and most seats did not move, so each
-seat's search is kept in this module's cache (``SEARCHES``), by the seat's identity, and
-taken on only as far as a question needs. An entry lives exactly as long as its seat.
+A replay asks after every record whether a stall is due, and a record changes one seat
+and perhaps the centre, so each seat's search and last answer are kept in this module's
+cache (``SEARCHES``), by the seat's identity, and the search is taken on only as far as a
+question needs. An entry lives exactly as long as its seat. A kept answer holds while the
+seat does not move and the centre takes or refuses each card the answer read as before;
+``stall_is_due`` asks those seats first and searches the others only if it must.
 ``racing_demon.game.stuck`` writes the search's definition out plainly, from scratch; the
 tests hold this one to it. Like the engine, this module is pure apart from that cache.
 """
@@ -50,7 +53,7 @@ def progress_witness(state: State, seat: int) -> str | None:
     ``racing_demon.game.stuck`` writes that definition out plainly, from scratch; this
     search, kept in ``SEARCHES``, must give its answers (the tests compare the two).
     """
-    return _witness(state.seats[seat], state.rules, state.foundations)
+    return _witness(state.seats[seat], state.rules, SEARCHES.centre_keys(state.foundations))
 
 
 def is_stuck(state: State, seat: int) -> bool:
@@ -58,7 +61,8 @@ def is_stuck(state: State, seat: int) -> bool:
 
 
 def table_is_stuck(state: State) -> bool:
-    return all(_witness(seat, state.rules, state.foundations) is None for seat in state.seats)
+    rules, keys = state.rules, SEARCHES.centre_keys(state.foundations)
+    return all(_witness(seat, rules, keys) is None for seat in state.seats)
 
 
 def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
@@ -125,9 +129,11 @@ class _Reach(NamedTuple):
     # Arrangements examined so far: a resumed search stops at the cap where a search run
     # in one go would, so no answer depends on the order the questions came in.
     examined: int
-    # The foundations of the last question (held, so never reused) and its answer: a seat
-    # that did not move is asked again after every record, mostly of the same foundations.
-    asked: tuple[Foundation, ...] | None
+    # Every card whose place in the centre's keys an answer reads: the movers and the tops.
+    cards: frozenset[int]
+    # The centre's keys of the last question (_centre_keys) and its answer: a seat that did
+    # not move is asked again after every record, mostly of the same centre.
+    asked: frozenset[int] | None
     answer: str | None
 
 
@@ -147,10 +153,14 @@ class SeatSearches:
     and a seat that did not move is the same object in the next state. An entry goes with
     its seat (a weak reference's callback), so the cache keeps no seat alive and no answer
     outlives the seat it answers; equal seats built apart are searched apart, and two
-    replays in one process share nothing."""
+    replays in one process share no search. Beside them, the centre's keys of the last
+    foundations asked about: a replay asks of the same foundations until a card reaches
+    the centre, and the pair is held by the foundations' identity, so it answers any
+    replay rightly."""
 
     def __init__(self) -> None:
         self._entries: dict[int, tuple[weakref.ref[Seat], _Reach]] = {}
+        self._centre: tuple[tuple[Foundation, ...], frozenset[int]] = ((), _centre_keys(()))
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -176,13 +186,58 @@ class SeatSearches:
 
         entries[key] = (weakref.ref(seat, forget), reach)
 
+    def centre_keys(self, foundations: tuple[Foundation, ...]) -> frozenset[int]:
+        """``_centre_keys(foundations)``, worked out once for the foundations in play."""
+        centre = self._centre
+        if centre[0] is foundations:
+            return centre[1]
+        keys = _centre_keys(foundations)
+        self._centre = (foundations, keys)
+        return keys
+
 
 SEARCHES: Final = SeatSearches()
 
 
-def _witness(seat: Seat, rules: Rules, foundations: tuple[Foundation, ...]) -> str | None:
-    """``progress_witness``: a mover to the centre, else the first arrangement with a top
-    for the centre or a place for a mover (the top first), else ``None``."""
+class _Unasked(enum.Enum):
+    """A seat whose kept answer may not hold for the question: it must be searched."""
+
+    UNASKED = "unasked"
+
+
+def _kept_answer(seat: Seat, rules: Rules, keys: frozenset[int]) -> str | _Unasked | None:
+    """The seat's last answer if it holds for the centre's ``keys``, else ``UNASKED``.
+
+    An answer reads, for each of the seat's movers and then each top met, whether the
+    centre takes it (docs/rules.md, "Stuck"), and the search it took on stopped at the
+    first of them the centre took: so it holds for any keys that take or refuse every
+    one of those cards as the keys it was given did. A card played to the centre changes
+    two keys or so; most seats' answers read neither.
+    """
+    reach = SEARCHES.get(seat)
+    if (
+        reach is None
+        or reach.asked is None
+        or reach.turn_count != rules.turn_count
+        or reach.slide_under != rules.slide_under
+    ):
+        return _Unasked.UNASKED
+    asked = reach.asked
+    if asked is keys:
+        return reach.answer
+    if asked == keys or (asked ^ keys).isdisjoint(reach.cards):
+        SEARCHES.put(seat, reach._replace(asked=keys))
+        return reach.answer
+    return _Unasked.UNASKED
+
+
+def _witness(seat: Seat, rules: Rules, keys: frozenset[int]) -> str | None:
+    """``progress_witness`` when the centre takes ``keys``: a mover to the centre, else
+    the first arrangement with a top for the centre or a place for a mover (the top
+    first), else ``None``."""
+    kept = _kept_answer(seat, rules, keys)
+    if kept is not _Unasked.UNASKED:
+        return kept
     reach = SEARCHES.get(seat)
     if not (
         reach is not None
@@ -190,41 +245,39 @@ def _witness(seat: Seat, rules: Rules, foundations: tuple[Foundation, ...]) -> s
         and reach.slide_under == rules.slide_under
     ):
         reach = _reach(seat, rules)
-    elif reach.asked is foundations:
-        return reach.answer
-    to_centre = _centre_keys(foundations)
     # Plain loops: a generator costs more than the few cards each one looks at.
     for card in reach.movers:
-        if card in to_centre:
+        if card in keys:
             answer: str | None = f"{_FACE[card]} can go to a foundation"
             break
     else:
         for card in reach.tops:
-            if card in to_centre:
+            if card in keys:
                 answer = f"{_FACE[card]} can reach a foundation from the work piles"
                 break
         else:
             if reach.frontier == ():
                 answer = reach.fits
             else:
-                reach, answer = _search(seat, reach, to_centre)
-    SEARCHES.put(seat, reach._replace(asked=foundations, answer=answer))
+                reach, answer = _search(seat, reach, keys)
+    SEARCHES.put(seat, reach._replace(asked=keys, answer=answer))
     return answer
 
 
 def _reach(seat: Seat, rules: Rules) -> _Reach:
     # The demon top, then the cycle tops. A card named twice (as only an unsound seat can
     # hold) answers at its first place, so a repeat needs no weeding out.
-    movers = [card.index for card in (*seat.demon[-1:], *cycle_tops(seat, rules.turn_count))]
+    movers = tuple([card.index for card in (*seat.demon[-1:], *cycle_tops(seat, rules.turn_count))])
     return _Reach(
         turn_count=rules.turn_count,
         slide_under=rules.slide_under,
-        movers=tuple(movers),
+        movers=movers,
         tops=(),
         fits=None,
         frontier=None,
         seen=frozenset(),
         examined=0,
+        cards=frozenset(movers),
         asked=None,
         answer=None,
     )
@@ -278,6 +331,7 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str
         frontier=() if over else None if frontier is None else tuple(frontier),
         seen=frozenset() if over or frontier is None else frozenset(seen),
         examined=examined,
+        cards=reach.cards.union(tops),
         asked=None,
         answer=None,
     )
@@ -367,8 +421,43 @@ def check_stall(state: State) -> Violation | None:
 
 def stall_is_due(state: State) -> bool:
     """``check_stall(state) is None``, without the refusal: the match flow asks this after
-    every record, and almost always the answer is no."""
-    return why_closed(state, None, None) is None and _why_not_due(state) is None
+    every record, and almost always the answer is no.
+
+    Any seat that can still play says no, so the seats whose last answers still hold
+    (``_kept_answer``: the seat did not move, and the centre did not change what its
+    answer read) are asked first, and the others are searched only if none of those can
+    play. A record changes one seat and perhaps the centre, so this is mostly one look.
+    """
+    return why_closed(state, None, None) is None and not _someone_plays_on(state)
+
+
+def _someone_plays_on(state: State) -> bool:
+    """``_why_not_due(state) is not None``, asking no seat more than it must."""
+    rules = state.rules
+    agreed = state.agreed if rules.stall_by_agreement else frozenset()
+    if rules.stall_trigger is StallTrigger.FULL_PASS:
+        return any(
+            player not in agreed and _short_of_a_pass(state, player, seat)
+            for player, seat in enumerate(state.seats)
+        )
+    keys = SEARCHES.centre_keys(state.foundations)
+    unasked = []
+    for player, seat in enumerate(state.seats):
+        if player not in agreed:
+            kept = _kept_answer(seat, rules, keys)
+            if kept is _Unasked.UNASKED:
+                unasked.append(seat)
+            elif kept is not None:
+                return True
+    return any(_witness(seat, rules, keys) is not None for seat in unasked)
+
+
+def _short_of_a_pass(state: State, player: int, seat: Seat) -> bool:
+    """Under ``StallTrigger.FULL_PASS``: the seat has not had its pass since the last play.
+    A seat with nothing to turn has had it only once it cannot play: else a table of empty
+    stocks would owe a shift after every shift."""
+    cycle = seat.cycle_size
+    return state.turned_since_play[player] < cycle or (cycle == 0 and not is_stuck(state, player))
 
 
 def _why_not_due(state: State) -> str | None:
@@ -378,16 +467,10 @@ def _why_not_due(state: State) -> str | None:
     # shift whether or not it could still play, so only the others are asked.
     agreed = state.agreed if rules.stall_by_agreement else frozenset()
     if rules.stall_trigger is StallTrigger.FULL_PASS:
-        # A seat with nothing to turn has had its pass only once it cannot play: else a
-        # table of empty stocks would owe a shift after every shift.
         short = [
             str(player)
             for player, seat in enumerate(state.seats)
-            if player not in agreed
-            and (
-                state.turned_since_play[player] < seat.cycle_size
-                or (seat.cycle_size == 0 and not is_stuck(state, player))
-            )
+            if player not in agreed and _short_of_a_pass(state, player, seat)
         ]
         if short:
             return (
@@ -395,10 +478,11 @@ def _why_not_due(state: State) -> str | None:
                 "the last play"
             )
         return None
+    keys = SEARCHES.centre_keys(state.foundations)
     for player, seat in enumerate(state.seats):
         if player in agreed:
             continue
-        witness = _witness(seat, rules, state.foundations)
+        witness = _witness(seat, rules, keys)
         if witness is not None:
             return f"seat {player} can still play: {witness}"
     return None

@@ -1,0 +1,131 @@
+"""The incremental stall check answers what the full one answers, after every record.
+
+Issue 33, point 1: "`check_stall` over every seat after every record (13% of
+verification) becomes a check of what the record could have changed, with the seats'
+last answers kept by the stall module." ``stall_is_due`` asks first the seats whose kept
+answers still hold (the seat did not move; the centre takes or refuses every card the
+answer read as before) and searches the others only if it must; ``check_stall`` takes
+the kept answers too. The full check is the same question asked of a stall module that
+keeps nothing (a fresh ``SeatSearches``): every seat searched from scratch. Here the two
+are compared after every record of random hands (agreements, stalls and rule variants
+included) and of every sample and golden log replayed through the match flow.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from racing_demon.game import flow, stall
+from racing_demon.game.engine import Violation, advance_clock, apply_move, legal_moves
+from racing_demon.game.moves import MoveKind
+from racing_demon.game.stall import SeatSearches, apply_stall, check_stall, stall_is_due
+from racing_demon.game.state import Phase, State
+from racing_demon.testing.playout import STEP_MS
+from racing_demon.verify import Settings, verify_log
+
+from conftest import dealt_hands
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGS = sorted(
+    [
+        *(ROOT / "sample_games").rglob("*.jsonl"),
+        *(ROOT / "tests" / "golden" / "logs").glob("*.jsonl"),
+    ]
+)
+
+
+def full_check(state: State) -> Violation | None:
+    """``check_stall`` of a stall module that keeps nothing: every seat searched afresh."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stall, "SEARCHES", SeatSearches())
+        return check_stall(state)
+
+
+def assert_incremental_is_full(state: State, rng: random.Random) -> None:
+    """The incremental answer first, as the match flow asks it after a record; now and
+    then the worded refusal too, which fills the kept answers in another order."""
+    full = full_check(state)
+    assert stall_is_due(state) is (full is None)
+    if rng.random() < 0.2:
+        assert check_stall(state) == full
+
+
+def random_hand(state: State, rng: random.Random, max_steps: int) -> Iterator[State]:
+    """Every state of a random hand from ``state``: any legal move but a resignation
+    (agreements included), the clock stepped now and then, and a due stall applied."""
+    yield state
+    for _ in range(max_steps):
+        after = advance_clock(state, state.clock_ms + rng.choice(STEP_MS))
+        if after is not state:
+            yield after
+        state = after
+        if state.phase is Phase.ENDED:
+            return
+        if state.phase is Phase.PLAYING and full_check(state) is None and rng.random() < 0.8:
+            state = apply_stall(state)
+            yield state
+            continue
+        moves = [
+            move
+            for player in range(state.players)
+            for move in legal_moves(state, player)
+            if move.kind is not MoveKind.RESIGN
+            and (move.kind is not MoveKind.AGREE or rng.random() < 0.1)
+        ]
+        if not moves:
+            continue
+        state = apply_move(state, rng.choice(moves))
+        yield state
+
+
+@settings(max_examples=15, deadline=None)
+@given(dealt_hands(), st.integers(0, 2**32))
+def test_the_incremental_check_is_the_full_check_through_random_hands(
+    state: State, choices: int
+) -> None:
+    rng = random.Random(choices)
+    for after in random_hand(state, rng, max_steps=150):
+        assert_incremental_is_full(after, rng)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(dealt_hands(), st.integers(0, 2**32))
+def test_the_incremental_check_is_the_full_check_through_long_random_hands(
+    state: State, choices: int
+) -> None:
+    rng = random.Random(choices)
+    for after in random_hand(state, rng, max_steps=1500):
+        assert_incremental_is_full(after, rng)
+
+
+def test_the_incremental_check_is_the_full_check_on_every_sample_and_golden_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every stall question the match flow asks while the corpus is verified, answered
+    both ways; the verification itself goes on with the incremental answer."""
+    asked: list[bool] = []
+
+    def compared_due(state: State) -> bool:
+        due = stall_is_due(state)
+        assert due is (full_check(state) is None), state.to_text()
+        asked.append(due)
+        return due
+
+    def compared_check(state: State) -> Violation | None:
+        violation = check_stall(state)
+        assert violation == full_check(state), state.to_text()
+        return violation
+
+    monkeypatch.setattr(flow, "stall_is_due", compared_due)
+    monkeypatch.setattr(flow, "check_stall", compared_check)
+    assert len(LOGS) > 20
+    for log in LOGS:
+        verify_log(log, Settings(fast=True, unsafe_unpinned=True))
+    assert len(asked) > 5_000 and any(asked)
