@@ -233,20 +233,20 @@ def assert_stall_answers_agree(state: State) -> None:
 
 
 def assert_memo_is_small(seat: Seat) -> None:
-    """A seat keeps one search at most, and nothing of it once the search is over; and
-    the last question it was asked, with its answer."""
+    """A seat keeps one search at most, its arrangements shared with every seat holding
+    the same piles; and the last question it was asked, with its answer."""
     memo = stall.SEARCHES.get(seat)
     if memo is None:
         return
     assert len(memo.tops) == len(set(memo.tops)) <= 52
     assert len(memo.movers) <= 1 + seat.cycle_size
     assert memo.examined <= stall.STUCK_SEARCH_CAP
-    if memo.frontier is None:  # the seat's own arrangement is not expanded yet
+    if memo.piles is None:  # the seat's own arrangement is not expanded yet
         assert memo.examined <= 1
-    if memo.frontier is None or not memo.frontier:
-        assert not memo.seen
+    else:
+        assert memo.examined <= len(memo.piles.exposed) <= stall.STUCK_SEARCH_CAP
     if memo.fits is not None:
-        assert memo.frontier == ()
+        assert memo.over
     assert memo.asked is not None  # a memo is kept only with the answer it gave
 
 
@@ -401,13 +401,13 @@ def test_a_paused_search_is_taken_on_for_other_foundations() -> None:
     assert progress_witness(state, 0) == "4H can reach a foundation from the work piles"
     memo = stall.SEARCHES.get(state.seats[0])
     assert memo is not None
-    assert memo.frontier  # stopped at the 4H: more arrangements are still to search
+    assert not memo.over  # stopped at the 4H: more arrangements are still to search
     for foundations in ((), state.foundations, ()):
         question = replace(state, foundations=foundations)
         assert progress_witness(question, 0) == reference_witness(question, 0)
     memo = stall.SEARCHES.get(state.seats[0])
     assert memo is not None
-    assert memo.frontier == ()  # without a hearts foundation the search ran to its end
+    assert memo.over  # without a hearts foundation the search ran to its end
 
 
 def test_an_unmoved_seat_keeps_its_search() -> None:
@@ -490,7 +490,7 @@ def test_the_last_answer_is_kept_for_the_centre_it_answers() -> None:
         question = replace(state, foundations=foundations)
         assert progress_witness(question, 0) == reference_witness(question, 0)
     searched = stall.SEARCHES.get(seat)
-    assert memo.frontier and searched is not None and searched.frontier == ()
+    assert not memo.over and searched is not None and searched.over
 
 
 def test_the_engine_and_the_stall_module_keep_no_other_state() -> None:

@@ -15,21 +15,33 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from racing_demon.game import flow, stall
+from racing_demon.game.deal import MatchSeed, derive_pack
 from racing_demon.game.engine import Violation, advance_clock, apply_move, legal_moves
 from racing_demon.game.moves import MoveKind
-from racing_demon.game.stall import SeatSearches, apply_stall, check_stall, stall_is_due
+from racing_demon.game.rules import Rules
+from racing_demon.game.stall import (
+    SeatSearches,
+    apply_stall,
+    check_stall,
+    progress_witness,
+    stall_is_due,
+)
 from racing_demon.game.state import Phase, State
-from racing_demon.testing.playout import STEP_MS
+from racing_demon.game.stuck import progress_witness_by_definition as reference_witness
+from racing_demon.profiles import builtin_document, rules_from_document
+from racing_demon.testing.playout import STEP_MS, playout
 from racing_demon.verify import Settings, verify_log
 
-from conftest import dealt_hands
+from conftest import S, build, dealt_hands
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = sorted(
@@ -47,13 +59,28 @@ def full_check(state: State) -> Violation | None:
         return check_stall(state)
 
 
+def other_rules(rules: Rules) -> list[Rules]:
+    """Rules that read the same seats otherwise: the other slide-under, the other turn."""
+    document = rules.to_document()
+    return [
+        rules_from_document({**document, "work": {"slide_under": not rules.slide_under}}),
+        rules_from_document({**document, "stock": {"turn": 4 - rules.turn_count}}),
+    ]
+
+
 def assert_incremental_is_full(state: State, rng: random.Random) -> None:
     """The incremental answer first, as the match flow asks it after a record; now and
-    then the worded refusal too, which fills the kept answers in another order."""
+    then the worded refusal too, which fills the kept answers in another order, and the
+    same seats under other rules, which meet the work-pile searches the first rules
+    left for them to share."""
     full = full_check(state)
     assert stall_is_due(state) is (full is None)
     if rng.random() < 0.2:
         assert check_stall(state) == full
+    if rng.random() < 0.2:
+        for rules in other_rules(state.rules):
+            other = replace(state, rules=rules)
+            assert check_stall(other) == full_check(other)
 
 
 def random_hand(state: State, rng: random.Random, max_steps: int) -> Iterator[State]:
@@ -129,3 +156,52 @@ def test_the_incremental_check_is_the_full_check_on_every_sample_and_golden_log(
     for log in LOGS:
         verify_log(log, Settings(fast=True, unsafe_unpinned=True))
     assert len(asked) > 5_000 and any(asked)
+
+
+def test_seats_holding_the_same_work_piles_share_their_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 33, point 1: "The work-pile search shared between seats: in the golden log 242
+    of 393 searches repeat piles already searched." A seat that turned its stock holds the
+    piles it held before: its search meets no arrangement anew, and answers as the
+    definition does."""
+    piles = ("5C 4H 3S", "4D", "KH", "KD")
+    other = S(demon="KC", work=("2H", "2D", "2C", "2S"), waste="KS QS", rest="demon")
+    before = build("table", S(demon="KC", work=piles, waste="2S", rest="demon"), other)
+    assert progress_witness(before, 0) == reference_witness(before, 0)
+    searched = stall.SEARCHES.get(before.seats[0])
+    assert searched is not None and searched.piles is not None and searched.examined > 1
+
+    expanded: list[object] = []
+    rearrangements = stall._rearrangements
+
+    def counted(piles: Any, slide_under: bool) -> Any:
+        expanded.append(piles)
+        return rearrangements(piles, slide_under)
+
+    monkeypatch.setattr(stall, "_rearrangements", counted)
+    after = build("table", S(demon="KC", work=piles, stock="2S", rest="demon"), other)
+    assert after.seats[0] is not before.seats[0]
+    assert progress_witness(after, 0) == reference_witness(after, 0)
+    shared = stall.SEARCHES.get(after.seats[0])
+    assert shared is not None and shared.piles is searched.piles
+    assert shared.examined <= searched.examined and expanded == []
+
+
+def test_a_search_shared_under_one_slide_under_rule_is_not_read_under_the_other() -> None:
+    """The shared work-pile searches are kept by the piles and the slide-under rule: the
+    same piles rearrange otherwise without it. Every seat of a hand, after every move,
+    asked under both rules, answers as the definition does (in this hand, a seat's
+    arrangements with slide-under would give 6S a place it has not without)."""
+    document = builtin_document("table")
+    rules = {
+        slide: rules_from_document({**document, "work": {"slide_under": slide}})
+        for slide in (True, False)
+    }
+    seed = MatchSeed.from_plain("slide 5")
+    state = State.deal(rules[True], [derive_pack(seed, 1, seat) for seat in range(3)], 1, 0)
+    for step in playout(state, random.Random(5).choice, max_steps=300):
+        for slide in (True, False):
+            question = replace(step.after, rules=rules[slide])
+            for player in range(question.players):
+                assert progress_witness(question, player) == reference_witness(question, player)

@@ -21,9 +21,10 @@ tests hold this one to it. Like the engine, this module is pure apart from that 
 from __future__ import annotations
 
 import enum
+import threading
 import weakref
 from collections import deque
-from collections.abc import Iterator, Set
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import replace
 from typing import Final, NamedTuple
 
@@ -108,6 +109,49 @@ _UNDER = tuple(2 * (card.rank + 1) + (not card.is_red) for card in _PACK)
 STUCK_SEARCH_CAP: Final = 256
 
 
+# The most work-pile searches kept for seats to share: a seat's piles come back when it
+# turns its stock or plays from its waste, a few records later at most.
+SHARED_PILES: Final = 64
+
+
+class _Piles:
+    """The arrangements of one set of work piles, breadth first from the piles in the
+    order a seat holds them, as far as any seat has needed them: each one's tops and,
+    with slide-under, its bottom cards. A seat that turned its stock or played from its
+    waste holds the piles it held before, so its new search starts where the last one
+    stopped (``SeatSearches.piles``). Arrangements are only added, one at a time under a
+    lock, so the first ``n`` are the same for every seat that reads them."""
+
+    __slots__ = ("_lock", "_more", "_slide_under", "exposed", "heads")
+
+    def __init__(self, first: _Indexed, slide_under: bool) -> None:
+        self.exposed: list[tuple[int, ...]] = []
+        self.heads: list[tuple[int, ...]] = []
+        self._slide_under = slide_under
+        self._more: Iterator[_Indexed] | None = _arrangements(
+            deque([first]), {tuple(sorted(first))}, slide_under
+        )
+        self._lock = threading.Lock()
+        self._add(first)
+
+    def _add(self, work: _Indexed) -> None:
+        self.exposed.append(tuple([pile[-1] for pile in work if pile]))
+        self.heads.append(tuple([pile[0] for pile in work if pile]) if self._slide_under else ())
+
+    def meet(self, index: int) -> bool:
+        """Whether arrangement ``index`` (0: the piles as held) exists, met now if not yet."""
+        if index < len(self.exposed):
+            return True
+        with self._lock:
+            while index >= len(self.exposed):
+                work = None if self._more is None else next(self._more, None)
+                if work is None:
+                    self._more = None  # the search is over: what it held can go
+                    return False
+                self._add(work)
+        return True
+
+
 class _Reach(NamedTuple):
     """What a seat's own non-scoring moves bring within reach, with the breadth-first
     search of its work-pile arrangements taken as far as a question has needed it, and
@@ -121,11 +165,11 @@ class _Reach(NamedTuple):
     # adds nothing, since the first sight of it already answers.
     tops: tuple[int, ...]
     fits: str | None  # the first mover onto a work pile: the search ends there
-    # Where the search stands: the arrangements still to expand (the first perhaps in part)
-    # and the ones met, as _arrangements keeps them; empty: over. None: the seat's own
-    # arrangement is not expanded yet (and examined says whether it was examined).
-    frontier: tuple[_Indexed, ...] | None
-    seen: frozenset[_Indexed]
+    # The arrangements of the seat's work piles, shared with every seat that holds the same
+    # piles (SeatSearches.piles); None: the seat's own arrangement is not expanded yet (and
+    # examined says whether it was examined).
+    piles: _Piles | None
+    over: bool  # no arrangement left to examine, or the cap or a place for a mover met
     # Arrangements examined so far: a resumed search stops at the cap where a search run
     # in one go would, so no answer depends on the order the questions came in.
     examined: int
@@ -161,6 +205,7 @@ class SeatSearches:
     def __init__(self) -> None:
         self._entries: dict[int, tuple[weakref.ref[Seat], _Reach]] = {}
         self._centre: tuple[tuple[Foundation, ...], frozenset[int]] = ((), _centre_keys(()))
+        self._piles: dict[tuple[_Indexed, bool], _Piles] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -185,6 +230,17 @@ class SeatSearches:
                 del entries[key]
 
         entries[key] = (weakref.ref(seat, forget), reach)
+
+    def piles(self, first: _Indexed, slide_under: bool) -> _Piles:
+        """The search of the work piles ``first``, shared by every seat that holds them:
+        the last ``SHARED_PILES`` are kept, the oldest dropped first."""
+        key = (first, slide_under)
+        shared = self._piles.get(key)
+        if shared is None:
+            shared = self._piles[key] = _Piles(first, slide_under)
+            if len(self._piles) > SHARED_PILES:
+                self._piles.pop(next(iter(self._piles)), None)
+        return shared
 
     def centre_keys(self, foundations: tuple[Foundation, ...]) -> frozenset[int]:
         """``_centre_keys(foundations)``, worked out once for the foundations in play."""
@@ -256,7 +312,7 @@ def _witness(seat: Seat, rules: Rules, keys: frozenset[int]) -> str | None:
                 answer = f"{_FACE[card]} can reach a foundation from the work piles"
                 break
         else:
-            if reach.frontier == ():
+            if reach.over:
                 answer = reach.fits
             else:
                 reach, answer = _search(seat, reach, keys)
@@ -274,8 +330,8 @@ def _reach(seat: Seat, rules: Rules) -> _Reach:
         movers=movers,
         tops=(),
         fits=None,
-        frontier=None,
-        seen=frozenset(),
+        piles=None,
+        over=False,
         examined=0,
         cards=frozenset(movers),
         asked=None,
@@ -291,8 +347,8 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str
     tops = dict.fromkeys(reach.tops)
     centre = fits = None
     examined = reach.examined
-    frontier: deque[_Indexed] | None = None
-    seen: set[_Indexed] = set()
+    piles = reach.piles
+    left = True
     if not examined:
         # The seat's own arrangement, read off its cards: most searches end there, and the
         # rest is set up only if they do not.
@@ -304,32 +360,30 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str
         fits = _place(movers, exposed, len(own), heads)
         centre = _first_in(exposed, to_centre)
     if centre is None and fits is None and examined < STUCK_SEARCH_CAP:
-        if reach.frontier is None:
+        if piles is None:
             first = tuple(tuple(card.index for card in pile) for pile in seat.work)
-            frontier, seen = deque([first]), {tuple(sorted(first))}
-        else:
-            frontier, seen = deque(reach.frontier), set(reach.seen)
-        for work in _arrangements(frontier, seen, slide_under):
-            examined += 1
-            # Both parts of every arrangement met are kept, whatever this question needs.
-            exposed = [pile[-1] for pile in work if pile]
-            tops.update(dict.fromkeys(exposed))
-            heads = [pile[0] for pile in work if pile] if slide_under else []
-            fits = _place(movers, exposed, len(work), heads)
-            centre = _first_in(exposed, to_centre)
-            if centre is not None or fits is not None or examined == STUCK_SEARCH_CAP:
+            piles = SEARCHES.piles(first, slide_under)
+        count = len(seat.work)
+        while examined < STUCK_SEARCH_CAP:
+            left = piles.meet(examined)
+            if not left:
                 break
-    over = (
-        fits is not None or examined == STUCK_SEARCH_CAP or (frontier is not None and not frontier)
-    )
+            # Both parts of every arrangement met are kept, whatever this question needs.
+            shown = piles.exposed[examined]
+            examined += 1
+            tops.update(dict.fromkeys(shown))
+            fits = _place(movers, shown, count, piles.heads[examined - 1])
+            centre = _first_in(shown, to_centre)
+            if centre is not None or fits is not None:
+                break
     reach = _Reach(
         turn_count=reach.turn_count,
         slide_under=slide_under,
         movers=movers,
         tops=tuple(tops),
         fits=fits,
-        frontier=() if over else None if frontier is None else tuple(frontier),
-        seen=frozenset() if over or frontier is None else frozenset(seen),
+        piles=piles,
+        over=fits is not None or examined >= STUCK_SEARCH_CAP or not left,
         examined=examined,
         cards=reach.cards.union(tops),
         asked=None,
@@ -340,7 +394,7 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str
     return reach, fits
 
 
-def _first_in(cards: list[int], to_centre: Set[int]) -> int | None:
+def _first_in(cards: Sequence[int], to_centre: Set[int]) -> int | None:
     """The first of ``cards`` the centre takes (a loop: cheaper than next() of a generator)."""
     for card in cards:
         if card in to_centre:
@@ -348,7 +402,9 @@ def _first_in(cards: list[int], to_centre: Set[int]) -> int | None:
     return None
 
 
-def _place(movers: tuple[int, ...], exposed: list[int], piles: int, heads: list[int]) -> str | None:
+def _place(
+    movers: tuple[int, ...], exposed: Sequence[int], piles: int, heads: Sequence[int]
+) -> str | None:
     """The first mover that goes onto, into or under one of ``piles`` work piles, whose
     non-empty ones show ``exposed`` on top and have ``heads`` (given with slide-under only)."""
     if not movers:
