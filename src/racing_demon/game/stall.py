@@ -85,10 +85,11 @@ def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
 
 # The witness of a seat is worked out in two parts. What its own moves bring within reach
 # depends on the seat and two rules only, so it is kept for the seat (SEARCHES), and a
-# seat that did not move is not searched again; what the centre takes is asked afresh
-# when the foundations are not the ones the seat was last asked about. Cards there are
-# named by Card.index, which fixes the rank, colour and face, all that the search asks
-# and the witness names.
+# seat that did not move is not searched again (the arrangements of its work piles depend
+# on the piles and slide-under only, and are shared with any seat that holds the same);
+# what the centre takes is asked afresh when it takes or refuses a card the last answer
+# read otherwise. Cards there are named by Card.index, which fixes the rank, colour and
+# face, all that the search asks and the witness names.
 
 _Indexed = tuple[tuple[int, ...], ...]  # work piles, each card as its index
 
@@ -196,11 +197,12 @@ class SeatSearches:
     """Each live seat's stuck search, by the seat's identity: a seat's cards never change,
     and a seat that did not move is the same object in the next state. An entry goes with
     its seat (a weak reference's callback), so the cache keeps no seat alive and no answer
-    outlives the seat it answers; equal seats built apart are searched apart, and two
-    replays in one process share no search. Beside them, the centre's keys of the last
-    foundations asked about: a replay asks of the same foundations until a card reaches
-    the centre, and the pair is held by the foundations' identity, so it answers any
-    replay rightly."""
+    outlives the seat it answers; equal seats built apart are searched apart. Beside them,
+    the arrangements of the last ``SHARED_PILES`` sets of work piles searched, by the
+    piles' cards and the slide-under rule, which is all they depend on (two replays in
+    one process may share them); and the centre's keys of the last foundations asked
+    about, held by the foundations' identity: a replay asks of the same foundations
+    until a card reaches the centre."""
 
     def __init__(self) -> None:
         self._entries: dict[int, tuple[weakref.ref[Seat], _Reach]] = {}
