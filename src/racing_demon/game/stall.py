@@ -136,8 +136,9 @@ class _Piles:
         self._add(first)
 
     def _add(self, work: _Indexed) -> None:
-        self.exposed.append(tuple([pile[-1] for pile in work if pile]))
+        # The heads first: an arrangement is there for readers once its tops are.
         self.heads.append(tuple([pile[0] for pile in work if pile]) if self._slide_under else ())
+        self.exposed.append(tuple([pile[-1] for pile in work if pile]))
 
     def meet(self, index: int) -> bool:
         """Whether arrangement ``index`` (0: the piles as held) exists, met now if not yet."""
