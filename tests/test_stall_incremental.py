@@ -2,10 +2,10 @@
 
 Issue 33, point 1: "`check_stall` over every seat after every record (13% of
 verification) becomes a check of what the record could have changed, with the seats'
-last answers kept by the stall module." ``stall_is_due`` asks first the seats whose kept
-answers still hold (the seat did not move; the centre takes or refuses every card the
-answer read as before) and searches the others only if it must; ``check_stall`` takes
-the kept answers too. The full check is the same question asked of a stall module that
+last answers kept by the stall module." A seat gives its kept answer again while it did
+not move and the centre takes or refuses every card the answer read as before, and the
+first seat that can play ends the question; the worded ``check_stall`` takes the kept
+answers too. The full check is the same question asked of a stall module that
 keeps nothing (a fresh ``SeatSearches``): every seat searched from scratch. Here the two
 are compared after every record of random hands (agreements, stalls and rule variants
 included) and of every sample and golden log replayed through the match flow.

@@ -12,8 +12,9 @@ A replay asks after every record whether a stall is due, and a record changes on
 and perhaps the centre, so each seat's search and last answer are kept in this module's
 cache (``SEARCHES``), by the seat's identity, and the search is taken on only as far as a
 question needs. An entry lives exactly as long as its seat. A kept answer holds while the
-seat does not move and the centre takes or refuses each card the answer read as before;
-``stall_is_due`` asks those seats first and searches the others only if it must.
+seat does not move and the centre takes or refuses each card the answer read as before,
+so after a record mostly the seat that moved is searched, and only if no seat before it
+can play.
 ``racing_demon.game.stuck`` writes the search's definition out plainly, from scratch; the
 tests hold this one to it. Like the engine, this module is pure apart from that cache.
 """
@@ -258,45 +259,17 @@ class SeatSearches:
 SEARCHES: Final = SeatSearches()
 
 
-class _Unasked(enum.Enum):
-    """A seat whose kept answer may not hold for the question: it must be searched."""
-
-    UNASKED = "unasked"
-
-
-def _kept_answer(seat: Seat, rules: Rules, keys: frozenset[int]) -> str | _Unasked | None:
-    """The seat's last answer if it holds for the centre's ``keys``, else ``UNASKED``.
-
-    An answer reads, for each of the seat's movers and then each top met, whether the
-    centre takes it (docs/rules.md, "Stuck"), and the search it took on stopped at the
-    first of them the centre took: so it holds for any keys that take or refuse every
-    one of those cards as the keys it was given did. A card played to the centre changes
-    two keys or so; most seats' answers read neither.
-    """
-    reach = SEARCHES.get(seat)
-    if (
-        reach is None
-        or reach.asked is None
-        or reach.turn_count != rules.turn_count
-        or reach.slide_under != rules.slide_under
-    ):
-        return _Unasked.UNASKED
-    asked = reach.asked
-    if asked is keys:
-        return reach.answer
-    if asked == keys or (asked ^ keys).isdisjoint(reach.cards):
-        SEARCHES.put(seat, reach._replace(asked=keys))
-        return reach.answer
-    return _Unasked.UNASKED
-
-
 def _witness(seat: Seat, rules: Rules, keys: frozenset[int]) -> str | None:
     """``progress_witness`` when the centre takes ``keys``: a mover to the centre, else
     the first arrangement with a top for the centre or a place for a mover (the top
-    first), else ``None``."""
-    kept = _kept_answer(seat, rules, keys)
-    if kept is not _Unasked.UNASKED:
-        return kept
+    first), else ``None``.
+
+    The seat's last answer is given again if the centre takes or refuses each card it
+    read as it did then: an answer reads, for each of the seat's movers and then each top
+    met, whether the centre takes it (docs/rules.md, "Stuck"), and the search it took on
+    stopped at the first the centre took. A card played to the centre changes two keys or
+    so, and most seats' answers read neither.
+    """
     reach = SEARCHES.get(seat)
     if not (
         reach is not None
@@ -304,6 +277,13 @@ def _witness(seat: Seat, rules: Rules, keys: frozenset[int]) -> str | None:
         and reach.slide_under == rules.slide_under
     ):
         reach = _reach(seat, rules)
+    else:
+        asked = reach.asked
+        if asked is keys:
+            return reach.answer
+        if asked is not None and (asked == keys or (asked ^ keys).isdisjoint(reach.cards)):
+            SEARCHES.put(seat, reach._replace(asked=keys))
+            return reach.answer
     # Plain loops: a generator costs more than the few cards each one looks at.
     for card in reach.movers:
         if card in keys:
@@ -482,16 +462,15 @@ def stall_is_due(state: State) -> bool:
     """``check_stall(state) is None``, without the refusal: the match flow asks this after
     every record, and almost always the answer is no.
 
-    Any seat that can still play says no, so the seats whose last answers still hold
-    (``_kept_answer``: the seat did not move, and the centre did not change what its
-    answer read) are asked first, and the others are searched only if none of those can
-    play. A record changes one seat and perhaps the centre, so this is mostly one look.
+    A record changes one seat and perhaps the centre: every other seat gives its kept
+    answer again, and a seat that can still play ends the question (``_witness``), so
+    this is mostly one look, and nothing is worded.
     """
     return why_closed(state, None, None) is None and not _someone_plays_on(state)
 
 
 def _someone_plays_on(state: State) -> bool:
-    """``_why_not_due(state) is not None``, asking no seat more than it must."""
+    """``_why_not_due(state) is not None``."""
     rules = state.rules
     agreed = state.agreed if rules.stall_by_agreement else frozenset()
     if rules.stall_trigger is StallTrigger.FULL_PASS:
@@ -500,15 +479,10 @@ def _someone_plays_on(state: State) -> bool:
             for player, seat in enumerate(state.seats)
         )
     keys = SEARCHES.centre_keys(state.foundations)
-    unasked = []
     for player, seat in enumerate(state.seats):
-        if player not in agreed:
-            kept = _kept_answer(seat, rules, keys)
-            if kept is _Unasked.UNASKED:
-                unasked.append(seat)
-            elif kept is not None:
-                return True
-    return any(_witness(seat, rules, keys) is not None for seat in unasked)
+        if player not in agreed and _witness(seat, rules, keys) is not None:
+            return True
+    return False
 
 
 def _short_of_a_pass(state: State, player: int, seat: Seat) -> bool:
