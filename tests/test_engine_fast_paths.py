@@ -233,20 +233,20 @@ def assert_stall_answers_agree(state: State) -> None:
 
 
 def assert_memo_is_small(seat: Seat) -> None:
-    """A seat keeps one search at most, and nothing of it once the search is over; and
-    the last question it was asked, with its answer."""
+    """A seat keeps one search at most, its arrangements shared with every seat holding
+    the same piles; and the last question it was asked, with its answer."""
     memo = stall.SEARCHES.get(seat)
     if memo is None:
         return
     assert len(memo.tops) == len(set(memo.tops)) <= 52
     assert len(memo.movers) <= 1 + seat.cycle_size
     assert memo.examined <= stall.STUCK_SEARCH_CAP
-    if memo.frontier is None:  # the seat's own arrangement is not expanded yet
+    if memo.piles is None:  # the seat's own arrangement is not expanded yet
         assert memo.examined <= 1
-    if memo.frontier is None or not memo.frontier:
-        assert not memo.seen
+    else:
+        assert memo.examined <= len(memo.piles.exposed) <= stall.STUCK_SEARCH_CAP
     if memo.fits is not None:
-        assert memo.frontier == ()
+        assert memo.over
     assert memo.asked is not None  # a memo is kept only with the answer it gave
 
 
@@ -401,13 +401,13 @@ def test_a_paused_search_is_taken_on_for_other_foundations() -> None:
     assert progress_witness(state, 0) == "4H can reach a foundation from the work piles"
     memo = stall.SEARCHES.get(state.seats[0])
     assert memo is not None
-    assert memo.frontier  # stopped at the 4H: more arrangements are still to search
+    assert not memo.over  # stopped at the 4H: more arrangements are still to search
     for foundations in ((), state.foundations, ()):
         question = replace(state, foundations=foundations)
         assert progress_witness(question, 0) == reference_witness(question, 0)
     memo = stall.SEARCHES.get(state.seats[0])
     assert memo is not None
-    assert memo.frontier == ()  # without a hearts foundation the search ran to its end
+    assert memo.over  # without a hearts foundation the search ran to its end
 
 
 def test_an_unmoved_seat_keeps_its_search() -> None:
@@ -458,21 +458,39 @@ def test_no_seat_outlives_its_states() -> None:
     assert len(stall.SEARCHES) == cached
 
 
-def test_the_last_answer_is_kept_for_the_foundations_it_answers() -> None:
-    """A seat asked again of the very foundations it last answered gives that answer;
-    equal foundations that are another tuple, or other ones, are asked afresh."""
+def test_the_last_answer_is_kept_for_the_centre_it_answers() -> None:
+    """A seat asked again of a centre that takes or refuses each card its answer read as
+    before gives that answer from the memo, whatever tuple the foundations are; a centre
+    that changes one of those cards is asked afresh. (Issue 33, point 1: "a check of what
+    the record could have changed, with the seats' last answers kept by the stall module".)"""
     state = rearranging_seat()
+    seat = state.seats[0]
     answer = progress_witness(state, 0)
-    memo = stall.SEARCHES.get(state.seats[0])
+    memo = stall.SEARCHES.get(seat)
     assert memo is not None
-    assert memo.asked is state.foundations and memo.answer == answer
-    assert progress_witness(state, 0) == answer and stall.SEARCHES.get(state.seats[0]) is memo
+    assert memo.asked == stall.SEARCHES.centre_keys(state.foundations) and memo.answer == answer
+    assert progress_witness(state, 0) == answer and stall.SEARCHES.get(seat) is memo
     equal = replace(state, foundations=tuple(list(state.foundations)))
     assert equal.foundations is not state.foundations
     assert progress_witness(equal, 0) == answer
+    # A diamonds foundation: the centre now takes 2D, which seat 0 holds deep in its demon.
+    diamonds = build(
+        "table",
+        S(demon="KC", work=("5C 4H 3S", "4D", "KH", "KD"), waste="2S", rest="demon"),
+        S(demon="KC", work=("2H", "2D", "2C", "2S"), waste="KS QS", rest="demon"),
+        foundations=["AH@0 2H@0 3H@0", "AD@1"],
+    )
+    other = replace(state, foundations=diamonds.foundations)
+    assert stall.SEARCHES.centre_keys(other.foundations) != memo.asked
+    assert progress_witness(other, 0) == reference_witness(other, 0) == answer
+    kept = stall.SEARCHES.get(seat)
+    assert kept is not None and kept.examined == memo.examined and kept.tops == memo.tops
+    # Without the hearts the 4H the answer named goes nowhere: the search is taken on.
     for foundations in ((), state.foundations, ()):
         question = replace(state, foundations=foundations)
         assert progress_witness(question, 0) == reference_witness(question, 0)
+    searched = stall.SEARCHES.get(seat)
+    assert not memo.over and searched is not None and searched.over
 
 
 def test_the_engine_and_the_stall_module_keep_no_other_state() -> None:

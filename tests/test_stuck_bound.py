@@ -92,7 +92,7 @@ def test_the_explosive_seat_is_answered_within_the_cap() -> None:
     assert sum(1 for _ in beyond) == STUCK_SEARCH_CAP + 1  # more arrangements than the cap
     assert progress_witness(state, 0) is None
     assert memo(seat).examined == STUCK_SEARCH_CAP
-    assert memo(seat).frontier == ()  # over: no later question searches on
+    assert memo(seat).over  # no later question searches on
     assert progress_witness(replace(state, foundations=()), 0) is None
     assert memo(seat).examined == STUCK_SEARCH_CAP
 
@@ -245,7 +245,7 @@ def test_a_resumed_search_stops_at_the_cap_where_an_unresumed_one_does() -> None
         assert progress_witness(in_one_go, 0) is None
         assert memo(seat).examined == memo(in_one_go.seats[0]).examined == STUCK_SEARCH_CAP
         assert memo(seat).tops == memo(in_one_go.seats[0]).tops  # the same arrangements met
-        assert memo(seat).frontier == ()
+        assert memo(seat).over
     assert answers[0] == answers[1] == answers[2]
     assert answers[0][beyond] is None and answers[0][None] is None
     assert answers[0][within] is not None and answers[0][early] is not None

@@ -8,9 +8,13 @@
   answers the same without it);
 * ``stall_outcome`` and ``apply_stall`` say what a due stall does and do it.
 
-A replay asks about every seat after every record, and most seats did not move, so each
-seat's search is kept in this module's cache (``SEARCHES``), by the seat's identity, and
-taken on only as far as a question needs. An entry lives exactly as long as its seat.
+A replay asks after every record whether a stall is due, and a record changes one seat
+and perhaps the centre, so each seat's search and last answer are kept in this module's
+cache (``SEARCHES``), by the seat's identity, and the search is taken on only as far as a
+question needs. An entry lives exactly as long as its seat. A kept answer holds while the
+seat does not move and the centre takes or refuses each card the answer read as before,
+so after a record mostly the seat that moved is searched, and only if no seat before it
+can play.
 ``racing_demon.game.stuck`` writes the search's definition out plainly, from scratch; the
 tests hold this one to it. Like the engine, this module is pure apart from that cache.
 """
@@ -18,9 +22,10 @@ tests hold this one to it. Like the engine, this module is pure apart from that 
 from __future__ import annotations
 
 import enum
+import threading
 import weakref
 from collections import deque
-from collections.abc import Iterator, Set
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import replace
 from typing import Final, NamedTuple
 
@@ -50,7 +55,7 @@ def progress_witness(state: State, seat: int) -> str | None:
     ``racing_demon.game.stuck`` writes that definition out plainly, from scratch; this
     search, kept in ``SEARCHES``, must give its answers (the tests compare the two).
     """
-    return _witness(state.seats[seat], state.rules, state.foundations)
+    return _witness(state.seats[seat], state.rules, SEARCHES.centre_keys(state.foundations))
 
 
 def is_stuck(state: State, seat: int) -> bool:
@@ -58,7 +63,8 @@ def is_stuck(state: State, seat: int) -> bool:
 
 
 def table_is_stuck(state: State) -> bool:
-    return all(_witness(seat, state.rules, state.foundations) is None for seat in state.seats)
+    rules, keys = state.rules, SEARCHES.centre_keys(state.foundations)
+    return all(_witness(seat, rules, keys) is None for seat in state.seats)
 
 
 def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
@@ -80,10 +86,11 @@ def cycle_tops(seat: Seat, turn_count: int) -> list[Card]:
 
 # The witness of a seat is worked out in two parts. What its own moves bring within reach
 # depends on the seat and two rules only, so it is kept for the seat (SEARCHES), and a
-# seat that did not move is not searched again; what the centre takes is asked afresh
-# when the foundations are not the ones the seat was last asked about. Cards there are
-# named by Card.index, which fixes the rank, colour and face, all that the search asks
-# and the witness names.
+# seat that did not move is not searched again (the arrangements of its work piles depend
+# on the piles and slide-under only, and are shared with any seat that holds the same);
+# what the centre takes is asked afresh when it takes or refuses a card the last answer
+# read otherwise. Cards there are named by Card.index, which fixes the rank, colour and
+# face, all that the search asks and the witness names.
 
 _Indexed = tuple[tuple[int, ...], ...]  # work piles, each card as its index
 
@@ -104,6 +111,50 @@ _UNDER = tuple(2 * (card.rank + 1) + (not card.is_red) for card in _PACK)
 STUCK_SEARCH_CAP: Final = 256
 
 
+# The most work-pile searches kept for seats to share: a seat's piles come back when it
+# turns its stock or plays from its waste, a few records later at most.
+SHARED_PILES: Final = 64
+
+
+class _Piles:
+    """The arrangements of one set of work piles, breadth first from the piles in the
+    order a seat holds them, as far as any seat has needed them: each one's tops and,
+    with slide-under, its bottom cards. A seat that turned its stock or played from its
+    waste holds the piles it held before, so its new search starts where the last one
+    stopped (``SeatSearches.piles``). Arrangements are only added, one at a time under a
+    lock, so the first ``n`` are the same for every seat that reads them."""
+
+    __slots__ = ("_lock", "_more", "_slide_under", "exposed", "heads")
+
+    def __init__(self, first: _Indexed, slide_under: bool) -> None:
+        self.exposed: list[tuple[int, ...]] = []
+        self.heads: list[tuple[int, ...]] = []
+        self._slide_under = slide_under
+        self._more: Iterator[_Indexed] | None = _arrangements(
+            deque([first]), {tuple(sorted(first))}, slide_under
+        )
+        self._lock = threading.Lock()
+        self._add(first)
+
+    def _add(self, work: _Indexed) -> None:
+        # The heads first: an arrangement is there for readers once its tops are.
+        self.heads.append(tuple([pile[0] for pile in work if pile]) if self._slide_under else ())
+        self.exposed.append(tuple([pile[-1] for pile in work if pile]))
+
+    def meet(self, index: int) -> bool:
+        """Whether arrangement ``index`` (0: the piles as held) exists, met now if not yet."""
+        if index < len(self.exposed):
+            return True
+        with self._lock:
+            while index >= len(self.exposed):
+                work = None if self._more is None else next(self._more, None)
+                if work is None:
+                    self._more = None  # the search is over: what it held can go
+                    return False
+                self._add(work)
+        return True
+
+
 class _Reach(NamedTuple):
     """What a seat's own non-scoring moves bring within reach, with the breadth-first
     search of its work-pile arrangements taken as far as a question has needed it, and
@@ -117,17 +168,19 @@ class _Reach(NamedTuple):
     # adds nothing, since the first sight of it already answers.
     tops: tuple[int, ...]
     fits: str | None  # the first mover onto a work pile: the search ends there
-    # Where the search stands: the arrangements still to expand (the first perhaps in part)
-    # and the ones met, as _arrangements keeps them; empty: over. None: the seat's own
-    # arrangement is not expanded yet (and examined says whether it was examined).
-    frontier: tuple[_Indexed, ...] | None
-    seen: frozenset[_Indexed]
+    # The arrangements of the seat's work piles, shared with every seat that holds the same
+    # piles (SeatSearches.piles); None: the seat's own arrangement is not expanded yet (and
+    # examined says whether it was examined).
+    piles: _Piles | None
+    over: bool  # no arrangement left to examine, or the cap or a place for a mover met
     # Arrangements examined so far: a resumed search stops at the cap where a search run
     # in one go would, so no answer depends on the order the questions came in.
     examined: int
-    # The foundations of the last question (held, so never reused) and its answer: a seat
-    # that did not move is asked again after every record, mostly of the same foundations.
-    asked: tuple[Foundation, ...] | None
+    # Every card whose place in the centre's keys an answer reads: the movers and the tops.
+    cards: frozenset[int]
+    # The centre's keys of the last question (_centre_keys) and its answer: a seat that did
+    # not move is asked again after every record, mostly of the same centre.
+    asked: frozenset[int] | None
     answer: str | None
 
 
@@ -146,11 +199,17 @@ class SeatSearches:
     """Each live seat's stuck search, by the seat's identity: a seat's cards never change,
     and a seat that did not move is the same object in the next state. An entry goes with
     its seat (a weak reference's callback), so the cache keeps no seat alive and no answer
-    outlives the seat it answers; equal seats built apart are searched apart, and two
-    replays in one process share nothing."""
+    outlives the seat it answers; equal seats built apart are searched apart. Beside them,
+    the arrangements of the last ``SHARED_PILES`` sets of work piles searched, by the
+    piles' cards and the slide-under rule, which is all they depend on (two replays in
+    one process may share them); and the centre's keys of the last foundations asked
+    about, held by the foundations' identity: a replay asks of the same foundations
+    until a card reaches the centre."""
 
     def __init__(self) -> None:
         self._entries: dict[int, tuple[weakref.ref[Seat], _Reach]] = {}
+        self._centre: tuple[tuple[Foundation, ...], frozenset[int]] = ((), _centre_keys(()))
+        self._piles: dict[tuple[_Indexed, bool], _Piles] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -176,13 +235,41 @@ class SeatSearches:
 
         entries[key] = (weakref.ref(seat, forget), reach)
 
+    def piles(self, first: _Indexed, slide_under: bool) -> _Piles:
+        """The search of the work piles ``first``, shared by every seat that holds them:
+        the last ``SHARED_PILES`` are kept, the oldest dropped first."""
+        key = (first, slide_under)
+        shared = self._piles.get(key)
+        if shared is None:
+            shared = self._piles[key] = _Piles(first, slide_under)
+            if len(self._piles) > SHARED_PILES:
+                self._piles.pop(next(iter(self._piles)), None)
+        return shared
+
+    def centre_keys(self, foundations: tuple[Foundation, ...]) -> frozenset[int]:
+        """``_centre_keys(foundations)``, worked out once for the foundations in play."""
+        centre = self._centre
+        if centre[0] is foundations:
+            return centre[1]
+        keys = _centre_keys(foundations)
+        self._centre = (foundations, keys)
+        return keys
+
 
 SEARCHES: Final = SeatSearches()
 
 
-def _witness(seat: Seat, rules: Rules, foundations: tuple[Foundation, ...]) -> str | None:
-    """``progress_witness``: a mover to the centre, else the first arrangement with a top
-    for the centre or a place for a mover (the top first), else ``None``."""
+def _witness(seat: Seat, rules: Rules, keys: frozenset[int]) -> str | None:
+    """``progress_witness`` when the centre takes ``keys``: a mover to the centre, else
+    the first arrangement with a top for the centre or a place for a mover (the top
+    first), else ``None``.
+
+    The seat's last answer is given again if the centre takes or refuses each card it
+    read as it did then: an answer reads, for each of the seat's movers and then each top
+    met, whether the centre takes it (docs/rules.md, "Stuck"), and the search it took on
+    stopped at the first the centre took. A card played to the centre changes two keys or
+    so, and most seats' answers read neither.
+    """
     reach = SEARCHES.get(seat)
     if not (
         reach is not None
@@ -190,41 +277,46 @@ def _witness(seat: Seat, rules: Rules, foundations: tuple[Foundation, ...]) -> s
         and reach.slide_under == rules.slide_under
     ):
         reach = _reach(seat, rules)
-    elif reach.asked is foundations:
-        return reach.answer
-    to_centre = _centre_keys(foundations)
+    else:
+        asked = reach.asked
+        if asked is keys:
+            return reach.answer
+        if asked is not None and (asked == keys or (asked ^ keys).isdisjoint(reach.cards)):
+            SEARCHES.put(seat, reach._replace(asked=keys))
+            return reach.answer
     # Plain loops: a generator costs more than the few cards each one looks at.
     for card in reach.movers:
-        if card in to_centre:
+        if card in keys:
             answer: str | None = f"{_FACE[card]} can go to a foundation"
             break
     else:
         for card in reach.tops:
-            if card in to_centre:
+            if card in keys:
                 answer = f"{_FACE[card]} can reach a foundation from the work piles"
                 break
         else:
-            if reach.frontier == ():
+            if reach.over:
                 answer = reach.fits
             else:
-                reach, answer = _search(seat, reach, to_centre)
-    SEARCHES.put(seat, reach._replace(asked=foundations, answer=answer))
+                reach, answer = _search(seat, reach, keys)
+    SEARCHES.put(seat, reach._replace(asked=keys, answer=answer))
     return answer
 
 
 def _reach(seat: Seat, rules: Rules) -> _Reach:
     # The demon top, then the cycle tops. A card named twice (as only an unsound seat can
     # hold) answers at its first place, so a repeat needs no weeding out.
-    movers = [card.index for card in (*seat.demon[-1:], *cycle_tops(seat, rules.turn_count))]
+    movers = tuple([card.index for card in (*seat.demon[-1:], *cycle_tops(seat, rules.turn_count))])
     return _Reach(
         turn_count=rules.turn_count,
         slide_under=rules.slide_under,
-        movers=tuple(movers),
+        movers=movers,
         tops=(),
         fits=None,
-        frontier=None,
-        seen=frozenset(),
+        piles=None,
+        over=False,
         examined=0,
+        cards=frozenset(movers),
         asked=None,
         answer=None,
     )
@@ -238,8 +330,8 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str
     tops = dict.fromkeys(reach.tops)
     centre = fits = None
     examined = reach.examined
-    frontier: deque[_Indexed] | None = None
-    seen: set[_Indexed] = set()
+    piles = reach.piles
+    left = True
     if not examined:
         # The seat's own arrangement, read off its cards: most searches end there, and the
         # rest is set up only if they do not.
@@ -251,33 +343,32 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str
         fits = _place(movers, exposed, len(own), heads)
         centre = _first_in(exposed, to_centre)
     if centre is None and fits is None and examined < STUCK_SEARCH_CAP:
-        if reach.frontier is None:
+        if piles is None:
             first = tuple(tuple(card.index for card in pile) for pile in seat.work)
-            frontier, seen = deque([first]), {tuple(sorted(first))}
-        else:
-            frontier, seen = deque(reach.frontier), set(reach.seen)
-        for work in _arrangements(frontier, seen, slide_under):
-            examined += 1
-            # Both parts of every arrangement met are kept, whatever this question needs.
-            exposed = [pile[-1] for pile in work if pile]
-            tops.update(dict.fromkeys(exposed))
-            heads = [pile[0] for pile in work if pile] if slide_under else []
-            fits = _place(movers, exposed, len(work), heads)
-            centre = _first_in(exposed, to_centre)
-            if centre is not None or fits is not None or examined == STUCK_SEARCH_CAP:
+            piles = SEARCHES.piles(first, slide_under)
+        count = len(seat.work)
+        while examined < STUCK_SEARCH_CAP:
+            left = piles.meet(examined)
+            if not left:
                 break
-    over = (
-        fits is not None or examined == STUCK_SEARCH_CAP or (frontier is not None and not frontier)
-    )
+            # Both parts of every arrangement met are kept, whatever this question needs.
+            shown = piles.exposed[examined]
+            examined += 1
+            tops.update(dict.fromkeys(shown))
+            fits = _place(movers, shown, count, piles.heads[examined - 1])
+            centre = _first_in(shown, to_centre)
+            if centre is not None or fits is not None:
+                break
     reach = _Reach(
         turn_count=reach.turn_count,
         slide_under=slide_under,
         movers=movers,
         tops=tuple(tops),
         fits=fits,
-        frontier=() if over else None if frontier is None else tuple(frontier),
-        seen=frozenset() if over or frontier is None else frozenset(seen),
+        piles=piles,
+        over=fits is not None or examined >= STUCK_SEARCH_CAP or not left,
         examined=examined,
+        cards=reach.cards.union(tops),
         asked=None,
         answer=None,
     )
@@ -286,7 +377,7 @@ def _search(seat: Seat, reach: _Reach, to_centre: Set[int]) -> tuple[_Reach, str
     return reach, fits
 
 
-def _first_in(cards: list[int], to_centre: Set[int]) -> int | None:
+def _first_in(cards: Sequence[int], to_centre: Set[int]) -> int | None:
     """The first of ``cards`` the centre takes (a loop: cheaper than next() of a generator)."""
     for card in cards:
         if card in to_centre:
@@ -294,7 +385,9 @@ def _first_in(cards: list[int], to_centre: Set[int]) -> int | None:
     return None
 
 
-def _place(movers: tuple[int, ...], exposed: list[int], piles: int, heads: list[int]) -> str | None:
+def _place(
+    movers: tuple[int, ...], exposed: Sequence[int], piles: int, heads: Sequence[int]
+) -> str | None:
     """The first mover that goes onto, into or under one of ``piles`` work piles, whose
     non-empty ones show ``exposed`` on top and have ``heads`` (given with slide-under only)."""
     if not movers:
@@ -367,8 +460,37 @@ def check_stall(state: State) -> Violation | None:
 
 def stall_is_due(state: State) -> bool:
     """``check_stall(state) is None``, without the refusal: the match flow asks this after
-    every record, and almost always the answer is no."""
-    return why_closed(state, None, None) is None and _why_not_due(state) is None
+    every record, and almost always the answer is no.
+
+    A record changes one seat and perhaps the centre: every other seat gives its kept
+    answer again, and a seat that can still play ends the question (``_witness``), so
+    this is mostly one look, and nothing is worded.
+    """
+    return why_closed(state, None, None) is None and not _someone_plays_on(state)
+
+
+def _someone_plays_on(state: State) -> bool:
+    """``_why_not_due(state) is not None``."""
+    rules = state.rules
+    agreed = state.agreed if rules.stall_by_agreement else frozenset()
+    if rules.stall_trigger is StallTrigger.FULL_PASS:
+        return any(
+            player not in agreed and _short_of_a_pass(state, player, seat)
+            for player, seat in enumerate(state.seats)
+        )
+    keys = SEARCHES.centre_keys(state.foundations)
+    for player, seat in enumerate(state.seats):
+        if player not in agreed and _witness(seat, rules, keys) is not None:
+            return True
+    return False
+
+
+def _short_of_a_pass(state: State, player: int, seat: Seat) -> bool:
+    """Under ``StallTrigger.FULL_PASS``: the seat has not had its pass since the last play.
+    A seat with nothing to turn has had it only once it cannot play: else a table of empty
+    stocks would owe a shift after every shift."""
+    cycle = seat.cycle_size
+    return state.turned_since_play[player] < cycle or (cycle == 0 and not is_stuck(state, player))
 
 
 def _why_not_due(state: State) -> str | None:
@@ -378,16 +500,10 @@ def _why_not_due(state: State) -> str | None:
     # shift whether or not it could still play, so only the others are asked.
     agreed = state.agreed if rules.stall_by_agreement else frozenset()
     if rules.stall_trigger is StallTrigger.FULL_PASS:
-        # A seat with nothing to turn has had its pass only once it cannot play: else a
-        # table of empty stocks would owe a shift after every shift.
         short = [
             str(player)
             for player, seat in enumerate(state.seats)
-            if player not in agreed
-            and (
-                state.turned_since_play[player] < seat.cycle_size
-                or (seat.cycle_size == 0 and not is_stuck(state, player))
-            )
+            if player not in agreed and _short_of_a_pass(state, player, seat)
         ]
         if short:
             return (
@@ -395,10 +511,11 @@ def _why_not_due(state: State) -> str | None:
                 "the last play"
             )
         return None
+    keys = SEARCHES.centre_keys(state.foundations)
     for player, seat in enumerate(state.seats):
         if player in agreed:
             continue
-        witness = _witness(seat, rules, state.foundations)
+        witness = _witness(seat, rules, keys)
         if witness is not None:
             return f"seat {player} can still play: {witness}"
     return None
