@@ -29,6 +29,7 @@ _EDGES = {
     "racing_demon.files",
     "racing_demon.printing",
     "racing_demon.schema",
+    "racing_demon.usage",  # what a caller of a use case can ask wrongly
     "jsonschema",
     "jsonschema_rs",
     "regress",

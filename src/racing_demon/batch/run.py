@@ -40,7 +40,6 @@ from racing_demon.batch.dask import DEFAULT_SCHEDULER_TIMEOUT, ClusterError, ite
 from racing_demon.batch.local import iter_verified
 from racing_demon.batch.names import LogName, collect_logs, collect_names, is_url
 from racing_demon.batch.summary import Summary
-from racing_demon.errors import RacingDemonError
 from racing_demon.files import (
     STDIN,
     STDOUT,
@@ -55,18 +54,15 @@ from racing_demon.files import (
 )
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
+from racing_demon.usage import UsageProblem
 from racing_demon.verify import Report, Settings, verify_log
 
 _REPORT_OPTION = "--report"
 
 
-class BatchUsageError(RacingDemonError):
+class BatchUsageError(UsageProblem):
     """A run whose settings cannot work together, or whose ``--report`` file cannot be
-    used: nothing was verified. ``option`` names the option at fault, when one is."""
-
-    def __init__(self, message: str, option: str | None = None) -> None:
-        super().__init__(message)
-        self.option = option
+    used: nothing was verified."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -137,9 +137,3 @@ def _failing_as_click_does() -> Iterator[None]:
         yield
     except WriteFailed as error:
         raise OutputFailed(str(error)) from error
-
-
-def echo(text: str, to_stderr: bool) -> None:
-    """The library reporters' ``echo``: ``click.echo``, which strips their colour off a
-    stream that is no terminal unless ``--color`` says otherwise."""
-    click.echo(text, err=to_stderr)

@@ -18,8 +18,8 @@ from racing_demon.cli.options import (
     rules_option,
     signing_key_option,
 )
-from racing_demon.cli.output import echo
 from racing_demon.cli.progress import simulation_progress
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.game.rules import MAX_HANDS, Rules
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.simulation import simulation_reporter_named
@@ -27,7 +27,6 @@ from racing_demon.sim.bots import BOTS, BotProfile
 from racing_demon.sim.run import (
     SimulationRun,
     SimulationUnwritable,
-    SimulationUsageError,
     run_simulation,
     seat_keys,
 )
@@ -236,11 +235,8 @@ def simulate_command(
     )
     reporter = simulation_reporter_named("json" if as_json else "text", echo)
     try:
-        run_simulation(run, reporter, progress=simulation_progress)
-    except SimulationUsageError as error:
-        if error.option is None:
-            raise click.UsageError(str(error)) from error
-        raise click.BadParameter(str(error), param_hint=error.option) from error
+        with usage_problems():
+            run_simulation(run, reporter, progress=simulation_progress)
     except SimulationUnwritable as error:
         click.echo(str(error), err=True)
         raise SystemExit(ExitCode.UNUSABLE) from error

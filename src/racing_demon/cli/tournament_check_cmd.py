@@ -10,7 +10,7 @@ import click
 from racing_demon.cli.options import force_option, json_option, secret_option
 from racing_demon.cli.output import OutputWriter, inputs_of, note_input
 from racing_demon.cli.style import verbosity
-from racing_demon.cli.tournament_options import echo, usage_refused
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.tournament import tournament_reporter_named
 from racing_demon.tournament.organise import CheckRun, run_check
@@ -57,7 +57,7 @@ def check_command(
         plan_file=plan_file, secret=secret, sheets=sheets, replace=force, inputs=inputs_of(ctx)
     )
     reporter = tournament_reporter_named("json" if as_json else "text", verbosity(), echo)
-    with usage_refused():
+    with usage_problems():
         check = run_check(run, reporter, OutputWriter)
     if check.exit_code is not ExitCode.OK:
         raise SystemExit(check.exit_code)

@@ -8,7 +8,8 @@ import click
 from racing_demon.cli.options import force_option
 from racing_demon.cli.output import OutputWriter, inputs_of
 from racing_demon.cli.style import verbosity
-from racing_demon.cli.tournament_options import echo, terms_options, usage_refused
+from racing_demon.cli.tournament_options import terms_options
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.game.duplicate import Shape
 from racing_demon.game.rules import Rules
 from racing_demon.report.tournament import tournament_reporter_named
@@ -66,5 +67,5 @@ def commit_command(
         replace=force,
         inputs=inputs_of(ctx),
     )
-    with usage_refused():
+    with usage_problems():
         run_commit(run, tournament_reporter_named("text", verbosity(), echo), OutputWriter)

@@ -11,7 +11,8 @@ import click
 from racing_demon.cli.options import force_option, private_key_from
 from racing_demon.cli.output import OutputWriter
 from racing_demon.cli.style import verbosity
-from racing_demon.cli.tournament_options import echo, tournament_name, usage_refused
+from racing_demon.cli.tournament_options import tournament_name
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.report.tournament import tournament_reporter_named
 from racing_demon.tournament.organise import ContributeRun, run_contribute
 
@@ -87,5 +88,5 @@ def contribute_command(
         replace=force,
         inputs=[path for path in (terms_file, key, passphrase_file) if path is not None],
     )
-    with usage_refused():
+    with usage_problems():
         run_contribute(run, tournament_reporter_named("text", verbosity(), echo), OutputWriter)

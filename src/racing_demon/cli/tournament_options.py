@@ -4,8 +4,7 @@ refusals made click's (the use cases are ``racing_demon.tournament``'s)."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
@@ -13,8 +12,6 @@ import click
 from racing_demon.cli.options import rules_option, secret_option
 from racing_demon.game.duplicate import MAX_NAME_BYTES, MAX_TABLES
 from racing_demon.game.rules import MAX_HANDS
-from racing_demon.printing import printable
-from racing_demon.tournament.outputs import TournamentUsageError
 
 
 def tournament_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -57,20 +54,3 @@ def terms_options(command: _Command) -> _Command:
     ):
         command = option(command)
     return command
-
-
-def echo(text: str, to_stderr: bool) -> None:
-    """Where the tournament's reporters print (``report.batch.Echo``)."""
-    click.echo(text, err=to_stderr)
-
-
-@contextlib.contextmanager
-def usage_refused() -> Iterator[None]:
-    """A use case's TournamentUsageError as click's: the option it names is invalid, or
-    the command's usage is wrong (exit 2)."""
-    try:
-        yield
-    except TournamentUsageError as error:
-        if error.option is None:
-            raise click.UsageError(printable(str(error))) from error
-        raise click.BadParameter(printable(str(error)), param_hint=error.option) from error

@@ -10,7 +10,8 @@ import click
 from racing_demon.cli.options import force_option, json_option
 from racing_demon.cli.output import OutputWriter, inputs_of, note_input
 from racing_demon.cli.style import verbosity
-from racing_demon.cli.tournament_options import echo, terms_options, usage_refused
+from racing_demon.cli.tournament_options import terms_options
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.game.duplicate import Shape
 from racing_demon.game.rules import Rules
 from racing_demon.report.tournament import tournament_reporter_named
@@ -94,5 +95,5 @@ def plan_command(
         inputs=inputs_of(ctx),
     )
     reporter = tournament_reporter_named("json" if as_json else "text", verbosity(), echo)
-    with usage_refused():
+    with usage_problems():
         run_plan(run, reporter, OutputWriter)

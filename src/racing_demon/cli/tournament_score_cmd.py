@@ -11,7 +11,7 @@ import click
 from racing_demon.cli.options import force_option, json_option, limits_options, table_key_option
 from racing_demon.cli.output import OutputWriter, inputs_of, note_input
 from racing_demon.cli.style import verbosity
-from racing_demon.cli.tournament_options import echo, usage_refused
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.log.reader import Limits
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.tournament import tournament_reporter_named
@@ -106,7 +106,7 @@ def score_command(
     )
     reporter = tournament_reporter_named("json" if as_json else "text", verbosity(), echo)
     try:
-        with usage_refused():
+        with usage_problems():
             standings = run_score(run, reporter, OutputWriter)
     except CannotScore as error:
         raise _CannotScore(str(error)) from error

@@ -21,11 +21,12 @@ from racing_demon.cli.simulate_cmd import (
     simulation_seed,
 )
 from racing_demon.cli.style import verbosity
-from racing_demon.cli.tournament_options import echo, usage_refused
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.outcomes import ExitCode
 from racing_demon.report.tournament import tournament_reporter_named
 from racing_demon.sim.bots import BotProfile
-from racing_demon.tournament.simulate import SimulateRun, SimulationUnwritable, run_simulate
+from racing_demon.sim.run import SimulationUnwritable
+from racing_demon.tournament.simulate import SimulateRun, run_simulate
 
 
 @click.command(
@@ -117,7 +118,7 @@ def simulate_command(
     )
     reporter = tournament_reporter_named("json" if as_json else "text", verbosity(), echo)
     try:
-        with usage_refused():
+        with usage_problems():
             run_simulate(run, reporter)
     except SimulationUnwritable as error:
         click.echo(str(error), err=True)

@@ -8,7 +8,6 @@ import click
 from racing_demon.batch import (
     DEFAULT_SCHEDULER_TIMEOUT,
     BatchRun,
-    BatchUsageError,
     ClusterError,
     dask_distributed,
     run_batch,
@@ -26,15 +25,14 @@ from racing_demon.cli.output import (
     OutputFailed,
     Unusable,
     claim_stdin_log,
-    echo,
     inputs_of,
     log_from_stdin,
 )
 from racing_demon.cli.progress import batch_progress
 from racing_demon.cli.style import verbosity
+from racing_demon.cli.use_cases import echo, usage_problems
 from racing_demon.files import WriteFailed
 from racing_demon.log.reader import Limits
-from racing_demon.printing import printable
 from racing_demon.report.batch import reporter_named
 from racing_demon.verify import Settings
 from racing_demon.verify.assurance import Requirement, RequirementError, requirement_named
@@ -251,11 +249,8 @@ def verify(
     )
     reporter = reporter_named("json" if as_json else "text", verbosity(), echo)
     try:
-        code = run_batch(run, reporter, progress=batch_progress)
-    except BatchUsageError as error:
-        if error.option is None:
-            raise click.UsageError(printable(str(error))) from error
-        raise click.BadParameter(printable(str(error)), param_hint=error.option) from error
+        with usage_problems():
+            code = run_batch(run, reporter, progress=batch_progress)
     except WriteFailed as error:
         raise OutputFailed(str(error)) from error
     except ClusterError as error:

@@ -42,24 +42,22 @@ from racing_demon.profiles import (
 )
 from racing_demon.sim.bots import BotProfile
 from racing_demon.sim.simulate import TICK_MS, Latency, Simulation, receipt_paths, simulate
+from racing_demon.usage import UsageProblem
 from racing_demon.wording import plural
 
 _OUT_OPTION = "--out"
 _COPY_CHUNK = 1024 * 1024
 
 
-class SimulationUsageError(RacingDemonError):
+class SimulationUsageError(UsageProblem):
     """A run whose settings do not fit each other or the profile, or whose output exists:
-    nothing was played. ``option`` names the option at fault, when one is."""
-
-    def __init__(self, message: str, option: str | None = None) -> None:
-        super().__init__(message)
-        self.option = option
+    nothing was played."""
 
 
 class SimulationUnwritable(RacingDemonError):
-    """The log, or the temporary file a log for standard output is played into, could
-    not be written: the message names it."""
+    """A log or its receipts (a tournament's table's too), or the temporary file a log for
+    standard output is played into, could not be written: the message names it (the
+    command line's exit 2)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,18 +15,12 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from racing_demon.errors import RacingDemonError
 from racing_demon.files import Output, OutputError, refuse_inputs
+from racing_demon.usage import UsageProblem
 
 
-class TournamentUsageError(RacingDemonError):
-    """A run whose settings cannot be used: nothing was written. ``option`` names the
-    option (or argument) at fault, when one is; the message may quote a file's text,
-    so a caller shows it through ``printable``."""
-
-    def __init__(self, message: str, option: str | None = None) -> None:
-        super().__init__(message)
-        self.option = option
+class TournamentUsageError(UsageProblem):
+    """A run whose settings cannot be used: nothing was written."""
 
 
 class Writer(Protocol):

@@ -20,10 +20,10 @@ from typing import Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.errors import RacingDemonError
 from racing_demon.game.deal import check_reveal
 from racing_demon.printing import printable
 from racing_demon.sim.bots import BotProfile
+from racing_demon.sim.run import SimulationUnwritable
 from racing_demon.sim.simulate import NAMES, Simulation, receipt_paths, reveal_held, simulate
 from racing_demon.tournament.outputs import TournamentUsageError
 from racing_demon.tournament.plan import Plan, PlanError, check_plan, load_plan
@@ -132,10 +132,6 @@ def simulate_tournament(
             keys = None if player_keys is None else player_keys[table - 1]
             reveal_held(simulation.path, table_key, secret, player_keys=keys)
     return TournamentSimulation(plan, tuple(played))
-
-
-class SimulationUnwritable(RacingDemonError):
-    """A table's log or receipts could not be written (the command line's exit 2)."""
 
 
 @dataclass(frozen=True, kw_only=True)
