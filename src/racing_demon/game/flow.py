@@ -18,7 +18,7 @@ here, so that a record whose move does not parse is refused in its place in the 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -230,12 +230,15 @@ class MatchFlow(NamedTuple):
 
     # -- judging and applying an event ------------------------------------------------
 
-    def play(self, event: Event, t_ms: int) -> MatchFlow:
-        """The match after ``event`` at ``t_ms``; FlowRefusal if the flow does not allow it."""
+    def play(
+        self, event: Event, t_ms: int, parse_move: Callable[[str], Move] = Move.parse
+    ) -> MatchFlow:
+        """The match after ``event`` at ``t_ms``; FlowRefusal if the flow does not allow it.
+        ``parse_move`` reads a submission's move text (a verification's ``MoveTexts``)."""
         if self.stall_due is not None:
             self._check_nothing_skipped(event)
         if isinstance(event, Submission):  # most records: tested first
-            return self._after(self._submission(self._hand_in_play(event), event, t_ms))
+            return self._after(self._submission(self._hand_in_play(event), event, t_ms, parse_move))
         if isinstance(event, HandStart):
             return self._start_hand(event, t_ms)
         if isinstance(event, MatchEnd):
@@ -338,10 +341,12 @@ class MatchFlow(NamedTuple):
         )
         return flow._after(flow.state)  # type: ignore[arg-type]  # just dealt
 
-    def _submission(self, hand: State, event: Submission, t_ms: int) -> State:
+    def _submission(
+        self, hand: State, event: Submission, t_ms: int, parse_move: Callable[[str], Move]
+    ) -> State:
         """The hand after ``event``, whose move the clock moves to ``t_ms`` with (play_at)."""
         try:
-            move = Move.parse(event.move)
+            move = parse_move(event.move)
         except ValueError as error:
             raise FlowRefusal(FlowCode.BAD_MOVE_TEXT, str(error)) from None
         if move.seat != event.seat:
