@@ -12,9 +12,10 @@ BOUND = 600
 # Modules over the bound, each with its limit and why it stands.
 ALLOWED: dict[str, tuple[int, str]] = {
     "game/engine.py": (
-        720,
-        "enumerate, check and apply with the helpers they share; the stuck and stall search "
-        "already lives in game/stall.py",
+        750,
+        "enumerate, check and apply with the helpers they share, and play_at, which checks "
+        "and applies at a record's time (issue 33); the stuck and stall search already "
+        "lives in game/stall.py",
     ),
     "explanations.py": (760, "data: one sentence per reason code, checked against the enums"),
 }

@@ -8,7 +8,8 @@ Three operations are kept apart (docs/rules.md):
 * ``apply_move(state, move)`` trusts its input and returns the next state.
 
 There are no turns: moves are applied in the order the log gives them, each at
-the time set by ``advance_clock``, which also applies the profile's time rules.
+the time set by ``advance_clock``, which also applies the profile's time rules;
+``play_at(state, move, t_ms)`` does all three for a move made at a later time.
 The stuck search and the table-wide stall (``check_stall`` / ``apply_stall``) are
 ``racing_demon.game.stall``'s. This module is pure: it does no I/O and imports no
 crypto, schema or CLI library.
@@ -101,15 +102,42 @@ def advance_clock(state: State, t_ms: int) -> State:
     grace window closing, no card sent to the centre for ``no_centre_ms``, or no
     action at all for ``idle_abandon_ms``.
     """
-    if t_ms < state.clock_ms:
-        raise ValueError(f"time runs backwards: {t_ms} ms after {state.clock_ms} ms")
-    deadline = next_deadline(state)
-    if deadline is not None and deadline[0] <= t_ms:
-        end_ms, reason = deadline
-        return _derive(state, clock_ms=t_ms, phase=Phase.ENDED, end_reason=reason, ended_ms=end_ms)
+    ended = _ended_by(state, t_ms)
+    if ended is not None:
+        return ended
     if t_ms == state.clock_ms:
         return state  # no time passed: nothing changed
     return _derive(state, clock_ms=t_ms)
+
+
+def play_at(state: State, move: Move, t_ms: int) -> tuple[State, Violation | None]:
+    """``move`` made at ``t_ms``: the position after it and ``None``, or, when it breaks a
+    rule, the position at ``t_ms`` and the rule.
+
+    The same as ``advance_clock(state, t_ms)``, then ``check_move`` and, for a legal move,
+    ``apply_move`` (a differential test proves it), but a legal move is judged and applied
+    at ``t_ms`` directly: the position that differs from ``state`` only in its clock, which
+    the move would replace at once, is never built (a replay would build one per record).
+    """
+    ended = _ended_by(state, t_ms)
+    if ended is not None:
+        return ended, check_move(ended, move)
+    violation = _check_move(state, move, t_ms)
+    if violation is None:
+        return _apply_move(state, move, t_ms), None
+    return advance_clock(state, t_ms), violation
+
+
+def _ended_by(state: State, t_ms: int) -> State | None:
+    """``state`` at ``t_ms`` if one of its deadlines passed by then (it ended there), else
+    None: then only the clock changes between ``state`` and ``t_ms``."""
+    if t_ms < state.clock_ms:
+        raise ValueError(f"time runs backwards: {t_ms} ms after {state.clock_ms} ms")
+    deadline = next_deadline(state)
+    if deadline is None or t_ms < deadline[0]:
+        return None
+    end_ms, reason = deadline
+    return _derive(state, clock_ms=t_ms, phase=Phase.ENDED, end_reason=reason, ended_ms=end_ms)
 
 
 class _Keep(enum.Enum):
@@ -172,13 +200,19 @@ def check_move(state: State, move: Move) -> Violation | None:
     the same one: seat, phase and time first; then the source and the cards it
     names; then the target (for a work pile, rank before colour).
     """
-    gate = _gate(state, move.seat, move.kind)
+    return _check_move(state, move, state.clock_ms)
+
+
+def _check_move(state: State, move: Move, now: int) -> Violation | None:
+    """``check_move`` at ``now``, which no deadline of ``state`` may precede: the clock
+    enters the rules here only, through ``now`` (play_at judges a move at a later time)."""
+    gate = _gate(state, move.seat, move.kind, now)
     if gate is not None:
         return gate
     seat = state.seats[move.seat]
     match move.kind:
         case MoveKind.PLAY:
-            return _check_play(state, seat, move)
+            return _check_play(state, seat, move, now)
         case MoveKind.TURN:
             return _check_turn(state, seat, move)
         case MoveKind.RECYCLE:
@@ -236,17 +270,20 @@ def check_move(state: State, move: Move) -> Violation | None:
             return None
 
 
-def _gate(state: State, seat: int, kind: MoveKind) -> Violation | None:
+def _gate(state: State, seat: int, kind: MoveKind, now: int) -> Violation | None:
     if not 0 <= seat < len(state.seats):
         return Violation(
             code=ViolationCode.NOT_A_SEAT, message=f"there is no seat {seat}", seat=seat
         )
-    return why_closed(state, seat, kind)
+    return why_closed(state, seat, kind, now)
 
 
-def why_closed(state: State, seat: int | None, kind: MoveKind | None) -> Violation | None:
-    """Why nothing may happen now (``None`` for the table's own stall): the hand ended, a
-    call leaves only one card in motion per seat to land, or play has not started."""
+def why_closed(
+    state: State, seat: int | None, kind: MoveKind | None, now: int | None = None
+) -> Violation | None:
+    """Why nothing may happen at ``now``, the state's clock unless given (``None`` for the
+    table's own stall): the hand ended, a call leaves only one card in motion per seat to
+    land, or play has not started."""
     if state.phase is Phase.ENDED:
         return Violation(
             code=ViolationCode.HAND_OVER,
@@ -261,13 +298,15 @@ def why_closed(state: State, seat: int | None, kind: MoveKind | None) -> Violati
             + (f"; seat {seat} already landed its card in motion" if already else ""),
             seat=seat,
         )
-    if state.clock_ms < state.play_start_ms:
+    if now is None:
+        now = state.clock_ms
+    if now < state.play_start_ms:
         return Violation(
             code=ViolationCode.TOO_EARLY,
             message=f"play starts at {state.play_start_ms} ms",
             seat=seat,
             expected=f">= {state.play_start_ms} ms",
-            found=f"{state.clock_ms} ms",
+            found=f"{now} ms",
         )
     return None
 
@@ -306,7 +345,7 @@ def _source_cards(seat: Seat, source: Place) -> Pile | None:
     return None
 
 
-def _check_play(state: State, seat: Seat, move: Move) -> Violation | None:
+def _check_play(state: State, seat: Seat, move: Move, now: int) -> Violation | None:
     source, target, cards = move.source, move.target, move.cards
     assert source is not None and target is not None
     offered = _source_cards(seat, source)
@@ -336,13 +375,15 @@ def _check_play(state: State, seat: Seat, move: Move) -> Violation | None:
                 return _refuse(
                     ViolationCode.ONE_CARD_ONLY, move, "a foundation takes one card at a time"
                 )
-            return _check_foundation(state, move, card, target)
+            return _check_foundation(state, move, card, target, now)
         case Zone.WORK | Zone.UNDER:
             return _check_work(state, seat, move, card, source, target)
     raise AssertionError(target)  # pragma: no cover - Move rejects other targets
 
 
-def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Violation | None:
+def _check_foundation(
+    state: State, move: Move, card: Card, target: Place, now: int
+) -> Violation | None:
     if target.zone is Zone.NEW_FOUNDATION:
         if card.rank != ACE:
             return _refuse(
@@ -379,7 +420,7 @@ def _check_foundation(state: State, move: Move, card: Card, target: Place) -> Vi
             found=card.face,
         )
     if card.rank <= foundation.rank:
-        if _ties(state, foundation, card):
+        if _ties(state, foundation, card, now):
             return None
         return _refuse(
             ViolationCode.FOUNDATION_TAKEN,
@@ -406,14 +447,10 @@ def _wanted(foundation: Foundation) -> str:
     return Card(top.rank + 1, top.suit, top.owner).face
 
 
-def _ties(state: State, foundation: Foundation, card: Card) -> bool:
+def _ties(state: State, foundation: Foundation, card: Card, now: int) -> bool:
     """The tie rule: same level, same instant (within the profile's window)."""
     window = state.rules.tie_window_ms
-    return (
-        window is not None
-        and card.rank == foundation.rank
-        and state.clock_ms - foundation.top_ms <= window
-    )
+    return window is not None and card.rank == foundation.rank and now - foundation.top_ms <= window
 
 
 def _check_work(
@@ -516,7 +553,8 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     Moves are generated from the rules directly (``check_move`` is for one move
     and explains refusals); tests prove the two agree on every position.
     """
-    if _gate(state, seat, MoveKind.PLAY) is not None:
+    now = state.clock_ms
+    if _gate(state, seat, MoveKind.PLAY, now) is not None:
         return []
     rules = state.rules
     own = state.seats[seat]
@@ -536,7 +574,7 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     for index, foundation in enumerate(state.foundations):
         if not foundation.complete:
             next_level.setdefault((foundation.suit, foundation.rank + 1), []).append(index)
-        if foundation.rank > ACE and _ties(state, foundation, foundation.levels[-1][0]):
+        if foundation.rank > ACE and _ties(state, foundation, foundation.levels[-1][0], now):
             next_level.setdefault((foundation.suit, foundation.rank), []).append(index)
     singles: list[tuple[Place, Card]] = []
     if own.demon:
@@ -573,12 +611,16 @@ def legal_moves(state: State, seat: int) -> list[Move]:
 
 def apply_move(state: State, move: Move) -> State:
     """The state after a legal ``move`` (check it first: this trusts its input)."""
+    return _apply_move(state, move, state.clock_ms)
+
+
+def _apply_move(state: State, move: Move, now: int) -> State:
+    """``apply_move`` at ``now``, the clock of the state it returns."""
     player = move.seat
     seat = state.seats[player]
-    now = state.clock_ms
     match move.kind:
         case MoveKind.PLAY:
-            return _apply_play(state, seat, move)
+            return _apply_play(state, seat, move, now)
         case MoveKind.TURN:
             count = len(move.cards)
             turned = list(state.turned_since_play)
@@ -587,16 +629,19 @@ def apply_move(state: State, move: Move) -> State:
             return _derive(
                 state,
                 seats=replaced_at(state.seats, player, seat),
+                clock_ms=now,
                 turned_since_play=tuple(turned),
                 last_action_ms=now,
             )
         case MoveKind.RECYCLE:
             seat = Seat(seat.demon, seat.work, tuple(reversed(seat.waste)), ())
-            return _derive(state, seats=replaced_at(state.seats, player, seat), last_action_ms=now)
+            seats = replaced_at(state.seats, player, seat)
+            return _derive(state, seats=seats, clock_ms=now, last_action_ms=now)
         case MoveKind.CALL:
             if state.rules.call_grace_ms == 0:
                 return _derive(
                     state,
+                    clock_ms=now,
                     phase=Phase.ENDED,
                     end_reason=EndReason.CALL,
                     ended_by=player,
@@ -605,16 +650,19 @@ def apply_move(state: State, move: Move) -> State:
                 )
             return _derive(
                 state,
+                clock_ms=now,
                 phase=Phase.CALLED,
                 ended_by=player,
                 grace_until_ms=now + state.rules.call_grace_ms,
                 last_action_ms=now,
             )
         case MoveKind.AGREE:
-            return _derive(state, agreed=state.agreed | {player}, last_action_ms=now)
+            agreed = state.agreed | {player}
+            return _derive(state, clock_ms=now, agreed=agreed, last_action_ms=now)
         case MoveKind.RESIGN:
             return _derive(
                 state,
+                clock_ms=now,
                 phase=Phase.ENDED,
                 end_reason=EndReason.RESIGNED,
                 ended_by=player,
@@ -623,12 +671,11 @@ def apply_move(state: State, move: Move) -> State:
             )
 
 
-def _apply_play(state: State, seat: Seat, move: Move) -> State:
+def _apply_play(state: State, seat: Seat, move: Move, now: int) -> State:
     # The hot path of every replay: values are built directly, since dataclasses.replace
     # costs more than the whole rules check.
     source, target, cards = move.source, move.target, move.cards
     assert source is not None and target is not None
-    now = state.clock_ms
     demon, work, waste = seat.demon, seat.work, seat.waste
     if source.zone is Zone.DEMON:
         demon = demon[:-1]

@@ -18,14 +18,21 @@ here, so that a record whose move does not parse is refused in its place in the 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import Dealer, pack_digest
-from racing_demon.game.engine import Violation, advance_clock, apply_move, check_move, is_tie
+from racing_demon.game.engine import (
+    Violation,
+    advance_clock,
+    apply_move,
+    check_move,
+    is_tie,
+    play_at,
+)
 from racing_demon.game.moves import Move, MoveKind
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match, score_hand
@@ -223,13 +230,15 @@ class MatchFlow(NamedTuple):
 
     # -- judging and applying an event ------------------------------------------------
 
-    def play(self, event: Event, t_ms: int) -> MatchFlow:
-        """The match after ``event`` at ``t_ms``; FlowRefusal if the flow does not allow it."""
+    def play(
+        self, event: Event, t_ms: int, parse_move: Callable[[str], Move] = Move.parse
+    ) -> MatchFlow:
+        """The match after ``event`` at ``t_ms``; FlowRefusal if the flow does not allow it.
+        ``parse_move`` reads a submission's move text (a verification's ``MoveTexts``)."""
         if self.stall_due is not None:
             self._check_nothing_skipped(event)
         if isinstance(event, Submission):  # most records: tested first
-            state = advance_clock(self._hand_in_play(event), t_ms)
-            return self._after(self._submission(state, event))
+            return self._after(self._submission(self._hand_in_play(event), event, t_ms, parse_move))
         if isinstance(event, HandStart):
             return self._start_hand(event, t_ms)
         if isinstance(event, MatchEnd):
@@ -332,9 +341,12 @@ class MatchFlow(NamedTuple):
         )
         return flow._after(flow.state)  # type: ignore[arg-type]  # just dealt
 
-    def _submission(self, state: State, event: Submission) -> State:
+    def _submission(
+        self, hand: State, event: Submission, t_ms: int, parse_move: Callable[[str], Move]
+    ) -> State:
+        """The hand after ``event``, whose move the clock moves to ``t_ms`` with (play_at)."""
         try:
-            move = Move.parse(event.move)
+            move = parse_move(event.move)
         except ValueError as error:
             raise FlowRefusal(FlowCode.BAD_MOVE_TEXT, str(error)) from None
         if move.seat != event.seat:
@@ -344,14 +356,14 @@ class MatchFlow(NamedTuple):
                 expected=event.seat,
                 found=move.seat,
             )
-        if move.seat >= state.players:
+        if move.seat >= hand.players:
             raise FlowRefusal(
                 FlowCode.PLAYER_MISMATCH,
                 f"there is no seat {move.seat}: the table submits only its seats' moves",
-                expected=f"a seat below {state.players}",
+                expected=f"a seat below {hand.players}",
                 found=move.seat,
             )
-        wanted, violation = judge_move(state, move)
+        state, violation = play_at(hand, move, t_ms)
         if event.kind is RecordKind.BOUNCE:
             if violation is None:
                 raise FlowRefusal(FlowCode.WRONGLY_BOUNCED, "the table refused a legal move")
@@ -373,6 +385,7 @@ class MatchFlow(NamedTuple):
                 expected=violation.expected,
                 found=violation.found,
             )
+        wanted = accepted_kind(hand, move)
         if event.kind is not wanted:
             raise FlowRefusal(
                 FlowCode.KIND_MISMATCH,
@@ -380,7 +393,7 @@ class MatchFlow(NamedTuple):
                 expected=wanted,
                 found=event.kind,
             )
-        return apply_move(state, move)
+        return state
 
     def _stall(self, state: State) -> State:
         violation = check_stall(state)
@@ -564,7 +577,13 @@ def judge_move(state: State, move: Move) -> tuple[RecordKind, Violation | None]:
     violation = check_move(state, move)
     if violation is not None:
         return RecordKind.BOUNCE, violation
-    return (RecordKind.TIE if is_tie(state, move) else _ACCEPTED_KIND[move.kind]), None
+    return accepted_kind(state, move), None
+
+
+def accepted_kind(state: State, move: Move) -> RecordKind:
+    """The kind of record a legal ``move`` makes: a card that ties a foundation level is a
+    tie. Only the foundations decide it, and the clock never changes them."""
+    return RecordKind.TIE if is_tie(state, move) else _ACCEPTED_KIND[move.kind]
 
 
 def final_reason(match: Match) -> FinalReason:

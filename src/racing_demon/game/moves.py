@@ -9,7 +9,9 @@ Grammar (docs/rules.md, "Move text"), seats from 0 and piles from 1::
     <seat> call | agree | resign
 
 Examples: ``0 demon>f+ AH``, ``1 waste>f3 5H``, ``0 w2>w4 9D 8S``, ``2 demon>u1 8C``.
-Cards are named by face; their owner is always the moving seat.
+Cards are named by face; their owner is always the moving seat. A log names many moves
+more than once (the same turn every pass through the stock): ``MoveTexts`` parses each
+text once for whoever owns it.
 """
 
 from __future__ import annotations
@@ -167,3 +169,19 @@ class Move:
         if not arrow:
             raise ValueError(f"bad move {text!r}: unknown action {action!r}")
         return cls(player, MoveKind.PLAY, _parse_place(source), _parse_place(target), cards)
+
+
+MOVE_TEXTS_KEPT = 1024  # about a hand's distinct move texts, where nearly all repeats fall
+
+
+class MoveTexts:
+    """``Move.parse`` that keeps the moves of the last ``kept`` texts it read, for one
+    owner (a verification makes its own and drops it with it: no cache is global).
+
+    A text that does not parse raises as ``Move.parse`` does, every time; it is not kept.
+    """
+
+    __slots__ = ("parse",)
+
+    def __init__(self, kept: int = MOVE_TEXTS_KEPT) -> None:
+        self.parse = functools.lru_cache(maxsize=kept)(Move.parse)

@@ -25,6 +25,7 @@ from typing import BinaryIO, NoReturn, Protocol
 
 from racing_demon.files import LogFile, open_log, shown_name
 from racing_demon.game.flow import MatchFlow, RecordKind, Submission
+from racing_demon.game.moves import MoveTexts
 from racing_demon.log.reader import (
     Line,
     ReadError,
@@ -158,6 +159,7 @@ class _Verification:
     flow: MatchFlow | None = None
     replay_failed: StepFailed | None = None
     replayed: int = 0
+    moves: MoveTexts = field(default_factory=MoveTexts)  # this verification's, both passes'
 
     def run(self, stream: BinaryIO) -> Report:
         try:
@@ -325,7 +327,7 @@ class _Verification:
             if self.flow is None:
                 assert self.genesis is not None
                 self.flow = step07_rules.load_rules(self.genesis, secret, self.settings.rules)
-            self.flow = step08_replay.replay_record(self.flow, line.number, record)
+            self.flow = step08_replay.replay_record(self.flow, line.number, record, self.moves)
             self.replayed = line.number
         except StepFailed as failed:
             self.replay_failed = failed
@@ -375,7 +377,7 @@ class _Verification:
                 line = Line(number, raw, parse_read_line(number, raw, limits))
                 # Pass one proved each line's schema: parsing is all that is left.
                 record = parse_record(line.value["body"])
-                flow = step08_replay.replay_record(flow, number, record)
+                flow = step08_replay.replay_record(flow, number, record, self.moves)
                 self.replayed = number
                 if self.visitors:
                     self._visit(line, record, flow)

@@ -7,12 +7,14 @@ record ends a match that is over (steps 9 and 10); any other record belongs to t
 in play (HAND_OUT_OF_ORDER), whose clock moves to the record's time; then a stall must be
 due, a ``hand_end`` must end the hand for its reason with its scores (step 9), and a
 submission's move must parse, be its seat's, and be judged as the record says: legal and
-of that kind, or bounced for that reason.
+of that kind, or bounced for that reason. The verification owns the ``MoveTexts`` that
+parses its moves, so each text is parsed once per verification and nothing is kept after.
 """
 
 from __future__ import annotations
 
 from racing_demon.game.flow import FlowCode, FlowRefusal, MatchFlow
+from racing_demon.game.moves import MoveTexts
 from racing_demon.log.records import Record, event_of
 from racing_demon.verify import step07_rules, step09_scores, step10_final
 from racing_demon.verify.report import Step, failure
@@ -25,13 +27,14 @@ _STEP_OF = {
 }
 
 
-def replay_record(flow: MatchFlow, number: int, record: Record) -> MatchFlow:
-    """The match after line ``number``'s ``record``, or the failure that names its rule."""
+def replay_record(flow: MatchFlow, number: int, record: Record, moves: MoveTexts) -> MatchFlow:
+    """The match after line ``number``'s ``record``, or the failure that names its rule;
+    ``moves``: the verification's parsed move texts."""
     event = event_of(record.payload)
     if event is None:
         return flow  # the genesis set the match up (step 7)
     try:
-        return flow.play(event, record.t_ms)
+        return flow.play(event, record.t_ms, moves.parse)
     except FlowRefusal as refusal:
         raise failure(
             _STEP_OF[refusal.code],
