@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Final
 
+from racing_demon.errors import RacingDemonError
 from racing_demon.log.keys import key_id
 from racing_demon.log.reader import Limits, Line, ReadCode, ReadError, read_canonical_line
 from racing_demon.log.records import Genesis, Record, body_bytes
@@ -25,8 +26,9 @@ from racing_demon.verify import step03_schema, step04_chain
 from racing_demon.verify.report import StepFailed, VerifyCode
 
 
-class ChainBroken(Exception):
-    """Line ``line`` does not extend the table-signed chain: ``code`` and ``message`` say why."""
+class ChainBroken(RacingDemonError):
+    """Line ``line`` does not extend the table-signed chain: ``code`` and ``message`` say
+    why, and ``str()`` reads ``line 7: SEQ_MISMATCH: seq 8 on line 7``."""
 
     def __init__(self, line: int | None, code: VerifyCode | ReadCode, message: str) -> None:
         super().__init__(f"line {line}: {code}: {message}")
