@@ -9,6 +9,7 @@ edit them (racing_demon.testing.tamper: declarative edits, re-chained and re-sig
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -173,7 +174,7 @@ def test_a_removed_submission_is_dropped(tmp_path: Path, which: str) -> None:
 def test_a_receipt_past_the_end_of_a_finished_log_is_dropped(tmp_path: Path) -> None:
     data = golden(P2P)
     (last,) = receipts_of(data)[-1:]
-    beyond = last._replace(n=last.n + 1, seq=400, record="e" * 64, t_ms=last.t_ms + 10)
+    beyond = replace(last, n=last.n + 1, seq=400, record="e" * 64, t_ms=last.t_ms + 10)
     receipts = tmp_path / "seat.jsonl"
     receipts.write_bytes(lines_of([beyond]))
     report = gather_evidence(write_log(tmp_path, data), TABLE_PUB, [receipts])
@@ -221,7 +222,7 @@ def test_a_receipt_of_another_time_for_the_same_record_is_delayed(tmp_path: Path
     data = golden(TABLE_3P)
     receipt = receipts_of(data)[100]
     receipts = tmp_path / "seat.jsonl"
-    receipts.write_bytes(lines_of([receipt._replace(t_ms=receipt.t_ms - 4000)]))
+    receipts.write_bytes(lines_of([replace(receipt, t_ms=receipt.t_ms - 4000)]))
     report = gather_evidence(write_log(tmp_path, data), TABLE_PUB, [receipts])
     assert found(report) == {(EvidenceCode.DELAYED, receipt.seat, receipt.n, receipt.seq)}
 
@@ -360,7 +361,7 @@ def test_a_forged_receipt_is_invalid_and_no_evidence(tmp_path: Path) -> None:
     data = golden(P2P)
     receipt = receipts_of(data)[5]
     forged = tmp_path / "forged.jsonl"
-    forged.write_bytes(lines_of([receipt._replace(t_ms=1)], key=OTHER_KEY))
+    forged.write_bytes(lines_of([replace(receipt, t_ms=1)], key=OTHER_KEY))
     report = gather_evidence(write_log(tmp_path, data), TABLE_PUB, [forged])
     (finding,) = report.findings
     assert (finding.code, finding.file, finding.line, finding.rule) == (
@@ -406,8 +407,8 @@ def test_receipts_past_a_damaged_line_are_unchecked(tmp_path: Path) -> None:
 def test_a_receipt_that_misdescribes_its_record_is_a_mismatch(tmp_path: Path) -> None:
     data = golden(TABLE_3P)
     receipt = receipts_of(data)[10]
-    wrong_outcome = receipt._replace(outcome="bounce", reason="FOUNDATION_TAKEN")
-    wrong_seat = receipt._replace(seat=(receipt.seat + 1) % 3)
+    wrong_outcome = replace(receipt, outcome="bounce", reason="FOUNDATION_TAKEN")
+    wrong_seat = replace(receipt, seat=(receipt.seat + 1) % 3)
     receipts = tmp_path / "seat.jsonl"
     receipts.write_bytes(lines_of([wrong_outcome, wrong_seat]))
     report = gather_evidence(write_log(tmp_path, data), TABLE_PUB, [receipts])

@@ -719,16 +719,17 @@ def _players_edit(lines: list[bytes], edit: int, at: int, nonce: int) -> bytes:
     holding the log, can do to it (``at`` picks the line, ``nonce`` a signature's nonce)."""
     number = at % len(lines)
     value = json.loads(lines[number])
+    sigs = value.get("sigs", {})  # an earlier edit's junk line has none
     edited = list(lines)
-    if edit == 0 and value["sigs"].get("accepts"):  # an acceptance set to null
+    if edit == 0 and sigs.get("accepts"):  # an acceptance set to null
         edited[number] = _edited(lines[number], lambda v: v["sigs"]["accepts"].__setitem__(0, None))
-    elif edit == 1 and "player" in value["sigs"]:  # a player signs its move again
+    elif edit == 1 and "player" in sigs:  # a player signs its move again
         record = parse_record(value["body"])
         seat = value["body"]["player"]
         message = pae(SUBMISSION, statement_bytes_of(record), record.v)
         again = _another_signature(bytes([70 + seat]) * 32, message, nonce).hex()
         edited[number] = _edited(lines[number], lambda v: v["sigs"].update(player=again))
-    elif edit == 2 and "player" in value["sigs"]:  # a player's signature garbled
+    elif edit == 2 and "player" in sigs:  # a player's signature garbled
         edited[number] = _edited(lines[number], lambda v: v["sigs"].update(player="0" * 128))
     elif edit == 3:  # cut short, after a whole line
         edited = edited[: number + 1]

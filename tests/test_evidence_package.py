@@ -29,8 +29,10 @@ def test_the_package_still_gives_every_name_its_users_import() -> None:
         "Entry",
         "EvidenceCode",
         "EvidenceFinding",
+        "EvidenceGathering",
         "EvidenceReport",
         "LogScan",
         "gather_evidence",
+        "start_evidence",
     }
     assert all(hasattr(racing_demon.evidence, name) for name in racing_demon.evidence.__all__)

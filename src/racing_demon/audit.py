@@ -2,21 +2,24 @@
 
 For every hand and seat: the seat's cards in the centre (sorted by back, each with the
 seq of the record that placed it), the demon cards left and their penalty, the hand
-score recomputed beside the one the log claims, and the running total. A claim file (a
+score recomputed beside the one the log claims, and the running total, rebuilt from the
+records as the log's verification replays them (``HandAuditor``). A claim file (a
 player's assertions) is checked against it, naming the records that show each answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from racing_demon.files import LogFile
 from racing_demon.game.cards import Card
-from racing_demon.game.flow import HandEnd
+from racing_demon.game.flow import HandEnd, MatchFlow
 from racing_demon.game.scoring import HandScore
-from racing_demon.log.reader import DEFAULT_LIMITS, Limits
-from racing_demon.replay import replay
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits, Line
+from racing_demon.log.records import Record
+from racing_demon.replay import Snapshot, follow
+from racing_demon.verify import Report, Settings, verify_log
 
 CLAIM_FIELDS = ("score", "placed", "demon_left", "total")
 
@@ -52,25 +55,39 @@ class ClaimCheck:
     message: str
 
 
+@dataclass
+class HandAuditor:
+    """Every hand of a log audited on its verification's pass (a ``PassVisitor`` of
+    ``verify_log``): ``hands`` holds each hand the replay ended, with its per-card
+    breakdown; whole when the log verified."""
+
+    hands: list[HandAudit] = field(default_factory=list)
+    _snapshot: Snapshot = field(default_factory=Snapshot)
+
+    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        if record.seq == 0:  # a second pass replays again from the genesis
+            self.hands, self._snapshot = [], Snapshot()
+        follow(self._snapshot, record, flow)
+        end = record.payload
+        if not isinstance(end, HandEnd):
+            return
+        scored, placed = self._snapshot.hands[-1]
+        totals = [seat.total for seat in self.hands[-1].seats] if self.hands else []
+        self.hands.append(audit_hand(scored, placed, end, record.seq, self._snapshot.names, totals))
+
+    def end(self, report: Report) -> None:
+        """Nothing to finish: the hands are whole as the last one ends."""
+
+
 def audit_hands(
     path: LogFile, secret: bytes, limits: Limits = DEFAULT_LIMITS
 ) -> tuple[HandAudit, ...]:
-    """Rebuild every hand of a (verified) log with its per-card breakdown."""
-    hands: list[HandAudit] = []
-    totals: list[int] = []
-    names: tuple[str, ...] = ()
-    for snapshot in replay(path, secret, limits):
-        record = snapshot.record
-        names = snapshot.names or names
-        assert record is not None  # every snapshot replay yields holds its record
-        end = record.payload
-        if not isinstance(end, HandEnd):
-            continue
-        scored, placed = snapshot.hands[-1]
-        hand = audit_hand(scored, placed, end, record.seq, names, totals)
-        totals = [seat.total for seat in hand.seats]
-        hands.append(hand)
-    return tuple(hands)
+    """Every hand of the log at ``path``, dealt by the dealer ``secret``, with its per-card
+    breakdown, as its verification (unpinned) replays it: up to the first record refused,
+    if any, so whole for a log that verifies."""
+    auditor = HandAuditor()
+    verify_log(path, Settings(seed=secret, limits=limits), visitors=[auditor])
+    return tuple(auditor.hands)
 
 
 def audit_hand(

@@ -8,27 +8,28 @@ verified log and checks the claims against it, hands the whole ``Audit`` to an
 ``racing_demon.report.audit``) decides every word printed; this module decides what is
 read and checked.
 
-A claim file that is not one is a ``ClaimsError``; a receipts file or copy that cannot be
-read (or a log replaced while it was read) is an ``AuditUnreadable`` (the command line's
-exit 2 for each).
+The log is opened once, whatever the options: one verified pass rebuilds the hands and
+gives the evidence the log's table-signed chain. A claim file that is not one is a
+``ClaimsError``; a receipts file or copy that cannot be read is an ``AuditUnreadable``
+(the command line's exit 2 for each).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from racing_demon.audit import ClaimCheck, HandAudit, audit_hands, check_claims
+from racing_demon.audit import ClaimCheck, HandAudit, HandAuditor, check_claims
 from racing_demon.errors import RacingDemonError
-from racing_demon.evidence import EvidenceReport, gather_evidence
+from racing_demon.evidence import EvidenceReport, start_evidence
 from racing_demon.files import LogFile, read_regular
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.outcomes import ExitCode, audit_exit_code
 from racing_demon.printing import printable
-from racing_demon.replay import find_secret
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Report, Settings, Verdict, verify_log
 
@@ -40,8 +41,8 @@ class ClaimsError(RacingDemonError):
 
 
 class AuditUnreadable(RacingDemonError):
-    """A receipts file or copy of the log that cannot be read, or a log replaced while
-    it was audited: the message names the file."""
+    """A receipts file or copy of the log that cannot be read: the message names the
+    file."""
 
 
 def read_claims(path: Path) -> list[Claim]:
@@ -98,26 +99,43 @@ class AuditReporter(Protocol):
 
 
 def audit_log(run: AuditRun) -> Audit:
-    """Audit the log ``run`` names; raises AuditUnreadable (docs above)."""
-    report = verify_log(
-        run.log, Settings(table_key=run.table_key, limits=run.limits, rules=run.rules)
-    )
+    """Audit the log ``run`` names; raises AuditUnreadable (docs above).
+
+    The log is opened once: its verification's one pass rebuilds the hands
+    (``HandAuditor``) and hands its table-signed chain to the evidence
+    (``EvidenceGathering``), which read the receipts and opened the copies before it."""
+    settings = Settings(table_key=run.table_key, limits=run.limits, rules=run.rules)
+    auditor = HandAuditor()
+    with ExitStack() as files:
+        gathering = None
+        unreadable = None  # a receipts file or copy, told only if the log can be read
+        if run.receipts or run.against:
+            try:
+                gathering = start_evidence(
+                    run.log, run.table_key, run.receipts, run.against, files, run.limits
+                )
+            except OSError as error:
+                unreadable = error
+        report = verify_log(
+            run.log,
+            settings,
+            visitors=[auditor],
+            line_visitors=() if gathering is None else [gathering],
+        )
+        if report.verdict is Verdict.UNREADABLE:
+            return Audit(report, (), (), None)
+        try:
+            if unreadable is not None:
+                raise unreadable
+            evidence = None if gathering is None else gathering.report()
+        except OSError as error:  # a receipts file or copy unreadable
+            shown = printable(str(error.filename or run.log))
+            raise AuditUnreadable(f"cannot read {shown}: {error.strerror or error}") from error
     hands: tuple[HandAudit, ...] = ()
     checks: tuple[ClaimCheck, ...] = ()
-    evidence = None
-    try:
-        if report.verdict is not Verdict.UNREADABLE and (run.receipts or run.against):
-            evidence = gather_evidence(
-                run.log, run.table_key, run.receipts, run.against, run.limits
-            )
-        if report.verdict is Verdict.VERIFIED:
-            secret = find_secret(run.log, run.limits)  # verified: the final record reveals it
-            assert secret is not None
-            hands = audit_hands(run.log, secret, run.limits)
-            checks = check_claims(hands, run.claims, final_seq=(report.records or 1) - 1)
-    except OSError as error:  # a receipts file or copy unreadable, or the log replaced
-        shown = printable(str(error.filename or run.log))
-        raise AuditUnreadable(f"cannot read {shown}: {error.strerror or error}") from error
+    if report.verdict is Verdict.VERIFIED:
+        hands = tuple(auditor.hands)
+        checks = check_claims(hands, run.claims, final_seq=(report.records or 1) - 1)
     return Audit(report, hands, checks, evidence)
 
 

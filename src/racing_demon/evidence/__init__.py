@@ -24,16 +24,22 @@ the point where the log stops being a table-signed chain), ``COPY_INVALID`` (a c
 verifier's steps 1-5 refuse where it differs from the log), ``LAST_LINE_CHANGED`` (a v2
 receipt's line hash differs on a line whose signatures nothing the table signed fixes).
 
-Logs are read as streams: what is kept is a few facts about the lines that receipts name
-(by seq, and by seat and submission number), never the lines.
+The log is read once, by its verification: ``start_evidence`` reads the receipts and
+opens the copies, the gathering it returns rides on verification's pass as a
+``LineVisitor`` (``racing_demon.verify.driver``), seeing the log's table-signed chain line
+by line, and its ``report`` is the evidence. What is kept of the log is a few facts about
+the lines that receipts name (by seq, and by seat and submission number), never the lines;
+each copy is read in step with it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
-from racing_demon.evidence.copies import _compare_copy
+from racing_demon.evidence.copies import CopyComparison
 from racing_demon.evidence.findings import (
     EVIDENCE,
     INVALID_SHOWN,
@@ -45,11 +51,14 @@ from racing_demon.evidence.findings import (
     EvidenceReport,
     LogScan,
 )
-from racing_demon.evidence.receipts import _Judge
-from racing_demon.evidence.scan import _Scanner
-from racing_demon.files import LogFile, shown_name
-from racing_demon.log.reader import DEFAULT_LIMITS, Limits
+from racing_demon.evidence.receipts import Judge
+from racing_demon.evidence.scan import ChainScanner
+from racing_demon.files import LogFile, open_regular, shown_name
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits, Line
 from racing_demon.log.receipts import ReceiptLine, read_receipts
+from racing_demon.log.records import Record
+from racing_demon.verify import Settings, Verdict, verify_log
+from racing_demon.verify.table_chain import ChainBroken
 from racing_demon.wording import plural
 
 __all__ = [
@@ -60,38 +69,93 @@ __all__ = [
     "Entry",
     "EvidenceCode",
     "EvidenceFinding",
+    "EvidenceGathering",
     "EvidenceReport",
     "LogScan",
     "gather_evidence",
+    "start_evidence",
 ]
 
 
-def gather_evidence(
+@dataclass
+class EvidenceGathering:
+    """Receipts and copies compared with one log as its verification reads it: a
+    ``LineVisitor`` of ``verify_log``, whose ``report`` is the evidence once the pass is
+    over."""
+
+    log: str  # as ``shown_name`` names it
+    receipt_files: tuple[str, ...]
+    receipts: list[tuple[str, ReceiptLine]]  # every valid receipt, with its file's name
+    invalid: list[EvidenceFinding]  # the receipts files' lines that are no receipt
+    scanner: ChainScanner
+    copies: list[CopyComparison]
+
+    def chained(self, line: Line, record: Record) -> None:
+        self.scanner.chained(line, record)
+        for copy in self.copies:
+            copy.chained(line, record)
+
+    def unchained(self, broken: ChainBroken) -> None:
+        self.scanner.unchained(broken)
+        for copy in self.copies:
+            copy.unchained(broken)
+
+    def report(self) -> EvidenceReport:
+        """The evidence, once the log's pass is over. Raises the ``OSError`` that reading
+        a copy raised."""
+        for copy in self.copies:
+            if copy.error is not None:
+                raise copy.error
+        scan = self.scanner.scan
+        judge = Judge(self.log, self.scanner)
+        findings = list(self.invalid)
+        for file, item in self.receipts:
+            findings.extend(judge.receipt(file, item))
+        findings.extend(judge.between_receipts(self.receipts))
+        for copy in self.copies:
+            findings.extend(copy.findings)
+        versions: dict[int, int] = {}
+        for _, item in self.receipts:
+            versions[item.receipt.v] = versions.get(item.receipt.v, 0) + 1
+        return EvidenceReport(
+            self.log,
+            scan,
+            self.receipt_files,
+            tuple(copy.copy for copy in self.copies),
+            len(self.receipts),
+            tuple(findings),
+            tuple(sorted(versions.items())),
+        )
+
+
+def start_evidence(
     log: LogFile,
     table_key: bytes,
-    receipt_files: Sequence[Path] = (),
-    against: Sequence[Path] = (),
+    receipt_files: Sequence[Path],
+    against: Sequence[Path],
+    files: ExitStack,
     limits: Limits = DEFAULT_LIMITS,
-) -> EvidenceReport:
-    """Every receipt in ``receipt_files`` and every copy in ``against`` compared with
-    ``log``, under the pinned raw table key ``table_key``.
+) -> EvidenceGathering:
+    """Read every receipt in ``receipt_files`` and open every copy in ``against`` (kept
+    open until ``files`` closes), under the pinned raw table key ``table_key``, to be
+    compared with ``log`` on its verification's pass.
 
-    Raises ``OSError`` when a file cannot be opened or read. Files are named as
-    ``shown_name`` names them: in valid UTF-8, whatever the file system holds.
+    Raises ``OSError`` when a file cannot be opened or read, the first in that order.
+    Files are named as ``shown_name`` names them: in valid UTF-8, whatever the file
+    system holds.
     """
-    shown = shown_name(log)
     receipts: list[tuple[str, ReceiptLine]] = []
-    findings: list[EvidenceFinding] = []
+    invalid: list[EvidenceFinding] = []
     for path in receipt_files:
         name = shown_name(path)
-        invalid = 0
+        count = 0
         for item in read_receipts(path, table_key, limits):
             if isinstance(item, ReceiptLine):
                 receipts.append((name, item))
                 continue
-            invalid += 1
-            if invalid <= INVALID_SHOWN:
-                findings.append(
+            count += 1
+            if count <= INVALID_SHOWN:
+                invalid.append(
                     EvidenceFinding(
                         EvidenceCode.RECEIPT_INVALID,
                         name,
@@ -106,9 +170,9 @@ def gather_evidence(
                         rule=item.code,
                     )
                 )
-        if invalid > INVALID_SHOWN:
-            more = invalid - INVALID_SHOWN
-            findings.append(
+        if count > INVALID_SHOWN:
+            more = count - INVALID_SHOWN
+            invalid.append(
                 EvidenceFinding(
                     EvidenceCode.RECEIPT_INVALID,
                     name,
@@ -120,29 +184,55 @@ def gather_evidence(
                     f"{plural(more, 'more line')} not shown, none of them a receipt",
                 )
             )
-    seqs = {item.receipt.seq for _, item in receipts}
     refused: dict[int, set[int]] = {}  # seq -> the seats refused when the log ended there
     for _, item in receipts:
         if not item.receipt.logged:
             refused.setdefault(item.receipt.seq, set()).add(item.receipt.seat)
-    submissions = {(item.receipt.seat, item.receipt.n) for _, item in receipts}
-    scanner = _Scanner(log, table_key, limits, seqs, submissions, refused)
-    scan = scanner.run()
-    judge = _Judge(shown, scan, scanner)
-    for file, item in receipts:
-        findings.extend(judge.receipt(file, item))
-    findings.extend(judge.between_receipts(receipts))
-    for copy in against:
-        findings.extend(_compare_copy(log, copy, table_key, limits, scan))
-    versions: dict[int, int] = {}
-    for _, item in receipts:
-        versions[item.receipt.v] = versions.get(item.receipt.v, 0) + 1
-    return EvidenceReport(
-        shown,
-        scan,
-        tuple(shown_name(path) for path in receipt_files),
-        tuple(shown_name(path) for path in against),
-        len(receipts),
-        tuple(findings),
-        tuple(sorted(versions.items())),
+    scanner = ChainScanner(
+        seqs={item.receipt.seq for _, item in receipts},
+        submissions={(item.receipt.seat, item.receipt.n) for _, item in receipts},
+        refused=refused,
     )
+    shown = shown_name(log)
+    copies = [
+        CopyComparison(
+            shown_name(path),
+            shown,
+            files.enter_context(open_regular(path)),
+            table_key,
+            limits,
+        )
+        for path in against
+    ]
+    return EvidenceGathering(
+        shown,
+        tuple(shown_name(path) for path in receipt_files),
+        receipts,
+        invalid,
+        scanner,
+        copies,
+    )
+
+
+def gather_evidence(
+    log: LogFile,
+    table_key: bytes,
+    receipt_files: Sequence[Path] = (),
+    against: Sequence[Path] = (),
+    limits: Limits = DEFAULT_LIMITS,
+) -> EvidenceReport:
+    """Every receipt in ``receipt_files`` and every copy in ``against`` compared with
+    ``log``, under the pinned raw table key ``table_key``, on one verification of ``log``
+    (``racing-demon audit`` verifies it with the same pass, and says its verdict).
+
+    Raises ``OSError`` when a file cannot be opened or read. Files are named as
+    ``shown_name`` names them: in valid UTF-8, whatever the file system holds.
+    """
+    with ExitStack() as files:
+        gathering = start_evidence(log, table_key, receipt_files, against, files, limits)
+        settings = Settings(table_key=table_key, limits=limits)
+        report = verify_log(log, settings, line_visitors=[gathering])
+        if report.verdict is Verdict.UNREADABLE:
+            assert report.finding is not None  # an unreadable log's report says why
+            raise OSError(report.finding.message)
+        return gathering.report()

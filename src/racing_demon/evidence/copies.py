@@ -1,5 +1,6 @@
 """A copy of the log (``--against``) read through the verifier's steps 1-5 and compared
-with the audited log's table-signed chain, body with body."""
+with the audited log's table-signed chain, body with body, in step with verification's
+pass over the log."""
 
 from __future__ import annotations
 
@@ -7,28 +8,19 @@ import json
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import BinaryIO
 
 from racing_demon.evidence.findings import (
     Entry,
     EvidenceCode,
     EvidenceFinding,
-    LogScan,
-    _ms,
-    _place,
-    _short,
+    in_ms,
+    place,
+    short,
 )
-from racing_demon.files import LogFile, open_log, open_regular, shown_name
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.log.canonical import canonical_bytes
-from racing_demon.log.reader import (
-    Limits,
-    Line,
-    ReadError,
-    RecordLine,
-    iter_raw_lines,
-    read_lines,
-)
+from racing_demon.log.reader import Limits, Line, ReadError, RecordLine, read_lines
 from racing_demon.log.records import (
     SEEN_WINDOW,
     Record,
@@ -40,6 +32,7 @@ from racing_demon.log.records import (
 from racing_demon.log.signing import verify
 from racing_demon.verify import step01_framing, step03_schema, step04_chain, step05_signatures
 from racing_demon.verify.report import StepFailed
+from racing_demon.verify.table_chain import ChainBroken
 
 
 @dataclass
@@ -101,79 +94,110 @@ def _members(ours: bytes, theirs: bytes) -> tuple[str, ...]:
     )
 
 
-def _compare_copy(
-    log: LogFile, copy: Path, table_key: bytes, limits: Limits, scan: LogScan
-) -> Iterator[EvidenceFinding]:
-    """``copy`` judged line by line by the verifier's steps 1-5 and compared with the log's
-    table-signed chain, body with body, as far as both go: the first line where the two
-    bodies differ is a FORK when the table signed the copy's (same game and seq); the first
-    line the verifier refuses, where it differs from the log's, is COPY_INVALID with the
-    verifier's code; a copy of another game is OTHER_GAME. A line the verifier refuses
-    though it is the log's own ends the comparison with no finding: the log's verification
-    reports it."""
-    shown, mine = shown_name(copy), shown_name(log)
-    checker = _CopyChecker(table_key)
-    differed = False  # an earlier line of the copy is not the log's (its sigs, say)
-    with open_log(log) as ours, open_regular(copy) as theirs:
-        our_lines = iter_raw_lines(ours, limits)
-        their_lines = read_lines(theirs, limits)  # (1) and (2)
-        while True:
-            try:
-                line = next(their_lines)
-            except StopIteration:
-                return
-            except ReadError as error:
-                if error.line is not None and error.line > scan.records:
-                    return  # past the log's chain: nothing to compare it with
-                if error.line == 1 and not step01_framing.starts_as_log(theirs):
-                    # Notes or random bytes: no copy of any log, torn or not.
-                    message = f"{step01_framing.NOT_A_LOG}: {error.message}"
-                    yield _invalid_copy(shown, error.line, error.code, message)
-                elif not step01_framing.is_torn_tail(error, checker.final_line is not None):
-                    yield _invalid_copy(shown, error.line, error.code, error.message)
-                return  # a torn last line: a prefix, as a crash leaves it
-            if line.number > scan.records:
-                return  # the log's chain ends here: the copy may only be longer
-            try:
-                _, our_raw = next(our_lines)
-            except (StopIteration, ReadError):
-                return  # the log changed since it was scanned
-            try:
-                read = step03_schema.check_schema(line)  # (3)
-                record = read.record
-            except StepFailed as failed:
-                yield _invalid_copy(shown, line.number, failed.finding.code, failed.finding.message)
-                return
-            if line.number == 1 and record.game != scan.game:
-                yield EvidenceFinding(
-                    EvidenceCode.OTHER_GAME,
-                    shown,
-                    line.number,
-                    None,
-                    None,
-                    None,
-                    None,
-                    f"a copy of game {record.game}; the log is of game {scan.game}",
+@dataclass
+class CopyComparison:
+    """``copy``, a copy of the log (``--against``), open as ``stream``, judged line by line
+    by the verifier's steps 1-5 and compared with the log's table-signed chain as
+    verification's pass hands it over (a ``LineVisitor``), body with body, as far as both
+    go: the first line where the two bodies differ is a FORK when the table signed the
+    copy's (same game and seq); the first line the verifier refuses, where it differs from
+    the log's, is COPY_INVALID with the verifier's code; a copy of another game is
+    OTHER_GAME. A line the verifier refuses though it is the log's own ends the comparison
+    with no finding: the log's verification reports it. ``error`` is what reading the
+    copy raised, if it could not be read to the end of the comparison."""
+
+    copy: str  # as ``shown_name`` names it
+    log: str  # the audited log, named the same way
+    stream: BinaryIO
+    table_key: bytes
+    limits: Limits
+    findings: list[EvidenceFinding] = field(default_factory=list)
+    error: OSError | None = None
+    _game: str | None = None  # the log's, from its genesis
+    _done: bool = False
+    _differed: bool = False  # an earlier line of the copy is not the log's (its sigs, say)
+    _checker: _CopyChecker = field(init=False)
+    _lines: Iterator[Line] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._checker = _CopyChecker(self.table_key)
+        self._lines = read_lines(self.stream, self.limits)  # (1) and (2)
+
+    def chained(self, line: Line, record: Record) -> None:
+        """The log's ``line`` is of its chain: the copy's line of that number is compared
+        with it (a ``LineVisitor``'s)."""
+        if line.number == 1:
+            self._game = record.game
+        if self._done:
+            return
+        try:
+            finding = self._compare(line.raw)
+        except OSError as error:
+            self.error, finding = error, None
+            self._done = True
+        if finding is not None:
+            self.findings.append(finding)
+
+    def unchained(self, broken: ChainBroken) -> None:
+        """The log's chain ends: a longer copy is no second history (a ``LineVisitor``'s)."""
+        self._done = True
+
+    def _compare(self, our_raw: bytes) -> EvidenceFinding | None:
+        """The copy's next line with the log's (``our_raw``): a finding, or None. Sets
+        ``_done`` when the comparison ends."""
+        shown, theirs = self.copy, self.stream
+        try:
+            line = next(self._lines)
+        except StopIteration:
+            self._done = True
+            return None
+        except ReadError as error:
+            self._done = True
+            if error.line == 1 and not step01_framing.starts_as_log(theirs):
+                # Notes or random bytes: no copy of any log, torn or not.
+                message = f"{step01_framing.NOT_A_LOG}: {error.message}"
+                return _invalid_copy(shown, error.line, error.code, message)
+            if not step01_framing.is_torn_tail(error, self._checker.final_line is not None):
+                return _invalid_copy(shown, error.line, error.code, error.message)
+            return None  # a torn last line: a prefix, as a crash leaves it
+        try:
+            read = step03_schema.check_schema(line)  # (3)
+            record = read.record
+        except StepFailed as failed:
+            self._done = True
+            return _invalid_copy(shown, line.number, failed.finding.code, failed.finding.message)
+        if line.number == 1 and record.game != self._game:
+            self._done = True
+            return EvidenceFinding(
+                EvidenceCode.OTHER_GAME,
+                shown,
+                line.number,
+                None,
+                None,
+                None,
+                None,
+                f"a copy of game {record.game}; the log is of game {self._game}",
+            )
+        same_body = body_bytes(line.raw) == body_bytes(our_raw)
+        try:
+            self._checker.check(read)  # (4) and (5)
+        except StepFailed as failed:
+            self._done = True
+            if not same_body and record.game == self._game and _table_signed(self.table_key, read):
+                return _fork(shown, self.log, line, record, our_raw, failed.finding.code)
+            if self._differed or line.raw != our_raw:
+                # The log's own line fails here only through the copy's earlier change
+                # (a player's signature made again breaks the next line's prev): the
+                # copy's damage, not a defect it shares with the log.
+                return _invalid_copy(
+                    shown, line.number, failed.finding.code, failed.finding.message
                 )
-                return
-            same_body = body_bytes(line.raw) == body_bytes(our_raw)
-            try:
-                checker.check(read)  # (4) and (5)
-            except StepFailed as failed:
-                if not same_body and record.game == scan.game and _table_signed(table_key, read):
-                    yield _fork(shown, mine, line, record, our_raw, failed.finding.code)
-                elif differed or line.raw != our_raw:
-                    # The log's own line fails here only through the copy's earlier change
-                    # (a player's signature made again breaks the next line's prev): the
-                    # copy's damage, not a defect it shares with the log.
-                    yield _invalid_copy(
-                        shown, line.number, failed.finding.code, failed.finding.message
-                    )
-                return
-            if not same_body:
-                yield _fork(shown, mine, line, record, our_raw)
-                return
-            differed = differed or line.raw != our_raw
+            return None
+        if not same_body:
+            self._done = True
+            return _fork(shown, self.log, line, record, our_raw)
+        self._differed = self._differed or line.raw != our_raw
+        return None
 
 
 def _table_signed(table_key: bytes, line: RecordLine) -> bool:
@@ -203,9 +227,9 @@ def _fork(
         event.n if isinstance(event, Submission) else None,
         Entry(shown, line.number, record.seq, theirs, record.t_ms),
         Entry(mine, line.number, our_record.seq, ours, our_record.t_ms),
-        f"copy {_place(shown, line.number)} holds seq {record.seq} as a {record.kind} record "
-        f"(body {_short(theirs)}) at {_ms(record.t_ms)}, the log as a {our_record.kind} "
-        f"record (body {_short(ours)}) at {_ms(our_record.t_ms)}; the bodies differ in "
+        f"copy {place(shown, line.number)} holds seq {record.seq} as a {record.kind} record "
+        f"(body {short(theirs)}) at {in_ms(record.t_ms)}, the log as a {our_record.kind} "
+        f"record (body {short(ours)}) at {in_ms(our_record.t_ms)}; the bodies differ in "
         f"{', '.join(members)}{also}: the table signed both",
         members=members,
     )

@@ -118,13 +118,16 @@ class EvidenceReport:
         return not self.findings
 
 
-def _place(file: str, line: int | None) -> str:
+def place(file: str, line: int | None) -> str:
+    """``file:line``, or the file alone."""
     return file if line is None else f"{file}:{line}"
 
 
-def _short(record: str) -> str:
+def short(record: str) -> str:
+    """A hash as a message shows it: its first 8 hex digits."""
     return record[:8] + "…"
 
 
-def _ms(t_ms: int) -> str:
+def in_ms(t_ms: int) -> str:
+    """A time of the log, in milliseconds with thousands separated."""
     return f"{t_ms:,} ms"

@@ -10,12 +10,11 @@ from racing_demon.evidence.findings import (
     Entry,
     EvidenceCode,
     EvidenceFinding,
-    LogScan,
-    _ms,
-    _place,
-    _short,
+    in_ms,
+    place,
+    short,
 )
-from racing_demon.evidence.scan import _Facts, _Scanner
+from racing_demon.evidence.scan import ChainScanner, Facts
 from racing_demon.game.flow import RecordKind
 from racing_demon.log.receipts import (
     LINE_RECEIPT_VERSION,
@@ -32,13 +31,16 @@ def _said(file: str, item: ReceiptLine) -> Entry:
 
 
 def _named(receipt: Receipt) -> str:
-    return f"{'line' if receipt.v == LINE_RECEIPT_VERSION else 'body'} {_short(receipt.record)}"
+    return f"{'line' if receipt.v == LINE_RECEIPT_VERSION else 'body'} {short(receipt.record)}"
 
 
-class _Judge:
-    def __init__(self, log: str, scan: LogScan, scanner: _Scanner) -> None:
+class Judge:
+    """Each receipt, and receipts between themselves, held to the facts that the log's
+    table-signed chain (``scanner``, whole) gives; ``log`` is the log's shown name."""
+
+    def __init__(self, log: str, scanner: ChainScanner) -> None:
         self.log = log
-        self.scan = scan
+        self.scan = scanner.scan
         self.by_seq = scanner.by_seq
         self.by_submission = scanner.by_submission
         self.next_n = scanner.next_n  # (seq, seat) -> the seat's next n after record seq
@@ -46,7 +48,7 @@ class _Judge:
         self.earliest_after = scanner.earliest_after()
         self.tournament = scanner.tournament
 
-    def _entry(self, facts: _Facts, v: int) -> Entry:
+    def _entry(self, facts: Facts, v: int) -> Entry:
         return Entry(self.log, facts.line, facts.line - 1, facts.named(v), facts.t_ms, NAMED_BY[v])
 
     def _end(self) -> str:
@@ -62,12 +64,12 @@ class _Judge:
     def receipt(self, file: str, item: ReceiptLine) -> Iterator[EvidenceFinding]:
         receipt = item.receipt
         said = _said(file, item)
-        where = f"receipt {_place(file, item.line)}"
+        where = f"receipt {place(file, item.line)}"
         claim = (
             f"says logged as seq {receipt.seq} ({receipt.outcome}, {_named(receipt)}) at "
-            f"{_ms(receipt.t_ms)}"
+            f"{in_ms(receipt.t_ms)}"
             if receipt.logged
-            else f"says refused ({receipt.reason}) at {_ms(receipt.t_ms)} when the log ended "
+            else f"says refused ({receipt.reason}) at {in_ms(receipt.t_ms)} when the log ended "
             f"at seq {receipt.seq} ({_named(receipt)})"
         )
 
@@ -106,7 +108,7 @@ class _Judge:
         if facts.named(receipt.v) != receipt.record:
             theirs = (
                 f"the log's seq {receipt.seq} is a {facts.kind} record "
-                f"({line.by} {_short(line.record)}) at {_ms(facts.t_ms)}"
+                f"({line.by} {short(line.record)}) at {in_ms(facts.t_ms)}"
             )
             if receipt.v == LINE_RECEIPT_VERSION and facts.line == self.scan.records:
                 yield finding(
@@ -136,10 +138,10 @@ class _Judge:
             else:
                 theirs = f"seat {facts.seat}'s submission n {facts.n}"
                 if facts.submission != receipt.submission:
-                    theirs += f" (statement {_short(facts.submission or '')})"
+                    theirs += f" (statement {short(facts.submission or '')})"
             yield finding(
                 EvidenceCode.RECEIPT_MISMATCH,
-                f"{where} {claim} for statement {_short(receipt.submission)}; that record is "
+                f"{where} {claim} for statement {short(receipt.submission)}; that record is "
                 f"{theirs}",
                 line,
             )
@@ -155,7 +157,7 @@ class _Judge:
         if facts.t_ms != receipt.t_ms:
             yield finding(
                 EvidenceCode.DELAYED,
-                f"{where} {claim}; the log records it at {_ms(facts.t_ms)}",
+                f"{where} {claim}; the log records it at {in_ms(facts.t_ms)}",
                 line,
             )
 
@@ -165,7 +167,7 @@ class _Judge:
         where: str,
         claim: str,
         receipt: Receipt,
-        facts: _Facts,
+        facts: Facts,
         line: Entry,
     ) -> Iterator[EvidenceFinding]:
         """A refusal the log itself disproves: its head was not the log's head then, the
@@ -175,13 +177,13 @@ class _Judge:
         later = self.earliest_after.get(receipt.seq)
         # Equal times are no evidence: the table may take a submission and write a record
         # in one millisecond, in either order. (A tournament's final record is never a
-        # ``later``: ``_Scanner._follow``.)
+        # ``later``: ``ChainScanner._follow``.)
         if later is not None and later.t_ms < receipt.t_ms:
             by = NAMED_BY[receipt.v]
             yield finding(
                 EvidenceCode.STALE_HEAD,
                 f"{where} {claim}; but the log's seq {later.seq} ({later.kind}) follows it and "
-                f"was written at {_ms(later.t_ms)}, before the refusal: the table named an "
+                f"was written at {in_ms(later.t_ms)}, before the refusal: the table named an "
                 "old record as its head",
                 Entry(
                     self.log,
@@ -247,7 +249,7 @@ class _Judge:
                 yield finding(
                     EvidenceCode.DELAYED,
                     f"{where} {claim}; the log holds it as seq {facts.line - 1} ({facts.kind}, "
-                    f"{entry.by} {_short(entry.record)}) at {_ms(facts.t_ms)}",
+                    f"{entry.by} {short(entry.record)}) at {in_ms(facts.t_ms)}",
                     entry,
                 )
             return
@@ -255,7 +257,7 @@ class _Judge:
             yield finding(
                 EvidenceCode.DROPPED,
                 f"{where} {claim}; the log's {subject} is another statement "
-                f"({_short(facts.submission or '')}, seq {facts.line - 1}): this one was "
+                f"({short(facts.submission or '')}, seq {facts.line - 1}): this one was "
                 "dropped",
                 self._entry(facts, receipt.v),
             )
@@ -291,8 +293,8 @@ class _Judge:
             if other.receipt.record == receipt.record:
                 continue
             both = (
-                f"receipt {_place(file, item.line)} names seq {receipt.seq} as "
-                f"{_named(receipt)}, receipt {_place(other_file, other.line)} as "
+                f"receipt {place(file, item.line)} names seq {receipt.seq} as "
+                f"{_named(receipt)}, receipt {place(other_file, other.line)} as "
                 f"{_named(other.receipt)}"
             )
             # A v2 receipt names the whole line; a submission's line never changes once

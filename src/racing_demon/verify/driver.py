@@ -11,6 +11,12 @@ through steps 7-10. Either way the answer is the first failure: of steps 1-5, th
 failing line's; then step 6; then of steps 7-10, the first failing record's, in the order
 docs/log-format.md §7 gives for each kind of record. The report says how many records
 were not replayed.
+
+Readers of the log ride on this pass instead of reading the file again: a ``PassVisitor``
+sees every record replayed, a ``LineVisitor`` every line of the table-signed chain (the
+audit's evidence, ``racing_demon.verify.table_chain``). Pass one hands it each line steps
+1-5 accept; from the first line they refuse, the same open file is read once more from its
+start through the chain's checks alone, never changing the verdict.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from racing_demon.verify import (
     step06_secret,
     step07_rules,
     step08_replay,
+    table_chain,
 )
 from racing_demon.verify.assurance import with_requirements
 from racing_demon.verify.report import Finding, Report, Step, StepFailed, Verdict, VerifyCode
@@ -74,18 +81,38 @@ class PassVisitor(Protocol):
         """The pass is over and ``report`` is its verdict, whatever the visits were."""
 
 
+class LineVisitor(Protocol):
+    """A reader of the log's table-signed chain (docs/log-format.md §10) that rides on
+    verification's pass: it sees each line of the chain, in order from line 1, then the
+    first line that is not of it, if any. Verification must pin the table's key and check
+    its every signature (not ``--fast``)."""
+
+    def chained(self, line: Line, record: Record) -> None:
+        """``line`` (read as ``record``) extends the chain."""
+
+    def unchained(self, broken: table_chain.ChainBroken) -> None:
+        """The chain stops before ``broken.line``, for the reason ``broken`` gives."""
+
+
 def verify_log(
-    path: LogFile, settings: Settings, *, visitors: Sequence[PassVisitor] = ()
+    path: LogFile,
+    settings: Settings,
+    *,
+    visitors: Sequence[PassVisitor] = (),
+    line_visitors: Sequence[LineVisitor] = (),
 ) -> Report:
     """Verify the log at ``path`` (or read from standard input): UNREADABLE if it cannot
     be opened or read. The report's source is ``shown_name(path)``, valid UTF-8. Each of
-    ``visitors`` sees the pass (``PassVisitor``), and its ``end`` the report."""
+    ``visitors`` sees the pass (``PassVisitor``), and its ``end`` the report; each of
+    ``line_visitors`` the table-signed chain (``LineVisitor``)."""
     source = shown_name(path)
     try:
         # Two passes need the same bytes twice, which a pipe or a device cannot give, and
         # opening a pipe would wait for a writer.
         with open_log(path) as stream:
-            return verify_stream(stream, settings, source, visitors=visitors)
+            return verify_stream(
+                stream, settings, source, visitors=visitors, line_visitors=line_visitors
+            )
     except OSError as error:
         return _ended(visitors, _unreadable(source, settings, error.strerror or str(error)))
 
@@ -96,15 +123,21 @@ def verify_stream(
     source: str = "<stream>",
     *,
     visitors: Sequence[PassVisitor] = (),
+    line_visitors: Sequence[LineVisitor] = (),
 ) -> Report:
     """Verify the log in seekable binary ``stream``, read twice from its start; each of
-    ``visitors`` sees the pass (``PassVisitor``), and its ``end`` the report."""
+    ``visitors`` sees the pass (``PassVisitor``), and its ``end`` the report; each of
+    ``line_visitors`` the table-signed chain (``LineVisitor``)."""
+    if line_visitors and (settings.table_key is None or settings.fast):
+        raise ValueError("the table-signed chain needs the table's key and all its signatures")
     try:
         if not stream.seekable():
             return _ended(
                 visitors, _unreadable(source, settings, "the stream cannot be read twice")
             )
-        report = _Verification(settings, source, visitors=tuple(visitors)).run(stream)
+        report = _Verification(
+            settings, source, visitors=tuple(visitors), line_visitors=tuple(line_visitors)
+        ).run(stream)
     except OSError as error:
         report = _unreadable(source, settings, error.strerror or str(error))
     return _ended(visitors, report)
@@ -139,6 +172,7 @@ class _Verification:
     settings: Settings
     source: str
     visitors: tuple[PassVisitor, ...] = ()
+    line_visitors: tuple[LineVisitor, ...] = ()
     # What pass one keeps: bounded whatever the length of the log.
     genesis: Record | None = None
     player_keys: step05_signatures.PlayerKeys = ()
@@ -274,6 +308,9 @@ class _Verification:
                     self.accepted_by = tuple(s for s, sig in enumerate(accepts) if sig is not None)
                 self.recent_hashes.append(chain_hash(line.raw))
                 self.last_t_ms = record.t_ms
+                if self.line_visitors:
+                    for visitor in self.line_visitors:
+                        visitor.chained(line, record)
                 if secret is not None and self.replay_failed is None:
                     self._replay_ahead(line, record, secret)
         except ReadError as error:
@@ -283,8 +320,10 @@ class _Verification:
                 # What a crash mid-write leaves: the complete lines before it are a prefix.
                 self.torn = error
                 self.records = error.line
+                self._chain_from(stream, error.line or self.lines + 1)
             else:
                 self.records = self._count_rest(stream, error.line or self.lines + 1, error)
+                self._chain_from(stream, error.line or self.lines + 1)
                 if step02_canonical.is_canonical_failure(error):
                     failed = step02_canonical.canonical_failure(error)
                 else:
@@ -292,11 +331,50 @@ class _Verification:
                 raise (failed if log else step01_framing.not_a_log(failed)) from None
         except StepFailed as failed:
             self.records = self._count_rest(stream, self.lines, None)
+            self._chain_from(stream, self.lines)
             first_record = self.lines == 1 and failed.step is Step.SCHEMA
             if first_record and not step01_framing.starts_as_log(stream):
                 raise step01_framing.not_a_log(failed) from None
             raise
         self.digest = digest.digest()
+
+    def _chain_from(self, stream: BinaryIO, first: int) -> None:
+        """The table-signed chain from line ``first``, the first that steps 1-5 refused,
+        for the line visitors: the file read again from its start (the reader's limits
+        count from there), skipping the lines they accepted."""
+        if not self.line_visitors:
+            return
+        key = self.settings.table_key
+        assert key is not None  # verify_stream's condition for line visitors
+        genesis, finished = self.genesis, self.final_line is not None and self.final_line < first
+        previous = self.recent_hashes[-1] if first > 1 else ""
+        stream.seek(0)
+        try:
+            for number, raw in iter_raw_lines(stream, self.settings.limits):
+                if number < first:
+                    continue
+                if finished:
+                    raise table_chain.after_final(number)
+                line, record = table_chain.table_signed(
+                    number,
+                    raw,
+                    table_key=key,
+                    limits=self.settings.limits,
+                    genesis=genesis,
+                    previous_hash=previous,
+                )
+                genesis = genesis or record
+                for visitor in self.line_visitors:
+                    visitor.chained(line, record)
+                previous, finished = chain_hash(raw), record.kind is RecordKind.FINAL
+        except ReadError as error:
+            broken = table_chain.read_error(error)
+        except table_chain.ChainBroken as refused:
+            broken = refused
+        else:
+            return
+        for visitor in self.line_visitors:
+            visitor.unchained(broken)
 
     def _read_ahead_secret(self, stream: BinaryIO) -> bytes | None:
         """The secret the last line reveals, read before pass one so that it can replay.
