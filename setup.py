@@ -7,7 +7,6 @@ nothing and the wheel is pure Python.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from setuptools import setup
 
@@ -21,7 +20,6 @@ COMPILED = [
     "src/racing_demon/game/rules.py",
     "src/racing_demon/game/scoring.py",
     "src/racing_demon/game/stall.py",
-    "src/racing_demon/game/state.py",
     "src/racing_demon/game/stuck.py",
     "src/racing_demon/log/canonical.py",
     "src/racing_demon/log/reader.py",

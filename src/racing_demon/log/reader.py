@@ -60,6 +60,11 @@ class Limits:
             if getattr(self, field.name) < 1:
                 raise ValueError(f"Limits.{field.name} must be at least 1")
 
+    def __reduce__(self) -> tuple[type[Limits], tuple[int, int, int, int]]:
+        # Rebuilt through the constructor: pickle's default restore assigns field by field,
+        # which the compiled build's frozen class refuses (verify --jobs sends the settings).
+        return Limits, (self.max_file_bytes, self.max_line_bytes, self.max_records, self.max_depth)
+
 
 DEFAULT_LIMITS: Final = Limits()
 
