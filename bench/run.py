@@ -9,9 +9,8 @@ python-chess per ply (under ``*_fast_vs_chess_compiled`` when the mypyc build is
 installed: ``RACING_DEMON_USE_MYPYC=1 pip install .``), full verification <= 0.75 x the same
 number of bare cryptography Ed25519 verifications, and full minus ``--fast`` <= 1.10 x the
 same number of bare libsodium verifications (the library the verifier uses); peak memory
-verifying 100k events the same as 10k (ratio of the peaks above the interpreter <= 1.1); 2
-verification
-jobs >= 1.8 x as fast as 1 on a corpus of simulated games, and 2 local Dask workers >= 1.8
+verifying 100k events the same as 10k (ratio of the peaks above the interpreter <= 1.1);
+2 verification jobs >= 1.8 x as fast as 1 on a corpus of simulated games, and 2 local Dask workers >= 1.8
 x as fast as 1; the cost per record of logs crafted to be slow, and of a simulated match,
 at 8x their size <= 1.2 x at 1x, for each shape, in full and ``--fast``, and for a log
 crafted to make every record pay for a stuck search at its cap; the viewer's page for a
