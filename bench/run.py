@@ -11,8 +11,8 @@ number of bare cryptography Ed25519 verifications, and full minus ``--fast`` <= 
 same number of bare libsodium verifications (the library the verifier uses); peak memory
 verifying 100k events the same as 10k (ratio of the peaks above the interpreter <= 1.1);
 2 verification jobs >= 1.8 x as fast as 1 on a corpus of simulated games, and 2 local Dask
-workers >= 1.8 x as fast as 1; the cost per record of logs crafted to be slow, and of a simulated match,
-at 8x their size <= 1.2 x at 1x, for each shape, in full and ``--fast``, and for a log
+workers >= 1.8 x as fast as 1; the cost per record of logs crafted to be slow, and of a
+simulated match, at 8x their size <= 1.2 x at 1x, for each shape, in full and ``--fast``, and for a log
 crafted to make every record pay for a stuck search at its cap; the viewer's page for a
 2,080-record game under 1.5 MB and its first frame in headless Chromium under 1 s
 (ratios to those targets; needs Debian's chromium and chromium-driver); scoring a
