@@ -387,6 +387,7 @@ def test_crafted_shuffles_by_hand() -> None:
     assert shuffle_indices(4, iter([0, 0, 0])) == [1, 2, 3, 0]
 
 
+@pytest.mark.pure_python  # forges deal._expand_block, called natively when compiled
 def test_rejections_spill_into_the_next_block(monkeypatch: pytest.MonkeyPatch) -> None:
     # Make block 0 all 0xFF: every word is rejected for n = 52, so the whole shuffle must come
     # from block 1 onwards, fetched lazily; the fast path must notice and step aside.
@@ -430,6 +431,7 @@ def plain_words_with(changes: dict[int, int]) -> list[int]:
     return words
 
 
+@pytest.mark.pure_python  # forges deal._expand_block, called natively when compiled
 @given(block_words())
 @example(plain_words_with({}))  # the shortcut
 @example(plain_words_with({9: 0x0000FFFF, 10: 0xFF000000}))  # FF FF FF across words 9 and 10

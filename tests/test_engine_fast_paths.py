@@ -554,6 +554,7 @@ def test_the_no_centre_deadline_wins_a_tie(idle_ms: int) -> None:
     assert next_deadline(state) == (rules.no_centre_ms + min(idle_ms, 0), reason)
 
 
+@pytest.mark.pure_python  # puts object() in typed fields, which compiled code refuses
 def test_derive_carries_every_field() -> None:
     """A field ``_derive`` forgot would be reset to its default (or shifted) silently."""
     state = rearranging_seat()

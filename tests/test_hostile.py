@@ -509,6 +509,7 @@ def test_a_match_that_nothing_but_the_cap_ends_verifies_as_complete(tmp_path: Pa
     assert report.winners == (0, 1)  # nobody placed a card: equal totals share
 
 
+@pytest.mark.pure_python  # counts HandScore.scores, a native attribute when compiled
 @pytest.mark.slow
 def test_the_match_work_per_hand_does_not_grow_with_the_hands(
     tmp_path: Path, hand_score_reads: Reads

@@ -216,6 +216,7 @@ def test_a_match_of_only_a_target_nobody_reaches_ends_after_the_cap() -> None:
     assert match.winners == (0,)
 
 
+@pytest.mark.pure_python  # counts HandScore.scores, a native attribute when compiled
 def test_recording_a_hand_reads_only_that_hand_however_many_came_before(
     hand_score_reads: Reads,
 ) -> None:

@@ -188,6 +188,7 @@ def test_a_card_for_the_centre_beyond_the_cap_is_no_play() -> None:
         assert progress_witness(question, 0) == reference_witness(question, 0)
 
 
+@pytest.mark.pure_python  # sets stall.STUCK_SEARCH_CAP, a constant inlined when compiled
 @pytest.mark.parametrize("which", ["the second", "the last within the cap"])
 def test_the_arrangement_at_the_cap_is_examined_and_the_next_is_not(
     which: str, monkeypatch: pytest.MonkeyPatch

@@ -64,6 +64,11 @@ class Limits:
             if getattr(self, field.name) < 1:
                 raise ValueError(f"Limits.{field.name} must be at least 1")
 
+    def __reduce__(self) -> tuple[type[Limits], tuple[int, int, int, int]]:
+        # Rebuilt through the constructor: pickle's default restore assigns field by field,
+        # which the compiled build's frozen class refuses (verify --jobs sends the settings).
+        return Limits, (self.max_file_bytes, self.max_line_bytes, self.max_records, self.max_depth)
+
 
 DEFAULT_LIMITS: Final = Limits()
 
@@ -230,8 +235,16 @@ _DECODER: Final = json.JSONDecoder(
 )
 
 
-class _Members(list[tuple[str, Any]]):
-    """An object's members in document order, duplicates kept, for locating a duplicate."""
+class _Members:
+    """An object's members in document order, duplicates kept, for locating a duplicate.
+
+    It holds the list rather than being one: mypyc cannot compile a subclass of ``list``.
+    """
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        self.pairs = pairs
 
 
 def _ignore(text: str) -> None:
@@ -246,10 +259,10 @@ _LOCATOR: Final = json.JSONDecoder(
 def _find_duplicate(value: Any, segments: list[int | str]) -> str | None:
     """The message for the first object, in the order json closes them, with a duplicate key."""
     if isinstance(value, _Members):
-        for key, member in value:
+        for key, member in value.pairs:
             if found := _find_duplicate(member, [*segments, key]):
                 return found
-        if (repeated := _repeated(value)) is not None:
+        if (repeated := _repeated(value.pairs)) is not None:
             return f"duplicate key {json.dumps(repeated)} in {json_path(segments)}"
     elif isinstance(value, list):
         for index, item in enumerate(value):

@@ -16,7 +16,7 @@ lead tie, the tournament's shape (``BAD_TOURNAMENT``).
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Final, NoReturn
 
 from racing_demon.game.flow import FlowCode, MatchFlow, listed
 from racing_demon.game.rules import LeadTie
@@ -32,7 +32,8 @@ from racing_demon.profiles import (
 from racing_demon.verify.report import RulesFacts, Step, VerifyCode, failure
 from racing_demon.wording import plural
 
-FLOW_CODES = frozenset({FlowCode.PACK_MISMATCH})
+# Annotated: mypyc checks the verify package's import cycle in an order that cannot infer it.
+FLOW_CODES: Final[frozenset[FlowCode]] = frozenset({FlowCode.PACK_MISMATCH})
 RESERVED_FROM_VERSION = 2  # format v1 logs may use a built-in name for other rules
 
 

@@ -5,6 +5,11 @@ profile's match rule ends the match, and gives the reason the last hand ended it
 
 from __future__ import annotations
 
+from typing import Final
+
 from racing_demon.game.flow import FlowCode
 
-FLOW_CODES = frozenset({FlowCode.HAND_NOT_ENDED, FlowCode.MATCH_NOT_OVER, FlowCode.FINAL_MISMATCH})
+# Annotated: mypyc checks the verify package's import cycle in an order that cannot infer it.
+FLOW_CODES: Final[frozenset[FlowCode]] = frozenset(
+    {FlowCode.HAND_NOT_ENDED, FlowCode.MATCH_NOT_OVER, FlowCode.FINAL_MISMATCH}
+)
