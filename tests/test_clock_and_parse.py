@@ -19,7 +19,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from racing_demon.game.deal import MatchSeed, derive_pack
@@ -163,10 +163,7 @@ def moves_to_try(state: State, later: State, rng: random.Random) -> list[Move]:
     return moves
 
 
-@given(dealt_hands(), st.integers(0, 2**32))
-def test_play_at_is_the_clock_moved_then_the_move_over_random_playouts(
-    dealt: State, choices: int
-) -> None:
+def check_play_at_over_a_playout(dealt: State, choices: int) -> None:
     """ "Advance the clock without rebuilding what did not change" (issue 33, point 1): a
     move judged and applied at its time is what the State rebuilt at that time gave."""
     rng = random.Random(choices)
@@ -176,6 +173,23 @@ def test_play_at_is_the_clock_moved_then_the_move_over_random_playouts(
         for t_ms in times_to_try(state, rng):
             for move in moves_to_try(state, later, rng):
                 same_outcome(play_at(state, move, t_ms), reference_play_at(state, move, t_ms))
+
+
+@settings(max_examples=10, deadline=None)
+@given(dealt_hands(), st.integers(0, 2**32))
+def test_play_at_is_the_clock_moved_then_the_move_over_random_playouts(
+    dealt: State, choices: int
+) -> None:
+    check_play_at_over_a_playout(dealt, choices)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(dealt_hands(), st.integers(0, 2**32))
+def test_play_at_is_the_clock_moved_then_the_move_over_many_random_playouts(
+    dealt: State, choices: int
+) -> None:
+    check_play_at_over_a_playout(dealt, choices)
 
 
 def test_play_at_refuses_time_running_backwards_as_advance_clock_does() -> None:

@@ -6,17 +6,12 @@ an audit hook, `sys.addaudithook`)"."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-import racing_demon
 from racing_demon.game.flow import MatchFlow, RecordKind
 from racing_demon.log.reader import Line
 from racing_demon.log.records import Record
@@ -27,83 +22,25 @@ from racing_demon.verify import Report, Settings, Verdict, verify_log
 from racing_demon.viewer.model import verified_page_data
 
 from conftest import invoke
+from opens import count_opens, opens_of
 
 ROOT = Path(__file__).resolve().parents[1]
 NERTZ = ROOT / "tests" / "golden" / "logs" / "nertz-4p-signed.jsonl"
 
-# Run in a child process: an audit hook cannot be removed, and would outlive this test. The
-# child runs CODE (by default the command line with ARGUMENTS) and writes, for each file it
-# opened, how many times it opened it to read and how many to write or append.
-_COUNT_OPENS = """
-import json, os, sys
-tally, code, *arguments = sys.argv[1:]
-opened = {"read": {}, "write": {}}
-
-def hook(event, args):
-    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        flags = args[2] if isinstance(args[2], int) else os.O_RDONLY
-        kind = "read" if flags & os.O_ACCMODE == os.O_RDONLY else "write"
-        path = os.path.realpath(os.fsdecode(args[0]))
-        opened[kind][path] = opened[kind].get(path, 0) + 1
-
-sys.addaudithook(hook)
-status = 0
-try:
-    exec(code)
-except SystemExit as leaving:
-    status = leaving.code
-with open(tally, "w") as file:
-    json.dump({"status": status, **opened}, file)
-"""
-_COMMAND_LINE = "from racing_demon.cli import main; main.main(arguments, prog_name='racing-demon')"
+_COMMANDS = [
+    ("replay", str(NERTZ), "--at", "200"),
+    ("replay", str(NERTZ)),
+    ("replay", str(NERTZ), "--json", "--at", "12"),
+    ("verify", str(NERTZ), "--unsafe-unpinned"),
+    ("view", str(NERTZ), "--out", "{tmp}/page.html"),
+]
 
 
-@dataclass(frozen=True)
-class _Opened:
-    """What a child process opened: each file's opens to read, and to write or append."""
-
-    status: int
-    read: dict[str, int]
-    write: dict[str, int]
-
-    def reads(self, path: Path) -> int:
-        return self.read.get(os.path.realpath(path), 0)
-
-    def writes(self, path: Path) -> int:
-        return self.write.get(os.path.realpath(path), 0)
-
-
-def _run_counting(
-    tmp_path: Path, *arguments: str, code: str = _COMMAND_LINE, cwd: Path | None = None
-) -> _Opened:
-    tally = tmp_path / "tally.json"
-    # The child imports the racing_demon this test imported.
-    package = Path(racing_demon.__file__).parents[1]
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(package), *sys.path])}
-    subprocess.run(
-        [sys.executable, "-c", _COUNT_OPENS, str(tally), code, *arguments],
-        check=True,
-        capture_output=True,
-        env=environment,
-        cwd=cwd,
-    )
-    return _Opened(**json.loads(tally.read_text()))
-
-
-@pytest.mark.parametrize(
-    "arguments",
-    [
-        ("replay", str(NERTZ), "--at", "200"),
-        ("replay", str(NERTZ)),
-        ("replay", str(NERTZ), "--json", "--at", "12"),
-        ("verify", str(NERTZ), "--unsafe-unpinned"),
-        ("view", str(NERTZ), "--out", "{tmp}/page.html"),
-    ],
-)
-def test_a_command_opens_its_log_once(tmp_path: Path, arguments: tuple[str, ...]) -> None:
-    opened = _run_counting(tmp_path, *(part.format(tmp=tmp_path) for part in arguments))
-    assert opened.status == 0
-    assert (opened.reads(NERTZ), opened.writes(NERTZ)) == (1, 0)
+def test_a_command_opens_its_log_once(tmp_path: Path) -> None:
+    runs = [[part.format(tmp=tmp_path) for part in arguments] for arguments in _COMMANDS]
+    for arguments, opened in zip(_COMMANDS, count_opens(tmp_path, runs), strict=True):
+        assert opened.status == 0, arguments
+        assert (opened.reads(NERTZ), opened.writes(NERTZ)) == (1, 0), arguments
 
 
 class _Recorder:
@@ -222,7 +159,7 @@ def test_a_table_resumes_from_one_read_of_its_log(tmp_path: Path) -> None:
     is writing, not reading, and counted apart."""
     lines, path = _whole_and_cut(tmp_path)
     key = TABLE_KEY.private_bytes_raw().hex()
-    opened = _run_counting(tmp_path, str(path), key, SECRET.hex(), code=_RESUME)
+    opened = opens_of(tmp_path, str(path), key, SECRET.hex(), code=_RESUME)
     assert opened.status == 0
     assert (opened.reads(path), opened.writes(path)) == (1, 1)
     # It wrote the final record the crash cut short, as the table had.
@@ -234,7 +171,7 @@ def test_tournament_score_reads_each_table_log_once(tmp_path: Path) -> None:
     organiser's secret come from each log's verifying pass."""
     arguments = ("tournament", "score", "plan.json", ".", "--table-key", "../table.pub")
     # One process: the workers of a pool would open the logs where no hook counts.
-    opened = _run_counting(tmp_path, *arguments, "--jobs", "1", cwd=TOURNAMENT)
+    opened = opens_of(tmp_path, *arguments, "--jobs", "1", cwd=TOURNAMENT)
     assert opened.status == 0
     logs = sorted(TOURNAMENT.glob("table-?.jsonl"))
     assert len(logs) == 4
@@ -252,7 +189,7 @@ def test_tournament_score_reads_a_log_it_cannot_score_once(tmp_path: Path) -> No
     (logs / "table-2.jsonl").write_bytes(b"".join([*lines[:40], lines[41], lines[40], *lines[42:]]))
     arguments = ("tournament", "score", str(TOURNAMENT / "plan.json"), str(logs))
     key = ("--table-key", str(SAMPLES / "table.pub"), "--jobs", "1", "--json")
-    opened = _run_counting(tmp_path, *arguments, *key)
+    opened = opens_of(tmp_path, *arguments, *key)
     assert opened.status == 1
     assert [opened.reads(logs / name) for name in ("table-1.jsonl", "table-2.jsonl")] == [1, 1]
 
@@ -260,7 +197,7 @@ def test_tournament_score_reads_a_log_it_cannot_score_once(tmp_path: Path) -> No
 @pytest.mark.parametrize("log", [ILLEGAL_MOVE, SWAPPED], ids=lambda log: log.stem)
 def test_replay_of_a_log_that_does_not_verify_opens_it_once(tmp_path: Path, log: Path) -> None:
     """Point 1: "each command opens each log file once", a log that does not verify too."""
-    opened = _run_counting(tmp_path, "replay", str(log))
+    opened = opens_of(tmp_path, "replay", str(log))
     assert opened.status == 1  # the replay stops at the first record it refuses
     assert (opened.reads(log), opened.writes(log)) == (1, 0)
 
@@ -282,7 +219,7 @@ def test_recover_opens_its_log_once(tmp_path: Path) -> None:
     lines = NERTZ.read_bytes().splitlines(keepends=True)
     torn = tmp_path / "torn.jsonl"
     torn.write_bytes(b"".join(lines[:40]) + lines[40][:25])
-    opened = _run_counting(tmp_path, "recover", str(torn))
+    opened = opens_of(tmp_path, "recover", str(torn))
     assert opened.status == 0
     assert torn.read_bytes() == b"".join(lines[:40])
     assert opened.reads(torn) + opened.writes(torn) == 1

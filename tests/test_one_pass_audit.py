@@ -9,9 +9,6 @@ verifies or not; the evidence's table-signed chain is told on verification's pas
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +19,8 @@ from racing_demon.log.reader import Line
 from racing_demon.log.records import Record
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.verify.table_chain import ChainBroken
+
+from opens import count_opens
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_games"
@@ -39,76 +38,46 @@ FORGED = SAMPLES / "disputed" / "forged-move-signed-by-another-player.jsonl"
 BOUNCED = SAMPLES / "disputed" / "legal-move-wrongly-bounced.jsonl"  # FORGED's game
 SWAPPED = SAMPLES / "disputed" / "swapped-records.jsonl"  # forked-history's game
 
-# Run in a child process: an audit hook cannot be removed, and would outlive this test.
-_COUNT_OPENS = """
-import os, sys
-tally, watched, *arguments = sys.argv[1:]
-watched = watched.split(os.pathsep)
-opens = dict.fromkeys(watched, 0)
-
-def hook(event, args):
-    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        path = os.path.realpath(os.fsdecode(args[0]))
-        if path in opens:
-            opens[path] += 1
-
-sys.addaudithook(hook)
-from racing_demon.cli import main
-
-try:
-    main.main(arguments, prog_name="racing-demon")
-except SystemExit as leaving:
-    with open(tally, "w") as file:
-        file.write(" ".join(str(opens[path]) for path in watched) + f" {leaving.code}")
-"""
-
-
-def _opens(tmp_path: Path, watched: list[Path], *arguments: str) -> tuple[list[int], int]:
-    """How many times the command opened each of ``watched``, and its exit code."""
-    tally = tmp_path / "tally"
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), *sys.path])}
-    paths = os.pathsep.join(os.path.realpath(path) for path in watched)
-    subprocess.run(
-        [sys.executable, "-c", _COUNT_OPENS, str(tally), paths, *arguments],
-        check=True,
-        capture_output=True,
-        env=environment,
-    )
-    *opens, code = tally.read_text().split()
-    return [int(count) for count in opens], int(code)
-
 
 def _receipts(*paths: Path) -> list[str]:
     return [part for path in paths for part in ("--receipts", str(path))]
 
 
-@pytest.mark.parametrize(
-    ("log", "copies", "options", "exit_code"),
-    [
-        (NERTZ, [], [], 0),
-        (NERTZ, [], ["--json"], 0),
-        (WRONG_CLAIM, [], ["--claim", str(CLAIM)], 1),
-        (NERTZ, [], _receipts(*NERTZ_RECEIPTS), 0),
-        (NERTZ, [DELAYED], [], 1),
-        (DELAYED, [NERTZ], [*_receipts(*NERTZ_RECEIPTS), "--json"], 1),
-        # Logs that do not verify: a replay failure, a player's signature, a broken chain
-        # (whose evidence reads on past the verifier's refusal).
-        (ILLEGAL, [], [], 1),
-        (ILLEGAL, [], _receipts(FORKED_RECEIPTS), 1),
-        (FORGED, [], [], 1),
-        (FORGED, [BOUNCED], [], 1),
-        (SWAPPED, [ILLEGAL], _receipts(FORKED_RECEIPTS), 1),
-    ],
-)
-def test_audit_opens_its_log_and_each_copy_once(
-    tmp_path: Path, log: Path, copies: list[Path], options: list[str], exit_code: int
-) -> None:
-    against = [part for copy in copies for part in ("--against", str(copy))]
-    opens, code = _opens(
-        tmp_path, [log, *copies], "audit", str(log), "--table-key", TABLE_PUB, *options, *against
-    )
-    assert code == exit_code
-    assert opens == [1] * (1 + len(copies))
+_AUDITS = [
+    (NERTZ, [], [], 0),
+    (NERTZ, [], ["--json"], 0),
+    (WRONG_CLAIM, [], ["--claim", str(CLAIM)], 1),
+    (NERTZ, [], _receipts(*NERTZ_RECEIPTS), 0),
+    (NERTZ, [DELAYED], [], 1),
+    (DELAYED, [NERTZ], [*_receipts(*NERTZ_RECEIPTS), "--json"], 1),
+    # Logs that do not verify: a replay failure, a player's signature, a broken chain
+    # (whose evidence reads on past the verifier's refusal).
+    (ILLEGAL, [], [], 1),
+    (ILLEGAL, [], _receipts(FORKED_RECEIPTS), 1),
+    (FORGED, [], [], 1),
+    (FORGED, [BOUNCED], [], 1),
+    (SWAPPED, [ILLEGAL], _receipts(FORKED_RECEIPTS), 1),
+]
+
+
+def test_audit_opens_its_log_and_each_copy_once(tmp_path: Path) -> None:
+    runs = [
+        [
+            "audit",
+            str(log),
+            "--table-key",
+            TABLE_PUB,
+            *options,
+            *[part for copy in copies for part in ("--against", str(copy))],
+        ]
+        for log, copies, options, _ in _AUDITS
+    ]
+    for (log, copies, options, exit_code), opened in zip(
+        _AUDITS, count_opens(tmp_path, runs), strict=True
+    ):
+        case = (log.name, [copy.name for copy in copies], options)
+        assert opened.status == exit_code, case
+        assert [opened.reads(path) for path in (log, *copies)] == [1] * (1 + len(copies)), case
 
 
 class _Chain:

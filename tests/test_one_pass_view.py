@@ -7,9 +7,6 @@ alike."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,8 @@ from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.viewer import viewer_data
 
+from opens import count_opens, opens_of
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_games"
 TABLE_PUB = SAMPLES / "table.pub"
@@ -25,68 +24,31 @@ DISPUTED = sorted(
     path for path in (SAMPLES / "disputed").glob("*.jsonl") if ".receipts" not in path.name
 )
 
-# Run in a child process: an audit hook cannot be removed, and would outlive this test.
-# (The helper of tests/test_one_pass.py.)
-_COUNT_OPENS = """
-import os, sys
-log, tally, *arguments = sys.argv[1:]
-opens = 0
-
-def hook(event, args):
-    global opens
-    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
-        opens += os.path.realpath(os.fsdecode(args[0])) == log
-
-sys.addaudithook(hook)
-from racing_demon.cli import main
-
-try:
-    main.main(arguments, prog_name="racing-demon")
-except SystemExit as leaving:
-    with open(tally, "w") as file:
-        file.write(f"{opens} {leaving.code}")
-"""
-
-
-def _opens(tmp_path: Path, log: Path, *arguments: str) -> tuple[int, int]:
-    """How many times the command opened ``log``, and its exit code."""
-    tally = tmp_path / "tally"
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), *sys.path])}
-    subprocess.run(
-        [sys.executable, "-c", _COUNT_OPENS, os.path.realpath(log), str(tally), *arguments],
-        check=True,
-        capture_output=True,
-        env=environment,
-    )
-    opens, code = tally.read_text().split()
-    return int(opens), int(code)
-
 
 def test_the_disputed_samples_are_there() -> None:
     assert len(DISPUTED) > 20
 
 
-@pytest.mark.parametrize("log", DISPUTED, ids=lambda path: path.stem)
-def test_view_of_a_log_that_does_not_verify_opens_it_once(tmp_path: Path, log: Path) -> None:
+def test_view_of_a_log_that_does_not_verify_opens_it_once(tmp_path: Path) -> None:
     """The page needs the log's bytes: they are read once, and verified and replayed from
     there, whatever the verdict."""
-    page = tmp_path / "page.html"
-    opens, code = _opens(
-        tmp_path, log, "view", str(log), "--table-key", str(TABLE_PUB), "--out", str(page)
-    )
-    assert code == 0 and page.stat().st_size > 0
-    assert opens == 1
+    pages = [tmp_path / f"{log.stem}.html" for log in DISPUTED]
+    runs = [
+        ["view", str(log), "--table-key", str(TABLE_PUB), "--out", str(page)]
+        for log, page in zip(DISPUTED, pages, strict=True)
+    ]
+    for log, page, opened in zip(DISPUTED, pages, count_opens(tmp_path, runs), strict=True):
+        assert opened.status == 0 and page.stat().st_size > 0, log.name
+        assert opened.reads(log) == 1, log.name
 
 
 def test_view_of_a_log_past_the_file_size_limit_opens_it_once(tmp_path: Path) -> None:
     """The page holds none of such a log; the verifier reads the same open file to say
     why (it opened the log a second time before)."""
     log, page = DISPUTED[0], tmp_path / "page.html"
-    opens, code = _opens(
-        tmp_path, log, "view", str(log), "--max-file-bytes", "1000", "--out", str(page)
-    )
-    assert code == 0 and "FILE_TOO_LARGE" in page.read_text(encoding="utf-8")
-    assert opens == 1
+    opened = opens_of(tmp_path, "view", str(log), "--max-file-bytes", "1000", "--out", str(page))
+    assert opened.status == 0 and "FILE_TOO_LARGE" in page.read_text(encoding="utf-8")
+    assert (opened.reads(log), opened.writes(log)) == (1, 0)
 
 
 def test_the_disputed_samples_do_not_all_verify() -> None:
