@@ -12,7 +12,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import pytest
@@ -75,7 +75,7 @@ def test_each_line_is_parsed_once_and_encoded_once(
 class _CountingSha256:
     """hashlib.sha256 that notes every piece of data it is given."""
 
-    fed: list[bytes] = []
+    fed: ClassVar[list[bytes]] = []
 
     def __init__(self, data: bytes = b"", **kwargs: Any) -> None:
         self._hash = _SHA256(data, **kwargs)
