@@ -465,13 +465,13 @@ class _Verification:
             # They were canonical then; if a byte changed since, the digest says so.
             for number, raw in itertools.islice(iter_raw_lines(stream, limits), self.lines):
                 digest.update(chain_hash(raw).encode())
-                line = Line(number, raw, parse_read_line(number, raw, limits))
+                value = parse_read_line(number, raw, limits)
                 # Pass one proved each line's schema: parsing is all that is left.
-                record = parse_record(line.value["body"])
+                record = parse_record(value["body"])
                 flow = step08_replay.replay_record(flow, number, record, self.moves)
                 self.replayed = number
                 if self.visitors:
-                    self._visit(line, record, flow)
+                    self._visit(Line(number, raw, value), record, flow)
         except ReadError:
             self._changed()
         except StepFailed:
