@@ -10,10 +10,12 @@ Three layers, each usable alone:
 1. ``iter_raw_lines`` frames the stream into ``\\n``-terminated lines (sizes, counts, framing);
 2. ``parse_line`` turns one line into a JSON object (UTF-8, depth, syntax, numbers, keys);
 3. ``read_canonical_line`` also requires the line to be exactly its canonical (RFC 8785) bytes;
-4. ``read_record`` holds a line to the record schema and reads it into its typed values: the
-   one place a line of a log becomes its number, bytes, record and signatures.
+4. ``record_line`` holds a line's value to the record schema and reads it into its typed
+   values: the one place a line of a log becomes its number, bytes, record and signatures.
 
-``read_lines`` chains the first three.
+``read_lines`` chains the first three. A verifier that wants each line's record and nothing
+else calls ``canonical_value`` and ``record_line`` on each framed line: one orjson parse
+feeds the canonical check, the schema and the typed record, and no ``Line`` is made.
 """
 
 from __future__ import annotations
@@ -410,10 +412,15 @@ def read_canonical_line(number: int, raw: bytes, limits: Limits = DEFAULT_LIMITS
     A value outside the data model (a non-ASCII key, a lone surrogate from a ``\\ud800``
     escape) is NOT_CANONICAL too, its message naming the path.
     """
+    return Line(number, raw, canonical_value(number, raw, limits))
+
+
+def canonical_value(number: int, raw: bytes, limits: Limits = DEFAULT_LIMITS) -> dict[str, Any]:
+    """What ``read_canonical_line`` reads, its value alone, with the same refusals."""
     value = _plain_canonical_value(raw, limits.max_depth)
     if value is None:
         value = _strict_canonical_value(number, raw, limits)
-    return Line(number, raw, value)
+    return value
 
 
 def _strict_canonical_value(number: int, raw: bytes, limits: Limits) -> dict[str, Any]:
@@ -478,13 +485,18 @@ class RecordLine(NamedTuple):
 
 def read_record(line: Line) -> RecordLine:
     """``line`` read as a record of its kind, or SchemaError naming every schema problem."""
-    value = line.value
+    return record_line(line.number, line.raw, line.value)
+
+
+def record_line(number: int, raw: bytes, value: dict[str, Any]) -> RecordLine:
+    """Line ``number`` (bytes ``raw``, parsed as ``value``) read as a record of its kind, or
+    SchemaError naming every schema problem."""
     problems = record_errors(value)
     if problems:
-        raise SchemaError(line.number, problems)
+        raise SchemaError(number, problems)
     return RecordLine(
-        number=line.number,
-        raw=line.raw,
+        number=number,
+        raw=raw,
         record=parse_record(value["body"]),
         sigs=parse_signatures(value["sigs"]),
     )

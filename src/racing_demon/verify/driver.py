@@ -2,7 +2,7 @@
 
 Memory does not grow with the log. Pass one streams the file through steps 1-5 and keeps
 only the genesis, the final record, one submission counter per seat and a digest of the
-bytes read; step 6 needs no more. Steps 7-10 need the dealer secret that only the final
+lines' hashes; step 6 needs no more. Steps 7-10 need the dealer secret that only the final
 record reveals, so the driver first reads ahead at the last line: when that guess is the
 secret the final record turns out to reveal, pass one replays too, holding back the first
 replay failure until steps 1-6 have held for the whole file. Otherwise (a log that changed
@@ -35,10 +35,10 @@ from racing_demon.game.moves import MoveTexts
 from racing_demon.log.reader import (
     Line,
     ReadError,
+    RecordLine,
+    canonical_value,
     iter_raw_lines,
     parse_read_line,
-    read_canonical_line,
-    read_lines,
 )
 from racing_demon.log.records import (
     SEEN_WINDOW,
@@ -181,6 +181,9 @@ class _Verification:
     lines: int = 0  # complete lines read
     records: int | None = 0
     torn: ReadError | None = None
+    # What shows pass two reads the bytes pass one checked: SHA-256 over the lines' chain
+    # hashes, in order. Each line is hashed once, for the chain; a line changed, added,
+    # removed or cut elsewhere changes a chain hash, so this digest too.
     digest: bytes = b""
     recent_hashes: deque[str] = field(
         default_factory=lambda: deque(maxlen=SEEN_WINDOW)
@@ -273,14 +276,17 @@ class _Verification:
     def _first_pass(self, stream: BinaryIO, secret: bytes | None) -> None:
         digest = hashlib.sha256()
         settings = self.settings
+        limits = settings.limits
+        # A Line only for those who read one: verification alone needs each line's record.
+        lines_seen = bool(self.visitors or self.line_visitors)
         try:
-            for line in read_lines(stream, settings.limits):  # (1) and (2)
-                self.lines = self.records = line.number
-                digest.update(line.raw + b"\n")
-                read = step03_schema.check_schema(line)
+            for number, raw in iter_raw_lines(stream, limits):  # (1)
+                value = canonical_value(number, raw, limits)  # (1) and (2)
+                self.lines = self.records = number
+                read = step03_schema.check_value(number, raw, value)
                 record = read.record
                 step04_chain.check_chain(
-                    line.number,
+                    number,
                     record,
                     genesis=self.genesis,
                     final_line=self.final_line,
@@ -288,10 +294,10 @@ class _Verification:
                     last_t_ms=self.last_t_ms,
                     wanted_game=settings.game_id,
                 )
-                if line.number == 1:
+                if number == 1:
                     self.genesis = record
                 elif record.kind is RecordKind.FINAL:
-                    self.final, self.final_line = record, line.number
+                    self.final, self.final_line = record, number
                 payload = record.payload
                 seat = payload.seat if isinstance(payload, Submission) else -1
                 self.player_keys = step05_signatures.check_signatures(
@@ -306,13 +312,17 @@ class _Verification:
                 elif record is self.final:
                     accepts = read.sigs.accepts or ()
                     self.accepted_by = tuple(s for s, sig in enumerate(accepts) if sig is not None)
-                self.recent_hashes.append(chain_hash(line.raw))
+                line_hash = chain_hash(raw)
+                self.recent_hashes.append(line_hash)
+                digest.update(line_hash.encode())
                 self.last_t_ms = record.t_ms
+                line = Line(number, raw, value) if lines_seen else None
                 if self.line_visitors:
+                    assert line is not None
                     for visitor in self.line_visitors:
                         visitor.chained(line, record)
                 if secret is not None and self.replay_failed is None:
-                    self._replay_ahead(line, record, secret)
+                    self._replay_ahead(read, line, secret)
         except ReadError as error:
             first = error.line == 1
             log = not first or step01_framing.starts_as_log(stream)
@@ -392,7 +402,7 @@ class _Verification:
         if not tail.endswith(b"\n") or (start > 0 and not newline):
             return None
         try:
-            value = read_canonical_line(0, last, limits).value
+            value = canonical_value(0, last, limits)
         except ReadError:
             return None
         if record_errors(value):
@@ -400,17 +410,20 @@ class _Verification:
         final = parse_record(value["body"]).payload
         return bytes.fromhex(final.secret) if isinstance(final, Final) else None
 
-    def _replay_ahead(self, line: Line, record: Record, secret: bytes) -> None:
+    def _replay_ahead(self, read: RecordLine, line: Line | None, secret: bytes) -> None:
+        """Steps 7-10 on ``read``; ``line`` is the same line for the visitors, if any."""
+        record = read.record
         try:
             if self.flow is None:
                 assert self.genesis is not None
                 self.flow = step07_rules.load_rules(self.genesis, secret, self.settings.rules)
-            self.flow = step08_replay.replay_record(self.flow, line.number, record, self.moves)
-            self.replayed = line.number
+            self.flow = step08_replay.replay_record(self.flow, read.number, record, self.moves)
+            self.replayed = read.number
         except StepFailed as failed:
             self.replay_failed = failed
             return
         if self.visitors:
+            assert line is not None
             self._visit(line, record, self.flow)
 
     def _visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
@@ -451,14 +464,14 @@ class _Verification:
             # Only the lines pass one checked: a log still being written grows meanwhile.
             # They were canonical then; if a byte changed since, the digest says so.
             for number, raw in itertools.islice(iter_raw_lines(stream, limits), self.lines):
-                digest.update(raw + b"\n")
-                line = Line(number, raw, parse_read_line(number, raw, limits))
+                digest.update(chain_hash(raw).encode())
+                value = parse_read_line(number, raw, limits)
                 # Pass one proved each line's schema: parsing is all that is left.
-                record = parse_record(line.value["body"])
+                record = parse_record(value["body"])
                 flow = step08_replay.replay_record(flow, number, record, self.moves)
                 self.replayed = number
                 if self.visitors:
-                    self._visit(line, record, flow)
+                    self._visit(Line(number, raw, value), record, flow)
         except ReadError:
             self._changed()
         except StepFailed:
@@ -482,7 +495,7 @@ class _Verification:
             for _, raw in itertools.islice(
                 iter_raw_lines(stream, self.settings.limits), self.lines
             ):
-                digest.update(raw + b"\n")
+                digest.update(chain_hash(raw).encode())
         except ReadError:
             return False
         return digest.digest() == self.digest
