@@ -98,6 +98,7 @@ def test_verifying_a_valid_log_loads_no_jsonschema_and_no_other_command() -> Non
         "racing_demon.cli.options",
         "racing_demon.cli.output",
         "racing_demon.cli.progress",
+        "racing_demon.cli.use_cases",  # the echo and usage refusal every command shares
     }
 
 
