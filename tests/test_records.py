@@ -21,7 +21,13 @@ from hypothesis import strategies as st
 
 from racing_demon.audit import ClaimCheck, HandAudit, SeatAudit
 from racing_demon.audit_run import Audit
-from racing_demon.evidence import Entry, EvidenceFinding, EvidenceReport, LogScan
+from racing_demon.evidence import (
+    Entry,
+    EvidenceFinding,
+    EvidenceGathering,
+    EvidenceReport,
+    LogScan,
+)
 from racing_demon.evidence.copies import CopyComparison
 from racing_demon.evidence.scan import Facts, Later
 from racing_demon.game.flow import (
@@ -219,6 +225,7 @@ UPPER_FLOORS: list[type] = [
     LogScan,
     EvidenceReport,
     CopyComparison,
+    EvidenceGathering,
     SeatAudit,
     HandAudit,
     ClaimCheck,

@@ -77,7 +77,7 @@ __all__ = [
 ]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class EvidenceGathering:
     """Receipts and copies compared with one log as its verification reads it: a
     ``LineVisitor`` of ``verify_log``, whose ``report`` is the evidence once the pass is
@@ -205,12 +205,12 @@ def start_evidence(
         for path in against
     ]
     return EvidenceGathering(
-        shown,
-        tuple(shown_name(path) for path in receipt_files),
-        receipts,
-        invalid,
-        scanner,
-        copies,
+        log=shown,
+        receipt_files=tuple(shown_name(path) for path in receipt_files),
+        receipts=receipts,
+        invalid=invalid,
+        scanner=scanner,
+        copies=copies,
     )
 
 
