@@ -274,6 +274,6 @@ def test_the_speeds_follow_seed_003() -> None:
 
 def test_a_bot_profile_refuses_nonsense() -> None:
     with pytest.raises(ValueError, match="jitter"):
-        BotProfile("x", 1000, 1000, 100, hold_off=False)
+        BotProfile(name="x", play_ms=1000, turn_ms=1000, jitter_percent=100, hold_off=False)
     with pytest.raises(ValueError, match="at least 1 ms"):
-        BotProfile("x", 0, 1000, 10, hold_off=False)
+        BotProfile(name="x", play_ms=0, turn_ms=1000, jitter_percent=10, hold_off=False)

@@ -102,7 +102,7 @@ def test_an_unknown_section_is_refused_with_the_guides_sections() -> None:
 def test_a_title_that_names_several_sections_is_refused(tmp_path: Path) -> None:
     guide = tmp_path / "guide.md"
     guide.write_text("# Guide\n## 1. One\n### Notes\n## 2. Two\n### Notes\n", encoding="utf-8")
-    topic = manual.Topic("guide", "Guide", False, guide)
+    topic = manual.Topic(name="guide", title="Guide", schema=False, _file=guide)
     assert [part.title for part in manual.sections(topic.text())] == [
         "Guide",
         "1. One",

@@ -19,6 +19,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from racing_demon.audit import ClaimCheck, HandAudit, SeatAudit
+from racing_demon.audit_run import Audit
+from racing_demon.evidence import (
+    Entry,
+    EvidenceFinding,
+    EvidenceGathering,
+    EvidenceReport,
+    LogScan,
+)
+from racing_demon.evidence.copies import CopyComparison
+from racing_demon.evidence.scan import Facts, Later
 from racing_demon.game.flow import (
     HandEnd,
     HandStart,
@@ -29,6 +40,7 @@ from racing_demon.game.flow import (
     Stall,
     Submission,
 )
+from racing_demon.keys_run import KeyPair
 from racing_demon.log.reader import RecordLine
 from racing_demon.log.receipts import Receipt, ReceiptLine
 from racing_demon.log.records import (
@@ -41,9 +53,15 @@ from racing_demon.log.records import (
     parse_record,
     record_body,
 )
+from racing_demon.manual import Section, Topic
 from racing_demon.profiles import BUILT_IN
+from racing_demon.recover import Recovery
 from racing_demon.schema import load_schema, record_errors
+from racing_demon.sim.bots import BotProfile
+from racing_demon.sim.simulate import SeatReport, Tally, _Arrival
 from racing_demon.testing.randomplay import play_match
+from racing_demon.tournament import matchpoints
+from racing_demon.viewer.write import WrittenPage
 
 from tampering import PLAYER_KEYS, SECRET, TABLE_KEY, one_hand
 
@@ -197,6 +215,36 @@ BUILT_BY_NAME = {
         ReceiptLine,
     )
 }
+# The upper floors (issue 30, point 5): the evidence's findings, the entries they compare
+# and its report; the audit's rows; and every other value of three or more fields, two
+# adjacent ones of one type, that was built by position. (The game's small values, Card,
+# Move, Place, Seat, are built by position by design.)
+UPPER_FLOORS: list[type] = [
+    Entry,
+    EvidenceFinding,
+    LogScan,
+    EvidenceReport,
+    CopyComparison,
+    EvidenceGathering,
+    SeatAudit,
+    HandAudit,
+    ClaimCheck,
+    Audit,
+    Recovery,
+    KeyPair,
+    Topic,
+    Section,
+    BotProfile,
+    SeatReport,
+    Tally,
+    _Arrival,
+    matchpoints.Result,
+    matchpoints.PackRecord,
+    matchpoints.Entry,
+    WrittenPage,
+]
+# The evidence's facts of a log line stay named tuples, built by name.
+BUILT_BY_NAME |= {cls.__name__ for cls in (*UPPER_FLOORS, Facts, Later)}
 
 
 @pytest.mark.parametrize("cls", [*RECORDS_AND_EVENTS, Receipt], ids=lambda cls: cls.__name__)
@@ -208,6 +256,17 @@ def test_records_and_events_take_their_fields_by_name(cls: type) -> None:
     assert all(field.kw_only for field in fields(cls))
     with pytest.raises(TypeError, match="positional"):
         cls(*(None for _ in fields(cls)))
+
+
+@pytest.mark.parametrize("cls", UPPER_FLOORS, ids=lambda cls: f"{cls.__module__}.{cls.__name__}")
+def test_the_upper_floors_values_take_their_fields_by_name(cls: type) -> None:
+    """Issue 30, point 5: "Use frozen dataclasses with keyword-only fields (or NamedTuples
+    built by keyword)". An evidence finding was built from eight positional arguments, four
+    of them None side by side; built by position, each of these is now refused."""
+    assert is_dataclass(cls)
+    assert all(field.kw_only for field in fields(cls) if field.init)
+    with pytest.raises(TypeError, match="positional"):
+        cls(*(None for field in fields(cls) if field.init))
 
 
 def test_the_package_builds_every_record_event_and_part_by_name() -> None:

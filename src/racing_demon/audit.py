@@ -24,7 +24,7 @@ from racing_demon.verify import Report, Settings, verify_log
 CLAIM_FIELDS = ("score", "placed", "demon_left", "total")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeatAudit:
     seat: int
     name: str
@@ -37,7 +37,7 @@ class SeatAudit:
     total: int  # running total after this hand, recomputed
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HandAudit:
     hand: int
     reason: str
@@ -45,7 +45,7 @@ class HandAudit:
     seats: tuple[SeatAudit, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimCheck:
     claim: Mapping[str, int]
     holds: bool
@@ -120,7 +120,7 @@ def audit_hand(
         for seat in scored.seats
     )
     # The recomputed hand and reason: a hand_end the flow accepted names the same ones.
-    return HandAudit(scored.hand, scored.reason.value, end_seq, seats)
+    return HandAudit(hand=scored.hand, reason=scored.reason.value, end_seq=end_seq, seats=seats)
 
 
 def check_claims(
@@ -166,7 +166,14 @@ def _check(hands: Sequence[HandAudit], claim: Mapping[str, int], final_seq: int)
         }[field]
     holds = expected == found
     verdict = "holds" if holds else f"is wrong: the log shows {expected}"
-    return ClaimCheck(claim, holds, expected, found, records, f"{what} = {found} {verdict}")
+    return ClaimCheck(
+        claim=claim,
+        holds=holds,
+        expected=expected,
+        found=found,
+        records=records,
+        message=f"{what} = {found} {verdict}",
+    )
 
 
 def _seats(count: int) -> str:
@@ -186,4 +193,6 @@ def _span(noun: str, first: int, last: int) -> str:
 def _cannot_hold(claim: Mapping[str, int], message: str) -> ClaimCheck:
     """A claim about a seat or a hand the log does not have: no record shows an answer."""
     field = next(name for name in CLAIM_FIELDS if name in claim)
-    return ClaimCheck(claim, False, 0, claim[field], (), message)
+    return ClaimCheck(
+        claim=claim, holds=False, expected=0, found=claim[field], records=(), message=message
+    )

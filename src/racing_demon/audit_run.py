@@ -74,7 +74,7 @@ class AuditRun:
     limits: Limits = DEFAULT_LIMITS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Audit:
     """What an audit found: the verification, every hand (none unless the log verified),
     each claim's check, and the evidence (None without receipts or copies, or when the
@@ -123,7 +123,7 @@ def audit_log(run: AuditRun) -> Audit:
             line_visitors=() if gathering is None else [gathering],
         )
         if report.verdict is Verdict.UNREADABLE:
-            return Audit(report, (), (), None)
+            return Audit(report=report, hands=(), checks=(), evidence=None)
         try:
             if unreadable is not None:
                 raise unreadable
@@ -136,7 +136,7 @@ def audit_log(run: AuditRun) -> Audit:
     if report.verdict is Verdict.VERIFIED:
         hands = tuple(auditor.hands)
         checks = check_claims(hands, run.claims, final_seq=(report.records or 1) - 1)
-    return Audit(report, hands, checks, evidence)
+    return Audit(report=report, hands=hands, checks=checks, evidence=evidence)
 
 
 def run_audit(run: AuditRun, reporter: AuditReporter) -> ExitCode:

@@ -52,7 +52,7 @@ class KeygenRun:
     inputs: Sequence[Path] = ()  # files read (a passphrase file): never written over
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KeyPair:
     """The pair written: its key id (the SHA-256 of the raw public key), its files, and
     whether the private key is encrypted."""
@@ -101,7 +101,14 @@ def run_keygen(run: KeygenRun, reporter: KeygenReporter) -> ExitCode:
     except KeyFileError as error:
         raise UsageProblem(str(error)) from error
     identity = key_id(raw_public_bytes(private_key))
-    reporter.generated(KeyPair(identity, files.private, files.public, passphrase is not None))
+    reporter.generated(
+        KeyPair(
+            key_id=identity,
+            private=files.private,
+            public=files.public,
+            encrypted=passphrase is not None,
+        )
+    )
     return ExitCode.OK
 
 

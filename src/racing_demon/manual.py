@@ -39,7 +39,7 @@ class TopicError(RacingDemonError, LookupError):
     """A topic or section that the shipped documentation does not hold."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Topic:
     """One guide or schema shipped with the package."""
 
@@ -52,7 +52,7 @@ class Topic:
         return self._file.read_text(encoding="utf-8")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Section:
     """A heading of a guide and the lines under it, down to the next heading of its level
     or above."""
@@ -111,7 +111,7 @@ def sections(text: str) -> list[Section]:
             (later for later, deeper, _ in headings[number + 1 :] if deeper <= level),
             len(lines),
         )
-        found.append(Section(level, title, "".join(lines[start:end])))
+        found.append(Section(level=level, title=title, text="".join(lines[start:end])))
     return found
 
 
@@ -139,15 +139,20 @@ def section_number(title: str) -> str | None:
 
 def _guide(file: Traversable) -> Topic:
     if file.name == "README.md":
-        return Topic(README, _README_TITLE, False, file)
+        return Topic(name=README, title=_README_TITLE, schema=False, _file=file)
     name = file.name.removesuffix(".md")
     first = next(iter(sections(file.read_text(encoding="utf-8"))), None)
-    return Topic(name, name if first is None else first.title.replace("`", ""), False, file)
+    return Topic(
+        name=name,
+        title=name if first is None else first.title.replace("`", ""),
+        schema=False,
+        _file=file,
+    )
 
 
 def _schema(file: Traversable) -> Topic:
     title = json.loads(file.read_text(encoding="utf-8")).get("title", file.name)
-    return Topic(file.name, str(title), True, file)
+    return Topic(name=file.name, title=str(title), schema=True, _file=file)
 
 
 def _topic_name(name: str) -> str:

@@ -47,7 +47,7 @@ class Action(enum.StrEnum):
     # allow_empty, since cutting it empties the file
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Recovery:
     """What recovery found and did. ``report`` is the verification of the complete records."""
 
@@ -97,29 +97,78 @@ def recover_log(
                 if _intact(whole):
                     if not dry_run:
                         _change(file, size, source, lambda fd: os.write(fd, b"\n"))
-                    return Recovery(source, Action.RESTORED_NEWLINE, whole, size, 0, dry_run)
+                    return Recovery(
+                        source=source,
+                        action=Action.RESTORED_NEWLINE,
+                        report=whole,
+                        kept_bytes=size,
+                        torn_bytes=0,
+                        dry_run=dry_run,
+                    )
                 file.seek(kept)
                 tail = file.read(torn)
                 if not _torn(tail):
                     # A complete JSON value is no debris of a crash, whatever it fails:
                     # a record the table signed, or evidence of who changed it.
-                    return Recovery(source, Action.REFUSED, whole, kept, torn, dry_run)
+                    return Recovery(
+                        source=source,
+                        action=Action.REFUSED,
+                        report=whole,
+                        kept_bytes=kept,
+                        torn_bytes=torn,
+                        dry_run=dry_run,
+                    )
                 if _FINAL_KIND in tail:
                     report = verify_stream(_stream(file, kept), settings, source)
-                    return Recovery(source, Action.REFUSED_FINAL, report, kept, torn, dry_run)
+                    return Recovery(
+                        source=source,
+                        action=Action.REFUSED_FINAL,
+                        report=report,
+                        kept_bytes=kept,
+                        torn_bytes=torn,
+                        dry_run=dry_run,
+                    )
             report = verify_stream(_stream(file, kept), settings, source)
             if not torn:
                 # Ending with a complete record, it needs nothing: verified, unfinished, or
                 # unpinned (no key given to check the signatures with).
                 action = Action.NOTHING_TO_DO if _intact(report) else Action.REFUSED
-                return Recovery(source, action, report, kept, torn, dry_run)
+                return Recovery(
+                    source=source,
+                    action=action,
+                    report=report,
+                    kept_bytes=kept,
+                    torn_bytes=torn,
+                    dry_run=dry_run,
+                )
             if not _intact(report) or report.verdict is not Verdict.UNFINISHED:
-                return Recovery(source, Action.REFUSED, report, kept, torn, dry_run)
+                return Recovery(
+                    source=source,
+                    action=Action.REFUSED,
+                    report=report,
+                    kept_bytes=kept,
+                    torn_bytes=torn,
+                    dry_run=dry_run,
+                )
             if not kept and not allow_empty:
-                return Recovery(source, Action.REFUSED_ONLY_LINE, report, kept, torn, dry_run)
+                return Recovery(
+                    source=source,
+                    action=Action.REFUSED_ONLY_LINE,
+                    report=report,
+                    kept_bytes=kept,
+                    torn_bytes=torn,
+                    dry_run=dry_run,
+                )
             if not dry_run:
                 _change(file, size, source, lambda fd: os.ftruncate(fd, kept))
-            return Recovery(source, Action.REMOVED_TORN_LINE, report, kept, torn, dry_run)
+            return Recovery(
+                source=source,
+                action=Action.REMOVED_TORN_LINE,
+                report=report,
+                kept_bytes=kept,
+                torn_bytes=torn,
+                dry_run=dry_run,
+            )
     except OSError as error:
         raise RecoveryError(f"{source}: {error.strerror or error}") from error
 

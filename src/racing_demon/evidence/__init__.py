@@ -77,7 +77,7 @@ __all__ = [
 ]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class EvidenceGathering:
     """Receipts and copies compared with one log as its verification reads it: a
     ``LineVisitor`` of ``verify_log``, whose ``report`` is the evidence once the pass is
@@ -118,13 +118,13 @@ class EvidenceGathering:
         for _, item in self.receipts:
             versions[item.receipt.v] = versions.get(item.receipt.v, 0) + 1
         return EvidenceReport(
-            self.log,
-            scan,
-            self.receipt_files,
-            tuple(copy.copy for copy in self.copies),
-            len(self.receipts),
-            tuple(findings),
-            tuple(sorted(versions.items())),
+            log=self.log,
+            scan=scan,
+            receipt_files=self.receipt_files,
+            against=tuple(copy.copy for copy in self.copies),
+            receipts=len(self.receipts),
+            findings=tuple(findings),
+            versions=tuple(sorted(versions.items())),
         )
 
 
@@ -157,14 +157,14 @@ def start_evidence(
             if count <= INVALID_SHOWN:
                 invalid.append(
                     EvidenceFinding(
-                        EvidenceCode.RECEIPT_INVALID,
-                        name,
-                        item.line,
-                        None,
-                        None,
-                        None,
-                        None,
-                        f"not a receipt of the pinned table key: {item.code}"
+                        code=EvidenceCode.RECEIPT_INVALID,
+                        file=name,
+                        line=item.line,
+                        seat=None,
+                        n=None,
+                        said=None,
+                        compared=None,
+                        message=f"not a receipt of the pinned table key: {item.code}"
                         + ("" if item.rule is None else f" ({item.rule})")
                         + f": {item.message}",
                         rule=item.code,
@@ -174,14 +174,14 @@ def start_evidence(
             more = count - INVALID_SHOWN
             invalid.append(
                 EvidenceFinding(
-                    EvidenceCode.RECEIPT_INVALID,
-                    name,
-                    None,
-                    None,
-                    None,
-                    None,
-                    None,
-                    f"{plural(more, 'more line')} not shown, none of them a receipt",
+                    code=EvidenceCode.RECEIPT_INVALID,
+                    file=name,
+                    line=None,
+                    seat=None,
+                    n=None,
+                    said=None,
+                    compared=None,
+                    message=f"{plural(more, 'more line')} not shown, none of them a receipt",
                 )
             )
     refused: dict[int, set[int]] = {}  # seq -> the seats refused when the log ended there
@@ -196,21 +196,21 @@ def start_evidence(
     shown = shown_name(log)
     copies = [
         CopyComparison(
-            shown_name(path),
-            shown,
-            files.enter_context(open_regular(path)),
-            table_key,
-            limits,
+            copy=shown_name(path),
+            log=shown,
+            stream=files.enter_context(open_regular(path)),
+            table_key=table_key,
+            limits=limits,
         )
         for path in against
     ]
     return EvidenceGathering(
-        shown,
-        tuple(shown_name(path) for path in receipt_files),
-        receipts,
-        invalid,
-        scanner,
-        copies,
+        log=shown,
+        receipt_files=tuple(shown_name(path) for path in receipt_files),
+        receipts=receipts,
+        invalid=invalid,
+        scanner=scanner,
+        copies=copies,
     )
 
 

@@ -94,7 +94,7 @@ def _members(ours: bytes, theirs: bytes) -> tuple[str, ...]:
     )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CopyComparison:
     """``copy``, a copy of the log (``--against``), open as ``stream``, judged line by line
     by the verifier's steps 1-5 and compared with the log's table-signed chain as
@@ -169,14 +169,14 @@ class CopyComparison:
         if line.number == 1 and record.game != self._game:
             self._done = True
             return EvidenceFinding(
-                EvidenceCode.OTHER_GAME,
-                shown,
-                line.number,
-                None,
-                None,
-                None,
-                None,
-                f"a copy of game {record.game}; the log is of game {self._game}",
+                code=EvidenceCode.OTHER_GAME,
+                file=shown,
+                line=line.number,
+                seat=None,
+                n=None,
+                said=None,
+                compared=None,
+                message=f"a copy of game {record.game}; the log is of game {self._game}",
             )
         same_body = body_bytes(line.raw) == body_bytes(our_raw)
         try:
@@ -220,30 +220,36 @@ def _fork(
         else f" (the copy fails the verifier there, {refused}, but the table signed its body)"
     )
     return EvidenceFinding(
-        EvidenceCode.FORK,
-        shown,
-        line.number,
-        event.seat if isinstance(event, Submission) else None,
-        event.n if isinstance(event, Submission) else None,
-        Entry(shown, line.number, record.seq, theirs, record.t_ms),
-        Entry(mine, line.number, our_record.seq, ours, our_record.t_ms),
-        f"copy {place(shown, line.number)} holds seq {record.seq} as a {record.kind} record "
-        f"(body {short(theirs)}) at {in_ms(record.t_ms)}, the log as a {our_record.kind} "
-        f"record (body {short(ours)}) at {in_ms(our_record.t_ms)}; the bodies differ in "
-        f"{', '.join(members)}{also}: the table signed both",
+        code=EvidenceCode.FORK,
+        file=shown,
+        line=line.number,
+        seat=event.seat if isinstance(event, Submission) else None,
+        n=event.n if isinstance(event, Submission) else None,
+        said=Entry(file=shown, line=line.number, seq=record.seq, record=theirs, t_ms=record.t_ms),
+        compared=Entry(
+            file=mine, line=line.number, seq=our_record.seq, record=ours, t_ms=our_record.t_ms
+        ),
+        message=(
+            f"copy {place(shown, line.number)} holds seq {record.seq} as a {record.kind} "
+            f"record (body {short(theirs)}) at {in_ms(record.t_ms)}, the log as a "
+            f"{our_record.kind} record (body {short(ours)}) at {in_ms(our_record.t_ms)}; the "
+            f"bodies differ in {', '.join(members)}{also}: the table signed both"
+        ),
         members=members,
     )
 
 
 def _invalid_copy(file: str, line: int | None, code: str, message: str) -> EvidenceFinding:
     return EvidenceFinding(
-        EvidenceCode.COPY_INVALID,
-        file,
-        line,
-        None,
-        None,
-        None,
-        None,
-        f"the copy differs from the log here, and the verifier refuses it: {code}: {message}",
+        code=EvidenceCode.COPY_INVALID,
+        file=file,
+        line=line,
+        seat=None,
+        n=None,
+        said=None,
+        compared=None,
+        message=(
+            f"the copy differs from the log here, and the verifier refuses it: {code}: {message}"
+        ),
         rule=code,
     )

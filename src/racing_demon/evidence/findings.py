@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, NamedTuple
+from typing import Final
 
 
 class EvidenceCode(enum.StrEnum):
@@ -52,7 +52,8 @@ RECEIPT_GUARANTEES: Final[Mapping[int, str]] = {
 }
 
 
-class Entry(NamedTuple):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
     """What one line of one file says about one record: a receipt, a log's line."""
 
     file: str
@@ -63,7 +64,7 @@ class Entry(NamedTuple):
     by: str = "body"  # "body" or "line" (NAMED_BY)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EvidenceFinding:
     """One finding: what ``file`` line ``line`` says (``said``), and what it was compared
     with (``compared``: the log's line, another receipt, or the audited log's line for a
@@ -89,7 +90,7 @@ class EvidenceFinding:
         return None if self.said is None else self.said.seq
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class LogScan:
     """How much of the log is a table-signed chain: lines 1 to ``records``."""
 
@@ -99,7 +100,7 @@ class LogScan:
     damage: str | None  # why line ``records + 1`` is not part of it, if there is one
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EvidenceReport:
     """Every receipt and copy compared with one log."""
 

@@ -27,7 +27,14 @@ from racing_demon.wording import plural
 
 def _said(file: str, item: ReceiptLine) -> Entry:
     receipt = item.receipt
-    return Entry(file, item.line, receipt.seq, receipt.record, receipt.t_ms, NAMED_BY[receipt.v])
+    return Entry(
+        file=file,
+        line=item.line,
+        seq=receipt.seq,
+        record=receipt.record,
+        t_ms=receipt.t_ms,
+        by=NAMED_BY[receipt.v],
+    )
 
 
 def _named(receipt: Receipt) -> str:
@@ -49,7 +56,14 @@ class Judge:
         self.tournament = scanner.tournament
 
     def _entry(self, facts: Facts, v: int) -> Entry:
-        return Entry(self.log, facts.line, facts.line - 1, facts.named(v), facts.t_ms, NAMED_BY[v])
+        return Entry(
+            file=self.log,
+            line=facts.line,
+            seq=facts.line - 1,
+            record=facts.named(v),
+            t_ms=facts.t_ms,
+            by=NAMED_BY[v],
+        )
 
     def _end(self) -> str:
         if self.scan.finished:
@@ -77,7 +91,14 @@ class Judge:
             code: EvidenceCode, message: str, compared: Entry | None = None
         ) -> EvidenceFinding:
             return EvidenceFinding(
-                code, file, item.line, receipt.seat, receipt.n, said, compared, message
+                code=code,
+                file=file,
+                line=item.line,
+                seat=receipt.seat,
+                n=receipt.n,
+                said=said,
+                compared=compared,
+                message=message,
             )
 
         if self.scan.game is None:
@@ -186,12 +207,12 @@ class Judge:
                 f"was written at {in_ms(later.t_ms)}, before the refusal: the table named an "
                 "old record as its head",
                 Entry(
-                    self.log,
-                    later.seq + 1,
-                    later.seq,
-                    later.record if by == "line" else later.body,
-                    later.t_ms,
-                    by,
+                    file=self.log,
+                    line=later.seq + 1,
+                    seq=later.seq,
+                    record=later.record if by == "line" else later.body,
+                    t_ms=later.t_ms,
+                    by=by,
                 ),
             )
         over = receipt.reason == SubmissionCode.MATCH_OVER and facts.kind != RecordKind.FINAL.value
@@ -307,14 +328,14 @@ class Judge:
                 or receipt.seq + 1 < self.scan.records
             )
             yield EvidenceFinding(
-                EvidenceCode.FORK if settled else EvidenceCode.LAST_LINE_CHANGED,
-                file,
-                item.line,
-                receipt.seat,
-                receipt.n,
-                _said(file, item),
-                _said(other_file, other),
-                f"{both}: the table signed both"
+                code=EvidenceCode.FORK if settled else EvidenceCode.LAST_LINE_CHANGED,
+                file=file,
+                line=item.line,
+                seat=receipt.seat,
+                n=receipt.n,
+                said=_said(file, item),
+                compared=_said(other_file, other),
+                message=f"{both}: the table signed both"
                 if settled
                 else f"{both}: two v2 refusals, and no record of the log's table-signed chain "
                 "follows that seq to fix the line's signatures: no evidence",

@@ -95,7 +95,9 @@ class ChainScanner:
 
     @property
     def scan(self) -> LogScan:
-        return LogScan(self.game, self.records, self.finished, self.damage)
+        return LogScan(
+            game=self.game, records=self.records, finished=self.finished, damage=self.damage
+        )
 
     def earliest_after(self) -> dict[int, Later]:
         """Each refused seq that a record of the chain follows: the earliest such record."""

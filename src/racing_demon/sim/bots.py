@@ -64,7 +64,7 @@ def stream_chooser(words: Iterator[int]) -> Chooser:
     return choose
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BotProfile:
     """How fast a bot acts, and whether it holds off calling.
 
@@ -99,9 +99,11 @@ class BotProfile:
 
 # Nertz rules: "On Easy they make a move about every two seconds, on Normal a little faster,
 # and on Hard roughly every 0.7 seconds, turning their stock faster than they play cards."
-EASY: Final = BotProfile("easy", play_ms=2000, turn_ms=2000, jitter_percent=25, hold_off=False)
-NORMAL: Final = BotProfile("normal", play_ms=1500, turn_ms=1300, jitter_percent=25, hold_off=True)
-HARD: Final = BotProfile("hard", play_ms=850, turn_ms=550, jitter_percent=25, hold_off=True)
+EASY: Final = BotProfile(name="easy", play_ms=2000, turn_ms=2000, jitter_percent=25, hold_off=False)
+NORMAL: Final = BotProfile(
+    name="normal", play_ms=1500, turn_ms=1300, jitter_percent=25, hold_off=True
+)
+HARD: Final = BotProfile(name="hard", play_ms=850, turn_ms=550, jitter_percent=25, hold_off=True)
 BOTS: Final = {bot.name: bot for bot in (EASY, NORMAL, HARD)}
 
 

@@ -151,7 +151,7 @@ class Latency:
         return f"{self.mean_ms}±{self.jitter_ms} ms"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SeatReport:
     """What one bot did: its submissions, its idle looks, and its stale submissions."""
 
@@ -169,7 +169,7 @@ class SeatReport:
         return self.action_pause_ms / self.actions if self.actions else 0.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Tally:
     """What the log holds, counted from the log itself."""
 
@@ -215,7 +215,7 @@ class Simulation:
         return sum(hand.reason is EndReason.BLOCKED for hand in self.match.hands)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _Arrival:
     seat: int
     hand: int
@@ -340,13 +340,13 @@ def simulate(
         rules=rules,
         seats=tuple(
             SeatReport(
-                names[seat],
-                bots[seat],
-                latency[seat],
-                loop.actions[seat],
-                loop.action_pause_ms[seat],
-                loop.idle[seat],
-                loop.stale[seat],
+                name=names[seat],
+                bot=bots[seat],
+                latency=latency[seat],
+                actions=loop.actions[seat],
+                action_pause_ms=loop.action_pause_ms[seat],
+                idle=loop.idle[seat],
+                stale=loop.stale[seat],
             )
             for seat in range(seats)
         ),
@@ -501,7 +501,12 @@ class _Loop:
                 )
             latency = self._latency[seat]
             landing = t_ms + latency.draw(self._network[seat])
-            taken = self._send(landing, _Arrival(seat, state.hand, n, text, signature, seen))
+            taken = self._send(
+                landing,
+                _Arrival(
+                    seat=seat, hand=state.hand, n=n, text=text, signature=signature, seen=seen
+                ),
+            )
             self._visible_at[seat] = taken + latency.mean_ms
             self.actions[seat] += 1
             self.action_pause_ms[seat] += pause
@@ -518,4 +523,4 @@ def tally(path: Path) -> Tally:
             kinds[record.kind.value] += 1
             if isinstance(record.payload, Submission) and record.payload.reason is not None:
                 bounces[record.payload.reason] += 1
-    return Tally(sum(kinds.values()), dict(kinds), dict(bounces))
+    return Tally(records=sum(kinds.values()), kinds=dict(kinds), bounces=dict(bounces))

@@ -32,7 +32,7 @@ class TableResult:
     log: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Result:
     """One result on a pack: the hand score of the seat that played it, and its
     matchpoints against the other results on the pack."""
@@ -52,7 +52,7 @@ def _top_of(results: int) -> int:
     return 2 * max(0, results - 1)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PackRecord:
     """Every result on pack ``index`` of ``hand`` (pack ``number`` for people), the best
     score first, then in table order."""
@@ -68,7 +68,7 @@ class PackRecord:
         return _top_of(len(self.results))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Entry:
     """One player's line of the standings: a seat of a scored table."""
 
@@ -149,7 +149,12 @@ def score(shape: Shape, results: Iterable[TableResult]) -> Scores:
     ]
     field = max((len(on_pack) for _, _, on_pack in played), default=0)
     packs = tuple(
-        PackRecord(hand, index, shape.pack_number(hand, index), _compared(hand, on_pack, field))
+        PackRecord(
+            hand=hand,
+            index=index,
+            number=shape.pack_number(hand, index),
+            results=_compared(hand, on_pack, field),
+        )
         for hand, index, on_pack in played
     )
     return Scores(shape, field, _ranked(_entries(tables, packs, field)), packs)
@@ -193,13 +198,13 @@ def _compared(
         matchpoints = 2 * beaten + tied
         compared.append(
             Result(
-                result.table,
-                seat,
-                result.players[seat],
-                own,
-                matchpoints,
-                _factored(matchpoints, len(scores), field),
-                result.log,
+                table=result.table,
+                seat=seat,
+                player=result.players[seat],
+                score=own,
+                matchpoints=matchpoints,
+                factored=_factored(matchpoints, len(scores), field),
+                log=result.log,
             )
         )
     return tuple(sorted(compared, key=lambda result: (-result.score, result.table)))
@@ -227,14 +232,14 @@ def _entries(
     for result in tables:
         for seat, player in enumerate(result.players):
             yield Entry(
-                result.table,
-                seat,
-                player,
-                result.log,
-                sum(scores[seat] for scores in result.hands),
-                len(result.hands),
-                earned.get((result.table, seat), Fraction(0)),
-                len(result.hands) * full_top,
+                table=result.table,
+                seat=seat,
+                player=player,
+                log=result.log,
+                raw_total=sum(scores[seat] for scores in result.hands),
+                packs=len(result.hands),
+                matchpoints=earned.get((result.table, seat), Fraction(0)),
+                top=len(result.hands) * full_top,
                 rank=0,
                 shared=False,
             )

@@ -45,7 +45,7 @@ class ViewRun:
     output: Output  # checked before: not an input, and free unless it may be replaced
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class WrittenPage:
     """The page written: where, how many bytes, the log's records and how many were
     replayed, the verifier's report, and whether the dealer secret was missing."""
@@ -88,6 +88,13 @@ def write_view(run: ViewRun, reporter: ViewReporter, *, open_output: OpenOutput)
     replay = data["replay"]
     missing = replay["secret"] == "missing" and bool(replay["records"])
     reporter.wrote(
-        WrittenPage(run.output, written, replay["records"], replay["replayed"], report, missing)
+        WrittenPage(
+            output=run.output,
+            written=written,
+            records=replay["records"],
+            replayed=replay["replayed"],
+            report=report,
+            secret_missing=missing,
+        )
     )
     return ExitCode.OK
