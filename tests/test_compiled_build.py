@@ -75,6 +75,7 @@ def test_every_file_the_build_compiles_is_a_module_of_the_package() -> None:
         assert path.startswith("src/racing_demon/")
 
 
+@pytest.mark.slow  # runs setuptools' build hooks in a child process
 def test_a_plain_build_asks_for_no_mypy_and_a_compiled_one_does() -> None:
     """Plain `pip install .` needs no mypy (nor a C compiler); with the variable set, pip's
     isolated build gets mypy and what it type-checks against (the runtime dependencies)."""

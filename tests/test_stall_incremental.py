@@ -132,6 +132,7 @@ def test_the_incremental_check_is_the_full_check_through_long_random_hands(
         assert_incremental_is_full(after, rng)
 
 
+@pytest.mark.slow  # every stall question of the whole corpus, each asked twice
 def test_the_incremental_check_is_the_full_check_on_every_sample_and_golden_log(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
