@@ -250,7 +250,12 @@ def replayed(path: Path) -> list[tuple[object, ...]]:
     return seen
 
 
-@pytest.mark.parametrize("path", GOLDEN_LOGS + SAMPLE_LOGS, ids=lambda path: path.stem)
+@pytest.mark.parametrize(
+    "path",
+    # The golden logs in the quick run; the whole sample corpus behind -m slow.
+    [*GOLDEN_LOGS, *(pytest.param(path, marks=pytest.mark.slow) for path in SAMPLE_LOGS)],
+    ids=lambda path: path.stem,
+)
 def test_the_flow_replays_every_log_as_with_the_clock_moved_first(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
