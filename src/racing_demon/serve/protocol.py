@@ -167,9 +167,7 @@ def parse_client_message(text: str) -> ClientMessage:
             raise ServeError(
                 f"{error.message}: a message is a JSON object", ServeCode.NOT_OBJECT
             ) from None
-        raise ServeError(
-            f"{error.code}: {_quoted(error.message)}", ServeCode.BAD_JSON
-        ) from None
+        raise ServeError(f"{error.code}: {_quoted(error.message)}", ServeCode.BAD_JSON) from None
     ref = _ref_of(value)
     kind = value.get("type")
     if not isinstance(kind, str) or kind not in CLIENT_TYPES:
