@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from racing_demon.explanations import explain
+from racing_demon.game.deal import MatchSeed, derive_pack
 from racing_demon.log.records import body_bytes, canonical_bytes, entropy_statement
 from racing_demon.schema import load_schema, schema_errors
 from racing_demon.serve import protocol
@@ -270,7 +271,14 @@ def _built() -> list[dict[str, Any]]:
         {"seat": p["seat"], "name": p["name"], "kind": "bot", "key": p["key"]}
         for p in genesis["players"]
     ]
+    hand_start = json.loads(lines[1])["body"]
+    secret = json.loads(lines[-1])["body"]["secret"]
+    seed = MatchSeed.from_secret(
+        bytes.fromhex(secret), [bytes.fromhex(e) for e in genesis["entropy"]]
+    )
+    faces = [card.face for card in derive_pack(seed, hand_start["hand"], 2)]
     return [
+        protocol.pack(hand=hand_start["hand"], faces=faces),
         protocol.welcome(
             game=game,
             seat=0,
@@ -317,9 +325,29 @@ def test_the_builders_cover_every_server_type_and_carry_bytes_exactly() -> None:
     lines = _lines()
     record = next(m for m in built if m["type"] == "record")
     assert record["line"].encode() == lines[2]  # the log's line exactly
-    welcome = built[0]
+    welcome = next(m for m in built if m["type"] == "welcome")
     assert welcome["protocol"] == protocol.PROTOCOL_VERSION == 1
     assert "ref" not in protocol.error_message(ServeCode.NOT_SYNCED, "x")
+
+
+_FACES = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK"]
+
+
+def test_a_seats_pack_checks_against_its_hand_start_digest_as_the_doc_says() -> None:
+    """docs/protocol.md, ``pack``: the faces' indices (suit-major, ace to king) hashed as
+    docs/deal-spec.md step 8 says give the hand_start record's digest for the seat."""
+    import hashlib
+
+    message = next(m for m in _built() if m["type"] == "pack")
+    hand_start = json.loads(_lines()[1])["body"]
+    indices = bytes(_FACES.index(face) for face in message["cards"])
+    label = b"racing-demon/pack/v1"
+    digest = hashlib.sha256(
+        len(label).to_bytes(4, "big") + label + (1).to_bytes(4, "big") + (2).to_bytes(4, "big")
+        + indices
+    ).hexdigest()  # fmt: skip
+    assert digest == hand_start["packs"][2]
+    assert message["hand"] == hand_start["hand"] == 1
 
 
 def test_a_server_message_that_breaks_its_shape_is_refused_by_the_schema() -> None:

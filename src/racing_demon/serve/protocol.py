@@ -258,6 +258,13 @@ def genesis(body: bytes | str) -> dict[str, Any]:
     return {"type": "genesis", "body": _text(body)}
 
 
+def pack(*, hand: int, faces: Sequence[str]) -> dict[str, Any]:
+    """The seat's own pack for ``hand``, ``p[0..51]`` as faces (``5H``, ``TS``), which the
+    client checks against the pack digest of the hand's ``hand_start`` record: without it a
+    person's client could not see its own cards. Sent to that seat only."""
+    return {"type": "pack", "hand": hand, "cards": list(faces)}
+
+
 def receipt(*, ref: str, receipt: bytes | str) -> dict[str, Any]:
     """The table-signed receipt line answering the submission ``ref``."""
     return {"type": "receipt", "ref": ref, "receipt": _text(receipt)}
