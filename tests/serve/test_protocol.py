@@ -404,3 +404,44 @@ def test_every_json_example_of_the_protocol_doc_validates() -> None:
         seen_types.add(kind)
     server = {ref["$ref"].split("/")[-1] for ref in load_schema(protocol.SERVER_SCHEMA)["oneOf"]}
     assert set(CLIENT_TYPES) | server <= seen_types  # an example of every message
+
+
+def test_the_worked_submission_example_is_what_the_reference_code_computes() -> None:
+    """The doc's worked example, recomputed: the statement a client builds from its
+    ``submit``'s members (and the hand), the signature with the fixture key, the hash a
+    receipt names it by."""
+    import hashlib
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from racing_demon.game.flow import Seen
+    from racing_demon.log.records import submission_statement
+    from racing_demon.log.signing import pae, sign, verify
+
+    text = PROTOCOL_DOC.read_text("utf-8")
+    block = text.split("<!-- worked example: submission (begin) -->")[1].split(
+        "<!-- worked example: submission (end) -->"
+    )[0]
+    shown = dict(
+        line.split(": ", 1) for line in block.splitlines() if ": " in line and "```" not in line
+    )
+    submit = parse_client_message(json.dumps(next(e for e in _examples() if e.get("n") == 0)))
+    assert isinstance(submit, ClientSubmit)
+    statement = canonical_bytes(
+        submission_statement(
+            "00112233445566778899aabbccddeeff", 1, 1, submit.n, submit.move, submit.seen
+        )
+    )
+    assert submit.seen == Seen(
+        seq=1, hash=hashlib.sha256(b"racing-demon protocol example").hexdigest()
+    )
+    assert shown["statement bytes"] == statement.decode()
+    assert pae("submission", statement, 2).decode().startswith(shown["signed bytes start"])
+    key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
+    assert shown["signature hex"] == submit.signature == sign(key, "submission", statement, 2)
+    public = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
+    assert public in text
+    assert verify(bytes.fromhex(public), "submission", statement, submit.signature, 2) is None
+    assert shown["statement SHA-256 (the receipt's submission)"] == (
+        hashlib.sha256(statement).hexdigest()
+    )
