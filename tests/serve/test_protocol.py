@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from racing_demon.explanations import explain
 from racing_demon.game.deal import MatchSeed, derive_pack
+from racing_demon.game.flow import Seen
 from racing_demon.log.records import body_bytes, canonical_bytes, entropy_statement
 from racing_demon.schema import load_schema, schema_errors
 from racing_demon.serve import protocol
@@ -445,3 +446,68 @@ def test_the_worked_submission_example_is_what_the_reference_code_computes() -> 
     assert shown["statement SHA-256 (the receipt's submission)"] == (
         hashlib.sha256(statement).hexdigest()
     )
+
+
+def test_a_replayed_submission_gets_a_refusal_receipt_with_its_code(tmp_path: Path) -> None:
+    """'a replayed message: each gets a protocol error or a refusal receipt with its code':
+    a client builds its submit as docs/protocol.md §5 says (the hand of the last
+    hand_start, its next n, seen = its last line and that line's SHA-256), the real table
+    logs it; the same frame sent again reads as the same value and the table refuses it,
+    WRONG_NUMBER, with a receipt the protocol carries back."""
+    import hashlib
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from racing_demon.game.engine import legal_moves
+    from racing_demon.log.keys import raw_public_bytes
+    from racing_demon.log.receipts import SubmissionCode
+    from racing_demon.log.records import submission_statement
+    from racing_demon.log.signing import sign
+    from racing_demon.profiles import load_rules
+    from racing_demon.table import PlayerInfo, SubmissionError, Table, player_signer
+
+    keys = [Ed25519PrivateKey.from_private_bytes(bytes([70 + seat]) * 32) for seat in range(2)]
+    players = [PlayerInfo(f"p{s}", "b", raw_public_bytes(key)) for s, key in enumerate(keys)]
+    path = tmp_path / "g.jsonl"
+    table = Table.create(
+        path,
+        load_rules("peer2peer"),
+        players,
+        Ed25519PrivateKey.from_private_bytes(bytes([3]) * 32),
+        bytes(32),
+        None,
+        player_signers=[player_signer(key) for key in keys],
+        game_id="ef" * 16,
+    )
+    table.advance(5_000)  # the hand's first moves become legal
+    copy = path.read_bytes().splitlines()  # what the client was pushed
+    hand = max(json.loads(line)["body"].get("hand", 0) for line in copy)
+    move = str(legal_moves(table.state, 0)[0])
+    seen = Seen(seq=len(copy) - 1, hash=hashlib.sha256(copy[-1]).hexdigest())
+    statement = canonical_bytes(submission_statement(table.game, hand, 0, 0, move, seen))
+    frame = json.dumps(
+        {
+            "type": "submit",
+            "ref": "m1",
+            "n": 0,
+            "move": move,
+            "seen": {"seq": seen.seq, "hash": seen.hash},
+            "signature": sign(keys[0], "submission", statement, 2),
+        }
+    )
+    submit = parse_client_message(frame)
+    assert isinstance(submit, ClientSubmit)
+    logged = table.submit(0, submit.move, 5_000, submit.n, submit.signature, submit.seen)
+    assert json.loads(logged.receipt)["body"]["submission"] == hashlib.sha256(statement).hexdigest()
+    replay = parse_client_message(frame)
+    assert replay == submit
+    with pytest.raises(SubmissionError) as refused:
+        table.submit(0, replay.move, 5_001, replay.n, replay.signature, replay.seen)
+    assert refused.value.code is SubmissionCode.WRONG_NUMBER
+    receipt = refused.value.receipt
+    assert receipt is not None
+    answer = protocol.receipt(ref=replay.ref, receipt=receipt)
+    assert schema_errors(protocol.SERVER_SCHEMA, answer) == []
+    body = json.loads(answer["receipt"])["body"]
+    assert (body["outcome"], body["reason"], answer["ref"]) == ("refused", "WRONG_NUMBER", "m1")
+    table.close()
