@@ -367,6 +367,13 @@ def test_lobby_error_has_the_lobby_shape() -> None:
     assert schema_errors(protocol.LOBBY_SCHEMA, body) == []
 
 
+def test_each_lobby_code_has_the_status_the_doc_gives() -> None:
+    text = " ".join(PROTOCOL_DOC.read_text("utf-8").split("\n## 3. ")[1].split("###")[0].split())
+    for status in sorted(set(protocol.LOBBY_STATUS.values())):
+        codes = [f"`{c}`" for c, s in protocol.LOBBY_STATUS.items() if s == status]
+        assert f"{status} for {' and '.join(codes)}" in text, status
+
+
 def test_a_create_request_names_a_profile_or_rules_not_both() -> None:
     seats = [{"kind": "person"}, {"kind": "bot", "bot": "easy"}]
     assert _lobby_errors("create_request", {"name": "t", "profile": "nertz", "seats": seats}) == []

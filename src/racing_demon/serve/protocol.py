@@ -302,6 +302,20 @@ def error_of(refusal: ServeError) -> dict[str, Any]:
     return error_message(refusal.code, refusal.message, refusal.ref)
 
 
+# The HTTP status each lobby code is sent with (docs/protocol.md §3); a client goes by the
+# code, the status is for people reading the server's logs.
+LOBBY_STATUS: Final[Mapping[ServeCode, int]] = {
+    ServeCode.BAD_REQUEST: 400,
+    ServeCode.BAD_KEY: 400,
+    ServeCode.BAD_TOKEN: 403,
+    ServeCode.BAD_ORIGIN: 403,
+    ServeCode.NO_SUCH_TABLE: 404,
+    ServeCode.NO_SUCH_SEAT: 404,
+    ServeCode.SEAT_TAKEN: 409,
+    ServeCode.TABLE_CLOSED: 409,
+}
+
+
 def lobby_error(code: ServeCode, message: str) -> dict[str, Any]:
-    """The body of a refused lobby request (sent with a 4xx status)."""
+    """The body of a refused lobby request, sent with the status ``LOBBY_STATUS[code]``."""
     return {"error": {"code": str(code), "message": message}}
