@@ -25,6 +25,7 @@ from racing_demon.log.canonical import CanonicalCode
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.receipts import ReceiptCode, SubmissionCode
 from racing_demon.log.signing import SignatureCode
+from racing_demon.serve.protocol import ServeCode
 from racing_demon.table import TableCode
 from racing_demon.tournament.plan import PlanCode
 from racing_demon.tournament.score import TournamentCode
@@ -607,6 +608,72 @@ _TOURNAMENT: Final[Mapping[enum.StrEnum, str]] = {
     ),
 }
 
+_SERVE: Final[Mapping[enum.StrEnum, str]] = {
+    ServeCode.TOO_LARGE: (
+        "A client's WebSocket frame holds more than 16 KiB of UTF-8: it is not read."
+    ),
+    ServeCode.BAD_JSON: (
+        "A client's frame is not one strict JSON value, read by the log reader's rules (no "
+        "duplicate key, float, NaN, -0, integer beyond 2^53 - 1 or nesting beyond 32 levels)."
+    ),
+    ServeCode.NOT_OBJECT: "A client's frame is JSON but not an object.",
+    ServeCode.UNKNOWN_TYPE: (
+        "A client's message has no type, or one that is not sync, entropy, cosign, submit "
+        "or accept."
+    ),
+    ServeCode.BAD_MESSAGE: (
+        "A client's message breaks its type's schema (a member missing, extra or of the "
+        "wrong form), named by its path."
+    ),
+    ServeCode.RATE_LIMITED: (
+        "A connection sent more than 20 messages a second sustained (a burst of 40 "
+        "allowed): the message is dropped, and far beyond that the connection is closed."
+    ),
+    ServeCode.NOT_SYNCED: "A client sent a message before its connection's sync.",
+    ServeCode.SPECTATOR: (
+        "A spectator's connection sent a message only a seat sends (entropy, cosign, "
+        "submit, accept)."
+    ),
+    ServeCode.NOT_ASKED: (
+        "A seat sent entropy, a co-signature or an acceptance when the table was not "
+        "asking that seat for it (not yet, no longer, or already answered)."
+    ),
+    ServeCode.BAD_SIGNATURE: (
+        "A seat's entropy, co-signature or acceptance does not verify under the seat's key "
+        "over the bytes the server asked it to sign."
+    ),
+    ServeCode.SLOW_READER: (
+        "The server closed a connection whose client did not read its messages fast "
+        "enough (2,000 messages waiting), rather than hold them without bound."
+    ),
+    ServeCode.SERVER_STOPPING: (
+        "The server is stopping: the connection closes, and the table resumes when the "
+        "server starts again."
+    ),
+    ServeCode.BAD_REQUEST: (
+        "A lobby request's body is not the JSON its endpoint takes (see the lobby schema), "
+        "or names a profile, rules or bot the server does not have."
+    ),
+    ServeCode.NO_SUCH_TABLE: "A request names a game the server has no table for.",
+    ServeCode.NO_SUCH_SEAT: "A request names a seat the table does not have.",
+    ServeCode.SEAT_TAKEN: "A join asks for a seat another player or a bot already holds.",
+    ServeCode.BAD_KEY: (
+        "A join's public key is not a usable Ed25519 key: not 64 lowercase hex characters, "
+        "not a canonical curve point, or a small-order point."
+    ),
+    ServeCode.BAD_TOKEN: (
+        "A WebSocket upgrade for a seat carries no token, or not the token the seat's join "
+        "returned."
+    ),
+    ServeCode.BAD_ORIGIN: (
+        "A WebSocket upgrade carries an Origin header that is not the server's own origin."
+    ),
+    ServeCode.TABLE_CLOSED: (
+        "The table no longer takes what was asked: a join once it has started, finished or "
+        "been cancelled, or a connection once it has been cancelled."
+    ),
+}
+
 FAMILIES: Final = (
     Family(
         ReadCode,
@@ -704,6 +771,13 @@ FAMILIES: Final = (
         "tournament-scoring",
         None,
         _TOURNAMENT,
+    ),
+    Family(
+        ServeCode,
+        "The server's refusal of a client's message or lobby request",
+        "protocol",
+        "8",
+        _SERVE,
     ),
 )
 
