@@ -182,7 +182,7 @@ class Journal:
         # The writer thread's own:
         self._segment: _Segment | None = None
         self._segment_number = 0
-        self._lone = True  # the last batch held one entry: nobody to wait for
+        self._expected = 1  # the last batch's size: the company a batch waits for
         self._stats = JournalStats()  # replaced whole, so the loop reads a consistent one
         # The loop's own:
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -245,8 +245,9 @@ class Journal:
             self._next_ticket += 1
             if not self._queue:
                 self._queued_at = time.monotonic()
-                self._wake.notify()  # the writer waits only on an empty queue
             self._queue.append(_Entry(ticket, game, seat, b"%s %s\n" % (head, line)))
+            if len(self._queue) in (1, self._expected):
+                self._wake.notify()  # the writer waits for a first entry, then for company
         return ticket
 
     async def durable(self, ticket: int) -> None:
@@ -335,20 +336,24 @@ class Journal:
             loop.call_soon_threadsafe(self._stopped_now)
 
     def _take(self) -> list[_Entry] | None:
-        """The next batch: everything queued, once the oldest entry has waited up to
-        max_wait_ms for company (only when the last batch had company: a lone writer is
-        never kept waiting); None once closing and drained."""
+        """The next batch: everything queued once as many entries wait as the last batch
+        held, or the oldest has waited max_wait_ms (a lone writer, or tables that all wait
+        in the batch, are not kept waiting; steady traffic shares syncs); None once closing
+        and drained."""
         with self._wake:
             while not self._queue and self._state is _State.OPEN:
                 self._wake.wait()
             if not self._queue:
                 return None
-            if not self._lone:
-                deadline = self._queued_at + self._max_wait
-                while self._state is _State.OPEN and (left := deadline - time.monotonic()) > 0:
-                    self._wake.wait(left)
+            deadline = self._queued_at + self._max_wait
+            while (
+                self._state is _State.OPEN
+                and len(self._queue) < self._expected
+                and (left := deadline - time.monotonic()) > 0
+            ):
+                self._wake.wait(left)
             batch, self._queue = self._queue, []
-        self._lone = len(batch) == 1
+            self._expected = len(batch)
         return batch
 
     def _write(self, batch: list[_Entry]) -> None:
