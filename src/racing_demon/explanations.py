@@ -614,10 +614,7 @@ _JOURNAL: Final[Mapping[enum.StrEnum, str]] = {
         "and the journal takes nothing more until the server restarts and recovers."
     ),
     JournalCode.CLOSED: "A line was handed to a journal that is not started, or closed.",
-    JournalCode.NOT_RECOVERED: (
-        "The journal was started over segments of an earlier run: recover_folder applies "
-        "and removes them first."
-    ),
+    JournalCode.NOT_RECOVERED: "The journal was started over segments not yet recovered.",
     JournalCode.BAD_ENTRY: (
         "A complete entry of a journal segment is not one: an unknown kind, no game id or "
         "seat, or a log line that is not a record of its game with a seq."

@@ -113,10 +113,6 @@ class _State(enum.Enum):
     CLOSING = "closing"
 
 
-def _segment_name(number: int) -> str:
-    return f"{number:012d}.journal"
-
-
 def _segments(directory: Path) -> list[Path]:
     """The journal's segments, oldest first (their 12-digit names sort as they were made)."""
     if not directory.is_dir():
@@ -124,9 +120,9 @@ def _segments(directory: Path) -> list[Path]:
     return sorted(path for path in directory.iterdir() if _SEGMENT.fullmatch(path.name))
 
 
-def _fsync_directory(directory: Path) -> None:
-    """Make a directory's entries (a file made or removed in it) durable."""
-    fd = os.open(directory, os.O_RDONLY)
+def _fsync(path: Path) -> None:
+    """Sync a file, or a folder's entries (a file made or removed in it), by path."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
@@ -134,18 +130,11 @@ def _fsync_directory(directory: Path) -> None:
 
 
 def _fsync_files(paths: Iterable[Path]) -> None:
-    """Sync each file, by path, and then each folder that holds one: what a retired segment
-    or a recovery names must be on disk before the journal forgets it."""
-    folders: set[Path] = set()
-    for path in sorted(set(paths)):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        folders.add(path.parent)
-    for folder in sorted(folders):
-        _fsync_directory(folder)
+    """Sync each file and then each folder that holds one: what a retired segment or a
+    recovery names must be on disk before the journal forgets it."""
+    files = sorted(set(paths))
+    for path in [*files, *sorted({path.parent for path in files})]:
+        _fsync(path)
 
 
 def _named_paths(folder: DataFolder, named: Iterable[tuple[str, int | None]]) -> list[Path]:
@@ -374,10 +363,10 @@ class Journal:
     def _open_segment(self) -> None:
         directory = self._folder.journal_dir
         self._segment_number += 1
-        path = directory / _segment_name(self._segment_number)
+        path = directory / f"{self._segment_number:012d}.journal"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND
         fd = os.open(path, flags, 0o600)
-        _fsync_directory(directory)  # the new segment's name survives a crash
+        _fsync(directory)  # the new segment's name survives a crash
         self._segment = _Segment(path, fd)
 
     def _retire(self, segments: list[_Segment]) -> None:
@@ -390,10 +379,7 @@ class Journal:
         for segment in segments:
             os.close(segment.fd)
             segment.path.unlink()
-        _fsync_directory(self._folder.journal_dir)
-
-
-# Recovery.
+        _fsync(self._folder.journal_dir)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -405,8 +391,7 @@ class Recovery:
     torn_tails_cut: int  # torn last lines replaced by the journal's whole line
     receipts_appended: int  # receipts the receipts files lacked
     segments_removed: int
-    # Files ending in a torn line the journal does not hold: never acknowledged, left for
-    # racing_demon.recover.recover_log (a log) or audit (a receipts file) to judge.
+    # Torn last lines the journal does not hold (never acknowledged), for recover_log to judge:
     torn_tails_left: tuple[Path, ...] = ()
     journal_bytes_ignored: int = 0  # torn segment tails: entries never acknowledged
 
@@ -600,7 +585,7 @@ def recover_folder(folder: DataFolder) -> Recovery:
     for segment in segments:  # (6)
         segment.unlink()
     if segments:
-        _fsync_directory(directory)
+        _fsync(directory)
     games = {game for game in journaled.lines} | {game for game, _ in journaled.receipts}
     return Recovery(
         games=tuple(sorted(games)),
