@@ -73,8 +73,10 @@ def receipts_by_seat(name: str) -> dict[int, list[bytes]]:
 
 def folder_at(tmp_path: Path) -> DataFolder:
     folder = DataFolder(tmp_path / "data")
-    for path in (folder.journal_dir, folder.root / "logs", folder.root / "receipts"):
-        path.mkdir(parents=True)
+    any_game = "0" * 32
+    logs, receipts = folder.log_path(any_game).parent, folder.receipts_path(any_game, 0).parent
+    for path in (folder.journal_dir, logs, receipts):
+        path.mkdir(parents=True, exist_ok=True)
     return folder
 
 
@@ -99,7 +101,9 @@ def settings_for(name: str) -> Settings:
 
 
 def snapshot(folder: DataFolder) -> dict[Path, bytes]:
-    return {path: path.read_bytes() for path in folder.root.rglob("*") if path.is_file()}
+    """Every file under the data folder (the journal's parent), with its bytes."""
+    root = folder.journal_dir.parent
+    return {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
 
 
 class HeldSync:
