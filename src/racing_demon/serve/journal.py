@@ -352,7 +352,8 @@ class Journal:
         total = len(data)
         while data:
             data = data[os.write(segment.fd, data) :]
-        os.fdatasync(segment.fd)
+        # fdatasync where the system has it (Linux); elsewhere fsync, which does more.
+        getattr(os, "fdatasync", os.fsync)(segment.fd)
         segment.size += total
         segment.named.update((entry.game, entry.seat) for entry in batch)
         stats = self._stats
