@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from receipting import GOLDEN, TABLE_KEY, TABLE_PUB, golden
 
+from racing_demon.audit_run import AuditRun, audit_log
 from racing_demon.game.flow import Submission
 from racing_demon.log.receipts import logged_receipt, seal_receipt, statement_bytes_of
 from racing_demon.log.records import parse_record
@@ -626,11 +627,21 @@ def kill_trial(tmp_path: Path, trial: int, names: tuple[str, ...]) -> None:
         report = verify_log(folder.log_path(game), settings_for(name))
         expected = Verdict.VERIFIED if len(held) == len(lines) else Verdict.UNFINISHED
         assert (report.verdict, report.not_replayed) == (expected, 0), (trial, name, report)
+        kept_files = []
         for seat, receipts in receipts_by_seat(name).items():
             path = folder.receipts_path(game, seat)
             kept = path.read_bytes().splitlines() if path.exists() else []
             assert len(kept) >= acked_receipts.get((game, seat), 0), (trial, name, seat)
             assert kept == receipts[: len(kept)]
+            kept_files += [path] if kept else []
+        if kept_files:  # audit --receipts: every receipt agrees with the recovered log
+            audit = audit_log(
+                AuditRun(log=folder.log_path(game), table_key=TABLE_PUB, receipts=kept_files)
+            )
+            assert audit.evidence is not None and audit.evidence.findings == (), (trial, name)
+            assert audit.evidence.receipts == sum(
+                len(path.read_bytes().splitlines()) for path in kept_files
+            )
 
 
 def test_sigkill_loses_no_acknowledged_line(tmp_path: Path) -> None:
@@ -638,7 +649,8 @@ def test_sigkill_loses_no_acknowledged_line(tmp_path: Path) -> None:
     was sent". A child writes three tables' lines and receipts through the journal and
     says each one only after durable(); killed at a random moment (and, in even trials, its
     files losing what was never synced), recover_folder leaves every acknowledged line and
-    receipt in its file, and each log verifies as unfinished with every record replayed."""
+    receipt in its file, each log verifies as unfinished with every record replayed, and
+    "`audit --receipts` of every seat's receipts against the log is clean"."""
     for trial in range(3):
         kill_trial(tmp_path, trial, ("peer2peer-2p", "nertz-4p-signed"))
 
