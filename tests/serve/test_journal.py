@@ -158,10 +158,14 @@ def test_many_records_share_one_fdatasync(tmp_path: Path, monkeypatch: pytest.Mo
         await asyncio.gather(*(journal.durable(t) for t in [first, *tickets]))
         assert (journal.stats.records, journal.stats.batches) == (200, 2)
         assert journal.stats.records_per_sync == 100
+        # The last batch held 199: a lone entry waits for that much company at most
+        # max_wait_ms, then goes alone.
+        await journal.durable(journal.log_line(games[0], b'{"alone":true}'))
+        assert (journal.stats.records, journal.stats.batches) == (201, 3)
         await journal.close()
 
     run(scenario())
-    assert held.calls == 2
+    assert held.calls == 3
 
 
 def test_tickets_resolve_in_ticket_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -419,7 +423,7 @@ def test_a_torn_tail_is_cut_only_when_the_journal_holds_its_seq(tmp_path: Path) 
     assert (recovery.torn_tails_cut, recovery.lines_appended) == (0, 0)
 
 
-@pytest.mark.parametrize("where", ["middle", "torn tail"])
+@pytest.mark.parametrize("where", ["middle", "torn tail", "journal"])
 def test_a_fork_is_refused_and_nothing_changes(tmp_path: Path, where: str) -> None:
     """serve-design: "a line that differs from the journal's at the same seq is a fork:
     refuse (raise, name game and seq), never overwrite" -- and nothing at all changes, in
@@ -430,6 +434,10 @@ def test_a_fork_is_refused_and_nothing_changes(tmp_path: Path, where: str) -> No
     if where == "middle":
         kept, seq = [*lines[:6], other[6], *lines[7:9]], 6
         folder.log_path(game).write_bytes(b"".join(line + b"\n" for line in kept))
+    elif where == "journal":  # two lines journaled at one seq
+        seq = 11
+        forked = lines[11].replace(b'"seq":11', b'"seq":11,"x":1')
+        write_segment(folder, 3, [log_entry(game, forked)])
     else:
         seq = 9
         folder.log_path(game).write_bytes(
@@ -487,6 +495,25 @@ def test_recovery_appends_journaled_receipts_a_seat_file_lacks(tmp_path: Path) -
     assert folder.receipts_path(game, 0).read_bytes() == b"".join(r + b"\n" for r in seat0[:4])
     assert folder.receipts_path(game, 1).read_bytes() == b"".join(r + b"\n" for r in seat1[:3])
     assert (recovery.receipts_appended, recovery.torn_tails_cut) == (3 + 3, 1)
+
+
+def test_a_torn_receipt_the_journal_does_not_hold_stays(tmp_path: Path) -> None:
+    """A torn receipt that begins no journaled receipt was never sent: it stays, as
+    ReceiptFiles keeps one (ended with a newline before anything is appended after it),
+    and is named for the audit to judge."""
+    folder = folder_at(tmp_path)
+    game = game_of(NAME)
+    receipts = receipts_by_seat(NAME)[0]
+    path = folder.receipts_path(game, 0)
+    path.write_bytes(receipts[0] + b"\n" + b'{"body":{"garbled')
+    write_segment(folder, 1, [receipt_entry(game, 0, line) for line in receipts[:3]])
+
+    recovery = recover_folder(folder)
+
+    assert path.read_bytes() == b"".join(
+        [receipts[0], b"\n", b'{"body":{"garbled', b"\n", receipts[1], b"\n", receipts[2], b"\n"]
+    )
+    assert (recovery.torn_tails_left, recovery.receipts_appended) == ((path,), 2)
 
 
 def test_a_second_recovery_over_the_same_segments_changes_nothing(tmp_path: Path) -> None:
