@@ -25,6 +25,7 @@ from racing_demon.log.canonical import CanonicalCode
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.receipts import ReceiptCode, SubmissionCode
 from racing_demon.log.signing import SignatureCode
+from racing_demon.serve.journal import JournalCode
 from racing_demon.serve.protocol import ServeCode
 from racing_demon.table import TableCode
 from racing_demon.tournament.plan import PlanCode
@@ -674,6 +675,27 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
     ),
 }
 
+_JOURNAL: Final[Mapping[enum.StrEnum, str]] = {
+    JournalCode.FAILED: (
+        "A write or sync of the server's journal failed: no line after it is acknowledged, "
+        "and the journal takes nothing more until the server restarts and recovers."
+    ),
+    JournalCode.CLOSED: "A line was handed to a journal that is not started, or closed.",
+    JournalCode.NOT_RECOVERED: "The journal was started over segments not yet recovered.",
+    JournalCode.BAD_ENTRY: (
+        "A complete entry of a journal segment is not one: an unknown kind, no game id or "
+        "seat, or a log line that is not a record of its game with a seq."
+    ),
+    JournalCode.FORK: (
+        "A log file holds another line at a seq than the journal (or the journal two "
+        "lines at one seq): recovery never overwrites it, and changes nothing."
+    ),
+    JournalCode.GAP: (
+        "Records between the log file's last line and the first seq the journal holds are "
+        "in neither: recovery never invents one, and changes nothing."
+    ),
+}
+
 FAMILIES: Final = (
     Family(
         ReadCode,
@@ -778,6 +800,13 @@ FAMILIES: Final = (
         "protocol",
         "8",
         _SERVE,
+    ),
+    Family(
+        JournalCode,
+        "The server's journal: what it refuses to take or to recover",
+        "serving",
+        "5",
+        _JOURNAL,
     ),
 )
 
