@@ -214,7 +214,8 @@ class _SocketPeer:
         code = WSCloseCode.OK if reason is None else WSCloseCode.POLICY_VIOLATION
         message = b"" if reason is None else reason.encode()
         try:
-            await asyncio.wait_for(self._socket.close(code=code, message=message), CLOSE_TIMEOUT_S)
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                await self._socket.close(code=code, message=message)
         except TimeoutError:  # a reader that takes nothing takes no close frame either
             if self._transport is not None:
                 self._transport.abort()

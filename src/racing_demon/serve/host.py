@@ -647,8 +647,11 @@ class HostedTable:
                 continue
             delay_s = (deadline - self._now_ms()) / 1000
             if delay_s > 0:
+                # asyncio.timeout, not wait_for: Python 3.11's wait_for loses a cancellation
+                # that comes as the event is set, and the timer would never stop.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), delay_s)
+                    async with asyncio.timeout(delay_s):
+                        await self._changed.wait()
                 continue
             table.advance(self._now_ms())
             if table.played_out:
@@ -685,7 +688,8 @@ class HostedTable:
 
     async def _close_once(self) -> None:
         try:
-            await asyncio.wait_for(self._outbox.join(), DRAIN_TIMEOUT_S)
+            async with asyncio.timeout(DRAIN_TIMEOUT_S):
+                await self._outbox.join()
         except TimeoutError:
             _LOG.error("table %s: the journal did not confirm the last records", self.game)
         if self._sender is not None:
