@@ -138,11 +138,14 @@ async def _play(request: web.Request) -> web.StreamResponse:
         seat = int(text)
         if not context.seat_token_ok(game, seat, request.query.get("token", "")):
             return _refused(403, ServeCode.BAD_TOKEN, "that is not this seat's token")
-    socket = web.WebSocketResponse(max_msg_size=READ_LIMIT_BYTES, heartbeat=HEARTBEAT_S)
+    # No compression: the messages are short, and deflating each costs CPU per message.
+    socket = web.WebSocketResponse(
+        max_msg_size=READ_LIMIT_BYTES, heartbeat=HEARTBEAT_S, compress=False
+    )
     await socket.prepare(request)
     sockets = request.app[_SOCKETS]
     sockets.add(socket)
-    peer = _SocketPeer(socket, seat, request.transport)
+    peer = SocketPeer(socket, seat, request.transport)
     session = _Session(table, peer)
     peer.send(table.welcome(seat))
     try:
@@ -159,7 +162,7 @@ async def _play(request: web.Request) -> web.StreamResponse:
     return socket
 
 
-class _SocketPeer:
+class SocketPeer:
     """A connection as the table sees it: ``send`` queues, a writer task sends in order,
     and a reader that falls ``QUEUE_LIMIT`` messages behind is closed."""
 
@@ -242,7 +245,7 @@ class _TokenBucket:
 class _Session:
     """One connection's conversation: ``sync`` first, then the seat's messages."""
 
-    def __init__(self, table: HostedTable, peer: _SocketPeer) -> None:
+    def __init__(self, table: HostedTable, peer: SocketPeer) -> None:
         self._table = table
         self._peer = peer
         self._bucket = _TokenBucket()

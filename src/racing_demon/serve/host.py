@@ -476,6 +476,7 @@ class HostedTable:
         """Ask every seat to accept the held final record, then write it."""
         self._set_state(TableState.ACCEPTING)
         self._frozen = True  # the final record's time: submissions now are refused at it
+        await self._outbox.join()  # the seats hold every record the final body follows
         body = table.final_body()
         accepts = await self._ask(
             ACCEPT,
