@@ -191,7 +191,7 @@ def test_bad_frames_get_their_codes_and_the_connection_keeps_serving(tmp_path: P
                 assert await code(sync[:-1] + ',"pad":"' + "x" * 20_000 + '"}') == "TOO_LARGE"
                 await socket.send(sync)
                 assert await code(entropy) == "SPECTATOR"
-                assert await code(sync) == "BAD_MESSAGE"  # a replayed sync
+                assert await code(sync) == "NOT_ASKED"  # a second sync
                 await socket.send("x" * (5 * 16 * 1024))
                 with pytest.raises(ConnectionClosed) as closed:
                     while True:
@@ -223,6 +223,7 @@ def test_upgrades_with_a_bad_origin_token_seat_or_game_are_refused(tmp_path: Pat
             assert await status(address, "?seat=-1&token=x") == 404
             assert await status(address, "", game="0" * 32) == 404
             assert await status(address, "", game="../../etc") == 404
+            assert await status(address, "?seat=1&token=x") == 404  # a bot's seat
             own = f"http://{address}"
             async with ws(address, "", origin=own) as socket:
                 assert (await receive(socket))["type"] == "welcome"
@@ -300,5 +301,30 @@ def test_a_reader_that_falls_too_far_behind_is_closed_as_a_slow_reader() -> None
         await asyncio.sleep(0.01)
         assert socket.closed_with == (1008, b"SLOW_READER")
         assert len(socket.sent) <= 1  # the writer was stuck on the first
+
+    run(main)
+
+
+def test_a_stopping_server_says_so_and_closes_each_connection(tmp_path: Path) -> None:
+    """docs/protocol.md §8: "The server ends a connection for these, with an error first
+    when it can still send one (the close frame's reason names the code too)":
+    SERVER_STOPPING, after every record the table had made durable."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+
+    async def main() -> None:
+        async with serving(server) as address, ws(address, "") as socket:
+            await receive(socket)
+            await socket.send('{"type":"sync","from":0}')
+            while (await receive(socket))["type"] != "record":
+                pass
+            await server.table.stop()
+            messages = []
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    messages.append(await receive(socket))
+            assert messages[-1]["type"] == "error"
+            assert messages[-1]["code"] == "SERVER_STOPPING"
+            assert closed.value.rcvd is not None
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1001, "SERVER_STOPPING")
 
     run(main)

@@ -28,7 +28,8 @@ from hosting import (
     until,
 )
 
-from racing_demon.game.deal import commitment
+from racing_demon.game.cards import Card
+from racing_demon.game.deal import commitment, pack_digest
 from racing_demon.game.flow import Seen
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
@@ -52,6 +53,7 @@ class FakePeer:
         self.messages: list[dict[str, Any]] = []
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.undurable: list[dict[str, Any]] = []
+        self.closed: ServeCode | None = None
 
     def send(self, message: Mapping[str, object]) -> None:
         message = dict(message)
@@ -69,6 +71,9 @@ class FakePeer:
     def send_all(self, messages: Sequence[Mapping[str, object]]) -> None:
         for message in messages:
             self.send(message)
+
+    def close(self, reason: ServeCode) -> None:
+        self.closed = reason
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [message for message in self.messages if message["type"] == kind]
@@ -233,6 +238,14 @@ def test_a_keyed_person_signs_submits_and_is_refused_through_the_hosted_table(
     assert peer.undurable == [] and peer.lines() == server.log.read_bytes().splitlines()
     assert server.audit() is ExitCode.OK
     assert len(server.receipts(0).read_bytes().splitlines()) == 4
+    # docs/protocol.md §5, step 4: right after the hand_start, the seat gets its own pack,
+    # which its hand_start digest vouches for.
+    (pack,) = peer.of("pack")
+    hand_start = json.loads(server.log.read_bytes().splitlines()[1])["body"]
+    cards = [Card.from_face(face, 0) for face in pack["cards"]]
+    assert pack["hand"] == 1 and pack_digest(1, 0, cards) == hand_start["packs"][0]
+    kinds = [message["type"] for message in peer.messages]
+    assert kinds.index("pack") == kinds.index("record", kinds.index("record") + 1) + 1
 
 
 def test_the_timer_abandons_an_idle_table_and_a_silent_seat_declines(tmp_path: Path) -> None:
@@ -295,6 +308,7 @@ def test_a_seat_that_does_not_sign_in_time_cancels_the_table_and_nothing_is_writ
     assert server.states == [TableState.STARTING, TableState.CANCELLED]
     assert not server.log.exists() and server.journal.entries == []
     assert [m["code"] for m in spectator.of("error")] == ["TABLE_CLOSED"]
+    assert spectator.closed is ServeCode.TABLE_CLOSED
 
 
 def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq(
@@ -317,6 +331,9 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
 
     run(before)
     assert server.states[-1] is TableState.PLAYING
+    assert first.closed is ServeCode.SERVER_STOPPING and first.of("error")[-1]["code"] == (
+        "SERVER_STOPPING"
+    )
     held = first.lines()
     assert held == server.log.read_bytes().splitlines()  # stop sends what it wrote, durable
     again = Server(tmp_path, [bot(0), bot(1)], quick_rules())
@@ -356,9 +373,9 @@ def test_submissions_before_the_deal_are_not_asked_and_join_fills_a_free_seat(
         with pytest.raises(ServeError) as early:
             await table.submit(0, submission)
         assert early.value.code is ServeCode.NOT_ASKED and early.value.ref == "r"
-        with pytest.raises(ServeError) as taken:
+        with pytest.raises(ServeError) as bots:  # docs/protocol.md §3: "or a bot's"
             table.join(1, "x", raw_public_bytes(PERSON_KEY.public_key()))
-        assert taken.value.code is ServeCode.SEAT_TAKEN
+        assert bots.value.code is ServeCode.NO_SUCH_SEAT
         table.join(0, "Pat", raw_public_bytes(PERSON_KEY.public_key()))
         with pytest.raises(ServeError) as closed:
             table.join(0, "Sam", raw_public_bytes(OTHER_KEY.public_key()))

@@ -10,11 +10,14 @@ connection to:
 - rate: a token bucket per connection, 20 messages a second, bursts of 40; a message
   without a token is answered ``RATE_LIMITED`` and dropped, and a connection that has
   sent three bursts' worth more than its rate allows is closed (1008 ``RATE_LIMITED``);
+  then each frame is answered in docs/protocol.md §8's order (``parse_client_message``,
+  then ``NOT_SYNCED``, ``SPECTATOR``, and what the table says);
 - its reader: at most 2,000 messages wait to be sent to it, then it is closed (1008
   ``SLOW_READER``) rather than buffered without bound;
 - the upgrade: an ``Origin`` that is present and not this server's own is refused (403
-  ``BAD_ORIGIN``), as are an unknown game (404 ``NO_SUCH_TABLE``), seat (404
-  ``NO_SUCH_SEAT``) or token (403 ``BAD_TOKEN``), before any WebSocket exists.
+  ``BAD_ORIGIN``), as are an unknown game (404 ``NO_SUCH_TABLE``), a cancelled table (409
+  ``TABLE_CLOSED``), a seat that is no person's (404 ``NO_SUCH_SEAT``) or a wrong token
+  (403 ``BAD_TOKEN``), before any WebSocket exists.
 
 Every response carries ``X-Content-Type-Options: nosniff``, and every HTML response a
 strict ``Content-Security-Policy`` unless its handler set its own.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import json
 import re
 from collections import deque
@@ -34,7 +38,7 @@ from urllib.parse import urlsplit
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from racing_demon.serve import protocol
-from racing_demon.serve.host import HostedTable
+from racing_demon.serve.host import HostedTable, SeatKind, TableState
 from racing_demon.serve.protocol import (
     ClientAccept,
     ClientCosign,
@@ -108,8 +112,10 @@ async def _close_sockets(app: web.Application) -> None:
         await socket.close(code=WSCloseCode.GOING_AWAY, message=ServeCode.SERVER_STOPPING.encode())
 
 
-def _refused(status: int, code: ServeCode, message: str) -> web.Response:
-    return web.json_response(protocol.lobby_error(code, message), status=status)
+def _refused(code: ServeCode, message: str) -> web.Response:
+    return web.json_response(
+        protocol.lobby_error(code, message), status=protocol.LOBBY_STATUS[code]
+    )
 
 
 def _own_origin(request: web.Request) -> bool:
@@ -122,22 +128,37 @@ def _own_origin(request: web.Request) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc.lower() == request.host.lower()
 
 
-async def _play(request: web.Request) -> web.StreamResponse:
+def _upgrade_refused(request: web.Request) -> web.Response | tuple[HostedTable, int | None]:
+    """The table and seat of an upgrade, or the refusal it gets before any WebSocket."""
     context = request.app[CONTEXT]
     if not _own_origin(request):
-        return _refused(403, ServeCode.BAD_ORIGIN, "a page of another origin may not connect")
+        return _refused(ServeCode.BAD_ORIGIN, "a page of another origin may not connect")
     game = request.match_info["game"]
     table = context.tables.get(game) if _GAME.fullmatch(game) else None
     if table is None:
-        return _refused(404, ServeCode.NO_SUCH_TABLE, "there is no such table")
-    seat = None
-    if "seat" in request.query:
-        text = request.query["seat"]
-        if not _SEAT.fullmatch(text) or int(text) >= table.seat_count:
-            return _refused(404, ServeCode.NO_SUCH_SEAT, "there is no such seat")
-        seat = int(text)
-        if not context.seat_token_ok(game, seat, request.query.get("token", "")):
-            return _refused(403, ServeCode.BAD_TOKEN, "that is not this seat's token")
+        return _refused(ServeCode.NO_SUCH_TABLE, "there is no such table")
+    if table.state is TableState.CANCELLED:
+        return _refused(ServeCode.TABLE_CLOSED, "the table was cancelled")
+    if "seat" not in request.query:
+        return table, None
+    text = request.query["seat"]
+    if (
+        not _SEAT.fullmatch(text)
+        or int(text) >= table.seat_count
+        or table.seat_kind(int(text)) is SeatKind.BOT
+    ):
+        return _refused(ServeCode.NO_SUCH_SEAT, "there is no such person's seat")
+    seat = int(text)
+    if not context.seat_token_ok(game, seat, request.query.get("token", "")):
+        return _refused(ServeCode.BAD_TOKEN, "that is not this seat's token")
+    return table, seat
+
+
+async def _play(request: web.Request) -> web.StreamResponse:
+    found = _upgrade_refused(request)
+    if isinstance(found, web.Response):
+        return found
+    table, seat = found
     # No compression: the messages are short, and deflating each costs CPU per message.
     socket = web.WebSocketResponse(
         max_msg_size=READ_LIMIT_BYTES, heartbeat=HEARTBEAT_S, compress=False
@@ -151,20 +172,19 @@ async def _play(request: web.Request) -> web.StreamResponse:
     try:
         async for frame in socket:
             if frame.type is WSMsgType.TEXT:
-                if not await session.receive(frame.data):
-                    break
+                await session.receive(frame.data)
             elif frame.type is WSMsgType.BINARY:
                 peer.send(protocol.error_message(ServeCode.BAD_JSON, "messages are text frames"))
     finally:
         table.detach(peer)
         sockets.discard(socket)
-        await peer.close()
+        await peer.shut()
     return socket
 
 
 class SocketPeer:
     """A connection as the table sees it: ``send`` queues, a writer task sends in order,
-    and a reader that falls ``QUEUE_LIMIT`` messages behind is closed."""
+    and a reader that falls ``QUEUE_LIMIT`` messages behind is closed at once."""
 
     def __init__(
         self, socket: web.WebSocketResponse, seat: int | None, transport: asyncio.Transport | None
@@ -172,10 +192,11 @@ class SocketPeer:
         self._socket = socket
         self._seat = seat
         self._transport = transport
-        self._queue: deque[str | list[str]] = deque()
+        self._queue: deque[str | list[str] | ServeCode] = deque()
         self._ready = asyncio.Event()
-        self._closed = False
+        self._closing: ServeCode | None = None
         self._writer = asyncio.create_task(self._write())
+        self._cut: asyncio.Task[None] | None = None
 
     @property
     def seat(self) -> int | None:
@@ -187,12 +208,20 @@ class SocketPeer:
     def send_all(self, messages: Sequence[Mapping[str, object]]) -> None:
         self._put([json.dumps(message, separators=(",", ":")) for message in messages])
 
+    def close(self, reason: ServeCode) -> None:
+        """Close for ``reason`` once what is queued before it is sent (an error, say)."""
+        if self._closing is None:
+            self._closing = reason
+            self._queue.append(reason)
+            self._ready.set()
+
     def _put(self, item: str | list[str]) -> None:
-        if self._closed:
+        if self._closing is not None:
             return
         if len(self._queue) >= QUEUE_LIMIT:
-            self._closed = True
-            asyncio.get_running_loop().create_task(self.close(ServeCode.SLOW_READER))
+            self._closing = ServeCode.SLOW_READER
+            self._queue.clear()
+            self._cut = asyncio.get_running_loop().create_task(self.shut())
             return
         self._queue.append(item)
         self._ready.set()
@@ -204,17 +233,29 @@ class SocketPeer:
                     self._ready.clear()
                     await self._ready.wait()
                 item = self._queue.popleft()
+                if isinstance(item, ServeCode):
+                    await self._close_socket(item)
+                    return
                 for text in [item] if isinstance(item, str) else item:
                     await self._socket.send_str(text)
 
-    async def close(self, reason: ServeCode | None = None) -> None:
-        """Stop sending; with ``reason``, close the connection for it (code 1008)."""
-        self._closed = True
+    async def shut(self) -> None:
+        """The connection is over: a close already queued goes out (within 2 s), then the
+        writer stops and the socket is closed, for the reason given if any."""
+        if self._closing is not None and self._closing is not ServeCode.SLOW_READER:
+            await asyncio.wait([self._writer], timeout=CLOSE_TIMEOUT_S)
         self._writer.cancel()
         await asyncio.wait([self._writer])
+        await self._close_socket(self._closing)
+
+    async def _close_socket(self, reason: ServeCode | None) -> None:
         if self._socket.closed:
             return
-        code = WSCloseCode.OK if reason is None else WSCloseCode.POLICY_VIOLATION
+        code = WSCloseCode.OK
+        if reason is ServeCode.SERVER_STOPPING:
+            code = WSCloseCode.GOING_AWAY
+        elif reason is not None:
+            code = WSCloseCode.POLICY_VIOLATION
         message = b"" if reason is None else reason.encode()
         try:
             async with asyncio.timeout(CLOSE_TIMEOUT_S):
@@ -243,48 +284,59 @@ class _TokenBucket:
 
 
 class _Session:
-    """One connection's conversation: ``sync`` first, then the seat's messages."""
+    """One connection's conversation: ``sync`` first, then the seat's messages, each frame
+    checked in docs/protocol.md §8's order."""
 
     def __init__(self, table: HostedTable, peer: SocketPeer) -> None:
         self._table = table
         self._peer = peer
         self._bucket = _TokenBucket()
         self._synced = False
+        self._over = False
 
-    async def receive(self, text: str) -> bool:
-        """Answer one text frame; False once the connection must close."""
+    async def receive(self, text: str) -> None:
+        """Answer one text frame (nothing once the connection is closing)."""
+        if self._over:
+            return
         admitted = self._bucket.take()
         if admitted is None:
-            await self._peer.close(ServeCode.RATE_LIMITED)
-            return False
-        if not admitted:
-            self._peer.send(
-                protocol.error_message(
-                    ServeCode.RATE_LIMITED,
-                    f"more than {RATE_PER_S:.0f} messages a second: this one was dropped",
-                )
+            self._over = True
+            self._refuse(ServeCode.RATE_LIMITED, "far more than the rate allows: closing")
+            self._peer.close(ServeCode.RATE_LIMITED)
+            return
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > protocol.MAX_FRAME_BYTES:
+            self._refuse(
+                ServeCode.TOO_LARGE,
+                f"a frame of {size} bytes, over the {protocol.MAX_FRAME_BYTES}-byte limit",
             )
-            return True
+            return
+        if not admitted:
+            self._refuse(
+                ServeCode.RATE_LIMITED,
+                f"more than {RATE_PER_S:.0f} messages a second: this one was dropped",
+            )
+            return
         try:
             message = parse_client_message(text)
         except ServeError as refusal:
             self._peer.send(protocol.error_of(refusal))
-            return True
+            return
         try:
             await self._dispatch(message)
         except ServeError as refusal:
-            self._peer.send(
-                protocol.error_message(refusal.code, refusal.message, refusal.ref or message.ref)
-            )
+            self._refuse(refusal.code, refusal.message, refusal.ref or message.ref)
         except SubmissionError as refusal:  # a refusal no receipt can hold
-            self._peer.send(protocol.error_message(refusal.code, str(refusal), message.ref))
-        return True
+            self._refuse(refusal.code, str(refusal), message.ref)
+
+    def _refuse(self, code: enum.StrEnum, message: str, ref: str | None = None) -> None:
+        self._peer.send(protocol.error_message(code, message, ref))
 
     async def _dispatch(self, message: ClientMessage) -> None:
         table, seat = self._table, self._peer.seat
         if isinstance(message, ClientSync):
             if self._synced:
-                raise ServeError("this connection is synced already", ServeCode.BAD_MESSAGE)
+                raise ServeError("sync once per connection", ServeCode.NOT_ASKED)
             self._synced = True
             table.attach(self._peer, message.from_seq)
             return

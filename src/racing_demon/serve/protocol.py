@@ -217,6 +217,10 @@ def genesis(body: bytes | str) -> dict[str, Any]:
     return {"type": "genesis", "body": _text(body)}
 
 
+def pack(*, hand: int, faces: Sequence[str]) -> dict[str, Any]:
+    return {"type": "pack", "hand": hand, "cards": list(faces)}
+
+
 def receipt(*, ref: str, receipt: bytes | str) -> dict[str, Any]:
     return {"type": "receipt", "ref": ref, "receipt": _text(receipt)}
 
@@ -245,6 +249,18 @@ def error_message(code: enum.StrEnum, message: str, ref: str | None = None) -> d
 
 def error_of(refusal: ServeError) -> dict[str, Any]:
     return error_message(refusal.code, refusal.message, refusal.ref)
+
+
+LOBBY_STATUS: Final[Mapping[ServeCode, int]] = {
+    ServeCode.BAD_REQUEST: 400,
+    ServeCode.BAD_KEY: 400,
+    ServeCode.BAD_TOKEN: 403,
+    ServeCode.BAD_ORIGIN: 403,
+    ServeCode.NO_SUCH_TABLE: 404,
+    ServeCode.NO_SUCH_SEAT: 404,
+    ServeCode.SEAT_TAKEN: 409,
+    ServeCode.TABLE_CLOSED: 409,
+}
 
 
 def lobby_error(code: ServeCode, message: str) -> dict[str, Any]:
