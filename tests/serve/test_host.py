@@ -388,3 +388,39 @@ def test_submissions_before_the_deal_are_not_asked_and_join_fills_a_free_seat(
         }
 
     run(main)
+
+
+class BrokenDisk(OSError):
+    """What the journal raises once its write or sync failed (JournalError is an OSError)."""
+
+
+def test_a_failed_journal_stops_the_table_and_acknowledges_nothing_more(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: "nothing acknowledged is ever lost": once the journal cannot make a line
+    durable, no record or receipt after it reaches anyone, and the table stops (to resume
+    from its log after recovery) instead of playing on."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+    journal = server.journal
+    spectator = FakePeer(journal)
+    durable = journal.durable
+
+    async def failing(ticket: int) -> None:
+        if ticket > 6:
+            raise BrokenDisk("fdatasync failed")
+        await durable(ticket)
+
+    journal.durable = failing  # type: ignore[method-assign]
+
+    async def main() -> None:
+        committer = asyncio.create_task(journal.group_commit())
+        server.table.attach(spectator, 0)
+        with pytest.raises(BrokenDisk):
+            await server.table.run()
+        committer.cancel()
+
+    run(main)
+    assert spectator.undurable == []
+    lines = spectator.lines()
+    assert lines and all(journal.entries.index((GAME, None, line)) < 6 for line in lines)
+    assert server.states[-1] is TableState.PLAYING  # not finished: it resumes later

@@ -258,7 +258,7 @@ class HostedTable:
             if not table.played_out:
                 self._set_state(TableState.PLAYING)
                 timer = wake_at_deadlines(table, self._clock, self._changed, self._played_out)
-                self._helpers = [asyncio.create_task(timer)]
+                self._helpers = [asyncio.create_task(self._guarded(timer))]
                 for seat, entry in enumerate(self._seats):
                     if entry.bot is not None and entry.bot_key is not None:
                         bot = play_bot(
@@ -461,6 +461,9 @@ class HostedTable:
             if refusal.receipt is None:
                 raise
             receipt = refusal.receipt
+        except OSError as error:  # the log file: the table writes nothing more (it resumes)
+            self._fail(error)
+            raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref) from error
         self._changed.set()
         if table.played_out:
             self._played_out.set()
@@ -493,7 +496,7 @@ class HostedTable:
         self._outbox.queue(lambda: self._journal.log_line(self.game, line), deliver)
 
     async def _guarded(self, helper: Awaitable[None]) -> None:
-        """A bot: a failure stops the table rather than leave it waiting for ever."""
+        """A bot or the timer: a failure stops the table rather than leave it waiting."""
         try:
             await helper
         except ServeError:
