@@ -15,7 +15,6 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import web
-from hosting import GAME, PERSON_KEY, SETTINGS, TABLE_KEY, Server, bot, person, quick_rules
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -28,6 +27,7 @@ from racing_demon.serve.app import CSP, QUEUE_LIMIT, SocketPeer, make_app
 from racing_demon.serve.host import HostedTable
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
+from serve.hosting import GAME, PERSON_KEY, SETTINGS, TABLE_KEY, Server, bot, person, quick_rules
 
 TOKEN = "seat-zero-token"
 

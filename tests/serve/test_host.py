@@ -13,20 +13,6 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from hosting import (
-    GAME,
-    OTHER_KEY,
-    PERSON_KEY,
-    SECRET,
-    SETTINGS,
-    FakeJournal,
-    Server,
-    bot,
-    person,
-    quick_rules,
-    run,
-    until,
-)
 
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import commitment, pack_digest
@@ -41,6 +27,20 @@ from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableState
 from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
+from serve.hosting import (
+    GAME,
+    OTHER_KEY,
+    PERSON_KEY,
+    SECRET,
+    SETTINGS,
+    FakeJournal,
+    Server,
+    bot,
+    person,
+    quick_rules,
+    run,
+    until,
+)
 
 
 class FakePeer:

@@ -1,0 +1,1 @@
+"""The server's tests: the journal, the tables it hosts, the real server over WebSockets."""
