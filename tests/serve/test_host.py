@@ -324,7 +324,7 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
         committer = asyncio.create_task(server.journal.group_commit())
         server.table.attach(first, 0)
         task = asyncio.create_task(server.table.run())
-        await until(lambda: len(first.of("record")) >= 30)
+        await until(lambda: len(first.of("record")) >= 20)
         await server.table.stop()
         await task
         committer.cancel()

@@ -118,6 +118,7 @@ class HostedTable:
         self._closing: asyncio.Task[None] | None = None
         self._clock = TableClock()
         self._verdict: str | None = None
+        self._failure: BaseException | None = None
         if all(seat.taken for seat in self._seats):
             self._filled.set()
 
@@ -178,8 +179,8 @@ class HostedTable:
             if not self._life.done():
                 self._life.cancel()
             await self._close()
-        if self._outbox.failure is not None:
-            raise self._outbox.failure
+        if self._failure is not None:
+            raise self._failure
         if not self._life.cancelled() and (error := self._life.exception()) is not None:
             raise error
 
@@ -453,7 +454,9 @@ class HostedTable:
         table = self._table
         if table is None:
             raise ServeError("the match is not dealt yet", ServeCode.NOT_ASKED, ref)
-        if self._state is TableState.FINISHED or self._outbox.failure is not None:
+        if self._failure is not None:
+            raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref)
+        if self._state is TableState.FINISHED:
             raise ServeError("the table takes no more submissions", ServeCode.TABLE_CLOSED, ref)
         try:
             receipt = table.submit(seat, move, self._clock.now_ms(), n, signature, seen).receipt
@@ -505,8 +508,12 @@ class HostedTable:
             self._fail(error)
 
     def _fail(self, error: BaseException) -> None:
-        """The journal or a bot failed: the table stops (it resumes on the next start)."""
+        """The journal, the log file, a bot or the timer failed: the table stops (``run``
+        raises the first failure) and resumes from its log on the next start."""
+        if self._failure is not None:
+            return
         _LOG.error("table %s stops: %s", self.game, error, exc_info=error)
+        self._failure = error
         if self._life is not None:
             self._life.cancel()
 
