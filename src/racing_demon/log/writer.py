@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -55,15 +55,20 @@ class LogWriter:
         recent_hashes: Iterable[str] = (),
         head_body: str | None = None,
         durable: bool = True,
+        on_append: Callable[[bytes], None] | None = None,
     ) -> None:
         """A writer at the end of a log of ``seq`` records whose last lines hash to
         ``recent_hashes`` (oldest first, the last line's last), the last one's body to
         ``head_body`` (``body_hash``).
 
-        ``durable=False`` flushes each record but does not fsync it (simulations only).
+        ``durable=False`` flushes each record but does not fsync it (simulations, or a
+        server whose ``on_append`` makes each line durable elsewhere: its journal).
+        ``on_append`` is called with each line (without its newline) once it is written
+        and flushed, before ``append`` returns.
         """
         self._file = file
         self._durable = durable
+        self._on_append = on_append
         self._game = game
         self._key = key
         self.seq = seq
@@ -114,6 +119,8 @@ class LogWriter:
         self.head_body = body_hash(line)
         self.t_ms = t_ms
         self.seq += 1
+        if self._on_append is not None:
+            self._on_append(line)
         return record, line
 
     def close(self) -> None:

@@ -13,6 +13,13 @@ became, or why it was refused; the player's client keeps it as evidence
 A table of a duplicate tournament (docs/tournament.md) deals the plan's packs, and holds
 its final record, which reveals the organiser's secret, until ``reveal``: every table's
 packs come from that one secret, so no table may reveal it while another still plays.
+
+A server (``racing_demon.serve.host``) creates its tables with ``on_line``, which sees every
+line as it is written and journals it (the journal's sync is then the durable point), and
+``hold_final``: the final record is held like a tournament's, its body (``final_body``)
+sent to the seats, and their acceptances gathered before ``reveal`` writes it; its timers
+sleep until ``deadline``. Before the table exists, ``Table.genesis_body`` is what the seats
+co-sign.
 """
 
 from racing_demon.log.receipts import SubmissionCode

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -52,7 +52,7 @@ from racing_demon.table.errors import (
     log_exists,
 )
 from racing_demon.table.players import PlayerInfo, PlayerSigner
-from racing_demon.table.start import Rebuild, new_genesis
+from racing_demon.table.start import Rebuild, genesis_body, new_genesis
 from racing_demon.table.submissions import Outcome, signature_problem, well_formed
 from racing_demon.verify import Settings, Verdict, verify_log
 from racing_demon.verify.report import VerifyCode
@@ -76,6 +76,7 @@ class Table:
         secret: bytes,
         player_signers: Sequence[PlayerSigner] | None,
         tournament: TournamentTag | None = None,
+        hold_final: bool = False,
     ) -> None:
         self._writer = writer
         self._key = table_key
@@ -87,7 +88,9 @@ class Table:
         self._next_n = [0] * len(players)
         self._now = writer.t_ms  # the table's clock: the last record's time, or later
         self._tournament = tournament
-        # A tournament's table holds its final record once due, until reveal() writes it.
+        # A tournament's table, or one made with hold_final, holds its final record once
+        # due, until reveal() writes it.
+        self._hold_final = hold_final or tournament is not None
         self._held: Final | None = None
 
     @classmethod
@@ -104,6 +107,8 @@ class Table:
         game_id: str | None = None,
         durable: bool = True,
         tournament: TournamentTag | None = None,
+        on_line: Callable[[bytes], None] | None = None,
+        hold_final: bool = False,
     ) -> Table:
         """Write the genesis and deal the first hand.
 
@@ -129,7 +134,14 @@ class Table:
         Refuses an existing file (TableError ``LOG_EXISTS``): a log is never overwritten.
         ``durable=False`` flushes every record but skips the fsync, so a crash may lose
         records the table acknowledged: for simulations and benchmarks only, never for a
-        table that players rely on.
+        table that players rely on, unless ``on_line`` makes every line durable.
+
+        ``on_line`` is called with every line the table writes (without its newline), once
+        it is written and flushed, before the call that wrote it returns: a server journals
+        it there, and acknowledges nothing before the journal has synced it. With
+        ``hold_final`` the final record is held once due, as a tournament's is, until
+        ``reveal``: the server then sends each seat ``final_body()`` and gathers their
+        acceptances over the network before the signers are asked for them.
         """
         if os.path.lexists(path):  # before any seat is asked to sign
             raise log_exists(path)
@@ -144,11 +156,19 @@ class Table:
         except FileExistsError:
             raise log_exists(path) from None
         try:
-            writer = LogWriter(file, game, table_key, durable=durable)
+            writer = LogWriter(file, game, table_key, durable=durable, on_append=on_line)
             writer.append(0, genesis.payload, sigs)
             flow = MatchFlow.begin(rules, dealer, len(players))
             table = cls(
-                writer, table_key, flow, players, game, dealer_secret, player_signers, tournament
+                writer,
+                table_key,
+                flow,
+                players,
+                game,
+                dealer_secret,
+                player_signers,
+                tournament,
+                hold_final,
             )
             table._record_due(0)
         except BaseException:
@@ -159,6 +179,21 @@ class Table:
             raise
         return table
 
+    @staticmethod
+    def genesis_body(
+        rules: Rules,
+        players: Sequence[PlayerInfo],
+        table_key: Ed25519PrivateKey,
+        dealer_secret: bytes,
+        entropy: Sequence[bytes],
+        game_id: str,
+    ) -> bytes:
+        """The canonical body bytes of the genesis that ``create`` with these arguments
+        (and ``game_id``) writes once each keyed seat's entropy is ``entropy``: what every
+        seat co-signs. A server whose players sign over the network sends it to them, and
+        gathers their co-signatures, before it creates the table."""
+        return genesis_body(rules, players, table_key, dealer_secret, entropy, game_id)
+
     @classmethod
     def resume(
         cls,
@@ -168,6 +203,9 @@ class Table:
         *,
         player_signers: Sequence[PlayerSigner] | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        durable: bool = True,
+        on_line: Callable[[bytes], None] | None = None,
+        hold_final: bool = False,
     ) -> Table:
         """Continue the unfinished match logged at ``path`` after a crash.
 
@@ -177,7 +215,9 @@ class Table:
         the next deal or the final record, which ``player_signers`` may accept) and takes
         submissions again. A tournament's table holds its final record as ``create``'s does:
         a log played out but not revealed resumes ``played_out``, ready to ``reveal``.
-        Raises ResumeError, also for a log of an older format.
+        ``durable``, ``on_line`` and ``hold_final`` are ``create``'s (a server passes the
+        ones it created the table with). Raises ResumeError, also for a log of an older
+        format.
         """
         settings = Settings(
             table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret, limits=limits
@@ -212,6 +252,8 @@ class Table:
             t_ms=last.t_ms,
             recent_hashes=rebuilt.recent,
             head_body=hashlib.sha256(canonical_bytes(record_body(last))).hexdigest(),
+            durable=durable,
+            on_append=on_line,
         )
         table = cls(
             writer,
@@ -222,6 +264,7 @@ class Table:
             dealer_secret,
             player_signers,
             genesis.tournament,
+            hold_final,
         )
         table._next_n = rebuilt.next_n
         table._record_due(writer.t_ms)
@@ -259,26 +302,41 @@ class Table:
     @property
     def played_out(self) -> bool:
         """Whether the match is over: every hand ended, so no submission is taken. A single
-        match's final record is then written at once (``finished``); a tournament's table
-        holds it until ``reveal``."""
+        match's final record is then written at once (``finished``); a tournament's table,
+        or one made with ``hold_final``, holds it until ``reveal``."""
         return self._held is not None or self._flow.finished
 
+    def final_body(self, t_ms: int | None = None) -> bytes:
+        """The canonical body bytes of the held final record as ``reveal(t_ms)`` will write
+        it (by default at the table's clock): what each keyed seat signs to accept it, so a
+        server can ask the seats before it reveals. Raises RevealError when no final record
+        is held."""
+        held = self._held
+        if held is None:
+            why = "it is written already" if self.finished else "the match is not played out"
+            raise RevealError(f"no final record is held: {why}")
+        return self._writer.next_body(self._reveal_time(t_ms), held)
+
     def reveal(self, t_ms: int | None = None) -> None:
-        """Write the held final record of a tournament's table (at ``t_ms``, by default the
-        table's clock), which reveals the organiser's secret: only once every table of the
-        tournament has played out. Each keyed seat is asked to accept it, as at any
-        table's end. Raises RevealError when no final record is held.
+        """Write the held final record (at ``t_ms``, by default the table's clock), which
+        reveals the secret: at a tournament's table only once every table of the tournament
+        has played out. Each keyed seat is asked to accept it, as at any table's end.
+        Raises RevealError when no final record is held.
         """
         held = self._held
         if held is None:
             why = "it is revealed already" if self.finished else "the match is not played out"
             raise RevealError(f"nothing to reveal: {why}")
-        t_ms = self._now if t_ms is None else t_ms
-        if t_ms < self._now:
-            raise RevealError(f"time runs backwards: {t_ms} ms after {self._now} ms")
+        t_ms = self._reveal_time(t_ms)
         self._now = t_ms
         self._held = None
         self._write_final(held, t_ms)
+
+    def _reveal_time(self, t_ms: int | None) -> int:
+        t_ms = self._now if t_ms is None else t_ms
+        if t_ms < self._now:
+            raise RevealError(f"time runs backwards: {t_ms} ms after {self._now} ms")
+        return t_ms
 
     @property
     def records(self) -> int:
@@ -318,6 +376,13 @@ class Table:
                 return
             self._flow = self._flow.at(deadline)
             self._record_due(deadline)
+
+    @property
+    def deadline(self) -> int | None:
+        """When a time rule next ends the hand in play if nothing happens first (the call's
+        grace running out, the three-minute rule, the idle abandon): the time a server's
+        timer passes to ``advance``; None when no rule is pending or the match is over."""
+        return None if self.played_out else self._flow.deadline()
 
     @property
     def abandons_at(self) -> int | None:
@@ -491,8 +556,8 @@ class Table:
         while (event := self._flow.due()) is not None:
             if isinstance(event, MatchEnd):
                 final = Final(end=event, secret=self._secret.hex(), records=self._writer.seq)
-                if self._tournament is not None:
-                    self._held = final  # written by reveal(), once every table is done
+                if self._hold_final:
+                    self._held = final  # written by reveal()
                 else:
                     self._write_final(final, t_ms)
                 return

@@ -16,6 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.deal import commitment
 from racing_demon.game.flow import MatchFlow, RecordKind, Submission
 from racing_demon.game.rules import Rules
+from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Line
 from racing_demon.log.records import (
@@ -76,7 +77,45 @@ def new_genesis(
             f"{plural(len(players), 'player')} need {plural(len(players), 'entropy contribution')}",
             TableCode.ENTROPY_COUNT,
         )
-    genesis = Record(
+    genesis = _genesis(rules, players, table_key, promise, entropy, game, tournament)
+    sigs: dict[str, Any] = {}
+    if player_signers is not None:
+        body = record_body(genesis)
+        sigs["players"] = [
+            ask(signer, seat, RecordKind.GENESIS.value, body)
+            for seat, signer in enumerate(player_signers)
+        ]
+    check_genesis(genesis, sigs, table_key, dealer_secret)
+    return genesis, sigs
+
+
+def genesis_body(
+    rules: Rules,
+    players: Sequence[PlayerInfo],
+    table_key: Ed25519PrivateKey,
+    dealer_secret: bytes,
+    entropy: Sequence[bytes],
+    game_id: str,
+    tournament: TournamentTag | None = None,
+) -> bytes:
+    """The canonical body bytes of the genesis ``new_genesis`` makes of these arguments
+    (``Table.genesis_body``)."""
+    genesis = _genesis(
+        rules, players, table_key, commitment(dealer_secret), entropy, game_id, tournament
+    )
+    return canonical_bytes(record_body(genesis))
+
+
+def _genesis(
+    rules: Rules,
+    players: Sequence[PlayerInfo],
+    table_key: Ed25519PrivateKey,
+    promise: str,
+    entropy: Sequence[bytes],
+    game: str,
+    tournament: TournamentTag | None,
+) -> Record:
+    return Record(
         game=game,
         seq=0,
         t_ms=0,
@@ -95,15 +134,6 @@ def new_genesis(
             tournament=tournament,
         ),
     )
-    sigs: dict[str, Any] = {}
-    if player_signers is not None:
-        body = record_body(genesis)
-        sigs["players"] = [
-            ask(signer, seat, RecordKind.GENESIS.value, body)
-            for seat, signer in enumerate(player_signers)
-        ]
-    check_genesis(genesis, sigs, table_key, dealer_secret)
-    return genesis, sigs
 
 
 def check_genesis(

@@ -1,0 +1,354 @@
+"""The web side of ``racing-demon serve``: the aiohttp application, the play WebSocket
+(``GET /ws/GAME``), and the limits and headers that hold for every connection.
+
+The handler parses (``protocol.parse_client_message``), calls the table, and queues what
+the table sends; it never reads a raw message and never touches a file. What it holds a
+connection to:
+
+- frames: a text frame over 16 KiB is answered ``TOO_LARGE`` and dropped; one over four
+  times that is not read at all (aiohttp closes the connection, code 1009);
+- rate: a token bucket per connection, 20 messages a second, bursts of 40; a message
+  without a token is answered ``RATE_LIMITED`` and dropped, and a connection that has
+  sent three bursts' worth more than its rate allows is closed (1008 ``RATE_LIMITED``);
+  then each frame is answered in docs/protocol.md §8's order (``parse_client_message``,
+  then ``NOT_SYNCED``, ``SPECTATOR``, and what the table says);
+- its reader: at most 2,000 messages wait to be sent to it, then it is closed (1008
+  ``SLOW_READER``) rather than buffered without bound;
+- the upgrade: an ``Origin`` that is present and not this server's own is refused (403
+  ``BAD_ORIGIN``), as are an unknown game (404 ``NO_SUCH_TABLE``), a cancelled table (409
+  ``TABLE_CLOSED``), a seat that is no person's (404 ``NO_SUCH_SEAT``) or a wrong token
+  (403 ``BAD_TOKEN``), before any WebSocket exists.
+
+Every response carries ``X-Content-Type-Options: nosniff``, and every HTML response a
+strict ``Content-Security-Policy`` unless its handler set its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import json
+import re
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, Protocol
+from urllib.parse import urlsplit
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from racing_demon.serve import protocol
+from racing_demon.serve.host import HostedTable, SeatKind, TableState
+from racing_demon.serve.protocol import (
+    ClientAccept,
+    ClientCosign,
+    ClientEntropy,
+    ClientMessage,
+    ClientSubmit,
+    ClientSync,
+    ServeCode,
+    ServeError,
+    parse_client_message,
+)
+from racing_demon.table import SubmissionError
+
+READ_LIMIT_BYTES: Final = 4 * protocol.MAX_FRAME_BYTES
+RATE_PER_S: Final = 20.0
+BURST: Final = 40.0
+QUEUE_LIMIT: Final = 2_000
+HEARTBEAT_S: Final = 30.0
+CLOSE_TIMEOUT_S: Final = 2.0
+CSP: Final = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+_GAME = re.compile(r"[0-9a-f]{32}")
+_SEAT = re.compile(r"[0-9]{1,2}")
+
+
+class SeatCheck(Protocol):
+    def seat_token_ok(self, game: str, seat: int, token: str) -> bool:
+        """Whether ``token`` is the one the lobby gave for ``seat`` of ``game``."""
+        ...
+
+
+class PlayContext(SeatCheck, Protocol):
+    """What the play handler needs of the server (``serve.context.ServerContext``)."""
+
+    @property
+    def tables(self) -> Mapping[str, HostedTable]: ...
+
+
+CONTEXT: Final = web.AppKey("context", PlayContext)
+_SOCKETS: Final = web.AppKey("sockets", set[web.WebSocketResponse])
+
+
+def make_app(
+    context: PlayContext, extra_routes: Sequence[Callable[[web.Application], None]] = ()
+) -> web.Application:
+    """The server's application: the play WebSocket, then ``extra_routes`` (the lobby's
+    and the archive's ``add_routes``), each called with the application."""
+    app = web.Application()
+    app[CONTEXT] = context
+    app[_SOCKETS] = set()
+    app.router.add_get("/ws/{game}", _play)
+    for add_routes in extra_routes:
+        add_routes(app)
+    app.on_response_prepare.append(_security_headers)
+    app.on_shutdown.append(_close_sockets)
+    return app
+
+
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    if response.content_type == "text/html":
+        response.headers.setdefault("Content-Security-Policy", CSP)
+
+
+async def _close_sockets(app: web.Application) -> None:
+    sockets: set[web.WebSocketResponse] = app[_SOCKETS]
+    for socket in list(sockets):
+        await socket.close(code=WSCloseCode.GOING_AWAY, message=ServeCode.SERVER_STOPPING.encode())
+
+
+def _refused(code: ServeCode, message: str) -> web.Response:
+    return web.json_response(
+        protocol.lobby_error(code, message), status=protocol.LOBBY_STATUS[code]
+    )
+
+
+def _own_origin(request: web.Request) -> bool:
+    """No ``Origin`` (not a browser), or this server's own (either scheme: a TLS proxy in
+    front makes the browser's https this server's http)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == request.host.lower()
+
+
+def _upgrade_refused(request: web.Request) -> web.Response | tuple[HostedTable, int | None]:
+    """The table and seat of an upgrade, or the refusal it gets before any WebSocket."""
+    context = request.app[CONTEXT]
+    if not _own_origin(request):
+        return _refused(ServeCode.BAD_ORIGIN, "a page of another origin may not connect")
+    game = request.match_info["game"]
+    table = context.tables.get(game) if _GAME.fullmatch(game) else None
+    if table is None:
+        return _refused(ServeCode.NO_SUCH_TABLE, "there is no such table")
+    if table.state is TableState.CANCELLED:
+        return _refused(ServeCode.TABLE_CLOSED, "the table was cancelled")
+    if "seat" not in request.query:
+        return table, None
+    text = request.query["seat"]
+    if (
+        not _SEAT.fullmatch(text)
+        or int(text) >= table.seat_count
+        or table.seat_kind(int(text)) is SeatKind.BOT
+    ):
+        return _refused(ServeCode.NO_SUCH_SEAT, "there is no such person's seat")
+    seat = int(text)
+    if not context.seat_token_ok(game, seat, request.query.get("token", "")):
+        return _refused(ServeCode.BAD_TOKEN, "that is not this seat's token")
+    return table, seat
+
+
+async def _play(request: web.Request) -> web.StreamResponse:
+    found = _upgrade_refused(request)
+    if isinstance(found, web.Response):
+        return found
+    table, seat = found
+    # No compression: the messages are short, and deflating each costs CPU per message.
+    socket = web.WebSocketResponse(
+        max_msg_size=READ_LIMIT_BYTES, heartbeat=HEARTBEAT_S, compress=False
+    )
+    await socket.prepare(request)
+    sockets = request.app[_SOCKETS]
+    sockets.add(socket)
+    peer = SocketPeer(socket, seat, request.transport)
+    session = _Session(table, peer)
+    peer.send(table.welcome(seat))
+    try:
+        async for frame in socket:
+            if frame.type is WSMsgType.TEXT:
+                await session.receive(frame.data)
+            elif frame.type is WSMsgType.BINARY:
+                peer.send(protocol.error_message(ServeCode.BAD_JSON, "messages are text frames"))
+    finally:
+        table.detach(peer)
+        sockets.discard(socket)
+        await peer.shut()
+    return socket
+
+
+class SocketPeer:
+    """A connection as the table sees it: ``send`` queues, a writer task sends in order,
+    and a reader that falls ``QUEUE_LIMIT`` messages behind is closed at once."""
+
+    def __init__(
+        self, socket: web.WebSocketResponse, seat: int | None, transport: asyncio.Transport | None
+    ) -> None:
+        self._socket = socket
+        self._seat = seat
+        self._transport = transport
+        self._queue: deque[str | list[str] | ServeCode] = deque()
+        self._ready = asyncio.Event()
+        self._closing: ServeCode | None = None
+        self._writer = asyncio.create_task(self._write())
+        self._cut: asyncio.Task[None] | None = None
+
+    @property
+    def seat(self) -> int | None:
+        return self._seat
+
+    def send(self, message: Mapping[str, object]) -> None:
+        self._put(json.dumps(message, separators=(",", ":")))
+
+    def send_all(self, messages: Sequence[Mapping[str, object]]) -> None:
+        self._put([json.dumps(message, separators=(",", ":")) for message in messages])
+
+    def close(self, reason: ServeCode) -> None:
+        """Close for ``reason`` once what is queued before it is sent (an error, say)."""
+        if self._closing is None:
+            self._closing = reason
+            self._queue.append(reason)
+            self._ready.set()
+
+    def _put(self, item: str | list[str]) -> None:
+        if self._closing is not None:
+            return
+        if len(self._queue) >= QUEUE_LIMIT:
+            self._closing = ServeCode.SLOW_READER
+            self._queue.clear()
+            self._cut = asyncio.get_running_loop().create_task(self.shut())
+            return
+        self._queue.append(item)
+        self._ready.set()
+
+    async def _write(self) -> None:
+        with contextlib.suppress(ConnectionError):
+            while True:
+                while not self._queue:
+                    self._ready.clear()
+                    await self._ready.wait()
+                item = self._queue.popleft()
+                if isinstance(item, ServeCode):
+                    await self._close_socket(item)
+                    return
+                for text in [item] if isinstance(item, str) else item:
+                    await self._socket.send_str(text)
+
+    async def shut(self) -> None:
+        """The connection is over: a close already queued goes out (within 2 s), then the
+        writer stops and the socket is closed, for the reason given if any."""
+        if self._closing is not None and self._closing is not ServeCode.SLOW_READER:
+            await asyncio.wait([self._writer], timeout=CLOSE_TIMEOUT_S)
+        self._writer.cancel()
+        await asyncio.wait([self._writer])
+        await self._close_socket(self._closing)
+
+    async def _close_socket(self, reason: ServeCode | None) -> None:
+        if self._socket.closed:
+            return
+        code = WSCloseCode.OK
+        if reason is ServeCode.SERVER_STOPPING:
+            code = WSCloseCode.GOING_AWAY
+        elif reason is not None:
+            code = WSCloseCode.POLICY_VIOLATION
+        message = b"" if reason is None else reason.encode()
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                await self._socket.close(code=code, message=message)
+        except TimeoutError:  # a reader that takes nothing takes no close frame either
+            if self._transport is not None:
+                self._transport.abort()
+
+
+class _TokenBucket:
+    """``RATE_PER_S`` tokens a second, at most ``BURST`` saved; a message takes one. A
+    message that finds none is refused, and still counts: three bursts in debt closes."""
+
+    def __init__(self) -> None:
+        self._tokens = BURST
+        self._stamp = asyncio.get_running_loop().time()
+
+    def take(self) -> bool | None:
+        """True: admitted; False: refused; None: close the connection."""
+        now = asyncio.get_running_loop().time()
+        self._tokens = min(BURST, self._tokens + (now - self._stamp) * RATE_PER_S) - 1
+        self._stamp = now
+        if self._tokens >= 0:
+            return True
+        return False if self._tokens > -2 * BURST else None
+
+
+class _Session:
+    """One connection's conversation: ``sync`` first, then the seat's messages, each frame
+    checked in docs/protocol.md §8's order."""
+
+    def __init__(self, table: HostedTable, peer: SocketPeer) -> None:
+        self._table = table
+        self._peer = peer
+        self._bucket = _TokenBucket()
+        self._synced = False
+        self._over = False
+
+    async def receive(self, text: str) -> None:
+        """Answer one text frame (nothing once the connection is closing)."""
+        if self._over:
+            return
+        admitted = self._bucket.take()
+        if admitted is None:
+            self._over = True
+            self._refuse(ServeCode.RATE_LIMITED, "far more than the rate allows: closing")
+            self._peer.close(ServeCode.RATE_LIMITED)
+            return
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > protocol.MAX_FRAME_BYTES:
+            self._refuse(
+                ServeCode.TOO_LARGE,
+                f"a frame of {size} bytes, over the {protocol.MAX_FRAME_BYTES}-byte limit",
+            )
+            return
+        if not admitted:
+            self._refuse(
+                ServeCode.RATE_LIMITED,
+                f"more than {RATE_PER_S:.0f} messages a second: this one was dropped",
+            )
+            return
+        try:
+            message = parse_client_message(text)
+        except ServeError as refusal:
+            self._peer.send(protocol.error_of(refusal))
+            return
+        try:
+            await self._dispatch(message)
+        except ServeError as refusal:
+            self._refuse(refusal.code, refusal.message, refusal.ref or message.ref)
+        except SubmissionError as refusal:  # a refusal no receipt can hold
+            self._refuse(refusal.code, str(refusal), message.ref)
+
+    def _refuse(self, code: enum.StrEnum, message: str, ref: str | None = None) -> None:
+        self._peer.send(protocol.error_message(code, message, ref))
+
+    async def _dispatch(self, message: ClientMessage) -> None:
+        table, seat = self._table, self._peer.seat
+        if isinstance(message, ClientSync):
+            if self._synced:
+                raise ServeError("sync once per connection", ServeCode.NOT_ASKED)
+            self._synced = True
+            table.attach(self._peer, message.from_seq)
+            return
+        if not self._synced:
+            raise ServeError("the first message is sync", ServeCode.NOT_SYNCED)
+        if seat is None:
+            raise ServeError("a spectator only watches", ServeCode.SPECTATOR)
+        if isinstance(message, ClientEntropy):
+            table.entropy(seat, message.signature)
+        elif isinstance(message, ClientCosign):
+            table.cosign(seat, message.signature)
+        elif isinstance(message, ClientAccept):
+            table.accept(seat, message.signature)
+        elif isinstance(message, ClientSubmit):
+            await table.submit(seat, message)

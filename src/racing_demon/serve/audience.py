@@ -1,0 +1,59 @@
+"""Who is attached to a table: each connection, the first record it asked for, and the seat
+it plays (None: a spectator); messages to all of them, to one seat's, or to records'
+readers from a seq on."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from racing_demon.serve import protocol
+from racing_demon.serve.protocol import ServeCode
+from racing_demon.serve.seats import Peer
+
+
+class Audience:
+    def __init__(self) -> None:
+        self._first: dict[Peer, int] = {}  # each peer: the first seq it asked for
+
+    def join(self, peer: Peer, from_seq: int) -> None:
+        """Attach ``peer``; the other peers hear that its seat connected, if it is the
+        seat's only connection."""
+        self._first[peer] = from_seq
+        seat = peer.seat
+        if seat is not None and sum(other.seat == seat for other in self._first) == 1:
+            self.broadcast(protocol.seat(seat=seat, connected=True), but=peer)
+
+    def leave(self, peer: Peer) -> None:
+        if self._first.pop(peer, None) is None:
+            return
+        seat = peer.seat
+        if seat is not None and not any(other.seat == seat for other in self._first):
+            self.broadcast(protocol.seat(seat=seat, connected=False))
+
+    def record(self, seq: int, message: Mapping[str, object]) -> None:
+        """Record ``seq`` to every peer that asked for it."""
+        for peer, first in list(self._first.items()):
+            if first <= seq:
+                peer.send(message)
+
+    def to_seat(self, seat: int, message: Mapping[str, object]) -> None:
+        for peer in list(self._first):
+            if peer.seat == seat:
+                peer.send(message)
+
+    def broadcast(self, message: Mapping[str, object], but: Peer | None = None) -> None:
+        for peer in list(self._first):
+            if peer is not but:
+                peer.send(message)
+
+    def seats(self) -> list[int | None]:
+        return [peer.seat for peer in self._first]
+
+    def each(self) -> list[Peer]:
+        return list(self._first)
+
+    def close_all(self, reason: ServeCode, message: str) -> None:
+        """An ``error`` with ``reason`` to every peer, then its connection closed."""
+        for peer in list(self._first):
+            peer.send(protocol.error_message(reason, message))
+            peer.close(reason)

@@ -1,0 +1,591 @@
+"""One live table on the event loop: its seats, its match, and what it sends whom.
+
+A ``HostedTable`` plays one game (docs/deal-spec.md, "Order of play", live). Its life:
+*waiting* (seats filling) → *starting* (each seat's entropy, then its co-signature of the
+genesis, asked over the network; a bot's signed at once with the key the server keeps) →
+*playing* → *accepting* (the held final record's body sent, acceptances gathered for at
+most 15 s) → *finished* (the archive verifies it) — or *cancelled* (a seat did not sign
+within 60 s while starting: nothing written).
+
+``Table`` is synchronous, so every call on it runs on the loop, one at a time. Every line
+it writes is journaled at once (``on_line``) and every receipt too; the table's outbox
+awaits the journal's ``durable`` for each, in order, and only then sends each ``record``
+to every attached peer, each seat its ``pack`` after a ``hand_start``, and each
+``receipt`` to its seat: nothing reaches a client before it is on disk. Bots submit
+through the same path as people; a timer wakes the table at its next deadline
+(``Table.deadline``). A table's clock is milliseconds since it started
+(``time.monotonic``); a resumed table's continues from its last record's time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any, BinaryIO, Final
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from racing_demon.game.deal import Dealer, commitment
+from racing_demon.game.flow import RecordKind, Seen
+from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.records import (
+    ACCEPT,
+    ENTROPY,
+    Genesis,
+    entropy_statement,
+    parse_record,
+)
+from racing_demon.serve import protocol
+from racing_demon.serve.audience import Audience
+from racing_demon.serve.bot_seat import play_bot
+from racing_demon.serve.clock import TableClock, wake_at_deadlines
+from racing_demon.serve.outbox import Outbox
+from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
+from racing_demon.serve.requests import Request
+from racing_demon.serve.seats import (
+    Peer,
+    SeatKind,
+    SeatSpec,
+    TableJournal,
+    TablePaths,
+    TableSpec,
+    TableState,
+)
+from racing_demon.sim.simulate import BACKS
+from racing_demon.table import PlayerInfo, PlayerSigner, ResumeError, SubmissionError, Table
+from racing_demon.verify import Settings, Verdict, verify_log
+
+__all__ = [
+    "HostedTable",
+    "Peer",
+    "SeatKind",
+    "SeatSpec",
+    "TableJournal",
+    "TablePaths",
+    "TableSpec",
+    "TableState",
+]
+
+START_TIMEOUT_S: Final = 60.0  # each of the two rounds of signatures before the genesis
+ACCEPT_TIMEOUT_S: Final = 15.0
+DRAIN_TIMEOUT_S: Final = 5.0  # stopping: how long queued records may wait for the journal
+_GENESIS: Final = RecordKind.GENESIS.value
+_LOG = logging.getLogger(__name__)
+
+
+class HostedTable:
+    """One game on the event loop (the module's docstring). ``run`` is its task."""
+
+    def __init__(
+        self,
+        spec: TableSpec,
+        *,
+        table_key: Ed25519PrivateKey,
+        journal: TableJournal,
+        paths: TablePaths,
+        on_state: Callable[[str, TableState], None],
+        on_finished: Callable[[str], Awaitable[str]],
+    ) -> None:
+        self.game = spec.game
+        self._spec = spec
+        self._seats = list(spec.seats)
+        self._key = table_key
+        self._journal = journal
+        self._paths = paths
+        self._on_state = on_state
+        self._on_finished = on_finished  # archives and verifies: the verdict
+        self._state = TableState.WAITING
+        self._table: Table | None = None
+        self._dealer: Dealer | None = None
+        self._audience = Audience()
+        self._outbox = Outbox(journal, self._fail)
+        self._delivered = 0  # records sent: the seq the outbox sends next
+        self._hand: int | None = None  # the last hand_start sent
+        self._request: Request | None = None
+        self._signed: dict[str, list[str | None]] = {}  # what the signers answer, by kind
+        self._receipt_files: list[BinaryIO] = []
+        self._filled = asyncio.Event()
+        self._changed = asyncio.Event()  # wakes the timer: a deadline may have moved
+        self._played_out = asyncio.Event()
+        self._helpers: list[asyncio.Task[None]] = []
+        self._life: asyncio.Task[None] | None = None
+        self._sender: asyncio.Task[None] | None = None
+        self._closing: asyncio.Task[None] | None = None
+        self._clock = TableClock()
+        self._verdict: str | None = None
+        self._failure: BaseException | None = None
+        if all(seat.taken for seat in self._seats):
+            self._filled.set()
+
+    # -- the server's side --------------------------------------------------------------
+
+    @property
+    def state(self) -> TableState:
+        return self._state
+
+    @property
+    def seat_count(self) -> int:
+        return len(self._seats)
+
+    def seat_kind(self, seat: int) -> SeatKind:
+        return self._seats[seat].kind
+
+    def join(self, seat: int, name: str, key: bytes) -> None:
+        """A person takes a free seat (the lobby's join); the table starts once every seat
+        is taken. ServeError: TABLE_CLOSED, NO_SUCH_SEAT, SEAT_TAKEN, BAD_KEY."""
+        if self._state is not TableState.WAITING:
+            raise ServeError(f"the table is {self._state}, not waiting", ServeCode.TABLE_CLOSED)
+        if not 0 <= seat < len(self._seats) or self._seats[seat].kind is SeatKind.BOT:
+            raise ServeError(f"there is no person's seat {seat}", ServeCode.NO_SUCH_SEAT)
+        if self._seats[seat].taken:
+            raise ServeError(f"seat {seat} is taken", ServeCode.SEAT_TAKEN)
+        if len(key) != 32:
+            raise ServeError("a key is a raw 32-byte Ed25519 public key", ServeCode.BAD_KEY)
+        self._seats[seat] = replace(self._seats[seat], name=name, key=key)
+        if all(seat.taken for seat in self._seats):
+            self._filled.set()
+
+    def welcome(self, seat: int | None) -> dict[str, Any]:
+        """The first message of a connection (``seat`` None: a spectator's)."""
+        return protocol.welcome(
+            game=self.game,
+            seat=seat,
+            table_key=raw_public_bytes(self._key.public_key()).hex(),
+            seats=[
+                {
+                    "seat": number,
+                    "name": entry.name,
+                    "kind": entry.kind.value,
+                    "key": None if entry.key is None else entry.key.hex(),
+                }
+                for number, entry in enumerate(self._seats)
+            ],
+            rules=self._spec.rules.to_document(),
+            state=self._state.value,
+        )
+
+    async def run(self) -> None:
+        """The table's task: until it is finished, cancelled, or stopped (``stop``)."""
+        self._sender = asyncio.create_task(self._outbox.run())
+        self._life = asyncio.create_task(self._live())
+        try:
+            await asyncio.wait([self._life])
+        finally:
+            if not self._life.done():
+                self._life.cancel()
+            await self._close()
+        if self._failure is not None:
+            raise self._failure
+        if not self._life.cancelled() and (error := self._life.exception()) is not None:
+            raise error
+
+    async def stop(self) -> None:
+        """The server stops: bots and timers stop between two table calls (nothing is
+        half-written), what is queued is sent once durable, the files are closed, and every
+        connection is closed with ``SERVER_STOPPING``. The table resumes from its log on
+        the next start."""
+        if self._life is not None and not self._life.done():
+            self._life.cancel()
+            await asyncio.wait([self._life])
+        await self._close()
+        self._audience.close_all(ServeCode.SERVER_STOPPING, "the server is stopping")
+
+    # -- a connection's side ------------------------------------------------------------
+
+    def attach(self, peer: Peer, from_seq: int) -> None:
+        """Send ``peer`` every durable record from ``from_seq`` (read from the log file),
+        what its seat is asked now and its pack for the hand in play, then live messages."""
+        self._audience.join(peer, from_seq)
+        if from_seq < self._delivered:
+            lines = self._paths.log_path(self.game).read_bytes().split(b"\n")
+            peer.send_all([protocol.record(line) for line in lines[from_seq : self._delivered]])
+        seat = peer.seat
+        if seat is not None:
+            request = self._request
+            if request is not None and request.waits_for(seat):
+                peer.send(request.message(seat))
+            if self._hand is not None:
+                peer.send(self._pack(seat, self._hand))
+        if self._verdict is not None:
+            peer.send(self._ended(seat))
+
+    def detach(self, peer: Peer) -> None:
+        self._audience.leave(peer)
+
+    def entropy(self, seat: int, signature: str) -> None:
+        """Seat ``seat``'s entropy: its signature of the commitment statement it was sent.
+        ServeError NOT_ASKED (not asked now, or answered), BAD_SIGNATURE."""
+        self._answer(ENTROPY, seat, signature)
+
+    def cosign(self, seat: int, signature: str) -> None:
+        """Seat ``seat``'s co-signature of the genesis body it was sent."""
+        self._answer(_GENESIS, seat, signature)
+
+    def accept(self, seat: int, signature: str | None) -> None:
+        """Seat ``seat``'s acceptance of the final body it was sent; None declines."""
+        self._answer(ACCEPT, seat, signature)
+
+    async def submit(self, seat: int, submission: ClientSubmit) -> None:
+        """Seat ``seat``'s move: returns once its receipt (accepted, bounced or refused) is
+        durable and sent to the seat. ServeError NOT_ASKED before the match is dealt,
+        TABLE_CLOSED once it is over; SubmissionError for a refusal no receipt can hold."""
+        await self._take(
+            seat,
+            submission.ref,
+            submission.n,
+            submission.move,
+            submission.seen,
+            submission.signature,
+        )
+
+    # -- the life of the table ----------------------------------------------------------
+
+    async def _live(self) -> None:
+        try:
+            await self._filled.wait()
+            if not self._paths.log_path(self.game).exists():
+                if not await self._start():
+                    return
+            elif not self._resume():
+                await self._finish()  # the final record was written before a restart
+                return
+            table = self._table
+            assert table is not None
+            if not table.played_out:
+                self._set_state(TableState.PLAYING)
+                timer = wake_at_deadlines(table, self._clock, self._changed, self._played_out)
+                self._helpers = [asyncio.create_task(self._guarded(timer))]
+                for seat, entry in enumerate(self._seats):
+                    if entry.bot is not None and entry.bot_key is not None:
+                        bot = play_bot(
+                            table,
+                            seat,
+                            entry.bot,
+                            entry.bot_key,
+                            self._clock.now_ms,
+                            self._bot(seat),
+                        )
+                        self._helpers.append(asyncio.create_task(self._guarded(bot)))
+                await self._played_out.wait()
+                await self._stop_helpers()
+            if not table.finished:
+                await self._accept(table)
+            await self._outbox.drained()  # the final record is durable and sent
+            await self._finish()
+        finally:
+            await self._stop_helpers()
+
+    async def _start(self) -> bool:
+        """Gather every seat's entropy, then its co-signature, and create the table; False
+        (cancelled, nothing written) if a seat does not answer in time."""
+        self._set_state(TableState.STARTING)
+        seats, spec = len(self._seats), self._spec
+        promise = commitment(spec.secret)
+        statements = [
+            canonical_bytes(entropy_statement(self.game, seat, promise)) for seat in range(seats)
+        ]
+        entropy = await self._ask(
+            ENTROPY,
+            statements,
+            lambda seat: protocol.commitment(
+                game=self.game, commitment=promise, statement=statements[seat]
+            ),
+            START_TIMEOUT_S,
+        )
+        if entropy is None:
+            return False
+        players = self._players()
+        body = Table.genesis_body(
+            spec.rules,
+            players,
+            self._key,
+            spec.secret,
+            [bytes.fromhex(signature or "") for signature in entropy],
+            self.game,
+        )
+        cosigned = await self._ask(
+            _GENESIS, [body] * seats, lambda seat: protocol.genesis(body), START_TIMEOUT_S
+        )
+        if cosigned is None:
+            return False
+        self._signed = {ENTROPY: entropy, _GENESIS: cosigned}
+        self._clock.start(0)
+        self._table = Table.create(
+            self._paths.log_path(self.game),
+            spec.rules,
+            players,
+            self._key,
+            spec.secret,
+            None,
+            player_signers=self._signers(),
+            game_id=self.game,
+            durable=False,  # the journal makes each line durable
+            on_line=self._on_line,
+            hold_final=True,
+        )
+        self._opened(self._paths.log_path(self.game).read_bytes().split(b"\n", 1)[0])
+        return True
+
+    def _resume(self) -> bool:
+        """Continue the table from its log after a restart; False for a log whose final
+        record is written."""
+        path = self._paths.log_path(self.game)
+        try:
+            table = Table.resume(
+                path,
+                self._key,
+                self._spec.secret,
+                player_signers=self._signers(),
+                durable=False,
+                on_line=self._on_line,
+                hold_final=True,
+            )
+        except ResumeError:
+            settings = Settings(table_key=raw_public_bytes(self._key.public_key()))
+            if verify_log(path, settings).verdict is not Verdict.VERIFIED:
+                raise
+            self._delivered = path.read_bytes().count(b"\n")
+            return False
+        self._table = table
+        # Records the resume wrote are queued; every one before them is durable already
+        # (the journal's recovery ran before any table resumed).
+        self._delivered = table.records - self._outbox.waiting
+        lines = path.read_bytes().split(b"\n")[: self._delivered]
+        self._opened(lines[0])
+        for line in reversed(lines):
+            if (hand := self._hand_started(line)) is not None:
+                self._hand = hand
+                break
+        self._clock.start(table.t_ms)
+        if table.played_out:
+            self._played_out.set()
+        return True
+
+    def _opened(self, genesis: bytes) -> None:
+        """The table is written to: its dealer (for the seats' packs) and receipts files."""
+        payload = parse_record(json.loads(genesis)["body"]).payload
+        assert isinstance(payload, Genesis)
+        self._dealer = payload.dealer(self._spec.secret)
+        for seat in range(len(self._seats)):  # appended to: a resumed table's hold some
+            path = self._paths.receipts_path(self.game, seat)
+            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+            self._receipt_files.append(os.fdopen(descriptor, "ab"))
+
+    async def _accept(self, table: Table) -> None:
+        """Ask every seat to accept the held final record, then write it."""
+        self._set_state(TableState.ACCEPTING)
+        self._clock.freeze()  # the final record's time: submissions now are refused at it
+        await self._outbox.drained()  # the seats hold every record the final body follows
+        body = table.final_body()
+        accepts = await self._ask(
+            ACCEPT,
+            [body] * len(self._seats),
+            lambda seat: protocol.final(body),
+            ACCEPT_TIMEOUT_S,
+            complete=False,
+        )
+        assert accepts is not None  # a seat that does not answer declines
+        self._signed[ACCEPT] = accepts
+        table.reveal()
+
+    async def _finish(self) -> None:
+        self._set_state(TableState.FINISHED)
+        self._verdict = await self._on_finished(self.game)
+        for peer in self._audience.each():
+            peer.send(self._ended(peer.seat))
+
+    async def _ask(
+        self,
+        kind: str,
+        signed: Sequence[bytes],
+        message: Callable[[int], dict[str, Any]],
+        timeout_s: float,
+        *,
+        complete: bool = True,
+    ) -> list[str | None] | None:
+        """Every seat's signature of its ``signed`` bytes: bots' at once, people's as they
+        come, for at most ``timeout_s``. None (the table cancelled) if one is missing
+        and ``complete``; else a missing one is None."""
+        request = Request(kind, signed, message)
+        self._request = request
+        for seat, entry in enumerate(self._seats):
+            if entry.bot_key is not None:
+                request.sign_for(seat, entry.bot_key)
+            else:
+                self._audience.to_seat(seat, message(seat))
+        try:
+            if not await request.gathered(timeout_s) and complete:
+                missing = request.answered.index(False)
+                self._set_state(TableState.CANCELLED)
+                self._audience.close_all(
+                    ServeCode.TABLE_CLOSED, f"cancelled: seat {missing} did not sign in time"
+                )
+                return None
+        finally:
+            self._request = None
+        return request.answers
+
+    def _answer(self, kind: str, seat: int, signature: str | None) -> None:
+        request, key = self._request, self._seats[seat].key
+        if request is None or key is None:
+            raise ServeError(
+                f"the table does not ask seat {seat} for its {kind} now", ServeCode.NOT_ASKED
+            )
+        request.answer(kind, seat, key, signature)
+
+    # -- play -----------------------------------------------------------------------------
+
+    def _bot(self, seat: int) -> Callable[[int, str, Seen, str], Awaitable[None]]:
+        async def submit(n: int, move: str, seen: Seen, signature: str) -> None:
+            await self._take(seat, None, n, move, seen, signature)
+
+        return submit
+
+    def _take(
+        self, seat: int, ref: str | None, n: int, move: str, seen: Seen, signature: str
+    ) -> asyncio.Future[None]:
+        """One submission through the table, its receipt written, journaled and queued:
+        the future is done once the receipt is sent."""
+        table = self._table
+        if table is None:
+            raise ServeError("the match is not dealt yet", ServeCode.NOT_ASKED, ref)
+        if self._failure is not None:
+            raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref)
+        if self._state is TableState.FINISHED:
+            raise ServeError("the table takes no more submissions", ServeCode.TABLE_CLOSED, ref)
+        try:
+            receipt = table.submit(seat, move, self._clock.now_ms(), n, signature, seen).receipt
+        except SubmissionError as refusal:
+            if refusal.receipt is None:
+                raise
+            receipt = refusal.receipt
+        except OSError as error:  # the log file: the table writes nothing more (it resumes)
+            self._fail(error)
+            raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref) from error
+        self._changed.set()
+        if table.played_out:
+            self._played_out.set()
+        file = self._receipt_files[seat]
+        file.write(receipt + b"\n")
+        file.flush()
+        done = asyncio.get_running_loop().create_future()
+
+        def deliver() -> None:
+            if ref is not None:
+                self._audience.to_seat(seat, protocol.receipt(ref=ref, receipt=receipt))
+
+        self._outbox.queue(lambda: self._journal.receipt(self.game, seat, receipt), deliver, done)
+        return done
+
+    def _on_line(self, line: bytes) -> None:
+        """Every line the table writes: journaled at once, sent once durable; after a
+        ``hand_start``, each seat's pack."""
+
+        def deliver() -> None:
+            seq = self._delivered
+            self._delivered += 1
+            self._audience.record(seq, protocol.record(line))
+            hand = self._hand_started(line)
+            if hand is not None:
+                self._hand = hand
+                for seat in range(len(self._seats)):
+                    self._audience.to_seat(seat, self._pack(seat, hand))
+
+        self._outbox.queue(lambda: self._journal.log_line(self.game, line), deliver)
+
+    async def _guarded(self, helper: Awaitable[None]) -> None:
+        """A bot or the timer: a failure stops the table rather than leave it waiting."""
+        try:
+            await helper
+        except ServeError:
+            pass  # the table is over or stopping: the bot has nothing more to do
+        except Exception as error:
+            self._fail(error)
+
+    def _fail(self, error: BaseException) -> None:
+        """The journal, the log file, a bot or the timer failed: the table stops (``run``
+        raises the first failure) and resumes from its log on the next start."""
+        if self._failure is not None:
+            return
+        _LOG.error("table %s stops: %s", self.game, error, exc_info=error)
+        self._failure = error
+        if self._life is not None:
+            self._life.cancel()
+
+    async def _stop_helpers(self) -> None:
+        helpers, self._helpers = self._helpers, []
+        for helper in helpers:
+            helper.cancel()
+        if helpers:
+            await asyncio.wait(helpers)
+
+    async def _close(self) -> None:
+        """Once, whoever asks first (``run`` ending, ``stop``): both wait until it is done."""
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._close_once())
+        await asyncio.wait([self._closing])
+
+    async def _close_once(self) -> None:
+        try:
+            async with asyncio.timeout(DRAIN_TIMEOUT_S):
+                await self._outbox.drained()
+        except TimeoutError:
+            _LOG.error("table %s: the journal did not confirm the last records", self.game)
+        if self._sender is not None:
+            self._sender.cancel()
+            await asyncio.wait([self._sender])
+        if self._table is not None:
+            self._table.close()
+        for file in self._receipt_files:
+            file.close()
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _players(self) -> list[PlayerInfo]:
+        players = []
+        for seat, entry in enumerate(self._seats):
+            assert entry.name is not None  # every seat is taken before the start
+            players.append(PlayerInfo(entry.name, BACKS[seat % len(BACKS)], entry.key))
+        return players
+
+    def _signers(self) -> list[PlayerSigner]:
+        """The seats' signers as the table asks them: the answers gathered over the
+        network before it asks (None: not answered)."""
+
+        def signer(seat: int) -> PlayerSigner:
+            def answer(kind: str, message: bytes) -> str | None:
+                answers = self._signed.get(kind)
+                return None if answers is None else answers[seat]
+
+            return answer
+
+        return [signer(seat) for seat in range(len(self._seats))]
+
+    @staticmethod
+    def _hand_started(line: bytes) -> int | None:
+        """The hand a ``hand_start`` line starts (None for any other record)."""
+        if b"hand_start" not in line:  # most lines: no parse
+            return None
+        body = json.loads(line)["body"]
+        return int(body["hand"]) if body["kind"] == RecordKind.HAND_START.value else None
+
+    def _pack(self, seat: int, hand: int) -> dict[str, Any]:
+        assert self._dealer is not None  # a hand started: the table is written to
+        return protocol.pack(hand=hand, faces=[card.face for card in self._dealer.pack(hand, seat)])
+
+    def _set_state(self, state: TableState) -> None:
+        self._state = state
+        self._on_state(self.game, state)
+
+    def _ended(self, seat: int | None) -> dict[str, Any]:
+        assert self._verdict is not None
+        return protocol.ended(
+            verdict=self._verdict,
+            log=f"/games/{self.game}.jsonl",
+            receipts=None if seat is None else f"/games/{self.game}/seat{seat}.receipts.jsonl",
+        )

@@ -1,0 +1,330 @@
+"""The play WebSocket over a real loopback socket, with the ``websockets`` client library
+(issue 31, "Play", "Security and bad input"): a seat's whole conversation, and each kind
+of bad input answered with its code while the server keeps serving."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from racing_demon.game.flow import Seen
+from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION
+from racing_demon.log.signing import sign
+from racing_demon.outcomes import ExitCode
+from racing_demon.serve.app import CSP, QUEUE_LIMIT, SocketPeer, make_app
+from racing_demon.serve.host import HostedTable
+from racing_demon.table import sign_submission
+from racing_demon.verify import Verdict, verify_log
+from serve.hosting import GAME, PERSON_KEY, SETTINGS, TABLE_KEY, Server, bot, person, quick_rules
+
+TOKEN = "seat-zero-token"
+
+
+class Context:
+    """What the play handler asks of the server: its tables, and a seat's token."""
+
+    def __init__(self, tables: Mapping[str, HostedTable]) -> None:
+        self.tables = tables
+
+    def seat_token_ok(self, game: str, seat: int, token: str) -> bool:
+        return (game, seat, token) == (GAME, 0, TOKEN)
+
+
+def _html(app: web.Application) -> None:
+    async def page(request: web.Request) -> web.Response:
+        return web.Response(text="<p>hi</p>", content_type="text/html")
+
+    async def own(request: web.Request) -> web.Response:
+        response = web.Response(text="<p>view</p>", content_type="text/html")
+        response.headers["Content-Security-Policy"] = "default-src 'none'"
+        return response
+
+    app.router.add_get("/page", page)
+    app.router.add_get("/own", own)
+
+
+@asynccontextmanager
+async def serving(server: Server) -> AsyncIterator[str]:
+    """The app on 127.0.0.1, a free port, the table running; yields ``host:port``."""
+    committer = asyncio.create_task(server.journal.group_commit())
+    running = asyncio.create_task(server.table.run())
+    runner = web.AppRunner(make_app(Context({GAME: server.table}), [_html]))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    try:
+        yield f"{host}:{port}"
+    finally:
+        await server.table.stop()
+        await running
+        await runner.cleanup()
+        committer.cancel()
+
+
+def ws(
+    address: str, query: str = f"?seat=0&token={TOKEN}", game: str = GAME, **options: Any
+) -> Any:
+    return connect(f"ws://{address}/ws/{game}{query}", proxy=None, **options)
+
+
+async def receive(socket: ClientConnection) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(await socket.recv())
+    return message
+
+
+async def answer(socket: ClientConnection, text: str) -> dict[str, Any]:
+    """Send one frame and return the first error or receipt that answers it."""
+    await socket.send(text)
+    while True:
+        message = await receive(socket)
+        if message["type"] in ("error", "receipt"):
+            return message
+
+
+def run(main: Callable[[], Any]) -> None:
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_a_seat_plays_over_the_websocket_from_sync_to_ended(tmp_path: Path) -> None:
+    """Issue 31, "Play": welcome, sync, the commitment and the genesis signed, every record
+    as the log holds it, a submission answered by its receipt (echoing its ref), the final
+    body accepted, and ``ended``. The log verifies and the seat's receipts audit."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    lines: list[bytes] = []
+    kinds: list[str] = []
+
+    async def main() -> None:
+        async with serving(server) as address, ws(address) as socket:
+            welcome = await receive(socket)
+            assert (welcome["type"], welcome["seat"], welcome["game"]) == ("welcome", 0, GAME)
+            assert welcome["table_key"] == raw_public_bytes(TABLE_KEY.public_key()).hex()
+            assert welcome["seats"][1]["kind"] == "bot" and welcome["state"] in (
+                "waiting",
+                "starting",
+            )
+            early = {"type": "entropy", "signature": "a" * 128}
+            assert (await answer(socket, json.dumps(early)))["code"] == "NOT_SYNCED"
+            await socket.send(json.dumps({"type": "sync", "from": 0}))
+            while True:
+                message = await receive(socket)
+                kinds.append(message["type"])
+                if message["type"] == "commitment":
+                    statement = message["statement"].encode()
+                    signature = sign(PERSON_KEY, ENTROPY, statement, FORMAT_VERSION)
+                    await socket.send(json.dumps({"type": "entropy", "signature": signature}))
+                elif message["type"] == "genesis":
+                    signature = sign(PERSON_KEY, "genesis", message["body"].encode(), 2)
+                    await socket.send(json.dumps({"type": "cosign", "signature": signature}))
+                elif message["type"] == "record":
+                    lines.append(message["line"].encode())
+                    if b'"hand_start"' in lines[-1]:
+                        await socket.send(json.dumps(resignation(lines[-1])))
+                elif message["type"] == "receipt":
+                    assert message["ref"] == "bye"
+                elif message["type"] == "final":
+                    signature = sign(PERSON_KEY, ACCEPT, message["body"].encode(), 2)
+                    await socket.send(json.dumps({"type": "accept", "signature": signature}))
+                elif message["type"] == "ended":
+                    assert message["verdict"] == "verified"
+                    assert message["receipts"] == f"/games/{GAME}/seat0.receipts.jsonl"
+                    break
+
+    run(main)
+    assert lines == server.log.read_bytes().splitlines()
+    assert kinds.index("commitment") < kinds.index("genesis") < kinds.index("record")
+    assert kinds.index("receipt") < kinds.index("final") < kinds.index("ended")
+    report = verify_log(server.log, SETTINGS)
+    assert report.verdict is Verdict.VERIFIED and report.accepted_by == (0, 1)
+    assert server.audit() is ExitCode.OK
+
+
+def resignation(last: bytes) -> dict[str, Any]:
+    seq = json.loads(last)["body"]["seq"]
+    seen_hash = hashlib.sha256(last).hexdigest()
+    move = "0 resign"
+    signature = sign_submission(PERSON_KEY, GAME, 1, 0, 0, move, Seen(seq, seen_hash))
+    return {
+        "type": "submit",
+        "ref": "bye",
+        "n": 0,
+        "move": move,
+        "seen": {"seq": seq, "hash": seen_hash},
+        "signature": signature,
+    }
+
+
+def test_bad_frames_get_their_codes_and_the_connection_keeps_serving(tmp_path: Path) -> None:
+    """Issue 31: "malformed JSON, an unknown message, an oversized frame, a replayed
+    message: each gets a protocol error ... with its code, and the server keeps serving".
+    A frame past four times the limit is not read at all: closed with 1009."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+    entropy = json.dumps({"type": "entropy", "signature": "a" * 128})
+    sync = json.dumps({"type": "sync", "from": 0})
+
+    async def main() -> None:
+        async with serving(server) as address:
+            async with ws(address, "") as socket:  # a spectator
+                assert (await receive(socket))["seat"] is None
+
+                async def code(frame: str) -> str:
+                    return str((await answer(socket, frame))["code"])
+
+                assert await code('{"type":"sync"') == "BAD_JSON"
+                assert await code("[1]") == "NOT_OBJECT"
+                unknown = await answer(socket, '{"type":"nope","ref":"x"}')
+                assert (unknown["code"], unknown["ref"]) == ("UNKNOWN_TYPE", "x")
+                assert await code(entropy) == "NOT_SYNCED"
+                assert await code('{"type":"sync","from":-1}') == "BAD_MESSAGE"
+                assert await code(sync[:-1] + ',"pad":"' + "x" * 20_000 + '"}') == "TOO_LARGE"
+                await socket.send(sync)
+                assert await code(entropy) == "SPECTATOR"
+                assert await code(sync) == "NOT_ASKED"  # a second sync
+                await socket.send("x" * (5 * 16 * 1024))
+                with pytest.raises(ConnectionClosed) as closed:
+                    while True:
+                        await socket.recv()
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+            async with ws(address, "") as again:  # and the server still answers
+                assert (await receive(again))["type"] == "welcome"
+
+    run(main)
+
+
+def test_upgrades_with_a_bad_origin_token_seat_or_game_are_refused(tmp_path: Path) -> None:
+    """Issue 31: "WebSocket upgrades check Origin"; design: "Bad token/seat/game: HTTP
+    403/404 before the upgrade"."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+
+    async def status(address: str, query: str, game: str = GAME, **options: Any) -> int:
+        with pytest.raises(InvalidStatus) as refused:
+            async with ws(address, query, game, **options):
+                pass
+        return refused.value.response.status_code
+
+    async def main() -> None:
+        async with serving(server) as address:
+            assert await status(address, "", origin="http://evil.example") == 403
+            assert await status(address, "?seat=0&token=wrong") == 403
+            assert await status(address, "?seat=0") == 403
+            assert await status(address, "?seat=2&token=x") == 404
+            assert await status(address, "?seat=-1&token=x") == 404
+            assert await status(address, "", game="0" * 32) == 404
+            assert await status(address, "", game="../../etc") == 404
+            assert await status(address, "?seat=1&token=x") == 404  # a bot's seat
+            own = f"http://{address}"
+            async with ws(address, "", origin=own) as socket:
+                assert (await receive(socket))["type"] == "welcome"
+
+    run(main)
+
+
+def test_a_flood_is_rate_limited_then_closed(tmp_path: Path) -> None:
+    """Design: "per connection ≤ 20 messages/s sustained, burst 40 (token bucket) else
+    RATE_LIMITED and, past 3x that, the connection is closed"."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+    frame = '{"type":"accept","signature":null}'
+
+    async def main() -> None:
+        async with serving(server) as address, ws(address, "") as socket:
+            await receive(socket)
+            for _ in range(60):
+                await socket.send(frame)
+            codes = [(await receive(socket))["code"] for _ in range(60)]
+            assert set(codes) == {"NOT_SYNCED", "RATE_LIMITED"}
+            assert codes[:40] == ["NOT_SYNCED"] * 40  # the burst
+            for _ in range(300):
+                await socket.send(frame)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await socket.recv()
+            assert closed.value.rcvd is not None
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "RATE_LIMITED")
+
+    run(main)
+
+
+def test_html_responses_carry_a_strict_csp_and_nosniff(tmp_path: Path) -> None:
+    """Issue 31: "pages carry a strict CSP"; a page that sets its own policy keeps it."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+
+    async def main() -> None:
+        async with serving(server) as address, aiohttp.ClientSession() as client:
+            async with client.get(f"http://{address}/page") as page:
+                assert page.headers["Content-Security-Policy"] == CSP
+                assert page.headers["X-Content-Type-Options"] == "nosniff"
+            async with client.get(f"http://{address}/own") as own:
+                assert own.headers["Content-Security-Policy"] == "default-src 'none'"
+
+    run(main)
+
+
+class StalledSocket:
+    """A connection whose reader takes nothing: every send waits for ever."""
+
+    closed = False
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+        self.closed_with: tuple[int, bytes] | None = None
+
+    async def send_str(self, text: str) -> None:
+        self.sent.append(text)
+        await asyncio.Event().wait()
+
+    async def close(self, *, code: int, message: bytes) -> bool:
+        self.closed, self.closed_with = True, (code, message)
+        return True
+
+
+def test_a_reader_that_falls_too_far_behind_is_closed_as_a_slow_reader() -> None:
+    """Design: "a peer's outgoing queue ≤ 2,000 messages, else closed with SLOW_READER":
+    the queue never holds more, and what comes after is dropped, not buffered."""
+
+    async def main() -> None:
+        socket = StalledSocket()
+        peer = SocketPeer(socket, None, None)  # type: ignore[arg-type]
+        for number in range(QUEUE_LIMIT + 10):
+            peer.send({"type": "seat", "seat": number, "connected": True})
+        await asyncio.sleep(0.01)
+        assert socket.closed_with == (1008, b"SLOW_READER")
+        assert len(socket.sent) <= 1  # the writer was stuck on the first
+
+    run(main)
+
+
+def test_a_stopping_server_says_so_and_closes_each_connection(tmp_path: Path) -> None:
+    """docs/protocol.md §8: "The server ends a connection for these, with an error first
+    when it can still send one (the close frame's reason names the code too)":
+    SERVER_STOPPING, after every record the table had made durable."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+
+    async def main() -> None:
+        async with serving(server) as address, ws(address, "") as socket:
+            await receive(socket)
+            await socket.send('{"type":"sync","from":0}')
+            while (await receive(socket))["type"] != "record":
+                pass
+            await server.table.stop()
+            messages = []
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    messages.append(await receive(socket))
+            assert messages[-1]["type"] == "error"
+            assert messages[-1]["code"] == "SERVER_STOPPING"
+            assert closed.value.rcvd is not None
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1001, "SERVER_STOPPING")
+
+    run(main)
