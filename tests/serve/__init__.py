@@ -1,0 +1,1 @@
+"""Tests of ``racing-demon serve`` (issue 31)."""
