@@ -151,6 +151,8 @@ async def _body(request: web.Request) -> Any:
         return json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, ValueError) as error:
         raise ServeError(f"the body is not JSON: {error}", ServeCode.BAD_JSON) from None
+    except RecursionError:
+        raise ServeError("the body is not JSON: nested too deep", ServeCode.BAD_JSON) from None
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
