@@ -71,9 +71,37 @@ class HostedTable:
         self.stopped.set()
 
 
+@dataclass(frozen=True)
+class JournalStats:
+    records: int = 0
+    batches: int = 0
+    bytes: int = 0
+
+
 class Journal:
     def __init__(self, folder: Any, **options: Any) -> None:
         self.folder = folder
+        self.started = self.closed = False
+
+    async def start(self) -> None:
+        self.started = True
+
+    async def close(self) -> None:
+        self.closed = True
+
+    @property
+    def stats(self) -> JournalStats:
+        return JournalStats()
+
+
+def recover_folder(folder: Any) -> None:
+    pass
+
+
+def make_app(context: Any) -> Any:
+    from aiohttp import web
+
+    return web.Application()
 
 
 def _module(name: str, **members: Any) -> None:
@@ -92,5 +120,6 @@ def install() -> None:
         ServeError=ServeError,
         lobby_error=lobby_error,
     )
-    _module("racing_demon.serve.journal", Journal=Journal)
+    _module("racing_demon.serve.journal", Journal=Journal, recover_folder=recover_folder)
+    _module("racing_demon.serve.app", make_app=make_app)
     _module("racing_demon.serve.host", HostedTable=HostedTable, SeatSpec=SeatSpec, TableSpec=TableSpec)

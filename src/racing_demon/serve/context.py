@@ -198,11 +198,18 @@ class ServerContext:
         return hosted
 
     def resume_tables(self) -> int:
-        """Start every table the index says was live when the server stopped; how many."""
-        live = self.index.tables_in(LIVE_STATES)
-        for table in live:
-            self.start_table(table.game)
-        return len(live)
+        """Start every table the index says was live when the server stopped; how many
+        did. One that cannot (its log refused by ``Table.resume``, say) is named in a
+        warning and left as it is, for its operator to look at."""
+        resumed = 0
+        for table in self.index.tables_in(LIVE_STATES):
+            try:
+                self.start_table(table.game)
+            except Exception as error:  # the others still resume; this one stays listed
+                self._warn(f"table {table.game} cannot resume: {type(error).__name__}: {error}")
+            else:
+                resumed += 1
+        return resumed
 
     def table_state(self, game: str, state: str) -> None:
         """The host's report of a table's new state, kept in the index."""
