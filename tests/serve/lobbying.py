@@ -8,15 +8,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from aiohttp import web
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from aiohttp.test_utils import TestClient, TestServer
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from racing_demon.serve.journal import Journal
 
 from racing_demon.log.keys import save_key_pair
 from racing_demon.serve import archive, lobby
 from racing_demon.serve.context import ServerContext, ServeSettings
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index
-from racing_demon.serve.journal import Journal
 
 
 def context_in(

@@ -122,4 +122,6 @@ def install() -> None:
     )
     _module("racing_demon.serve.journal", Journal=Journal, recover_folder=recover_folder)
     _module("racing_demon.serve.app", make_app=make_app)
-    _module("racing_demon.serve.host", HostedTable=HostedTable, SeatSpec=SeatSpec, TableSpec=TableSpec)
+    _module(
+        "racing_demon.serve.host", HostedTable=HostedTable, SeatSpec=SeatSpec, TableSpec=TableSpec
+    )

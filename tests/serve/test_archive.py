@@ -47,7 +47,9 @@ def played() -> tuple[str, bytes, tuple[bytes, bytes]]:
         return game, path.read_bytes(), (receipts[0], receipts[1])
 
 
-def finished_game(context: ServerContext, *, table_name: str = "Friday", log_edit: Any = None) -> str:
+def finished_game(
+    context: ServerContext, *, table_name: str = "Friday", log_edit: Any = None
+) -> str:
     """A finished game in ``context``'s data folder, as a HostedTable would leave it."""
     game, log, receipts = played()
     if log_edit is not None:
@@ -97,7 +99,9 @@ def test_a_finished_game_is_verified_listed_and_downloadable(tmp_path: Path) -> 
             for seat in (0, 1):
                 response = await client.get(f"/games/{game}/seat{seat}.receipts.jsonl")
                 assert response.status == 200
-                assert await response.read() == context.folder.receipts_path(game, seat).read_bytes()
+                assert (
+                    await response.read() == context.folder.receipts_path(game, seat).read_bytes()
+                )
 
             response = await client.get("/table.pub")
             assert response.status == 200
@@ -174,5 +178,3 @@ def test_only_finished_games_are_served_by_their_ids(tmp_path: Path) -> None:
             assert (await client.get(f"/games/{game}/seat2.receipts.jsonl")).status == 404
 
     asyncio.run(scenario())
-
-

@@ -107,8 +107,6 @@ def test_games_round_trip_newest_first(tmp_path: Path) -> None:
 def test_hostile_text_is_stored_as_text(tmp_path: Path) -> None:
     hostile = "x'); DROP TABLE games; --"
     index = Index.open(tmp_path / "index.sqlite3")
-    index.add_table(
-        TableRow(GAME, hostile, "table", "{}", "waiting", "00" * 32, 1.0), seats()
-    )
+    index.add_table(TableRow(GAME, hostile, "table", "{}", "waiting", "00" * 32, 1.0), seats())
     assert index.table(GAME).name == hostile  # type: ignore[union-attr]
     assert index.games() == ()

@@ -29,7 +29,9 @@ def run(coroutine: Any) -> Any:
     return asyncio.run(coroutine)
 
 
-async def call(client: Any, method: str, path: str, body: Any = None, **options: Any) -> tuple[int, Any]:
+async def call(
+    client: Any, method: str, path: str, body: Any = None, **options: Any
+) -> tuple[int, Any]:
     if body is not None:
         options["json"] = body
     response = await client.request(method, path, **options)
@@ -51,7 +53,10 @@ def test_create_list_join_and_start(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with served(context) as client:
             status, made = await call(
-                client, "POST", "/api/tables", {"name": "Friday", "profile": "table", "seats": PEOPLE}
+                client,
+                "POST",
+                "/api/tables",
+                {"name": "Friday", "profile": "table", "seats": PEOPLE},
             )
             assert status == 201
             game = made["game"]
@@ -170,7 +175,11 @@ BAD_TABLES = [
     ({"name": "x", "profile": "table", "seats": PEOPLE[:1]}, "BAD_REQUEST", "seats"),
     ({"name": "x", "profile": "table", "seats": [{"kind": "person"}] * 9}, "BAD_REQUEST", "seats"),
     ({"name": "x", "profile": "table", "seats": "two"}, "BAD_REQUEST", "seats"),
-    ({"name": "x", "profile": "table", "seats": [{"kind": "alien"}] * 2}, "BAD_REQUEST", "seats[0]"),
+    (
+        {"name": "x", "profile": "table", "seats": [{"kind": "alien"}] * 2},
+        "BAD_REQUEST",
+        "seats[0]",
+    ),
     (
         {"name": "x", "profile": "table", "seats": [{"kind": "bot", "bot": "godlike"}] * 2},
         "BAD_REQUEST",
@@ -217,7 +226,12 @@ def test_bodies_that_are_not_json_too_large_or_repeat_a_member_are_refused(tmp_p
                 (good, {"Content-Type": "text/plain"}, 400, "BAD_REQUEST"),
                 ("{not json", json_type, 400, "BAD_JSON"),
                 (b"\xff\xfe", json_type, 400, "BAD_JSON"),
-                ('{"name": "x", "name": "y", "profile": "table", "seats": []}', json_type, 400, "BAD_JSON"),
+                (
+                    '{"name": "x", "name": "y", "profile": "table", "seats": []}',
+                    json_type,
+                    400,
+                    "BAD_JSON",
+                ),
                 ("[" * 5000 + "]" * 5000, json_type, 400, "BAD_JSON"),
                 (" " * (64 * 1024) + good, json_type, 413, "TOO_LARGE"),
             ]
@@ -228,6 +242,7 @@ def test_bodies_that_are_not_json_too_large_or_repeat_a_member_are_refused(tmp_p
             async def dribble() -> Any:  # no Content-Length: the limit still holds
                 for _ in range(80):
                     yield b" " * 1024
+
             response = await client.post("/api/tables", data=dribble(), headers=json_type)
             refused(response.status, await response.json(), 413, "TOO_LARGE")
             # The server still serves.
@@ -249,7 +264,12 @@ def test_joins_that_are_refused_say_why(tmp_path: Path) -> None:
             game = made["game"]
             mine = key_hex()
             cases = [
-                (f"/api/tables/{'0' * 32}/seats/0", {"name": "A", "key": mine}, 404, "NO_SUCH_TABLE"),
+                (
+                    f"/api/tables/{'0' * 32}/seats/0",
+                    {"name": "A", "key": mine},
+                    404,
+                    "NO_SUCH_TABLE",
+                ),
                 ("/api/tables/../../etc/seats/0", {"name": "A", "key": mine}, 404, None),
                 (f"/api/tables/{game}/seats/3", {"name": "A", "key": mine}, 404, "NO_SUCH_SEAT"),
                 (f"/api/tables/{game}/seats/1", {"name": "A", "key": mine}, 409, "SEAT_TAKEN"),
@@ -257,7 +277,12 @@ def test_joins_that_are_refused_say_why(tmp_path: Path) -> None:
                 (f"/api/tables/{game}/seats/0", {"name": "A", "key": "00" * 32}, 400, "BAD_KEY"),
                 (f"/api/tables/{game}/seats/0", {"name": "A", "key": 7}, 400, "BAD_KEY"),
                 (f"/api/tables/{game}/seats/0", {"name": "A"}, 400, "BAD_REQUEST"),
-                (f"/api/tables/{game}/seats/0", {"name": "\x1b[2J", "key": mine}, 400, "BAD_REQUEST"),
+                (
+                    f"/api/tables/{game}/seats/0",
+                    {"name": "\x1b[2J", "key": mine},
+                    400,
+                    "BAD_REQUEST",
+                ),
                 (f"/api/tables/{game}/seats/0", "A", 400, "NOT_OBJECT"),
             ]
             for path, body, status, code in cases:
@@ -265,9 +290,13 @@ def test_joins_that_are_refused_say_why(tmp_path: Path) -> None:
                 assert response.status == status, (path, body)
                 if code is not None:
                     refused(response.status, await response.json(), status, code)
-            status, _ = await call(client, "POST", f"/api/tables/{game}/seats/0", {"name": "A", "key": mine})
+            status, _ = await call(
+                client, "POST", f"/api/tables/{game}/seats/0", {"name": "A", "key": mine}
+            )
             assert status == 200
-            status, body = await call(client, "POST", f"/api/tables/{game}/seats/2", {"name": "B", "key": mine})
+            status, body = await call(
+                client, "POST", f"/api/tables/{game}/seats/2", {"name": "B", "key": mine}
+            )
             refused(status, body, 400, "BAD_KEY")  # one key, one seat
             assert context.index.table(game).state == "waiting"  # type: ignore[union-attr]
             status, body = await call(client, "GET", f"/api/tables/{'a' * 32}")

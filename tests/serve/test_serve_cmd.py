@@ -63,7 +63,7 @@ class Recorded:
 
 
 def get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:  # noqa: S310 (loopback)
+    with urllib.request.urlopen(url, timeout=10) as response:
         return json.load(response)
 
 

@@ -59,7 +59,7 @@ Examples:
 )
 def serve(host: str, port: int, data: Path, signing_key: Path | None) -> None:
     """Serve tables where people and bots play Racing Demon over WebSockets, as
-    docs/protocol.md describes, until Ctrl-C or SIGTERM.
+    `racing-demon docs protocol` describes, until Ctrl-C or SIGTERM.
 
     The lobby (HTTP and JSON under /api/tables) creates tables of 2 to 8 seats, each a
     person's or a bot's, and gives seats to players who bring their own Ed25519 key; a

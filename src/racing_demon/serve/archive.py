@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from aiohttp import web
 
@@ -183,12 +183,22 @@ def _staged(output: Output, option: str) -> Iterator[PageWriter]:
     try:
         os.fchmod(descriptor, FILE_MODE)
         with os.fdopen(descriptor, "wb") as stream:
-            yield stream
+            yield _Page(stream)
         os.replace(staged, output.path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(staged)
         raise
+
+
+class _Page:
+    """A page file as ``write_view`` writes it (a ``PageWriter``)."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> None:
+        self._stream.write(data)
 
 
 def _headers(policy: str) -> dict[str, str]:
@@ -208,9 +218,7 @@ def _file(path: Path, name: str, kind: str = _JSONL) -> web.FileResponse:
 
 def _missing(request: web.Request) -> web.Response:
     return web.json_response(
-        lobby_error(
-            ServeCode.NO_SUCH_TABLE, f"no finished game at {request.path[:120]}"
-        ),
+        lobby_error(ServeCode.NO_SUCH_TABLE, f"no finished game at {request.path[:120]}"),
         status=404,
     )
 
@@ -222,7 +230,7 @@ def _time(stamp: float) -> str:
 def _result(row: GameRow) -> str:
     if not row.totals:
         return ""
-    totals = " – ".join(str(total) for total in row.totals)
+    totals = ", ".join(str(total) for total in row.totals)
     winners = ", ".join(row.players[seat] for seat in row.winners if seat < len(row.players))
     return f"{totals} (won: {winners})" if winners else totals
 

@@ -136,7 +136,9 @@ class ServerContext:
                 ServeCode.NO_SUCH_SEAT,
             )
         if table.state != WAITING:
-            raise ServeError(f"table {game} is {table.state}: its seats are filled", ServeCode.TABLE_CLOSED)
+            raise ServeError(
+                f"table {game} is {table.state}: its seats are filled", ServeCode.TABLE_CLOSED
+            )
         if seats[seat].kind == BOT:
             raise ServeError(f"seat {seat} of table {game} is a bot's", ServeCode.SEAT_TAKEN)
         key = _checked_key(key_hex)

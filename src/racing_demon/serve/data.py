@@ -173,4 +173,3 @@ def open_to_append(path: Path, *, mode: int = FILE_MODE) -> BinaryIO:
     symlink): how the host opens a seat's receipts file."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, mode)
     return os.fdopen(descriptor, "ab")
-

@@ -211,8 +211,7 @@ class Index:
         wanted = tuple(states)
         marks = ", ".join("?" * len(wanted))
         rows = self._db.execute(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE state IN ({marks}) "
-            "ORDER BY created, game",
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE state IN ({marks}) ORDER BY created, game",
             wanted,
         )
         return tuple(TableRow(*row) for row in rows)

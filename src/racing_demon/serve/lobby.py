@@ -82,9 +82,7 @@ class _Lobby:
             table = self.context.create_table(new)
         except ServeError as error:
             return refusal(error)
-        return web.json_response(
-            {"game": table.game, "table": self._shown(table)}, status=201
-        )
+        return web.json_response({"game": table.game, "table": self._shown(table)}, status=201)
 
     async def listing(self, request: web.Request) -> web.Response:
         tables = self.context.index.tables_in(OPEN_STATES)
@@ -240,9 +238,7 @@ def _seats(value: object) -> tuple[SeatRequest, ...]:
         elif kind == BOT:
             bot = _members(seat, required=("kind", "bot"), at=at)["bot"]
             if not isinstance(bot, str) or bot not in BOTS:
-                raise ServeError(
-                    f"{at}.bot: one of {', '.join(BOTS)}", ServeCode.BAD_REQUEST
-                )
+                raise ServeError(f"{at}.bot: one of {', '.join(BOTS)}", ServeCode.BAD_REQUEST)
             seats.append(SeatRequest(BOT, bot))
         else:
             raise ServeError(
