@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,6 +42,7 @@ from racing_demon.serve.journal import Journal, recover_folder
 from racing_demon.wording import plural
 
 DEFAULT_DATA = Path("racing-demon-data")
+SERVER_UMASK = 0o027
 _TABLE_KEY_META = "table_key"
 
 
@@ -86,11 +88,16 @@ class _Refused(RacingDemonError):
 
 def run_serve(run: ServeRun, reporter: ServeReporter) -> ExitCode:
     """Serve as ``run`` says until stopped (module docs); the exit code."""
+    # What the server creates (logs by Table, receipts, pages, the journal) is for its
+    # owner and, to read, its group: 0640 files, 0750 folders at most, whoever creates them.
+    umask = os.umask(SERVER_UMASK)
     try:
         asyncio.run(_serve(run, reporter))
     except RacingDemonError as error:  # the folder, its key, its index, the address
         reporter.failed(printable(str(error)))
         return ExitCode.UNUSABLE
+    finally:
+        os.umask(umask)
     return ExitCode.OK
 
 

@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import sys
 import threading
 import urllib.request
@@ -89,13 +90,25 @@ def test_without_the_serve_extra_it_says_what_to_install(monkeypatch: pytest.Mon
 
 def test_it_listens_serves_the_lobby_and_stops_cleanly(tmp_path: Path) -> None:
     """Port 0: the first line of standard output names the port the system chose."""
-    reporter = Recorded(lambda url: get_json(url + "/api/tables"))
-    code = run_serve(ServeRun(port=0, data=tmp_path / "data"), reporter)
+
+    def visit(url: str) -> Any:
+        # What the server process creates meanwhile (a log by Table) is 0640 at most.
+        made = tmp_path / "data" / "logs" / "made-by-the-server"
+        made.write_bytes(b"")
+        return get_json(url + "/api/tables"), stat.S_IMODE(made.stat().st_mode)
+
+    reporter = Recorded(visit)
+    umask = os.umask(0o022)
+    try:
+        code = run_serve(ServeRun(port=0, data=tmp_path / "data"), reporter)
+        assert os.umask(0o022) == 0o022  # the caller's umask is given back
+    finally:
+        os.umask(umask)
     assert code == ExitCode.OK
     kind, first = reporter.lines[0]
     assert kind == "out" and first.startswith("listening on http://127.0.0.1:")
     assert not first.endswith(":0")
-    assert reporter.answers == [{"tables": []}]
+    assert reporter.answers == [({"tables": []}, 0o640)]
     assert reporter.lines[-1][0] == "stopped"
     assert not any(kind == "err" and "warning" in text for kind, text in reporter.lines)
     folder = DataFolder(tmp_path / "data")

@@ -245,6 +245,7 @@ class ServerContext:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        self.tables.clear()  # a task cancelled before it ran never cleared its entry
 
 
 def _new_seat(game: str, seat: int, asked: SeatRequest) -> SeatRow:
