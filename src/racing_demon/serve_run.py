@@ -18,6 +18,7 @@ the index or the address cannot be used.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import os
 import signal
@@ -35,7 +36,7 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.serve import archive, lobby
 from racing_demon.serve.app import make_app
-from racing_demon.serve.context import ServerContext
+from racing_demon.serve.context import LIVE_STATES, ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index
 from racing_demon.serve.journal import Journal, recover_folder
@@ -118,7 +119,14 @@ def is_loopback(host: str) -> bool:
 async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
     folder = DataFolder.open(run.data)
     table_key = folder.table_key(run.signing_key)
-    recover_folder(folder)  # before any table resumes: every journaled line in its file
+    recovery = recover_folder(folder)  # before any table resumes (docs/serving.md)
+    repaired = recovery.lines_appended + recovery.torn_tails_cut + recovery.receipts_appended
+    if repaired:
+        reporter.note(
+            f"recovered from the journal: {plural(recovery.lines_appended, 'log line')} "
+            f"appended, {plural(recovery.torn_tails_cut, 'torn tail')} replaced, "
+            f"{plural(recovery.receipts_appended, 'receipt')} appended"
+        )
     index = Index.open(folder.index_path)
     try:
         _check_table_key(index, table_key_hex=raw_public_bytes(table_key).hex())
@@ -139,7 +147,7 @@ async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
             await journal.close()
         reporter.stopped(
             Stopped(
-                live_tables=len(index.tables_in(("starting", "playing", "accepting"))),
+                live_tables=len(index.tables_in(LIVE_STATES)),
                 records=stats.records,
                 batches=stats.batches,
             )
@@ -164,9 +172,13 @@ def _check_table_key(index: Index, *, table_key_hex: str) -> None:
 async def _listen_until_stopped(
     run: ServeRun, context: ServerContext, reporter: ServeReporter
 ) -> None:
-    app = make_app(context)
-    lobby.add_routes(app, context)
-    archive.add_routes(app, context)
+    app = make_app(
+        context,
+        [
+            functools.partial(lobby.add_routes, context=context),
+            functools.partial(archive.add_routes, context=context),
+        ],
+    )
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
     try:
@@ -185,7 +197,7 @@ async def _listen_until_stopped(
                     f"warning: listening on {printable(run.host)}, not loopback: put a TLS "
                     "proxy in front (players' tokens and moves cross the network in clear)"
                 )
-            resumed = context.resume_tables()
+            resumed = context.open_tables()
             if resumed:
                 reporter.note(f"resumed {plural(resumed, 'live table')}")
             await stop.wait()

@@ -25,12 +25,14 @@ def context_in(
     *,
     signing_key: Ed25519PrivateKey | None = None,
 ) -> ServerContext:
-    """A context of a new data folder at ``root``, whose table key is ``signing_key``
-    (given as --signing-key is) or one made there."""
+    """A context of the data folder at ``root`` (made if new), whose table key is
+    ``signing_key`` (given as --signing-key is) or the folder's own."""
     folder = DataFolder.open(root)
     key_file = None
     if signing_key is not None:
-        key_file = save_key_pair(signing_key, root.parent, root.name + "-signing").private
+        key_file = root.parent / f"{root.name}-signing.key"
+        if not key_file.exists():
+            save_key_pair(signing_key, root.parent, key_file.name)
     return ServerContext(
         folder=folder,
         index=Index.open(folder.index_path),

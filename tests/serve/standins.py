@@ -34,18 +34,42 @@ class ServeError(ValueError):
         self.message, self.code, self.ref = message, code, ref
 
 
+LOBBY_SCHEMA = "serve-lobby"
+LOBBY_STATUS = {
+    ServeCode.BAD_REQUEST: 400,
+    ServeCode.BAD_KEY: 400,
+    ServeCode.BAD_TOKEN: 403,
+    ServeCode.NO_SUCH_TABLE: 404,
+    ServeCode.NO_SUCH_SEAT: 404,
+    ServeCode.SEAT_TAKEN: 409,
+    ServeCode.TABLE_CLOSED: 409,
+}
+
+
 def lobby_error(code: ServeCode, message: str) -> dict[str, Any]:
     return {"error": {"code": str(code), "message": message}}
 
 
+class SeatKind(enum.StrEnum):
+    PERSON = "person"
+    BOT = "bot"
+
+
 @dataclass(frozen=True, kw_only=True)
 class SeatSpec:
-    seat: int
-    kind: str
-    name: str
-    key: bytes
-    bot: str | None
-    bot_key: Any
+    kind: SeatKind
+    name: str | None = None
+    key: bytes | None = None
+    bot: Any = None
+    bot_key: Any = None
+
+    @classmethod
+    def bot_seat(cls, name: str, profile: Any, key: Any) -> SeatSpec:
+        from racing_demon.log.keys import raw_public_bytes
+
+        return cls(
+            kind=SeatKind.BOT, name=name, key=raw_public_bytes(key), bot=profile, bot_key=key
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,16 +77,20 @@ class TableSpec:
     game: str
     name: str
     rules: Any
-    dealer_secret: bytes
     seats: tuple[SeatSpec, ...]
+    secret: bytes
 
 
 class HostedTable:
-    """Runs until stopped; remembers how it was made."""
+    """Takes joins and runs until stopped; remembers how it was made."""
 
     def __init__(self, spec: TableSpec, **wiring: Any) -> None:
         self.spec, self.wiring, self.game = spec, wiring, spec.game
+        self.seats = list(spec.seats)
         self.stopped = asyncio.Event()
+
+    def join(self, seat: int, name: str, key: bytes) -> None:
+        self.seats[seat] = SeatSpec(kind=SeatKind.PERSON, name=name, key=key)
 
     async def run(self) -> None:
         await self.stopped.wait()
@@ -94,14 +122,25 @@ class Journal:
         return JournalStats()
 
 
-def recover_folder(folder: Any) -> None:
-    pass
+@dataclass(frozen=True)
+class Recovery:
+    lines_appended: int = 0
+    torn_tails_cut: int = 0
+    receipts_appended: int = 0
+    segments_removed: int = 0
 
 
-def make_app(context: Any) -> Any:
+def recover_folder(folder: Any) -> Recovery:
+    return Recovery()
+
+
+def make_app(context: Any, extra_routes: Any = ()) -> Any:
     from aiohttp import web
 
-    return web.Application()
+    app = web.Application()
+    for add_routes in extra_routes:
+        add_routes(app)
+    return app
 
 
 def _module(name: str, **members: Any) -> None:
@@ -119,9 +158,15 @@ def install() -> None:
         ServeCode=ServeCode,
         ServeError=ServeError,
         lobby_error=lobby_error,
+        LOBBY_SCHEMA=LOBBY_SCHEMA,
+        LOBBY_STATUS=LOBBY_STATUS,
     )
     _module("racing_demon.serve.journal", Journal=Journal, recover_folder=recover_folder)
     _module("racing_demon.serve.app", make_app=make_app)
     _module(
-        "racing_demon.serve.host", HostedTable=HostedTable, SeatSpec=SeatSpec, TableSpec=TableSpec
+        "racing_demon.serve.host",
+        HostedTable=HostedTable,
+        SeatKind=SeatKind,
+        SeatSpec=SeatSpec,
+        TableSpec=TableSpec,
     )

@@ -15,6 +15,7 @@ from typing import Any
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import generate_private_key
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
+from racing_demon.schema import schema_errors
 from racing_demon.serve.archive import archive_game
 from racing_demon.serve.context import ServerContext
 from racing_demon.serve.index import SeatRow, TableRow
@@ -87,9 +88,11 @@ def test_a_finished_game_is_verified_listed_and_downloadable(tmp_path: Path) -> 
         assert context.index.table(game).state == "finished"  # type: ignore[union-attr]
         async with served(context) as client:
             listing = await (await client.get("/api/games")).json()
+            assert schema_errors("serve-lobby", listing) == []
             (only,) = listing["games"]
             assert only["game"] == game and only["verdict"] == "verified"
-            assert only["table"] == HOSTILE and only["totals"] == list(row.totals)
+            assert only["table"] == HOSTILE
+            assert only["result"] == {"totals": list(row.totals), "winners": list(row.winners)}
             assert only["log"] == f"/games/{game}.jsonl"
 
             response = await client.get(f"/games/{game}.jsonl")

@@ -5,6 +5,7 @@ starts when every seat is filled")."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from racing_demon.game.rules import Rules
@@ -12,15 +13,17 @@ from racing_demon.log.keys import generate_private_key, raw_public_bytes
 from racing_demon.profiles import builtin_document
 from racing_demon.serve.archive import archive_game
 from racing_demon.serve.context import NewTable, SeatRequest, ServerContext
-from racing_demon.serve.index import GameRow
+from racing_demon.serve.index import GameRow, SeatRow, TableRow
 
 from .lobbying import context_in
+from .test_archive import TABLE_KEY, played, short_rules
 
 TABLE = Rules.from_document(builtin_document("table"))
 
 
-def test_live_tables_resume_and_waiting_ones_wait(tmp_path: Path) -> None:
-    first = context_in(tmp_path / "data")
+def test_open_tables_are_hosted_again_and_finished_ones_archived(tmp_path: Path) -> None:
+    first = context_in(tmp_path / "data", signing_key=TABLE_KEY)
+    game, log, _ = played()
 
     async def before_the_stop() -> tuple[str, str, str]:
         bots = first.create_table(
@@ -29,30 +32,48 @@ def test_live_tables_resume_and_waiting_ones_wait(tmp_path: Path) -> None:
         waiting = first.create_table(
             NewTable(name="people", rules=TABLE, seats=(SeatRequest("person"),) * 2)
         )
-        done = first.create_table(
-            NewTable(name="done", rules=TABLE, seats=(SeatRequest("bot", "hard"),) * 2)
+        gone = first.create_table(
+            NewTable(name="gone", rules=TABLE, seats=(SeatRequest("bot", "hard"),) * 2)
         )
         first.table_state(bots.game, "playing")
-        first.table_state(done.game, "finished")
+        first.table_state(gone.game, "cancelled")
         await first.stop()
         assert first.tables == {}
-        return bots.game, waiting.game, done.game
+        return bots.game, waiting.game, gone.game
 
-    bots, waiting, done = asyncio.run(before_the_stop())
+    bots, waiting, gone = asyncio.run(before_the_stop())
+    # A game the host finished, the server stopping before the archive listed it.
+    first.index.add_table(
+        TableRow(
+            game,
+            "done",
+            "table-custom",
+            json.dumps(short_rules().to_document()),
+            "finished",
+            "00" * 32,
+            9.0,
+        ),
+        [SeatRow(game, seat, "person", None, "p", "00" * 32, None, None) for seat in (0, 1)],
+    )
+    first.folder.log_path(game).write_bytes(log)
     first.index.close()
-    again = context_in(tmp_path / "data")
+    again = context_in(tmp_path / "data", signing_key=TABLE_KEY)
 
     async def after_the_start() -> None:
-        assert again.resume_tables() == 1
-        assert set(again.tables) == {bots}
-        hosted = again.tables[bots]
-        assert hosted.wiring["resume"] is False  # type: ignore[attr-defined]  # no log yet
-        assert [seat.bot for seat in hosted.spec.seats] == ["easy", "easy"]  # type: ignore[attr-defined]
+        assert again.open_tables() == 1  # one live table resumed
+        assert set(again.tables) == {bots, waiting}
+        seats = again.tables[bots].spec.seats  # type: ignore[attr-defined]
+        assert [seat.bot.name for seat in seats] == ["easy", "easy"]
+        await asyncio.sleep(0)  # the archive's task runs
+        while again.index.game(game) is None:
+            await asyncio.sleep(0.01)
         await again.stop()
 
     asyncio.run(after_the_start())
     assert again.index.table(waiting).state == "waiting"  # type: ignore[union-attr]
-    assert again.index.table(done).state == "finished"  # type: ignore[union-attr]
+    assert again.index.table(gone).state == "cancelled"  # type: ignore[union-attr]
+    assert again.index.game(game).verdict == "verified"  # type: ignore[union-attr]
+    assert again.index.unarchived() == ()
 
 
 def test_a_bots_keys_are_kept_so_a_resumed_bot_signs_as_before(tmp_path: Path) -> None:
@@ -64,7 +85,7 @@ def test_a_bots_keys_are_kept_so_a_resumed_bot_signs_as_before(tmp_path: Path) -
         )
         keys = tuple(seat.key for seat in context.tables[table.game].spec.seats)  # type: ignore[attr-defined]
         await context.stop()
-        context.start_table(table.game)
+        context.host_table(table.game)
         again = context.tables[table.game].spec.seats  # type: ignore[attr-defined]
         assert tuple(raw_public_bytes(seat.bot_key) for seat in again) == keys
         await context.stop()
@@ -125,8 +146,7 @@ def test_a_table_that_fails_is_named_and_the_others_go_on(tmp_path: Path) -> Non
 
         hosted.run = broken  # type: ignore[method-assign]
         await context.stop()
-        context.tables.clear()
-        context.start_table(table.game)
+        context.host_table(table.game)
         context.tables[table.game].run = broken  # type: ignore[method-assign]
         await asyncio.sleep(0.05)
         assert table.game not in context.tables

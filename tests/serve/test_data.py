@@ -17,9 +17,9 @@ from racing_demon.log.keys import (
     save_key_pair,
 )
 from racing_demon.serve.data import (
+    BadGameId,
     DataFolder,
     DataFolderError,
-    GameIdError,
     open_new,
     open_to_append,
 )
@@ -85,11 +85,11 @@ def test_paths_are_made_from_game_ids_only(tmp_path: Path) -> None:
     assert folder.receipts_path(GAME, 3) == folder.receipts_dir / f"{GAME}.seat3.receipts.jsonl"
     assert folder.view_path(GAME) == folder.views_dir / f"{GAME}.html"
     for hostile in ("../" + GAME[3:], GAME.upper(), GAME + "/x", GAME[:31], "", GAME + "\n"):
-        with pytest.raises(GameIdError):
+        with pytest.raises(BadGameId):
             folder.log_path(hostile)
-        with pytest.raises(GameIdError):
+        with pytest.raises(BadGameId):
             folder.receipts_path(hostile, 0)
-        with pytest.raises(GameIdError):
+        with pytest.raises(BadGameId):
             folder.view_path(hostile)
     with pytest.raises(ValueError):
         folder.receipts_path(GAME, 8)

@@ -88,17 +88,20 @@ def add_routes(app: web.Application, context: ServerContext) -> None:
 
 
 def game_document(row: GameRow) -> dict[str, Any]:
-    """GAME: a finished game as ``/api/games`` lists it."""
+    """A finished game as ``/api/games`` lists it (docs/protocol.md, "Finished games"):
+    its ``result`` (each seat's total, the winning seats) is null unless it verified;
+    ``code`` is the verifier's finding, ``log`` and ``view`` its downloads."""
     return {
         "game": row.game,
         "table": row.table_name,
         "players": list(row.players),
         "profile": row.profile,
-        "totals": list(row.totals),
-        "winners": list(row.winners),
+        "result": {"totals": list(row.totals), "winners": list(row.winners)}
+        if row.totals
+        else None,
         "verdict": row.verdict,
         "code": row.code,
-        "finished": _time(row.finished),
+        "time": _time(row.finished),
         "log": f"/games/{row.game}.jsonl",
         "view": f"/games/{row.game}/view",
     }

@@ -1,10 +1,12 @@
 """What every route and table of a running server shares: ``ServerContext``.
 
-The context owns the data folder, the index, the journal, the table's key and the live
-tables (``HostedTable``, one per table that is starting, playing or accepting). The lobby
-asks it to create tables and give seats; it starts a table once every seat is filled,
-resumes the live ones when the server starts, records each table's state in the index
-as the host reports it, and has each finished game archived (verified, then listed).
+The context owns the data folder, the index, the journal, the table's key and the open
+tables (``HostedTable``, one per table from its creation until it is finished or
+cancelled). The lobby asks it to create tables and give seats (the index first, then the
+host, which starts the table once every seat is filled); at the server's start it hosts
+every open table again (waiting ones wait, live ones resume); it records each table's
+state in the index as the host reports it, and has each finished game archived
+(verified, then listed).
 
 No web stack here: the lobby and the archive (aiohttp) call it; the archive's verifier
 is handed in as ``archive`` so that this module stays below them.
@@ -16,10 +18,12 @@ import asyncio
 import hashlib
 import hmac
 import json
+import re
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -27,19 +31,21 @@ from racing_demon.game.rules import Rules
 from racing_demon.log.keys import generate_private_key, raw_public_bytes
 from racing_demon.log.signing import check_public_key
 from racing_demon.serve.data import DataFolder, is_game_id
-from racing_demon.serve.host import HostedTable, SeatSpec, TableSpec
+from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableSpec
 from racing_demon.serve.index import GameRow, Index, SeatRow, TableRow
 from racing_demon.serve.journal import Journal
 from racing_demon.serve.protocol import ServeCode, ServeError
+from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import NAMES
 
 WAITING = "waiting"
-STARTING = "starting"
 # The states of a table whose HostedTable runs; a restart resumes them.
 LIVE_STATES = ("starting", "playing", "accepting")
 OPEN_STATES = (WAITING, *LIVE_STATES)  # what the lobby lists
 PERSON = "person"
 BOT = "bot"
+
+_HEX_KEY = re.compile(r"[0-9a-f]{64}")
 
 Archive = Callable[["ServerContext", str], Awaitable[GameRow]]
 Warn = Callable[[str], None]
@@ -99,7 +105,8 @@ class ServerContext:
 
     def create_table(self, request: NewTable) -> TableRow:
         """Store a new table (its dealer secret and its bots' keys on disk before anything
-        is published), and start it at once when every seat is a bot's."""
+        is published) and host it: it waits for its people, and starts at once when
+        every seat is a bot's."""
         if len(self.index.tables_in(OPEN_STATES)) >= self.settings.max_open_tables:
             raise ServeError(
                 f"the server holds {self.settings.max_open_tables} open tables already: "
@@ -107,21 +114,19 @@ class ServerContext:
                 ServeCode.TABLE_CLOSED,
             )
         game = secrets.token_hex(16)
-        bots_only = all(seat.kind == BOT for seat in request.seats)
         table = TableRow(
             game=game,
             name=request.name,
             profile=request.rules.name,
             rules=json.dumps(request.rules.to_document(), sort_keys=True),
-            state=STARTING if bots_only else WAITING,
+            state=WAITING,
             secret=secrets.token_bytes(32).hex(),
             created=time.time(),
         )
         self.index.add_table(
             table, [_new_seat(game, seat, asked) for seat, asked in enumerate(request.seats)]
         )
-        if bots_only:
-            self.start_table(game)
+        self.host_table(game)
         return table
 
     def join(self, game: str, seat: int, name: str, key_hex: str) -> str:
@@ -135,12 +140,13 @@ class ServerContext:
                 f"table {game} has seats 0 to {len(seats) - 1}, not {seat}",
                 ServeCode.NO_SUCH_SEAT,
             )
-        if table.state != WAITING:
+        hosted = self.tables.get(game)
+        if table.state != WAITING or hosted is None:
             raise ServeError(
                 f"table {game} is {table.state}: its seats are filled", ServeCode.TABLE_CLOSED
             )
         if seats[seat].kind == BOT:
-            raise ServeError(f"seat {seat} of table {game} is a bot's", ServeCode.SEAT_TAKEN)
+            raise ServeError(f"seat {seat} of table {game} is a bot's", ServeCode.NO_SUCH_SEAT)
         key = _checked_key(key_hex)
         for other in seats:
             if other.public_key == key.hex():
@@ -155,9 +161,7 @@ class ServerContext:
         )
         if not taken:
             raise ServeError(f"seat {seat} of table {game} is taken", ServeCode.SEAT_TAKEN)
-        if all(row.taken for row in self.index.seats(game)):
-            self.index.set_state(game, STARTING)
-            self.start_table(game)
+        hosted.join(seat, name, key)  # on disk first: the seat survives a restart
         return token
 
     def open_table(self, game: str) -> TableRow:
@@ -179,39 +183,50 @@ class ServerContext:
 
     # -- the tables
 
-    def start_table(self, game: str) -> HostedTable:
-        """Start (or, when its log exists, resume) the HostedTable of ``game``, whose seats
-        are all filled, as a task of the running loop."""
+    def host_table(self, game: str) -> HostedTable:
+        """Host the table ``game`` as the index holds it, as a task of the running loop:
+        it waits for free seats, starts, resumes from its log, or hands a finished log
+        to the archive, as its state and files say (``HostedTable.run``)."""
         table = self.open_table(game)
-        seats = self.index.seats(game)
         hosted = HostedTable(
-            _spec(table, seats),
-            folder=self.folder,
-            journal=self.journal,
+            _spec(table, self.index.seats(game)),
             table_key=self.table_key,
-            resume=self.folder.log_path(game).exists(),
+            journal=self.journal,
+            paths=self.folder,
             on_state=self.table_state,
             on_finished=self.table_finished,
         )
         self.tables[game] = hosted
-        task = asyncio.get_running_loop().create_task(self._run(hosted), name=f"table {game}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self._spawn(self._run(hosted), f"table {game}")
         return hosted
 
-    def resume_tables(self) -> int:
-        """Start every table the index says was live when the server stopped; how many
-        did. One that cannot (its log refused by ``Table.resume``, say) is named in a
-        warning and left as it is, for its operator to look at."""
+    def open_tables(self) -> int:
+        """At the start: host every table the index holds open (waiting ones wait again,
+        live ones resume), and archive any finished game the archive did not list before
+        the server stopped. How many live tables resumed. A table that cannot be hosted
+        is named in a warning and left as it is, for its operator to look at."""
         resumed = 0
-        for table in self.index.tables_in(LIVE_STATES):
+        for table in self.index.tables_in(OPEN_STATES):
             try:
-                self.start_table(table.game)
-            except Exception as error:  # the others still resume; this one stays listed
+                self.host_table(table.game)
+            except Exception as error:  # the others still open
                 self._warn(f"table {table.game} cannot resume: {type(error).__name__}: {error}")
             else:
-                resumed += 1
+                resumed += table.state in LIVE_STATES
+        for game in self.index.unarchived():
+            self._spawn(self._archived(game), f"archive {game}")
         return resumed
+
+    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _archived(self, game: str) -> None:
+        try:
+            await self._archive(self, game)
+        except Exception as error:
+            self._warn(f"game {game} was not archived: {type(error).__name__}: {error}")
 
     def table_state(self, game: str, state: str) -> None:
         """The host's report of a table's new state, kept in the index."""
@@ -265,15 +280,13 @@ def _new_seat(game: str, seat: int, asked: SeatRequest) -> SeatRow:
 
 
 def _checked_key(key_hex: str) -> bytes:
-    """The raw public key ``key_hex`` names (64 hex, a usable Ed25519 point), else BAD_KEY."""
-    try:
-        if len(key_hex) != 64:
-            raise ValueError
-        key = bytes.fromhex(key_hex)
-    except ValueError:
+    """The raw public key ``key_hex`` names (64 lowercase hex, a usable Ed25519 point,
+    not one of small order), else BAD_KEY."""
+    if not _HEX_KEY.fullmatch(key_hex):
         raise ServeError(
-            "key: give the raw Ed25519 public key as 64 hex characters", ServeCode.BAD_KEY
-        ) from None
+            "key: give the raw Ed25519 public key as 64 lowercase hex", ServeCode.BAD_KEY
+        )
+    key = bytes.fromhex(key_hex)
     problem = check_public_key(key)
     if problem is not None:
         raise ServeError(f"key: {problem.message}", ServeCode.BAD_KEY)
@@ -285,23 +298,20 @@ def _digest(token: str) -> str:
 
 
 def _spec(table: TableRow, seats: Sequence[SeatRow]) -> TableSpec:
-    """The host's description of a table whose seats are all filled."""
+    """The host's description of a table as the index holds it."""
     return TableSpec(
         game=table.game,
         name=table.name,
         rules=Rules.from_document(json.loads(table.rules)),
-        dealer_secret=bytes.fromhex(table.secret),
-        seats=tuple(
-            SeatSpec(
-                seat=row.seat,
-                kind=row.kind,
-                name=row.name or "",
-                key=bytes.fromhex(row.public_key or ""),
-                bot=row.bot,
-                bot_key=None
-                if row.bot_private_key is None
-                else Ed25519PrivateKey.from_private_bytes(bytes.fromhex(row.bot_private_key)),
-            )
-            for row in seats
-        ),
+        seats=tuple(_seat_spec(row) for row in seats),
+        secret=bytes.fromhex(table.secret),
     )
+
+
+def _seat_spec(row: SeatRow) -> SeatSpec:
+    if row.bot is not None and row.bot_private_key is not None:
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(row.bot_private_key))
+        return SeatSpec.bot_seat(row.name or "", BOTS[row.bot], key)
+    if row.public_key is None:
+        return SeatSpec(kind=SeatKind.PERSON)
+    return SeatSpec(kind=SeatKind.PERSON, name=row.name, key=bytes.fromhex(row.public_key))

@@ -47,14 +47,14 @@ class DataFolderError(RacingDemonError, OSError):
     """A data folder that cannot be used, saying which path and why."""
 
 
-class GameIdError(RacingDemonError, ValueError):
+class BadGameId(RacingDemonError, ValueError):
     """A game id that is not 32 lowercase hex: never made into a path."""
 
 
 def checked_game(game: str) -> str:
-    """``game`` if it is a game id (32 lowercase hex), else GameIdError."""
+    """``game`` if it is a game id (32 lowercase hex), else BadGameId."""
     if not _GAME_ID.fullmatch(game):
-        raise GameIdError(f"{game[:40]!r} is not a game id (32 lowercase hex)")
+        raise BadGameId(f"{game[:40]!r} is not a game id (32 lowercase hex)")
     return game
 
 

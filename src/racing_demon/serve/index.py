@@ -216,6 +216,15 @@ class Index:
         )
         return tuple(TableRow(*row) for row in rows)
 
+    def unarchived(self) -> tuple[str, ...]:
+        """The tables the host finished whose game the archive has not listed (the server
+        stopped in between)."""
+        rows = self._db.execute(
+            "SELECT game FROM tables WHERE state = 'finished' "
+            "AND game NOT IN (SELECT game FROM games) ORDER BY created, game"
+        )
+        return tuple(str(row[0]) for row in rows)
+
     def set_state(self, game: str, state: str) -> None:
         self._db.execute("UPDATE tables SET state = ? WHERE game = ?", (state, game))
 

@@ -7,21 +7,30 @@
 - ``POST /api/tables/GAME/seats/N`` ``{"name", "key"}`` → ``{"token", "ws"}``
 
 A request body is JSON (``Content-Type: application/json``, which a page of another site
-cannot send without the browser asking first), at most ``MAX_BODY_BYTES``, an object with
-exactly the members named. Every refusal is ``{"error": {"code", "message"}}`` with a
-ServeCode and a 4xx status; the message names the member that is wrong.
+cannot send without the browser asking first), at most ``MAX_BODY_BYTES``, of the shape
+schemas/serve-lobby.schema.json gives its endpoint. Every refusal is ``{"error": {"code",
+"message"}}`` with a ServeCode and the status ``protocol.LOBBY_STATUS`` gives it; the
+message names the path that is wrong.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
 from typing import Any, Final
 
 from aiohttp import web
+from jsonschema.exceptions import best_match
 
-from racing_demon.profiles import BUILT_IN, ProfileError, builtin_document, builtin_named
+from racing_demon.profiles import (
+    BUILT_IN,
+    CUSTOM_SUFFIX,
+    ProfileError,
+    builtin_document,
+    builtin_named,
+)
 from racing_demon.profiles import rules_from_document as checked_rules
+from racing_demon.schema import EcmaValidator, load_schema
 from racing_demon.serve.context import (
     BOT,
     OPEN_STATES,
@@ -31,28 +40,17 @@ from racing_demon.serve.context import (
     ServerContext,
 )
 from racing_demon.serve.index import SeatRow, TableRow
-from racing_demon.serve.protocol import ServeCode, ServeError, lobby_error
-from racing_demon.sim.bots import BOTS
+from racing_demon.serve.protocol import (
+    LOBBY_SCHEMA,
+    LOBBY_STATUS,
+    ServeCode,
+    ServeError,
+    lobby_error,
+)
 
 MAX_BODY_BYTES: Final = 32 * 1024  # a rules document is about 2 KiB
-MIN_SEATS: Final = 2
-MAX_SEATS: Final = 8
-MAX_TABLE_NAME: Final = 64
-MAX_PLAYER_NAME: Final = 64  # the log's limit on a player's name
-
-STATUS: Final[Mapping[ServeCode, int]] = {
-    ServeCode.BAD_REQUEST: 400,
-    ServeCode.BAD_KEY: 400,
-    ServeCode.BAD_JSON: 400,
-    ServeCode.NOT_OBJECT: 400,
-    ServeCode.BAD_MESSAGE: 400,
-    ServeCode.BAD_TOKEN: 403,
-    ServeCode.NO_SUCH_TABLE: 404,
-    ServeCode.NO_SUCH_SEAT: 404,
-    ServeCode.SEAT_TAKEN: 409,
-    ServeCode.TABLE_CLOSED: 409,
-    ServeCode.TOO_LARGE: 413,
-}
+_HEX_KEY: Final = re.compile(r"[0-9a-f]{64}")
+_QUOTED: Final = 300  # a refusal quotes at most this much of what the client sent
 
 
 def add_routes(app: web.Application, context: ServerContext) -> None:
@@ -67,18 +65,19 @@ def add_routes(app: web.Application, context: ServerContext) -> None:
 def refusal(error: ServeError) -> web.Response:
     """The response to a refused request: its code's status, ``{"error": …}``."""
     return web.json_response(
-        lobby_error(error.code, error.message), status=STATUS.get(error.code, 400)
+        lobby_error(error.code, error.message), status=LOBBY_STATUS.get(error.code, 400)
     )
 
 
 class _Lobby:
     def __init__(self, context: ServerContext) -> None:
         self.context = context
+        self._create = _shape("create_request")
+        self._join = _shape("join_request")
 
     async def create(self, request: web.Request) -> web.Response:
         try:
-            body = await _body(request)
-            new = _new_table(body)
+            new = _new_table(_checked(self._create, await _body(request)))
             table = self.context.create_table(new)
         except ServeError as error:
             return refusal(error)
@@ -99,12 +98,16 @@ class _Lobby:
         game, seat = request.match_info["game"], int(request.match_info["seat"])
         try:
             self.context.open_table(game)  # a missing table before a malformed body
-            body = _members(await _body(request), required=("name", "key"))
-            name = _name(body["name"], "name", MAX_PLAYER_NAME)
-            key = body["key"]
-            if not isinstance(key, str):
-                raise ServeError("key: give a string of 64 hex characters", ServeCode.BAD_KEY)
-            token = self.context.join(game, seat, name, key)
+            body = await _body(request)
+            if isinstance(body, dict) and not (
+                isinstance(body.get("key"), str) and _HEX_KEY.fullmatch(body["key"])
+            ):
+                raise ServeError(
+                    "key: give the raw Ed25519 public key as 64 lowercase hex",
+                    ServeCode.BAD_KEY,
+                )
+            body = _checked(self._join, body)
+            token = self.context.join(game, seat, _shown_name(body["name"]), body["key"])
         except ServeError as error:
             return refusal(error)
         return web.json_response({"token": token, "ws": f"/ws/{game}?seat={seat}&token={token}"})
@@ -137,20 +140,16 @@ async def _body(request: web.Request) -> Any:
             f"send the body as application/json, not {request.content_type[:60]!r}",
             ServeCode.BAD_REQUEST,
         )
-    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        raise ServeError(
-            f"the body is {request.content_length} bytes; at most {MAX_BODY_BYTES}",
-            ServeCode.TOO_LARGE,
-        )
     data = await request.content.read(MAX_BODY_BYTES + 1)
     if len(data) > MAX_BODY_BYTES:
-        raise ServeError(f"the body is over {MAX_BODY_BYTES} bytes", ServeCode.TOO_LARGE)
+        raise ServeError(f"the body is over {MAX_BODY_BYTES} bytes", ServeCode.BAD_REQUEST)
     try:
         return json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, ValueError) as error:
-        raise ServeError(f"the body is not JSON: {error}", ServeCode.BAD_JSON) from None
+        problem = str(error)[:_QUOTED]
     except RecursionError:
-        raise ServeError("the body is not JSON: nested too deep", ServeCode.BAD_JSON) from None
+        problem = "nested too deep"
+    raise ServeError(f"the body is not JSON: {problem}", ServeCode.BAD_REQUEST)
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -160,89 +159,69 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return members
 
 
-def _members(
-    body: Any, *, required: tuple[str, ...], optional: tuple[str, ...] = (), at: str = "body"
-) -> dict[str, Any]:
-    """``body`` if it is an object with every ``required`` member and no member but those
-    and ``optional``."""
-    if not isinstance(body, dict):
-        raise ServeError(f"{at}: give a JSON object", ServeCode.NOT_OBJECT)
-    missing = [name for name in required if name not in body]
-    if missing:
-        raise ServeError(f"{at}: {missing[0]!r} is missing", ServeCode.BAD_REQUEST)
-    unknown = sorted(set(body) - {*required, *optional})
-    if unknown:
-        raise ServeError(f"{at}: unknown member {unknown[0][:40]!r}", ServeCode.BAD_REQUEST)
+def _shape(name: str) -> Any:
+    """A validator of one shape of the lobby's schema (a ``$defs`` entry)."""
+    whole = load_schema(LOBBY_SCHEMA)
+    return EcmaValidator({"$defs": whole["$defs"], "$ref": f"#/$defs/{name}"})
+
+
+def _checked(shape: Any, body: Any) -> dict[str, Any]:
+    """``body`` if it has the lobby schema's ``shape``, else BAD_REQUEST naming the first
+    path that breaks it (the deepest, where a choice of shapes failed)."""
+    first = best_match(shape.iter_errors(body))
+    if first is not None and first.validator == "oneOf" and not first.absolute_path:
+        # The one choice at the top of a body: the create request's profile or rules.
+        raise ServeError(
+            "give either profile (a built-in profile's name) or rules (a rules document), not both",
+            ServeCode.BAD_REQUEST,
+        )
+    if first is not None:
+        raise ServeError(f"{first.json_path}: {first.message[:_QUOTED]}", ServeCode.BAD_REQUEST)
+    assert isinstance(body, dict)
     return body
 
 
-def _name(value: object, at: str, longest: int) -> str:
-    """A name shown to other people: a string of 1 to ``longest`` printable characters."""
-    if not isinstance(value, str) or not 1 <= len(value) <= longest:
-        raise ServeError(f"{at}: give 1 to {longest} characters", ServeCode.BAD_REQUEST)
-    if not value.isprintable() or value != value.strip():
+def _shown_name(name: str) -> str:
+    """A name other people are shown: printable, with no space at either end (the schema
+    has bounded its length)."""
+    if not name.isprintable() or name != name.strip():
         raise ServeError(
-            f"{at}: only printable characters, with no space at either end",
+            "name: only printable characters, with no space at either end",
             ServeCode.BAD_REQUEST,
         )
-    return value
+    return name
 
 
-def _new_table(body: Any) -> NewTable:
-    members = _members(body, required=("name", "seats"), optional=("profile", "rules"))
-    name = _name(members["name"], "name", MAX_TABLE_NAME)
-    seats = _seats(members["seats"])
-    if ("profile" in members) == ("rules" in members):
-        raise ServeError("give either profile (a built-in name) or rules", ServeCode.BAD_REQUEST)
+def _new_table(body: dict[str, Any]) -> NewTable:
+    """The table ``body`` (of the create_request shape) asks for, its rules checked as
+    ``racing-demon rules`` checks a profile."""
     try:
-        if "profile" in members:
-            profile = members["profile"]
-            if profile not in BUILT_IN:
+        if "profile" in body:
+            if body["profile"] not in BUILT_IN:
                 raise ServeError(
                     f"profile: one of {', '.join(BUILT_IN)}, or give a rules document",
                     ServeCode.BAD_REQUEST,
                 )
-            rules = checked_rules(builtin_document(profile))
+            rules = checked_rules(builtin_document(body["profile"]))
         else:
-            rules = checked_rules(members["rules"])
+            rules = checked_rules(body["rules"])
     except ProfileError as error:
-        raise ServeError(f"rules: {error}", ServeCode.BAD_REQUEST) from None
+        raise ServeError(f"rules: {str(error)[: 3 * _QUOTED]}", ServeCode.BAD_REQUEST) from None
     if rules.name in BUILT_IN and builtin_named(rules) is None:
         # As `racing-demon rules` warns: a table refuses to log such rules.
         raise ServeError(
             f"rules: named like the built-in profile {rules.name!r} but not it: name them "
-            f"{rules.name + '-custom'!r} (RESERVED_RULES_NAME)",
+            f"{rules.name + CUSTOM_SUFFIX!r} (RESERVED_RULES_NAME)",
             ServeCode.BAD_REQUEST,
         )
+    seats = tuple(
+        SeatRequest(BOT, seat["bot"]) if seat["kind"] == BOT else SeatRequest(PERSON)
+        for seat in body["seats"]
+    )
     if not rules.min_players <= len(seats) <= rules.max_players:
         raise ServeError(
             f"seats: profile {rules.name!r} is for {rules.min_players} to "
             f"{rules.max_players} players, not {len(seats)}",
             ServeCode.BAD_REQUEST,
         )
-    return NewTable(name=name, rules=rules, seats=seats)
-
-
-def _seats(value: object) -> tuple[SeatRequest, ...]:
-    if not isinstance(value, list) or not MIN_SEATS <= len(value) <= MAX_SEATS:
-        raise ServeError(
-            f"seats: give a list of {MIN_SEATS} to {MAX_SEATS} seats", ServeCode.BAD_REQUEST
-        )
-    seats = []
-    for number, seat in enumerate(value):
-        at = f"seats[{number}]"
-        kind = seat.get("kind") if isinstance(seat, dict) else None
-        if kind == PERSON:
-            _members(seat, required=("kind",), at=at)
-            seats.append(SeatRequest(PERSON))
-        elif kind == BOT:
-            bot = _members(seat, required=("kind", "bot"), at=at)["bot"]
-            if not isinstance(bot, str) or bot not in BOTS:
-                raise ServeError(f"{at}.bot: one of {', '.join(BOTS)}", ServeCode.BAD_REQUEST)
-            seats.append(SeatRequest(BOT, bot))
-        else:
-            raise ServeError(
-                f'{at}: {{"kind": "person"}} or {{"kind": "bot", "bot": "normal"}}',
-                ServeCode.BAD_REQUEST,
-            )
-    return tuple(seats)
+    return NewTable(name=_shown_name(body["name"]), rules=rules, seats=seats)
