@@ -1,11 +1,13 @@
 """Stand-ins for the serve modules other helpers build (the host, the journal, the
 protocol), installed only while those modules are missing from the package, so that the
 data folder, index, lobby and archive can be tested on their own. Once the real modules
-are merged, ``install`` finds them and does nothing."""
+are merged, ``install`` finds them and does nothing; ``RecordingHost`` stays, for the
+tests of the context's wiring (``recording_host``)."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import enum
 import importlib
 import sys
@@ -81,22 +83,29 @@ class TableSpec:
     secret: bytes
 
 
-class HostedTable:
-    """Takes joins and runs until stopped; remembers how it was made."""
+class RecordingHost:
+    """A HostedTable as the context sees it, that plays nothing: it takes joins, runs until
+    stopped, and remembers how it was made, so that the context's wiring can be tested
+    without a journal or a clock (``recording_host``)."""
 
-    def __init__(self, spec: TableSpec, **wiring: Any) -> None:
+    def __init__(self, spec: Any, **wiring: Any) -> None:
         self.spec, self.wiring, self.game = spec, wiring, spec.game
         self.seats = list(spec.seats)
         self.stopped = asyncio.Event()
 
     def join(self, seat: int, name: str, key: bytes) -> None:
-        self.seats[seat] = SeatSpec(kind=SeatKind.PERSON, name=name, key=key)
+        self.seats[seat] = dataclasses.replace(self.seats[seat], name=name, key=key)
 
     async def run(self) -> None:
         await self.stopped.wait()
 
     async def stop(self) -> None:
         self.stopped.set()
+
+
+def recording_host(monkeypatch: Any) -> None:
+    """Have the context host its tables with ``RecordingHost``."""
+    monkeypatch.setattr("racing_demon.serve.context.HostedTable", RecordingHost)
 
 
 @dataclass(frozen=True)
@@ -165,7 +174,7 @@ def install() -> None:
     _module("racing_demon.serve.app", make_app=make_app)
     _module(
         "racing_demon.serve.host",
-        HostedTable=HostedTable,
+        HostedTable=RecordingHost,
         SeatKind=SeatKind,
         SeatSpec=SeatSpec,
         TableSpec=TableSpec,

@@ -154,14 +154,17 @@ def test_a_log_signed_by_another_table_key_does_not_verify(tmp_path: Path) -> No
     assert (row.verdict, row.code) == ("does_not_verify", "WRONG_TABLE_KEY")
 
 
-def test_only_finished_games_are_served_by_their_ids(tmp_path: Path) -> None:
+def test_files_are_served_by_game_ids_and_receipts_and_pages_once_finished(
+    tmp_path: Path,
+) -> None:
     context = context_in(tmp_path / "data", signing_key=TABLE_KEY)
     game = finished_game(context)  # listed as a table, not yet archived
 
     async def scenario() -> None:
         async with served(context) as client:
+            # A live game's log is what its spectators are sent: anybody may fetch it.
+            assert (await client.get(f"/games/{game}.jsonl")).status == 200
             paths = [
-                f"/games/{game}.jsonl",
                 f"/games/{game}/seat0.receipts.jsonl",
                 f"/games/{game}/view",
                 f"/games/{'0' * 32}.jsonl",
@@ -177,7 +180,7 @@ def test_only_finished_games_are_served_by_their_ids(tmp_path: Path) -> None:
                 response = await client.get(path)
                 assert response.status == 404, path
             await archive_game(context, game)
-            assert (await client.get(f"/games/{game}.jsonl")).status == 200
+            assert (await client.get(f"/games/{game}/seat0.receipts.jsonl")).status == 200
             assert (await client.get(f"/games/{game}/seat2.receipts.jsonl")).status == 404
 
     asyncio.run(scenario())

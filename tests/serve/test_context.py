@@ -8,6 +8,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import generate_private_key, raw_public_bytes
 from racing_demon.profiles import builtin_document
@@ -16,9 +18,15 @@ from racing_demon.serve.context import NewTable, SeatRequest, ServerContext
 from racing_demon.serve.index import GameRow, SeatRow, TableRow
 
 from .lobbying import context_in
+from .standins import recording_host
 from .test_archive import TABLE_KEY, played, short_rules
 
 TABLE = Rules.from_document(builtin_document("table"))
+
+
+@pytest.fixture(autouse=True)
+def _tables_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    recording_host(monkeypatch)  # the context's wiring, not a table's play
 
 
 def test_open_tables_are_hosted_again_and_finished_ones_archived(tmp_path: Path) -> None:

@@ -18,8 +18,14 @@ from racing_demon.profiles import builtin_document
 from racing_demon.schema import schema_errors
 
 from .lobbying import context_in, served
+from .standins import recording_host
 
 PEOPLE = [{"kind": "person"}, {"kind": "person"}]
+
+
+@pytest.fixture(autouse=True)
+def _tables_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    recording_host(monkeypatch)  # the context's wiring, not a table's play
 
 
 def key_hex() -> str:

@@ -16,7 +16,7 @@ class TextServeReporter(CommandReporter):
 
     def stopped(self, stopped: Stopped) -> None:
         resumes = (
-            f"; {plural(stopped.live_tables, 'live table')} resume on the next start"
+            f"; {plural(stopped.live_tables, 'live table')} will resume on the next start"
             if stopped.live_tables
             else ""
         )

@@ -10,8 +10,9 @@ The routes:
   page (made on its first request, then kept in the data folder's ``views/``)
 - ``GET /table.pub`` the table's public key (PEM)
 
-Only games the index lists as finished are served, by their game id: no other name
-reaches the file system. Every value shown in HTML is escaped.
+Files are served by game id alone (no other name reaches the file system): the log of any
+table the index holds, the receipts and the page of a finished game only. Every value
+shown in HTML is escaped.
 """
 
 from __future__ import annotations
@@ -121,10 +122,14 @@ class _Archive:
         return _html(_LIST_PAGE.format(rows=rows or _NO_GAMES), LIST_POLICY)
 
     async def log(self, request: web.Request) -> web.StreamResponse:
-        game = self._finished(request)
-        if game is None:
+        # A live game's log too: it holds what a spectator is sent anyway, and a client
+        # that lost its copy can fetch the records so far (each line is whole: the table
+        # writes a line in one write, and only the tail may be unfinished).
+        game = request.match_info["game"]
+        path = self.context.folder.log_path(game)
+        if self.context.index.table(game) is None or not path.is_file():
             return _missing(request)
-        return _file(self.context.folder.log_path(game.game), f"{game.game}.jsonl")
+        return _file(path, f"{game}.jsonl")
 
     async def receipts(self, request: web.Request) -> web.StreamResponse:
         game = self._finished(request)
@@ -221,7 +226,7 @@ def _file(path: Path, name: str, kind: str = _JSONL) -> web.FileResponse:
 
 def _missing(request: web.Request) -> web.Response:
     return web.json_response(
-        lobby_error(ServeCode.NO_SUCH_TABLE, f"no finished game at {request.path[:120]}"),
+        lobby_error(ServeCode.NO_SUCH_TABLE, f"no such game file: {request.path[:120]}"),
         status=404,
     )
 
