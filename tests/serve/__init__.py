@@ -1,1 +1,1 @@
-"""Tests of ``racing-demon serve`` (issue 31)."""
+"""The server's tests: the journal, the tables it hosts, the real server over WebSockets."""

@@ -1,5 +1,5 @@
-"""``racing-demon serve``: tables over WebSockets (docs/protocol.md, docs/serving.md).
+"""``racing-demon serve``: tables over WebSockets, every record durable before it is acknowledged.
 
-Only ``app``, ``lobby`` and ``archive`` import the web stack (the ``serve`` extra); the
-rest of this package stands on the standard library and racing_demon alone.
+The journal, the data folder, the index and the protocol stand on the standard library and
+the package; only ``app``, ``lobby`` and ``archive`` import aiohttp (``racing-demon[serve]``).
 """
