@@ -129,7 +129,20 @@ MAY_IMPORT: dict[str, set[str]] = {
     },
     "racing_demon.batch.summary": _MANY_LOGS,
     # The reason codes' sentences: every family's enum, the table's and tournament's included.
-    "racing_demon.explanations": _MANY_LOGS | {"racing_demon.table", "racing_demon.tournament"},
+    "racing_demon.explanations": _MANY_LOGS
+    | {
+        "racing_demon.table",
+        "racing_demon.tournament",
+        "racing_demon.serve.protocol",
+        "racing_demon.serve.journal",
+    },
+    # Issue 31: the play protocol reads a client's JSON with the log's strict reader and
+    # the schemas; no web stack.
+    "racing_demon.serve.protocol": _LOG | {"racing_demon.serve.protocol"},
+    # Issue 31, durability: the journal stands on the standard library; the data folder
+    # also makes and reads the table's key (log.keys).
+    "racing_demon.serve.data": {"racing_demon.log", "cryptography", *_ERRORS},
+    "racing_demon.serve.journal": {"racing_demon.serve.data", "orjson", *_ERRORS},
     # The reporters sit above what they print: the tournament's standings included.
     "racing_demon.report": _MANY_LOGS
     | {
