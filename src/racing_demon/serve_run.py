@@ -183,27 +183,35 @@ async def _listen_until_stopped(
     await runner.setup()
     try:
         with _stop_signals() as stop:  # before anyone can connect, so none is missed
-            site = web.TCPSite(runner, run.host, run.port)
-            try:
-                await site.start()
-            except OSError as error:
-                raise _Refused(
-                    f"cannot listen on {url_of(run.host, run.port)}: {error.strerror or error}"
-                ) from error
-            host, port = runner.addresses[0][:2]
-            reporter.listening(url_of(str(host), int(port)))
-            if not is_loopback(run.host):
-                reporter.note(
-                    f"warning: listening on {printable(run.host)}, not loopback: put a TLS "
-                    "proxy in front (players' tokens and moves cross the network in clear)"
-                )
+            # Every open table is hosted before the first connection: a client that
+            # reconnects at once finds its table, never a 404 for one about to resume.
             resumed = context.open_tables()
-            if resumed:
-                reporter.note(f"resumed {plural(resumed, 'live table')}")
-            await stop.wait()
-            await context.stop()
+            try:
+                await _listen(run, runner, reporter)
+                if resumed:
+                    reporter.note(f"resumed {plural(resumed, 'live table')}")
+                await stop.wait()
+            finally:
+                await context.stop()  # also when the address was refused
     finally:
         await runner.cleanup()
+
+
+async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter) -> None:
+    site = web.TCPSite(runner, run.host, run.port)
+    try:
+        await site.start()
+    except OSError as error:
+        raise _Refused(
+            f"cannot listen on {url_of(run.host, run.port)}: {error.strerror or error}"
+        ) from error
+    host, port = runner.addresses[0][:2]
+    reporter.listening(url_of(str(host), int(port)))
+    if not is_loopback(run.host):
+        reporter.note(
+            f"warning: listening on {printable(run.host)}, not loopback: put a TLS proxy in "
+            "front (players' tokens and moves cross the network in clear)"
+        )
 
 
 @contextmanager

@@ -27,9 +27,13 @@ from click.testing import CliRunner
 from racing_demon.cli import main
 from racing_demon.log.keys import generate_private_key, raw_public_bytes, save_key_pair
 from racing_demon.outcomes import ExitCode
+from racing_demon.profiles import builtin_document
+from racing_demon.serve.context import ServerContext
 from racing_demon.serve.data import DataFolder
-from racing_demon.serve.index import Index
+from racing_demon.serve.index import Index, SeatRow, TableRow
 from racing_demon.serve_run import ServeRun, Stopped, is_loopback, run_serve, url_of
+
+from .standins import recording_host
 
 
 class Recorded:
@@ -170,3 +174,37 @@ def test_only_loopback_addresses_go_without_a_warning(host: str, loopback: bool)
 def test_urls_bracket_ipv6_hosts() -> None:
     assert url_of("127.0.0.1", 8080) == "http://127.0.0.1:8080"
     assert url_of("::1", 80) == "http://[::1]:80"
+
+
+def test_open_tables_are_hosted_before_anyone_can_connect(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: "on restart every unfinished table resumes ... clients reconnect": a
+    client that reconnects the moment the server listens finds its table."""
+    recording_host(monkeypatch)
+    folder = DataFolder.open(tmp_path / "data")
+    index = Index.open(folder.index_path)
+    rules = json.dumps(builtin_document("table"))
+    index.add_table(
+        TableRow("ab" * 16, "live", "table", rules, "playing", "00" * 32, 1.0),
+        [
+            SeatRow("ab" * 16, seat, "person", None, "p", f"{seat:064x}", None, None)
+            for seat in (0, 1)
+        ],
+    )
+    index.close()
+    reporter = Recorded(lambda url: get_json(url + "/api/tables"))
+    hosted = ServerContext.open_tables
+
+    def open_tables(context: ServerContext) -> int:
+        count = hosted(context)
+        reporter.lines.append(("hosted", str(sorted(context.tables))))
+        return count
+
+    monkeypatch.setattr(ServerContext, "open_tables", open_tables)
+    assert run_serve(ServeRun(port=0, data=folder.root), reporter) == ExitCode.OK
+    kinds = [kind for kind, _ in reporter.lines]
+    assert kinds.index("hosted") < kinds.index("out")
+    assert ("hosted", str(["ab" * 16])) in reporter.lines
+    assert ("err", "resumed 1 live table") in reporter.lines
+    assert [table["game"] for table in reporter.answers[0]["tables"]] == ["ab" * 16]
