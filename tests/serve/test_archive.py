@@ -99,6 +99,8 @@ def test_a_finished_game_is_verified_listed_and_downloadable(tmp_path: Path) -> 
             assert response.status == 200
             assert await response.read() == context.folder.log_path(game).read_bytes()
             assert f'filename="{game}.jsonl"' in response.headers["Content-Disposition"]
+            assert response.content_type == "application/x-ndjson"
+            assert response.headers["X-Content-Type-Options"] == "nosniff"
             for seat in (0, 1):
                 response = await client.get(f"/games/{game}/seat{seat}.receipts.jsonl")
                 assert response.status == 200
