@@ -12,10 +12,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import generate_private_key
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.schema import schema_errors
+from racing_demon.serve import archive
 from racing_demon.serve.archive import archive_game
 from racing_demon.serve.context import ServerContext
 from racing_demon.serve.index import SeatRow, TableRow
@@ -186,3 +189,30 @@ def test_files_are_served_by_game_ids_and_receipts_and_pages_once_finished(
             assert (await client.get(f"/games/{game}/seat2.receipts.jsonl")).status == 404
 
     asyncio.run(scenario())
+
+
+def test_a_page_asked_for_many_times_at_once_is_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing a client sends can make the server do the same heavy work over and over."""
+    context = context_in(tmp_path / "data", signing_key=TABLE_KEY)
+    game = finished_game(context)
+    made: list[Path] = []
+    real = archive.write_page
+
+    def counted(log: Path, settings: Any, page: Path) -> Any:
+        made.append(page)
+        return real(log, settings, page)
+
+    monkeypatch.setattr(archive, "write_page", counted)
+
+    async def scenario() -> None:
+        await archive_game(context, game)
+        async with served(context) as client:
+            answers = await asyncio.gather(*(client.get(f"/games/{game}/view") for _ in range(5)))
+            pages = {await answer.read() for answer in answers}
+            assert [answer.status for answer in answers] == [200] * 5
+            assert len(pages) == 1
+
+    asyncio.run(scenario())
+    assert made == [context.folder.view_path(game)]

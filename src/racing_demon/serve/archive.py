@@ -111,6 +111,7 @@ def game_document(row: GameRow) -> dict[str, Any]:
 class _Archive:
     def __init__(self, context: ServerContext) -> None:
         self.context = context
+        self._making: dict[str, asyncio.Future[WrittenPage]] = {}  # pages being made
 
     async def listing(self, request: web.Request) -> web.Response:
         return web.json_response(
@@ -147,10 +148,16 @@ class _Archive:
             return _missing(request)
         page = self.context.folder.view_path(game.game)
         if not page.is_file():
-            log = self.context.folder.log_path(game.game)
-            settings = Settings(table_key=self.context.table_public_key)
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(None, write_page, log, settings, page)
+            # One page made per game however many ask at once: the others wait for it.
+            making = self._making.get(game.game)
+            if making is None:
+                log = self.context.folder.log_path(game.game)
+                settings = Settings(table_key=self.context.table_public_key)
+                loop = asyncio.get_running_loop()
+                making = loop.run_in_executor(None, write_page, log, settings, page)
+                self._making[game.game] = making
+                making.add_done_callback(lambda _: self._making.pop(game.game, None))
+            await asyncio.shield(making)
         response = web.FileResponse(page, headers=_headers(VIEW_POLICY))
         response.content_type = "text/html"
         response.charset = "utf-8"
