@@ -52,6 +52,13 @@ _MANY_LOGS = {
     "racing_demon.report_document",
     *_MATCHES,
 }
+_SERVE = {
+    "racing_demon.serve",
+    "racing_demon.sim",
+    "racing_demon.table",
+    "racing_demon.viewer.write",
+    *_MATCHES,
+}
 MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.errors": set(),
     "racing_demon.wording": set(),
@@ -132,8 +139,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     # Issue 31: the play protocol reads a client's JSON with the log's strict reader and
     # the schemas; no web stack.
     "racing_demon.serve.protocol": _LOG | {"racing_demon.serve.protocol"},
-    # Issue 31, durability: the journal and the data folder stand on the standard library.
-    "racing_demon.serve.data": _ERRORS,
+    # Issue 31, durability: the journal stands on the standard library; the data folder
+    # also makes and reads the table's key (log.keys).
+    "racing_demon.serve.data": {"racing_demon.log", "cryptography", *_ERRORS},
     "racing_demon.serve.journal": {"racing_demon.serve.data", "orjson", *_ERRORS},
     # The reporters sit above what they print: the tournament's standings included.
     "racing_demon.report": _MANY_LOGS
@@ -149,6 +157,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "racing_demon.viewer.write",
         "racing_demon.sim",
         "racing_demon.tournament",
+        "racing_demon.serve_run",
     },
     # A tournament's plan is published before any log exists: it stands on the file format
     # (canonical JSON, signatures) and the profiles. Its scoring reads many logs, and its
@@ -194,6 +203,14 @@ MAY_IMPORT: dict[str, set[str]] = {
     | {"racing_demon.viewer.model", "racing_demon.viewer.page"},
     # Issue 30, point 1: the page reads its lines with the verifier's reader, no other.
     "racing_demon.viewer.lines": _LOG,
+    # Issue 31: the server stands on the table, the bots, the verifier and the view's use
+    # case; the web stack (the serve extra) only where HTTP is spoken (serve-design.md).
+    "racing_demon.serve": _SERVE,
+    "racing_demon.serve.app": _SERVE | {"aiohttp"},
+    "racing_demon.serve.lobby": _SERVE | {"aiohttp"},
+    "racing_demon.serve.archive": _SERVE | {"aiohttp"},
+    # The use case starts the web server (aiohttp's runner and site) and the routes.
+    "racing_demon.serve_run": _SERVE | {"racing_demon.outcomes", "aiohttp"},
 }
 
 # Who may import each of these; no other module of the package does.
@@ -206,6 +223,13 @@ ONLY_IMPORTED_BY: dict[str, set[str]] = {
     # Issue 30, point 3: "batch.py becomes a package with Dask in its own module".
     "distributed": {"racing_demon.batch.dask"},
     "fsspec": {"racing_demon.batch.names"},  # which logs a URL names, and opening one
+    # Issue 31: the serve extra's web stack, where HTTP is spoken and the server started.
+    "aiohttp": {
+        "racing_demon.serve.app",
+        "racing_demon.serve.lobby",
+        "racing_demon.serve.archive",
+        "racing_demon.serve_run",
+    },
 }
 
 # (importer, imported) pairs that break a rule above, with the reason each still stands.

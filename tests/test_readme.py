@@ -34,14 +34,17 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def test_first_section_holds_exactly_the_two_commands() -> None:
+def test_first_section_holds_the_two_commands_and_the_server_line() -> None:
+    """Issue 31: "the README's first section keeps its two commands, and a third line
+    shows how to start a server"."""
     first_section = README.split("\n## ", 1)[0]
     blocks = re.findall(r"```sh\n(.*?)```", first_section, flags=re.DOTALL)
     assert len(blocks) == 1
     commands = blocks[0].strip().splitlines()
-    assert len(commands) == 2
+    assert len(commands) == 3
     assert commands[0].startswith("pip install . && racing-demon ")
     assert commands[1] == "pip install -e '.[test]' && python -m pytest"
+    assert commands[2] == "pip install '.[serve]' && racing-demon serve"
 
 
 def _section(title: str) -> str:

@@ -1,0 +1,164 @@
+"""The context every route and table shares (issue 31: "Ctrl-C stops it cleanly (tables
+resume on the next start)"; "on restart every unfinished table resumes"; "A table
+starts when every seat is filled")."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from racing_demon.game.rules import Rules
+from racing_demon.log.keys import generate_private_key, raw_public_bytes
+from racing_demon.profiles import builtin_document
+from racing_demon.serve.archive import archive_game
+from racing_demon.serve.context import NewTable, SeatRequest, ServerContext
+from racing_demon.serve.index import GameRow, SeatRow, TableRow
+
+from .lobbying import context_in
+from .recording import recording_host
+from .test_archive import TABLE_KEY, played, short_rules
+
+TABLE = Rules.from_document(builtin_document("table"))
+
+
+@pytest.fixture(autouse=True)
+def _tables_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    recording_host(monkeypatch)  # the context's wiring, not a table's play
+
+
+def test_open_tables_are_hosted_again_and_finished_ones_archived(tmp_path: Path) -> None:
+    first = context_in(tmp_path / "data", signing_key=TABLE_KEY)
+    game, log, _ = played()
+
+    async def before_the_stop() -> tuple[str, str, str]:
+        bots = first.create_table(
+            NewTable(name="bots", rules=TABLE, seats=(SeatRequest("bot", "easy"),) * 2)
+        )
+        waiting = first.create_table(
+            NewTable(name="people", rules=TABLE, seats=(SeatRequest("person"),) * 2)
+        )
+        gone = first.create_table(
+            NewTable(name="gone", rules=TABLE, seats=(SeatRequest("bot", "hard"),) * 2)
+        )
+        first.table_state(bots.game, "playing")
+        first.table_state(gone.game, "cancelled")
+        await first.stop()
+        assert first.tables == {}
+        return bots.game, waiting.game, gone.game
+
+    bots, waiting, gone = asyncio.run(before_the_stop())
+    # A game the host finished, the server stopping before the archive listed it.
+    first.index.add_table(
+        TableRow(
+            game,
+            "done",
+            "table-custom",
+            json.dumps(short_rules().to_document()),
+            "finished",
+            "00" * 32,
+            9.0,
+        ),
+        [SeatRow(game, seat, "person", None, "p", "00" * 32, None, None) for seat in (0, 1)],
+    )
+    first.folder.log_path(game).write_bytes(log)
+    first.index.close()
+    again = context_in(tmp_path / "data", signing_key=TABLE_KEY)
+
+    async def after_the_start() -> None:
+        assert again.open_tables() == 1  # one live table resumed
+        assert set(again.tables) == {bots, waiting}
+        seats = again.tables[bots].spec.seats  # type: ignore[attr-defined]
+        assert [seat.bot.name for seat in seats] == ["easy", "easy"]
+        await asyncio.sleep(0)  # the archive's task runs
+        while again.index.game(game) is None:
+            await asyncio.sleep(0.01)
+        await again.stop()
+
+    asyncio.run(after_the_start())
+    assert again.index.table(waiting).state == "waiting"  # type: ignore[union-attr]
+    assert again.index.table(gone).state == "cancelled"  # type: ignore[union-attr]
+    assert again.index.game(game).verdict == "verified"  # type: ignore[union-attr]
+    assert again.index.unarchived() == ()
+
+
+def test_a_bots_keys_are_kept_so_a_resumed_bot_signs_as_before(tmp_path: Path) -> None:
+    context = context_in(tmp_path / "data")
+
+    async def scenario() -> tuple[bytes, ...]:
+        table = context.create_table(
+            NewTable(name="b", rules=TABLE, seats=(SeatRequest("bot", "normal"),) * 3)
+        )
+        keys = tuple(seat.key for seat in context.tables[table.game].spec.seats)  # type: ignore[attr-defined]
+        await context.stop()
+        context.host_table(table.game)
+        again = context.tables[table.game].spec.seats  # type: ignore[attr-defined]
+        assert tuple(raw_public_bytes(seat.bot_key) for seat in again) == keys
+        await context.stop()
+        return keys
+
+    keys = asyncio.run(scenario())
+    assert len(set(keys)) == 3
+
+
+def test_the_host_reports_reach_the_index_and_the_archive(tmp_path: Path) -> None:
+    archived: list[str] = []
+
+    async def archive(context: ServerContext, game: str) -> GameRow:
+        archived.append(game)
+        return GameRow(game, "t", ("a", "b"), "table", (1, 0), (0,), "verified", None, 1.0)
+
+    context = context_in(tmp_path / "data")
+    context = ServerContext(
+        folder=context.folder,
+        index=context.index,
+        journal=context.journal,
+        table_key=generate_private_key(),
+        archive=archive,
+    )
+
+    async def scenario() -> str:
+        table = context.create_table(
+            NewTable(name="p", rules=TABLE, seats=(SeatRequest("person"),) * 2)
+        )
+        context.table_state(table.game, "accepting")
+        assert context.index.table(table.game).state == "accepting"  # type: ignore[union-attr]
+        return await context.table_finished(table.game)
+
+    assert asyncio.run(scenario()) == "verified"
+    assert len(archived) == 1
+
+
+def test_a_table_that_fails_is_named_and_the_others_go_on(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    base = context_in(tmp_path / "data")
+    context = ServerContext(
+        folder=base.folder,
+        index=base.index,
+        journal=base.journal,
+        table_key=base.table_key,
+        archive=archive_game,
+        warn=warnings.append,
+    )
+
+    async def scenario() -> None:
+        table = context.create_table(
+            NewTable(name="b", rules=TABLE, seats=(SeatRequest("bot", "easy"),) * 2)
+        )
+        hosted = context.tables[table.game]
+
+        async def broken() -> None:
+            raise RuntimeError("the log is damaged")
+
+        hosted.run = broken  # type: ignore[method-assign]
+        await context.stop()
+        context.host_table(table.game)
+        context.tables[table.game].run = broken  # type: ignore[method-assign]
+        await asyncio.sleep(0.05)
+        assert table.game not in context.tables
+        await context.stop()
+
+    asyncio.run(scenario())
+    assert warnings and "RuntimeError: the log is damaged" in warnings[-1]
