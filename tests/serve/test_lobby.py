@@ -347,3 +347,27 @@ def test_open_tables_are_bounded(tmp_path: Path) -> None:
             refused(status, answer, 409, "TABLE_CLOSED")
 
     run(scenario())
+
+
+def test_stats_count_the_journal_and_the_hosted_tables(tmp_path: Path) -> None:
+    """``GET /api/stats`` (docs/protocol.md §3): the journal's records and fdatasync batches
+    (issue 31: "records per fsync" is a figure of the benchmark) and the tables hosted."""
+    context = context_in(tmp_path / "data")
+
+    async def scenario() -> None:
+        async with served(context) as client:
+            status, before = await call(client, "GET", "/api/stats")
+            assert status == 200
+            assert before["tables"] == 0
+            await call(
+                client, "POST", "/api/tables", {"name": "a", "profile": "table", "seats": PEOPLE}
+            )
+            _, after = await call(client, "GET", "/api/stats")
+            assert after["tables"] == 1
+            assert after["journal"] == {
+                "records": context.journal.stats.records,
+                "batches": context.journal.stats.batches,
+                "bytes": context.journal.stats.bytes,
+            }
+
+    run(scenario())

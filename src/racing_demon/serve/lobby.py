@@ -5,6 +5,8 @@
 - ``GET /api/tables`` → ``{"tables": [TABLE…]}`` (waiting and live)
 - ``GET /api/tables/GAME`` → TABLE
 - ``POST /api/tables/GAME/seats/N`` ``{"name", "key"}`` → ``{"token", "ws"}``
+- ``GET /api/stats`` → what the server has done since it started: the journal's records,
+  batches (one ``fdatasync`` each) and bytes, and the tables it hosts
 
 A request body is JSON (``Content-Type: application/json``, which a page of another site
 cannot send without the browser asking first), at most ``MAX_BODY_BYTES``, of the shape
@@ -60,6 +62,7 @@ def add_routes(app: web.Application, context: ServerContext) -> None:
     app.router.add_get("/api/tables", lobby.listing)
     app.router.add_get("/api/tables/{game}", lobby.table)
     app.router.add_post(r"/api/tables/{game}/seats/{seat:\d{1,2}}", lobby.join)
+    app.router.add_get("/api/stats", lobby.stats)
 
 
 def refusal(error: ServeError) -> web.Response:
@@ -111,6 +114,19 @@ class _Lobby:
         except ServeError as error:
             return refusal(error)
         return web.json_response({"token": token, "ws": f"/ws/{game}?seat={seat}&token={token}"})
+
+    async def stats(self, request: web.Request) -> web.Response:
+        journal = self.context.journal.stats
+        return web.json_response(
+            {
+                "journal": {
+                    "records": journal.records,
+                    "batches": journal.batches,
+                    "bytes": journal.bytes,
+                },
+                "tables": len(self.context.tables),
+            }
+        )
 
     def _shown(self, table: TableRow) -> dict[str, Any]:
         """TABLE: what anybody may see of a table (never a key, a token or its secret)."""
