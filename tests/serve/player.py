@@ -579,12 +579,14 @@ class Player:
     welcome: dict[str, Any] | None = None
     receipts: list[bytes] = field(default_factory=list)
     answers: list[Answer] = field(default_factory=list)
+    unclaimed: list[Receipt] = field(default_factory=list)  # receipts of frames sent raw
     errors: list[dict[str, Any]] = field(default_factory=list)
     problems: list[ClientRefusal] = field(default_factory=list)
     ended: dict[str, Any] | None = None
     accepted: bool | None = None  # whether this seat accepted the final record
     connects: int = 0
     syncs: list[int] = field(default_factory=list)  # every sync.from this client sent
+    last_frame: str = ""  # the last submission, as sent
 
     def __post_init__(self) -> None:
         self._ws: ClientConnection | None = None
@@ -600,6 +602,7 @@ class Player:
         self._records = asyncio.Event()  # set at every record, for whoever waits on one
         self._copy_file: BinaryIO | None = None
         self._receipts_file: BinaryIO | None = None
+        self._mover: asyncio.Task[None] | None = None
 
     # -- files --
 
@@ -682,7 +685,8 @@ class Player:
         """Play until the game ends, this client refuses what the table sent, or
         ``deadline`` (``time.monotonic()``) passes (TimeoutError); reconnecting after a
         lost connection until then."""
-        mover = asyncio.create_task(self._move_loop()) if self.strategy else None
+        if self.strategy is not None:
+            self.start_moving(self.strategy, self.pause)
         try:
             while not self.done:
                 left = deadline - time.monotonic()
@@ -705,11 +709,18 @@ class Player:
                 if not self.reconnect and not self.done:
                     return
         finally:
+            mover, self._mover = self._mover, None
             if mover is not None:
                 mover.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await mover
             self.close_files()
+
+    def start_moving(self, strategy: Strategy, pause: Callable[[str | None], float]) -> None:
+        """From now on play by ``strategy``, looking again ``pause`` seconds after each look."""
+        self.strategy, self.pause = strategy, pause
+        if self._mover is None:
+            self._mover = asyncio.get_running_loop().create_task(self._move_loop())
 
     async def _read(self, ws: ClientConnection) -> None:
         async for frame in ws:
@@ -794,9 +805,19 @@ class Player:
     def _on_receipt(self, message: dict[str, Any]) -> None:
         assert self.copy is not None and self.seat is not None
         pending = self._pending.pop(message.get("ref") or "", None)
-        if pending is None:
-            raise ClientRefusal(ClientCode.PROTOCOL, f"a receipt for no submission: {message!r}")
         line = message["receipt"].encode("utf-8")
+        if pending is None:
+            # A frame sent raw (send_raw): the table signed it all the same, and it is
+            # evidence like any other receipt.
+            checked = check_receipt_line(len(self.receipts) + 1, line, self.copy.table_key)
+            if not isinstance(checked, ReceiptLine) or checked.receipt.seat != self.seat:
+                raise ClientRefusal(ClientCode.RECEIPT_REFUSED, f"{checked}")
+            self.receipts.append(line)
+            self.unclaimed.append(checked.receipt)
+            if checked.receipt.logged:
+                self._logged_n = max(self._logged_n, checked.receipt.n)
+            self._append("receipts", line)
+            return
         receipt = check_receipt(
             self.copy,
             len(self.receipts) + 1,
@@ -915,22 +936,24 @@ class Player:
             "seen": {"seq": seen.seq, "hash": seen.hash},
             "signature": signature,
         }
-        await ws.send(json.dumps(message))
+        self.last_frame = json.dumps(message)
+        await ws.send(self.last_frame)
         try:
             return await asyncio.wait_for(future, self.timeout)
         finally:
             self._pending.pop(ref, None)
 
     async def _move_loop(self) -> None:
-        assert self.strategy is not None and self.seat is not None
+        assert self.seat is not None
         move: str | None = None
         while not self.done:
             await asyncio.sleep(self.pause(move))
-            copy = self.copy
+            copy, strategy = self.copy, self.strategy
             move = None
             if copy is None or not self.connected or copy.hand is None or copy.finished:
                 continue
-            move = self.strategy(Turn(self.seat, copy, self.position()))
+            assert strategy is not None
+            move = strategy(Turn(self.seat, copy, self.position()))
             if move is not None:
                 with contextlib.suppress(ConnectionError, TimeoutError, ConnectionClosed):
                     await self.submit(move)
