@@ -136,10 +136,10 @@ def dealt(player: Player) -> bool:
     return player.copy is not None and player.copy.hand is not None
 
 
-def lost_receipts(server: Server, players: list[Player]) -> int:
-    """Receipts the clients got whose record the server's logs do not hold."""
+def lost_receipts(server: Server, players: list[Player]) -> list[str]:
+    """Receipts the clients got whose record the server's logs do not hold, each named."""
     logs: dict[str, list[bytes]] = {}
-    lost = 0
+    lost = []
     for player in players:
         if player.game not in logs:
             status, data = http(server.base, "GET", f"/games/{player.game}.jsonl")
@@ -151,10 +151,13 @@ def lost_receipts(server: Server, players: list[Player]) -> int:
             receipt = getattr(checked, "receipt", None)
             if receipt is None or not receipt.logged:
                 continue
-            if receipt.seq >= len(lines) or record_reference(lines[receipt.seq], receipt.v) != (
-                receipt.record
-            ):
-                lost += 1
+            held = receipt.seq < len(lines)
+            if not held or record_reference(lines[receipt.seq], receipt.v) != receipt.record:
+                lost.append(
+                    f"game {player.game} seat {player.seat} receipt {number}: record "
+                    f"{receipt.seq} of a log of {len(lines)} lines "
+                    f"({'another record there' if held else 'missing'})"
+                )
     return lost
 
 
@@ -210,12 +213,13 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 for player in players:
                     player.base = server.base
                 await asyncio.sleep(5)  # the clients reconnect and catch up
-                result["lost_after_sigkill"] = await asyncio.to_thread(
-                    lost_receipts, server, players
-                )
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if options.sigkill:  # every receipt got, against the logs as they stand now
+                lost = await asyncio.to_thread(lost_receipts, server, players)
+                result["lost_after_sigkill"] = len(lost)
+                result["lost_examples"] = lost[:5]
             return result
         finally:
             server.stop()

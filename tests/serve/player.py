@@ -44,7 +44,7 @@ from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from racing_demon.game.deal import check_reveal, uniform_below
 from racing_demon.game.engine import advance_clock
@@ -708,7 +708,7 @@ class Player:
                     raise TimeoutError(f"seat {self.seat}: the game did not end in time")
                 try:
                     ws = await asyncio.wait_for(self.connect(), left)
-                except (OSError, InvalidStatus, TimeoutError):
+                except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed):
                     if not self.reconnect:
                         raise
                     await asyncio.sleep(0.2)
