@@ -50,10 +50,11 @@ from serve.player import (  # noqa: E402
     Player,
     bot_strategy,
     create_table,
+    http,
     join,
     steady_pause,
 )
-from serve.server import Server, http, peek_secret  # noqa: E402
+from serve.server import Server, peek_secret  # noqa: E402
 
 from racing_demon.log.receipts import check_receipt_line, record_reference  # noqa: E402
 from racing_demon.sim.bots import HARD  # noqa: E402

@@ -10,8 +10,11 @@ each move signed with its `seen`".
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -42,6 +45,7 @@ from .player import (
     final_answer,
     genesis_answer,
 )
+from .server import peek_secret
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32)
 OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes([8]) * 32)
@@ -120,8 +124,10 @@ def test_the_copy_keeps_every_line_of_a_whole_match(played: Played) -> None:
     head = copy.head
     assert head is not None and head.seq == len(played.lines) - 1
     for seat in range(3):
-        numbers = [body(line)["n"] for line in played.lines if body(line).get("player") == seat]
-        assert copy.next_n(seat) == len(numbers) == max(numbers) + 1  # type: ignore[type-var]
+        numbers = [
+            int(str(body(line)["n"])) for line in played.lines if body(line).get("player") == seat
+        ]
+        assert copy.next_n(seat) == len(numbers) == max(numbers) + 1
 
 
 def test_the_copy_refuses_a_changed_line(played: Played) -> None:
@@ -429,3 +435,21 @@ def test_a_receipt_is_kept_only_for_the_statement_the_seat_signed(played: Played
         check_receipt(copy, 1, forged, game=game, seat=2, n=0, statement=statement)
     assert unsigned.value.code == ClientCode.RECEIPT_REFUSED
     assert "BAD_TABLE_SIGNATURE" in unsigned.value.message
+
+
+def test_the_tests_find_the_dealers_secret_in_any_index_layout(tmp_path: Path) -> None:
+    """The server tests' view of the cards (``peek_secret``): the secret that opens a
+    commitment, raw or in hex, in any table of the server's SQLite index (WAL mode) or in
+    a small file of its data folder; never a value that opens another commitment."""
+    raw, text, filed, other = (bytes([n]) * 32 for n in (1, 2, 3, 4))
+    with contextlib.closing(sqlite3.connect(tmp_path / "index.sqlite3")) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE games (id TEXT, dealer BLOB, note TEXT)")
+        db.execute("INSERT INTO games VALUES ('g1', ?, ?)", (raw, text.hex()))
+        db.commit()
+        (tmp_path / "tables").mkdir()
+        (tmp_path / "tables" / "t.json").write_text(json.dumps({"secret": filed.hex()}))
+        assert peek_secret(tmp_path, commitment(raw)) == raw
+        assert peek_secret(tmp_path, commitment(text)) == text
+        assert peek_secret(tmp_path, commitment(filed)) == filed
+        assert peek_secret(tmp_path, commitment(other)) is None
