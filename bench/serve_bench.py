@@ -15,8 +15,8 @@ has dealt, the bench measures for ``--seconds``:
 * p50 and p99 from sending a submission to its receipt, at the client;
 * the server's CPU per submission (user + system from /proc/PID/stat);
 * records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``)
-  when the server has that route; the design (serve-design.md) names no route for the
-  journal's figures, so the bench says "missing" otherwise;
+  when the server has that route; the protocol (docs/protocol.md, version 1) names no
+  route for the journal's figures, so the bench says "missing" otherwise;
 * the client process's own CPU, to tell a loaded client from a slow server.
 
 Each client checks every line of its copy (chain and table signature) unless ``--light``:

@@ -1,5 +1,5 @@
 """A player's client for `racing-demon serve`, written from the protocol alone (protocol
-version 1: docs/protocol.md, as /work/wt/serve-design.md pins it), with the `websockets`
+version 1, docs/protocol.md), with the `websockets`
 library: a second implementation of the wire, beside the server's aiohttp.
 
 The client trusts nothing the table sends. It keeps its own copy of the log, line by line,
