@@ -139,4 +139,7 @@ async def keyed_match(
         tasks.append(asyncio.create_task(player.run(deadline)))
     for player in players:
         await player.wait_records(2, timeout=max(deadline - time.monotonic(), 0))
+        assert player.position() is not None, (
+            "the dealer's secret is nowhere in the data folder: the tests cannot see the cards"
+        )
     return KeyedMatch(game, players, tasks, digest)

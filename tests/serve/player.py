@@ -766,7 +766,11 @@ class Player:
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:
             raise ClientRefusal(ClientCode.PROTOCOL, f"unknown message type {kind!r}")
-        handler(message)
+        try:
+            handler(message)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            # A message without its fields, or fields of the wrong type.
+            raise ClientRefusal(ClientCode.PROTOCOL, f"{kind}: {error!r}") from None
 
     def _on_welcome(self, message: dict[str, Any]) -> None:
         if message.get("protocol") != PROTOCOL or message.get("game") != self.game:

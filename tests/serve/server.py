@@ -245,12 +245,16 @@ def _index_values(data: Path) -> Iterator[bytes]:
 
 
 def _file_values(data: Path) -> Iterator[bytes]:
-    """Every 64-hex word in the small files of the data folder but its logs and receipts."""
+    """Every 64-hex word in the small files of the data folder but its logs and receipts,
+    and every file of 32 bytes."""
     for path in data.rglob("*"):
         skipped = path.parent.name in ("logs", "receipts") or path.name.startswith("index.")
         if skipped or not path.is_file() or path.stat().st_size > 4 << 20:
             continue
-        for match in _HEX_SECRET.finditer(path.read_bytes()):
+        data_bytes = path.read_bytes()
+        if len(data_bytes) == 32:  # a secret kept raw, a file of its own
+            yield data_bytes
+        for match in _HEX_SECRET.finditer(data_bytes):
             candidate = _as_secret(match.group(0).decode().lower())
             if candidate is not None:
                 yield candidate

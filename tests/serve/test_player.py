@@ -441,7 +441,7 @@ def test_the_tests_find_the_dealers_secret_in_any_index_layout(tmp_path: Path) -
     """The server tests' view of the cards (``peek_secret``): the secret that opens a
     commitment, raw or in hex, in any table of the server's SQLite index (WAL mode) or in
     a small file of its data folder; never a value that opens another commitment."""
-    raw, text, filed, other = (bytes([n]) * 32 for n in (1, 2, 3, 4))
+    raw, text, filed, kept_raw, other = (bytes([n]) * 32 for n in (1, 2, 3, 5, 4))
     with contextlib.closing(sqlite3.connect(tmp_path / "index.sqlite3")) as db:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE games (id TEXT, dealer BLOB, note TEXT)")
@@ -449,7 +449,9 @@ def test_the_tests_find_the_dealers_secret_in_any_index_layout(tmp_path: Path) -
         db.commit()
         (tmp_path / "tables").mkdir()
         (tmp_path / "tables" / "t.json").write_text(json.dumps({"secret": filed.hex()}))
+        (tmp_path / "tables" / "t.secret").write_bytes(kept_raw)
         assert peek_secret(tmp_path, commitment(raw)) == raw
         assert peek_secret(tmp_path, commitment(text)) == text
         assert peek_secret(tmp_path, commitment(filed)) == filed
+        assert peek_secret(tmp_path, commitment(kept_raw)) == kept_raw
         assert peek_secret(tmp_path, commitment(other)) is None
