@@ -9,12 +9,13 @@ that `verify` and `audit --receipts` accept".
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 
 import pytest
 
-from .player import Player, create_table
+from .player import Player, api, create_table
 from .server import assert_verify_and_audit, needs_server, one_hand_rules, running_server
 
 pytestmark = [needs_server, pytest.mark.slow]
@@ -40,3 +41,6 @@ def test_two_bots_play_to_the_end_and_the_archive_verifies(tmp_path: Path) -> No
             server, game, tmp_path / "downloads", seats=(0, 1), copies=[spectator.copy_path]
         )
         assert log.read_bytes() == spectator.copy.data()  # every record, exactly as logged
+        # The archive lists it ("listed (SQLite: game id, ...) at /games").
+        listed = api(server.base, "GET", "/api/games")["games"]
+        assert any(game in json.dumps(entry) for entry in listed)
