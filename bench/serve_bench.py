@@ -1,0 +1,278 @@
+"""`racing-demon serve` under load: N concurrent 4-seat tables of client bots over loopback
+WebSockets, against a server this bench starts on a fresh temporary data folder.
+
+    python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
+                                [--light] [--sigkill] [--json-out FILE]
+
+Every seat is this project's test client (tests/serve/player.py), joined through the lobby
+with its own key, playing as the hard bot (``sim.bots.choose_move``) on the position its
+copy of the log gives (the dealer's secret read from the server's data folder, as the
+tests do: the protocol gives a client no cards) and looking again every ``--pace-ms``
+(about 250 ms: a human's pace; each look that finds a move sends one). Once every table
+has dealt, the bench measures for ``--seconds``:
+
+* submissions answered per second (every receipt or error);
+* p50 and p99 from sending a submission to its receipt, at the client;
+* the server's CPU per submission (user + system from /proc/PID/stat);
+* records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``)
+  when the server has that route; the protocol (docs/protocol.md, version 1) names no
+  route for the journal's figures, so the bench says "missing" otherwise;
+* the client process's own CPU, to tell a loaded client from a slow server.
+
+Each client checks every line of its copy (chain and table signature) unless ``--light``:
+at 200 tables that is 800 clients in this one process. ``--sigkill`` ends each run with a
+SIGKILL of the server, a restart on the same folder and the clients' catch-up, then counts
+receipts the clients got that name a record the logs no longer hold (target: none).
+
+Issue 31's target: 200 tables with p99 <= 50 ms and no acknowledged submission lost under
+SIGKILL. Nothing is written into the repository (the data folder is a temporary one); the
+table goes to standard error, the JSON to standard output (and ``--json-out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from results import publish  # noqa: E402
+from serve.player import (  # noqa: E402
+    Answer,
+    Player,
+    bot_strategy,
+    create_table,
+    http,
+    join,
+    steady_pause,
+)
+from serve.server import Server, peek_secret  # noqa: E402
+
+from racing_demon.log.receipts import check_receipt_line, record_reference  # noqa: E402
+from racing_demon.sim.bots import HARD  # noqa: E402
+
+SEATS = 4
+TARGET_P99_MS = 50.0
+START_SECONDS = 180.0  # for every table to deal, at most
+CATCH_UP_SECONDS = 60.0
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of process ``pid`` so far (fields 14 and 15 of /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def journal_stats(server: Server) -> dict[str, Any] | None:
+    status, data = http(server.base, "GET", "/api/stats")
+    if status != 200:
+        return None
+    value = json.loads(data)
+    journal = value.get("journal", value) if isinstance(value, dict) else None
+    return journal if isinstance(journal, dict) else None
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+async def seat_tables(server: Server, tables: int, options: argparse.Namespace) -> list[Player]:
+    """Create ``tables`` tables of four people and join every seat with a client."""
+    players: list[Player] = []
+    secrets_by_commitment: dict[str, bytes] = {}
+
+    def secret(wanted: str) -> bytes | None:
+        if wanted not in secrets_by_commitment:
+            found = peek_secret(server.data, wanted)
+            if found is None:
+                return None
+            secrets_by_commitment[wanted] = found
+        return secrets_by_commitment[wanted]
+
+    for table in range(tables):
+        game = await asyncio.to_thread(
+            create_table,
+            server.base,
+            [{"kind": "person"}] * SEATS,
+            name=f"bench {table}",
+            profile="nertz",
+        )
+        for seat in range(SEATS):
+            joined = await asyncio.to_thread(join, server.base, game, seat, f"t{table}s{seat}")
+            players.append(
+                Player.for_seat(
+                    server.base,
+                    joined,
+                    strategy=bot_strategy(HARD),
+                    pause=steady_pause(options.pace_ms),
+                    secret_source=secret,
+                    check_copy=not options.light,
+                    timeout=30.0,
+                )
+            )
+    return players
+
+
+async def until(check: Any, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        await asyncio.sleep(0.1)
+
+
+def dealt(player: Player) -> bool:
+    return player.copy is not None and player.copy.hand is not None
+
+
+def lost_receipts(server: Server, players: list[Player]) -> list[str]:
+    """Receipts the clients got whose record the server's logs do not hold, each named."""
+    logs: dict[str, list[bytes]] = {}
+    lost = []
+    for player in players:
+        if player.game not in logs:
+            status, data = http(server.base, "GET", f"/games/{player.game}.jsonl")
+            logs[player.game] = data.splitlines() if status == 200 else []
+        lines = logs[player.game]
+        assert player.copy is not None
+        for number, line in enumerate(player.receipts, 1):
+            checked = check_receipt_line(number, line, player.copy.table_key)
+            receipt = getattr(checked, "receipt", None)
+            if receipt is None or not receipt.logged:
+                continue
+            held = receipt.seq < len(lines)
+            if not held or record_reference(lines[receipt.seq], receipt.v) != receipt.record:
+                lost.append(
+                    f"game {player.game} seat {player.seat} receipt {number}: record "
+                    f"{receipt.seq} of a log of {len(lines)} lines "
+                    f"({'another record there' if held else 'missing'})"
+                )
+    return lost
+
+
+async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="racing-demon-serve-bench-") as directory:
+        folder = Path(directory)
+        server = Server(folder / "data", folder / "output")
+        await asyncio.to_thread(server.start, 0)
+        try:
+            players = await seat_tables(server, tables, options)
+            deadline = time.monotonic() + START_SECONDS + options.seconds + CATCH_UP_SECONDS
+            tasks = [asyncio.create_task(player.run(deadline)) for player in players]
+            await until(lambda: all(map(dealt, players)), START_SECONDS, "tables to deal")
+            before = [len(player.answers) for player in players]
+            stats_before = journal_stats(server)
+            server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
+            started = time.monotonic()
+            await asyncio.sleep(options.seconds)
+            elapsed = time.monotonic() - started
+            server_cpu = cpu_seconds(server.pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
+            stats_after = journal_stats(server)
+            window: list[Answer] = [
+                answer
+                for player, start in zip(players, before, strict=True)
+                for answer in player.answers[start:]
+            ]
+            answered = len(window)
+            latencies = [answer.seconds * 1000 for answer in window if answer.receipt]
+            result: dict[str, Any] = {
+                "tables": tables,
+                "seats": tables * SEATS,
+                "seconds": round(elapsed, 1),
+                "submissions_per_s": round(answered / elapsed, 1),
+                "p50_ms": round(percentile(latencies, 0.50), 2),
+                "p99_ms": round(percentile(latencies, 0.99), 2),
+                "server_cpu_us_per_submission": round(server_cpu / max(answered, 1) * 1e6, 1),
+                "server_cpu_share": round(server_cpu / elapsed, 2),
+                "client_cpu_share": round(client_cpu / elapsed, 2),
+                "timeouts": sum(p.timeouts for p in players),
+                "client_problems": sum(len(p.problems) for p in players),
+                "p99_vs_target": round(percentile(latencies, 0.99) / TARGET_P99_MS, 2),
+            }
+            if stats_before is None or stats_after is None:
+                result["records_per_fsync"] = "missing (no GET /api/stats)"
+            else:
+                records = stats_after.get("records", 0) - stats_before.get("records", 0)
+                batches = stats_after.get("batches", 0) - stats_before.get("batches", 0)
+                result["records_per_fsync"] = round(records / max(batches, 1), 1)
+            if options.sigkill:
+                await asyncio.to_thread(server.kill)
+                await asyncio.to_thread(server.restart)
+                for player in players:
+                    player.base = server.base
+                await asyncio.sleep(5)  # the clients reconnect and catch up
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if options.sigkill:  # every receipt got, against the logs as they stand now
+                lost = await asyncio.to_thread(lost_receipts, server, players)
+                result["lost_after_sigkill"] = len(lost)
+                result["lost_examples"] = lost[:5]
+            return result
+        finally:
+            server.stop()
+
+
+COLUMNS = (
+    ("tables", "tables"),
+    ("submissions_per_s", "subm/s"),
+    ("p50_ms", "p50 ms"),
+    ("p99_ms", "p99 ms"),
+    ("server_cpu_us_per_submission", "srv us/subm"),
+    ("server_cpu_share", "srv cpu"),
+    ("client_cpu_share", "cli cpu"),
+    ("records_per_fsync", "rec/fsync"),
+    ("timeouts", "timeouts"),
+    ("lost_after_sigkill", "lost"),
+)
+
+
+def table_text(rows: list[dict[str, Any]]) -> str:
+    cells = [[title for _, title in COLUMNS]]
+    cells += [[str(row.get(key, "-")) for key, _ in COLUMNS] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]
+    return "\n".join(
+        "  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in cells
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, nargs="+", default=[10, 50, 200])
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured per run")
+    parser.add_argument("--pace-ms", type=int, default=250, help="a seat's look interval")
+    parser.add_argument("--light", action="store_true", help="clients do not check lines")
+    parser.add_argument("--sigkill", action="store_true", help="end each run with SIGKILL")
+    parser.add_argument("--json-out", type=Path)
+    options = parser.parse_args()
+    rows = []
+    for tables in options.tables:
+        rows.append(asyncio.run(measure(tables, options)))
+        print(table_text(rows), file=sys.stderr, flush=True)
+    publish(
+        {
+            "bench": "serve",
+            "pace_ms": options.pace_ms,
+            "light_clients": options.light,
+            "target_p99_ms": TARGET_P99_MS,
+            "runs": rows,
+        },
+        options.json_out,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""Scripted play for the server tests: seats that hold their foundation cards until two of
+them can race for one foundation, and the match's setup with keyed players."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from racing_demon.game.engine import legal_moves
+from racing_demon.game.moves import Move, MoveKind, Zone
+from racing_demon.game.state import State
+from racing_demon.profiles import rules_from_document
+from racing_demon.sim.bots import HARD, choose_move
+
+from .player import Answer, Player, bot_pause, bot_strategy, create_table, join
+from .server import Server, one_hand_rules, secret_source
+
+
+def _pick(options: Sequence[Move], /) -> Move:
+    return options[secrets.randbelow(len(options))]
+
+
+def holding(state: State | None, seat: int) -> Move | None:
+    """The bot's move, except that a card for a numbered foundation is held (a stock turn
+    instead): cards that fit the centre pile up until two seats can race for one."""
+    if state is None:
+        return None
+    move = choose_move(state, seat, HARD, _pick)
+    if move is not None and move.target is not None and move.target.zone is Zone.FOUNDATION:
+        turns = [m for m in legal_moves(state, seat) if m.kind in (MoveKind.TURN, MoveKind.RECYCLE)]
+        return turns[0] if turns else None
+    return move
+
+
+def race_moves(state: State | None, seats: tuple[int, int]) -> tuple[Move, Move] | None:
+    """A card of each seat that both fit the same numbered foundation now, if any."""
+    if state is None:
+        return None
+    targets = []
+    for seat in seats:
+        targets.append(
+            {
+                move.target.index: move
+                for move in legal_moves(state, seat)
+                if move.target is not None and move.target.zone is Zone.FOUNDATION
+            }
+        )
+    common = sorted(set(targets[0]) & set(targets[1]))
+    return (targets[0][common[0]], targets[1][common[0]]) if common else None
+
+
+async def in_step(players: Sequence[Player], timeout: float = 10.0) -> None:
+    """Until every player's copy holds the same records (a bot may be adding more)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lengths = {0 if p.copy is None else len(p.copy.lines) for p in players}
+        if len(lengths) == 1 and 0 not in lengths:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"copies of {sorted(lengths)} records")
+        await asyncio.sleep(0.01)
+
+
+async def race(first: Player, second: Player, deadline: float) -> tuple[Answer, Answer]:
+    """Both seats play a card to the same foundation naming the same seen record; again
+    (a bot may take the foundation first) until one lands and the other is bounced."""
+    assert first.seat is not None and second.seat is not None
+    seats = (first.seat, second.seat)
+    while time.monotonic() < deadline:
+        await in_step((first, second))
+        pair = race_moves(first.position(), seats)
+        if pair is None:
+            for player in (first, second):
+                assert player.seat is not None
+                move = holding(player.position(), player.seat)
+                if move is not None:
+                    await player.submit(str(move))
+            continue
+        assert first.copy is not None
+        seen = first.copy.head
+        answers = await asyncio.gather(
+            first.submit(str(pair[0]), seen=seen), second.submit(str(pair[1]), seen=seen)
+        )
+        outcomes = sorted(
+            (answer.receipt.outcome, answer.receipt.reason or "")
+            for answer in answers
+            if answer.receipt is not None
+        )
+        if outcomes == [("bounce", "FOUNDATION_TAKEN"), ("move", "")]:
+            return answers[0], answers[1]
+    raise TimeoutError("no race for one foundation in time")
+
+
+@dataclass
+class KeyedMatch:
+    """A table of keyed players (this client) and server bots, the players connected."""
+
+    game: str
+    players: list[Player]
+    tasks: list[asyncio.Task[None]]
+    rules_digest: str
+
+    def play_on(self) -> None:
+        """Every player plays as the hard bot from now on, so the hand ends."""
+        for player in self.players:
+            player.start_moving(bot_strategy(HARD), bot_pause(HARD))
+
+    async def finish(self) -> None:
+        await asyncio.gather(*self.tasks)
+
+
+async def keyed_match(
+    server: Server, folder: Path, *, people: int, bots: Sequence[str], deadline: float
+) -> KeyedMatch:
+    """Create a one-hand table of ``people`` seats for this client and ``bots`` for the
+    server; join and connect each player in turn (the last join starts the table)."""
+    rules = one_hand_rules()
+    digest = rules_from_document(rules).digest()
+    seats = [{"kind": "person"}] * people + [{"kind": "bot", "bot": bot} for bot in bots]
+    game = await asyncio.to_thread(
+        create_table, server.base, seats, name="keyed players", rules=rules
+    )
+    players: list[Player] = []
+    tasks: list[asyncio.Task[None]] = []
+    for seat in range(people):
+        joined = await asyncio.to_thread(join, server.base, game, seat, f"Player {seat}")
+        player = Player.for_seat(
+            server.base,
+            joined,
+            out_dir=folder / f"seat{seat}",
+            rules_digest=digest,
+            secret_source=secret_source(server),
+        )
+        players.append(player)
+        tasks.append(asyncio.create_task(player.run(deadline)))
+    for player in players:
+        await player.wait_records(2, timeout=max(deadline - time.monotonic(), 0))
+        assert player.position() is not None, (
+            "the dealer's secret is nowhere in the data folder: the tests cannot see the cards"
+        )
+    return KeyedMatch(game, players, tasks, digest)

@@ -1,0 +1,98 @@
+"""Two keyed players (this client, written from the protocol) and a server bot at one
+table: a race of two seats for one foundation, a refusal, a reconnect mid-hand, then the
+match to its end; the players' copies and receipts against the server's log.
+
+Issue 31: "scripted players with keys (a race of two seats on one foundation, a bounce, a
+refusal, a reconnect mid-hand) ... each ending in `racing-demon verify` and
+`audit --receipts` exit 0"; "clients reconnect and catch up from the last `seq` they hold".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from racing_demon.log.receipts import SubmissionCode
+
+from .play import holding, keyed_match, race
+from .player import Player
+from .server import Server, assert_verify_and_audit, needs_server, running_server
+
+pytestmark = [needs_server, pytest.mark.slow]
+
+MATCH_SECONDS = 400.0
+
+
+async def race_refuse_reconnect(server: Server, folder: Path) -> tuple[str, list[Player]]:
+    deadline = time.monotonic() + MATCH_SECONDS
+    match = await keyed_match(server, folder, people=2, bots=["hard"], deadline=deadline)
+    first, second = match.players
+
+    # A race: both seats name the same seen record and play to one foundation.
+    won, lost = await race(first, second, deadline)
+    receipts = sorted((won.receipt, lost.receipt), key=lambda r: r.outcome if r else "")
+    bounced, landed = receipts
+    assert bounced is not None and bounced.outcome == "bounce"
+    assert bounced.reason == "FOUNDATION_TAKEN"
+    assert landed is not None and landed.outcome == "move"
+
+    # A refusal: a submission numbered past the seat's next is not logged.
+    assert first.seat is not None
+    move = holding(first.position(), first.seat)
+    text = str(move) if move is not None else f"{first.seat} agree"
+    next_n = first.next_n()
+    refused = await first.submit(text, n=next_n + 7)
+    assert refused.receipt is not None and refused.receipt.outcome == "refused"
+    assert refused.receipt.reason == SubmissionCode.WRONG_NUMBER
+    assert first.next_n() == next_n  # a refusal takes no number
+
+    # A reconnect mid-hand: the client syncs from the next seq it lacks and goes on.
+    assert second.copy is not None
+    held = len(second.copy.lines)
+    await second.drop()
+    match.play_on()
+    await second.wait_records(held + 5, timeout=60)
+    assert second.connects >= 2 and second.syncs[1] >= held
+
+    await match.finish()
+    return match.game, match.players
+
+
+def in_order(got: list[bytes], sent: list[bytes]) -> bool:
+    """Whether every line of ``got`` is in ``sent``, in the same order."""
+    rest = iter(sent)
+    return all(line in rest for line in got)
+
+
+def test_a_race_a_refusal_and_a_reconnect_then_the_logs_agree(tmp_path: Path) -> None:
+    with running_server(tmp_path) as server:
+        game, players = asyncio.run(race_refuse_reconnect(server, tmp_path))
+        for player in players:
+            assert player.problems == [], player.problems
+            assert player.accepted is True
+            assert player.ended is not None and player.ended["verdict"] == "verified"
+        copies = [player.copy_path for player in players]
+        receipts = [player.receipts_path for player in players]
+        assert None not in copies and None not in receipts
+        log = assert_verify_and_audit(
+            server,
+            game,
+            tmp_path / "downloads",
+            seats=(0, 1, 2),
+            receipts=receipts,  # type: ignore[arg-type]
+            copies=copies,  # type: ignore[arg-type]
+        )
+        for player in players:
+            assert player.copy is not None
+            assert player.copy.data() == log.read_bytes()  # byte for byte
+            # The server keeps every receipt it sent the seat; the client got them in that
+            # order (those sent as it closed after the end may be missing).
+            kept = (tmp_path / "downloads" / f"server.seat{player.seat}.jsonl").read_bytes()
+            assert in_order(player.receipts, kept.splitlines())
+        final = json.loads(log.read_bytes().splitlines()[-1])
+        accepts = final["sigs"]["accepts"]
+        assert accepts[0] is not None and accepts[1] is not None  # both seats accepted
