@@ -424,3 +424,91 @@ def test_a_failed_journal_stops_the_table_and_acknowledges_nothing_more(
     lines = spectator.lines()
     assert lines and all(journal.entries.index((GAME, None, line)) < 6 for line in lines)
     assert server.states[-1] is TableState.PLAYING  # not finished: it resumes later
+
+
+async def _signs_in(table: HostedTable, peer: FakePeer, key: Ed25519PrivateKey) -> None:
+    """A person's client that signs its entropy and the genesis, and nothing more."""
+    assert peer.seat is not None
+    while True:
+        message = await peer.inbox.get()
+        if message["type"] == "commitment":
+            statement = message["statement"].encode()
+            table.entropy(peer.seat, sign(key, ENTROPY, statement, FORMAT_VERSION))
+        elif message["type"] == "genesis":
+            table.cosign(peer.seat, sign(key, "genesis", message["body"].encode(), 2))
+
+
+def test_a_submission_that_comes_while_the_server_stops_is_refused_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: "nothing a client sends can crash the server". A seat's frame read after
+    the table stopped (Ctrl-C: its log file closed, its connections being closed) is
+    answered SERVER_STOPPING; it wrote nothing to the closed files."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    peer = FakePeer(server.journal, seat=0)
+    submission = ClientSubmit(
+        ref="late", n=0, move="0 resign", seen_seq=0, seen_hash="0" * 64, signature="0" * 128
+    )
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        server.table.attach(peer, 0)
+        client = asyncio.create_task(_signs_in(server.table, peer, PERSON_KEY))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(peer.of("record")) >= 2)
+        await server.table.stop()
+        await running
+        with pytest.raises(ServeError) as late:
+            await server.table.submit(0, submission)
+        assert late.value.code is ServeCode.SERVER_STOPPING and late.value.ref == "late"
+        client.cancel()
+        committer.cancel()
+
+    run(main)
+    assert verify_log(server.log, SETTINGS).verdict is Verdict.UNFINISHED
+
+
+class FullDisk:
+    """A receipts file on a full disk."""
+
+    def write(self, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_receipts_file_that_cannot_be_written_stops_the_table_not_the_connection(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: "nothing acknowledged is ever lost", and an exception may not escape to
+    the connection: a receipt that cannot be written to the seat's receipts file is never
+    sent; the table stops (SERVER_STOPPING) to resume from its log, as for a log file."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    peer = FakePeer(server.journal, seat=0)
+    submission = ClientSubmit(
+        ref="full", n=0, move="0 resign", seen_seq=0, seen_hash="0" * 64, signature="0" * 128
+    )
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        server.table.attach(peer, 0)
+        client = asyncio.create_task(_signs_in(server.table, peer, PERSON_KEY))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(peer.of("record")) >= 2)
+        files = server.table._receipt_files
+        files[0].close()
+        files[0] = FullDisk()  # type: ignore[call-overload]
+        with pytest.raises(ServeError) as full:
+            await server.table.submit(0, submission)
+        assert full.value.code is ServeCode.SERVER_STOPPING
+        with pytest.raises(OSError):
+            await running
+        client.cancel()
+        committer.cancel()
+
+    run(main)
+    assert peer.of("receipt") == []

@@ -454,7 +454,9 @@ class HostedTable:
         table = self._table
         if table is None:
             raise ServeError("the match is not dealt yet", ServeCode.NOT_ASKED, ref)
-        if self._failure is not None:
+        if self._failure is not None or self._closing is not None:
+            # Failed, or the server stops: its files are (being) closed, nothing more is
+            # written; a frame read meanwhile is refused, not a crash.
             raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref)
         if self._state is TableState.FINISHED:
             raise ServeError("the table takes no more submissions", ServeCode.TABLE_CLOSED, ref)
@@ -471,8 +473,12 @@ class HostedTable:
         if table.played_out:
             self._played_out.set()
         file = self._receipt_files[seat]
-        file.write(receipt + b"\n")
-        file.flush()
+        try:
+            file.write(receipt + b"\n")
+            file.flush()
+        except OSError as error:  # the receipts file, as the log file above
+            self._fail(error)
+            raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref) from error
         done = asyncio.get_running_loop().create_future()
 
         def deliver() -> None:
