@@ -647,6 +647,10 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
         "The server closed a connection whose client did not read its messages fast "
         "enough (2,000 messages waiting), rather than hold them without bound."
     ),
+    ServeCode.REPLACED: (
+        "The server closed a seat's connection because the seat connected again (and "
+        "synced): a seat has one connection, the newest."
+    ),
     ServeCode.SERVER_STOPPING: (
         "The server is stopping: the connection closes, and the table resumes when the "
         "server starts again."

@@ -512,3 +512,29 @@ def test_a_receipts_file_that_cannot_be_written_stops_the_table_not_the_connecti
 
     run(main)
     assert peer.of("receipt") == []
+
+
+def test_a_seat_that_connects_again_replaces_its_first_connection(tmp_path: Path) -> None:
+    """A seat connecting twice (docs/protocol.md §10): the newer connection, once it syncs,
+    replaces the first, which gets an ``error`` REPLACED and is closed; the seat's messages
+    then go to the newer one only, and the other seats are not told it came and went."""
+    server = Server(tmp_path, [person(), person(OTHER_KEY, "Sam")], quick_rules())
+    first, second = FakePeer(server.journal, 0), FakePeer(server.journal, 0)
+    other = FakePeer(server.journal, 1)
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        running = asyncio.create_task(server.table.run())
+        server.table.attach(other, 0)
+        server.table.attach(first, 0)
+        server.table.attach(second, 0)
+        await until(lambda: bool(second.of("commitment")))
+        await server.table.stop()
+        await running
+        committer.cancel()
+
+    run(main)
+    assert first.closed is ServeCode.REPLACED
+    assert [m["code"] for m in first.of("error")] == ["REPLACED"]
+    assert first.of("commitment") == [] and len(second.of("commitment")) == 1
+    assert other.of("seat") == [{"type": "seat", "seat": 0, "connected": True}]

@@ -202,6 +202,11 @@ class SocketPeer:
     def seat(self) -> int | None:
         return self._seat
 
+    @property
+    def closing(self) -> bool:
+        """Whether the connection is being closed (replaced, stopping, too slow, ...)."""
+        return self._closing is not None
+
     def send(self, message: Mapping[str, object]) -> None:
         self._put(json.dumps(message, separators=(",", ":")))
 
@@ -295,8 +300,9 @@ class _Session:
         self._over = False
 
     async def receive(self, text: str) -> None:
-        """Answer one text frame (nothing once the connection is closing)."""
-        if self._over:
+        """Answer one text frame (nothing once the connection is closing: a frame read
+        after it was replaced or the server began to stop acts for nobody)."""
+        if self._over or self._peer.closing:
             return
         admitted = self._bucket.take()
         if admitted is None:

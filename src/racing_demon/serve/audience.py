@@ -16,11 +16,18 @@ class Audience:
         self._first: dict[Peer, int] = {}  # each peer: the first seq it asked for
 
     def join(self, peer: Peer, from_seq: int) -> None:
-        """Attach ``peer``; the other peers hear that its seat connected, if it is the
-        seat's only connection."""
-        self._first[peer] = from_seq
+        """Attach ``peer``. A seat has one connection: one that was attached already is
+        replaced (an ``error`` REPLACED, then closed), since a client that reconnects may
+        not know its old connection is half dead, and one seat's messages must not go to
+        two clients; the other peers hear that the seat connected if it was not."""
         seat = peer.seat
-        if seat is not None and sum(other.seat == seat for other in self._first) == 1:
+        replaced = [other for other in self._first if seat is not None and other.seat == seat]
+        for old in replaced:
+            del self._first[old]
+            old.send(protocol.error_message(ServeCode.REPLACED, "the seat connected again"))
+            old.close(ServeCode.REPLACED)
+        self._first[peer] = from_seq
+        if seat is not None and not replaced:
             self.broadcast(protocol.seat(seat=seat, connected=True), but=peer)
 
     def leave(self, peer: Peer) -> None:
