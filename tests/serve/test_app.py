@@ -23,8 +23,10 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
+from racing_demon.schema import schema_errors
 from racing_demon.serve.app import CSP, QUEUE_LIMIT, SocketPeer, make_app
 from racing_demon.serve.host import HostedTable
+from racing_demon.serve.protocol import SERVER_SCHEMA
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
 from serve.hosting import GAME, PERSON_KEY, SETTINGS, TABLE_KEY, Server, bot, person, quick_rules
@@ -82,6 +84,8 @@ def ws(
 
 async def receive(socket: ClientConnection) -> dict[str, Any]:
     message: dict[str, Any] = json.loads(await socket.recv())
+    # Issue 31: "every message with a schema": each one the server sends has it.
+    assert schema_errors(SERVER_SCHEMA, message) == [], message
     return message
 
 

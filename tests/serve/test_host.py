@@ -22,9 +22,10 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION, entropy_statement
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
+from racing_demon.schema import schema_errors
 from racing_demon.serve import host
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableState
-from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
+from racing_demon.serve.protocol import SERVER_SCHEMA, ClientSubmit, ServeCode, ServeError
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
 from serve.hosting import (
@@ -57,6 +58,8 @@ class FakePeer:
 
     def send(self, message: Mapping[str, object]) -> None:
         message = dict(message)
+        # Issue 31: "every message with a schema": each one the table sends has it.
+        assert schema_errors(SERVER_SCHEMA, message) == [], message
         if message["type"] == "record":
             line = str(message["line"]).encode()
             if not self.journal.is_durable(None, line):
