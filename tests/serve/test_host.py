@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,7 @@ def test_two_bots_play_a_match_to_the_end_and_nothing_is_sent_before_it_is_durab
 
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         await server.table.run()
         committer.cancel()
 
@@ -131,7 +132,7 @@ def test_no_record_reaches_a_peer_before_the_journal_makes_it_durable(tmp_path: 
     spectator = FakePeer(server.journal)
 
     async def main() -> None:
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         task = asyncio.create_task(server.table.run())
         await until(lambda: server.log.exists() and len(server.journal.entries) >= 4)
         await asyncio.sleep(0.05)
@@ -221,7 +222,7 @@ def test_a_keyed_person_signs_submits_and_is_refused_through_the_hosted_table(
 
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(peer, 0)
+        await server.table.attach(peer, 0)
         playing = asyncio.create_task(client.play())
         await server.table.run()
         await playing
@@ -276,7 +277,7 @@ def test_the_timer_abandons_an_idle_table_and_a_silent_seat_declines(tmp_path: P
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
         for peer in peers:
-            server.table.attach(peer, 0)
+            await server.table.attach(peer, 0)
         clients = [
             asyncio.create_task(answer(p, k))
             for p, k in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True)
@@ -304,7 +305,7 @@ def test_a_seat_that_does_not_sign_in_time_cancels_the_table_and_nothing_is_writ
     spectator = FakePeer(server.journal)
 
     async def main() -> None:
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         await server.table.run()
 
     run(main)
@@ -325,7 +326,7 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
 
     async def before() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(first, 0)
+        await server.table.attach(first, 0)
         task = asyncio.create_task(server.table.run())
         await until(lambda: len(first.of("record")) >= 20)
         await server.table.stop()
@@ -348,7 +349,7 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
         table = again.table
         running = asyncio.create_task(table.run())
         await until(lambda: table.state is TableState.PLAYING)
-        table.attach(back, 10)
+        await table.attach(back, 10)
         await running
         committer.cancel()
 
@@ -417,7 +418,7 @@ def test_a_failed_journal_stops_the_table_and_acknowledges_nothing_more(
 
     async def main() -> None:
         committer = asyncio.create_task(journal.group_commit())
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         with pytest.raises(BrokenDisk):
             await server.table.run()
         committer.cancel()
@@ -455,7 +456,7 @@ def test_a_submission_that_comes_while_the_server_stops_is_refused_not_a_crash(
 
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(peer, 0)
+        await server.table.attach(peer, 0)
         client = asyncio.create_task(_signs_in(server.table, peer, PERSON_KEY))
         running = asyncio.create_task(server.table.run())
         await until(lambda: len(peer.of("record")) >= 2)
@@ -498,7 +499,7 @@ def test_a_receipts_file_that_cannot_be_written_stops_the_table_not_the_connecti
 
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(peer, 0)
+        await server.table.attach(peer, 0)
         client = asyncio.create_task(_signs_in(server.table, peer, PERSON_KEY))
         running = asyncio.create_task(server.table.run())
         await until(lambda: len(peer.of("record")) >= 2)
@@ -528,9 +529,9 @@ def test_a_seat_that_connects_again_replaces_its_first_connection(tmp_path: Path
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
         running = asyncio.create_task(server.table.run())
-        server.table.attach(other, 0)
-        server.table.attach(first, 0)
-        server.table.attach(second, 0)
+        await server.table.attach(other, 0)
+        await server.table.attach(first, 0)
+        await server.table.attach(second, 0)
         await until(lambda: bool(second.of("commitment")))
         await server.table.stop()
         await running
@@ -541,3 +542,47 @@ def test_a_seat_that_connects_again_replaces_its_first_connection(tmp_path: Path
     assert [m["code"] for m in first.of("error")] == ["REPLACED"]
     assert first.of("commitment") == [] and len(second.of("commitment")) == 1
     assert other.of("seat") == [{"type": "seat", "seat": 0, "connected": True}]
+
+
+def test_a_catch_up_reads_the_log_off_the_event_loop_a_few_records_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 31 ("slow readers are dropped rather than buffered without bound";
+    the loop never waits for the disk in the hot path): a peer that syncs from 0 at a table
+    with many records gets them all, in order, read from the log file by a worker thread a
+    few at a time, only the bytes it lacks, and then the live ones."""
+    monkeypatch.setattr(host, "CATCH_UP_LINES", 7)
+    reads: list[tuple[bool, int, int]] = []
+    read_lines = host.read_lines
+
+    def recorded(path: Path, start: int, end: int) -> list[bytes]:
+        reads.append((threading.current_thread() is threading.main_thread(), start, end))
+        return read_lines(path, start, end)
+
+    monkeypatch.setattr(host, "read_lines", recorded)
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+    early, late = FakePeer(server.journal), FakePeer(server.journal)
+    batches: list[int] = []
+    send_all = late.send_all
+
+    def counted(messages: Sequence[Mapping[str, object]]) -> None:
+        batches.append(len(messages))
+        send_all(messages)
+
+    late.send_all = counted  # type: ignore[method-assign]
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        await server.table.attach(early, 0)
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(early.of("record")) >= 30)
+        await server.table.attach(late, 3)
+        await running
+        committer.cancel()
+
+    run(main)
+    lines = server.log.read_bytes().splitlines()
+    assert late.lines() == lines[3:] and early.lines() == lines
+    assert batches and max(batches) <= 7 and sum(batches) >= 27
+    assert not any(on_loop for on_loop, _, _ in reads)
+    assert reads[0][1] == sum(len(line) + 1 for line in lines[:3])

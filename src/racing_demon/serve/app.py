@@ -344,7 +344,7 @@ class _Session:
             if self._synced:
                 raise ServeError("sync once per connection", ServeCode.NOT_ASKED)
             self._synced = True
-            table.attach(self._peer, message.from_seq)
+            await table.attach(self._peer, message.from_seq)
             return
         if not self._synced:
             raise ServeError("the first message is sync", ServeCode.NOT_SYNCED)

@@ -25,6 +25,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -74,6 +75,7 @@ __all__ = [
 START_TIMEOUT_S: Final = 60.0  # each of the two rounds of signatures before the genesis
 ACCEPT_TIMEOUT_S: Final = 15.0
 DRAIN_TIMEOUT_S: Final = 5.0  # stopping: how long queued records may wait for the journal
+CATCH_UP_LINES: Final = 256  # records read from the log file, and queued, at a time
 _GENESIS: Final = RecordKind.GENESIS.value
 _LOG = logging.getLogger(__name__)
 
@@ -105,6 +107,9 @@ class HostedTable:
         self._audience = Audience()
         self._outbox = Outbox(journal, self._fail)
         self._delivered = 0  # records sent: the seq the outbox sends next
+        # Where each sent record's line starts in the log file, and where the last ends:
+        # a catch-up reads only the bytes it sends.
+        self._line_starts = [0]
         self._hand: int | None = None  # the last hand_start sent
         self._request: Request | None = None
         self._signed: dict[str, list[str | None]] = {}  # what the signers answer, by kind
@@ -197,13 +202,22 @@ class HostedTable:
 
     # -- a connection's side ------------------------------------------------------------
 
-    def attach(self, peer: Peer, from_seq: int) -> None:
-        """Send ``peer`` every durable record from ``from_seq`` (read from the log file),
-        what its seat is asked now and its pack for the hand in play, then live messages."""
+    async def attach(self, peer: Peer, from_seq: int) -> None:
+        """Send ``peer`` every durable record from ``from_seq``, then what its seat is
+        asked now and its pack for the hand in play, then live messages.
+
+        The records sent before are read from the log file off the event loop, at most
+        ``CATCH_UP_LINES`` at a time, only the bytes needed; records sent meanwhile are
+        read too, and the peer joins the live audience once it holds every one."""
+        sent, path = from_seq, self._paths.log_path(self.game)
+        loop = asyncio.get_running_loop()
+        while sent < self._delivered:
+            end = min(self._delivered, sent + CATCH_UP_LINES)
+            start_byte, end_byte = self._line_starts[sent], self._line_starts[end]
+            lines = await loop.run_in_executor(None, read_lines, path, start_byte, end_byte)
+            peer.send_all([protocol.record(line) for line in lines])
+            sent = end
         self._audience.join(peer, from_seq)
-        if from_seq < self._delivered:
-            lines = self._paths.log_path(self.game).read_bytes().split(b"\n")
-            peer.send_all([protocol.record(line) for line in lines[from_seq : self._delivered]])
         seat = peer.seat
         if seat is not None:
             request = self._request
@@ -349,13 +363,13 @@ class HostedTable:
             settings = Settings(table_key=raw_public_bytes(self._key.public_key()))
             if verify_log(path, settings).verdict is not Verdict.VERIFIED:
                 raise
-            self._delivered = path.read_bytes().count(b"\n")
+            self._sent_lines(path.read_bytes().split(b"\n")[:-1])
             return False
         self._table = table
         # Records the resume wrote are queued; every one before them is durable already
         # (the journal's recovery ran before any table resumed).
-        self._delivered = table.records - self._outbox.waiting
-        lines = path.read_bytes().split(b"\n")[: self._delivered]
+        lines = path.read_bytes().split(b"\n")[: table.records - self._outbox.waiting]
+        self._sent_lines(lines)
         self._opened(lines[0])
         for line in reversed(lines):
             if (hand := self._hand_started(line)) is not None:
@@ -365,6 +379,12 @@ class HostedTable:
         if table.played_out:
             self._played_out.set()
         return True
+
+    def _sent_lines(self, lines: Sequence[bytes]) -> None:
+        """The log's first lines, sent before the table was hosted again (durable)."""
+        self._delivered = len(lines)
+        for line in lines:
+            self._line_starts.append(self._line_starts[-1] + len(line) + 1)
 
     def _opened(self, genesis: bytes) -> None:
         """The table is written to: its dealer (for the seats' packs) and receipts files."""
@@ -495,6 +515,7 @@ class HostedTable:
         def deliver() -> None:
             seq = self._delivered
             self._delivered += 1
+            self._line_starts.append(self._line_starts[-1] + len(line) + 1)
             self._audience.record(seq, protocol.record(line))
             hand = self._hand_started(line)
             if hand is not None:
@@ -595,3 +616,12 @@ class HostedTable:
             log=f"/games/{self.game}.jsonl",
             receipts=None if seat is None else f"/games/{self.game}/seat{seat}.receipts.jsonl",
         )
+
+
+def read_lines(path: Path, start: int, end: int) -> list[bytes]:
+    """The whole lines of the log file ``path`` between byte ``start`` and byte ``end``
+    (a catch-up's, run in a worker thread)."""
+    with path.open("rb") as file:
+        file.seek(start)
+        data = file.read(end - start)
+    return data.split(b"\n")[:-1]
