@@ -29,17 +29,20 @@ from pathlib import Path
 from typing import Protocol
 
 from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
+from racing_demon.recover import RecoveryError, recover_log
 from racing_demon.serve import archive, lobby
 from racing_demon.serve.app import make_app
 from racing_demon.serve.context import LIVE_STATES, ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index
 from racing_demon.serve.journal import Journal, recover_folder
+from racing_demon.verify import Settings
 from racing_demon.wording import plural
 
 DEFAULT_DATA = Path("racing-demon-data")
@@ -130,6 +133,7 @@ async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
     index = Index.open(folder.index_path)
     try:
         _check_table_key(index, table_key_hex=raw_public_bytes(table_key).hex())
+        _cut_torn_logs(folder, index, table_key, reporter)
         journal = Journal(folder)
         await journal.start()
         try:
@@ -154,6 +158,39 @@ async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
         )
     finally:
         index.close()
+
+
+def _cut_torn_logs(
+    folder: DataFolder, index: Index, table_key: Ed25519PrivateKey, reporter: ServeReporter
+) -> None:
+    """A live table's log whose last line is torn after the journal's recovery: that line
+    was never acknowledged (the journal syncs every line before anything names it, and
+    recovery completed every line it held), so ``racing-demon recover``'s judgement
+    removes it and the table resumes (``Table.resume`` refuses a torn log). A log that
+    recover refuses stays as it is, and its table does not resume (a warning says why)."""
+    settings = Settings(table_key=raw_public_bytes(table_key))
+    for table in index.tables_in(LIVE_STATES):
+        path = folder.log_path(table.game)
+        if not _torn(path):
+            continue
+        try:
+            done = recover_log(path, settings)
+        except RecoveryError as error:
+            reporter.note(f"warning: {printable(str(error))}")
+            continue
+        reporter.note(f"{path.name}: {done.action} ({plural(done.torn_bytes, 'byte')} torn)")
+
+
+def _torn(path: Path) -> bool:
+    """Whether the file at ``path`` ends in the middle of a line (only its end is read)."""
+    try:
+        with path.open("rb") as file:
+            if file.seek(0, os.SEEK_END) == 0:
+                return False
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
 
 
 def _check_table_key(index: Index, *, table_key_hex: str) -> None:

@@ -27,11 +27,12 @@ from click.testing import CliRunner
 from racing_demon.cli import main
 from racing_demon.log.keys import generate_private_key, raw_public_bytes, save_key_pair
 from racing_demon.outcomes import ExitCode
-from racing_demon.profiles import builtin_document
+from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.serve.context import ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index, SeatRow, TableRow
 from racing_demon.serve_run import ServeRun, Stopped, is_loopback, run_serve, url_of
+from racing_demon.table import PlayerInfo, Table
 
 from .recording import recording_host
 
@@ -208,3 +209,33 @@ def test_open_tables_are_hosted_before_anyone_can_connect(
     assert ("hosted", str(["ab" * 16])) in reporter.lines
     assert ("err", "resumed 1 live table") in reporter.lines
     assert [table["game"] for table in reporter.answers[0]["tables"]] == ["ab" * 16]
+
+
+def test_a_torn_log_line_the_journal_never_held_is_cut_so_the_table_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: "Killed at any moment ... on restart every unfinished table resumes".
+    A power cut can leave a live table's log with a torn last line that the journal never
+    synced (so nobody was sent it): the start cuts it as `racing-demon recover` would,
+    since Table.resume refuses a torn log and the table would not resume."""
+    game = "ab" * 16
+    folder = DataFolder.open(tmp_path / "data")
+    log = folder.log_path(game)
+    players = [PlayerInfo("a", "red", None), PlayerInfo("b", "blue", None)]
+    rules = rules_from_document(builtin_document("table"))
+    entropy = [b"x" * 32, b"y" * 32]
+    Table.create(log, rules, players, folder.table_key(), bytes(32), entropy, game_id=game).close()
+    index = Index.open(folder.index_path)
+    seats = [
+        SeatRow(game, seat, "person", None, "p", f"{seat:064x}", None, None) for seat in (0, 1)
+    ]
+    document = json.dumps(builtin_document("table"))
+    index.add_table(TableRow(game, "t", "table", document, "playing", "00" * 32, 1.0), seats)
+    index.close()
+    recording_host(monkeypatch)
+    whole = log.read_bytes()
+    log.write_bytes(whole + whole.splitlines(keepends=True)[1][:40])
+    reporter = Recorded()
+    assert run_serve(ServeRun(port=0, data=folder.root), reporter) == ExitCode.OK
+    assert log.read_bytes() == whole
+    assert ("err", f"{log.name}: REMOVED_TORN_LINE (40 bytes torn)") in reporter.lines
