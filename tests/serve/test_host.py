@@ -586,3 +586,23 @@ def test_a_catch_up_reads_the_log_off_the_event_loop_a_few_records_at_a_time(
     assert batches and max(batches) <= 7 and sum(batches) >= 27
     assert not any(on_loop for on_loop, _, _ in reads)
     assert reads[0][1] == sum(len(line) + 1 for line in lines[:3])
+
+
+def test_a_table_whose_seats_are_not_taken_in_time_is_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 31 ("a client that ... floods does not stall ... the server"): the
+    server holds a bounded number of open tables, so a waiting table nobody joins is
+    cancelled after a while (30 minutes, shortened here) instead of holding its place for
+    ever; whoever watched it hears TABLE_CLOSED, and nothing was written."""
+    monkeypatch.setattr(host, "WAITING_TIMEOUT_S", 0.05)
+    server = Server(tmp_path, [SeatSpec(kind=SeatKind.PERSON), bot(1)], quick_rules())
+    spectator = FakePeer(server.journal)
+
+    async def main() -> None:
+        await server.table.attach(spectator, 0)
+        await server.table.run()
+
+    run(main)
+    assert server.states == [TableState.CANCELLED]
+    assert spectator.closed is ServeCode.TABLE_CLOSED and not server.log.exists()

@@ -72,6 +72,10 @@ __all__ = [
     "TableState",
 ]
 
+# A table whose seats are not all taken by then is cancelled: the open tables a lobby
+# client can make the server hold are bounded (ServeSettings), so they must not be held
+# for ever by tables nobody joins.
+WAITING_TIMEOUT_S: Final = 30 * 60.0
 START_TIMEOUT_S: Final = 60.0  # each of the two rounds of signatures before the genesis
 ACCEPT_TIMEOUT_S: Final = 15.0
 DRAIN_TIMEOUT_S: Final = 5.0  # stopping: how long queued records may wait for the journal
@@ -261,7 +265,8 @@ class HostedTable:
 
     async def _live(self) -> None:
         try:
-            await self._filled.wait()
+            if not await self._seats_filled():
+                return
             if not self._paths.log_path(self.game).exists():
                 if not await self._start():
                     return
@@ -293,6 +298,20 @@ class HostedTable:
             await self._finish()
         finally:
             await self._stop_helpers()
+
+    async def _seats_filled(self) -> bool:
+        """Wait for every seat to be taken; False (cancelled) if they are not in time."""
+        try:
+            async with asyncio.timeout(WAITING_TIMEOUT_S):
+                await self._filled.wait()
+        except TimeoutError:
+            self._cancel("its seats were not all taken in time")
+            return False
+        return True
+
+    def _cancel(self, why: str) -> None:
+        self._set_state(TableState.CANCELLED)
+        self._audience.close_all(ServeCode.TABLE_CLOSED, f"cancelled: {why}")
 
     async def _start(self) -> bool:
         """Gather every seat's entropy, then its co-signature, and create the table; False
@@ -440,11 +459,7 @@ class HostedTable:
                 self._audience.to_seat(seat, message(seat))
         try:
             if not await request.gathered(timeout_s) and complete:
-                missing = request.answered.index(False)
-                self._set_state(TableState.CANCELLED)
-                self._audience.close_all(
-                    ServeCode.TABLE_CLOSED, f"cancelled: seat {missing} did not sign in time"
-                )
+                self._cancel(f"seat {request.answered.index(False)} did not sign in time")
                 return None
         finally:
             self._request = None
