@@ -24,7 +24,7 @@ from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION, entropy_st
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.schema import schema_errors
-from racing_demon.serve import host
+from racing_demon.serve import host, sent_log
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableState
 from racing_demon.serve.protocol import SERVER_SCHEMA, ClientSubmit, ServeCode, ServeError
 from racing_demon.table import sign_submission
@@ -551,15 +551,15 @@ def test_a_catch_up_reads_the_log_off_the_event_loop_a_few_records_at_a_time(
     the loop never waits for the disk in the hot path): a peer that syncs from 0 at a table
     with many records gets them all, in order, read from the log file by a worker thread a
     few at a time, only the bytes it lacks, and then the live ones."""
-    monkeypatch.setattr(host, "CATCH_UP_LINES", 7)
+    monkeypatch.setattr(sent_log, "CATCH_UP_LINES", 7)
     reads: list[tuple[bool, int, int]] = []
-    read_lines = host.read_lines
+    read_lines = sent_log.read_lines
 
     def recorded(path: Path, start: int, end: int) -> list[bytes]:
         reads.append((threading.current_thread() is threading.main_thread(), start, end))
         return read_lines(path, start, end)
 
-    monkeypatch.setattr(host, "read_lines", recorded)
+    monkeypatch.setattr(sent_log, "read_lines", recorded)
     server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
     early, late = FakePeer(server.journal), FakePeer(server.journal)
     batches: list[int] = []

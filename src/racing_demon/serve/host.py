@@ -25,7 +25,6 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -56,9 +55,10 @@ from racing_demon.serve.seats import (
     TablePaths,
     TableSpec,
     TableState,
+    players_of,
 )
-from racing_demon.sim.simulate import BACKS
-from racing_demon.table import PlayerInfo, PlayerSigner, ResumeError, SubmissionError, Table
+from racing_demon.serve.sent_log import SentLog, hand_started
+from racing_demon.table import PlayerSigner, ResumeError, SubmissionError, Table
 from racing_demon.verify import Settings, Verdict, verify_log
 
 __all__ = [
@@ -79,7 +79,6 @@ WAITING_TIMEOUT_S: Final = 30 * 60.0
 START_TIMEOUT_S: Final = 60.0  # each of the two rounds of signatures before the genesis
 ACCEPT_TIMEOUT_S: Final = 15.0
 DRAIN_TIMEOUT_S: Final = 5.0  # stopping: how long queued records may wait for the journal
-CATCH_UP_LINES: Final = 256  # records read from the log file, and queued, at a time
 _GENESIS: Final = RecordKind.GENESIS.value
 _LOG = logging.getLogger(__name__)
 
@@ -110,10 +109,7 @@ class HostedTable:
         self._dealer: Dealer | None = None
         self._audience = Audience()
         self._outbox = Outbox(journal, self._fail)
-        self._delivered = 0  # records sent: the seq the outbox sends next
-        # Where each sent record's line starts in the log file, and where the last ends:
-        # a catch-up reads only the bytes it sends.
-        self._line_starts = [0]
+        self._sent = SentLog(paths.log_path(spec.game))  # the records the outbox sent
         self._hand: int | None = None  # the last hand_start sent
         self._request: Request | None = None
         self._signed: dict[str, list[str | None]] = {}  # what the signers answer, by kind
@@ -207,20 +203,10 @@ class HostedTable:
     # -- a connection's side ------------------------------------------------------------
 
     async def attach(self, peer: Peer, from_seq: int) -> None:
-        """Send ``peer`` every durable record from ``from_seq``, then what its seat is
-        asked now and its pack for the hand in play, then live messages.
-
-        The records sent before are read from the log file off the event loop, at most
-        ``CATCH_UP_LINES`` at a time, only the bytes needed; records sent meanwhile are
-        read too, and the peer joins the live audience once it holds every one."""
-        sent, path = from_seq, self._paths.log_path(self.game)
-        loop = asyncio.get_running_loop()
-        while sent < self._delivered:
-            end = min(self._delivered, sent + CATCH_UP_LINES)
-            start_byte, end_byte = self._line_starts[sent], self._line_starts[end]
-            lines = await loop.run_in_executor(None, read_lines, path, start_byte, end_byte)
-            peer.send_all([protocol.record(line) for line in lines])
-            sent = end
+        """Send ``peer`` every durable record from ``from_seq`` (from the log file, off the
+        event loop: ``SentLog``), then what its seat is asked now and its pack for the
+        hand in play, then live messages."""
+        await self._sent.catch_up(peer, from_seq)
         self._audience.join(peer, from_seq)
         seat = peer.seat
         if seat is not None:
@@ -332,7 +318,7 @@ class HostedTable:
         )
         if entropy is None:
             return False
-        players = self._players()
+        players = players_of(self._seats)
         body = Table.genesis_body(
             spec.rules,
             players,
@@ -382,28 +368,22 @@ class HostedTable:
             settings = Settings(table_key=raw_public_bytes(self._key.public_key()))
             if verify_log(path, settings).verdict is not Verdict.VERIFIED:
                 raise
-            self._sent_lines(path.read_bytes().split(b"\n")[:-1])
+            self._sent.sent_before(path.read_bytes().split(b"\n")[:-1])
             return False
         self._table = table
         # Records the resume wrote are queued; every one before them is durable already
         # (the journal's recovery ran before any table resumed).
         lines = path.read_bytes().split(b"\n")[: table.records - self._outbox.waiting]
-        self._sent_lines(lines)
+        self._sent.sent_before(lines)
         self._opened(lines[0])
         for line in reversed(lines):
-            if (hand := self._hand_started(line)) is not None:
+            if (hand := hand_started(line)) is not None:
                 self._hand = hand
                 break
         self._clock.start(table.t_ms)
         if table.played_out:
             self._played_out.set()
         return True
-
-    def _sent_lines(self, lines: Sequence[bytes]) -> None:
-        """The log's first lines, sent before the table was hosted again (durable)."""
-        self._delivered = len(lines)
-        for line in lines:
-            self._line_starts.append(self._line_starts[-1] + len(line) + 1)
 
     def _opened(self, genesis: bytes) -> None:
         """The table is written to: its dealer (for the seats' packs) and receipts files."""
@@ -528,11 +508,8 @@ class HostedTable:
         ``hand_start``, each seat's pack."""
 
         def deliver() -> None:
-            seq = self._delivered
-            self._delivered += 1
-            self._line_starts.append(self._line_starts[-1] + len(line) + 1)
-            self._audience.record(seq, protocol.record(line))
-            hand = self._hand_started(line)
+            self._audience.record(self._sent.sent(line), protocol.record(line))
+            hand = hand_started(line)
             if hand is not None:
                 self._hand = hand
                 for seat in range(len(self._seats)):
@@ -588,13 +565,6 @@ class HostedTable:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _players(self) -> list[PlayerInfo]:
-        players = []
-        for seat, entry in enumerate(self._seats):
-            assert entry.name is not None  # every seat is taken before the start
-            players.append(PlayerInfo(entry.name, BACKS[seat % len(BACKS)], entry.key))
-        return players
-
     def _signers(self) -> list[PlayerSigner]:
         """The seats' signers as the table asks them: the answers gathered over the
         network before it asks (None: not answered)."""
@@ -607,14 +577,6 @@ class HostedTable:
             return answer
 
         return [signer(seat) for seat in range(len(self._seats))]
-
-    @staticmethod
-    def _hand_started(line: bytes) -> int | None:
-        """The hand a ``hand_start`` line starts (None for any other record)."""
-        if b"hand_start" not in line:  # most lines: no parse
-            return None
-        body = json.loads(line)["body"]
-        return int(body["hand"]) if body["kind"] == RecordKind.HAND_START.value else None
 
     def _pack(self, seat: int, hand: int) -> dict[str, Any]:
         assert self._dealer is not None  # a hand started: the table is written to
@@ -631,12 +593,3 @@ class HostedTable:
             log=f"/games/{self.game}.jsonl",
             receipts=None if seat is None else f"/games/{self.game}/seat{seat}.receipts.jsonl",
         )
-
-
-def read_lines(path: Path, start: int, end: int) -> list[bytes]:
-    """The whole lines of the log file ``path`` between byte ``start`` and byte ``end``
-    (a catch-up's, run in a worker thread)."""
-    with path.open("rb") as file:
-        file.seek(start)
-        data = file.read(end - start)
-    return data.split(b"\n")[:-1]

@@ -18,6 +18,8 @@ from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.serve.protocol import ServeCode
 from racing_demon.sim.bots import BotProfile
+from racing_demon.sim.simulate import BACKS
+from racing_demon.table import PlayerInfo
 
 _GAME = re.compile(r"[0-9a-f]{32}")
 
@@ -93,6 +95,15 @@ class TableSpec:
             raise ValueError(f"the {self.rules.name} rules do not seat {len(self.seats)}")
         if len(self.secret) != SECRET_BYTES:
             raise ValueError(f"the dealer secret is {SECRET_BYTES} bytes")
+
+
+def players_of(seats: Sequence[SeatSpec]) -> list[PlayerInfo]:
+    """The genesis's players of a table whose every seat is taken."""
+    players = []
+    for seat, entry in enumerate(seats):
+        assert entry.name is not None  # every seat is taken before the start
+        players.append(PlayerInfo(entry.name, BACKS[seat % len(BACKS)], entry.key))
+    return players
 
 
 class Peer(Protocol):
