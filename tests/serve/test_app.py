@@ -332,3 +332,27 @@ def test_a_stopping_server_says_so_and_closes_each_connection(tmp_path: Path) ->
             assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1001, "SERVER_STOPPING")
 
     run(main)
+
+
+def test_binary_frames_count_against_the_rate_as_text_frames_do(tmp_path: Path) -> None:
+    """Issue 31: "per-connection message size and rate limits hold": a binary frame is
+    answered BAD_JSON, and a flood of them is rate limited and closed like any other, not
+    answered without limit."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+
+    async def main() -> None:
+        async with serving(server) as address, ws(address, "") as socket:
+            await receive(socket)
+            for _ in range(60):
+                await socket.send(b"\x00")
+            codes = [(await receive(socket))["code"] for _ in range(60)]
+            assert codes[:40] == ["BAD_JSON"] * 40 and set(codes[40:]) == {"RATE_LIMITED"}
+            for _ in range(300):
+                await socket.send(b"\x00")
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await socket.recv()
+            assert closed.value.rcvd is not None
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "RATE_LIMITED")
+
+    run(main)

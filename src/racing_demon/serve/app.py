@@ -174,7 +174,7 @@ async def _play(request: web.Request) -> web.StreamResponse:
             if frame.type is WSMsgType.TEXT:
                 await session.receive(frame.data)
             elif frame.type is WSMsgType.BINARY:
-                peer.send(protocol.error_message(ServeCode.BAD_JSON, "messages are text frames"))
+                await session.receive(None)
     finally:
         table.detach(peer)
         sockets.discard(socket)
@@ -299,9 +299,10 @@ class _Session:
         self._synced = False
         self._over = False
 
-    async def receive(self, text: str) -> None:
-        """Answer one text frame (nothing once the connection is closing: a frame read
-        after it was replaced or the server began to stop acts for nobody)."""
+    async def receive(self, text: str | None) -> None:
+        """Answer one frame, ``text`` None for a binary one (nothing once the connection
+        is closing: a frame read after it was replaced or the server began to stop acts
+        for nobody). Every frame takes its token first, whatever it holds."""
         if self._over or self._peer.closing:
             return
         admitted = self._bucket.take()
@@ -310,7 +311,7 @@ class _Session:
             self._refuse(ServeCode.RATE_LIMITED, "far more than the rate allows: closing")
             self._peer.close(ServeCode.RATE_LIMITED)
             return
-        size = len(text.encode("utf-8", "surrogatepass"))
+        size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
         if size > protocol.MAX_FRAME_BYTES:
             self._refuse(
                 ServeCode.TOO_LARGE,
@@ -322,6 +323,9 @@ class _Session:
                 ServeCode.RATE_LIMITED,
                 f"more than {RATE_PER_S:.0f} messages a second: this one was dropped",
             )
+            return
+        if text is None:
+            self._refuse(ServeCode.BAD_JSON, "messages are text frames")
             return
         try:
             message = parse_client_message(text)
