@@ -156,7 +156,11 @@ async def _body(request: web.Request) -> Any:
             f"send the body as application/json, not {request.content_type[:60]!r}",
             ServeCode.BAD_REQUEST,
         )
-    data = await request.content.read(MAX_BODY_BYTES + 1)
+    data = b""
+    # read(n) returns what has come so far, up to n bytes: read on to the end (or past
+    # the bound), or a body that came in several pieces would be cut.
+    while len(data) <= MAX_BODY_BYTES and (piece := await request.content.read(MAX_BODY_BYTES)):
+        data += piece
     if len(data) > MAX_BODY_BYTES:
         raise ServeError(f"the body is over {MAX_BODY_BYTES} bytes", ServeCode.BAD_REQUEST)
     try:
