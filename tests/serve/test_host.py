@@ -606,3 +606,30 @@ def test_a_table_whose_seats_are_not_taken_in_time_is_cancelled(
     run(main)
     assert server.states == [TableState.CANCELLED]
     assert spectator.closed is ServeCode.TABLE_CLOSED and not server.log.exists()
+
+
+def test_a_connection_still_catching_up_does_not_replace_a_newer_one(tmp_path: Path) -> None:
+    """A seat has one connection, the one that synced last (docs/protocol.md §10): an
+    older connection whose catch-up from the log file ends after a newer one synced is the
+    one replaced, not the newer."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    older, newer = FakePeer(server.journal, 0), FakePeer(server.journal, 0)
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        signer = FakePeer(server.journal, 0)
+        await server.table.attach(signer, 0)
+        client = asyncio.create_task(_signs_in(server.table, signer, PERSON_KEY))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(signer.of("record")) >= 2)
+        catching_up = asyncio.create_task(server.table.attach(older, 0))
+        await asyncio.sleep(0)  # the older one's catch-up is reading the log file
+        await server.table.attach(newer, 10**6)
+        await catching_up
+        await server.table.stop()
+        await running
+        client.cancel()
+        committer.cancel()
+
+    run(main)
+    assert older.closed is ServeCode.REPLACED and newer.closed is ServeCode.SERVER_STOPPING

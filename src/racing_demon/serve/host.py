@@ -206,8 +206,10 @@ class HostedTable:
         """Send ``peer`` every durable record from ``from_seq`` (from the log file, off the
         event loop: ``SentLog``), then what its seat is asked now and its pack for the
         hand in play, then live messages."""
+        self._audience.syncing(peer)
         await self._sent.catch_up(peer, from_seq)
-        self._audience.join(peer, from_seq)
+        if not self._audience.join(peer, from_seq):
+            return  # its seat connected again meanwhile
         seat = peer.seat
         if seat is not None:
             request = self._request
