@@ -8,6 +8,8 @@ then resumes every table the index says was live. It serves until SIGINT (Ctrl-C
 SIGTERM, then stops cleanly: the tables first (nothing half-written), then the
 connections, then the journal (what is queued is written and synced), then the index.
 A table that was playing stays playing in the index, and resumes on the next start.
+A journal whose write or sync fails stops the server the same way, exit 2: nothing more
+could be made durable, so nothing more may be taken.
 
 What it reports goes to a ``ServeReporter``: the address it listens on (the first line
 of standard output, with the port the system chose for port 0), warnings, and a summary
@@ -227,11 +229,22 @@ async def _listen_until_stopped(
                 await _listen(run, runner, reporter)
                 if resumed:
                     reporter.note(f"resumed {plural(resumed, 'live table')}")
-                await stop.wait()
+                await _until_stopped(stop, context.journal)
             finally:
                 await context.stop()  # also when the address was refused
     finally:
         await runner.cleanup()
+
+
+async def _until_stopped(stop: asyncio.Event, journal: Journal) -> None:
+    """Until SIGINT or SIGTERM, or the journal fails: then nothing more can be made
+    durable, and the server stops (``close`` then raises the journal's error: exit 2)."""
+    signalled = asyncio.ensure_future(stop.wait())
+    failed = asyncio.ensure_future(journal.failed())
+    await asyncio.wait([signalled, failed], return_when=asyncio.FIRST_COMPLETED)
+    for waiting in (signalled, failed):
+        waiting.cancel()
+    await asyncio.wait([signalled, failed])
 
 
 async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter) -> None:

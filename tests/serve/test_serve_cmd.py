@@ -239,3 +239,48 @@ def test_a_torn_log_line_the_journal_never_held_is_cut_so_the_table_resumes(
     assert run_serve(ServeRun(port=0, data=folder.root), reporter) == ExitCode.OK
     assert log.read_bytes() == whole
     assert ("err", f"{log.name}: REMOVED_TORN_LINE (40 bytes torn)") in reporter.lines
+
+
+class Unstopped(Recorded):
+    """A reporter that creates a table of two bots once the server listens, and never
+    stops the server itself."""
+
+    def listening(self, url: str) -> None:
+        self.lines.append(("out", f"listening on {url}"))
+        body = {"name": "t", "profile": "table", "seats": [{"kind": "bot", "bot": "hard"}] * 2}
+        request = urllib.request.Request(
+            url + "/api/tables",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        threading.Thread(target=urllib.request.urlopen, args=(request,), daemon=True).start()
+
+
+def test_a_journal_that_fails_stops_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/serving.md §2: "If a write or sync of the journal fails ... The server stops;
+    the next start recovers": it takes nothing it could no longer make durable. The
+    journal's fdatasync fails once a table plays; the server stops by itself, exit 2,
+    naming the journal's failure."""
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fdatasync", broken)
+    reporter = Unstopped()
+    interrupted = threading.Event()
+
+    def interrupt() -> None:  # only if the server does not stop by itself
+        interrupted.set()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    watchdog = threading.Timer(20, interrupt)
+    watchdog.start()
+    try:
+        code = run_serve(ServeRun(port=0, data=tmp_path / "data"), reporter)
+    finally:
+        watchdog.cancel()
+    assert not interrupted.is_set() and code == ExitCode.UNUSABLE
+    kind, message = reporter.lines[-1]
+    assert kind == "failed" and "FAILED" in message and "Input/output error" in message

@@ -180,6 +180,7 @@ class Journal:
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
         self._stopped: asyncio.Future[None] | None = None
+        self._failed_now: asyncio.Event | None = None
 
     @property
     def stats(self) -> JournalStats:
@@ -201,6 +202,7 @@ class Journal:
             )
         self._loop = asyncio.get_running_loop()
         self._stopped = self._loop.create_future()
+        self._failed_now = asyncio.Event()
         self._open_segment()
         self._state = _State.OPEN
         threading.Thread(target=self._run, name="racing-demon journal", daemon=True).start()
@@ -253,6 +255,14 @@ class Journal:
         heapq.heappush(self._waiters, (ticket, next(self._order), future))
         await future
 
+    async def failed(self) -> JournalError:
+        """Once the journal has failed (never, while it works): why. The server stops
+        then, rather than take tables and moves it can no longer make durable."""
+        assert self._failed_now is not None, "the journal was not started"
+        await self._failed_now.wait()
+        assert self._failed is not None
+        return self._failed
+
     async def close(self) -> None:
         """Write and sync what is queued, sync every file the segments name, remove the
         segments and stop. JournalError (FAILED) if the journal failed."""
@@ -282,6 +292,8 @@ class Journal:
             f"{self._durable_upto} is acknowledged, and the journal takes nothing more",
         )
         self._failed.__cause__ = error
+        assert self._failed_now is not None
+        self._failed_now.set()
         while self._waiters:
             ticket, _, future = heapq.heappop(self._waiters)
             if not future.done():
