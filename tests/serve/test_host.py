@@ -428,6 +428,7 @@ def test_a_failed_journal_stops_the_table_and_acknowledges_nothing_more(
     lines = spectator.lines()
     assert lines and all(journal.entries.index((GAME, None, line)) < 6 for line in lines)
     assert server.states[-1] is TableState.PLAYING  # not finished: it resumes later
+    assert spectator.closed is ServeCode.SERVER_STOPPING  # nobody waits on a dead table
 
 
 async def _signs_in(table: HostedTable, peer: FakePeer, key: Ed25519PrivateKey) -> None:
@@ -516,6 +517,7 @@ def test_a_receipts_file_that_cannot_be_written_stops_the_table_not_the_connecti
 
     run(main)
     assert peer.of("receipt") == []
+    assert peer.closed is ServeCode.SERVER_STOPPING  # not left connected to a dead table
 
 
 def test_a_seat_that_connects_again_replaces_its_first_connection(tmp_path: Path) -> None:

@@ -181,12 +181,15 @@ class HostedTable:
         try:
             await asyncio.wait([self._life])
         finally:
-            if not self._life.done():
-                self._life.cancel()
+            self._life.cancel()  # when run itself is cancelled (a no-op once it is done)
             await self._close()
-        if self._failure is not None:
-            raise self._failure
-        if not self._life.cancelled() and (error := self._life.exception()) is not None:
+        error = self._failure
+        if error is None and not self._life.cancelled():
+            error = self._life.exception()
+        if error is not None:  # nobody stays connected to a table that no longer plays
+            self._audience.close_all(
+                ServeCode.SERVER_STOPPING, "the table stopped on a fault; it resumes on restart"
+            )
             raise error
 
     async def stop(self) -> None:
