@@ -240,11 +240,13 @@ async def _until_stopped(stop: asyncio.Event, journal: Journal) -> None:
     """Until SIGINT or SIGTERM, or the journal fails: then nothing more can be made
     durable, and the server stops (``close`` then raises the journal's error: exit 2)."""
     signalled = asyncio.ensure_future(stop.wait())
-    failed = asyncio.ensure_future(journal.failed())
-    await asyncio.wait([signalled, failed], return_when=asyncio.FIRST_COMPLETED)
-    for waiting in (signalled, failed):
+    # The writer stops before close only when it failed.
+    journal_stopped = asyncio.ensure_future(journal.stopped())
+    waits = [signalled, journal_stopped]
+    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for waiting in waits:
         waiting.cancel()
-    await asyncio.wait([signalled, failed])
+    await asyncio.wait(waits)
 
 
 async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter) -> None:

@@ -137,13 +137,6 @@ def _fsync_files(paths: Iterable[Path]) -> None:
         _fsync(path)
 
 
-def _named_paths(folder: DataFolder, named: Iterable[tuple[str, int | None]]) -> list[Path]:
-    return [
-        folder.log_path(game) if seat is None else folder.receipts_path(game, seat)
-        for game, seat in named
-    ]
-
-
 class Journal:
     """The journal of one server process (see the module's docstring).
 
@@ -180,7 +173,6 @@ class Journal:
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
         self._stopped: asyncio.Future[None] | None = None
-        self._failed_now: asyncio.Event | None = None
 
     @property
     def stats(self) -> JournalStats:
@@ -202,7 +194,6 @@ class Journal:
             )
         self._loop = asyncio.get_running_loop()
         self._stopped = self._loop.create_future()
-        self._failed_now = asyncio.Event()
         self._open_segment()
         self._state = _State.OPEN
         threading.Thread(target=self._run, name="racing-demon journal", daemon=True).start()
@@ -255,13 +246,10 @@ class Journal:
         heapq.heappush(self._waiters, (ticket, next(self._order), future))
         await future
 
-    async def failed(self) -> JournalError:
-        """Once the journal has failed (never, while it works): why. The server stops
-        then, rather than take tables and moves it can no longer make durable."""
-        assert self._failed_now is not None, "the journal was not started"
-        await self._failed_now.wait()
-        assert self._failed is not None
-        return self._failed
+    async def stopped(self) -> None:
+        """Once the writer stopped: closed, or failed (then ``close`` raises why)."""
+        assert self._stopped is not None, "the journal was not started"
+        await asyncio.shield(self._stopped)
 
     async def close(self) -> None:
         """Write and sync what is queued, sync every file the segments name, remove the
@@ -292,8 +280,6 @@ class Journal:
             f"{self._durable_upto} is acknowledged, and the journal takes nothing more",
         )
         self._failed.__cause__ = error
-        assert self._failed_now is not None
-        self._failed_now.set()
         while self._waiters:
             ticket, _, future = heapq.heappop(self._waiters)
             if not future.done():
@@ -388,7 +374,10 @@ class Journal:
         named: set[tuple[str, int | None]] = set()
         for segment in segments:
             named |= segment.named
-        _fsync_files(_named_paths(self._folder, named))
+        _fsync_files(
+            self._folder.log_path(game) if seat is None else self._folder.receipts_path(game, seat)
+            for game, seat in named
+        )
         for segment in segments:
             os.close(segment.fd)
             segment.path.unlink()
