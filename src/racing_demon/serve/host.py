@@ -109,7 +109,7 @@ class HostedTable:
         self._dealer: Dealer | None = None
         self._audience = Audience()
         self._outbox = Outbox(journal, self._fail)
-        self._sent = SentLog(paths.log_path(spec.game))  # the records the outbox sent
+        self.sent = SentLog(paths.log_path(spec.game))  # what the outbox sent: durable
         self._hand: int | None = None  # the last hand_start sent
         self._request: Request | None = None
         self._signed: dict[str, list[str | None]] = {}  # what the signers answer, by kind
@@ -210,7 +210,7 @@ class HostedTable:
         event loop: ``SentLog``), then what its seat is asked now and its pack for the
         hand in play, then live messages."""
         self._audience.syncing(peer)
-        await self._sent.catch_up(peer, from_seq)
+        await self.sent.catch_up(peer, from_seq)
         if not self._audience.join(peer, from_seq):
             return  # its seat connected again meanwhile
         seat = peer.seat
@@ -373,13 +373,13 @@ class HostedTable:
             settings = Settings(table_key=raw_public_bytes(self._key.public_key()))
             if verify_log(path, settings).verdict is not Verdict.VERIFIED:
                 raise
-            self._sent.sent_before(path.read_bytes().split(b"\n")[:-1])
+            self.sent.sent_before(path.read_bytes().split(b"\n")[:-1])
             return False
         self._table = table
         # Records the resume wrote are queued; every one before them is durable already
         # (the journal's recovery ran before any table resumed).
         lines = path.read_bytes().split(b"\n")[: table.records - self._outbox.waiting]
-        self._sent.sent_before(lines)
+        self.sent.sent_before(lines)
         self._opened(lines[0])
         for line in reversed(lines):
             if (hand := hand_started(line)) is not None:
@@ -513,7 +513,7 @@ class HostedTable:
         ``hand_start``, each seat's pack."""
 
         def deliver() -> None:
-            self._audience.record(self._sent.sent(line), protocol.record(line))
+            self._audience.record(self.sent.sent(line), protocol.record(line))
             hand = hand_started(line)
             if hand is not None:
                 self._hand = hand

@@ -28,6 +28,11 @@ class SentLog:
         """How many records were sent: the seq of the next one."""
         return len(self._starts) - 1
 
+    @property
+    def size(self) -> int:
+        """The bytes of the log file the sent records fill: its durable prefix."""
+        return self._starts[-1]
+
     def sent(self, line: bytes) -> int:
         """Record that ``line`` (the next seq's) was sent; its seq."""
         self._starts.append(self._starts[-1] + len(line) + 1)
