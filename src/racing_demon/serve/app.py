@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from racing_demon.serve import protocol
+from racing_demon.serve.data import is_game_id
 from racing_demon.serve.host import HostedTable, SeatKind, TableState
 from racing_demon.serve.protocol import (
     ClientAccept,
@@ -63,7 +64,6 @@ CSP: Final = (
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
-_GAME = re.compile(r"[0-9a-f]{32}")
 _SEAT = re.compile(r"[0-9]{1,2}")
 
 
@@ -134,7 +134,7 @@ def _upgrade_refused(request: web.Request) -> web.Response | tuple[HostedTable, 
     if not _own_origin(request):
         return _refused(ServeCode.BAD_ORIGIN, "a page of another origin may not connect")
     game = request.match_info["game"]
-    table = context.tables.get(game) if _GAME.fullmatch(game) else None
+    table = context.tables.get(game) if is_game_id(game) else None
     if table is None:
         return _refused(ServeCode.NO_SUCH_TABLE, "there is no such table")
     if table.state is TableState.CANCELLED:

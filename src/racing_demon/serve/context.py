@@ -45,7 +45,7 @@ OPEN_STATES = (WAITING, *LIVE_STATES)  # what the lobby lists
 PERSON = "person"
 BOT = "bot"
 
-_HEX_KEY = re.compile(r"[0-9a-f]{64}")
+HEX_KEY = re.compile(r"[0-9a-f]{64}")  # a raw Ed25519 public key, as a join gives it
 
 Archive = Callable[["ServerContext", str], Awaitable[GameRow]]
 Warn = Callable[[str], None]
@@ -282,7 +282,7 @@ def _new_seat(game: str, seat: int, asked: SeatRequest) -> SeatRow:
 def _checked_key(key_hex: str) -> bytes:
     """The raw public key ``key_hex`` names (64 lowercase hex, a usable Ed25519 point,
     not one of small order), else BAD_KEY."""
-    if not _HEX_KEY.fullmatch(key_hex):
+    if not HEX_KEY.fullmatch(key_hex):
         raise ServeError(
             "key: give the raw Ed25519 public key as 64 lowercase hex", ServeCode.BAD_KEY
         )

@@ -5,7 +5,6 @@ paths). ``racing_demon.serve.host`` plays it."""
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +15,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.deal import SECRET_BYTES
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
+from racing_demon.serve.data import is_game_id
 from racing_demon.serve.protocol import ServeCode
 from racing_demon.sim.bots import BotProfile
 from racing_demon.sim.simulate import BACKS
 from racing_demon.table import PlayerInfo
-
-_GAME = re.compile(r"[0-9a-f]{32}")
 
 
 class TableState(enum.StrEnum):
@@ -89,7 +87,7 @@ class TableSpec:
     secret: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
-        if not _GAME.fullmatch(self.game):
+        if not is_game_id(self.game):
             raise ValueError(f"{self.game!r} is not a game id (32 lowercase hex)")
         if not self.rules.min_players <= len(self.seats) <= self.rules.max_players:
             raise ValueError(f"the {self.rules.name} rules do not seat {len(self.seats)}")
