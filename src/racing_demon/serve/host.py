@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, BinaryIO, Final
@@ -44,6 +43,7 @@ from racing_demon.serve import protocol
 from racing_demon.serve.audience import Audience
 from racing_demon.serve.bot_seat import play_bot
 from racing_demon.serve.clock import TableClock, wake_at_deadlines
+from racing_demon.serve.data import open_to_append
 from racing_demon.serve.outbox import Outbox
 from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
 from racing_demon.serve.requests import Request
@@ -397,8 +397,7 @@ class HostedTable:
         self._dealer = payload.dealer(self._spec.secret)
         for seat in range(len(self._seats)):  # appended to: a resumed table's hold some
             path = self._paths.receipts_path(self.game, seat)
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
-            self._receipt_files.append(os.fdopen(descriptor, "ab"))
+            self._receipt_files.append(open_to_append(path))
 
     async def _accept(self, table: Table) -> None:
         """Ask every seat to accept the held final record, then write it."""
