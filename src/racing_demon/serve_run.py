@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import ipaddress
 import os
 import signal
 from collections.abc import Iterator
@@ -39,7 +38,7 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.recover import RecoveryError, recover_log
 from racing_demon.serve import archive, lobby
-from racing_demon.serve.app import make_app
+from racing_demon.serve.app import is_loopback, make_app
 from racing_demon.serve.context import LIVE_STATES, ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index
@@ -110,15 +109,6 @@ def run_serve(run: ServeRun, reporter: ServeReporter) -> ExitCode:
 def url_of(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
@@ -217,6 +207,7 @@ async def _listen_until_stopped(
             functools.partial(lobby.add_routes, context=context),
             functools.partial(archive.add_routes, context=context),
         ],
+        loopback_only=is_loopback(run.host),
     )
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()

@@ -284,3 +284,28 @@ def test_a_journal_that_fails_stops_the_server(
     assert not interrupted.is_set() and code == ExitCode.UNUSABLE
     kind, message = reporter.lines[-1]
     assert kind == "failed" and "FAILED" in message and "Input/output error" in message
+
+
+def test_a_loopback_server_refuses_requests_that_name_another_host(tmp_path: Path) -> None:
+    """Issue 31: "Binds to loopback by default": only this machine reaches it. A page of
+    another site whose name was rebound to 127.0.0.1 (DNS rebinding) is its own origin to
+    the browser, so its requests name that site as their Host: refused, 403 BAD_ORIGIN;
+    the loopback names are served."""
+
+    def visit(url: str) -> Any:
+        port = url.rsplit(":", 1)[1]
+        answers = []
+        for host in (f"rebound.example:{port}", f"localhost:{port}", f"127.0.0.1:{port}"):
+            request = urllib.request.Request(url + "/api/tables", headers={"Host": host})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    answers.append((response.status, json.load(response)))
+            except urllib.error.HTTPError as refused:
+                answers.append((refused.code, json.load(refused)))
+        return answers
+
+    reporter = Recorded(visit)
+    assert run_serve(ServeRun(port=0, data=tmp_path / "data"), reporter) == ExitCode.OK
+    ((rebound, localhost, address),) = reporter.answers
+    assert rebound[0] == 403 and rebound[1]["error"]["code"] == "BAD_ORIGIN"
+    assert localhost == address == (200, {"tables": []})

@@ -28,10 +28,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import ipaddress
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Final, Protocol
 from urllib.parse import urlsplit
 
@@ -85,11 +86,17 @@ _SOCKETS: Final = web.AppKey("sockets", set[web.WebSocketResponse])
 
 
 def make_app(
-    context: PlayContext, extra_routes: Sequence[Callable[[web.Application], None]] = ()
+    context: PlayContext,
+    extra_routes: Sequence[Callable[[web.Application], None]] = (),
+    *,
+    loopback_only: bool = False,
 ) -> web.Application:
     """The server's application: the play WebSocket, then ``extra_routes`` (the lobby's
-    and the archive's ``add_routes``), each called with the application."""
-    app = web.Application()
+    and the archive's ``add_routes``), each called with the application. With
+    ``loopback_only`` (a server listening on loopback) a request that names another host
+    is refused: a page whose name was rebound to 127.0.0.1 (DNS rebinding) is its own
+    origin, so the ``Origin`` check alone would let it in."""
+    app = web.Application(middlewares=[_loopback_names_only] if loopback_only else [])
     app[CONTEXT] = context
     app[_SOCKETS] = set()
     app.router.add_get("/ws/{game}", _play)
@@ -98,6 +105,25 @@ def make_app(
     app.on_response_prepare.append(_security_headers)
     app.on_shutdown.append(_close_sockets)
     return app
+
+
+def is_loopback(host: str) -> bool:
+    """Whether the host name or address ``host`` is this machine's loopback."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@web.middleware
+async def _loopback_names_only(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    if not is_loopback(urlsplit(f"//{request.host}").hostname or ""):
+        return _refused(ServeCode.BAD_ORIGIN, "this server answers to its loopback names only")
+    return await handler(request)
 
 
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
