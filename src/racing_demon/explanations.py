@@ -671,7 +671,9 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
         "returned."
     ),
     ServeCode.BAD_ORIGIN: (
-        "A WebSocket upgrade carries an Origin header that is not the server's own origin."
+        "A WebSocket upgrade carries an Origin header that is not the server's own origin, "
+        "or a request to a server listening on loopback names another host (a page that "
+        "reached it by DNS rebinding)."
     ),
     ServeCode.TABLE_CLOSED: (
         "The table no longer takes what was asked: a join once it has started, finished or "
