@@ -677,7 +677,8 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
     ),
     ServeCode.TABLE_CLOSED: (
         "The table no longer takes what was asked: a join once it has started, finished or "
-        "been cancelled, or a connection once it has been cancelled."
+        "been cancelled, a connection once it has been cancelled, a submission once it has "
+        "finished; or a new table while the server holds as many open tables as it takes."
     ),
 }
 
