@@ -250,17 +250,21 @@ class ServerContext:
                 del self.tables[hosted.game]
 
     async def stop(self) -> None:
-        """Stop every live table (timers and bots; nothing half-written), then their tasks."""
-        for hosted in list(self.tables.values()):
-            try:
-                await hosted.stop()
-            except Exception as error:
-                self._warn(f"table {hosted.game} did not stop cleanly: {error}")
+        """Stop every live table (timers and bots; nothing half-written), all at once: each
+        may wait seconds for its last records to be durable. Then their tasks."""
+        await asyncio.gather(*(self._stop_table(hosted) for hosted in self.tables.values()))
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.tables.clear()  # a task cancelled before it ran never cleared its entry
+
+
+    async def _stop_table(self, hosted: HostedTable) -> None:
+        try:
+            await hosted.stop()
+        except Exception as error:
+            self._warn(f"table {hosted.game} did not stop cleanly: {error}")
 
 
 def _new_seat(game: str, seat: int, asked: SeatRequest) -> SeatRow:
