@@ -259,7 +259,6 @@ class ServerContext:
         await asyncio.gather(*tasks, return_exceptions=True)
         self.tables.clear()  # a task cancelled before it ran never cleared its entry
 
-
     async def _stop_table(self, hosted: HostedTable) -> None:
         try:
             await hosted.stop()
