@@ -209,8 +209,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.serve.app": _SERVE | {"aiohttp"},
     "racing_demon.serve.lobby": _SERVE | {"aiohttp"},
     "racing_demon.serve.archive": _SERVE | {"aiohttp"},
-    # The use case starts the web server (aiohttp's runner and site) and the routes.
-    "racing_demon.serve_run": _SERVE | {"racing_demon.outcomes", "aiohttp"},
+    # The use case starts the web server (aiohttp's runner and site) and the routes; at the
+    # start it cuts a live log's unacknowledged torn line with recover's judgement.
+    "racing_demon.serve_run": _SERVE | {"racing_demon.outcomes", "racing_demon.recover", "aiohttp"},
 }
 
 # Who may import each of these; no other module of the package does.

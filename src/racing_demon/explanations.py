@@ -647,6 +647,10 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
         "The server closed a connection whose client did not read its messages fast "
         "enough (2,000 messages waiting), rather than hold them without bound."
     ),
+    ServeCode.REPLACED: (
+        "The server closed a seat's connection because the seat connected again (and "
+        "synced): a seat has one connection, the newest."
+    ),
     ServeCode.SERVER_STOPPING: (
         "The server is stopping: the connection closes, and the table resumes when the "
         "server starts again."
@@ -667,11 +671,14 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
         "returned."
     ),
     ServeCode.BAD_ORIGIN: (
-        "A WebSocket upgrade carries an Origin header that is not the server's own origin."
+        "A WebSocket upgrade carries an Origin header that is not the server's own origin, "
+        "or a request to a server listening on loopback names another host (a page that "
+        "reached it by DNS rebinding)."
     ),
     ServeCode.TABLE_CLOSED: (
         "The table no longer takes what was asked: a join once it has started, finished or "
-        "been cancelled, or a connection once it has been cancelled."
+        "been cancelled, a connection once it has been cancelled, a submission once it has "
+        "finished; or a new table while the server holds as many open tables as it takes."
     ),
 }
 

@@ -8,6 +8,8 @@ then resumes every table the index says was live. It serves until SIGINT (Ctrl-C
 SIGTERM, then stops cleanly: the tables first (nothing half-written), then the
 connections, then the journal (what is queued is written and synced), then the index.
 A table that was playing stays playing in the index, and resumes on the next start.
+A journal whose write or sync fails stops the server the same way, exit 2: nothing more
+could be made durable, so nothing more may be taken.
 
 What it reports goes to a ``ServeReporter``: the address it listens on (the first line
 of standard output, with the port the system chose for port 0), warnings, and a summary
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import ipaddress
 import os
 import signal
 from collections.abc import Iterator
@@ -29,17 +30,20 @@ from pathlib import Path
 from typing import Protocol
 
 from aiohttp import web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
+from racing_demon.recover import RecoveryError, recover_log
 from racing_demon.serve import archive, lobby
-from racing_demon.serve.app import make_app
+from racing_demon.serve.app import is_loopback, make_app
 from racing_demon.serve.context import LIVE_STATES, ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index
 from racing_demon.serve.journal import Journal, recover_folder
+from racing_demon.verify import Settings
 from racing_demon.wording import plural
 
 DEFAULT_DATA = Path("racing-demon-data")
@@ -107,15 +111,6 @@ def url_of(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
     folder = DataFolder.open(run.data)
     table_key = folder.table_key(run.signing_key)
@@ -130,6 +125,7 @@ async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
     index = Index.open(folder.index_path)
     try:
         _check_table_key(index, table_key_hex=raw_public_bytes(table_key).hex())
+        _cut_torn_logs(folder, index, table_key, reporter)
         journal = Journal(folder)
         await journal.start()
         try:
@@ -156,6 +152,39 @@ async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
         index.close()
 
 
+def _cut_torn_logs(
+    folder: DataFolder, index: Index, table_key: Ed25519PrivateKey, reporter: ServeReporter
+) -> None:
+    """A live table's log whose last line is torn after the journal's recovery: that line
+    was never acknowledged (the journal syncs every line before anything names it, and
+    recovery completed every line it held), so ``racing-demon recover``'s judgement
+    removes it and the table resumes (``Table.resume`` refuses a torn log). A log that
+    recover refuses stays as it is, and its table does not resume (a warning says why)."""
+    settings = Settings(table_key=raw_public_bytes(table_key))
+    for table in index.tables_in(LIVE_STATES):
+        path = folder.log_path(table.game)
+        if not _torn(path):
+            continue
+        try:
+            done = recover_log(path, settings)
+        except RecoveryError as error:
+            reporter.note(f"warning: {printable(str(error))}")
+            continue
+        reporter.note(f"{path.name}: {done.action} ({plural(done.torn_bytes, 'byte')} torn)")
+
+
+def _torn(path: Path) -> bool:
+    """Whether the file at ``path`` ends in the middle of a line (only its end is read)."""
+    try:
+        with path.open("rb") as file:
+            if file.seek(0, os.SEEK_END) == 0:
+                return False
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
+
+
 def _check_table_key(index: Index, *, table_key_hex: str) -> None:
     """The index remembers the table key its tables were started with: a live table
     resumes only under the key that signed its log, so another key is refused."""
@@ -178,6 +207,7 @@ async def _listen_until_stopped(
             functools.partial(lobby.add_routes, context=context),
             functools.partial(archive.add_routes, context=context),
         ],
+        loopback_only=is_loopback(run.host),
     )
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
@@ -190,11 +220,24 @@ async def _listen_until_stopped(
                 await _listen(run, runner, reporter)
                 if resumed:
                     reporter.note(f"resumed {plural(resumed, 'live table')}")
-                await stop.wait()
+                await _until_stopped(stop, context.journal)
             finally:
                 await context.stop()  # also when the address was refused
     finally:
         await runner.cleanup()
+
+
+async def _until_stopped(stop: asyncio.Event, journal: Journal) -> None:
+    """Until SIGINT or SIGTERM, or the journal fails: then nothing more can be made
+    durable, and the server stops (``close`` then raises the journal's error: exit 2)."""
+    signalled = asyncio.ensure_future(stop.wait())
+    # The writer stops before close only when it failed.
+    journal_stopped = asyncio.ensure_future(journal.stopped())
+    waits = [signalled, journal_stopped]
+    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for waiting in waits:
+        waiting.cancel()
+    await asyncio.wait(waits)
 
 
 async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter) -> None:

@@ -23,8 +23,10 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
+from racing_demon.schema import schema_errors
 from racing_demon.serve.app import CSP, QUEUE_LIMIT, SocketPeer, make_app
 from racing_demon.serve.host import HostedTable
+from racing_demon.serve.protocol import SERVER_SCHEMA
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
 from serve.hosting import GAME, PERSON_KEY, SETTINGS, TABLE_KEY, Server, bot, person, quick_rules
@@ -82,6 +84,8 @@ def ws(
 
 async def receive(socket: ClientConnection) -> dict[str, Any]:
     message: dict[str, Any] = json.loads(await socket.recv())
+    # Issue 31: "every message with a schema": each one the server sends has it.
+    assert schema_errors(SERVER_SCHEMA, message) == [], message
     return message
 
 
@@ -326,5 +330,29 @@ def test_a_stopping_server_says_so_and_closes_each_connection(tmp_path: Path) ->
             assert messages[-1]["code"] == "SERVER_STOPPING"
             assert closed.value.rcvd is not None
             assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1001, "SERVER_STOPPING")
+
+    run(main)
+
+
+def test_binary_frames_count_against_the_rate_as_text_frames_do(tmp_path: Path) -> None:
+    """Issue 31: "per-connection message size and rate limits hold": a binary frame is
+    answered BAD_JSON, and a flood of them is rate limited and closed like any other, not
+    answered without limit."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+
+    async def main() -> None:
+        async with serving(server) as address, ws(address, "") as socket:
+            await receive(socket)
+            for _ in range(60):
+                await socket.send(b"\x00")
+            codes = [(await receive(socket))["code"] for _ in range(60)]
+            assert codes[:40] == ["BAD_JSON"] * 40 and set(codes[40:]) == {"RATE_LIMITED"}
+            for _ in range(300):
+                await socket.send(b"\x00")
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await socket.recv()
+            assert closed.value.rcvd is not None
+            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "RATE_LIMITED")
 
     run(main)

@@ -9,6 +9,7 @@ import asyncio
 import functools
 import json
 import tempfile
+import types
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from racing_demon.schema import schema_errors
 from racing_demon.serve import archive
 from racing_demon.serve.archive import archive_game
 from racing_demon.serve.context import ServerContext
+from racing_demon.serve.host import TableState
 from racing_demon.serve.index import SeatRow, TableRow
 from racing_demon.sim.bots import EASY, NORMAL
 from racing_demon.sim.simulate import receipt_paths, simulate
@@ -216,3 +218,33 @@ def test_a_page_asked_for_many_times_at_once_is_made_once(
 
     asyncio.run(scenario())
     assert made == [context.folder.view_path(game)]
+
+
+class LiveTable:
+    """A hosted table as the archive sees it: playing, its outbox having sent ``size``
+    bytes of its log."""
+
+    def __init__(self, size: int) -> None:
+        self.state = TableState.PLAYING
+        self.sent = types.SimpleNamespace(size=size)
+
+
+def test_a_live_games_log_is_served_only_as_far_as_it_is_durable(tmp_path: Path) -> None:
+    """docs/protocol.md §11: "a record a client has seen is never taken back": a live
+    game's log download holds the records the table has sent (each durable), not the
+    lines written after them, which a crash may still take (or tear)."""
+    context = context_in(tmp_path / "data", signing_key=TABLE_KEY)
+    game = finished_game(context)
+    log = context.folder.log_path(game).read_bytes()
+    durable = sum(len(line) + 1 for line in log.splitlines()[:3])
+    context.tables[game] = LiveTable(durable)  # type: ignore[assignment]
+
+    async def scenario() -> None:
+        async with served(context) as client:
+            response = await client.get(f"/games/{game}.jsonl")
+            assert response.status == 200 and await response.read() == log[:durable]
+            assert response.headers["Content-Type"] == "application/x-ndjson"
+            del context.tables[game]  # the table no longer writes: its whole file
+            assert await (await client.get(f"/games/{game}.jsonl")).read() == log
+
+    asyncio.run(scenario())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from racing_demon.serve.context import NewTable, SeatRequest, ServerContext
 from racing_demon.serve.index import GameRow, SeatRow, TableRow
 
 from .lobbying import context_in
-from .recording import recording_host
+from .recording import RecordingHost, recording_host
 from .test_archive import TABLE_KEY, played, short_rules
 
 TABLE = Rules.from_document(builtin_document("table"))
@@ -162,3 +163,31 @@ def test_a_table_that_fails_is_named_and_the_others_go_on(tmp_path: Path) -> Non
 
     asyncio.run(scenario())
     assert warnings and "RuntimeError: the log is damaged" in warnings[-1]
+
+
+def test_the_tables_stop_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31: "Ctrl-C stops it cleanly": each table may wait a few seconds for its last
+    records to be durable, so the tables stop at once rather than one after another (two
+    hundred tables would take minutes)."""
+    started: list[str] = []
+    release = asyncio.Event()
+
+    async def slow_stop(host: Any) -> None:
+        started.append(host.game)
+        await release.wait()
+        host.stopped.set()
+
+    monkeypatch.setattr(RecordingHost, "stop", slow_stop)
+    context = context_in(tmp_path / "data")
+
+    async def scenario() -> None:
+        people = (SeatRequest("person"),) * 2
+        for name in ("a", "b", "c"):
+            context.create_table(NewTable(name=name, rules=TABLE, seats=people))
+        stopping = asyncio.create_task(context.stop())
+        await asyncio.sleep(0.05)
+        assert len(started) == 3  # all three are stopping before any has stopped
+        release.set()
+        await stopping
+
+    asyncio.run(scenario())

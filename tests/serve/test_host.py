@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,10 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION, entropy_statement
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
-from racing_demon.serve import host
+from racing_demon.schema import schema_errors
+from racing_demon.serve import host, sent_log
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableState
-from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
+from racing_demon.serve.protocol import SERVER_SCHEMA, ClientSubmit, ServeCode, ServeError
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
 from serve.hosting import (
@@ -57,6 +59,8 @@ class FakePeer:
 
     def send(self, message: Mapping[str, object]) -> None:
         message = dict(message)
+        # Issue 31: "every message with a schema": each one the table sends has it.
+        assert schema_errors(SERVER_SCHEMA, message) == [], message
         if message["type"] == "record":
             line = str(message["line"]).encode()
             if not self.journal.is_durable(None, line):
@@ -94,7 +98,7 @@ def test_two_bots_play_a_match_to_the_end_and_nothing_is_sent_before_it_is_durab
 
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         await server.table.run()
         committer.cancel()
 
@@ -128,7 +132,7 @@ def test_no_record_reaches_a_peer_before_the_journal_makes_it_durable(tmp_path: 
     spectator = FakePeer(server.journal)
 
     async def main() -> None:
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         task = asyncio.create_task(server.table.run())
         await until(lambda: server.log.exists() and len(server.journal.entries) >= 4)
         await asyncio.sleep(0.05)
@@ -218,7 +222,7 @@ def test_a_keyed_person_signs_submits_and_is_refused_through_the_hosted_table(
 
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(peer, 0)
+        await server.table.attach(peer, 0)
         playing = asyncio.create_task(client.play())
         await server.table.run()
         await playing
@@ -273,7 +277,7 @@ def test_the_timer_abandons_an_idle_table_and_a_silent_seat_declines(tmp_path: P
     async def main() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
         for peer in peers:
-            server.table.attach(peer, 0)
+            await server.table.attach(peer, 0)
         clients = [
             asyncio.create_task(answer(p, k))
             for p, k in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True)
@@ -301,7 +305,7 @@ def test_a_seat_that_does_not_sign_in_time_cancels_the_table_and_nothing_is_writ
     spectator = FakePeer(server.journal)
 
     async def main() -> None:
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         await server.table.run()
 
     run(main)
@@ -322,7 +326,7 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
 
     async def before() -> None:
         committer = asyncio.create_task(server.journal.group_commit())
-        server.table.attach(first, 0)
+        await server.table.attach(first, 0)
         task = asyncio.create_task(server.table.run())
         await until(lambda: len(first.of("record")) >= 20)
         await server.table.stop()
@@ -345,7 +349,7 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
         table = again.table
         running = asyncio.create_task(table.run())
         await until(lambda: table.state is TableState.PLAYING)
-        table.attach(back, 10)
+        await table.attach(back, 10)
         await running
         committer.cancel()
 
@@ -414,7 +418,7 @@ def test_a_failed_journal_stops_the_table_and_acknowledges_nothing_more(
 
     async def main() -> None:
         committer = asyncio.create_task(journal.group_commit())
-        server.table.attach(spectator, 0)
+        await server.table.attach(spectator, 0)
         with pytest.raises(BrokenDisk):
             await server.table.run()
         committer.cancel()
@@ -424,3 +428,210 @@ def test_a_failed_journal_stops_the_table_and_acknowledges_nothing_more(
     lines = spectator.lines()
     assert lines and all(journal.entries.index((GAME, None, line)) < 6 for line in lines)
     assert server.states[-1] is TableState.PLAYING  # not finished: it resumes later
+    assert spectator.closed is ServeCode.SERVER_STOPPING  # nobody waits on a dead table
+
+
+async def _signs_in(table: HostedTable, peer: FakePeer, key: Ed25519PrivateKey) -> None:
+    """A person's client that signs its entropy and the genesis, and nothing more."""
+    assert peer.seat is not None
+    while True:
+        message = await peer.inbox.get()
+        if message["type"] == "commitment":
+            statement = message["statement"].encode()
+            table.entropy(peer.seat, sign(key, ENTROPY, statement, FORMAT_VERSION))
+        elif message["type"] == "genesis":
+            table.cosign(peer.seat, sign(key, "genesis", message["body"].encode(), 2))
+
+
+def test_a_submission_that_comes_while_the_server_stops_is_refused_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: "nothing a client sends can crash the server". A seat's frame read after
+    the table stopped (Ctrl-C: its log file closed, its connections being closed) is
+    answered SERVER_STOPPING; it wrote nothing to the closed files."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    peer = FakePeer(server.journal, seat=0)
+    submission = ClientSubmit(
+        ref="late", n=0, move="0 resign", seen_seq=0, seen_hash="0" * 64, signature="0" * 128
+    )
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        await server.table.attach(peer, 0)
+        client = asyncio.create_task(_signs_in(server.table, peer, PERSON_KEY))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(peer.of("record")) >= 2)
+        await server.table.stop()
+        await running
+        with pytest.raises(ServeError) as late:
+            await server.table.submit(0, submission)
+        assert late.value.code is ServeCode.SERVER_STOPPING and late.value.ref == "late"
+        client.cancel()
+        committer.cancel()
+
+    run(main)
+    assert verify_log(server.log, SETTINGS).verdict is Verdict.UNFINISHED
+
+
+class FullDisk:
+    """A receipts file on a full disk."""
+
+    def write(self, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_receipts_file_that_cannot_be_written_stops_the_table_not_the_connection(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: "nothing acknowledged is ever lost", and an exception may not escape to
+    the connection: a receipt that cannot be written to the seat's receipts file is never
+    sent; the table stops (SERVER_STOPPING) to resume from its log, as for a log file."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    peer = FakePeer(server.journal, seat=0)
+    submission = ClientSubmit(
+        ref="full", n=0, move="0 resign", seen_seq=0, seen_hash="0" * 64, signature="0" * 128
+    )
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        await server.table.attach(peer, 0)
+        client = asyncio.create_task(_signs_in(server.table, peer, PERSON_KEY))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(peer.of("record")) >= 2)
+        files = server.table._receipt_files
+        files[0].close()
+        files[0] = FullDisk()  # type: ignore[call-overload]
+        with pytest.raises(ServeError) as full:
+            await server.table.submit(0, submission)
+        assert full.value.code is ServeCode.SERVER_STOPPING
+        with pytest.raises(OSError):
+            await running
+        client.cancel()
+        committer.cancel()
+
+    run(main)
+    assert peer.of("receipt") == []
+    assert peer.closed is ServeCode.SERVER_STOPPING  # not left connected to a dead table
+
+
+def test_a_seat_that_connects_again_replaces_its_first_connection(tmp_path: Path) -> None:
+    """A seat connecting twice (docs/protocol.md §10): the newer connection, once it syncs,
+    replaces the first, which gets an ``error`` REPLACED and is closed; the seat's messages
+    then go to the newer one only, and the other seats are not told it came and went."""
+    server = Server(tmp_path, [person(), person(OTHER_KEY, "Sam")], quick_rules())
+    first, second = FakePeer(server.journal, 0), FakePeer(server.journal, 0)
+    other = FakePeer(server.journal, 1)
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        running = asyncio.create_task(server.table.run())
+        await server.table.attach(other, 0)
+        await server.table.attach(first, 0)
+        await server.table.attach(second, 0)
+        await until(lambda: bool(second.of("commitment")))
+        await server.table.stop()
+        await running
+        committer.cancel()
+
+    run(main)
+    assert first.closed is ServeCode.REPLACED
+    assert [m["code"] for m in first.of("error")] == ["REPLACED"]
+    assert first.of("commitment") == [] and len(second.of("commitment")) == 1
+    assert other.of("seat") == [{"type": "seat", "seat": 0, "connected": True}]
+
+
+def test_a_catch_up_reads_the_log_off_the_event_loop_a_few_records_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 31 ("slow readers are dropped rather than buffered without bound";
+    the loop never waits for the disk in the hot path): a peer that syncs from 0 at a table
+    with many records gets them all, in order, read from the log file by a worker thread a
+    few at a time, only the bytes it lacks, and then the live ones."""
+    monkeypatch.setattr(sent_log, "CATCH_UP_LINES", 7)
+    reads: list[tuple[bool, int, int]] = []
+    read_lines = sent_log.read_lines
+
+    def recorded(path: Path, start: int, end: int) -> list[bytes]:
+        reads.append((threading.current_thread() is threading.main_thread(), start, end))
+        return read_lines(path, start, end)
+
+    monkeypatch.setattr(sent_log, "read_lines", recorded)
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+    early, late = FakePeer(server.journal), FakePeer(server.journal)
+    batches: list[int] = []
+    send_all = late.send_all
+
+    def counted(messages: Sequence[Mapping[str, object]]) -> None:
+        batches.append(len(messages))
+        send_all(messages)
+
+    late.send_all = counted  # type: ignore[method-assign]
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        await server.table.attach(early, 0)
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(early.of("record")) >= 30)
+        await server.table.attach(late, 3)
+        await running
+        committer.cancel()
+
+    run(main)
+    lines = server.log.read_bytes().splitlines()
+    assert late.lines() == lines[3:] and early.lines() == lines
+    assert batches and max(batches) <= 7 and sum(batches) >= 27
+    assert not any(on_loop for on_loop, _, _ in reads)
+    assert reads[0][1] == sum(len(line) + 1 for line in lines[:3])
+
+
+def test_a_table_whose_seats_are_not_taken_in_time_is_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review of issue 31 ("a client that ... floods does not stall ... the server"): the
+    server holds a bounded number of open tables, so a waiting table nobody joins is
+    cancelled after a while (30 minutes, shortened here) instead of holding its place for
+    ever; whoever watched it hears TABLE_CLOSED, and nothing was written."""
+    monkeypatch.setattr(host, "WAITING_TIMEOUT_S", 0.05)
+    server = Server(tmp_path, [SeatSpec(kind=SeatKind.PERSON), bot(1)], quick_rules())
+    spectator = FakePeer(server.journal)
+
+    async def main() -> None:
+        await server.table.attach(spectator, 0)
+        await server.table.run()
+
+    run(main)
+    assert server.states == [TableState.CANCELLED]
+    assert spectator.closed is ServeCode.TABLE_CLOSED and not server.log.exists()
+
+
+def test_a_connection_still_catching_up_does_not_replace_a_newer_one(tmp_path: Path) -> None:
+    """A seat has one connection, the one that synced last (docs/protocol.md §10): an
+    older connection whose catch-up from the log file ends after a newer one synced is the
+    one replaced, not the newer."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    older, newer = FakePeer(server.journal, 0), FakePeer(server.journal, 0)
+
+    async def main() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        signer = FakePeer(server.journal, 0)
+        await server.table.attach(signer, 0)
+        client = asyncio.create_task(_signs_in(server.table, signer, PERSON_KEY))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(signer.of("record")) >= 2)
+        catching_up = asyncio.create_task(server.table.attach(older, 0))
+        await asyncio.sleep(0)  # the older one's catch-up is reading the log file
+        await server.table.attach(newer, 10**6)
+        await catching_up
+        await server.table.stop()
+        await running
+        client.cancel()
+        committer.cancel()
+
+    run(main)
+    assert older.closed is ServeCode.REPLACED and newer.closed is ServeCode.SERVER_STOPPING

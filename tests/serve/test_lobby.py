@@ -371,3 +371,25 @@ def test_stats_count_the_journal_and_the_hosted_tables(tmp_path: Path) -> None:
             }
 
     run(scenario())
+
+
+def test_a_body_that_arrives_in_pieces_is_read_whole(tmp_path: Path) -> None:
+    """A client's body may come in several TCP segments (chunks here, a pause between
+    them): the lobby reads it to its end (at most its bound), never only the first piece,
+    which would refuse a good request as "not JSON"."""
+    context = context_in(tmp_path / "data")
+    text = json.dumps({"name": "slow", "profile": "table", "seats": PEOPLE}).encode()
+
+    async def pieces() -> Any:
+        for start in range(0, len(text), 16):
+            yield text[start : start + 16]
+            await asyncio.sleep(0.01)
+
+    async def main() -> None:
+        async with served(context) as client:
+            headers = {"Content-Type": "application/json"}
+            status, body = await call(client, "POST", "/api/tables", data=pieces(), headers=headers)
+            assert status == 201, body
+            assert body["table"]["name"] == "slow"
+
+    run(main())

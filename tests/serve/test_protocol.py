@@ -67,8 +67,8 @@ def test_the_codes_are_the_designs_and_explain_knows_each() -> None:
     assert {code.value for code in ServeCode} == {
         "BAD_JSON", "NOT_OBJECT", "UNKNOWN_TYPE", "BAD_MESSAGE", "TOO_LARGE",
         "RATE_LIMITED", "SPECTATOR", "NOT_ASKED", "BAD_SIGNATURE", "NOT_SYNCED",
-        "SLOW_READER", "SERVER_STOPPING", "NO_SUCH_TABLE", "NO_SUCH_SEAT", "SEAT_TAKEN",
-        "BAD_TOKEN", "BAD_KEY", "BAD_REQUEST", "BAD_ORIGIN", "TABLE_CLOSED",
+        "SLOW_READER", "REPLACED", "SERVER_STOPPING", "NO_SUCH_TABLE", "NO_SUCH_SEAT",
+        "SEAT_TAKEN", "BAD_TOKEN", "BAD_KEY", "BAD_REQUEST", "BAD_ORIGIN", "TABLE_CLOSED",
     }  # fmt: skip
     for code in ServeCode:
         families = [entry.family.codes for entry in explain(code.value)]

@@ -27,11 +27,12 @@ from click.testing import CliRunner
 from racing_demon.cli import main
 from racing_demon.log.keys import generate_private_key, raw_public_bytes, save_key_pair
 from racing_demon.outcomes import ExitCode
-from racing_demon.profiles import builtin_document
+from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.serve.context import ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index, SeatRow, TableRow
 from racing_demon.serve_run import ServeRun, Stopped, is_loopback, run_serve, url_of
+from racing_demon.table import PlayerInfo, Table
 
 from .recording import recording_host
 
@@ -208,3 +209,103 @@ def test_open_tables_are_hosted_before_anyone_can_connect(
     assert ("hosted", str(["ab" * 16])) in reporter.lines
     assert ("err", "resumed 1 live table") in reporter.lines
     assert [table["game"] for table in reporter.answers[0]["tables"]] == ["ab" * 16]
+
+
+def test_a_torn_log_line_the_journal_never_held_is_cut_so_the_table_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: "Killed at any moment ... on restart every unfinished table resumes".
+    A power cut can leave a live table's log with a torn last line that the journal never
+    synced (so nobody was sent it): the start cuts it as `racing-demon recover` would,
+    since Table.resume refuses a torn log and the table would not resume."""
+    game = "ab" * 16
+    folder = DataFolder.open(tmp_path / "data")
+    log = folder.log_path(game)
+    players = [PlayerInfo("a", "red", None), PlayerInfo("b", "blue", None)]
+    rules = rules_from_document(builtin_document("table"))
+    entropy = [b"x" * 32, b"y" * 32]
+    Table.create(log, rules, players, folder.table_key(), bytes(32), entropy, game_id=game).close()
+    index = Index.open(folder.index_path)
+    seats = [
+        SeatRow(game, seat, "person", None, "p", f"{seat:064x}", None, None) for seat in (0, 1)
+    ]
+    document = json.dumps(builtin_document("table"))
+    index.add_table(TableRow(game, "t", "table", document, "playing", "00" * 32, 1.0), seats)
+    index.close()
+    recording_host(monkeypatch)
+    whole = log.read_bytes()
+    log.write_bytes(whole + whole.splitlines(keepends=True)[1][:40])
+    reporter = Recorded()
+    assert run_serve(ServeRun(port=0, data=folder.root), reporter) == ExitCode.OK
+    assert log.read_bytes() == whole
+    assert ("err", f"{log.name}: REMOVED_TORN_LINE (40 bytes torn)") in reporter.lines
+
+
+class Unstopped(Recorded):
+    """A reporter that creates a table of two bots once the server listens, and never
+    stops the server itself."""
+
+    def listening(self, url: str) -> None:
+        self.lines.append(("out", f"listening on {url}"))
+        body = {"name": "t", "profile": "table", "seats": [{"kind": "bot", "bot": "hard"}] * 2}
+        request = urllib.request.Request(
+            url + "/api/tables",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        threading.Thread(target=urllib.request.urlopen, args=(request,), daemon=True).start()
+
+
+def test_a_journal_that_fails_stops_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/serving.md §2: "If a write or sync of the journal fails ... The server stops;
+    the next start recovers": it takes nothing it could no longer make durable. The
+    journal's fdatasync fails once a table plays; the server stops by itself, exit 2,
+    naming the journal's failure."""
+
+    def broken(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fdatasync", broken)
+    reporter = Unstopped()
+    interrupted = threading.Event()
+
+    def interrupt() -> None:  # only if the server does not stop by itself
+        interrupted.set()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    watchdog = threading.Timer(20, interrupt)
+    watchdog.start()
+    try:
+        code = run_serve(ServeRun(port=0, data=tmp_path / "data"), reporter)
+    finally:
+        watchdog.cancel()
+    assert not interrupted.is_set() and code == ExitCode.UNUSABLE
+    kind, message = reporter.lines[-1]
+    assert kind == "failed" and "FAILED" in message and "Input/output error" in message
+
+
+def test_a_loopback_server_refuses_requests_that_name_another_host(tmp_path: Path) -> None:
+    """Issue 31: "Binds to loopback by default": only this machine reaches it. A page of
+    another site whose name was rebound to 127.0.0.1 (DNS rebinding) is its own origin to
+    the browser, so its requests name that site as their Host: refused, 403 BAD_ORIGIN;
+    the loopback names are served."""
+
+    def visit(url: str) -> Any:
+        port = url.rsplit(":", 1)[1]
+        answers = []
+        for host in (f"rebound.example:{port}", f"localhost:{port}", f"127.0.0.1:{port}"):
+            request = urllib.request.Request(url + "/api/tables", headers={"Host": host})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    answers.append((response.status, json.load(response)))
+            except urllib.error.HTTPError as refused:
+                answers.append((refused.code, json.load(refused)))
+        return answers
+
+    reporter = Recorded(visit)
+    assert run_serve(ServeRun(port=0, data=tmp_path / "data"), reporter) == ExitCode.OK
+    ((rebound, localhost, address),) = reporter.answers
+    assert rebound[0] == 403 and rebound[1]["error"]["code"] == "BAD_ORIGIN"
+    assert localhost == address == (200, {"tables": []})

@@ -28,16 +28,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import ipaddress
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Final, Protocol
 from urllib.parse import urlsplit
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from racing_demon.serve import protocol
+from racing_demon.serve.data import is_game_id
 from racing_demon.serve.host import HostedTable, SeatKind, TableState
 from racing_demon.serve.protocol import (
     ClientAccept,
@@ -63,7 +65,6 @@ CSP: Final = (
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
-_GAME = re.compile(r"[0-9a-f]{32}")
 _SEAT = re.compile(r"[0-9]{1,2}")
 
 
@@ -85,11 +86,17 @@ _SOCKETS: Final = web.AppKey("sockets", set[web.WebSocketResponse])
 
 
 def make_app(
-    context: PlayContext, extra_routes: Sequence[Callable[[web.Application], None]] = ()
+    context: PlayContext,
+    extra_routes: Sequence[Callable[[web.Application], None]] = (),
+    *,
+    loopback_only: bool = False,
 ) -> web.Application:
     """The server's application: the play WebSocket, then ``extra_routes`` (the lobby's
-    and the archive's ``add_routes``), each called with the application."""
-    app = web.Application()
+    and the archive's ``add_routes``), each called with the application. With
+    ``loopback_only`` (a server listening on loopback) a request that names another host
+    is refused: a page whose name was rebound to 127.0.0.1 (DNS rebinding) is its own
+    origin, so the ``Origin`` check alone would let it in."""
+    app = web.Application(middlewares=[_loopback_names_only] if loopback_only else [])
     app[CONTEXT] = context
     app[_SOCKETS] = set()
     app.router.add_get("/ws/{game}", _play)
@@ -98,6 +105,25 @@ def make_app(
     app.on_response_prepare.append(_security_headers)
     app.on_shutdown.append(_close_sockets)
     return app
+
+
+def is_loopback(host: str) -> bool:
+    """Whether the host name or address ``host`` is this machine's loopback."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@web.middleware
+async def _loopback_names_only(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    if not is_loopback(urlsplit(f"//{request.host}").hostname or ""):
+        return _refused(ServeCode.BAD_ORIGIN, "this server answers to its loopback names only")
+    return await handler(request)
 
 
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
@@ -134,7 +160,7 @@ def _upgrade_refused(request: web.Request) -> web.Response | tuple[HostedTable, 
     if not _own_origin(request):
         return _refused(ServeCode.BAD_ORIGIN, "a page of another origin may not connect")
     game = request.match_info["game"]
-    table = context.tables.get(game) if _GAME.fullmatch(game) else None
+    table = context.tables.get(game) if is_game_id(game) else None
     if table is None:
         return _refused(ServeCode.NO_SUCH_TABLE, "there is no such table")
     if table.state is TableState.CANCELLED:
@@ -174,7 +200,7 @@ async def _play(request: web.Request) -> web.StreamResponse:
             if frame.type is WSMsgType.TEXT:
                 await session.receive(frame.data)
             elif frame.type is WSMsgType.BINARY:
-                peer.send(protocol.error_message(ServeCode.BAD_JSON, "messages are text frames"))
+                await session.receive(None)
     finally:
         table.detach(peer)
         sockets.discard(socket)
@@ -201,6 +227,11 @@ class SocketPeer:
     @property
     def seat(self) -> int | None:
         return self._seat
+
+    @property
+    def closing(self) -> bool:
+        """Whether the connection is being closed (replaced, stopping, too slow, ...)."""
+        return self._closing is not None
 
     def send(self, message: Mapping[str, object]) -> None:
         self._put(json.dumps(message, separators=(",", ":")))
@@ -294,9 +325,11 @@ class _Session:
         self._synced = False
         self._over = False
 
-    async def receive(self, text: str) -> None:
-        """Answer one text frame (nothing once the connection is closing)."""
-        if self._over:
+    async def receive(self, text: str | None) -> None:
+        """Answer one frame, ``text`` None for a binary one (nothing once the connection
+        is closing: a frame read after it was replaced or the server began to stop acts
+        for nobody). Every frame takes its token first, whatever it holds."""
+        if self._over or self._peer.closing:
             return
         admitted = self._bucket.take()
         if admitted is None:
@@ -304,7 +337,7 @@ class _Session:
             self._refuse(ServeCode.RATE_LIMITED, "far more than the rate allows: closing")
             self._peer.close(ServeCode.RATE_LIMITED)
             return
-        size = len(text.encode("utf-8", "surrogatepass"))
+        size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
         if size > protocol.MAX_FRAME_BYTES:
             self._refuse(
                 ServeCode.TOO_LARGE,
@@ -316,6 +349,9 @@ class _Session:
                 ServeCode.RATE_LIMITED,
                 f"more than {RATE_PER_S:.0f} messages a second: this one was dropped",
             )
+            return
+        if text is None:
+            self._refuse(ServeCode.BAD_JSON, "messages are text frames")
             return
         try:
             message = parse_client_message(text)
@@ -338,7 +374,7 @@ class _Session:
             if self._synced:
                 raise ServeError("sync once per connection", ServeCode.NOT_ASKED)
             self._synced = True
-            table.attach(self._peer, message.from_seq)
+            await table.attach(self._peer, message.from_seq)
             return
         if not self._synced:
             raise ServeError("the first message is sync", ServeCode.NOT_SYNCED)

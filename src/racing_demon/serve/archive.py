@@ -35,6 +35,7 @@ from racing_demon.files import Output
 from racing_demon.game.rules import Rules
 from racing_demon.serve.context import ServerContext
 from racing_demon.serve.data import FILE_MODE, is_game_id
+from racing_demon.serve.host import TableState
 from racing_demon.serve.index import GameRow
 from racing_demon.serve.protocol import ServeCode, lobby_error
 from racing_demon.verify import Settings, verify_log
@@ -123,14 +124,19 @@ class _Archive:
         return _html(_LIST_PAGE.format(rows=rows or _NO_GAMES), LIST_POLICY)
 
     async def log(self, request: web.Request) -> web.StreamResponse:
-        # A live game's log too: it holds what a spectator is sent anyway, and a client
-        # that lost its copy can fetch the records so far (each line is whole: the table
-        # writes a line in one write, and only the tail may be unfinished).
+        # A live game's log too: what its spectators are sent, and a client that lost its
+        # copy can fetch the records so far; only those sent, each durable: the lines past
+        # them may still be lost to a crash (and be written again otherwise), or torn.
         game = request.match_info["game"]
         path = self.context.folder.log_path(game)
         if self.context.index.table(game) is None or not path.is_file():
             return _missing(request)
-        return _file(path, f"{game}.jsonl")
+        hosted = self.context.tables.get(game)
+        if hosted is None or hosted.state is TableState.FINISHED:
+            return _file(path, f"{game}.jsonl")
+        loop = asyncio.get_running_loop()
+        sent = await loop.run_in_executor(None, _prefix, path, hosted.sent.size)
+        return web.Response(body=sent, headers=_download_headers(f"{game}.jsonl", _JSONL))
 
     async def receipts(self, request: web.Request) -> web.StreamResponse:
         game = self._finished(request)
@@ -224,11 +230,20 @@ def _html(text: str, policy: str) -> web.Response:
     return web.Response(text=text, content_type="text/html", headers=_headers(policy))
 
 
-def _file(path: Path, name: str, kind: str = _JSONL) -> web.FileResponse:
+def _download_headers(name: str, kind: str) -> dict[str, str]:
     headers = _headers("default-src 'none'")
     headers["Content-Disposition"] = f'attachment; filename="{name}"'
     headers["Content-Type"] = kind
-    return web.FileResponse(path, headers=headers)
+    return headers
+
+
+def _file(path: Path, name: str, kind: str = _JSONL) -> web.FileResponse:
+    return web.FileResponse(path, headers=_download_headers(name, kind))
+
+
+def _prefix(path: Path, size: int) -> bytes:
+    with path.open("rb") as file:
+        return file.read(size)
 
 
 def _missing(request: web.Request) -> web.Response:

@@ -14,16 +14,36 @@ from racing_demon.serve.seats import Peer
 class Audience:
     def __init__(self) -> None:
         self._first: dict[Peer, int] = {}  # each peer: the first seq it asked for
+        self._newest: dict[int, Peer] = {}  # each seat: the connection that synced last
 
-    def join(self, peer: Peer, from_seq: int) -> None:
-        """Attach ``peer``; the other peers hear that its seat connected, if it is the
-        seat's only connection."""
-        self._first[peer] = from_seq
+    def syncing(self, peer: Peer) -> None:
+        """``peer`` synced: it is its seat's newest connection, while it catches up."""
+        if peer.seat is not None:
+            self._newest[peer.seat] = peer
+
+    def join(self, peer: Peer, from_seq: int) -> bool:
+        """Attach ``peer`` once it caught up; False if its seat synced again meanwhile.
+
+        A seat has one connection, the one that synced last: an older one is replaced (an
+        ``error`` REPLACED, then closed), since a client that reconnects may not know its
+        old connection is half dead, and one seat's messages must not go to two clients.
+        The other peers hear that the seat connected if it was not."""
         seat = peer.seat
-        if seat is not None and sum(other.seat == seat for other in self._first) == 1:
+        if seat is not None and self._newest.get(seat, peer) is not peer:
+            _replace(peer)  # a newer connection synced while this one caught up
+            return False
+        replaced = [other for other in self._first if seat is not None and other.seat == seat]
+        for old in replaced:
+            del self._first[old]
+            _replace(old)
+        self._first[peer] = from_seq
+        if seat is not None and not replaced:
             self.broadcast(protocol.seat(seat=seat, connected=True), but=peer)
+        return True
 
     def leave(self, peer: Peer) -> None:
+        if peer.seat is not None and self._newest.get(peer.seat) is peer:
+            del self._newest[peer.seat]
         if self._first.pop(peer, None) is None:
             return
         seat = peer.seat
@@ -57,3 +77,8 @@ class Audience:
         for peer in list(self._first):
             peer.send(protocol.error_message(reason, message))
             peer.close(reason)
+
+
+def _replace(peer: Peer) -> None:
+    peer.send(protocol.error_message(ServeCode.REPLACED, "the seat connected again"))
+    peer.close(ServeCode.REPLACED)

@@ -45,7 +45,7 @@ OPEN_STATES = (WAITING, *LIVE_STATES)  # what the lobby lists
 PERSON = "person"
 BOT = "bot"
 
-_HEX_KEY = re.compile(r"[0-9a-f]{64}")
+HEX_KEY = re.compile(r"[0-9a-f]{64}")  # a raw Ed25519 public key, as a join gives it
 
 Archive = Callable[["ServerContext", str], Awaitable[GameRow]]
 Warn = Callable[[str], None]
@@ -250,17 +250,20 @@ class ServerContext:
                 del self.tables[hosted.game]
 
     async def stop(self) -> None:
-        """Stop every live table (timers and bots; nothing half-written), then their tasks."""
-        for hosted in list(self.tables.values()):
-            try:
-                await hosted.stop()
-            except Exception as error:
-                self._warn(f"table {hosted.game} did not stop cleanly: {error}")
+        """Stop every live table (timers and bots; nothing half-written), all at once: each
+        may wait seconds for its last records to be durable. Then their tasks."""
+        await asyncio.gather(*(self._stop_table(hosted) for hosted in self.tables.values()))
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.tables.clear()  # a task cancelled before it ran never cleared its entry
+
+    async def _stop_table(self, hosted: HostedTable) -> None:
+        try:
+            await hosted.stop()
+        except Exception as error:
+            self._warn(f"table {hosted.game} did not stop cleanly: {error}")
 
 
 def _new_seat(game: str, seat: int, asked: SeatRequest) -> SeatRow:
@@ -282,7 +285,7 @@ def _new_seat(game: str, seat: int, asked: SeatRequest) -> SeatRow:
 def _checked_key(key_hex: str) -> bytes:
     """The raw public key ``key_hex`` names (64 lowercase hex, a usable Ed25519 point,
     not one of small order), else BAD_KEY."""
-    if not _HEX_KEY.fullmatch(key_hex):
+    if not HEX_KEY.fullmatch(key_hex):
         raise ServeError(
             "key: give the raw Ed25519 public key as 64 lowercase hex", ServeCode.BAD_KEY
         )

@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, BinaryIO, Final
@@ -44,6 +43,7 @@ from racing_demon.serve import protocol
 from racing_demon.serve.audience import Audience
 from racing_demon.serve.bot_seat import play_bot
 from racing_demon.serve.clock import TableClock, wake_at_deadlines
+from racing_demon.serve.data import open_to_append
 from racing_demon.serve.outbox import Outbox
 from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
 from racing_demon.serve.requests import Request
@@ -55,9 +55,10 @@ from racing_demon.serve.seats import (
     TablePaths,
     TableSpec,
     TableState,
+    players_of,
 )
-from racing_demon.sim.simulate import BACKS
-from racing_demon.table import PlayerInfo, PlayerSigner, ResumeError, SubmissionError, Table
+from racing_demon.serve.sent_log import SentLog, hand_started
+from racing_demon.table import PlayerSigner, ResumeError, SubmissionError, Table
 from racing_demon.verify import Settings, Verdict, verify_log
 
 __all__ = [
@@ -71,6 +72,10 @@ __all__ = [
     "TableState",
 ]
 
+# A table whose seats are not all taken by then is cancelled: the open tables a lobby
+# client can make the server hold are bounded (ServeSettings), so they must not be held
+# for ever by tables nobody joins.
+WAITING_TIMEOUT_S: Final = 30 * 60.0
 START_TIMEOUT_S: Final = 60.0  # each of the two rounds of signatures before the genesis
 ACCEPT_TIMEOUT_S: Final = 15.0
 DRAIN_TIMEOUT_S: Final = 5.0  # stopping: how long queued records may wait for the journal
@@ -104,7 +109,7 @@ class HostedTable:
         self._dealer: Dealer | None = None
         self._audience = Audience()
         self._outbox = Outbox(journal, self._fail)
-        self._delivered = 0  # records sent: the seq the outbox sends next
+        self.sent = SentLog(paths.log_path(spec.game))  # what the outbox sent: durable
         self._hand: int | None = None  # the last hand_start sent
         self._request: Request | None = None
         self._signed: dict[str, list[str | None]] = {}  # what the signers answer, by kind
@@ -176,12 +181,15 @@ class HostedTable:
         try:
             await asyncio.wait([self._life])
         finally:
-            if not self._life.done():
-                self._life.cancel()
+            self._life.cancel()  # when run itself is cancelled (a no-op once it is done)
             await self._close()
-        if self._failure is not None:
-            raise self._failure
-        if not self._life.cancelled() and (error := self._life.exception()) is not None:
+        error = self._failure
+        if error is None and not self._life.cancelled():
+            error = self._life.exception()
+        if error is not None:  # nobody stays connected to a table that no longer plays
+            self._audience.close_all(
+                ServeCode.SERVER_STOPPING, "the table stopped on a fault; it resumes on restart"
+            )
             raise error
 
     async def stop(self) -> None:
@@ -197,13 +205,14 @@ class HostedTable:
 
     # -- a connection's side ------------------------------------------------------------
 
-    def attach(self, peer: Peer, from_seq: int) -> None:
-        """Send ``peer`` every durable record from ``from_seq`` (read from the log file),
-        what its seat is asked now and its pack for the hand in play, then live messages."""
-        self._audience.join(peer, from_seq)
-        if from_seq < self._delivered:
-            lines = self._paths.log_path(self.game).read_bytes().split(b"\n")
-            peer.send_all([protocol.record(line) for line in lines[from_seq : self._delivered]])
+    async def attach(self, peer: Peer, from_seq: int) -> None:
+        """Send ``peer`` every durable record from ``from_seq`` (from the log file, off the
+        event loop: ``SentLog``), then what its seat is asked now and its pack for the
+        hand in play, then live messages."""
+        self._audience.syncing(peer)
+        await self.sent.catch_up(peer, from_seq)
+        if not self._audience.join(peer, from_seq):
+            return  # its seat connected again meanwhile
         seat = peer.seat
         if seat is not None:
             request = self._request
@@ -247,7 +256,8 @@ class HostedTable:
 
     async def _live(self) -> None:
         try:
-            await self._filled.wait()
+            if not await self._seats_filled():
+                return
             if not self._paths.log_path(self.game).exists():
                 if not await self._start():
                     return
@@ -280,6 +290,20 @@ class HostedTable:
         finally:
             await self._stop_helpers()
 
+    async def _seats_filled(self) -> bool:
+        """Wait for every seat to be taken; False (cancelled) if they are not in time."""
+        try:
+            async with asyncio.timeout(WAITING_TIMEOUT_S):
+                await self._filled.wait()
+        except TimeoutError:
+            self._cancel("its seats were not all taken in time")
+            return False
+        return True
+
+    def _cancel(self, why: str) -> None:
+        self._set_state(TableState.CANCELLED)
+        self._audience.close_all(ServeCode.TABLE_CLOSED, f"cancelled: {why}")
+
     async def _start(self) -> bool:
         """Gather every seat's entropy, then its co-signature, and create the table; False
         (cancelled, nothing written) if a seat does not answer in time."""
@@ -299,7 +323,7 @@ class HostedTable:
         )
         if entropy is None:
             return False
-        players = self._players()
+        players = players_of(self._seats)
         body = Table.genesis_body(
             spec.rules,
             players,
@@ -349,16 +373,16 @@ class HostedTable:
             settings = Settings(table_key=raw_public_bytes(self._key.public_key()))
             if verify_log(path, settings).verdict is not Verdict.VERIFIED:
                 raise
-            self._delivered = path.read_bytes().count(b"\n")
+            self.sent.sent_before(path.read_bytes().split(b"\n")[:-1])
             return False
         self._table = table
         # Records the resume wrote are queued; every one before them is durable already
         # (the journal's recovery ran before any table resumed).
-        self._delivered = table.records - self._outbox.waiting
-        lines = path.read_bytes().split(b"\n")[: self._delivered]
+        lines = path.read_bytes().split(b"\n")[: table.records - self._outbox.waiting]
+        self.sent.sent_before(lines)
         self._opened(lines[0])
         for line in reversed(lines):
-            if (hand := self._hand_started(line)) is not None:
+            if (hand := hand_started(line)) is not None:
                 self._hand = hand
                 break
         self._clock.start(table.t_ms)
@@ -373,8 +397,7 @@ class HostedTable:
         self._dealer = payload.dealer(self._spec.secret)
         for seat in range(len(self._seats)):  # appended to: a resumed table's hold some
             path = self._paths.receipts_path(self.game, seat)
-            descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
-            self._receipt_files.append(os.fdopen(descriptor, "ab"))
+            self._receipt_files.append(open_to_append(path))
 
     async def _accept(self, table: Table) -> None:
         """Ask every seat to accept the held final record, then write it."""
@@ -420,11 +443,7 @@ class HostedTable:
                 self._audience.to_seat(seat, message(seat))
         try:
             if not await request.gathered(timeout_s) and complete:
-                missing = request.answered.index(False)
-                self._set_state(TableState.CANCELLED)
-                self._audience.close_all(
-                    ServeCode.TABLE_CLOSED, f"cancelled: seat {missing} did not sign in time"
-                )
+                self._cancel(f"seat {request.answered.index(False)} did not sign in time")
                 return None
         finally:
             self._request = None
@@ -454,7 +473,9 @@ class HostedTable:
         table = self._table
         if table is None:
             raise ServeError("the match is not dealt yet", ServeCode.NOT_ASKED, ref)
-        if self._failure is not None:
+        if self._failure is not None or self._closing is not None:
+            # Failed, or the server stops: its files are (being) closed, nothing more is
+            # written; a frame read meanwhile is refused, not a crash.
             raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref)
         if self._state is TableState.FINISHED:
             raise ServeError("the table takes no more submissions", ServeCode.TABLE_CLOSED, ref)
@@ -471,8 +492,12 @@ class HostedTable:
         if table.played_out:
             self._played_out.set()
         file = self._receipt_files[seat]
-        file.write(receipt + b"\n")
-        file.flush()
+        try:
+            file.write(receipt + b"\n")
+            file.flush()
+        except OSError as error:  # the receipts file, as the log file above
+            self._fail(error)
+            raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref) from error
         done = asyncio.get_running_loop().create_future()
 
         def deliver() -> None:
@@ -487,10 +512,8 @@ class HostedTable:
         ``hand_start``, each seat's pack."""
 
         def deliver() -> None:
-            seq = self._delivered
-            self._delivered += 1
-            self._audience.record(seq, protocol.record(line))
-            hand = self._hand_started(line)
+            self._audience.record(self.sent.sent(line), protocol.record(line))
+            hand = hand_started(line)
             if hand is not None:
                 self._hand = hand
                 for seat in range(len(self._seats)):
@@ -546,13 +569,6 @@ class HostedTable:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _players(self) -> list[PlayerInfo]:
-        players = []
-        for seat, entry in enumerate(self._seats):
-            assert entry.name is not None  # every seat is taken before the start
-            players.append(PlayerInfo(entry.name, BACKS[seat % len(BACKS)], entry.key))
-        return players
-
     def _signers(self) -> list[PlayerSigner]:
         """The seats' signers as the table asks them: the answers gathered over the
         network before it asks (None: not answered)."""
@@ -565,14 +581,6 @@ class HostedTable:
             return answer
 
         return [signer(seat) for seat in range(len(self._seats))]
-
-    @staticmethod
-    def _hand_started(line: bytes) -> int | None:
-        """The hand a ``hand_start`` line starts (None for any other record)."""
-        if b"hand_start" not in line:  # most lines: no parse
-            return None
-        body = json.loads(line)["body"]
-        return int(body["hand"]) if body["kind"] == RecordKind.HAND_START.value else None
 
     def _pack(self, seat: int, hand: int) -> dict[str, Any]:
         assert self._dealer is not None  # a hand started: the table is written to

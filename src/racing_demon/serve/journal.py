@@ -137,13 +137,6 @@ def _fsync_files(paths: Iterable[Path]) -> None:
         _fsync(path)
 
 
-def _named_paths(folder: DataFolder, named: Iterable[tuple[str, int | None]]) -> list[Path]:
-    return [
-        folder.log_path(game) if seat is None else folder.receipts_path(game, seat)
-        for game, seat in named
-    ]
-
-
 class Journal:
     """The journal of one server process (see the module's docstring).
 
@@ -252,6 +245,11 @@ class Journal:
         future: asyncio.Future[None] = self._loop.create_future()
         heapq.heappush(self._waiters, (ticket, next(self._order), future))
         await future
+
+    async def stopped(self) -> None:
+        """Once the writer stopped: closed, or failed (then ``close`` raises why)."""
+        assert self._stopped is not None, "the journal was not started"
+        await asyncio.shield(self._stopped)
 
     async def close(self) -> None:
         """Write and sync what is queued, sync every file the segments name, remove the
@@ -376,7 +374,10 @@ class Journal:
         named: set[tuple[str, int | None]] = set()
         for segment in segments:
             named |= segment.named
-        _fsync_files(_named_paths(self._folder, named))
+        _fsync_files(
+            self._folder.log_path(game) if seat is None else self._folder.receipts_path(game, seat)
+            for game, seat in named
+        )
         for segment in segments:
             os.close(segment.fd)
             segment.path.unlink()

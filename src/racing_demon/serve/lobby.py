@@ -18,7 +18,6 @@ message names the path that is wrong.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Final
 
 from aiohttp import web
@@ -35,6 +34,7 @@ from racing_demon.profiles import rules_from_document as checked_rules
 from racing_demon.schema import EcmaValidator, load_schema
 from racing_demon.serve.context import (
     BOT,
+    HEX_KEY,
     OPEN_STATES,
     PERSON,
     NewTable,
@@ -51,7 +51,6 @@ from racing_demon.serve.protocol import (
 )
 
 MAX_BODY_BYTES: Final = 32 * 1024  # a rules document is about 2 KiB
-_HEX_KEY: Final = re.compile(r"[0-9a-f]{64}")
 _QUOTED: Final = 300  # a refusal quotes at most this much of what the client sent
 
 
@@ -103,7 +102,7 @@ class _Lobby:
             self.context.open_table(game)  # a missing table before a malformed body
             body = await _body(request)
             if isinstance(body, dict) and not (
-                isinstance(body.get("key"), str) and _HEX_KEY.fullmatch(body["key"])
+                isinstance(body.get("key"), str) and HEX_KEY.fullmatch(body["key"])
             ):
                 raise ServeError(
                     "key: give the raw Ed25519 public key as 64 lowercase hex",
@@ -156,7 +155,11 @@ async def _body(request: web.Request) -> Any:
             f"send the body as application/json, not {request.content_type[:60]!r}",
             ServeCode.BAD_REQUEST,
         )
-    data = await request.content.read(MAX_BODY_BYTES + 1)
+    data = b""
+    # read(n) returns what has come so far, up to n bytes: read on to the end (or past
+    # the bound), or a body that came in several pieces would be cut.
+    while len(data) <= MAX_BODY_BYTES and (piece := await request.content.read(MAX_BODY_BYTES)):
+        data += piece
     if len(data) > MAX_BODY_BYTES:
         raise ServeError(f"the body is over {MAX_BODY_BYTES} bytes", ServeCode.BAD_REQUEST)
     try:

@@ -50,6 +50,7 @@ class ServeCode(enum.StrEnum):
     NOT_ASKED = "NOT_ASKED"
     BAD_SIGNATURE = "BAD_SIGNATURE"
     SLOW_READER = "SLOW_READER"
+    REPLACED = "REPLACED"
     SERVER_STOPPING = "SERVER_STOPPING"
     # The lobby, and the WebSocket upgrade.
     BAD_REQUEST = "BAD_REQUEST"

@@ -5,7 +5,6 @@ paths). ``racing_demon.serve.host`` plays it."""
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,10 +15,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.deal import SECRET_BYTES
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import raw_public_bytes
+from racing_demon.serve.data import is_game_id
 from racing_demon.serve.protocol import ServeCode
 from racing_demon.sim.bots import BotProfile
-
-_GAME = re.compile(r"[0-9a-f]{32}")
+from racing_demon.sim.simulate import BACKS
+from racing_demon.table import PlayerInfo
 
 
 class TableState(enum.StrEnum):
@@ -87,12 +87,21 @@ class TableSpec:
     secret: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
-        if not _GAME.fullmatch(self.game):
+        if not is_game_id(self.game):
             raise ValueError(f"{self.game!r} is not a game id (32 lowercase hex)")
         if not self.rules.min_players <= len(self.seats) <= self.rules.max_players:
             raise ValueError(f"the {self.rules.name} rules do not seat {len(self.seats)}")
         if len(self.secret) != SECRET_BYTES:
             raise ValueError(f"the dealer secret is {SECRET_BYTES} bytes")
+
+
+def players_of(seats: Sequence[SeatSpec]) -> list[PlayerInfo]:
+    """The genesis's players of a table whose every seat is taken."""
+    players = []
+    for seat, entry in enumerate(seats):
+        assert entry.name is not None  # every seat is taken before the start
+        players.append(PlayerInfo(entry.name, BACKS[seat % len(BACKS)], entry.key))
+    return players
 
 
 class Peer(Protocol):
