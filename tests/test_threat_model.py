@@ -12,12 +12,18 @@ from racing_demon.game.flow import FlowCode
 from racing_demon.log.reader import ReadCode
 from racing_demon.log.receipts import ReceiptCode, SubmissionCode
 from racing_demon.log.signing import SignatureCode
+from racing_demon.serve.journal import JournalCode
+from racing_demon.serve.protocol import ServeCode
 from racing_demon.verify import VerifyCode
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "threat-model.md").read_text(encoding="utf-8")
 ATTACKS = DOC[DOC.index("## 5.") : DOC.index("## 6.")]
-TESTS = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").glob("*.py"))
+TESTS = "\n".join(
+    path.read_text(encoding="utf-8")
+    for folder in ("tests", "tests/serve")
+    for path in (ROOT / folder).glob("*.py")
+)
 CODES = {
     code.value
     for enum in (
@@ -28,6 +34,8 @@ CODES = {
         ReceiptCode,
         EvidenceCode,
         SubmissionCode,
+        ServeCode,
+        JournalCode,
     )
     for code in enum
 }
