@@ -17,7 +17,7 @@ from racing_demon.profiles import rules_from_document
 from racing_demon.sim.bots import HARD, choose_move
 
 from .player import Answer, Player, bot_pause, bot_strategy, create_table, join
-from .server import Server, one_hand_rules, secret_source
+from .server import Server, one_hand_rules
 
 
 def _pick(options: Sequence[Move], /) -> Move:
@@ -36,16 +36,18 @@ def holding(state: State | None, seat: int) -> Move | None:
     return move
 
 
-def race_moves(state: State | None, seats: tuple[int, int]) -> tuple[Move, Move] | None:
-    """A card of each seat that both fit the same numbered foundation now, if any."""
-    if state is None:
-        return None
+def race_moves(first: Player, second: Player) -> tuple[Move, Move] | None:
+    """A card of each seat that both fit the same numbered foundation now, if any: each
+    seat's moves from its own view (its pack), the foundations the same in both."""
     targets = []
-    for seat in seats:
+    for player in (first, second):
+        state = player.position()
+        if state is None or player.seat is None:
+            return None
         targets.append(
             {
                 move.target.index: move
-                for move in legal_moves(state, seat)
+                for move in legal_moves(state, player.seat)
                 if move.target is not None and move.target.zone is Zone.FOUNDATION
             }
         )
@@ -68,11 +70,9 @@ async def in_step(players: Sequence[Player], timeout: float = 10.0) -> None:
 async def race(first: Player, second: Player, deadline: float) -> tuple[Answer, Answer]:
     """Both seats play a card to the same foundation naming the same seen record; again
     (a bot may take the foundation first) until one lands and the other is bounced."""
-    assert first.seat is not None and second.seat is not None
-    seats = (first.seat, second.seat)
     while time.monotonic() < deadline:
         await in_step((first, second))
-        pair = race_moves(first.position(), seats)
+        pair = race_moves(first, second)
         if pair is None:
             for player in (first, second):
                 assert player.seat is not None
@@ -133,13 +133,9 @@ async def keyed_match(
             joined,
             out_dir=folder / f"seat{seat}",
             rules_digest=digest,
-            secret_source=secret_source(server),
         )
         players.append(player)
         tasks.append(asyncio.create_task(player.run(deadline)))
     for player in players:
-        await player.wait_records(2, timeout=max(deadline - time.monotonic(), 0))
-        assert player.position() is not None, (
-            "the dealer's secret is nowhere in the data folder: the tests cannot see the cards"
-        )
+        await player.wait_pack(timeout=max(deadline - time.monotonic(), 0))
     return KeyedMatch(game, players, tasks, digest)
