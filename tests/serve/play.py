@@ -4,6 +4,7 @@ them can race for one foundation, and the match's setup with keyed players."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from collections.abc import Sequence
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from racing_demon.game.engine import legal_moves
+from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.moves import Move, MoveKind, Zone
 from racing_demon.game.state import State
 from racing_demon.profiles import rules_from_document
@@ -95,6 +97,34 @@ async def race(first: Player, second: Player, deadline: float) -> tuple[Answer, 
     raise TimeoutError("no race for one foundation in time")
 
 
+async def resign(player: Player, timeout: float = 30.0) -> None:
+    """The seat stops playing and resigns: its receipt, or after a lost connection the
+    records it catches up with, say the table logged it."""
+    await player.stop_moving()
+    deadline = time.monotonic() + timeout
+    while not resigned(player):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"seat {player.seat} could not resign")
+        if not player.connected or player.position() is None:
+            await asyncio.sleep(0.05)  # reconnecting (a restarted server), or not dealt
+            continue
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            answer = await player.submit(f"{player.seat} resign")
+            assert answer.receipt is not None, answer
+            assert answer.receipt.outcome in ("resign", "refused"), answer
+
+
+def resigned(player: Player) -> bool:
+    """Whether the player's copy holds its seat's resign record."""
+    copy = player.copy
+    return copy is not None and any(
+        isinstance(record.payload, Submission)
+        and record.payload.seat == player.seat
+        and record.payload.kind is RecordKind.RESIGN
+        for record in copy.records
+    )
+
+
 @dataclass
 class KeyedMatch:
     """A table of keyed players (this client) and server bots, the players connected."""
@@ -109,7 +139,10 @@ class KeyedMatch:
         for player in self.players:
             player.start_moving(bot_strategy(HARD), bot_pause(HARD))
 
-    async def finish(self) -> None:
+    async def finish(self, resigning: int = 0) -> None:
+        """Seat ``resigning`` resigns (the rules let that end the match: a hand of bots
+        would take a minute), then every player answers the final record and ends."""
+        await resign(self.players[resigning])
         await asyncio.gather(*self.tasks)
 
 

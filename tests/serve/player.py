@@ -98,6 +98,8 @@ from racing_demon.verify.table_chain import ChainBroken, table_signed
 PROTOCOL = 1
 GENESIS_KIND = "genesis"  # the kind a seat co-signs the genesis body with
 FINAL_KIND = "final"
+SEND_RATE = 15.0  # submissions a second at most, under the server's 20 (docs/protocol.md §9)
+SEND_BURST = 20.0
 
 
 class ClientCode(enum.StrEnum):
@@ -675,6 +677,7 @@ class Player:
     ended: dict[str, Any] | None = None
     accepted: bool | None = None  # whether this seat accepted the final record
     connects: int = 0
+    packs_received: int = 0  # pack messages, a reconnect's included
     timeouts: int = 0  # submissions the strategy sent that got no answer in time
     syncs: list[int] = field(default_factory=list)  # every sync.from this client sent
     last_frame: str = ""  # the last submission, as sent
@@ -690,6 +693,7 @@ class Player:
         self._last_record_at = time.monotonic()
         self.packs: dict[int, tuple[Card, ...]] = {}  # this seat's pack of each hand
         self._view: SeatView | None = None
+        self._send_credit, self._credit_at = float(SEND_BURST), time.monotonic()
         self._done = asyncio.Event()
         self._records = asyncio.Event()  # set at every record, for whoever waits on one
         self._copy_file: BinaryIO | None = None
@@ -803,11 +807,7 @@ class Player:
                 if not self.reconnect and not self.done:
                     return
         finally:
-            mover, self._mover = self._mover, None
-            if mover is not None:
-                mover.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await mover
+            await self.stop_moving()
             self.close_files()
 
     def start_moving(self, strategy: Strategy, pause: Callable[[str | None], float]) -> None:
@@ -815,6 +815,14 @@ class Player:
         self.strategy, self.pause = strategy, pause
         if self._mover is None:
             self._mover = asyncio.get_running_loop().create_task(self._move_loop())
+
+    async def stop_moving(self) -> None:
+        """Stop playing by the strategy (this client's own submissions go on)."""
+        mover, self._mover = self._mover, None
+        if mover is not None:
+            mover.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await mover
 
     async def _read(self, ws: ClientConnection) -> None:
         async for frame in ws:
@@ -910,6 +918,7 @@ class Player:
             raise ClientRefusal(ClientCode.PROTOCOL, "a pack sent to a spectator")
         hand = message["hand"]
         cards = checked_pack(self.copy, self.seat, hand, message["cards"])
+        self.packs_received += 1
         if self.packs.setdefault(hand, cards) != cards:
             raise ClientRefusal(ClientCode.PACK_MISMATCH, f"hand {hand}: another pack than before")
 
@@ -1017,6 +1026,18 @@ class Player:
         since = int((time.monotonic() - self._last_record_at) * 1000)
         return advance_clock(state, max(copy.records[-1].t_ms + since, state.clock_ms))
 
+    async def _paced(self) -> None:
+        """Wait for a turn to send: the server drops a connection's messages past 20 a
+        second (bursts of 40, docs/protocol.md §9) with an error no ``ref`` can name, so
+        this client keeps its submissions under that, with room for its other messages."""
+        now = time.monotonic()
+        self._send_credit = min(SEND_BURST, self._send_credit + (now - self._credit_at) * SEND_RATE)
+        self._credit_at = now
+        if self._send_credit < 1:
+            await asyncio.sleep((1 - self._send_credit) / SEND_RATE)
+            self._send_credit, self._credit_at = 1.0, time.monotonic()
+        self._send_credit -= 1
+
     async def wait_pack(self, timeout: float) -> None:
         """Until this seat holds its pack of the hand in play and sees its position."""
         deadline = time.monotonic() + timeout
@@ -1072,6 +1093,7 @@ class Player:
             "signature": signature,
         }
         self.last_frame = json.dumps(message)
+        await self._paced()
         await ws.send(self.last_frame)
         try:
             return await asyncio.wait_for(future, self.timeout)

@@ -41,12 +41,14 @@ CLI_TIMEOUT = 180.0
 
 
 def one_hand_rules(profile: str = "nertz") -> dict[str, Any]:
-    """A built-in profile cut to one hand (nertz: no tie window, so a lost race is a
-    bounce; no countdown): a match of hard bots lasts about a minute."""
+    """A built-in profile cut to one hand that a seat may end by resigning (nertz: no tie
+    window, so a lost race is a bounce; no countdown): a hand of hard bots lasts about a
+    minute, so the tests end it sooner with a person's ``resign``."""
     document = builtin_document(profile)
     document["name"] = f"{profile}-one-hand"
     document["match"]["target"] = None
     document["match"]["max_hands"] = 1
+    document["end"]["resign"] = "ends_match"
     return document
 
 
