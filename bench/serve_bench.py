@@ -2,21 +2,21 @@
 WebSockets, against a server this bench starts on a fresh temporary data folder.
 
     python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
-                                [--light] [--sigkill] [--json-out FILE]
+                                [--light] [--sigkill] [--data-parent DIR]
+                                [--json-out FILE]
 
 Every seat is this project's test client (tests/serve/player.py), joined through the lobby
 with its own key, playing as the hard bot (``sim.bots.choose_move``) on the position its
-copy of the log gives (the dealer's secret read from the server's data folder, as the
-tests do: the protocol gives a client no cards) and looking again every ``--pace-ms``
+pack and its copy of the log give (``SeatView``: the protocol sends each seat its own
+pack) and looking again every ``--pace-ms``
 (about 250 ms: a human's pace; each look that finds a move sends one). Once every table
 has dealt, the bench measures for ``--seconds``:
 
 * submissions answered per second (every receipt or error);
 * p50 and p99 from sending a submission to its receipt, at the client;
 * the server's CPU per submission (user + system from /proc/PID/stat);
-* records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``)
-  when the server has that route; the protocol (docs/protocol.md, version 1) names no
-  route for the journal's figures, so the bench says "missing" otherwise;
+* records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``,
+  docs/protocol.md §3);
 * the client process's own CPU, to tell a loaded client from a slow server.
 
 Each client checks every line of its copy (chain and table signature) unless ``--light``:
@@ -54,7 +54,7 @@ from serve.player import (  # noqa: E402
     join,
     steady_pause,
 )
-from serve.server import Server, peek_secret  # noqa: E402
+from serve.server import Server  # noqa: E402
 
 from racing_demon.log.receipts import check_receipt_line, record_reference  # noqa: E402
 from racing_demon.sim.bots import HARD  # noqa: E402
@@ -91,15 +91,6 @@ def percentile(values: list[float], fraction: float) -> float:
 async def seat_tables(server: Server, tables: int, options: argparse.Namespace) -> list[Player]:
     """Create ``tables`` tables of four people and join every seat with a client."""
     players: list[Player] = []
-    secrets_by_commitment: dict[str, bytes] = {}
-
-    def secret(wanted: str) -> bytes | None:
-        if wanted not in secrets_by_commitment:
-            found = peek_secret(server.data, wanted)
-            if found is None:
-                return None
-            secrets_by_commitment[wanted] = found
-        return secrets_by_commitment[wanted]
 
     for table in range(tables):
         game = await asyncio.to_thread(
@@ -117,7 +108,6 @@ async def seat_tables(server: Server, tables: int, options: argparse.Namespace) 
                     joined,
                     strategy=bot_strategy(HARD),
                     pause=steady_pause(options.pace_ms),
-                    secret_source=secret,
                     check_copy=not options.light,
                     timeout=30.0,
                 )
@@ -163,7 +153,9 @@ def lost_receipts(server: Server, players: list[Player]) -> list[str]:
 
 
 async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="racing-demon-serve-bench-") as directory:
+    with tempfile.TemporaryDirectory(
+        prefix="racing-demon-serve-bench-", dir=options.data_parent
+    ) as directory:
         folder = Path(directory)
         server = Server(folder / "data", folder / "output")
         await asyncio.to_thread(server.start, 0)
@@ -256,6 +248,12 @@ def main() -> None:
     parser.add_argument("--pace-ms", type=int, default=250, help="a seat's look interval")
     parser.add_argument("--light", action="store_true", help="clients do not check lines")
     parser.add_argument("--sigkill", action="store_true", help="end each run with SIGKILL")
+    parser.add_argument(
+        "--data-parent",
+        type=Path,
+        help="where the server's data folder goes (default: the system's temporary folder); "
+        "/dev/shm takes the disk's fsync out of the figures (not durable: a measurement only)",
+    )
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
     rows = []
@@ -267,6 +265,7 @@ def main() -> None:
             "bench": "serve",
             "pace_ms": options.pace_ms,
             "light_clients": options.light,
+            "data_parent": str(options.data_parent or tempfile.gettempdir()),
             "target_p99_ms": TARGET_P99_MS,
             "runs": rows,
         },

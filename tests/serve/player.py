@@ -1069,6 +1069,7 @@ class Player:
         """Sign and send ``move`` (``n``, ``seen``: by default the next number and the copy's
         head) and wait for the answer. ``signature``/``statement_seat`` let a test send
         what an honest client would not."""
+        await self._paced()  # before the clock starts: the answer's time is the server's
         copy, ws = self.copy, self._ws
         assert copy is not None and self.key is not None and self.seat is not None
         if ws is None:
@@ -1093,7 +1094,6 @@ class Player:
             "signature": signature,
         }
         self.last_frame = json.dumps(message)
-        await self._paced()
         await ws.send(self.last_frame)
         try:
             return await asyncio.wait_for(future, self.timeout)
