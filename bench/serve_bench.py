@@ -127,10 +127,12 @@ def dealt(player: Player) -> bool:
     return player.copy is not None and player.copy.hand is not None
 
 
-def lost_receipts(server: Server, players: list[Player]) -> list[str]:
-    """Receipts the clients got whose record the server's logs do not hold, each named."""
+def lost_receipts(server: Server, players: list[Player]) -> tuple[list[str], int]:
+    """Receipts the clients got whose record the server's logs do not hold, each named;
+    and how many receipts of a logged submission were checked."""
     logs: dict[str, list[bytes]] = {}
     lost = []
+    checked_count = 0
     for player in players:
         if player.game not in logs:
             status, data = http(server.base, "GET", f"/games/{player.game}.jsonl")
@@ -142,6 +144,7 @@ def lost_receipts(server: Server, players: list[Player]) -> list[str]:
             receipt = getattr(checked, "receipt", None)
             if receipt is None or not receipt.logged:
                 continue
+            checked_count += 1
             held = receipt.seq < len(lines)
             if not held or record_reference(lines[receipt.seq], receipt.v) != receipt.record:
                 lost.append(
@@ -149,7 +152,7 @@ def lost_receipts(server: Server, players: list[Player]) -> list[str]:
                     f"{receipt.seq} of a log of {len(lines)} lines "
                     f"({'another record there' if held else 'missing'})"
                 )
-    return lost
+    return lost, checked_count
 
 
 async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
@@ -210,7 +213,8 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             if options.sigkill:  # every receipt got, against the logs as they stand now
-                lost = await asyncio.to_thread(lost_receipts, server, players)
+                lost, checked = await asyncio.to_thread(lost_receipts, server, players)
+                result["receipts_checked"] = checked
                 result["lost_after_sigkill"] = len(lost)
                 result["lost_examples"] = lost[:5]
             return result
