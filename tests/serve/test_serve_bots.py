@@ -68,7 +68,7 @@ def test_a_person_and_two_bots_play_to_the_end_and_the_archive_verifies(
             assert player.copy is not None and player.copy.finished
         assert person.accepted is True
         assert person.copy_path is not None and person.receipts_path is not None
-        assert spectator.copy_path is not None
+        assert spectator.copy_path is not None and spectator.copy is not None
         log = assert_verify_and_audit(
             server,
             game,
