@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from racing_demon.game.engine import legal_moves
-from racing_demon.game.flow import RecordKind, Submission
+from racing_demon.game.flow import HandEnd, RecordKind, Submission
 from racing_demon.game.moves import Move, MoveKind, Zone
 from racing_demon.game.state import State
 from racing_demon.profiles import rules_from_document
@@ -20,6 +20,8 @@ from racing_demon.sim.bots import HARD, choose_move
 
 from .player import Answer, Player, bot_pause, bot_strategy, create_table, join
 from .server import Server, one_hand_rules
+
+PATIENCE = 20  # rounds of holding before one round of play
 
 
 def _pick(options: Sequence[Move], /) -> Move:
@@ -36,6 +38,11 @@ def holding(state: State | None, seat: int) -> Move | None:
         turns = [m for m in legal_moves(state, seat) if m.kind in (MoveKind.TURN, MoveKind.RECYCLE)]
         return turns[0] if turns else None
     return move
+
+
+def playing(state: State | None, seat: int) -> Move | None:
+    """The hard bot's move."""
+    return None if state is None else choose_move(state, seat, HARD, _pick)
 
 
 def race_moves(first: Player, second: Player) -> tuple[Move, Move] | None:
@@ -72,15 +79,23 @@ async def in_step(players: Sequence[Player], timeout: float = 10.0) -> None:
 async def race(first: Player, second: Player, deadline: float) -> tuple[Answer, Answer]:
     """Both seats play a card to the same foundation naming the same seen record; again
     (a bot may take the foundation first) until one lands and the other is bounced."""
+    rounds = 0
     while time.monotonic() < deadline:
         await in_step((first, second))
+        if hand_over(first):
+            raise AssertionError("the hand ended before two seats could race")
         pair = race_moves(first, second)
         if pair is None:
-            for player in (first, second):
-                assert player.seat is not None
-                move = holding(player.position(), player.seat)
+            rounds += 1
+            # Held too long (the card a race needs may be buried): play one round as the
+            # bot does, foundations included, so that the centre moves on.
+            choose = holding if rounds % PATIENCE else playing
+            held = [choose(player.position(), player.seat or 0) for player in (first, second)]
+            for player, move in zip((first, second), held, strict=True):
                 if move is not None:
                     await player.submit(str(move))
+            if held == [None, None]:
+                await asyncio.sleep(0.05)  # nothing to do: a stall may be coming
             continue
         assert first.copy is not None
         seen = first.copy.head
@@ -112,6 +127,14 @@ async def resign(player: Player, timeout: float = 30.0) -> None:
             answer = await player.submit(f"{player.seat} resign")
             assert answer.receipt is not None, answer
             assert answer.receipt.outcome in ("resign", "refused"), answer
+
+
+def hand_over(player: Player) -> bool:
+    """Whether the player's copy ends with the hand in play ended (or the match)."""
+    copy = player.copy
+    return copy is not None and any(
+        isinstance(record.payload, HandEnd) for record in copy.records[-3:]
+    )
 
 
 def resigned(player: Player) -> bool:

@@ -1053,7 +1053,10 @@ class Player:
             self._records.clear()
             left = deadline - time.monotonic()
             if left <= 0 or self.done:
-                raise TimeoutError(f"seat {self.seat}: {count} records not reached")
+                raise TimeoutError(
+                    f"seat {self.seat}: {count} records not reached "
+                    f"(done: {self.done}, problems: {self.problems})"
+                )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._records.wait(), min(left, 0.5))
 

@@ -29,7 +29,8 @@ MATCH_SECONDS = 120.0  # about 10 s: the seat resigns once the reconnect is show
 
 async def race_refuse_reconnect(server: Server, folder: Path) -> tuple[str, list[Player]]:
     deadline = time.monotonic() + MATCH_SECONDS
-    match = await keyed_match(server, folder, people=2, bots=["hard"], deadline=deadline)
+    # An easy bot: it leaves the foundations to the two seats long enough for a race.
+    match = await keyed_match(server, folder, people=2, bots=["easy"], deadline=deadline)
     first, second = match.players
 
     # A race: both seats name the same seen record and play to one foundation.
