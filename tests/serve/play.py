@@ -117,7 +117,7 @@ async def resign(player: Player, timeout: float = 30.0) -> None:
     records it catches up with, say the table logged it."""
     await player.stop_moving()
     deadline = time.monotonic() + timeout
-    while not resigned(player):
+    while not resigned(player) and not hand_over(player):  # or the hand ended by itself
         if time.monotonic() > deadline:
             raise TimeoutError(f"seat {player.seat} could not resign")
         if not player.connected or player.position() is None:
