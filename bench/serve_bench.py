@@ -2,21 +2,21 @@
 WebSockets, against a server this bench starts on a fresh temporary data folder.
 
     python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
-                                [--light] [--sigkill] [--json-out FILE]
+                                [--light] [--sigkill] [--data-parent DIR]
+                                [--json-out FILE]
 
 Every seat is this project's test client (tests/serve/player.py), joined through the lobby
 with its own key, playing as the hard bot (``sim.bots.choose_move``) on the position its
-copy of the log gives (the dealer's secret read from the server's data folder, as the
-tests do: the protocol gives a client no cards) and looking again every ``--pace-ms``
+pack and its copy of the log give (``SeatView``: the protocol sends each seat its own
+pack) and looking again every ``--pace-ms``
 (about 250 ms: a human's pace; each look that finds a move sends one). Once every table
 has dealt, the bench measures for ``--seconds``:
 
 * submissions answered per second (every receipt or error);
 * p50 and p99 from sending a submission to its receipt, at the client;
 * the server's CPU per submission (user + system from /proc/PID/stat);
-* records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``)
-  when the server has that route; the protocol (docs/protocol.md, version 1) names no
-  route for the journal's figures, so the bench says "missing" otherwise;
+* records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``,
+  docs/protocol.md §3);
 * the client process's own CPU, to tell a loaded client from a slow server.
 
 Each client checks every line of its copy (chain and table signature) unless ``--light``:
@@ -54,7 +54,7 @@ from serve.player import (  # noqa: E402
     join,
     steady_pause,
 )
-from serve.server import Server, peek_secret  # noqa: E402
+from serve.server import Server  # noqa: E402
 
 from racing_demon.log.receipts import check_receipt_line, record_reference  # noqa: E402
 from racing_demon.sim.bots import HARD  # noqa: E402
@@ -91,15 +91,6 @@ def percentile(values: list[float], fraction: float) -> float:
 async def seat_tables(server: Server, tables: int, options: argparse.Namespace) -> list[Player]:
     """Create ``tables`` tables of four people and join every seat with a client."""
     players: list[Player] = []
-    secrets_by_commitment: dict[str, bytes] = {}
-
-    def secret(wanted: str) -> bytes | None:
-        if wanted not in secrets_by_commitment:
-            found = peek_secret(server.data, wanted)
-            if found is None:
-                return None
-            secrets_by_commitment[wanted] = found
-        return secrets_by_commitment[wanted]
 
     for table in range(tables):
         game = await asyncio.to_thread(
@@ -117,7 +108,6 @@ async def seat_tables(server: Server, tables: int, options: argparse.Namespace) 
                     joined,
                     strategy=bot_strategy(HARD),
                     pause=steady_pause(options.pace_ms),
-                    secret_source=secret,
                     check_copy=not options.light,
                     timeout=30.0,
                 )
@@ -137,10 +127,12 @@ def dealt(player: Player) -> bool:
     return player.copy is not None and player.copy.hand is not None
 
 
-def lost_receipts(server: Server, players: list[Player]) -> list[str]:
-    """Receipts the clients got whose record the server's logs do not hold, each named."""
+def lost_receipts(server: Server, players: list[Player]) -> tuple[list[str], int]:
+    """Receipts the clients got whose record the server's logs do not hold, each named;
+    and how many receipts of a logged submission were checked."""
     logs: dict[str, list[bytes]] = {}
     lost = []
+    checked_count = 0
     for player in players:
         if player.game not in logs:
             status, data = http(server.base, "GET", f"/games/{player.game}.jsonl")
@@ -152,6 +144,7 @@ def lost_receipts(server: Server, players: list[Player]) -> list[str]:
             receipt = getattr(checked, "receipt", None)
             if receipt is None or not receipt.logged:
                 continue
+            checked_count += 1
             held = receipt.seq < len(lines)
             if not held or record_reference(lines[receipt.seq], receipt.v) != receipt.record:
                 lost.append(
@@ -159,11 +152,13 @@ def lost_receipts(server: Server, players: list[Player]) -> list[str]:
                     f"{receipt.seq} of a log of {len(lines)} lines "
                     f"({'another record there' if held else 'missing'})"
                 )
-    return lost
+    return lost, checked_count
 
 
 async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="racing-demon-serve-bench-") as directory:
+    with tempfile.TemporaryDirectory(
+        prefix="racing-demon-serve-bench-", dir=options.data_parent
+    ) as directory:
         folder = Path(directory)
         server = Server(folder / "data", folder / "output")
         await asyncio.to_thread(server.start, 0)
@@ -218,7 +213,8 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             if options.sigkill:  # every receipt got, against the logs as they stand now
-                lost = await asyncio.to_thread(lost_receipts, server, players)
+                lost, checked = await asyncio.to_thread(lost_receipts, server, players)
+                result["receipts_checked"] = checked
                 result["lost_after_sigkill"] = len(lost)
                 result["lost_examples"] = lost[:5]
             return result
@@ -256,6 +252,12 @@ def main() -> None:
     parser.add_argument("--pace-ms", type=int, default=250, help="a seat's look interval")
     parser.add_argument("--light", action="store_true", help="clients do not check lines")
     parser.add_argument("--sigkill", action="store_true", help="end each run with SIGKILL")
+    parser.add_argument(
+        "--data-parent",
+        type=Path,
+        help="where the server's data folder goes (default: the system's temporary folder); "
+        "/dev/shm takes the disk's fsync out of the figures (not durable: a measurement only)",
+    )
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
     rows = []
@@ -267,6 +269,7 @@ def main() -> None:
             "bench": "serve",
             "pace_ms": options.pace_ms,
             "light_clients": options.light,
+            "data_parent": str(options.data_parent or tempfile.gettempdir()),
             "target_p99_ms": TARGET_P99_MS,
             "runs": rows,
         },

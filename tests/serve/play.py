@@ -4,6 +4,7 @@ them can race for one foundation, and the match's setup with keyed players."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from collections.abc import Sequence
@@ -11,13 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from racing_demon.game.engine import legal_moves
+from racing_demon.game.flow import HandEnd, RecordKind, Submission
 from racing_demon.game.moves import Move, MoveKind, Zone
 from racing_demon.game.state import State
 from racing_demon.profiles import rules_from_document
 from racing_demon.sim.bots import HARD, choose_move
 
 from .player import Answer, Player, bot_pause, bot_strategy, create_table, join
-from .server import Server, one_hand_rules, secret_source
+from .server import Server, one_hand_rules
+
+PATIENCE = 20  # rounds of holding before one round of play
 
 
 def _pick(options: Sequence[Move], /) -> Move:
@@ -36,16 +40,23 @@ def holding(state: State | None, seat: int) -> Move | None:
     return move
 
 
-def race_moves(state: State | None, seats: tuple[int, int]) -> tuple[Move, Move] | None:
-    """A card of each seat that both fit the same numbered foundation now, if any."""
-    if state is None:
-        return None
+def playing(state: State | None, seat: int) -> Move | None:
+    """The hard bot's move."""
+    return None if state is None else choose_move(state, seat, HARD, _pick)
+
+
+def race_moves(first: Player, second: Player) -> tuple[Move, Move] | None:
+    """A card of each seat that both fit the same numbered foundation now, if any: each
+    seat's moves from its own view (its pack), the foundations the same in both."""
     targets = []
-    for seat in seats:
+    for player in (first, second):
+        state = player.position()
+        if state is None or player.seat is None:
+            return None
         targets.append(
             {
                 move.target.index: move
-                for move in legal_moves(state, seat)
+                for move in legal_moves(state, player.seat)
                 if move.target is not None and move.target.zone is Zone.FOUNDATION
             }
         )
@@ -68,17 +79,23 @@ async def in_step(players: Sequence[Player], timeout: float = 10.0) -> None:
 async def race(first: Player, second: Player, deadline: float) -> tuple[Answer, Answer]:
     """Both seats play a card to the same foundation naming the same seen record; again
     (a bot may take the foundation first) until one lands and the other is bounced."""
-    assert first.seat is not None and second.seat is not None
-    seats = (first.seat, second.seat)
+    rounds = 0
     while time.monotonic() < deadline:
         await in_step((first, second))
-        pair = race_moves(first.position(), seats)
+        if hand_over(first):
+            raise AssertionError("the hand ended before two seats could race")
+        pair = race_moves(first, second)
         if pair is None:
-            for player in (first, second):
-                assert player.seat is not None
-                move = holding(player.position(), player.seat)
+            rounds += 1
+            # Held too long (the card a race needs may be buried): play one round as the
+            # bot does, foundations included, so that the centre moves on.
+            choose = holding if rounds % PATIENCE else playing
+            held = [choose(player.position(), player.seat or 0) for player in (first, second)]
+            for player, move in zip((first, second), held, strict=True):
                 if move is not None:
                     await player.submit(str(move))
+            if held == [None, None]:
+                await asyncio.sleep(0.05)  # nothing to do: a stall may be coming
             continue
         assert first.copy is not None
         seen = first.copy.head
@@ -95,6 +112,42 @@ async def race(first: Player, second: Player, deadline: float) -> tuple[Answer, 
     raise TimeoutError("no race for one foundation in time")
 
 
+async def resign(player: Player, timeout: float = 30.0) -> None:
+    """The seat stops playing and resigns: its receipt, or after a lost connection the
+    records it catches up with, say the table logged it."""
+    await player.stop_moving()
+    deadline = time.monotonic() + timeout
+    while not resigned(player) and not hand_over(player):  # or the hand ended by itself
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"seat {player.seat} could not resign")
+        if not player.connected or player.position() is None:
+            await asyncio.sleep(0.05)  # reconnecting (a restarted server), or not dealt
+            continue
+        with contextlib.suppress(ConnectionError, TimeoutError):
+            answer = await player.submit(f"{player.seat} resign")
+            assert answer.receipt is not None, answer
+            assert answer.receipt.outcome in ("resign", "refused"), answer
+
+
+def hand_over(player: Player) -> bool:
+    """Whether the player's copy ends with the hand in play ended (or the match)."""
+    copy = player.copy
+    return copy is not None and any(
+        isinstance(record.payload, HandEnd) for record in copy.records[-3:]
+    )
+
+
+def resigned(player: Player) -> bool:
+    """Whether the player's copy holds its seat's resign record."""
+    copy = player.copy
+    return copy is not None and any(
+        isinstance(record.payload, Submission)
+        and record.payload.seat == player.seat
+        and record.payload.kind is RecordKind.RESIGN
+        for record in copy.records
+    )
+
+
 @dataclass
 class KeyedMatch:
     """A table of keyed players (this client) and server bots, the players connected."""
@@ -109,7 +162,10 @@ class KeyedMatch:
         for player in self.players:
             player.start_moving(bot_strategy(HARD), bot_pause(HARD))
 
-    async def finish(self) -> None:
+    async def finish(self, resigning: int = 0) -> None:
+        """Seat ``resigning`` resigns (the rules let that end the match: a hand of bots
+        would take a minute), then every player answers the final record and ends."""
+        await resign(self.players[resigning])
         await asyncio.gather(*self.tasks)
 
 
@@ -133,13 +189,9 @@ async def keyed_match(
             joined,
             out_dir=folder / f"seat{seat}",
             rules_digest=digest,
-            secret_source=secret_source(server),
         )
         players.append(player)
         tasks.append(asyncio.create_task(player.run(deadline)))
     for player in players:
-        await player.wait_records(2, timeout=max(deadline - time.monotonic(), 0))
-        assert player.position() is not None, (
-            "the dealer's secret is nowhere in the data folder: the tests cannot see the cards"
-        )
+        await player.wait_pack(timeout=max(deadline - time.monotonic(), 0))
     return KeyedMatch(game, players, tasks, digest)

@@ -18,17 +18,19 @@ The checks are plain functions and a ``Copy`` class, tested in-process against l
 package's own ``Table`` writes (tests/serve/test_player.py); ``Player`` puts them on a
 WebSocket. A test or bench helper, not part of the package.
 
-A seat's view of the cards: the protocol as designed gives a client the records (pack
-digests, moves), not the cards, which only the dealer's secret deals; the secret is
-revealed at the end. A strategy that needs the position (the package's bots) therefore
-needs a ``SecretSource``; the tests read the secret from the server's own data folder
-(``serve.server.peek_secret``), which no real client can. Scripted strategies need none.
+A seat's view of the cards (docs/protocol.md §5, ``pack``): the table sends each seat its
+own pack after each ``hand_start`` and after a reconnect's catch-up; the client checks it
+against that hand's digest and plays from its ``SeatView``: its own piles from its pack
+and its own moves, the centre from every record (a move's text names its cards), the
+other seats' piles only as counts (their faces are stand-ins). Nothing here reads the
+server's data folder: the dealer's secret is known only when the final record reveals it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import enum
 import io
 import itertools
@@ -46,10 +48,21 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from racing_demon.game.deal import check_reveal, uniform_below
-from racing_demon.game.engine import advance_clock
-from racing_demon.game.flow import HandStart, MatchEnd, MatchFlow, Seen, Submission
+from racing_demon.game.cards import Card, canonical_pack
+from racing_demon.game.deal import check_reveal, pack_digest, uniform_below
+from racing_demon.game.engine import advance_clock, apply_move, check_move
+from racing_demon.game.flow import (
+    HandEnd,
+    HandStart,
+    MatchEnd,
+    RecordKind,
+    Seen,
+    Stall,
+    Submission,
+)
 from racing_demon.game.moves import Move
+from racing_demon.game.rules import Rules
+from racing_demon.game.stall import apply_stall
 from racing_demon.game.state import State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
@@ -69,7 +82,6 @@ from racing_demon.log.records import (
     Record,
     chain_hash,
     entropy_statement,
-    event_of,
     parse_record,
     record_body,
     submission_statement,
@@ -86,6 +98,8 @@ from racing_demon.verify.table_chain import ChainBroken, table_signed
 PROTOCOL = 1
 GENESIS_KIND = "genesis"  # the kind a seat co-signs the genesis body with
 FINAL_KIND = "final"
+SEND_RATE = 15.0  # submissions a second at most, under the server's 20 (docs/protocol.md §9)
+SEND_BURST = 20.0
 
 
 class ClientCode(enum.StrEnum):
@@ -108,6 +122,8 @@ class ClientCode(enum.StrEnum):
     COPY_DOES_NOT_REPLAY = "COPY_DOES_NOT_REPLAY"
     SCORES_DIFFER = "SCORES_DIFFER"
     RECEIPT_REFUSED = "RECEIPT_REFUSED"  # bad table signature, or not this seat's statement
+    PACK_MISMATCH = "PACK_MISMATCH"  # a pack whose digest is not its hand_start's, or changed
+    POSITION_DIFFERS = "POSITION_DIFFERS"  # the table logged a move of this seat it cannot make
     PROTOCOL = "PROTOCOL"  # a server message off the protocol
 
 
@@ -150,8 +166,6 @@ class Copy:
         self.records: list[Record] = []
         self._hand: int | None = None
         self._next_n: dict[int, int] = {}
-        self._flow: MatchFlow | None = None
-        self._flowed = 0  # how many records the flow has applied
 
     def add(self, line: bytes) -> Record:
         """Keep ``line`` (a record's bytes, no newline) as the next line; ClientRefusal,
@@ -216,25 +230,93 @@ class Copy:
     def data(self) -> bytes:
         return b"".join(line + b"\n" for line in self.lines)
 
-    def position(self, secret: bytes) -> State | None:
-        """The hand in play after the last record kept, dealt from the dealer's ``secret``
-        through the match flow (as the verifier replays); None before the first deal."""
-        genesis = self.genesis
-        if genesis is None:
-            return None
-        if self._flow is None:
-            dealer = genesis.dealer(secret)
-            self._flow = MatchFlow.begin(
-                rules_from_document(genesis.rules), dealer, len(genesis.players)
-            )
-            self._flowed = 1
-        flow = self._flow
-        for record in self.records[self._flowed :]:
-            event = event_of(record.payload)
-            assert event is not None  # only the first record is a genesis
-            flow = flow.play(event, record.t_ms)
-        self._flow, self._flowed = flow, len(self.records)
-        return flow.state
+
+# -- the seat's view of the cards --------------------------------------------------------
+
+
+def checked_pack(copy: Copy, seat: int, hand: int, faces: Sequence[str]) -> tuple[Card, ...]:
+    """The ``pack`` message's cards, refused unless their digest (docs/deal-spec.md step 8)
+    is ``packs[seat]`` of the copy's ``hand_start`` of that hand."""
+    started = next(
+        (
+            record.payload
+            for record in reversed(copy.records)
+            if isinstance(record.payload, HandStart) and record.payload.hand == hand
+        ),
+        None,
+    )
+    if started is None:
+        raise ClientRefusal(ClientCode.PROTOCOL, f"a pack for hand {hand} before its hand_start")
+    try:
+        cards = tuple(Card.from_face(face, seat) for face in faces)
+        digest = pack_digest(hand, seat, cards)
+    except ValueError as error:
+        raise ClientRefusal(ClientCode.PACK_MISMATCH, f"hand {hand}: {error}") from None
+    if digest != started.packs[seat]:
+        raise ClientRefusal(
+            ClientCode.PACK_MISMATCH, f"hand {hand}: the pack is not the one hand_start names"
+        )
+    return cards
+
+
+class SeatView:
+    """The hand in play as one seat's client can know it, from its own packs and its copy.
+
+    Its own piles are exact: dealt from its pack, changed by its own moves and the stall
+    shifts. The centre and the hand's clock, phase and stall bookkeeping are exact too:
+    every accepted move's text names its cards, so another seat's move is applied as the
+    engine applies it (``apply_move``: the table judged it already). The other seats'
+    piles start as stand-ins of the right sizes (their own cards in the canonical order)
+    and keep the right sizes (a play takes from a pile by count and puts the named cards
+    where they go), which is all a seat's legal moves and the package's bots read of them.
+    """
+
+    def __init__(self, rules: Rules, seat: int, seats: int) -> None:
+        self.rules, self.seat, self.seats = rules, seat, seats
+        self.state: State | None = None  # None between hands, or before the pack came
+        self._applied = 1  # records taken into account (the genesis is not a hand's)
+
+    def follow(self, records: Sequence[Record], packs: Mapping[int, Sequence[Card]]) -> None:
+        """Take in the copy's new records; stops before a hand whose pack has not come."""
+        while self._applied < len(records):
+            record = records[self._applied]
+            payload = record.payload
+            if isinstance(payload, HandStart):
+                pack = packs.get(payload.hand)
+                if pack is None:
+                    return  # the pack follows its hand_start (and a reconnect's catch-up)
+                dealt = [
+                    pack if seat == self.seat else canonical_pack(seat)
+                    for seat in range(self.seats)
+                ]
+                self.state = State.deal(self.rules, dealt, payload.hand, record.t_ms)
+            elif isinstance(payload, HandEnd) or self.state is None:
+                self.state = None
+            elif isinstance(payload, Stall):
+                self.state = _shifted(advance_clock(self.state, record.t_ms))
+            elif isinstance(payload, Submission):
+                self.state = self._submitted(advance_clock(self.state, record.t_ms), payload)
+            self._applied += 1
+
+    def _submitted(self, state: State, submission: Submission) -> State:
+        if submission.kind is RecordKind.BOUNCE:
+            return state  # a bounce changes nothing but the clock
+        move = Move.parse(submission.move)
+        if submission.seat == self.seat:
+            violation = check_move(state, move)
+            if violation is not None:  # this seat's own cards: the table and it disagree
+                raise ClientRefusal(
+                    ClientCode.POSITION_DIFFERS, f"the table logged {move}: {violation}"
+                )
+        return apply_move(state, move)
+
+
+def _shifted(state: State) -> State:
+    """A ``stall`` record's shift. The record says it was a shift, not the blocked end;
+    the stand-ins could make the engine's stuck test answer otherwise, so it is asked
+    with no failed shift behind it (``apply_stall`` then shifts) and the count restored."""
+    shifted = apply_stall(dataclasses.replace(state, shifts_since_play=0))
+    return dataclasses.replace(shifted, shifts_since_play=state.shifts_since_play + 1)
 
 
 # -- what the client signs -------------------------------------------------------------
@@ -399,7 +481,7 @@ def check_receipt(
 @dataclass(frozen=True)
 class Turn:
     """What a strategy sees: its seat, the copy, and the hand in play at the table's clock
-    as this client guesses it (None without the dealer's secret)."""
+    as this client guesses it (None between hands, or before its pack came)."""
 
     seat: int
     copy: Copy
@@ -407,7 +489,6 @@ class Turn:
 
 
 Strategy = Callable[[Turn], str | None]
-SecretSource = Callable[[str], bytes | None]  # commitment -> the dealer's secret, if known
 
 
 def _secure_choice(options: Sequence[Move], /) -> Move:
@@ -581,7 +662,6 @@ class Player:
     rules_digest: str | None = None
     strategy: Strategy | None = None
     pause: Callable[[str | None], float] = field(default_factory=lambda: steady_pause(250))
-    secret_source: SecretSource | None = None
     accept_final: bool = True
     reconnect: bool = True
     check_copy: bool = True  # False only where many clients share one CPU (the benchmark)
@@ -597,6 +677,7 @@ class Player:
     ended: dict[str, Any] | None = None
     accepted: bool | None = None  # whether this seat accepted the final record
     connects: int = 0
+    packs_received: int = 0  # pack messages, a reconnect's included
     timeouts: int = 0  # submissions the strategy sent that got no answer in time
     syncs: list[int] = field(default_factory=list)  # every sync.from this client sent
     last_frame: str = ""  # the last submission, as sent
@@ -610,7 +691,9 @@ class Player:
         self._commitment: str | None = None
         self._logged_n = -1
         self._last_record_at = time.monotonic()
-        self._secret: bytes | None = None
+        self.packs: dict[int, tuple[Card, ...]] = {}  # this seat's pack of each hand
+        self._view: SeatView | None = None
+        self._send_credit, self._credit_at = float(SEND_BURST), time.monotonic()
         self._done = asyncio.Event()
         self._records = asyncio.Event()  # set at every record, for whoever waits on one
         self._copy_file: BinaryIO | None = None
@@ -724,11 +807,7 @@ class Player:
                 if not self.reconnect and not self.done:
                     return
         finally:
-            mover, self._mover = self._mover, None
-            if mover is not None:
-                mover.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await mover
+            await self.stop_moving()
             self.close_files()
 
     def start_moving(self, strategy: Strategy, pause: Callable[[str | None], float]) -> None:
@@ -736,6 +815,14 @@ class Player:
         self.strategy, self.pause = strategy, pause
         if self._mover is None:
             self._mover = asyncio.get_running_loop().create_task(self._move_loop())
+
+    async def stop_moving(self) -> None:
+        """Stop playing by the strategy (this client's own submissions go on)."""
+        mover, self._mover = self._mover, None
+        if mover is not None:
+            mover.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await mover
 
     async def _read(self, ws: ClientConnection) -> None:
         async for frame in ws:
@@ -825,6 +912,16 @@ class Player:
         )
         self._send({"type": "cosign", "signature": signature})
 
+    def _on_pack(self, message: dict[str, Any]) -> None:
+        assert self.copy is not None
+        if self.seat is None:
+            raise ClientRefusal(ClientCode.PROTOCOL, "a pack sent to a spectator")
+        hand = message["hand"]
+        cards = checked_pack(self.copy, self.seat, hand, message["cards"])
+        self.packs_received += 1
+        if self.packs.setdefault(hand, cards) != cards:
+            raise ClientRefusal(ClientCode.PACK_MISMATCH, f"hand {hand}: another pack than before")
+
     def _on_receipt(self, message: dict[str, Any]) -> None:
         assert self.copy is not None and self.seat is not None
         pending = self._pending.pop(message.get("ref") or "", None)
@@ -908,20 +1005,46 @@ class Player:
         return max(self.copy.next_n(self.seat), self._logged_n + 1)
 
     def position(self) -> State | None:
-        """The hand in play, at the table's clock as this client guesses it (the last
-        record's time plus the time since it came), if the dealer's secret is known."""
+        """The hand in play as this seat knows it (``SeatView``), at the table's clock as
+        this client guesses it (the last record's time plus the time since it came)."""
         copy = self.copy
-        if copy is None or copy.genesis is None or self.secret_source is None:
+        if copy is None or copy.genesis is None or self.seat is None:
             return None
-        if self._secret is None:
-            self._secret = self.secret_source(copy.genesis.commitment)
-            if self._secret is None:
-                return None
-        state = copy.position(self._secret)
+        if self._view is None:
+            genesis = copy.genesis
+            rules = rules_from_document(genesis.rules)
+            self._view = SeatView(rules, self.seat, len(genesis.players))
+        try:
+            self._view.follow(copy.records, self.packs)
+        except ClientRefusal as refusal:
+            self.problems.append(refusal)
+            self._done.set()
+            return None
+        state = self._view.state
         if state is None:
             return None
         since = int((time.monotonic() - self._last_record_at) * 1000)
-        return advance_clock(state, copy.records[-1].t_ms + since)
+        return advance_clock(state, max(copy.records[-1].t_ms + since, state.clock_ms))
+
+    async def _paced(self) -> None:
+        """Wait for a turn to send: the server drops a connection's messages past 20 a
+        second (bursts of 40, docs/protocol.md §9) with an error no ``ref`` can name, so
+        this client keeps its submissions under that, with room for its other messages."""
+        now = time.monotonic()
+        self._send_credit = min(SEND_BURST, self._send_credit + (now - self._credit_at) * SEND_RATE)
+        self._credit_at = now
+        if self._send_credit < 1:
+            await asyncio.sleep((1 - self._send_credit) / SEND_RATE)
+            self._send_credit, self._credit_at = 1.0, time.monotonic()
+        self._send_credit -= 1
+
+    async def wait_pack(self, timeout: float) -> None:
+        """Until this seat holds its pack of the hand in play and sees its position."""
+        deadline = time.monotonic() + timeout
+        while self.position() is None:
+            if time.monotonic() > deadline or self.done:
+                raise TimeoutError(f"seat {self.seat}: no position (no pack) in time")
+            await asyncio.sleep(0.02)
 
     async def wait_records(self, count: int, timeout: float) -> None:
         """Until the copy holds ``count`` records (TimeoutError after ``timeout`` s)."""
@@ -930,7 +1053,10 @@ class Player:
             self._records.clear()
             left = deadline - time.monotonic()
             if left <= 0 or self.done:
-                raise TimeoutError(f"seat {self.seat}: {count} records not reached")
+                raise TimeoutError(
+                    f"seat {self.seat}: {count} records not reached "
+                    f"(done: {self.done}, problems: {self.problems})"
+                )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._records.wait(), min(left, 0.5))
 
@@ -946,6 +1072,7 @@ class Player:
         """Sign and send ``move`` (``n``, ``seen``: by default the next number and the copy's
         head) and wait for the answer. ``signature``/``statement_seat`` let a test send
         what an honest client would not."""
+        await self._paced()  # before the clock starts: the answer's time is the server's
         copy, ws = self.copy, self._ws
         assert copy is not None and self.key is not None and self.seat is not None
         if ws is None:

@@ -14,7 +14,6 @@ import importlib.util
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -25,10 +24,9 @@ from typing import Any
 
 import pytest
 
-from racing_demon.game.deal import commitment
 from racing_demon.profiles import builtin_document
 
-from .player import SecretSource, api, http
+from .player import api, http
 
 SERVE_MISSING = importlib.util.find_spec("racing_demon.serve") is None
 needs_server = pytest.mark.skipif(
@@ -43,12 +41,14 @@ CLI_TIMEOUT = 180.0
 
 
 def one_hand_rules(profile: str = "nertz") -> dict[str, Any]:
-    """A built-in profile cut to one hand (nertz: no tie window, so a lost race is a
-    bounce; no countdown): a match of hard bots lasts about a minute."""
+    """A built-in profile cut to one hand that a seat may end by resigning (nertz: no tie
+    window, so a lost race is a bounce; no countdown): a hand of hard bots lasts about a
+    minute, so the tests end it sooner with a person's ``resign``."""
     document = builtin_document(profile)
     document["name"] = f"{profile}-one-hand"
     document["match"]["target"] = None
     document["match"]["max_hands"] = 1
+    document["end"]["resign"] = "ends_match"
     return document
 
 
@@ -211,71 +211,6 @@ def assert_verify_and_audit(
     audited = cli(*audit)
     assert audited.returncode == 0, audited.stdout + audited.stderr
     return log
-
-
-# -- what only a test on the server's own machine can see ------------------------------------
-
-_HEX_SECRET = re.compile(rb"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])")
-
-
-def peek_secret(data: Path, wanted: str) -> bytes | None:
-    """The dealer's secret whose commitment is ``wanted``, read from the server's data
-    folder (its SQLite index, or any small file but the logs and receipts): the tests'
-    view of the cards, which the protocol gives no client (the secret is revealed at the
-    end). Looks at every value, so that it does not depend on the index's layout."""
-    return next(
-        (found for found in (*_index_values(data), *_file_values(data)) if _opens(found, wanted)),
-        None,
-    )
-
-
-def _index_values(data: Path) -> Iterator[bytes]:
-    """Every 32-byte value of the SQLite index (raw, or as 64 hex)."""
-    index = data / "index.sqlite3"
-    if not index.exists():
-        return
-    with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as db:
-        names = "SELECT name FROM sqlite_master WHERE type='table'"
-        for (table,) in list(db.execute(names)):
-            for row in db.execute(f'SELECT * FROM "{table}"'):
-                for value in row:
-                    candidate = _as_secret(value)
-                    if candidate is not None:
-                        yield candidate
-
-
-def _file_values(data: Path) -> Iterator[bytes]:
-    """Every 64-hex word in the small files of the data folder but its logs and receipts,
-    and every file of 32 bytes."""
-    for path in data.rglob("*"):
-        skipped = path.parent.name in ("logs", "receipts") or path.name.startswith("index.")
-        if skipped or not path.is_file() or path.stat().st_size > 4 << 20:
-            continue
-        data_bytes = path.read_bytes()
-        if len(data_bytes) == 32:  # a secret kept raw, a file of its own
-            yield data_bytes
-        for match in _HEX_SECRET.finditer(data_bytes):
-            candidate = _as_secret(match.group(0).decode().lower())
-            if candidate is not None:
-                yield candidate
-
-
-def _as_secret(value: object) -> bytes | None:
-    if isinstance(value, bytes) and len(value) == 32:
-        return value
-    if isinstance(value, str) and len(value) == 64:
-        with contextlib.suppress(ValueError):
-            return bytes.fromhex(value)
-    return None
-
-
-def _opens(candidate: bytes, wanted: str) -> bool:
-    return commitment(candidate) == wanted
-
-
-def secret_source(server: Server) -> SecretSource:
-    """A ``SecretSource`` for a ``Player``: the secret from ``server``'s data folder."""
-    return lambda wanted: peek_secret(server.data, wanted)
 
 
 def tables(server: Server) -> list[dict[str, Any]]:

@@ -10,16 +10,15 @@ each move signed with its `seen`".
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import commitment
+from racing_demon.game.engine import legal_moves
+from racing_demon.game.flow import MatchFlow
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.receipts import Receipt, seal_receipt, statement_bytes_of
@@ -28,6 +27,7 @@ from racing_demon.log.records import (
     ENTROPY,
     body_bytes,
     entropy_statement,
+    event_of,
     parse_record,
 )
 from racing_demon.log.signing import verify
@@ -40,12 +40,13 @@ from .player import (
     ClientCode,
     ClientRefusal,
     Copy,
+    SeatView,
     check_receipt,
+    checked_pack,
     entropy_answer,
     final_answer,
     genesis_answer,
 )
-from .server import peek_secret
 
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32)
 OTHER_KEY = Ed25519PrivateKey.from_private_bytes(bytes([8]) * 32)
@@ -177,14 +178,69 @@ def test_the_copy_refuses_bytes_that_are_not_canonical_and_lines_after_the_final
     assert after.value.code == ClientCode.AFTER_FINAL
 
 
-def test_the_position_from_the_secret_is_the_tables(played: Played) -> None:
-    """With the dealer's secret the copy deals and replays the hand, as the verifier does;
-    the final record's scores are those of the last hand_end, replayed."""
-    copy = played.copy(len(played.lines) - 2)  # up to the hand_end
-    state = copy.position(played.secret)
-    assert state is not None
-    assert state.hand == 1 and state.players == 3
-    assert copy.position(played.secret) is state  # nothing new: the same position
+def test_each_seats_view_from_its_own_pack_is_the_tables_position(played: Played) -> None:
+    """docs/protocol.md §5: "a client knows its own piles from its pack and its own moves,
+    and the foundations from every record's move". Each seat's view, fed only its own
+    packs and the records, matches the verifier's replay (every pack, from the secret) at
+    every record: its own piles, the centre, the clock, phase and stall bookkeeping; the
+    other seats' piles by size only; and its legal moves are the same."""
+    copy = played.copy()
+    genesis = copy.genesis
+    assert genesis is not None
+    rules = rules_from_document(genesis.rules)
+    dealer = genesis.dealer(played.secret)
+    flow = MatchFlow.begin(rules, dealer, 3)
+    views = [SeatView(rules, seat, 3) for seat in range(3)]
+    packs = [{1: dealer.pack(1, seat)} for seat in range(3)]
+    compared = 0
+    for count, record in enumerate(copy.records[1:], 2):
+        event = event_of(record.payload)
+        assert event is not None
+        flow = flow.play(event, record.t_ms)
+        for seat, view in enumerate(views):
+            view.follow(copy.records[:count], packs[seat])
+            if not flow.hand_open:
+                assert view.state is None
+                continue
+            real, seen = flow.state, view.state
+            assert real is not None and seen is not None
+            assert seen.seats[seat] == real.seats[seat]
+            assert seen.foundations == real.foundations
+            shared = ("clock_ms", "phase", "last_centre_ms", "shifts_since_play", "agreed")
+            assert [getattr(seen, name) for name in shared] == [
+                getattr(real, name) for name in shared
+            ]
+            assert seen.turned_since_play == real.turned_since_play
+            assert [
+                (len(s.demon), [len(w) for w in s.work], len(s.stock), len(s.waste))
+                for s in seen.seats
+            ] == [
+                (len(s.demon), [len(w) for w in s.work], len(s.stock), len(s.waste))
+                for s in real.seats
+            ]
+            assert legal_moves(seen, seat) == legal_moves(real, seat)
+            compared += 1
+    assert compared > 3 * 100
+
+
+def test_a_pack_is_kept_only_when_its_hand_start_names_it(played: Played) -> None:
+    """docs/protocol.md §6: the pack's digest, with the hand and the seat, is
+    ``packs[SEAT]`` of the hand's hand_start; another seat's pack or a changed order is
+    refused, and so is a pack before its hand_start."""
+    copy = played.copy(2)  # the genesis and hand 1's hand_start
+    genesis = copy.genesis
+    assert genesis is not None
+    dealer = genesis.dealer(played.secret)
+    faces = [card.face for card in dealer.pack(1, 1)]
+    assert checked_pack(copy, 1, 1, faces) == dealer.pack(1, 1)
+    swapped = [faces[1], faces[0], *faces[2:]]
+    for seat, given in ((1, swapped), (2, faces), (1, faces[:51])):
+        with pytest.raises(ClientRefusal) as refused:
+            checked_pack(copy, seat, 1, given)
+        assert refused.value.code == ClientCode.PACK_MISMATCH
+    with pytest.raises(ClientRefusal) as early:
+        checked_pack(played.copy(1), 1, 1, faces)
+    assert early.value.code == ClientCode.PROTOCOL
 
 
 # -- entropy and genesis -----------------------------------------------------------------
@@ -435,23 +491,3 @@ def test_a_receipt_is_kept_only_for_the_statement_the_seat_signed(played: Played
         check_receipt(copy, 1, forged, game=game, seat=2, n=0, statement=statement)
     assert unsigned.value.code == ClientCode.RECEIPT_REFUSED
     assert "BAD_TABLE_SIGNATURE" in unsigned.value.message
-
-
-def test_the_tests_find_the_dealers_secret_in_any_index_layout(tmp_path: Path) -> None:
-    """The server tests' view of the cards (``peek_secret``): the secret that opens a
-    commitment, raw or in hex, in any table of the server's SQLite index (WAL mode) or in
-    a small file of its data folder; never a value that opens another commitment."""
-    raw, text, filed, kept_raw, other = (bytes([n]) * 32 for n in (1, 2, 3, 5, 4))
-    with contextlib.closing(sqlite3.connect(tmp_path / "index.sqlite3")) as db:
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("CREATE TABLE games (id TEXT, dealer BLOB, note TEXT)")
-        db.execute("INSERT INTO games VALUES ('g1', ?, ?)", (raw, text.hex()))
-        db.commit()
-        (tmp_path / "tables").mkdir()
-        (tmp_path / "tables" / "t.json").write_text(json.dumps({"secret": filed.hex()}))
-        (tmp_path / "tables" / "t.secret").write_bytes(kept_raw)
-        assert peek_secret(tmp_path, commitment(raw)) == raw
-        assert peek_secret(tmp_path, commitment(text)) == text
-        assert peek_secret(tmp_path, commitment(filed)) == filed
-        assert peek_secret(tmp_path, commitment(kept_raw)) == kept_raw
-        assert peek_secret(tmp_path, commitment(other)) is None
