@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from .server import (
 pytestmark = [needs_server, pytest.mark.slow]
 
 MATCH_SECONDS = 60.0
+BOTS_ONLY_SECONDS = 400.0  # two hard bots play a hand of nertz in about 40 to 140 s
 PLAYED_RECORDS = 40  # then the person resigns: a whole hand of bots takes a minute
 
 
@@ -81,3 +84,39 @@ def test_a_person_and_two_bots_play_to_the_end_and_the_archive_verifies(
         # The archive lists it ("listed (SQLite: game id, ...) at /games").
         listed = api(server.base, "GET", "/api/games")["games"]
         assert any(game in json.dumps(entry) for entry in listed)
+
+
+def test_two_bots_play_a_hand_to_the_end_and_the_data_folder_verifies_as_any_folder(
+    tmp_path: Path,
+) -> None:
+    """Issue 31: "create a table with two bots, play it to the end", and "`racing-demon
+    verify` on the data folder's logs works as on any folder". Nobody resigns: the bots
+    play the hand out, in real time (the longest test of the server's)."""
+    with running_server(tmp_path) as server:
+        seats = [{"kind": "bot", "bot": "hard"}, {"kind": "bot", "bot": "hard"}]
+        game = create_table(server.base, seats, name="two bots", rules=one_hand_rules())
+        spectator = Player(server.base, game, out_dir=tmp_path / "spectator")
+        asyncio.run(spectator.run(time.monotonic() + BOTS_ONLY_SECONDS))
+        assert spectator.problems == []
+        assert spectator.ended is not None and spectator.ended["verdict"] == "verified"
+        assert spectator.copy is not None and spectator.copy.finished
+        assert spectator.copy_path is not None
+        log = assert_verify_and_audit(
+            server, game, tmp_path / "downloads", seats=(0, 1), copies=[spectator.copy_path]
+        )
+        assert log.read_bytes() == spectator.copy.data()
+    folder = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "racing_demon",
+            "verify",
+            str(server.data / "logs"),
+            "--table-key",
+            str(server.data / "table.pub"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert folder.returncode == 0, folder.stdout + folder.stderr
