@@ -24,7 +24,7 @@ from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION, entropy_st
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.schema import schema_errors
-from racing_demon.serve import host, sent_log
+from racing_demon.serve import host, protocol, sent_log
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableState
 from racing_demon.serve.protocol import SERVER_SCHEMA, ClientSubmit, ServeCode, ServeError
 from racing_demon.table import sign_submission
@@ -71,6 +71,11 @@ class FakePeer:
                 self.undurable.append(message)
         self.messages.append(message)
         self.inbox.put_nowait(message)
+
+    def send_encoded(self, message: Mapping[str, object], text: str) -> None:
+        # A record encoded once for every peer: the frame a peer sends is its own encoding.
+        assert text == protocol.encode(message), (text, message)
+        self.send(message)
 
     def send_all(self, messages: Sequence[Mapping[str, object]]) -> None:
         for message in messages:

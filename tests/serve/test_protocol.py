@@ -331,6 +331,31 @@ def test_the_builders_cover_every_server_type_and_carry_bytes_exactly() -> None:
     assert "ref" not in protocol.error_message(ServeCode.NOT_SYNCED, "x")
 
 
+def test_every_server_message_is_sent_as_the_frame_json_dumps_made_of_it() -> None:
+    """The frames' bytes did not change when the encoder became one built once
+    (``protocol.encode``): compact separators, non-ASCII escaped, member order kept."""
+    for message in _built():
+        assert protocol.encode(message) == json.dumps(message, separators=(",", ":"))
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=8),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(),
+            lambda children: (
+                st.lists(children, max_size=3)
+                | st.dictionaries(st.text(max_size=4), children, max_size=3)
+            ),
+            max_leaves=12,
+        ),
+        max_size=6,
+    )
+)
+def test_any_message_is_encoded_as_json_dumps_encodes_it(message: dict[str, Any]) -> None:
+    assert protocol.encode(message) == json.dumps(message, separators=(",", ":"))
+
+
 _FACES = [rank + suit for suit in "CDHS" for rank in "A23456789TJQK"]
 
 

@@ -47,6 +47,7 @@ from racing_demon.log.records import (
     statement_of,
 )
 from racing_demon.log.signing import sign, verify
+from racing_demon.log.writer import signed_line
 from racing_demon.schema import checked_errors
 
 # A player's receipts file is named so, beside the log: ``<log stem>.seat<N>.receipts.jsonl``
@@ -158,8 +159,9 @@ def seal_receipt(receipt: Receipt, table_key: Ed25519PrivateKey) -> bytes:
             "reason"
         )
     body = receipt_body(receipt)
-    signature = sign(table_key, RECEIPT, canonical_bytes(body), RECEIPT_SIGNING_VERSION)
-    return canonical_bytes({"body": body, "sigs": {"table": signature}})
+    body_bytes = canonical_bytes(body)
+    signature = sign(table_key, RECEIPT, body_bytes, RECEIPT_SIGNING_VERSION)
+    return signed_line(body, body_bytes, {"table": signature})
 
 
 # -- making receipts ----------------------------------------------------------------------

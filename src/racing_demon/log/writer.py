@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.game.flow import Seen
-from racing_demon.log.canonical import canonical_bytes
+from racing_demon.log.canonical import CanonicalError, canonical_bytes
 from racing_demon.log.records import (
     SEEN_WINDOW,
     Payload,
@@ -32,9 +32,21 @@ def seal(record: Record, table_key: Ed25519PrivateKey, sigs: Mapping[str, Any]) 
     """The line (without its newline) that holds ``record``, signed by the table, with the
     players' signatures ``sigs`` it carries."""
     body = record_body(record)
-    signature = sign(table_key, record.kind.value, canonical_bytes(body), record.v)
-    signed = {**sigs, "table": signature}
-    return line_bytes(body, signed)
+    body_bytes = canonical_bytes(body)
+    signature = sign(table_key, record.kind.value, body_bytes, record.v)
+    return signed_line(body, body_bytes, {**sigs, "table": signature})
+
+
+def signed_line(body: Mapping[str, Any], body_bytes: bytes, sigs: Mapping[str, Any]) -> bytes:
+    """``line_bytes(body, sigs)`` for a body whose canonical bytes ``body_bytes`` were made
+    to sign it: the line is built around them, not encoded a second time (canonical form
+    sorts "body" before "sigs"). A ``sigs`` outside the data model is refused as
+    ``line_bytes`` refuses it, its path named within the line."""
+    try:
+        sigs_bytes = canonical_bytes(sigs)
+    except CanonicalError:
+        return line_bytes(body, sigs)
+    return b'{"body":%b,"sigs":%b}' % (body_bytes, sigs_bytes)
 
 
 class LogWriterError(RacingDemonError, OSError):

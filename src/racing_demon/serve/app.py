@@ -29,7 +29,6 @@ import asyncio
 import contextlib
 import enum
 import ipaddress
-import json
 import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -234,10 +233,13 @@ class SocketPeer:
         return self._closing is not None
 
     def send(self, message: Mapping[str, object]) -> None:
-        self._put(json.dumps(message, separators=(",", ":")))
+        self._put(protocol.encode(message))
+
+    def send_encoded(self, message: Mapping[str, object], text: str) -> None:
+        self._put(text)
 
     def send_all(self, messages: Sequence[Mapping[str, object]]) -> None:
-        self._put([json.dumps(message, separators=(",", ":")) for message in messages])
+        self._put([protocol.encode(message) for message in messages])
 
     def close(self, reason: ServeCode) -> None:
         """Close for ``reason`` once what is queued before it is sent (an error, say)."""

@@ -52,9 +52,12 @@ class Audience:
 
     def record(self, seq: int, message: Mapping[str, object]) -> None:
         """Record ``seq`` to every peer that asked for it."""
+        text: str | None = None
         for peer, first in list(self._first.items()):
             if first <= seq:
-                peer.send(message)
+                if text is None:
+                    text = protocol.encode(message)
+                peer.send_encoded(message, text)
 
     def to_seat(self, seat: int, message: Mapping[str, object]) -> None:
         for peer in list(self._first):

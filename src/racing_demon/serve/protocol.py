@@ -11,6 +11,7 @@ The standard library and the package's file-format layer only: no web stack here
 from __future__ import annotations
 
 import enum
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -203,6 +204,15 @@ def _typed(kind: str, value: Mapping[str, Any], ref: str | None) -> ClientMessag
 
 
 # -- what the server sends --------------------------------------------------------------
+
+# json.dumps with these separators, its other options the defaults (ASCII escapes), built
+# once: dumps builds an encoder on every call that passes an option.
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
+
+
+def encode(message: Mapping[str, object]) -> str:
+    """The text frame that carries ``message``: compact JSON, non-ASCII escaped."""
+    return _ENCODER.encode(message)
 
 
 def _text(data: bytes | str) -> str:

@@ -112,6 +112,10 @@ class Peer(Protocol):
 
     def send(self, message: Mapping[str, object]) -> None: ...
 
+    def send_encoded(self, message: Mapping[str, object], text: str) -> None:
+        """``send(message)``, its frame's text (``protocol.encode(message)``) given: a
+        message for many peers (a record) is encoded once, not once for each."""
+
     def send_all(self, messages: Sequence[Mapping[str, object]]) -> None:
         """Several messages at once (a catch-up): one entry of the peer's bounded queue."""
 
