@@ -38,6 +38,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +156,18 @@ def lost_receipts(server: Server, players: list[Player]) -> tuple[list[str], int
     return lost, checked_count
 
 
+def problem_tally(players: list[Player]) -> dict[str, int]:
+    """How many problems the clients found, by their code."""
+    return dict(Counter(problem.code for player in players for problem in player.problems))
+
+
+def show_problems(players: list[Player]) -> None:
+    """Each client's problems, a line each (``--show-problems``), to standard error."""
+    for player in players:
+        for problem in player.problems:
+            print(f"game {player.game} seat {player.seat}: {problem}", file=sys.stderr)
+
+
 async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(
         prefix="racing-demon-serve-bench-", dir=options.data_parent
@@ -195,6 +208,7 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 "client_cpu_share": round(client_cpu / elapsed, 2),
                 "timeouts": sum(p.timeouts for p in players),
                 "client_problems": sum(len(p.problems) for p in players),
+                "client_problems_by_code": problem_tally(players),
                 "p99_vs_target": round(percentile(latencies, 0.99) / TARGET_P99_MS, 2),
             }
             if stats_before is None or stats_after is None:
@@ -212,6 +226,8 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if options.show_problems:
+                show_problems(players)
             if options.sigkill:  # every receipt got, against the logs as they stand now
                 lost, checked = await asyncio.to_thread(lost_receipts, server, players)
                 result["receipts_checked"] = checked
@@ -257,6 +273,9 @@ def main() -> None:
         type=Path,
         help="where the server's data folder goes (default: the system's temporary folder); "
         "/dev/shm takes the disk's fsync out of the figures (not durable: a measurement only)",
+    )
+    parser.add_argument(
+        "--show-problems", action="store_true", help="print each client's problems to stderr"
     )
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
