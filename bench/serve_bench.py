@@ -3,7 +3,7 @@ WebSockets, against a server this bench starts on a fresh temporary data folder.
 
     python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
                                 [--light] [--sigkill] [--data-parent DIR]
-                                [--json-out FILE]
+                                [--show-problems] [--json-out FILE]
 
 Every seat is this project's test client (tests/serve/player.py), joined through the lobby
 with its own key, playing as the hard bot (``sim.bots.choose_move``) on the position its
@@ -17,7 +17,10 @@ has dealt, the bench measures for ``--seconds``:
 * the server's CPU per submission (user + system from /proc/PID/stat);
 * records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``,
   docs/protocol.md §3);
-* the client process's own CPU, to tell a loaded client from a slow server.
+* the client process's own CPU, to tell a loaded client from a slow server;
+* the problems the clients found in what the server sent (``ClientRefusal``: a line, pack,
+  receipt or final that does not check; a client that finds one leaves its game), by
+  code; ``--show-problems`` prints each one.
 
 Each client checks every line of its copy (chain and table signature) unless ``--light``:
 at 200 tables that is 800 clients in this one process. ``--sigkill`` ends each run with a
@@ -248,6 +251,7 @@ COLUMNS = (
     ("client_cpu_share", "cli cpu"),
     ("records_per_fsync", "rec/fsync"),
     ("timeouts", "timeouts"),
+    ("client_problems", "problems"),
     ("lost_after_sigkill", "lost"),
 )
 
