@@ -3,7 +3,7 @@ WebSockets, against a server this bench starts on a fresh temporary data folder.
 
     python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
                                 [--light] [--sigkill] [--data-parent DIR]
-                                [--json-out FILE]
+                                [--show-problems] [--json-out FILE]
 
 Every seat is this project's test client (tests/serve/player.py), joined through the lobby
 with its own key, playing as the hard bot (``sim.bots.choose_move``) on the position its
@@ -17,7 +17,10 @@ has dealt, the bench measures for ``--seconds``:
 * the server's CPU per submission (user + system from /proc/PID/stat);
 * records per fsync, from ``GET /api/stats`` (the journal's ``records`` and ``batches``,
   docs/protocol.md §3);
-* the client process's own CPU, to tell a loaded client from a slow server.
+* the client process's own CPU, to tell a loaded client from a slow server;
+* the problems the clients found in what the server sent (``ClientRefusal``: a line, pack,
+  receipt or final that does not check; a client that finds one leaves its game), by
+  code; ``--show-problems`` prints each one.
 
 Each client checks every line of its copy (chain and table signature) unless ``--light``:
 at 200 tables that is 800 clients in this one process. ``--sigkill`` ends each run with a
@@ -38,6 +41,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +159,18 @@ def lost_receipts(server: Server, players: list[Player]) -> tuple[list[str], int
     return lost, checked_count
 
 
+def problem_tally(players: list[Player]) -> dict[str, int]:
+    """How many problems the clients found, by their code."""
+    return dict(Counter(problem.code for player in players for problem in player.problems))
+
+
+def show_problems(players: list[Player]) -> None:
+    """Each client's problems, a line each (``--show-problems``), to standard error."""
+    for player in players:
+        for problem in player.problems:
+            print(f"game {player.game} seat {player.seat}: {problem}", file=sys.stderr)
+
+
 async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(
         prefix="racing-demon-serve-bench-", dir=options.data_parent
@@ -195,6 +211,7 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 "client_cpu_share": round(client_cpu / elapsed, 2),
                 "timeouts": sum(p.timeouts for p in players),
                 "client_problems": sum(len(p.problems) for p in players),
+                "client_problems_by_code": problem_tally(players),
                 "p99_vs_target": round(percentile(latencies, 0.99) / TARGET_P99_MS, 2),
             }
             if stats_before is None or stats_after is None:
@@ -212,6 +229,8 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            if options.show_problems:
+                show_problems(players)
             if options.sigkill:  # every receipt got, against the logs as they stand now
                 lost, checked = await asyncio.to_thread(lost_receipts, server, players)
                 result["receipts_checked"] = checked
@@ -232,6 +251,7 @@ COLUMNS = (
     ("client_cpu_share", "cli cpu"),
     ("records_per_fsync", "rec/fsync"),
     ("timeouts", "timeouts"),
+    ("client_problems", "problems"),
     ("lost_after_sigkill", "lost"),
 )
 
@@ -257,6 +277,9 @@ def main() -> None:
         type=Path,
         help="where the server's data folder goes (default: the system's temporary folder); "
         "/dev/shm takes the disk's fsync out of the figures (not durable: a measurement only)",
+    )
+    parser.add_argument(
+        "--show-problems", action="store_true", help="print each client's problems to stderr"
     )
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()

@@ -460,7 +460,13 @@ def check_receipt(
 ) -> Receipt:
     """The receipt ``line`` (the ``number``-th this seat kept) for the submission this
     client sent (``n``, the canonical ``statement`` it signed): refused unless the table
-    signed it and it names this game, seat, number and statement."""
+    signed it and it names this game, seat, number and statement.
+
+    A submission carries no hand: the table reads it in the hand in play when it arrives,
+    so a move signed just before the next ``hand_start`` is refused (its signature fails)
+    by a receipt naming the statement in the new hand (docs/log-format.md §9). The table
+    sent that ``hand_start`` before the receipt, so the copy holds it: a refusal may name
+    the statement with the copy's hand instead."""
     checked = check_receipt_line(number, line, copy.table_key, copy.limits)
     if not isinstance(checked, ReceiptLine):
         raise ClientRefusal(ClientCode.RECEIPT_REFUSED, str(checked))
@@ -470,8 +476,16 @@ def check_receipt(
             ClientCode.RECEIPT_REFUSED,
             f"a receipt for game {receipt.game} seat {receipt.seat} n {receipt.n}",
         )
-    if receipt.submission != submission_hash(statement):
-        raise ClientRefusal(ClientCode.RECEIPT_REFUSED, "the receipt names another statement")
+    named = {submission_hash(statement)}
+    if not receipt.logged and copy.hand is not None:
+        as_read = {**json.loads(statement), "hand": copy.hand}
+        named.add(submission_hash(canonical_bytes(as_read)))
+    if receipt.submission not in named:
+        raise ClientRefusal(
+            ClientCode.RECEIPT_REFUSED,
+            f"the receipt names another statement ({receipt.outcome} {receipt.reason}; "
+            f"signed in hand {json.loads(statement).get('hand')}, the copy at hand {copy.hand})",
+        )
     return receipt
 
 

@@ -12,29 +12,34 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import commitment
 from racing_demon.game.engine import legal_moves
-from racing_demon.game.flow import MatchFlow
+from racing_demon.game.flow import HandStart, MatchFlow, Seen, Submission
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.receipts import Receipt, seal_receipt, statement_bytes_of
+from racing_demon.log.receipts import Receipt, SubmissionCode, seal_receipt, statement_bytes_of
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
     body_bytes,
+    chain_hash,
     entropy_statement,
     event_of,
     parse_record,
+    submission_statement,
 )
 from racing_demon.log.signing import verify
 from racing_demon.log.writer import seal
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.sim.bots import HARD, NORMAL
 from racing_demon.sim.simulate import SimulationSeed, simulate
+from racing_demon.table import Table, sign_submission
+from racing_demon.table.errors import SubmissionError
 
 from .player import (
     ClientCode,
@@ -491,3 +496,68 @@ def test_a_receipt_is_kept_only_for_the_statement_the_seat_signed(played: Played
         check_receipt(copy, 1, forged, game=game, seat=2, n=0, statement=statement)
     assert unsigned.value.code == ClientCode.RECEIPT_REFUSED
     assert "BAD_TABLE_SIGNATURE" in unsigned.value.message
+
+
+def test_a_refusal_across_a_hand_boundary_names_the_statement_as_the_table_read_it(
+    tmp_path: Path,
+) -> None:
+    """A seat's move signed in hand 1 that reaches the table after hand 2's hand_start: "a
+    move signed for a hand that has just ended fails its signature" (docs/protocol.md §5),
+    and "its refusal's `submission` hashes the statement as the table read it", with the
+    hand in play (docs/log-format.md §9). The client took that receipt for one naming
+    another statement and stopped playing: the bench's 50-table runs counted 8-25 such
+    client problems (issue 31). It keeps the receipt now, and still refuses a refusal
+    that names another move."""
+    rules = one_hand_rules()
+    rules["match"]["max_hands"] = 2  # type: ignore[index]
+    log = tmp_path / "two-hands.jsonl"
+    simulate(
+        log,
+        rules_from_document(rules),
+        (HARD, NORMAL, HARD),
+        SEED,
+        TABLE_KEY,
+        player_keys=PLAYER_KEYS,
+    )
+    lines = log.read_bytes().splitlines()
+    records = [parse_record(body(line)) for line in lines]
+    second_deal = next(
+        number
+        for number, record in enumerate(records)
+        if isinstance(record.payload, HandStart) and record.payload.hand == 2
+    )
+    prefix = tmp_path / "prefix.jsonl"
+    prefix.write_bytes(b"".join(line + b"\n" for line in lines[: second_deal + 1]))
+    table = Table.resume(
+        prefix, TABLE_KEY, SimulationSeed.from_text(SEED).dealer_secret, durable=False
+    )
+    copy = Copy(raw_public_bytes(TABLE_KEY))
+    for line in lines[: second_deal + 1]:
+        copy.add(line)
+    game = records[0].game
+    seat = 0
+    move = next(
+        record.payload.move
+        for record in reversed(records[:second_deal])
+        if isinstance(record.payload, Submission) and record.payload.seat == seat
+    )
+    seen = Seen(seq=second_deal - 1, hash=chain_hash(lines[second_deal - 1]))  # in hand 1
+    n = copy.next_n(seat)
+    signature = sign_submission(PLAYER_KEYS[seat], game, 1, seat, n, move, seen)
+    statement = canonical_bytes(submission_statement(game, 1, seat, n, move, seen))
+    try:
+        with pytest.raises(SubmissionError) as refused:
+            table.submit(seat, move, records[second_deal].t_ms, n, signature, seen)
+    finally:
+        table.close()
+    assert refused.value.code is SubmissionCode.BAD_SIGNATURE
+    receipt_line = refused.value.receipt
+    assert receipt_line is not None
+
+    receipt = check_receipt(copy, 1, receipt_line, game=game, seat=seat, n=n, statement=statement)
+    assert (receipt.outcome, receipt.reason) == ("refused", "BAD_SIGNATURE")
+
+    other_move = canonical_bytes(submission_statement(game, 1, seat, n, move + " ", seen))
+    with pytest.raises(ClientRefusal) as other:
+        check_receipt(copy, 1, receipt_line, game=game, seat=seat, n=n, statement=other_move)
+    assert other.value.code == ClientCode.RECEIPT_REFUSED
