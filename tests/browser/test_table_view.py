@@ -31,7 +31,8 @@ PAGE = """<!DOCTYPE html>
 <title>table.js harness</title><link rel="stylesheet" href="viewer.css"></head>
 <body><h1>table.js harness</h1>
 <div id="rd-frame" class="rd-frame"><div id="rd-table" class="rd-table">
-<section class="rd-centre" aria-label="Foundations"><div id="rd-foundations" class="rd-foundations"></div></section>
+<section class="rd-centre" aria-label="Foundations">
+<div id="rd-foundations" class="rd-foundations"></div></section>
 <div id="rd-seats" class="rd-seats"></div></div></div>
 <script src="table.js"></script><script src="harness.js"></script></body></html>
 """
@@ -87,7 +88,8 @@ return Object.fromEntries(Array.from(document.querySelectorAll('[data-pile]'), (
     role: pile.getAttribute('role'), label: pile.getAttribute('aria-label'),
     tabindex: pile.getAttribute('tabindex'),
     faces: Array.from(pile.querySelectorAll('.card[data-face]'), (card) => card.dataset.face),
-    indexes: Array.from(pile.querySelectorAll('.card[data-face]'), (card) => card.dataset.index ?? null),
+    indexes: Array.from(pile.querySelectorAll('.card[data-face]'),
+      (card) => card.dataset.index ?? null),
     counted: pile.querySelector(':scope > .count')?.textContent ?? null}]));
 """
 
@@ -156,7 +158,12 @@ def test_redacted_piles_are_drawn_with_their_counts(browser: Any, page_url: str)
     _open(browser, page_url, None)
     piles = browser.execute_script(READ_PILES)
     demon = piles["s0.demon"]
-    assert (demon["count"], demon["top"], demon["faces"], demon["counted"]) == ("11", "7H", ["7H"], "11")
+    assert (demon["count"], demon["top"], demon["faces"], demon["counted"]) == (
+        "11",
+        "7H",
+        ["7H"],
+        "11",
+    )
     waste = piles["s0.waste"]
     assert (waste["count"], waste["top"], waste["faces"], waste["counted"]) == (
         "8",
@@ -266,11 +273,20 @@ def test_a_pointer_drag_activates_the_source_then_the_target(browser: Any, page_
         ).release().perform()
 
     drag(_card(browser, "s0.demon", "7H"), _pile(browser, "f2"))
-    assert _activations(browser) == [{"pile": "s0.demon", "index": None}, {"pile": "f2", "index": None}]
+    assert _activations(browser) == [
+        {"pile": "s0.demon", "index": None},
+        {"pile": "f2", "index": None},
+    ]
     drag(_card(browser, "s0.w1", "8H"), _pile(browser, "s0.w4"))
-    assert _activations(browser) == [{"pile": "s0.w1", "index": 1}, {"pile": "s0.w4", "index": None}]
+    assert _activations(browser) == [
+        {"pile": "s0.w1", "index": 1},
+        {"pile": "s0.w4", "index": None},
+    ]
     drag(_card(browser, "s0.waste", "KS"), _pile(browser, "f+"))
-    assert _activations(browser) == [{"pile": "s0.waste", "index": None}, {"pile": "f+", "index": None}]
+    assert _activations(browser) == [
+        {"pile": "s0.waste", "index": None},
+        {"pile": "f+", "index": None},
+    ]
     drag(_card(browser, "s0.w2", "5D"), _pile(browser, "s1.w1"))  # no pile of the player's
     drag(_card(browser, "s0.w2", "5D"), _pile(browser, "s0.w2"))  # back where it was
     assert _activations(browser) == []
@@ -287,13 +303,16 @@ def test_selection_and_targets_are_marked_and_survive_a_redraw(browser: Any, pag
     "selected", aria-pressed), `setTargets(ids)` the legal targets (class "target"; [] clears);
     `setSeatFlag`, `setSeatTotal` the seat header's flag and total."""
     _open(browser, page_url, 0)
-    browser.execute_script("rdView.setSelected('s0.w1', 1); rdView.setTargets(['f2', 'f+', 's0.w4'])")
+    browser.execute_script(
+        "rdView.setSelected('s0.w1', 1); rdView.setTargets(['f2', 'f+', 's0.w4'])"
+    )
     marks = """
     return {
-      selected: Array.from(document.querySelectorAll('.pile.selected'), (pile) => pile.dataset.pile),
-      pressed: Array.from(document.querySelectorAll('[aria-pressed="true"]'), (pile) => pile.dataset.pile),
+      selected: Array.from(document.querySelectorAll('.pile.selected'), (p) => p.dataset.pile),
+      pressed: Array.from(document.querySelectorAll('[aria-pressed="true"]'),
+        (p) => p.dataset.pile),
       cards: Array.from(document.querySelectorAll('.card.selected'), (card) => card.dataset.face),
-      targets: Array.from(document.querySelectorAll('.pile.target'), (pile) => pile.dataset.pile).sort(),
+      targets: Array.from(document.querySelectorAll('.pile.target'), (p) => p.dataset.pile).sort(),
     };"""
     expected = {
         "selected": ["s0.w1"],
@@ -310,18 +329,27 @@ def test_selection_and_targets_are_marked_and_survive_a_redraw(browser: Any, pag
     )
     assert browser.execute_script(marks) == {**expected, "cards": ["8H", "7C", "6D"]}
     assert _pile(browser, "f3").get_attribute("role") == "button"
-    assert browser.execute_script(
-        "return [...document.getElementById('rd-foundations').children].at(-1)"
-        ".querySelector('[data-pile]').dataset.pile"
-    ) == "f+"  # the new foundation's zone stays after the foundations
+    assert (
+        browser.execute_script(
+            "return [...document.getElementById('rd-foundations').children].at(-1)"
+            ".querySelector('[data-pile]').dataset.pile"
+        )
+        == "f+"
+    )  # the new foundation's zone stays after the foundations
     browser.execute_script("rdView.setSelected('s0.demon', null)")
     assert browser.execute_script(marks)["cards"] == ["7H"]
     browser.execute_script("rdView.setSelected(null); rdView.setTargets([])")
-    assert browser.execute_script(marks) == {"selected": [], "pressed": [], "cards": [], "targets": []}
+    assert browser.execute_script(marks) == {
+        "selected": [],
+        "pressed": [],
+        "cards": [],
+        "targets": [],
+    }
     browser.execute_script("rdView.setSeatFlag(1, 'called'); rdView.setSeatTotal(0, 'total 12')")
     headers = browser.execute_script(
         "return Array.from(document.querySelectorAll('.rd-seat'), (seat) => ["
-        "seat.querySelector('.rd-seat-flag').textContent, seat.querySelector('.rd-seat-total').textContent])"
+        "seat.querySelector('.rd-seat-flag').textContent,"
+        " seat.querySelector('.rd-seat-total').textContent])"
     )
     assert headers == [["", "total 12"], ["called", ""]]
     assert browser.execute_script("return rdView.pileElement('f+').dataset.pile") == "f+"
