@@ -1106,7 +1106,9 @@ class Player:
                 else:
                     expected = {"cards": faces}
                 if number != own:  # stand-ins: only the sizes are this seat's to know
-                    shown = None if shown is None else len(shown.get("cards", [])) + shown.get("n", 0)
+                    shown = (
+                        None if shown is None else len(shown.get("cards", [])) + shown.get("n", 0)
+                    )
                     expected = len(expected.get("cards", [])) + expected.get("n", 0)
                 if shown != expected:
                     self.view_problems.append(f"piles at {seq}: s{number}.{name} {shown}")

@@ -6,11 +6,12 @@ static name 404, /play/not-hex 404, content types)")."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -60,8 +61,8 @@ async def _client(
         yield client
 
 
-def _run(test: Callable[[], object]) -> None:
-    asyncio.run(asyncio.wait_for(test(), 30))  # type: ignore[arg-type]
+def _run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 30))
 
 
 @pytest.fixture

@@ -79,8 +79,9 @@ def piles_message(shown: Shown, changed: Mapping[str, Any], full: bool) -> dict[
 class LiveView:
     """A table's ``piles`` to everyone and ``moves`` to its people's connected seats, as
     its records are sent (``show`` then ``advise``, after a ``hand_start``'s packs), and to
-    a connection that synced (``attach``, after its pack). Before play starts (a profile's countdown) a seat has no move: its moves
-    are sent again when play starts, for the last record shown."""
+    a connection that synced (``attach``, after its pack). Before play starts (a profile's
+    countdown) a seat has no move: its moves are sent again when play starts, for the
+    last record shown."""
 
     def __init__(
         self, audience: Audience, people: Collection[int], now_ms: Callable[[], int]
@@ -103,8 +104,10 @@ class LiveView:
         self._stop_opening()
         before = self._shown
         shown = Shown(seq, state, public_piles(state))
-        full = before is None or new_hand or not before.piles.keys() <= shown.piles.keys()
-        changed = shown.piles if full else changed_piles(before.piles, shown.piles)
+        if before is None or new_hand or not before.piles.keys() <= shown.piles.keys():
+            full, changed = True, shown.piles
+        else:
+            full, changed = False, changed_piles(before.piles, shown.piles)
         self._shown = shown
         self._audience.record(seq, piles_message(shown, changed, full))
 
