@@ -37,8 +37,10 @@ from serve.hosting import (
     SETTINGS,
     FakeJournal,
     Server,
+    applied,
     bot,
     person,
+    public_tables,
     quick_rules,
     run,
     until,
@@ -127,6 +129,14 @@ def test_two_bots_play_a_match_to_the_end_and_nothing_is_sent_before_it_is_durab
     for seat in (0, 1):
         receipts = [line for _, s, line in server.journal.entries if s == seat]
         assert receipts == server.receipts(seat).read_bytes().splitlines() and receipts
+    # Issue 32 design §1: "piles — to every connection ... right after each record
+    # message"; "moves — to a person's seat only (never a bot's, never a spectator)".
+    kinds = [message["type"] for message in spectator.messages]
+    assert kinds.count("record") == kinds.count("piles") == len(file_lines)
+    assert all(kinds[at + 1] == "piles" for at, kind in enumerate(kinds) if kind == "record")
+    assert [message["seq"] for message in spectator.of("piles")] == list(range(len(file_lines)))
+    assert list(applied(spectator.of("piles")).values()) == public_tables(server.log)
+    assert spectator.of("moves") == []
 
 
 def test_no_record_reaches_a_peer_before_the_journal_makes_it_durable(tmp_path: Path) -> None:
@@ -255,6 +265,13 @@ def test_a_keyed_person_signs_submits_and_is_refused_through_the_hosted_table(
     assert pack["hand"] == 1 and pack_digest(1, 0, cards) == hand_start["packs"][0]
     kinds = [message["type"] for message in peer.messages]
     assert kinds.index("pack") == kinds.index("record", kinds.index("record") + 1) + 1
+    # Issue 32 design §1: after each piles, the person's seat gets every move it may make.
+    piles, moves = peer.of("piles"), peer.of("moves")
+    seqs = list(range(len(peer.lines())))
+    assert [m["seq"] for m in moves] == [m["seq"] for m in piles] == seqs
+    assert moves[1]["moves"] and "0 resign" in moves[1]["moves"]  # dealt: its moves
+    assert moves[-1]["moves"] == []  # the match is over
+    assert list(applied(piles).values()) == public_tables(server.log)
 
 
 def test_the_timer_abandons_an_idle_table_and_a_silent_seat_declines(tmp_path: Path) -> None:
@@ -361,6 +378,16 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
     run(after)
     lines = again.log.read_bytes().splitlines()
     assert lines[: len(held)] == held and back.lines() == lines[10:]
+    # Issue 32 design §1: "once as a full frame after a sync's catch-up": the resumed
+    # table shows the peer every pile after the last record it sent, then a delta after
+    # each record.
+    tables = public_tables(again.log)
+    assert applied(first.of("piles")) == dict(enumerate(tables[: len(held)]))
+    caught_up = back.of("piles")[0]
+    assert caught_up["full"] and caught_up["seq"] >= len(held) - 1
+    assert applied(back.of("piles")) == {
+        seq: table for seq, table in enumerate(tables) if seq >= caught_up["seq"]
+    }
     report = verify_log(again.log, SETTINGS)
     assert report.verdict is Verdict.VERIFIED and report.accepted_by == (0, 1)
     assert again.audit() is ExitCode.OK
@@ -640,3 +667,50 @@ def test_a_connection_still_catching_up_does_not_replace_a_newer_one(tmp_path: P
 
     run(main)
     assert older.closed is ServeCode.REPLACED and newer.closed is ServeCode.SERVER_STOPPING
+
+
+def test_a_resumed_table_shows_a_reconnecting_seat_its_piles_and_moves_at_once(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 design §1: piles "once as a full frame after a sync's catch-up", moves
+    "after a sync's catch-up". After a restart nobody has moved yet, so no record comes:
+    a seat that reconnects is still shown the table after the last record and its moves."""
+    seats = [person(), person(OTHER_KEY, "Sam")]
+    server = Server(tmp_path, seats, quick_rules())
+    peers = [FakePeer(server.journal, seat) for seat in (0, 1)]
+
+    async def before() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        signers = []
+        for peer, key in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True):
+            await server.table.attach(peer, 0)
+            signers.append(asyncio.create_task(_signs_in(server.table, peer, key)))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(peers[0].of("moves")) >= 2)
+        await server.table.stop()
+        await running
+        for task in (*signers, committer):
+            task.cancel()
+
+    run(before)
+    dealt = peers[0].of("moves")[-1]
+    assert dealt["seq"] == 1 and dealt["moves"]  # after the hand_start: its moves
+    again = Server(tmp_path, seats, quick_rules())
+    back = FakePeer(again.journal, seat=0)
+
+    async def after() -> None:
+        committer = asyncio.create_task(again.journal.group_commit())
+        running = asyncio.create_task(again.table.run())
+        await until(lambda: again.table.state is TableState.PLAYING)
+        await again.table.attach(back, 2)  # it holds both records
+        await again.table.stop()
+        await running
+        committer.cancel()
+
+    run(after)
+    assert back.of("record") == []
+    assert [m["type"] for m in back.messages if m["type"] != "error"] == ["pack", "piles", "moves"]
+    (shown,) = back.of("piles")
+    assert shown["full"] and shown["seq"] == 1
+    assert shown == {**peers[0].of("piles")[-1], "full": True}  # the hand_start's: full
+    assert back.of("moves") == [dealt]
