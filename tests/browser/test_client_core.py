@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve.player import Copy, SeatView
 from serve.server import (
     Server,
     assert_verify_and_audit,
@@ -38,10 +37,7 @@ from serve.server import (
     running_server,
 )
 
-from racing_demon.game.cards import Card
-from racing_demon.game.engine import legal_moves
 from racing_demon.log.keys import load_public_key, raw_public_bytes
-from racing_demon.profiles import rules_from_document
 
 pytestmark = needs_server
 
@@ -288,25 +284,13 @@ class Page:
 
 
 def a_move(page: Page, seat: int) -> str:
-    """A legal move for ``seat`` as its copy and pack show it (the engine's, in Python,
-    standing in for the server's ``moves`` advice): a card to the centre if there is one,
-    else the stock's turn or recycle."""
-    welcome = page.events("welcome")[-1]["welcome"]
-    rules = rules_from_document(welcome["rules"])
-    copy = Copy(bytes.fromhex(welcome["table_key"]), checked=False)
-    for line in page.lines():
-        copy.add(line.encode())
-    packs = {
-        event["hand"]: tuple(Card.from_face(face, seat) for face in event["cards"])
-        for event in page.events("pack")
-    }
-    view = SeatView(rules, seat, len(welcome["seats"]))
-    view.follow(copy.records, packs)
-    assert view.state is not None, "no hand in play"
-    moves = [str(move) for move in legal_moves(view.state, seat)]
+    """A move the server's last `moves` advice lists for ``seat``: a card to the centre if
+    there is one, else the stock's turn or recycle."""
+    moves = page.wait_for("moves")[-1]["moves"]
     centre = [move for move in moves if ">f" in move]
     stock = [move for move in moves if " turn" in move or move.endswith("recycle")]
     assert centre or stock, f"seat {seat} has nothing to play: {moves}"
+    assert all(move.startswith(f"{seat} ") for move in moves)
     return (centre or stock)[0]
 
 
@@ -440,11 +424,20 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         "while (rdGame.state.connection === 'open') await new Promise((r) => setTimeout(r, 50));"
     )
     ada.call("window.rdOffline = rdGame.submit(args[0]); rdOffline.catch(() => {});", move)
+    # One no longer playable when the connection is back: said, not sent, not lost silently.
+    stale = "0 demon>f+ ZZ"
+    ada.call(
+        "window.rdStale = rdGame.submit(args[0]).then(() => 'sent', (error) => error.message);",
+        stale,
+    )
     pending = ada.state()["pending"]
-    assert [(entry["move"], entry["sent"]) for entry in pending] == [(move, False)]
+    assert [(entry["move"], entry["sent"]) for entry in pending] == [(move, False), (stale, False)]
     front.refuse_play = False
     answered = ada.call("return await rdOffline;")
     assert answered["move"] == move and answered["outcome"] in ("move", "bounce", "refused")
+    assert ada.call("return await rdStale;") == "not sent: no longer playable after reconnecting"
+    assert [event["move"] for event in ada.events("unsent")] == [stale]
+    assert stale not in [frame.get("move") for frame in front.sent_to(game)]
 
     # A reload mid-hand: the same seat and key, on from the copy IndexedDB holds.
     before = ada.lines()
