@@ -518,15 +518,15 @@ const RDClient = (() => {
         return;
       }
       this.socket = socket;
-      socket.onmessage = (event) => {
-        if (this.socket !== socket) return; // a frame of a connection already replaced
-        this.enqueue(() => this.handle(socket, event.data));
-      };
-      socket.onclose = (event) => {
-        if (this.socket !== socket) return;
-        this.socket = null;
-        this.enqueue(() => this.dropped(event));
-      };
+      socket.onmessage = (event) => this.enqueue(() => this.handle(socket, event.data));
+      // The frames that came before the close are handled first (a receipt among them is
+      // never sent again); frames of a socket the client left are ignored.
+      socket.onclose = (event) =>
+        this.enqueue(() => {
+          if (this.socket !== socket) return undefined;
+          this.socket = null;
+          return this.dropped(event);
+        });
     }
 
     // Messages, drops and submissions are handled one at a time, in arrival order.
@@ -546,7 +546,7 @@ const RDClient = (() => {
       this.catchingUp = false;
       if (this.inFlight !== null) this.inFlight = null; // its fate is in the records to come
       this.setConnection("offline", reason || undefined);
-      if (this.attempt >= 2 && (await this.archived())) return;
+      if (this.attempt >= 2 && (await this.archived().catch(() => false))) return;
       this.retry();
     }
 
@@ -557,23 +557,33 @@ const RDClient = (() => {
       this.retryTimer = setTimeout(() => this.connect(), delay);
     }
 
-    // A table the server no longer plays: finished (its log archived: the records this
-    // copy lacks come from the archive, checked as any) or gone. True when it stopped here.
+    // A table the server no longer plays, which no play connection reaches: cancelled or
+    // unknown (the client stops), or finished (the records this copy lacks come from the
+    // archive, checked as any, and the end is the archive's). True when it stopped here.
     async archived() {
       let finished;
       try {
         const answer = await fetch(`/api/tables/${this.gameId}`, { cache: "no-store" });
-        if (answer.status !== 404) return false;
+        const state = answer.ok ? (await answer.json()).state : null;
+        if (answer.status === 404 || state === "cancelled") {
+          this.stopped = true;
+          this.setConnection("stopped", answer.status === 404 ? "NO_SUCH_TABLE" : "TABLE_CLOSED");
+          return true;
+        }
+        if (state !== "finished") return false;
         finished = (await lobby.games()).find((entry) => entry.game === this.gameId);
       } catch {
         return false; // the server is down: keep trying
       }
-      if (finished === undefined) {
-        this.stopped = true;
-        this.setConnection("stopped", "NO_SUCH_TABLE");
-        return true;
+      if (finished === undefined) return false; // finished, not archived yet
+      if (this.tableKey === null) {
+        // Never welcomed: the table key is the server's published one, as the welcome's is.
+        const pub = await fetch("/table.pub", { cache: "no-store" });
+        if (!pub.ok) return false;
+        this.tableKey = RDCheck.parsePublicKeyFile(await pub.text());
       }
       const response = await fetch(`/games/${this.gameId}.jsonl`, { cache: "no-store" });
+      if (!response.ok) return false;
       const text = await response.text();
       const lines = text.split("\n").slice(0, -1);
       for (const line of lines.slice(this.lines.length)) {
@@ -713,6 +723,7 @@ const RDClient = (() => {
       }
       const broken = (what) => refuse("CHAIN_BROKEN", `record ${body.seq}: ${what}`, body.seq);
       if (body.seq !== seq) broken(`expected record ${seq} next`);
+      if (this.bodies.at(-1)?.kind === "final") broken("a record after the final record");
       if (body.game !== this.gameId) broken(`it names game ${body.game}`);
       if (seq === 0 ? body.kind !== "genesis" : body.prev !== this.lastHash)
         broken(seq === 0 ? "the first record is not a genesis" : "its prev is not the last hash");
