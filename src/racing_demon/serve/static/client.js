@@ -1306,6 +1306,7 @@ const RDClient = (() => {
     CODE_WORDS,
     // The parts, for tests and for readers who want to see the workings.
     recomputeMatch,
+    raceWinner,
     rulesDigest,
   });
 })();
