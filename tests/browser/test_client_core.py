@@ -481,6 +481,10 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         assert front.syncs(number)[syncs[page]] >= len(kept[page])
     assert ada.submit(a_move(ada, 0))["outcome"] in ("move", "bounce")
 
+    # Bea starts over with a new key in mid-game: this game still gets the key it was
+    # joined with (the resignation and the acceptance verify, the audit below says).
+    bea.call("await RDClient.keys.startOver();")
+
     # Bea resigns: the hand and the match end; both check the final and accept it.
     assert bea.submit("1 resign")["outcome"] == "resign"
     for page in (ada, bea):
@@ -498,6 +502,8 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
 
     log = tmp_path / "server.jsonl"
     server_log = _get(server, f"/games/{game}.jsonl")
+    accepts = json.loads(server_log.splitlines()[-1])["sigs"]["accepts"]
+    assert accepts[0] is not None and accepts[1] is not None  # both acceptances verified
     log.write_bytes(server_log)
     copies, receipts = [], []
     for page, number in ((ada, 0), (bea, 1)):
@@ -525,6 +531,13 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         json.dumps([event["type"] for event in bea.events()]), encoding="utf-8"
     )
     print("event types (seat 1):", _runs([event["type"] for event in bea.events()]))
+    latencies = sorted(
+        event["latencyMs"]
+        for page in (ada, bea)
+        for event in page.events("receipt")
+        if event["latencyMs"] is not None
+    )
+    print("receipt latencies (ms):", [round(ms, 1) for ms in latencies])
 
 
 def test_a_record_the_server_changed_stops_the_client_and_nothing_more_is_signed(

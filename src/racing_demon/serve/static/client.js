@@ -121,8 +121,8 @@ const RDClient = (() => {
     keyPromise.catch(() => (keyPromise = null));
     return keyPromise;
   };
-  const signBytes = async (kind, bytes) => {
-    const stored = await currentKey();
+  // The key's signature of kind over bytes (docs/log-format.md §5, PAE of format v2).
+  const signBytes = async (stored, kind, bytes) => {
     const signature = await subtle.sign(ED25519, stored.pair.privateKey, pae(kind, bytes, 2));
     return toHex(new Uint8Array(signature));
   };
@@ -349,6 +349,7 @@ const RDClient = (() => {
       this.onEvent = onEvent;
       this.copyName = `${gameId}.jsonl`;
       this.seatRecord = null;
+      this.key = null; // the seat's key pair, from start()
       this.lines = []; // the copy: each record's line, without its newline
       this.bodies = []; // each record's parsed body
       this.lastHash = null; // SHA-256 of the last line: the next prev, and `seen`
@@ -421,7 +422,10 @@ const RDClient = (() => {
       const game = this.gameId;
       this.seatRecord = await seats.forGame(game);
       if (this.seatRecord !== null) {
+        // The key the seat was joined with, for the whole game: starting over in another
+        // tab does not change whose signatures this game gets.
         const key = await currentKey();
+        this.key = key;
         if (key.id !== this.seatRecord.keyId)
           throw new Error(
             "this seat was joined with another key: it cannot be played from this browser any more",
@@ -765,7 +769,7 @@ const RDClient = (() => {
         if (cosigned.body !== text) mismatch("its body is not the one this client co-signed");
       } else {
         // Co-signed before this browser's storage was cleared: its own key must have signed it.
-        const key = await currentKey();
+        const key = this.key;
         if (body.players?.[seat]?.key !== key.publicHex)
           mismatch("it does not list this client's key at its seat");
         const signature = sigs.players?.[seat];
@@ -837,7 +841,7 @@ const RDClient = (() => {
         );
       this.emit("asked", { what: "entropy", commitment: message.commitment });
       if (earlier === undefined) await this.saveSigned("commitment", message.commitment);
-      const signature = await signBytes("entropy", utf8(statement));
+      const signature = await signBytes(this.key, "entropy", utf8(statement));
       await this.saveSigned("entropy", signature);
       this.send({ type: "entropy", signature, ref: "entropy" });
       this.emit("signed", { what: "entropy" });
@@ -856,7 +860,7 @@ const RDClient = (() => {
       if (body.game !== this.gameId) mismatch(`it names game ${body.game}`);
       if (body.commitment !== this.signed.get("commitment"))
         mismatch("it names another commitment than the one this seat answered");
-      const key = await currentKey();
+      const key = this.key;
       const players = Array.isArray(body.players) ? body.players : [];
       const welcomed = this.welcome.seats;
       if (players.length !== welcomed.length)
@@ -888,7 +892,7 @@ const RDClient = (() => {
       if (body.table_key !== (await sha256Hex(this.tableKey)))
         mismatch("its table_key is not the welcome's table key's id");
       const bytes = utf8(message.body);
-      const signature = await signBytes("genesis", bytes);
+      const signature = await signBytes(this.key, "genesis", bytes);
       await this.saveSigned("genesis", { body: message.body, signature });
       this.send({ type: "cosign", signature, ref: "cosign" });
       this.emit("signed", { what: "cosign" });
@@ -1122,7 +1126,7 @@ const RDClient = (() => {
         move: entry.move,
         seen,
         statement,
-        signature: await signBytes("submission", utf8(statement)),
+        signature: await signBytes(this.key, "submission", utf8(statement)),
         hash: await sha256Hex(utf8(statement)),
         sentAt: null,
       };
@@ -1246,7 +1250,7 @@ const RDClient = (() => {
         throw new Error("the final's scores do not check: decline is the only answer");
       if (this.stopped) throw new Error(`stopped: ${this.problem?.code}`);
       if (this.finalAnswer === undefined) {
-        this.finalAnswer = await signBytes("accept", utf8(asked.text));
+        this.finalAnswer = await signBytes(this.key, "accept", utf8(asked.text));
         await this.saveSigned("final", { body: asked.text, signature: this.finalAnswer });
       }
       this.send({ type: "accept", signature: this.finalAnswer });
