@@ -921,3 +921,46 @@ def test_a_lost_race_names_the_record_that_won_it(
             assert (won["player"], won["move"].split(" ")[-1]) in placed, (path.name, won, placed)
             races += 1
     assert races >= 8
+
+
+def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnect(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 32: "nothing they did is lost"; docs/protocol.md §10: "A submission whose
+    receipt did not arrive ... the records the client catches up with say". A receipt
+    that never comes: after 10 s the client drops the connection, syncs, and finds its
+    move logged (a `receipt` event marked landed), and goes on playing."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "lost receipt",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    lost: list[str] = []
+
+    def lose_a_receipt(text: str) -> str | list[str]:
+        if lost or json.loads(text)["type"] != "receipt":
+            return text
+        lost.append(text)
+        return []
+
+    front.tamper = lose_a_receipt
+    try:
+        page.start(game)
+        page.wait_for("pack")
+        move = a_move(page, 0)
+        answer = page.submit(move)
+    finally:
+        front.tamper = None
+    assert lost and answer["move"] == move and answer.get("landed") is True, answer
+    assert answer["outcome"] in ("move", "bounce") and answer["latencyMs"] is None
+    assert page.lines()[answer["seq"]] and json.loads(page.lines()[answer["seq"]])["body"]["n"] == 0
+    codes = [event.get("code") for event in page.events("connection")]
+    assert "NO_RECEIPT" in codes
+    assert page.submit(a_move(page, 0))["latencyMs"] is not None  # and play goes on
+    assert page.state()["nextN"] == 2

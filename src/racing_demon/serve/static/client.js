@@ -23,6 +23,9 @@ const RDClient = (() => {
   const PROTOCOL = 1;
   const SUBMISSION_KINDS = new Set(["move", "tie", "call", "agree", "resign", "bounce"]);
   const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+  // A submission unanswered this long: the connection is dropped and the next catch-up
+  // says what became of it (docs/protocol.md §10), as for any lost connection.
+  const RECEIPT_TIMEOUT_MS = 10000;
   const MAX_HANDS = 500; // rules.MAX_HANDS: every match ends after 500 hands
   const NDJSON = "application/x-ndjson";
 
@@ -529,7 +532,7 @@ const RDClient = (() => {
         this.enqueue(() => {
           if (this.socket !== socket) return undefined;
           this.socket = null;
-          return this.dropped(event);
+          return this.dropped(socket.closedFor ?? event.reason ?? "");
         });
     }
 
@@ -539,9 +542,9 @@ const RDClient = (() => {
       return this.work;
     }
 
-    async dropped(event) {
+    // reason: the close frame's (the server's code), or why this client closed it.
+    async dropped(reason) {
       if (this.stopped || this.closed || this.ended !== null) return;
-      const reason = event.reason || "";
       if (reason === "TABLE_CLOSED" || reason === "REPLACED") {
         this.stopped = true;
         this.setConnection("stopped", reason);
@@ -966,7 +969,7 @@ const RDClient = (() => {
       await this.pump();
     }
 
-    outcomeEvent(entry, outcome, reason, seq, latencyMs, landed = false) {
+    outcomeEvent(entry, outcome, reason, seq, latencyMs) {
       const logged = outcome !== "refused" ? this.bodies[seq] : null;
       return {
         ref: entry.ref,
@@ -980,7 +983,6 @@ const RDClient = (() => {
           outcome === "bounce" && reason === "FOUNDATION_TAKEN"
             ? raceWinner(this.bodies, logged)
             : null,
-        ...(landed ? { landed: true } : {}),
       };
     }
 
@@ -997,8 +999,9 @@ const RDClient = (() => {
       if (this.inFlight === entry) this.inFlight = null;
       await dbDelete("pending", [this.gameId, entry.ref]);
       if (event.outcome !== "refused") this.nextN = Math.max(this.nextN, event.n + 1);
-      this.emit("receipt", landed ? { ...event, landed: true } : event);
-      entry.resolve(event);
+      const answer = landed ? { ...event, landed: true } : event;
+      this.emit("receipt", answer);
+      entry.resolve(answer);
     }
 
     // docs/protocol.md §6, "When a receipt arrives": the table's signature, this game and
@@ -1147,7 +1150,17 @@ const RDClient = (() => {
         seen,
         signature: signing.signature,
       });
-      if (!sent) this.inFlight = null; // sent or found landed after the next catch-up
+      if (!sent) {
+        this.inFlight = null; // sent or found landed after the next catch-up
+        return;
+      }
+      const socket = this.socket;
+      setTimeout(() => {
+        if (this.inFlight === entry && entry.signing === signing && this.socket === socket) {
+          socket.closedFor = "NO_RECEIPT";
+          socket.close(4000, "NO_RECEIPT");
+        }
+      }, RECEIPT_TIMEOUT_MS);
     }
 
     // -- the end -----------------------------------------------------------------------
