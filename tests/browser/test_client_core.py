@@ -492,7 +492,19 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         assert final["check"]["ok"], final["check"]
         assert final["check"]["winners"] == final["body"]["winners"]
         assert final["check"]["totals"] == final["body"]["totals"]
-        page.call("await rdGame.accept();")
+    # Ada accepts while offline, then reloads: the acceptance kept in IndexedDB is the
+    # answer when the table asks again (no second question to the player).
+    front.refuse_play = True
+    front.drop_all()
+    ada.call(
+        "while (rdGame.state.connection === 'open') await new Promise((r) => setTimeout(r, 50));"
+        "await rdGame.accept();"
+    )
+    ada.open()
+    front.refuse_play = False
+    ada.start(game)
+    bea.call("await rdGame.accept();")
+    assert ada.events("final") == []  # answered from what it had signed
     for page in (ada, bea):
         ended = page.wait_for("ended")[0]
         assert ended["verdict"] == "verified", ended

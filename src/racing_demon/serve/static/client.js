@@ -1238,6 +1238,12 @@ const RDClient = (() => {
         this.pendingFinal = text; // its records are on their way: answered once they came
         return;
       }
+      const signedBefore = this.signed.get("final"); // accepted before a reload
+      if (this.finalAsked === null && signedBefore?.body === text) {
+        const check = await this.checkFinal(body);
+        this.finalAsked = { text, body, check };
+        this.finalAnswer = signedBefore.signature;
+      }
       if (this.finalAnswer !== undefined && this.finalAsked?.text === text) {
         this.send({ type: "accept", signature: this.finalAnswer }); // asked again: same answer
         return;
