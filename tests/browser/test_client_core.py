@@ -201,7 +201,7 @@ class Front:
         return [
             frame["from"]
             for frame in self.sent
-            if frame.get("type") == "sync" and seat in (None, int(frame["_seat"]))
+            if frame.get("type") == "sync" and (seat is None or frame["_seat"] == str(seat))
         ]
 
     def sent_to(self, game: str) -> list[dict[str, Any]]:
@@ -218,16 +218,23 @@ class Page:
     def __init__(self, driver: Any, front: Front, *, host: str = "127.0.0.1") -> None:
         self.driver = driver
         self.base = front.base.replace("127.0.0.1", host)  # another name, another origin
+        self.window = driver.current_window_handle  # a browser may hold pages in tabs
         driver.set_script_timeout(WAIT_S)
         self.open()
 
+    def here(self) -> Any:
+        """The driver, on this page's tab."""
+        if self.driver.current_window_handle != self.window:
+            self.driver.switch_to.window(self.window)
+        return self.driver
+
     def open(self) -> None:
-        self.driver.get(self.base + "/client-test.html")
+        self.here().get(self.base + "/client-test.html")
 
     def call(self, body: str, *args: object) -> Any:
         """Run ``body`` (an async function body, ``args`` as ``args``) in the page: its
         value, or AssertionError with the page's error."""
-        answer = self.driver.execute_async_script(
+        answer = self.here().execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "const args = Array.from(arguments).slice(0, -1);"
             f"(async () => {{ {body} }})().then("
@@ -249,7 +256,7 @@ class Page:
         )
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        events: list[dict[str, Any]] = self.driver.execute_script("return window.rdEvents || []")
+        events: list[dict[str, Any]] = self.here().execute_script("return window.rdEvents || []")
         return [event for event in events if kind is None or event["type"] == kind]
 
     def wait_for(
@@ -406,6 +413,10 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
     ada.wait_for("welcome")
     bea.call("return await RDClient.lobby.join(args[0], 1, 'Bea');", game)
     bea.start(game)
+    # A spectator in a tab of Bea's browser, at another origin (a storage of its own).
+    second_browser.switch_to.new_window("tab")
+    watcher = Page(second_browser, front, host="localhost")
+    watcher.start(game)
     for page in (ada, bea):
         page.wait_for("pack")
         assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
@@ -530,6 +541,15 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         )
         assert receipts[-1].stat().st_size > 0
     assert_verify_and_audit(server, game, tmp_path, seats=[0, 1], receipts=receipts, copies=copies)
+    # The spectator held every record, checked, and was sent nothing of a seat's.
+    watched = watcher.wait_for("ended")[0]
+    assert watched["verdict"] == "verified" and watched["receipts"] is None
+    assert watcher.blob("copyBlob") == server_log
+    assert not watcher.events("pack") and not watcher.events("receipt")
+    assert not watcher.events("asked") and not watcher.events("problem")
+    watched_frames = [frame for frame in front.sent_to(game) if frame["_seat"] is None]
+    assert watched_frames and {frame["type"] for frame in watched_frames} == {"sync"}
+
     # A spectator who comes after the end (another origin: a browser storage of its own)
     # reads the finished game from the archive, every record checked as it is taken in.
     late = Page(browser, front, host="localhost")
