@@ -997,3 +997,14 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     assert "NO_RECEIPT" in codes
     assert page.submit(a_move(page, 0))["latencyMs"] is not None  # and play goes on
     assert page.state()["nextN"] == 2
+
+    # The player resigns and declines the result: nothing signed, and the log says so.
+    assert page.submit("0 resign")["outcome"] == "resign"
+    assert page.wait_for("final")[0]["check"]["ok"]
+    page.call("await rdGame.decline();")
+    assert page.wait_for("ended")[0]["verdict"] == "verified"
+    assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
+    final = json.loads(page.lines()[-1])
+    assert final["body"]["kind"] == "final" and final["sigs"]["accepts"][0] is None
+    accepts = [frame for frame in front.sent_to(game) if frame["type"] == "accept"]
+    assert [frame["signature"] for frame in accepts] == [None]
