@@ -1008,3 +1008,38 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     assert final["body"]["kind"] == "final" and final["sigs"]["accepts"][0] is None
     accepts = [frame for frame in front.sent_to(game) if frame["type"] == "accept"]
     assert [frame["signature"] for frame in accepts] == [None]
+
+
+def test_a_failure_of_the_browser_s_own_storage_is_not_blamed_on_the_server(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 32: "the page never lies about whether the game checks". When IndexedDB
+    refuses a write (a full disk), the client stops, since it cannot keep what it acts on,
+    with `CLIENT_ERROR`, not a code that says the server sent something wrong; a reload
+    once storage works again goes on from the copy it holds."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "full disk",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    page.start(game)
+    page.wait_for("pack")
+    page.call(
+        "IDBObjectStore.prototype.put = function () {"
+        "  throw new DOMException('the disk is full', 'QuotaExceededError'); };"
+    )
+    problem = page.wait_for("problem")[0]
+    assert problem["code"] == "CLIENT_ERROR" and "QuotaExceededError" in problem["message"]
+    held = page.lines()
+    page.open()  # a fresh page: IndexedDB's own put again
+    page.start(game)
+    page.wait_for("welcome")
+    assert page.events("problem") == []
+    assert page.call("return rdGame.lines.slice(0, args[0]);", len(held)) == held
+    assert page.submit(a_move(page, 0))["outcome"] in ("move", "bounce")

@@ -312,6 +312,8 @@ const RDClient = (() => {
     SCORES_MISMATCH: "a final result other than the scores recomputed from the copy",
     COMMITMENT_MISMATCH: "a second commitment, or a secret that does not open the commitment",
     PROTOCOL: "a message off the protocol",
+    // Not the server's doing: this browser's storage or Web Crypto failed.
+    CLIENT_ERROR: "this browser could not keep or check what it was sent (storage or crypto)",
   });
 
   class Problem extends Error {
@@ -633,8 +635,12 @@ const RDClient = (() => {
       for (const entry of this.queue.splice(0))
         entry.reject(new Error(`stopped: ${problem.code}: ${problem.message}`));
       this.inFlight = null;
-      const meta = (await dbGet("games", this.gameId)) ?? {};
-      await dbPut("games", this.gameId, { ...meta, problem: this.problem });
+      if (problem.code !== "CLIENT_ERROR") {
+        // The server's doing stays evidence: a reload shows it and does not go on. A
+        // failure of this browser's own may pass: a reload tries again.
+        const meta = (await dbGet("games", this.gameId)) ?? {};
+        await dbPut("games", this.gameId, { ...meta, problem: this.problem });
+      }
       this.emit("problem", this.problem);
       this.setConnection("stopped", problem.code);
     }
@@ -645,10 +651,11 @@ const RDClient = (() => {
         await run();
         return true;
       } catch (error) {
+        // A DOMException is IndexedDB or Web Crypto failing here (a full disk, say), not
+        // the server; anything else unforeseen is a message off the protocol.
+        const code = error instanceof DOMException ? "CLIENT_ERROR" : "PROTOCOL";
         const problem =
-          error instanceof Problem
-            ? error
-            : new Problem("PROTOCOL", `${error.name}: ${error.message}`);
+          error instanceof Problem ? error : new Problem(code, `${error.name}: ${error.message}`);
         await this.stop(problem);
         return false;
       }
