@@ -724,11 +724,13 @@ def _resigned_line(server: Server, body: dict[str, Any], sigs: dict[str, Any]) -
     return canonical_bytes({"body": body, "sigs": {**sigs, "table": table}}).decode()
 
 
-Tamper = Callable[[Server, dict[str, Any], list[dict[str, Any]]], str | list[str] | None]
+# What a dishonest server sends instead of a message: one frame, several, or None to
+# leave the message as it is.
+Tamper = Callable[[Server, dict[str, Any]], str | list[str] | None]
 
 
 def _bot_move_line(edit: Callable[[str, dict[str, Any]], str]) -> Tamper:
-    def tamper(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    def tamper(server: Server, message: dict[str, Any]) -> Any:
         if message["type"] != "record":
             return None
         body = json.loads(message["line"])["body"]
@@ -739,20 +741,20 @@ def _bot_move_line(edit: Callable[[str, dict[str, Any]], str]) -> Tamper:
     return tamper
 
 
-def _lost_bot_move(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _lost_bot_move(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] == "record" and '"player":1' in message["line"]:
         return []  # the record never reaches the client: the next one does not follow
     return None
 
 
-def _swapped_pack(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _swapped_pack(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "pack":
         return None
     cards = message["cards"]
     return json.dumps({**message, "cards": [cards[1], cards[0], *cards[2:]]})
 
 
-def _later_receipt(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _later_receipt(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "receipt":
         return None
     value = json.loads(message["receipt"])
@@ -762,7 +764,7 @@ def _later_receipt(server: Server, message: dict[str, Any], done: list[dict[str,
     return json.dumps({**message, "receipt": canonical_bytes(value).decode()})
 
 
-def _own_move_rewritten(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _own_move_rewritten(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "record":
         return None
     value = json.loads(message["line"])
@@ -776,7 +778,7 @@ def _own_move_rewritten(server: Server, message: dict[str, Any], done: list[dict
     return json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])})
 
 
-def _forked_record(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _forked_record(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "record":
         return None
     value = json.loads(message["line"])
@@ -786,16 +788,12 @@ def _forked_record(server: Server, message: dict[str, Any], done: list[dict[str,
     # The same seq again, other bytes, both signed by the table: two histories.
     body["t_ms"] += 1
     return [
-        message_text(message),
+        json.dumps(message),
         json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])}),
     ]
 
 
-def message_text(message: dict[str, Any]) -> str:
-    return json.dumps(message)
-
-
-def _second_commitment(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _second_commitment(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "commitment":
         return None
     other = hashlib.sha256(message["commitment"].encode()).hexdigest()
@@ -803,12 +801,12 @@ def _second_commitment(server: Server, message: dict[str, Any], done: list[dict[
         {"commitment": other, "game": message["game"], "player": 0}, separators=(",", ":")
     )
     return [
-        message_text(message),
+        json.dumps(message),
         json.dumps({**message, "commitment": other, "statement": statement}),
     ]
 
 
-def _renamed_genesis(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _renamed_genesis(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "genesis":
         return None
     body = json.loads(message["body"])
@@ -818,7 +816,7 @@ def _renamed_genesis(server: Server, message: dict[str, Any], done: list[dict[st
     return json.dumps({**message, "body": canonical_bytes(body).decode()})
 
 
-def _inflated_final(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _inflated_final(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "final":
         return None
     body = json.loads(message["body"])
@@ -872,7 +870,7 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
         message = json.loads(text)
         if done or message.get("game", game) != game:
             return text
-        changed = tamper(server, message, done)
+        changed = tamper(server, message)
         if changed is None:
             return text
         done.append(message)
