@@ -175,8 +175,9 @@ const RDPlay = (() => {
     const shape = JSON.stringify([seats, page.seat, page.stopped || page.ended]);
     if (shape === page.viewShape) return;
     page.viewShape = shape;
-    $("rd-seats").replaceChildren();
-    $("rd-foundations").replaceChildren();
+    // A TableView listens on its containers: a new view gets new ones, so that the old
+    // view's listeners go with them.
+    for (const id of ["rd-seats", "rd-foundations"]) $(id).replaceWith($(id).cloneNode(false));
     const playing = page.seat !== null && !page.stopped && !page.ended;
     page.view = new RDTable.TableView({
       seatsElement: $("rd-seats"),
