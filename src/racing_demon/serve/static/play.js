@@ -378,8 +378,12 @@ const RDPlay = (() => {
         case "w": choose({ from: "waste", pile: ownPile("waste"), index: null, face: null }); break;
         case "f":
           if (page.selected === null) say("Choose a card first (D, W or a digit), then press F.");
-          else if (!toTarget(["f+", ...Object.keys(page.piles).filter((id) => /^f\d+$/.test(id))], false)) {
-            say(`Not played: ${sourceWords(page.selected)} fits no foundation now.`);
+          else {
+            const fits = movesFrom(page.selected).filter((move) => move.to[0] === "f");
+            if (fits.length) {
+              clearSelection();
+              submit(fits[0]);
+            } else say(`Not played: ${sourceWords(page.selected)} fits no foundation now.`);
           }
           break;
         case "u":
@@ -436,7 +440,7 @@ const RDPlay = (() => {
     const box = $("rd-connection");
     box.dataset.state = state;
     const [mark, words] = CONNECTION_WORDS[state] ?? ["?", state];
-    box.querySelector(".rd-mark").textContent = mark;
+    box.querySelector(".rd-state-mark").textContent = mark;
     let text = words;
     if (state === "offline" && attempt) text += ` (attempt ${attempt})`;
     if (code) text += ` (${code})`;
