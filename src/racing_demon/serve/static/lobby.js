@@ -51,6 +51,8 @@ const RDLobby = (() => {
     id.textContent = key.id.slice(0, 16);
     id.dataset.id = key.id;
     id.title = `the whole key id (SHA-256 of your public key): ${key.id}`;
+    const made = new Date(key.created ?? NaN);
+    $("rd-key-state").textContent = Number.isNaN(made.getTime()) ? "" : `(made ${made.toLocaleString()})`;
     const pub = await RDClient.keys.exportPub();
     const link = $("rd-export-key");
     if (exportUrl !== null) URL.revokeObjectURL(exportUrl);
@@ -243,7 +245,7 @@ const RDLobby = (() => {
       await showKey(await RDClient.keys.load());
     } catch (error) {
       // Web Crypto's Ed25519 exists only in a secure context (https, or a loopback address).
-      $("rd-key-id").textContent = "no key: this browser cannot make one here";
+      $("rd-key-state").textContent = "no key: this browser cannot make one here";
       showError({ code: error.code ?? "NO_KEY", message: `${error.message ?? error}. A browser makes keys only on https or on this machine's own address (docs/serving.md).` });
     }
   }
