@@ -73,14 +73,18 @@ def attribute(driver: Any, selector: str, name: str) -> str:
     return str(css(driver, selector).get_attribute(name) or "")
 
 
-def blob_text(driver: Any, url: str) -> str:
-    text = driver.execute_async_script(
-        "const done = arguments[arguments.length - 1];"
-        "fetch(arguments[0]).then((r) => r.text()).then(done, (e) => done('FAILED ' + e));",
-        url,
-    )
-    assert isinstance(text, str)
-    return text
+def download(driver: Any, selector: str, folder: Path) -> bytes:
+    """Click the link ``selector`` as a person does and return the bytes Chromium saved
+    under its ``download`` name (the pages' CSP lets no script read a blob URL back)."""
+    link = css(driver, selector)
+    name = str(link.get_attribute("download") or "")
+    assert name, f"{selector} has no download name"
+    saved = folder / name
+    saved.unlink(missing_ok=True)
+    link.click()
+    wait_for(lambda: saved.is_file() and saved.stat().st_size > 0, f"{name} saved")
+    time.sleep(0.2)  # Chromium renames the finished file into place: let it finish
+    return saved.read_bytes()
 
 
 def listed_moves(driver: Any) -> list[str]:
@@ -164,10 +168,14 @@ def test_the_lobby_and_the_table_page(browser: Any, tmp_path: Path, artifacts: P
         shown_id = wait_for(lambda: str(css(browser, "#rd-key-id").text).strip(), "the key id")
         whole_id = attribute(browser, "#rd-key-id", "data-id")
         assert re.fullmatch(r"[0-9a-f]{16}", shown_id) and whole_id.startswith(shown_id)
-        export = wait_for(lambda: attribute(browser, "#rd-export-key", "href"), "the .pub link")
-        pem = blob_text(browser, export)
-        assert pem.startswith("-----BEGIN PUBLIC KEY-----"), pem[:80]
-        public = load_pem_public_key(pem.encode())
+        wait_for(lambda: attribute(browser, "#rd-export-key", "href"), "the .pub link")
+        saved = tmp_path / "downloads"
+        browser.execute_cdp_cmd(
+            "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(saved)}
+        )
+        pem = download(browser, "#rd-export-key", saved)
+        assert pem.startswith(b"-----BEGIN PUBLIC KEY-----"), pem[:80]
+        public = load_pem_public_key(pem)
         assert isinstance(public, Ed25519PublicKey)
         raw = public.public_bytes(Encoding.Raw, PublicFormat.Raw)
         assert hashlib.sha256(raw).hexdigest() == whole_id
@@ -209,10 +217,10 @@ def test_the_lobby_and_the_table_page(browser: Any, tmp_path: Path, artifacts: P
             attribute(browser, "#rd-download-receipts", "download")
             == f"{game}.seat0.receipts.jsonl"
         )
-        copy = blob_text(browser, log_link)
+        copy = download(browser, "#rd-download-log", saved)
         with urllib.request.urlopen(f"{server.base}/games/{game}.jsonl", timeout=10) as answer:
-            served = answer.read().decode()
-        assert copy.endswith("\n") and served.startswith(copy), (copy[-200:], served[:200])
+            served = answer.read()
+        assert copy.endswith(b"\n") and served.startswith(copy), (copy[-200:], served[:200])
 
         # "Own piles are interactive: click a card then its target ..."
         found = find_card_move(browser, uncovered)

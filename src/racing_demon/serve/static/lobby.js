@@ -36,7 +36,8 @@ const RDLobby = (() => {
       return;
     }
     const code = error && error.code ? error.code : "ERROR";
-    const message = error && error.message ? error.message : String(error);
+    // A LobbyError's message already starts with its code: its detail is the rest.
+    const message = error?.detail ?? error?.message ?? String(error);
     box.dataset.code = code;
     box.textContent = `${code}: ${message}`;
     box.hidden = false;

@@ -127,6 +127,10 @@ const RDPlay = (() => {
     seat: null, // this browser's seat, or null: a spectator
     welcome: null,
     backs: null, // from the genesis record
+    names: null, // from the genesis record (a reload of an ended game has no welcome)
+    lastSeq: -1, // the last record shown
+    replayed: false, // the copy held before this page loaded has been read
+    events: Promise.resolve(), // events are handled one after another, in order
     rules: null,
     view: null,
     viewShape: "",
@@ -154,8 +158,7 @@ const RDPlay = (() => {
   };
 
   function seatName(seat) {
-    const name = page.welcome?.seats?.[seat]?.name;
-    return name ?? `seat ${seat}`;
+    return page.welcome?.seats?.[seat]?.name ?? page.names?.[seat] ?? `seat ${seat}`;
   }
 
   function say(text) {
@@ -443,7 +446,8 @@ const RDPlay = (() => {
     box.querySelector(".rd-state-mark").textContent = mark;
     let text = words;
     if (state === "offline" && attempt) text += ` (attempt ${attempt})`;
-    if (code) text += ` (${code})`;
+    if (code === "ENDED") text = "The game is over";
+    else if (code) text += ` (${code})`;
     box.querySelector(".rd-words").textContent = text;
   }
 
@@ -478,7 +482,7 @@ const RDPlay = (() => {
   function refreshDownloads() {
     window.clearTimeout(page.downloadsTimer);
     page.downloadsTimer = null;
-    if (!page.game || page.game.state.lastSeq === null || page.game.state.lastSeq === undefined) return;
+    if (!page.game || !(page.game.state.lastSeq >= 0)) return;
     setBlobLink($("rd-download-log"), page.game.copyBlob(), page.game.copyName);
     if (page.seat !== null) setBlobLink($("rd-download-receipts"), page.game.receiptsBlob(), page.game.receiptsName);
   }
@@ -549,12 +553,16 @@ const RDPlay = (() => {
   // -- records ------------------------------------------------------------------------------------
 
   function onRecord({ seq, body }) {
+    if (seq <= page.lastSeq) return; // read already from the copy held before the page loaded
+    page.lastSeq = seq;
     showCopy(seq);
     downloadsChanged();
     const t = body.t_ms ?? 0;
     switch (body.kind) {
       case "genesis":
         page.backs = body.players.map((player) => player.back);
+        page.names = body.players.map((player) => player.name);
+        page.rules = page.rules ?? body.rules;
         buildView();
         say(`The game has begun: every seat's share of the shuffle and signature is in (record ${seq}).`);
         break;
@@ -738,7 +746,8 @@ const RDPlay = (() => {
     const warning = $("rd-warning");
     warning.dataset.code = code;
     const where = seq === null || seq === undefined ? "" : ` at record ${seq}`;
-    $("rd-warning-detail").textContent = `${code}${where}: ${message}.`;
+    const words = RDClient.CODE_WORDS?.[code];
+    $("rd-warning-detail").textContent = `${code}${where}${words ? ` (${words})` : ""}: ${message}.`;
     warning.hidden = false;
     if (code !== "SCORES_MISMATCH") closeFinal();
     else $("rd-accept").disabled = true;
@@ -768,7 +777,26 @@ const RDPlay = (() => {
     cosign: "Checked the seats, rules and keys and co-signed the game's first record.",
   };
 
+  // The records this browser held before the page loaded (RDClient sends only new ones):
+  // read once, so that the hand, the scores and the copy's count are shown after a reload.
+  async function replayCopy() {
+    const text = await page.game.copyBlob().text();
+    const lines = text.split("\n").filter(Boolean);
+    lines.forEach((line, seq) => onRecord({ seq, body: JSON.parse(line).body, line }));
+    if (lines.length) say(`Your copy holds ${lines.length} checked records; catching up with the table…`);
+  }
+
   function onEvent(event) {
+    page.events = page.events.then(async () => {
+      if (!page.replayed) {
+        page.replayed = true;
+        await replayCopy().catch((error) => console.error(error));
+      }
+      handle(event);
+    });
+  }
+
+  function handle(event) {
     try {
       switch (event.type) {
         case "connection": showConnection(event); drawHand(); break;
