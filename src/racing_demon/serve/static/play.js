@@ -862,6 +862,7 @@ const RDPlay = (() => {
         say("This seat was joined with a key this browser no longer has: it cannot be played from here.");
       }
       $("rd-download-receipts").hidden = page.seat === null;
+      drawMoves();
       page.game = new RDClient.Game(page.gameId, { onEvent });
       await page.game.start();
     } catch (error) {
