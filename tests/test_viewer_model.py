@@ -727,7 +727,9 @@ def test_the_module_script_holds_the_checks_the_renderer_and_the_page_in_order()
         "view.js": "new RDTable.TableView();",
     }
     page = render_page({}, assets)
-    assert "<script>const RDCheck = 1;\nconst RDTable = 2;\nnew RDTable.TableView();</script>" in page
+    assert (
+        "<script>const RDCheck = 1;\nconst RDTable = 2;\nnew RDTable.TableView();</script>" in page
+    )
     packaged = render_page({})
     script = packaged.split('<script type="module">', 1)[1]
     names = ("const RDCheck = ", "const RDTable = ", "new RDTable.TableView(")

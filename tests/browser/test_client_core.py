@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import json
 import threading
@@ -28,12 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from racing_demon.game.cards import Card
-from racing_demon.game.engine import legal_moves
-from racing_demon.log.keys import load_public_key, raw_public_bytes
-from racing_demon.profiles import rules_from_document
-
 from serve.player import Copy, SeatView
 from serve.server import (
     Server,
@@ -42,6 +37,11 @@ from serve.server import (
     one_hand_rules,
     running_server,
 )
+
+from racing_demon.game.cards import Card
+from racing_demon.game.engine import legal_moves
+from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.profiles import rules_from_document
 
 pytestmark = needs_server
 
@@ -73,9 +73,10 @@ class Front:
     def __init__(self, backend: str) -> None:
         self.backend = backend
         self.base = ""
-        self.tamper: Callable[[str], str] | None = None
+        # Changes what the server sent: one frame, or several (nothing: the frame is lost).
+        self.tamper: Callable[[str], str | list[str]] | None = None
         self.refuse_play = False
-        self.sent: list[dict[str, Any]] = []  # every client frame, parsed, in order
+        self.sent: list[dict[str, Any]] = []  # every client frame, parsed, with its "_game"
         self.sockets: set[Any] = set()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -124,7 +125,9 @@ class Front:
     async def _page(self, request: Any) -> Any:
         from aiohttp import web
 
-        return web.Response(text=PAGE, content_type="text/html", headers={"Content-Security-Policy": CSP})
+        return web.Response(
+            text=PAGE, content_type="text/html", headers={"Content-Security-Policy": CSP}
+        )
 
     async def _script(self, request: Any) -> Any:
         from aiohttp import web
@@ -165,17 +168,17 @@ class Front:
             async for frame in upstream:
                 if frame.type is not WSMsgType.TEXT:
                     break
-                text = frame.data
-                if self.tamper is not None:
-                    text = self.tamper(text)
-                await socket.send_str(text)
+                texts = frame.data if self.tamper is None else self.tamper(frame.data)
+                for text in [texts] if isinstance(texts, str) else texts:
+                    await socket.send_str(text)
             await socket.close()
 
         task = asyncio.ensure_future(down())
         try:
             async for frame in socket:
                 if frame.type is WSMsgType.TEXT:
-                    self.sent.append(json.loads(frame.data))
+                    sent = json.loads(frame.data)
+                    self.sent.append({**sent, "_game": request.match_info["game"]})
                     await upstream.send_str(frame.data)
         finally:
             self.sockets.discard(socket)
@@ -194,6 +197,10 @@ class Front:
 
     def syncs(self) -> list[int]:
         return [frame["from"] for frame in self.sent if frame.get("type") == "sync"]
+
+    def sent_to(self, game: str) -> list[dict[str, Any]]:
+        """What the clients sent to ``game``'s table, in order."""
+        return [frame for frame in self.sent if frame["_game"] == game]
 
 
 # -- driving a page ------------------------------------------------------------------------
@@ -241,13 +248,14 @@ class Page:
 
     def wait_for(self, kind: str, count: int = 1, timeout: float = WAIT_S) -> list[dict[str, Any]]:
         """Until ``count`` events of ``kind`` came (those events), failing on a problem."""
-        return self.call(
+        found: list[dict[str, Any]] = self.call(
             "const [kind, count, timeout] = args; const until = Date.now() + timeout * 1000;"
             "for (;;) {"
             "  const found = rdEvents.filter((event) => event.type === kind);"
             "  if (found.length >= count) return found;"
             "  const problem = rdEvents.find((event) => event.type === 'problem');"
-            "  if (problem && kind !== 'problem') throw new Error('problem: ' + JSON.stringify(problem));"
+            "  if (problem && kind !== 'problem')"
+            "    throw new Error('problem: ' + JSON.stringify(problem));"
             "  if (Date.now() > until) throw new Error(`${count} ${kind} events not seen in time: `"
             "    + JSON.stringify(rdEvents.map((event) => event.type)));"
             "  await new Promise((resolve) => setTimeout(resolve, 50));"
@@ -256,12 +264,15 @@ class Page:
             count,
             timeout,
         )
+        return found
 
     def state(self) -> dict[str, Any]:
-        return self.call("return JSON.parse(JSON.stringify(rdGame.state));")
+        state: dict[str, Any] = self.call("return JSON.parse(JSON.stringify(rdGame.state));")
+        return state
 
     def lines(self) -> list[str]:
-        return self.call("return rdGame.lines;")
+        lines: list[str] = self.call("return rdGame.lines;")
+        return lines
 
     def blob(self, which: str) -> bytes:
         encoded = self.call(
@@ -272,7 +283,8 @@ class Page:
         return base64.b64decode(encoded)
 
     def submit(self, move: str) -> dict[str, Any]:
-        return self.call("return await rdGame.submit(args[0]);", move)
+        receipt: dict[str, Any] = self.call("return await rdGame.submit(args[0]);", move)
+        return receipt
 
 
 def a_move(page: Page, seat: int) -> str:
@@ -461,7 +473,7 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         assert set(statuses.values()) == {"pass"}, statuses
         assert page.state()["connection"] == "stopped"
 
-    log = (tmp_path / "server.jsonl")
+    log = tmp_path / "server.jsonl"
     server_log = _get(server, f"/games/{game}.jsonl")
     log.write_bytes(server_log)
     copies, receipts = [], []
@@ -471,11 +483,11 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         copy = page.blob("copyBlob")
         assert copy == server_log, f"seat {number}'s copy differs from the server's log"
         copies.append(_write(tmp_path / f"seat{number}.copy.jsonl", copy))
-        receipts.append(_write(tmp_path / f"seat{number}.receipts.jsonl", page.blob("receiptsBlob")))
+        receipts.append(
+            _write(tmp_path / f"seat{number}.receipts.jsonl", page.blob("receiptsBlob"))
+        )
         assert receipts[-1].stat().st_size > 0
-    assert_verify_and_audit(
-        server, game, tmp_path, seats=[0, 1], receipts=receipts, copies=copies
-    )
+    assert_verify_and_audit(server, game, tmp_path, seats=[0, 1], receipts=receipts, copies=copies)
     (tmp_path / "events.json").write_text(
         json.dumps([event["type"] for event in bea.events()]), encoding="utf-8"
     )
@@ -552,13 +564,265 @@ def _write(path: Path, data: bytes) -> Path:
 
 
 def _runs(kinds: list[str]) -> str:
-    """``record×12 piles×12``: the event types in order, repeats counted."""
-    out: list[str] = []
+    """``record*12 piles*12``: the event types in order, repeats counted."""
+    out: list[tuple[str, int]] = []
     for kind in kinds:
-        if out and out[-1].split("×")[0] == kind:
-            count = int(out[-1].split("×")[1]) if "×" in out[-1] else 1
-            out[-1] = f"{kind}×{count + 1}"
+        if out and out[-1][0] == kind:
+            out[-1] = (kind, out[-1][1] + 1)
         else:
-            out.append(kind)
-    return " ".join(out)
+            out.append((kind, 1))
+    return " ".join(kind if count == 1 else f"{kind}*{count}" for kind, count in out)
 
+
+SCORED_LOGS = sorted(
+    path
+    for folder in (ROOT / "sample_games" / "valid", ROOT / "tests" / "golden" / "logs")
+    for path in folder.glob("*.jsonl")
+    if not path.name.endswith(".receipts.jsonl")
+)
+
+
+def _recomputed(page: Page, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    bodies = [json.loads(line)["body"] for line in path.read_text(encoding="utf-8").splitlines()]
+    final = bodies[-1]
+    assert final["kind"] == "final", path
+    genesis = bodies[0]
+    match = page.call(
+        "return RDClient.recomputeMatch(args[0], args[1], args[2]);",
+        bodies[:-1],
+        genesis["rules"],
+        len(genesis["players"]),
+    )
+    return match, final
+
+
+@pytest.mark.parametrize("path", SCORED_LOGS, ids=lambda path: path.name)
+def test_the_scores_recomputed_from_a_copy_are_the_final_records(
+    browser: Any, served: tuple[Server, Front], path: Path
+) -> None:
+    """The design (§4): "Scores before accept: recomputed from the copy without an engine
+    ... each hand_end's scores and the final's hands, totals, winners compared". Every
+    finished sample and golden log, in every profile and ending (complete, blocked,
+    abandoned, shared victory), recomputes to exactly its final record."""
+    _, front = served
+    page = Page(browser, front)
+    match, final = _recomputed(page, path)
+    assert match["problems"] == []
+    assert (match["hands"], match["totals"], match["winners"], match["reason"]) == (
+        final["hands"],
+        final["totals"],
+        final["winners"],
+        final["reason"],
+    )
+
+
+def test_an_inflated_score_is_found_in_the_copy(browser: Any, served: tuple[Server, Front]) -> None:
+    """The table's scores are the table's word until the client recomputes them: a log
+    whose hand_end and final credit a seat with points its moves did not score does not
+    check (sample_games/disputed/inflated-score.jsonl)."""
+    _, front = served
+    page = Page(browser, front)
+    match, final = _recomputed(page, ROOT / "sample_games" / "disputed" / "inflated-score.jsonl")
+    assert match["problems"] and "hand 1" in match["problems"][0]
+    assert match["totals"] != final["totals"]
+
+
+# -- a server that sends what does not verify --------------------------------------------
+
+
+def _table_key(server: Server) -> Any:
+    """The server's own table key: a dishonest server can sign anything with it."""
+    from racing_demon.log.keys import load_private_key
+
+    return load_private_key(server.data / "table.key")
+
+
+def _resigned_line(server: Server, body: dict[str, Any], sigs: dict[str, Any]) -> str:
+    from racing_demon.log.canonical import canonical_bytes
+    from racing_demon.log.signing import sign
+
+    table = sign(_table_key(server), body["kind"], canonical_bytes(body), body["v"])
+    return canonical_bytes({"body": body, "sigs": {**sigs, "table": table}}).decode()
+
+
+Tamper = Callable[[Server, dict[str, Any], list[dict[str, Any]]], str | list[str] | None]
+
+
+def _bot_move_line(edit: Callable[[str, dict[str, Any]], str]) -> Tamper:
+    def tamper(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+        if message["type"] != "record":
+            return None
+        body = json.loads(message["line"])["body"]
+        if body["kind"] != "move" or body["player"] != 1:
+            return None
+        return json.dumps({**message, "line": edit(message["line"], body)})
+
+    return tamper
+
+
+def _lost_bot_move(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] == "record" and '"player":1' in message["line"]:
+        return []  # the record never reaches the client: the next one does not follow
+    return None
+
+
+def _swapped_pack(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "pack":
+        return None
+    cards = message["cards"]
+    return json.dumps({**message, "cards": [cards[1], cards[0], *cards[2:]]})
+
+
+def _later_receipt(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "receipt":
+        return None
+    value = json.loads(message["receipt"])
+    value["body"]["t_ms"] += 1  # not re-signed: the table's signature no longer holds
+    from racing_demon.log.canonical import canonical_bytes
+
+    return json.dumps({**message, "receipt": canonical_bytes(value).decode()})
+
+
+def _own_move_rewritten(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "record":
+        return None
+    value = json.loads(message["line"])
+    body = value["body"]
+    if body.get("player") != 0 or "seen" not in body:
+        return None
+    # Signed by the table, but naming a record this seat had not seen when it signed.
+    body["seen"] = {"hash": body["prev"], "seq": body["seq"] - 1}
+    if body["seen"] == json.loads(message["line"])["body"]["seen"]:
+        body["seen"] = {"hash": "0" * 64, "seq": 0}
+    return json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])})
+
+
+def _forked_record(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "record":
+        return None
+    value = json.loads(message["line"])
+    body = value["body"]
+    if body["kind"] != "move" or body["player"] != 1:
+        return None
+    # The same seq again, other bytes, both signed by the table: two histories.
+    body["t_ms"] += 1
+    return [
+        message_text(message),
+        json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])}),
+    ]
+
+
+def message_text(message: dict[str, Any]) -> str:
+    return json.dumps(message)
+
+
+def _second_commitment(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "commitment":
+        return None
+    other = hashlib.sha256(message["commitment"].encode()).hexdigest()
+    statement = json.dumps(
+        {"commitment": other, "game": message["game"], "player": 0}, separators=(",", ":")
+    )
+    return [
+        message_text(message),
+        json.dumps({**message, "commitment": other, "statement": statement}),
+    ]
+
+
+def _renamed_genesis(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "genesis":
+        return None
+    body = json.loads(message["body"])
+    body["players"][0]["name"] = "Mallory"
+    from racing_demon.log.canonical import canonical_bytes
+
+    return json.dumps({**message, "body": canonical_bytes(body).decode()})
+
+
+def _inflated_final(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "final":
+        return None
+    body = json.loads(message["body"])
+    body["totals"] = [total + 5 for total in body["totals"]]
+    from racing_demon.log.canonical import canonical_bytes
+
+    return json.dumps({**message, "body": canonical_bytes(body).decode()})
+
+
+TAMPERS: dict[str, tuple[Tamper, str, str | None]] = {
+    # name: (what the server does, the problem's code, the move the seat makes first)
+    "a record not canonical": (
+        _bot_move_line(lambda line, body: line.replace('"kind":"move"', '"kind": "move"')),
+        "RECORD_NOT_CANONICAL",
+        None,
+    ),
+    "a record lost": (_lost_bot_move, "CHAIN_BROKEN", None),
+    "a pack other than its digest": (_swapped_pack, "PACK_MISMATCH", None),
+    "a receipt changed": (_later_receipt, "BAD_RECEIPT", "play"),
+    "a record of this seat it did not send": (_own_move_rewritten, "SEEN_NOT_OURS", "play"),
+    "two records at one seq": (_forked_record, "FORK", None),
+    "a second commitment": (_second_commitment, "COMMITMENT_MISMATCH", None),
+    "a genesis with another name": (_renamed_genesis, "GENESIS_MISMATCH", None),
+    "a final with other totals": (_inflated_final, "SCORES_MISMATCH", "0 resign"),
+}
+
+
+@pytest.mark.parametrize("case", list(TAMPERS))
+def test_whatever_does_not_verify_stops_the_client_with_its_code(
+    browser: Any, served: tuple[Server, Front], case: str
+) -> None:
+    """The design (§4): `problem` {code} — "the server sent something that does not
+    verify: the client stops (closes, signs nothing more, keeps everything as evidence)",
+    one code per check: canonical line, chain, own `seen`, genesis, pack, receipt, fork,
+    scores, commitment."""
+    server, front = served
+    tamper, code, first = TAMPERS[case]
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": case,
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    done: list[dict[str, Any]] = []
+
+    def tampering(text: str) -> str | list[str]:
+        message = json.loads(text)
+        if done or message.get("game", game) != game:
+            return text
+        changed = tamper(server, message, done)
+        if changed is None:
+            return text
+        done.append(message)
+        return changed
+
+    front.tamper = tampering
+    try:
+        page.start(game)
+        if first is not None:
+            page.wait_for("pack")
+            move = a_move(page, 0) if first == "play" else first
+            with contextlib.suppress(AssertionError):  # the answer may be what stops it
+                page.submit(move)
+        problem = page.wait_for("problem", timeout=90)[0]
+    finally:
+        front.tamper = None
+    assert done, "the server's message to change never came"
+    assert problem["code"] == code, problem
+    assert page.state()["connection"] == "stopped"
+    sent = front.sent_to(game)
+    page.call("await new Promise((resolve) => setTimeout(resolve, 300));")
+    with pytest.raises(AssertionError, match=f"stopped: {code}"):
+        page.submit("0 resign")
+    assert front.sent_to(game) == sent, "the client sent something after it stopped"
+    kinds = [frame["type"] for frame in sent]
+    if code == "COMMITMENT_MISMATCH":
+        assert kinds.count("entropy") == 1  # the first commitment only
+    if code == "GENESIS_MISMATCH":
+        assert "entropy" in kinds and "cosign" not in kinds
+    if code == "SCORES_MISMATCH":
+        accepts = [frame for frame in sent if frame["type"] == "accept"]
+        assert accepts == [{"type": "accept", "signature": None, "_game": game}]

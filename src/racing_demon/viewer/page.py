@@ -4,8 +4,8 @@ gives the same bytes.
 
 The template ``assets/viewer.html`` holds each placeholder exactly once: ``/*RD:CSS*/``
 inside its ``<style>``, ``/*RD:JS*/`` inside its one module script (check.js, table.js,
-then view.js: the checks, the table's renderer the play page shares, the page), and ``<!--RD:DATA-->`` where the data's ``<script type="application/json">``
-goes.
+then view.js: the checks, the table's renderer the play page shares, the page), and
+``<!--RD:DATA-->`` where the data's ``<script type="application/json">`` goes.
 """
 
 from __future__ import annotations

@@ -259,7 +259,8 @@ const RDClient = (() => {
         );
         if (canonicalText(scores) !== canonicalText(body.scores))
           problems.push(
-            `hand ${body.hand}: the copy scores ${scores.join(", ")}, its hand_end says ${body.scores}`,
+            `hand ${body.hand}: the copy scores ${scores.join(", ")}, ` +
+              `its hand_end says ${body.scores}`,
           );
         hands.push({ scores, reason: body.reason, resigned: current.resigned });
         ended = body.reason;
@@ -359,7 +360,8 @@ const RDClient = (() => {
       this.packs = new Map(); // hand -> faces
       this.signed = new Map(); // "commitment" | "entropy" | "genesis" | "final" -> value
       this.queue = []; // submissions not yet answered: {ref, move, signing, promise, ...}
-      this.signings = new Map(); // statement hash -> {ref, n, move, seen, statement, signature, hash, sentAt}
+      // statement hash -> {ref, n, move, seen, statement, signature, hash, sentAt}
+      this.signings = new Map();
       this.byN = new Map(); // n -> every signing made with that n
       this.inFlight = null;
       this.refCount = 0;
@@ -493,9 +495,9 @@ const RDClient = (() => {
 
     url() {
       const scheme = location.protocol === "https:" ? "wss" : "ws";
-      const path = this.seatRecord
-        ? `/ws/${this.gameId}?seat=${this.seatRecord.seat}&token=${encodeURIComponent(this.seatRecord.token)}`
-        : `/ws/${this.gameId}`;
+      const seat = this.seatRecord;
+      const query = seat ? `?seat=${seat.seat}&token=${encodeURIComponent(seat.token)}` : "";
+      const path = `/ws/${this.gameId}${query}`;
       return `${scheme}://${location.host}${path}`;
     }
 
@@ -712,9 +714,10 @@ const RDClient = (() => {
       if (body.seq !== seq) broken(`expected record ${seq} next`);
       if (body.game !== this.gameId) broken(`it names game ${body.game}`);
       if (seq === 0 ? body.kind !== "genesis" : body.prev !== this.lastHash)
-        broken(seq === 0 ? "the first record is not a genesis" : "its prev is not the last line's hash");
+        broken(seq === 0 ? "the first record is not a genesis" : "its prev is not the last hash");
       const bodyBytes = RDCheck.line.bodyBytes(raw);
-      const bad = await RDCheck.ed25519.verify(this.tableKey, body.kind, bodyBytes, sigs.table, body.v);
+      const { verify } = RDCheck.ed25519;
+      const bad = await verify(this.tableKey, body.kind, bodyBytes, sigs.table, body.v);
       if (bad !== null) {
         await this.keepEvidence("record", line, "BAD_TABLE_SIGNATURE");
         refuse("BAD_TABLE_SIGNATURE", `record ${seq}: ${bad.code}: ${bad.message}`, seq);
@@ -754,7 +757,8 @@ const RDClient = (() => {
         if (body.players?.[seat]?.key !== key.publicHex)
           mismatch("it does not list this client's key at its seat");
         const signature = sigs.players?.[seat];
-        const bad = await RDCheck.ed25519.verify(fromHex(key.publicHex), "genesis", bodyBytes, signature, 2);
+        const own = fromHex(key.publicHex);
+        const bad = await RDCheck.ed25519.verify(own, "genesis", bodyBytes, signature, 2);
         if (bad !== null) mismatch("this client's co-signature on it does not verify");
       }
     }
@@ -794,7 +798,8 @@ const RDClient = (() => {
       if (!ours)
         refuse(
           "SEEN_NOT_OURS",
-          `record ${body.seq}: this seat's ${body.kind} '${body.move}' (n ${body.n}) is not a submission this client sent`,
+          `record ${body.seq}: this seat's ${body.kind} '${body.move}' (n ${body.n}) ` +
+            "is not a submission this client sent",
           body.seq,
         );
     }
@@ -810,12 +815,13 @@ const RDClient = (() => {
         player: seat,
       });
       if (statement !== message.statement)
-        refuse("COMMITMENT_MISMATCH", "the entropy statement is not this seat's over that commitment");
+        refuse("COMMITMENT_MISMATCH", "the statement is not this seat's over that commitment");
       const earlier = this.signed.get("commitment");
       if (earlier !== undefined && earlier !== message.commitment)
         refuse(
           "COMMITMENT_MISMATCH",
-          `asked again with commitment ${message.commitment} after ${earlier}: the dealer trying for another deal`,
+          `asked again with commitment ${message.commitment} after ${earlier}: ` +
+            "the dealer trying for another deal",
         );
       this.emit("asked", { what: "entropy", commitment: message.commitment });
       if (earlier === undefined) await this.saveSigned("commitment", message.commitment);
@@ -847,17 +853,21 @@ const RDClient = (() => {
       if (mine?.seat !== seat || mine?.key !== key.publicHex || mine?.name !== this.seatRecord.name)
         mismatch(`seat ${seat} is not this client's key and name`);
       players.forEach((player, index) => {
-        if (player?.key !== welcomed[index].key) mismatch(`seat ${index}'s key is not the welcome's`);
+        if (player?.key !== welcomed[index].key)
+          mismatch(`seat ${index}'s key is not the welcome's`);
       });
       const entropy = Array.isArray(body.entropy) ? body.entropy : [];
-      if (entropy[seat] !== this.signed.get("entropy")) mismatch("its entropy at this seat is not this client's");
+      if (entropy[seat] !== this.signed.get("entropy"))
+        mismatch("its entropy at this seat is not this client's");
       for (const [index, player] of players.entries()) {
         if (index === seat) continue;
         const statement = utf8(
           canonicalText({ commitment: body.commitment, game: this.gameId, player: index }),
         );
-        const bad = await RDCheck.ed25519.verify(fromHex(player.key), "entropy", statement, entropy[index], 2);
-        if (bad !== null) mismatch(`seat ${index}'s entropy is not its signature over the commitment`);
+        const key = fromHex(player.key);
+        const bad = await RDCheck.ed25519.verify(key, "entropy", statement, entropy[index], 2);
+        if (bad !== null)
+          mismatch(`seat ${index}'s entropy is not its signature over the commitment`);
       }
       if (canonicalText(body.rules) !== canonicalText(this.welcome.rules))
         mismatch("its rules are not the table's rules");
@@ -877,14 +887,17 @@ const RDClient = (() => {
       const seat = this.seatRecord?.seat;
       if (seat === undefined) refuse("PROTOCOL", "a pack sent to a spectator");
       const { hand, cards } = message;
-      const started = this.bodies.findLast((body) => body.kind === "hand_start" && body.hand === hand);
-      if (started === undefined) refuse("PACK_MISMATCH", `a pack for hand ${hand} before its hand_start`);
+      const started = this.bodies.findLast(
+        (body) => body.kind === "hand_start" && body.hand === hand,
+      );
+      if (started === undefined)
+        refuse("PACK_MISMATCH", `a pack for hand ${hand} before its hand_start`);
       const faces = Array.from({ length: 52 }, (_, index) => RDCheck.deal.face(index));
       const indices = Array.isArray(cards) ? cards.map((face) => faces.indexOf(face)) : [];
       if (indices.length !== 52 || new Set(indices).size !== 52 || indices.includes(-1))
         refuse("PACK_MISMATCH", `hand ${hand}: the pack is not 52 distinct cards`);
       if ((await RDCheck.deal.packDigest(hand, seat, indices)) !== started.packs[seat])
-        refuse("PACK_MISMATCH", `hand ${hand}: the pack is not the one hand_start names`, started.seq);
+        refuse("PACK_MISMATCH", `hand ${hand}: not the pack hand_start names`, started.seq);
       const earlier = this.packs.get(hand);
       if (earlier !== undefined && earlier.join(" ") !== cards.join(" "))
         refuse("PACK_MISMATCH", `hand ${hand}: another pack than before`);
@@ -919,7 +932,8 @@ const RDClient = (() => {
             this.signingOf(body)?.ref === entry.ref,
         );
         if (landed !== undefined) {
-          await this.settle(entry, this.outcomeEvent(entry, landed.kind, landed.reason, landed.seq, null), true);
+          const event = this.outcomeEvent(entry, landed.kind, landed.reason, landed.seq, null);
+          await this.settle(entry, event, true);
         } else {
           entry.signing = null;
           await dbPut("pending", [this.gameId, entry.ref], { ref: entry.ref, move: entry.move });
@@ -1012,7 +1026,8 @@ const RDClient = (() => {
           body.v === 3
             ? await sha256Hex(RDCheck.line.bodyBytes(heldRaw))
             : await sha256Hex(heldRaw);
-        if (hash !== body.record) return bad(`it names another record ${body.seq} than this copy's`);
+        if (hash !== body.record)
+          return bad(`it names another record ${body.seq} than this copy's`);
         const record = this.bodies[body.seq];
         if (record.player !== seat || record.n !== body.n)
           return bad(`record ${body.seq} is not this seat's submission ${body.n}`);
@@ -1027,7 +1042,8 @@ const RDClient = (() => {
       const latency =
         typeof signing.sentAt === "number" ? performance.now() - signing.sentAt : null;
       owner.signing = signing;
-      await this.settle(owner, this.outcomeEvent(owner, body.outcome, body.reason, body.seq, latency));
+      const event = this.outcomeEvent(owner, body.outcome, body.reason, body.seq, latency);
+      await this.settle(owner, event);
       await this.pump();
     }
 
@@ -1115,49 +1131,69 @@ const RDClient = (() => {
 
     // -- the end -----------------------------------------------------------------------
 
-    // docs/protocol.md §6, "Before accept": {ok, hands, totals, winners, reason, problems}.
+    // docs/protocol.md §6, "Before accept": {ok, code, hands, totals, winners, reason,
+    // problems}; code is the first problem's (COMMITMENT_MISMATCH, PACK_MISMATCH or
+    // SCORES_MISMATCH), null when it checks.
     async checkFinal(body) {
-      const problems = [];
+      const found = []; // [code, words]
       const genesis = this.bodies[0];
       const seq = this.lines.length;
       if (body.kind !== "final" || body.game !== this.gameId)
-        problems.push("it is not this game's final record");
-      if (body.seq !== seq || body.records !== seq)
-        problems.push(`it is not the record after this copy's last (seq ${seq})`);
-      if (body.prev !== this.lastHash) problems.push("its prev is not the hash of this copy's last line");
-      let secret = null;
-      try {
-        secret = fromHex(body.secret);
-      } catch {
-        problems.push("its secret is not hex");
-      }
+        found.push(["SCORES_MISMATCH", "it is not this game's final record"]);
+      if (body.seq !== seq || body.records !== seq || body.prev !== this.lastHash)
+        found.push(["SCORES_MISMATCH", `it does not follow this copy's last record (${seq - 1})`]);
+      const secret = typeof body.secret === "string" && /^[0-9a-f]{64}$/.test(body.secret);
       const opens =
-        secret !== null &&
-        secret.length === 32 &&
-        (await RDCheck.deal.commitment(secret)) === genesis.commitment;
-      if (!opens) problems.push("its secret does not open the genesis commitment");
-      if (opens) {
-        const seed = RDCheck.deal.matchSeed(secret, genesis.entropy.map(fromHex));
-        for (const start of this.bodies.filter((b) => b.kind === "hand_start")) {
-          for (const [seat, digest] of start.packs.entries()) {
-            const pack = await RDCheck.deal.derivePack(seed, start.hand, seat);
-            if ((await RDCheck.deal.packDigest(start.hand, seat, pack)) !== digest)
-              problems.push(`hand ${start.hand}: seat ${seat}'s pack is not the one the secret deals`);
-            const sent = seat === this.seatRecord?.seat ? this.packs.get(start.hand) : undefined;
-            if (sent !== undefined && sent.join(" ") !== pack.map(RDCheck.deal.face).join(" "))
-              problems.push(`hand ${start.hand}: the pack this seat was sent is not the one the secret deals`);
-          }
+        secret && (await RDCheck.deal.commitment(fromHex(body.secret))) === genesis.commitment;
+      if (!opens)
+        found.push(["COMMITMENT_MISMATCH", "its secret does not open the genesis commitment"]);
+      else found.push(...(await this.packProblems(fromHex(body.secret), genesis)));
+      const match = recomputeMatch(this.bodies, genesis.rules, genesis.players.length);
+      found.push(...match.problems.map((words) => ["SCORES_MISMATCH", words]));
+      const differs = (what, ours, theirs) => {
+        if (canonicalText(ours) !== canonicalText(theirs))
+          found.push([
+            "SCORES_MISMATCH",
+            `${what}: ${JSON.stringify(ours)} by this copy, ${JSON.stringify(theirs)} in the final`,
+          ]);
+      };
+      differs("the hands' scores", match.hands, body.hands);
+      differs("the totals", match.totals, body.totals);
+      differs("the winners", match.winners, body.winners);
+      differs("how the match ended", match.reason, body.reason);
+      return {
+        ok: found.length === 0,
+        code: found[0]?.[0] ?? null,
+        hands: match.hands,
+        totals: match.totals,
+        winners: match.winners,
+        reason: match.reason,
+        problems: found.map(([, words]) => words),
+      };
+    }
+
+    // With the revealed secret, every hand_start digest and every pack this seat was sent
+    // re-derive (docs/deal-spec.md steps 3-8).
+    async packProblems(secret, genesis) {
+      const found = [];
+      let seed;
+      try {
+        seed = RDCheck.deal.matchSeed(secret, genesis.entropy.map(fromHex));
+      } catch (error) {
+        return [["PACK_MISMATCH", `the genesis's entropy deals nothing: ${error.message}`]];
+      }
+      for (const start of this.bodies.filter((body) => body.kind === "hand_start")) {
+        for (const [seat, digest] of start.packs.entries()) {
+          const pack = await RDCheck.deal.derivePack(seed, start.hand, seat);
+          const where = `hand ${start.hand}: seat ${seat}'s pack`;
+          if ((await RDCheck.deal.packDigest(start.hand, seat, pack)) !== digest)
+            found.push(["PACK_MISMATCH", `${where} is not the one the secret deals`]);
+          const sent = seat === this.seatRecord?.seat ? this.packs.get(start.hand) : undefined;
+          if (sent !== undefined && sent.join(" ") !== pack.map(RDCheck.deal.face).join(" "))
+            found.push(["PACK_MISMATCH", `${where}, as this seat was sent it, is not that one`]);
         }
       }
-      const match = recomputeMatch(this.bodies, genesis.rules, genesis.players.length);
-      problems.push(...match.problems);
-      const same = (a, b) => canonicalText(a) === canonicalText(b);
-      if (!same(match.hands, body.hands)) problems.push(`the hands score ${JSON.stringify(match.hands)} by this copy, the final says ${JSON.stringify(body.hands)}`);
-      if (!same(match.totals, body.totals)) problems.push(`the totals are ${match.totals.join(", ")} by this copy, the final says ${body.totals}`);
-      if (!same(match.winners, body.winners)) problems.push(`the winners are seats ${match.winners.join(", ") || "none"} by this copy, the final says ${body.winners}`);
-      if (match.reason !== body.reason) problems.push(`the match ended ${match.reason} by this copy, the final says ${body.reason}`);
-      const code = !opens ? "COMMITMENT_MISMATCH" : problems.some((p) => p.includes("pack")) ? "PACK_MISMATCH" : "SCORES_MISMATCH";
-      return { ok: problems.length === 0, code: problems.length ? code : null, hands: match.hands, totals: match.totals, winners: match.winners, reason: match.reason, problems };
+      return found;
     }
 
     async onFinal(text) {
@@ -1189,7 +1225,8 @@ const RDClient = (() => {
     async accept() {
       const asked = this.finalAsked;
       if (asked === null) throw new Error("no final record is asked for");
-      if (!asked.check.ok) throw new Error("the final's scores do not check: decline is the only answer");
+      if (!asked.check.ok)
+        throw new Error("the final's scores do not check: decline is the only answer");
       if (this.stopped) throw new Error(`stopped: ${this.problem?.code}`);
       if (this.finalAnswer === undefined) {
         this.finalAnswer = await signBytes("accept", utf8(asked.text));
@@ -1206,7 +1243,11 @@ const RDClient = (() => {
     }
 
     async onEnded(message) {
-      const ended = { verdict: message.verdict, log: message.log, receipts: message.receipts ?? null };
+      const ended = {
+        verdict: message.verdict,
+        log: message.log,
+        receipts: message.receipts ?? null,
+      };
       this.ended = ended;
       const meta = (await dbGet("games", this.gameId)) ?? {};
       await dbPut("games", this.gameId, { ...meta, ended });
