@@ -10,13 +10,6 @@ const RDPlay = (() => {
   const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
-  // The viewer's palette (viewer/model.py SEAT_COLOURS, Okabe and Ito's) and the backs it
-  // maps, so that a seat has the same colour here as on its game's view page.
-  const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
-  const BACK_COLOURS = {
-    blue: "#0072B2", orange: "#E69F00", green: "#009E73", pink: "#CC79A7", purple: "#CC79A7",
-    sky: "#56B4E9", red: "#D55E00", yellow: "#F0E442", black: "#000000",
-  };
   const CONNECTION_WORDS = {
     connecting: ["…", "Connecting"], open: ["●", "Connected"], offline: ["○", "Offline: reconnecting"],
     stopped: ["■", "Stopped"],
@@ -107,18 +100,6 @@ const RDPlay = (() => {
     return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
   }
 
-  function seatColours(backs) {
-    const colours = [];
-    for (const back of backs) {
-      const words = String(back ?? "").toLowerCase().split(/\s+/);
-      const named = Object.entries(BACK_COLOURS).find(([word]) => words.includes(word))?.[1];
-      const free = PALETTE.filter((colour) => !colours.includes(colour));
-      if (named !== undefined && !colours.includes(named)) colours.push(named);
-      else colours.push(free.length ? free[0] : PALETTE[colours.length % PALETTE.length]);
-    }
-    return colours;
-  }
-
   // -- what the page holds ---------------------------------------------------------------
 
   const page = {
@@ -188,7 +169,7 @@ const RDPlay = (() => {
       tableElement: $("rd-table"),
       seats,
       workPiles: welcome.rules?.layout?.work_piles ?? 4,
-      colours: seatColours(seats.map((seat) => seat.back)),
+      colours: RDTable.seatColours(seats.map((seat) => seat.back)),
       placedAt: new Map(),
       interactive: playing ? { seat: page.seat, onActivate: activate } : null,
     });
