@@ -396,14 +396,21 @@ const RDPlay = (() => {
 
   function drawMoves() {
     const list = $("rd-moves");
-    const focused = document.activeElement?.closest?.("#rd-moves button")?.dataset.move ?? null;
     const shown = canPlay() ? page.moves : [];
-    list.replaceChildren(...shown.map((move) => {
-      const button = el("button", { type: "button", "data-move": move.text, "aria-label": moveWords(move.text, true), text: moveWords(move.text) });
-      button.addEventListener("click", () => submit(move));
-      return el("li", {}, button);
-    }));
-    if (focused !== null) list.querySelector(`button[data-move="${CSS.escape(focused)}"]`)?.focus();
+    // An entry still listed keeps its element, in place: the button a person is tabbing
+    // to or pressing is not swept away by the next record.
+    const kept = new Map([...list.children].map((item) => [item.dataset.move, item]));
+    const wanted = new Set(shown.map((move) => move.text));
+    for (const [text, item] of kept) if (!wanted.has(text)) item.remove();
+    shown.forEach((move, position) => {
+      let item = kept.get(move.text);
+      if (item === undefined) {
+        const button = el("button", { type: "button", "data-move": move.text, "aria-label": moveWords(move.text, true), text: moveWords(move.text) });
+        button.addEventListener("click", () => submit(page.moves.find((entry) => entry.text === move.text) ?? move));
+        item = el("li", { "data-move": move.text }, button);
+      }
+      if (list.children[position] !== item) list.insertBefore(item, list.children[position] ?? null);
+    });
     for (const [id, kinds] of ACTIONS) {
       const button = $(id);
       const move = shown.find((entry) => kinds.includes(entry.kind));
@@ -749,6 +756,25 @@ const RDPlay = (() => {
     say(connected ? `${seatName(seat)} is back.` : `${seatName(seat)} went away.`);
   }
 
+  // The server has no live table with this id: a finished game is in its archive.
+  async function explainMissing() {
+    const games = await RDClient.lobby.games().catch(() => []);
+    const game = games.find((entry) => entry.game === page.gameId);
+    if (game === undefined) {
+      say("This server has no table with this id, live or finished.");
+      return;
+    }
+    say("This game is finished: the server no longer plays it, and keeps its log.");
+    const box = $("rd-ended");
+    box.dataset.verdict = game.verdict ?? "";
+    box.querySelector(".rd-ended-words").textContent = `The server's verifier says: ${String(game.verdict).replaceAll("_", " ")}.`;
+    box.querySelector(".rd-ended-links").replaceChildren(
+      el("li", {}, el("a", { href: game.log, download: "", class: "rd-server-log", text: "The server's log" })),
+      el("li", {}, el("a", { href: game.view, class: "rd-view-link", text: "The game's view page" })),
+      el("li", {}, el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" })));
+    box.hidden = false;
+  }
+
   const ASKED_WORDS = {
     entropy: "Checking the dealer's commitment before signing your share of the shuffle…",
     cosign: "Checking the game's first record (seats, rules, keys) before co-signing it…",
@@ -780,7 +806,12 @@ const RDPlay = (() => {
   function handle(event) {
     try {
       switch (event.type) {
-        case "connection": showConnection(event); drawHand(); break;
+        case "connection":
+          showConnection(event);
+          drawHand();
+          if (event.state === "stopped" && event.code === "NO_SUCH_TABLE") explainMissing();
+          if (event.state === "stopped" && event.code === "TABLE_CLOSED") say("This table was cancelled: its seats were not all taken in time, or a seat did not answer while it started. Nothing was written.");
+          break;
         case "welcome":
           page.welcome = event.welcome;
           page.rules = event.welcome.rules;
