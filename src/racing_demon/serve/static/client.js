@@ -853,7 +853,7 @@ const RDClient = (() => {
       if (mine?.seat !== seat || mine?.key !== key.publicHex || mine?.name !== this.seatRecord.name)
         mismatch(`seat ${seat} is not this client's key and name`);
       players.forEach((player, index) => {
-        if (player?.key !== welcomed[index].key)
+        if (welcomed[index].key !== null && player?.key !== welcomed[index].key) // free at welcome: no key to hold it to
           mismatch(`seat ${index}'s key is not the welcome's`);
       });
       const entropy = Array.isArray(body.entropy) ? body.entropy : [];
