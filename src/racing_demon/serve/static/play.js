@@ -139,7 +139,8 @@ const RDPlay = (() => {
   };
 
   function seatName(seat) {
-    return page.welcome?.seats?.[seat]?.name ?? page.names?.[seat] ?? `seat ${seat}`;
+    // The genesis's names are the game's; a welcome before every seat was taken has gaps.
+    return page.names?.[seat] ?? page.welcome?.seats?.[seat]?.name ?? `seat ${seat}`;
   }
 
   function say(text) {
@@ -153,7 +154,7 @@ const RDPlay = (() => {
     if (!welcome) return;
     const seats = welcome.seats.map((seat) => ({
       seat: seat.seat,
-      name: seat.name ?? `seat ${seat.seat} (free)`,
+      name: page.names?.[seat.seat] ?? seat.name ?? `seat ${seat.seat} (free)`,
       back: page.backs?.[seat.seat] ?? "",
     }));
     const shape = JSON.stringify([seats, page.seat, page.stopped || page.ended]);
