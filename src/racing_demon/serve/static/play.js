@@ -322,7 +322,9 @@ const RDPlay = (() => {
 
   async function submit(move) {
     if (!canPlay()) return;
-    say(`Sent: ${moveWords(move.text)}. Waiting for the table's receipt…`);
+    const online = $("rd-connection").dataset.state === "open";
+    say(online ? `Sent: ${moveWords(move.text)}. Waiting for the table's receipt…`
+      : `Offline: ${moveWords(move.text)} is kept, and sent once the connection is back if it can still be played; if not, it is listed under Moves not sent.`);
     try {
       await page.game.submit(move.text);
     } catch (error) {
@@ -650,7 +652,7 @@ const RDPlay = (() => {
     verdict.dataset.ok = String(ok);
     verdict.textContent = ok
       ? "✓ This browser recomputed every hand's scores from its own copy of the log: they match."
-      : "✗ The scores this browser recomputed from its own copy do not match the table's: declining is the only choice here.";
+      : "✗ The scores this browser recomputed from its own copy do not match the table's: this browser declined the result for you (the log will show that this seat did not accept it), and signs nothing more for this game.";
     const rows = (final.totals ?? []).map((total, seat) => {
       const mine = check?.totals?.[seat];
       const same = mine === total;
@@ -664,6 +666,8 @@ const RDPlay = (() => {
     $("rd-final-problems").replaceChildren(...(check?.problems ?? []).map((text) => el("li", { text })));
     $("rd-accept").disabled = !ok || page.stopped;
     $("rd-accept").hidden = !ok;
+    // RDClient has declined already when the scores do not check: the button only closes.
+    $("rd-decline").textContent = ok ? "Decline" : "Close";
     page.final = { until: performance.now() + ACCEPT_WINDOW_MS };
     tickFinal();
     window.clearInterval(page.finalTimer);
@@ -691,7 +695,7 @@ const RDPlay = (() => {
     try {
       await (accept ? page.game.accept() : page.game.decline());
       say(accept ? "You accepted the result: your signature goes into the final record."
-        : "You declined: the final record will show that this seat did not accept the result.");
+        : "Declined: the final record will show that this seat did not accept the result.");
     } catch (error) {
       say(`Your answer was not sent: ${error.code ?? "ERROR"}: ${error.message ?? error}.`);
     } finally {
