@@ -718,6 +718,7 @@ const RDPlay = (() => {
     closeFinal();
     clearSelection();
     drawMoves();
+    buildView(); // the piles are no longer operable
     refreshDownloads();
     const box = $("rd-ended");
     box.dataset.verdict = verdict ?? "";
