@@ -559,6 +559,7 @@ const RDPlay = (() => {
         break;
       case "hand_start":
         page.hand = body.hand;
+        page.phase = "playing"; // until the frame after it says otherwise
         page.handStartT = t;
         page.lastCentreT = t + (page.rules?.time?.countdown_ms ?? 0);
         page.lastActionT = null;
@@ -583,6 +584,7 @@ const RDPlay = (() => {
       case "hand_end":
         body.scores.forEach((score, seat) => { page.totals[seat] = (page.totals[seat] ?? 0) + score; });
         page.lastHandScores = body.scores;
+        page.phase = "ended";
         page.handEnd = `Hand ${body.hand} ended: ${HAND_END_WORDS[body.reason] ?? body.reason}. Scores: ${scoresWords(body.scores)}.`;
         say(page.handEnd);
         clearSelection();
