@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from aiohttp import ClientSession, WSMsgType, WSServerHandshakeError, web
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 
@@ -130,7 +130,7 @@ return {
 # browsers given the same instant fire within a timer's slack of each other.
 SCHEDULE_JS = """
 const [move, at] = arguments;
-window.rdE2eFired = "waiting";
+window.rdE2eFired = "";
 setTimeout(() => {
   const button = Array.from(document.querySelectorAll("#rd-moves button[data-move]"))
     .find((b) => b.dataset.move === move);
@@ -172,7 +172,7 @@ class Browser:
 
     def drain(self) -> None:
         """Move Chromium's buffered performance and console entries into ``frames``."""
-        for entry in self.driver.get_log("performance"):
+        for entry in self.driver.get_log("performance"):  # type: ignore[no-untyped-call]
             event = json.loads(entry["message"])["message"]
             method = event.get("method")
             params = event.get("params", {})
@@ -185,7 +185,10 @@ class Browser:
                     if isinstance(message, dict):
                         sent = method.endswith("Sent")
                         self.frames.append(Frame(sent, float(params["timestamp"]), message))
-        self.console.extend(self.driver.get_log("browser"))
+        self.console.extend(self.driver.get_log("browser"))  # type: ignore[no-untyped-call]
+
+    def submits_past(self, count: int) -> bool:
+        return len(self.sent("submit")) > count
 
     def sent(self, *types: str) -> list[dict[str, Any]]:
         self.drain()
@@ -220,7 +223,9 @@ class Browser:
     def find(self, css: str) -> Any:
         return self.driver.find_element("css selector", css)
 
-    def wait(self, what: str, check: Callable[[dict[str, Any]], Any], timeout: float = WAIT_S) -> dict[str, Any]:
+    def wait(
+        self, what: str, check: Callable[[dict[str, Any]], Any], timeout: float = WAIT_S
+    ) -> dict[str, Any]:
         """The page's snapshot once ``check(snapshot)`` holds."""
 
         def ready() -> dict[str, Any] | None:
@@ -233,8 +238,8 @@ class Browser:
         """Open the lobby, wait for its key, give a name and join ``seat`` of ``game`` with
         the lobby's button; the key id the lobby showed."""
         self.open(base + "/")
-        key_id = wait_for(
-            lambda: self.find("#rd-key-id").text.strip(), f"{self.name}: the lobby's key id"
+        key_id: str = wait_for(
+            lambda: str(self.find("#rd-key-id").text).strip(), f"{self.name}: the lobby's key id"
         )
         field_ = self.find("#rd-player-name")
         field_.clear()
@@ -261,6 +266,11 @@ class Browser:
         self.click_pile(move.source_pile, face)
         self.click_pile(move.target_pile)
 
+    def accept_alert(self) -> None:
+        """Say yes to a confirm() the page opened, if it opened one."""
+        with contextlib.suppress(NoAlertPresentException):
+            self.driver.switch_to.alert.accept()
+
     def press(self, *keys: str) -> None:
         """Keys to the page itself (focus taken off any button first)."""
         self.driver.execute_script("document.activeElement && document.activeElement.blur()")
@@ -280,13 +290,14 @@ class Browser:
         self.driver.execute_script(SCHEDULE_JS, move, at_ms)
 
     def fired(self) -> str:
+        """ "clicked" or "gone" once the scheduled click's instant came, "" before."""
         return str(self.driver.execute_script("return window.rdE2eFired || ''"))
 
     def download(self, link: str) -> bytes:
         """Click the page's download link ``link`` (a CSS selector) and return the bytes
         Chromium saved under the link's ``download`` name."""
         anchor = self.find(link)
-        name = anchor.get_attribute("download")
+        name = str(anchor.get_attribute("download") or "")
         assert name, f"{link} has no download name"
         target = self.downloads / name
         target.unlink(missing_ok=True)
