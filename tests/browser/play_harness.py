@@ -121,7 +121,8 @@ return {
   finalShown: shown("#rd-final"),
   ended: attr("#rd-ended", "data-verdict"),
   latency: attr("#rd-latency", "data-ms"),
-  offline: text("#rd-offline-note"),
+  unsent: Array.from(document.querySelectorAll("#rd-offline-note [data-move]"))
+    .map((e) => e.dataset.move),
   hand: text("#rd-hand"),
 };
 """

@@ -290,9 +290,7 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
         if turns:
             # "not silently lost: it is sent after reconnecting or the page says it was not"
             wait_for(
-                lambda: (
-                    ada.receipt_for(turns[0]) or (turns[0] in (ada.snapshot()["offline"] or ""))
-                ),
+                lambda: ada.receipt_for(turns[0]) or turns[0] in ada.snapshot()["unsent"],
                 "the move made offline sent, or listed as not sent",
             )
         landed_before = dict(play.landed)
