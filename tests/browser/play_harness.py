@@ -24,7 +24,11 @@ from typing import Any, TypeVar
 
 from aiohttp import ClientSession, WSMsgType, WSServerHandshakeError, web
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+from selenium.common.exceptions import (
+    NoAlertPresentException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 
@@ -242,14 +246,21 @@ class Browser:
         key_id: str = wait_for(
             lambda: str(self.find("#rd-key-id").text).strip(), f"{self.name}: the lobby's key id"
         )
+        assert re.fullmatch(r"[0-9a-f]{16}", key_id), f"{self.name}: no key made: {key_id}"
         field_ = self.find("#rd-player-name")
         field_.clear()
         field_.send_keys(name)
         selector = f'button.rd-join[data-game="{game}"][data-seat="{seat}"]'
-        wait_for(
-            lambda: self.driver.find_elements("css selector", selector),
-            f"{self.name}: the join button of seat {seat}",
-        ).pop().click()
+
+        def clicked() -> bool:
+            # The lobby redraws its list when it changes: a button may go stale under us.
+            with contextlib.suppress(StaleElementReferenceException):
+                for button in self.driver.find_elements("css selector", selector):
+                    button.click()
+                    return True
+            return False
+
+        wait_for(clicked, f"{self.name}: the join button of seat {seat}")
         wait_for(
             lambda: self.driver.current_url.endswith(f"/play/{game}"),
             f"{self.name}: the table page after joining",
