@@ -209,6 +209,10 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.serve.app": _SERVE | {"aiohttp"},
     "racing_demon.serve.lobby": _SERVE | {"aiohttp"},
     "racing_demon.serve.archive": _SERVE | {"aiohttp"},
+    # Issue 32: the browser client's pages and files; the table as the view page names
+    # its piles (viewer.frames), cut to what a player sees.
+    "racing_demon.serve.pages": {"aiohttp", *_ERRORS},
+    "racing_demon.serve.live_view": _SERVE | {"racing_demon.viewer.frames"},
     # The use case starts the web server (aiohttp's runner and site) and the routes; at the
     # start it cuts a live log's unacknowledged torn line with recover's judgement.
     "racing_demon.serve_run": _SERVE | {"racing_demon.outcomes", "racing_demon.recover", "aiohttp"},
@@ -229,6 +233,7 @@ ONLY_IMPORTED_BY: dict[str, set[str]] = {
         "racing_demon.serve.app",
         "racing_demon.serve.lobby",
         "racing_demon.serve.archive",
+        "racing_demon.serve.pages",
         "racing_demon.serve_run",
     },
 }

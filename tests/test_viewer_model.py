@@ -716,11 +716,33 @@ def test_the_data_cannot_end_its_script_element(tmp_path: Path) -> None:
     assert data["verdict"]["verdict"] == "does_not_verify"
 
 
+def test_the_module_script_holds_the_checks_the_renderer_and_the_page_in_order() -> None:
+    """Issue 32, "One renderer: the table is drawn by the same code that draws the view
+    page"; the design: "viewer/page.py inlines check.js, table.js, view.js in that order into
+    its one module script" (the view page stays one self-contained file)."""
+    assets = {
+        "viewer.html": "<style>/*RD:CSS*/</style><!--RD:DATA--><script>/*RD:JS*/</script>",
+        "check.js": "const RDCheck = 1;",
+        "table.js": "const RDTable = 2;",
+        "view.js": "new RDTable.TableView();",
+    }
+    page = render_page({}, assets)
+    assert (
+        "<script>const RDCheck = 1;\nconst RDTable = 2;\nnew RDTable.TableView();</script>" in page
+    )
+    packaged = render_page({})
+    script = packaged.split('<script type="module">', 1)[1]
+    names = ("const RDCheck = ", "const RDTable = ", "new RDTable.TableView(")
+    assert [script.count(name) for name in names] == [1, 1, 1]
+    assert script.index(names[0]) < script.index(names[1]) < script.index(names[2])
+
+
 def test_each_placeholder_must_be_in_the_template_once() -> None:
     assets = {
         "viewer.html": "<style>/*RD:CSS*/</style><!--RD:DATA-->",
         "view.js": "",
         "check.js": "",
+        "table.js": "",
     }
     with pytest.raises(TemplateError, match=re.escape("/*RD:JS*/ 0 times")):
         render_page({}, assets)
@@ -735,7 +757,7 @@ def test_each_placeholder_must_be_in_the_template_once() -> None:
     page = render_page({"x": 1}, {**assets, "viewer.css": "b{}"})
     assert page == (
         '<style>b{}</style><script type="application/json" id="rd-data">{"x":1}</script>'
-        "<script>\nconst a = '/*RD:CSS*/';</script>"
+        "<script>\n\nconst a = '/*RD:CSS*/';</script>"
     )
     assert data_json({"a": "<&>\u2028\u2029"}) == '{"a":"\\u003c\\u0026\\u003e\\u2028\\u2029"}'
 

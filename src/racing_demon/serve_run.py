@@ -37,7 +37,7 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.recover import RecoveryError, recover_log
-from racing_demon.serve import archive, lobby
+from racing_demon.serve import archive, lobby, pages
 from racing_demon.serve.app import is_loopback, make_app
 from racing_demon.serve.context import LIVE_STATES, ServerContext
 from racing_demon.serve.data import DataFolder
@@ -206,6 +206,7 @@ async def _listen_until_stopped(
         [
             functools.partial(lobby.add_routes, context=context),
             functools.partial(archive.add_routes, context=context),
+            pages.add_routes,
         ],
         loopback_only=is_loopback(run.host),
     )

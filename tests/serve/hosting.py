@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableSpec, TableState
 from racing_demon.sim.bots import BotProfile
 from racing_demon.verify import Settings, verify_log
+from racing_demon.viewer import viewer_data
 
 GAME = "5e7e0000000000000000000000000031"
 SECRET = bytes(range(100, 132))
@@ -148,3 +149,34 @@ def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
 async def until(check: Callable[[], bool]) -> None:
     while not check():
         await asyncio.sleep(0.001)
+
+
+def public_tables(log: Path) -> list[dict[str, Any]]:
+    """The table after each record of ``log`` (a finished, verified log) as the view page
+    frames it, with what nobody at a table sees cut out as docs/protocol.md says (a
+    demon's top card, a waste's last three, their counts; a stock's count): what a served
+    page is shown, computed the viewer's way."""
+    tables: list[dict[str, Any]] = []
+    piles: dict[str, Any] = {}
+    for frame in viewer_data(log, SETTINGS)["frames"]["list"]:
+        piles = dict(frame["set"]) if frame["full"] else {**piles, **frame["set"]}
+        tables.append(
+            {
+                pile: {"cards": value["cards"][-shown:], "n": len(value["cards"])}
+                if (shown := {"demon": 1, "waste": 3}.get(pile.split(".")[-1]))
+                else value
+                for pile, value in piles.items()
+            }
+        )
+    return tables
+
+
+def applied(messages: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
+    """``piles`` messages applied in order, as a client does: the table it holds after
+    each seq."""
+    held: dict[str, Any] = {}
+    tables = {}
+    for message in messages:
+        held = dict(message["set"]) if message["full"] else {**held, **message["set"]}
+        tables[message["seq"]] = held
+    return tables

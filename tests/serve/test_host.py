@@ -37,8 +37,10 @@ from serve.hosting import (
     SETTINGS,
     FakeJournal,
     Server,
+    applied,
     bot,
     person,
+    public_tables,
     quick_rules,
     run,
     until,
@@ -127,6 +129,14 @@ def test_two_bots_play_a_match_to_the_end_and_nothing_is_sent_before_it_is_durab
     for seat in (0, 1):
         receipts = [line for _, s, line in server.journal.entries if s == seat]
         assert receipts == server.receipts(seat).read_bytes().splitlines() and receipts
+    # Issue 32 design §1: "piles — to every connection ... right after each record
+    # message"; "moves — to a person's seat only (never a bot's, never a spectator)".
+    kinds = [message["type"] for message in spectator.messages]
+    assert kinds.count("record") == kinds.count("piles") == len(file_lines)
+    assert all(kinds[at + 1] == "piles" for at, kind in enumerate(kinds) if kind == "record")
+    assert [message["seq"] for message in spectator.of("piles")] == list(range(len(file_lines)))
+    assert list(applied(spectator.of("piles")).values()) == public_tables(server.log)
+    assert spectator.of("moves") == []
 
 
 def test_no_record_reaches_a_peer_before_the_journal_makes_it_durable(tmp_path: Path) -> None:
@@ -255,6 +265,13 @@ def test_a_keyed_person_signs_submits_and_is_refused_through_the_hosted_table(
     assert pack["hand"] == 1 and pack_digest(1, 0, cards) == hand_start["packs"][0]
     kinds = [message["type"] for message in peer.messages]
     assert kinds.index("pack") == kinds.index("record", kinds.index("record") + 1) + 1
+    # Issue 32 design §1: after each piles, the person's seat gets every move it may make.
+    piles, moves = peer.of("piles"), peer.of("moves")
+    seqs = list(range(len(peer.lines())))
+    assert [m["seq"] for m in moves] == [m["seq"] for m in piles] == seqs
+    assert moves[1]["moves"] and "0 resign" in moves[1]["moves"]  # dealt: its moves
+    assert moves[-1]["moves"] == []  # the match is over
+    assert list(applied(piles).values()) == public_tables(server.log)
 
 
 def test_the_timer_abandons_an_idle_table_and_a_silent_seat_declines(tmp_path: Path) -> None:
@@ -361,6 +378,16 @@ def test_a_stopped_table_resumes_from_its_log_and_a_peer_catches_up_from_its_seq
     run(after)
     lines = again.log.read_bytes().splitlines()
     assert lines[: len(held)] == held and back.lines() == lines[10:]
+    # Issue 32 design §1: "once as a full frame after a sync's catch-up": the resumed
+    # table shows the peer every pile after the last record it sent, then a delta after
+    # each record.
+    tables = public_tables(again.log)
+    assert applied(first.of("piles")) == dict(enumerate(tables[: len(held)]))
+    caught_up = back.of("piles")[0]
+    assert caught_up["full"] and caught_up["seq"] >= len(held) - 1
+    assert applied(back.of("piles")) == {
+        seq: table for seq, table in enumerate(tables) if seq >= caught_up["seq"]
+    }
     report = verify_log(again.log, SETTINGS)
     assert report.verdict is Verdict.VERIFIED and report.accepted_by == (0, 1)
     assert again.audit() is ExitCode.OK

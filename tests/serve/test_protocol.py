@@ -309,6 +309,23 @@ def _built() -> list[dict[str, Any]]:
             receipts=f"/games/{game}/seat0.receipts.jsonl",
         ),
         protocol.seat(seat=3, connected=False),
+        protocol.piles(
+            seq=12,
+            hand=1,
+            phase="called",
+            clock_ms=5120,
+            full=False,
+            changed={
+                "s0.demon": {"cards": [], "n": 0},
+                "s1.waste": {"cards": ["4C", "9H", "KD"], "n": 20},
+                "s1.stock": {"n": 9},
+                "s2.w4": {"cards": ["KS", "QH", "JC"]},
+                "f3": {"suit": "S", "levels": [["AS@2"], ["2S@0", "2S@1"]], "complete": False},
+            },
+        ),
+        protocol.piles(seq=0, hand=None, phase=None, clock_ms=0, full=True, changed={}),
+        protocol.moves(seq=12, moves=["2 recycle", "2 demon>f+ AD", "2 resign"]),
+        protocol.moves(seq=13, moves=[]),
         protocol.error_message(ServeCode.NOT_SYNCED, "send sync first"),
         protocol.error_message(ServeCode.NOT_ASKED, "no entropy asked now", "e1"),
     ]

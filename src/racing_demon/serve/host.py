@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import Dealer, commitment
 from racing_demon.game.flow import RecordKind, Seen
+from racing_demon.game.state import State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import (
@@ -44,9 +45,10 @@ from racing_demon.serve.audience import Audience
 from racing_demon.serve.bot_seat import play_bot
 from racing_demon.serve.clock import TableClock, wake_at_deadlines
 from racing_demon.serve.data import open_to_append
+from racing_demon.serve.live_view import LiveView
 from racing_demon.serve.outbox import Outbox
 from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
-from racing_demon.serve.requests import Request
+from racing_demon.serve.requests import Request, answered_signers
 from racing_demon.serve.seats import (
     Peer,
     SeatKind,
@@ -58,7 +60,7 @@ from racing_demon.serve.seats import (
     players_of,
 )
 from racing_demon.serve.sent_log import SentLog, hand_started
-from racing_demon.table import PlayerSigner, ResumeError, SubmissionError, Table
+from racing_demon.table import ResumeError, SubmissionError, Table
 from racing_demon.verify import Settings, Verdict, verify_log
 
 __all__ = [
@@ -108,6 +110,9 @@ class HostedTable:
         self._table: Table | None = None
         self._dealer: Dealer | None = None
         self._audience = Audience()
+        self._clock = TableClock()
+        people = [seat for seat, entry in enumerate(self._seats) if entry.kind is SeatKind.PERSON]
+        self._view = LiveView(self._audience, people, self._clock.now_ms)
         self._outbox = Outbox(journal, self._fail)
         self.sent = SentLog(paths.log_path(spec.game))  # what the outbox sent: durable
         self._hand: int | None = None  # the last hand_start sent
@@ -121,7 +126,6 @@ class HostedTable:
         self._life: asyncio.Task[None] | None = None
         self._sender: asyncio.Task[None] | None = None
         self._closing: asyncio.Task[None] | None = None
-        self._clock = TableClock()
         self._verdict: str | None = None
         self._failure: BaseException | None = None
         if all(seat.taken for seat in self._seats):
@@ -208,7 +212,7 @@ class HostedTable:
     async def attach(self, peer: Peer, from_seq: int) -> None:
         """Send ``peer`` every durable record from ``from_seq`` (from the log file, off the
         event loop: ``SentLog``), then what its seat is asked now and its pack for the
-        hand in play, then live messages."""
+        hand in play, the table's piles and its seat's moves, then live messages."""
         self._audience.syncing(peer)
         await self.sent.catch_up(peer, from_seq)
         if not self._audience.join(peer, from_seq):
@@ -220,6 +224,7 @@ class HostedTable:
                 peer.send(request.message(seat))
             if self._hand is not None:
                 peer.send(self._pack(seat, self._hand))
+        self._view.attach(peer)
         if self._verdict is not None:
             peer.send(self._ended(seat))
 
@@ -346,10 +351,10 @@ class HostedTable:
             self._key,
             spec.secret,
             None,
-            player_signers=self._signers(),
+            player_signers=answered_signers(self._signed, len(self._seats)),
             game_id=self.game,
             durable=False,  # the journal makes each line durable
-            on_line=self._on_line,
+            on_record=self._on_record,
             hold_final=True,
         )
         self._opened(self._paths.log_path(self.game).read_bytes().split(b"\n", 1)[0])
@@ -364,9 +369,9 @@ class HostedTable:
                 path,
                 self._key,
                 self._spec.secret,
-                player_signers=self._signers(),
+                player_signers=answered_signers(self._signed, len(self._seats)),
                 durable=False,
-                on_line=self._on_line,
+                on_record=self._on_record,
                 hold_final=True,
             )
         except ResumeError:
@@ -380,6 +385,8 @@ class HostedTable:
         # (the journal's recovery ran before any table resumed).
         lines = path.read_bytes().split(b"\n")[: table.records - self._outbox.waiting]
         self.sent.sent_before(lines)
+        if not self._outbox.waiting:  # else the first record it wrote shows every pile
+            self._view.resumed(table.records - 1, table.state)
         self._opened(lines[0])
         for line in reversed(lines):
             if (hand := hand_started(line)) is not None:
@@ -507,17 +514,21 @@ class HostedTable:
         self._outbox.queue(lambda: self._journal.receipt(self.game, seat, receipt), deliver, done)
         return done
 
-    def _on_line(self, line: bytes) -> None:
-        """Every line the table writes: journaled at once, sent once durable; after a
-        ``hand_start``, each seat's pack."""
+    def _on_record(self, line: bytes, state: State | None) -> None:
+        """Every line the table writes (``state``: the table after it): journaled at once,
+        sent once durable; after a ``hand_start``, each seat's pack; then the table's piles
+        and the people's moves."""
 
         def deliver() -> None:
-            self._audience.record(self.sent.sent(line), protocol.record(line))
+            seq = self.sent.sent(line)
+            self._audience.record(seq, protocol.record(line))
             hand = hand_started(line)
             if hand is not None:
                 self._hand = hand
                 for seat in range(len(self._seats)):
                     self._audience.to_seat(seat, self._pack(seat, hand))
+            self._view.show(seq, state, new_hand=hand is not None)
+            self._view.advise()
 
         self._outbox.queue(lambda: self._journal.log_line(self.game, line), deliver)
 
@@ -562,25 +573,13 @@ class HostedTable:
         if self._sender is not None:
             self._sender.cancel()
             await asyncio.wait([self._sender])
+        self._view.close()
         if self._table is not None:
             self._table.close()
         for file in self._receipt_files:
             file.close()
 
     # -- helpers --------------------------------------------------------------------------
-
-    def _signers(self) -> list[PlayerSigner]:
-        """The seats' signers as the table asks them: the answers gathered over the
-        network before it asks (None: not answered)."""
-
-        def signer(seat: int) -> PlayerSigner:
-            def answer(kind: str, message: bytes) -> str | None:
-                answers = self._signed.get(kind)
-                return None if answers is None else answers[seat]
-
-            return answer
-
-        return [signer(seat) for seat in range(len(self._seats))]
 
     def _pack(self, seat: int, hand: int) -> dict[str, Any]:
         assert self._dealer is not None  # a hand started: the table is written to

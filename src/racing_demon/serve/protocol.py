@@ -276,6 +276,34 @@ def pack(*, hand: int, faces: Sequence[str]) -> dict[str, Any]:
     return {"type": "pack", "hand": hand, "cards": list(faces)}
 
 
+def piles(
+    *,
+    seq: int,
+    hand: int | None,
+    phase: str | None,
+    clock_ms: int,
+    full: bool,
+    changed: Mapping[str, object],
+) -> dict[str, Any]:
+    """The table after record ``seq`` as anyone at it sees it (``serve.live_view``): the
+    piles that changed since the last ``piles`` (every pile when ``full``), by id."""
+    return {
+        "type": "piles",
+        "seq": seq,
+        "hand": hand,
+        "phase": phase,
+        "clock_ms": clock_ms,
+        "full": full,
+        "set": dict(changed),
+    }
+
+
+def moves(*, seq: int, moves: Sequence[str]) -> dict[str, Any]:
+    """Every move the seat may submit after record ``seq``, as move text: advice (the
+    table judges each submission). To a person's seat only."""
+    return {"type": "moves", "seq": seq, "moves": list(moves)}
+
+
 def receipt(*, ref: str, receipt: bytes | str) -> dict[str, Any]:
     """The table-signed receipt line answering the submission ``ref``."""
     return {"type": "receipt", "ref": ref, "receipt": _text(receipt)}

@@ -5,7 +5,7 @@ final record. A bot's answer is signed at once with the key the server keeps for
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.log.records import FORMAT_VERSION
 from racing_demon.log.signing import sign, verify
 from racing_demon.serve.protocol import ServeCode, ServeError
+from racing_demon.table import PlayerSigner
 
 
 class Request:
@@ -67,3 +68,17 @@ class Request:
         except TimeoutError:
             return False
         return True
+
+
+def answered_signers(signed: Mapping[str, list[str | None]], seats: int) -> list[PlayerSigner]:
+    """The seats' signers as a table asks them: the answers gathered over the network
+    (``signed``: by kind, one per seat; None: not answered) before the table asks."""
+
+    def signer(seat: int) -> PlayerSigner:
+        def answer(kind: str, message: bytes) -> str | None:
+            answers = signed.get(kind)
+            return None if answers is None else answers[seat]
+
+        return answer
+
+    return [signer(seat) for seat in range(seats)]

@@ -43,6 +43,7 @@ from racing_demon.log.records import (
 from racing_demon.log.signing import verify
 from racing_demon.log.writer import LogWriter
 from racing_demon.schema import checked_errors
+from racing_demon.table.lines import LineHook, OnRecord
 from racing_demon.table.errors import (
     ResumeError,
     RevealError,
@@ -109,6 +110,7 @@ class Table:
         tournament: TournamentTag | None = None,
         on_line: Callable[[bytes], None] | None = None,
         hold_final: bool = False,
+        on_record: OnRecord | None = None,
     ) -> Table:
         """Write the genesis and deal the first hand.
 
@@ -138,7 +140,8 @@ class Table:
 
         ``on_line`` is called with every line the table writes (without its newline), once
         it is written and flushed, before the call that wrote it returns: a server journals
-        it there, and acknowledges nothing before the journal has synced it. With
+        it there, and acknowledges nothing before the journal has synced it; ``on_record``
+        then, with the position after the line's record (``table.lines``). With
         ``hold_final`` the final record is held once due, as a tournament's is, until
         ``reveal``: the server then sends each seat ``final_body()`` and gathers their
         acceptances over the network before the signers are asked for them.
@@ -156,7 +159,8 @@ class Table:
         except FileExistsError:
             raise log_exists(path) from None
         try:
-            writer = LogWriter(file, game, table_key, durable=durable, on_append=on_line)
+            hook = LineHook(on_line, on_record)  # the table's position: set once it exists
+            writer = LogWriter(file, game, table_key, durable=durable, on_append=hook)
             writer.append(0, genesis.payload, sigs)
             flow = MatchFlow.begin(rules, dealer, len(players))
             table = cls(
@@ -170,6 +174,7 @@ class Table:
                 tournament,
                 hold_final,
             )
+            hook.position = lambda: table._flow.state
             table._record_due(0)
         except BaseException:
             # The file is this call's own (opened exclusively): a failed create leaves
@@ -206,6 +211,7 @@ class Table:
         durable: bool = True,
         on_line: Callable[[bytes], None] | None = None,
         hold_final: bool = False,
+        on_record: OnRecord | None = None,
     ) -> Table:
         """Continue the unfinished match logged at ``path`` after a crash.
 
@@ -215,9 +221,9 @@ class Table:
         the next deal or the final record, which ``player_signers`` may accept) and takes
         submissions again. A tournament's table holds its final record as ``create``'s does:
         a log played out but not revealed resumes ``played_out``, ready to ``reveal``.
-        ``durable``, ``on_line`` and ``hold_final`` are ``create``'s (a server passes the
-        ones it created the table with). Raises ResumeError, also for a log of an older
-        format.
+        ``durable``, ``on_line``, ``on_record`` and ``hold_final`` are ``create``'s (a server
+        passes the ones it created the table with). Raises ResumeError, also for a log of an
+        older format.
         """
         settings = Settings(
             table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret, limits=limits
@@ -253,7 +259,7 @@ class Table:
             recent_hashes=rebuilt.recent,
             head_body=hashlib.sha256(canonical_bytes(record_body(last))).hexdigest(),
             durable=durable,
-            on_append=on_line,
+            on_append=(hook := LineHook(on_line, on_record)),
         )
         table = cls(
             writer,
@@ -267,6 +273,7 @@ class Table:
             hold_final,
         )
         table._next_n = rebuilt.next_n
+        hook.position = lambda: table._flow.state
         table._record_due(writer.t_ms)
         return table
 

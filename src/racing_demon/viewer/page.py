@@ -3,9 +3,9 @@ inlined (docs/viewer.md). Nothing on the page loads from anywhere else, and the 
 gives the same bytes.
 
 The template ``assets/viewer.html`` holds each placeholder exactly once: ``/*RD:CSS*/``
-inside its ``<style>``, ``/*RD:JS*/`` inside its one module script (check.js, then
-view.js), and ``<!--RD:DATA-->`` where the data's ``<script type="application/json">``
-goes.
+inside its ``<style>``, ``/*RD:JS*/`` inside its one module script (check.js, table.js,
+then view.js: the checks, the table's renderer the play page shares, the page), and
+``<!--RD:DATA-->`` where the data's ``<script type="application/json">`` goes.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ CSS_PLACEHOLDER = "/*RD:CSS*/"
 JS_PLACEHOLDER = "/*RD:JS*/"
 DATA_PLACEHOLDER = "<!--RD:DATA-->"
 DATA_ELEMENT_ID = "rd-data"
-SCRIPTS = ("check.js", "view.js")
+SCRIPTS = ("check.js", "table.js", "view.js")
 PACKED_FIELDS = frozenset({"records", "frames", "audit"})
 _PLACEHOLDERS = re.compile(
     "|".join(re.escape(text) for text in (CSS_PLACEHOLDER, JS_PLACEHOLDER, DATA_PLACEHOLDER))

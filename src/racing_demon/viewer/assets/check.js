@@ -1636,5 +1636,14 @@ const RDCheck = (() => {
       face,
     }),
     hex: Object.freeze({ toHex, fromHex }),
+    // One record or receipt line at a time, for a client that checks as lines arrive
+    // (serve/static/client.js): the reader's verdict, the envelope's, the signed bytes.
+    line: Object.freeze({
+      read: readLine,
+      envelopeProblem,
+      bodyBytes: (raw) => raw.subarray(BODY_START.length, lastIndexOf(raw, SIGS_START)),
+      checkPublicKey,
+    }),
+    bytes: Object.freeze({ sha256Hex, concat, equal: equalBytes, pae }),
   });
 })();

@@ -1,7 +1,9 @@
-// view.js: the game viewer's rendering, timeline, keys, deep links, audit and chart.
-// It reads the embedded data (format racing-demon/viewer/v1, made by viewer/model.py) and
-// RDCheck (check.js, in the same module script) for the browser's own checks. Plain DOM:
-// no library, no network; every text from the log goes in through textContent, never as markup.
+// view.js: the game viewer's timeline, words, keys, deep links, audit and chart.
+// It reads the embedded data (format racing-demon/viewer/v1, made by viewer/model.py),
+// draws the table with RDTable (table.js, the renderer the play page shares) and runs
+// RDCheck (check.js) for the browser's own checks; page.py puts all three in one module
+// script. Plain DOM: no library, no network; every text from the log goes in through
+// textContent, never as markup.
 
 const DATA = await unpacked(JSON.parse(document.getElementById("rd-data").textContent));
 const RECORDS = DATA.records;
@@ -25,9 +27,6 @@ async function unpacked(data) {
 const LONGEST_PAUSE_MS = 3000;
 const NEARBY = 12; // records listed on each side of the one shown
 
-const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
 const KIND_LABELS = {
   genesis: "genesis", hand_start: "deal", move: "move", bounce: "bounce", tie: "tie",
   call: "call", agree: "agree", stall: "stall", resign: "resign", hand_end: "hand end",
@@ -54,19 +53,7 @@ const CHECK_STATUS_WORDS = {
 
 // -- small helpers ------------------------------------------------------------
 
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children) {
-    if (child !== null && child !== undefined) node.append(child);
-  }
-  return node;
-}
+const { el, plural, inkOn, cardText, isRed } = RDTable;
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 function svg(tag, attributes = {}, text = null) {
@@ -85,11 +72,6 @@ function recordLink(index, text) {
   return el("a", { href: hashOf(index), class: "rd-seq-link", text });
 }
 
-// A count and its noun agreeing ("1 hand", "2 hands"), as wording.plural writes them.
-function plural(count, noun) {
-  return `${count} ${count === 1 ? noun : `${noun}s`}`;
-}
-
 function clockText(ms) {
   const total = Math.max(0, Math.floor(ms / 100));
   const tenths = total % 10;
@@ -103,72 +85,12 @@ async function sha256Hex(bytes) {
   return RDCheck.hex.toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
 
-// Black or white text, whichever reads better on a seat's colour (the palette has both
-// black and yellow in it).
-function inkOn(colour) {
-  const value = parseInt(colour.slice(1), 16);
-  const [r, g, b] = [value >> 16, (value >> 8) & 255, value & 255];
-  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? "#000" : "#fff";
-}
-
-// Initials that tell the seats apart: the first letter, or more where two seats share it.
-function seatInitials(seats) {
-  const names = seats.map((seat) => Array.from(seat.name.trim() || `Seat ${seat.seat}`));
-  for (let length = 1; length <= 3; length++) {
-    const marks = names.map((letters) => letters.slice(0, length).join("").toUpperCase());
-    if (new Set(marks).size === marks.length) return marks;
-  }
-  return seats.map((seat) => String(seat.seat + 1));
-}
-const INITIALS = seatInitials(SEATS);
-
 function seatName(seat) {
   return SEATS[seat]?.name ?? `seat ${seat}`;
 }
 
 function seatColour(seat) {
   return SEATS[seat]?.colour ?? "#777777";
-}
-
-// -- cards --------------------------------------------------------------------
-
-function cardLabel(face, owner) {
-  const rank = RANK_NAMES[face[0]] ?? face[0];
-  return `${rank} of ${SUIT_NAMES[face[1]] ?? face[1]}, ${seatName(owner)}'s pack`;
-}
-
-function cardText(face) {
-  return (face[0] === "T" ? "10" : face[0]) + (SUIT_SYMBOLS[face[1]] ?? face[1]);
-}
-
-function isRed(face) {
-  return face[1] === "H" || face[1] === "D";
-}
-
-// A card face up. `marked` cards show their owner (foundations, where packs mix).
-function cardElement(face, owner, marked = false) {
-  const card = el("span", {
-    class: `card ${isRed(face) ? "red" : "black"}${marked ? " owned" : ""}`,
-    "data-card": face,
-    "data-owner": owner,
-    role: "img",
-    "aria-label": cardLabel(face, owner),
-  });
-  card.style.setProperty("--owner", seatColour(owner));
-  card.style.setProperty("--owner-ink", inkOn(seatColour(owner)));
-  const rank = face[0] === "T" ? "10" : face[0];
-  card.append(
-    el("span", { class: "rank", "aria-hidden": "true", text: rank }),
-    el("span", { class: "suit", "aria-hidden": "true", text: SUIT_SYMBOLS[face[1]] ?? face[1] }),
-    el("span", { class: "pip", "aria-hidden": "true", text: SUIT_SYMBOLS[face[1]] ?? face[1] }),
-  );
-  if (marked) card.append(el("span", { class: "initial", "aria-hidden": "true", text: INITIALS[owner] ?? "?" }));
-  return card;
-}
-
-function splitCard(text) {
-  const [face, owner] = text.split("@");
-  return [face, Number(owner)];
 }
 
 // -- frames: the table after each record, rebuilt from keyframes and deltas -----
@@ -242,9 +164,6 @@ const view = {
   playing: false,
   timer: null,
   due: 0, // while playing: when the record after the one shown is due (performance.now())
-  rendered: new Map(), // pile id -> the value object last drawn
-  pileElements: new Map(),
-  seatElements: [],
 };
 
 function verifiedAt(index) {
@@ -258,98 +177,7 @@ function frameIndexOf(index) {
   return lastFrame;
 }
 
-// -- table skeleton (built once; piles are redrawn when their value changes) ---
-
-function buildSeats() {
-  const container = $("rd-seats");
-  container.replaceChildren();
-  for (const seat of SEATS) {
-    const n = seat.seat;
-    const colour = seatColour(n);
-    const piles = el("div", { class: "rd-piles" });
-    const pileSlot = (id, label, kind) => {
-      const pile = el("div", {
-        class: `pile pile-${kind}`,
-        "data-pile": id,
-        "data-count": "0",
-        "data-top": "",
-        role: "group",
-        "aria-label": `${seatName(n)}'s ${label}`,
-      });
-      const wrap = el("div", { class: `slot slot-${kind}` }, el("div", { class: "slot-label", text: label }), pile);
-      view.pileElements.set(id, pile);
-      return wrap;
-    };
-    piles.append(
-      pileSlot(`s${n}.demon`, "demon", "demon"),
-      pileSlot(`s${n}.stock`, "stock", "stock"),
-      pileSlot(`s${n}.waste`, "waste", "waste"));
-    for (let k = 1; k <= WORK_PILES; k++) piles.append(pileSlot(`s${n}.w${k}`, `work ${k}`, "work"));
-    const swatch = el("span", { class: "rd-swatch", "aria-hidden": "true", text: INITIALS[n] });
-    swatch.style.background = colour;
-    swatch.style.color = inkOn(colour);
-    const total = el("span", { class: "rd-seat-total" });
-    const flag = el("span", { class: "rd-seat-flag" });
-    // The log names a back ("red"); the page draws each seat in its palette colour, which
-    // need not match that name, so the name is in the tooltip and the About panel only.
-    const header = el("h3", { class: "rd-seat-name", title: `${seat.name}: ${seat.back} back in the log` }, swatch,
-      el("span", { class: "rd-name", text: seat.name }), flag, total);
-    const block = el("section", { class: "rd-seat", "data-seat": n, "aria-label": `Seat ${n}: ${seat.name}` }, header, piles);
-    block.style.setProperty("--seat", colour);
-    container.append(block);
-    view.seatElements.push({ block, total, flag });
-  }
-}
-
-function drawSeatPile(id, value) {
-  const pile = view.pileElements.get(id);
-  const owner = Number(id.slice(1, id.indexOf(".")));
-  const kind = id.slice(id.indexOf(".") + 1);
-  const work = /^w\d+$/.test(kind);
-  pile.replaceChildren();
-  if (value === undefined) {
-    pile.dataset.count = "0";
-    pile.dataset.top = "";
-    if (work) pile.dataset.cards = "";
-    return;
-  }
-  if (kind === "stock") {
-    const count = value.n;
-    pile.dataset.count = String(count);
-    pile.dataset.top = "";
-    if (count > 0) {
-      const back = el("span", { class: "card back", role: "img", "aria-label": `${plural(count, "card")} face down` });
-      back.style.setProperty("--owner", seatColour(owner));
-      pile.append(back);
-    } else {
-      pile.append(el("span", { class: "card empty", role: "img", "aria-label": "empty" }));
-    }
-    pile.append(el("span", { class: "count", text: String(count) }));
-    return;
-  }
-  const cards = value.cards;
-  pile.dataset.count = String(cards.length);
-  pile.dataset.top = cards.length ? cards[cards.length - 1] : "";
-  if (work) {
-    pile.dataset.cards = cards.join(" ");
-    if (!cards.length) pile.append(el("span", { class: "card empty", role: "img", "aria-label": "empty" }));
-    for (const face of cards) pile.append(cardElement(face, owner));
-    return;
-  }
-  // Demon and waste: the top card shows (the waste's last three fanned, as they were turned).
-  const shown = kind === "waste" ? cards.slice(-3) : cards.slice(-1);
-  if (!shown.length) pile.append(el("span", { class: "card empty", role: "img", "aria-label": "empty" }));
-  const fan = el("span", { class: "fan" });
-  for (const face of shown) fan.append(cardElement(face, owner));
-  pile.append(fan, el("span", { class: "count", text: String(cards.length) }));
-}
-
-function foundationTitle(value) {
-  return value.levels.map((level) => level.map((text) => {
-    const [face, owner] = splitCard(text);
-    return `${cardText(face)} (${seatName(owner)})`;
-  }).join(" = ")).join(", ");
-}
+// -- the table: RDTable draws it ------------------------------------------------
 
 // Which record put each centre card there, from the audit of the hands that ended.
 const placedAt = new Map();
@@ -359,92 +187,22 @@ for (const hand of DATA.audit?.hands ?? []) {
   }
 }
 
-function drawFoundation(pile, value, hand) {
-  pile.replaceChildren();
-  const count = value.levels.reduce((sum, level) => sum + level.length, 0);
-  const topLevel = value.levels[value.levels.length - 1] ?? [];
-  pile.dataset.count = String(count);
-  pile.dataset.top = topLevel[0] ?? "";
-  pile.dataset.suit = value.suit;
-  pile.classList.toggle("complete", Boolean(value.complete));
-  pile.classList.toggle("tied", topLevel.length > 1);
-  pile.title = foundationTitle(value);
-  const fan = el("span", { class: "fan" });
-  for (const text of topLevel) {
-    const [face, owner] = splitCard(text);
-    const card = cardElement(face, owner, true);
-    const seq = placedAt.get(`${hand}:${text}`);
-    if (seq === undefined) {
-      fan.append(card);
-    } else {
-      card.setAttribute("aria-label", `${card.getAttribute("aria-label")}, placed at record ${seq}`);
-      fan.append(el("a", { href: `#seq=${seq}`, class: "rd-card-link", title: `placed at record ${seq}` }, card));
-    }
-  }
-  // The owners of the cards below, bottom first: who built this pile, at a glance.
-  const strip = el("span", { class: "owners", "aria-hidden": "true" });
-  for (const level of value.levels.slice(0, -1)) {
-    for (const text of level) {
-      const tick = el("span", { class: "tick" });
-      tick.style.background = seatColour(splitCard(text)[1]);
-      strip.append(tick);
-    }
-  }
-  pile.append(fan, strip, el("span", { class: "count", text: `${count}${value.complete ? " ✓" : ""}` }));
-}
-
-function drawFoundations(piles, hand) {
-  const container = $("rd-foundations");
-  const ids = Object.keys(piles).filter((id) => id[0] === "f")
-    .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
-  const present = new Set(ids);
-  for (const id of [...view.pileElements.keys()]) {
-    if (id[0] === "f" && !present.has(id)) {
-      view.pileElements.get(id).closest(".slot").remove();
-      view.pileElements.delete(id);
-      view.rendered.delete(id);
-    }
-  }
-  ids.forEach((id, position) => {
-    let pile = view.pileElements.get(id);
-    if (!pile) {
-      pile = el("div", { class: "pile pile-foundation", "data-pile": id, role: "group", "aria-label": `foundation ${id.slice(1)}` });
-      const slot = el("div", { class: "slot slot-foundation" }, el("div", { class: "slot-label", text: id.slice(1) }), pile);
-      view.pileElements.set(id, pile);
-      container.insertBefore(slot, container.children[position] ?? null);
-    } else if (container.children[position] !== pile.closest(".slot")) {
-      container.insertBefore(pile.closest(".slot"), container.children[position] ?? null);
-    }
-    if (view.rendered.get(id) !== piles[id]) {
-      drawFoundation(pile, piles[id], hand);
-      view.rendered.set(id, piles[id]);
-    }
-  });
-  if (!ids.length && !container.querySelector(".rd-empty-centre")) {
-    container.append(el("p", { class: "rd-empty-centre", text: "No foundation yet." }));
-  } else if (ids.length) {
-    container.querySelector(".rd-empty-centre")?.remove();
-  }
-}
+const tableView = new RDTable.TableView({
+  seatsElement: $("rd-seats"),
+  foundationsElement: $("rd-foundations"),
+  tableElement: $("rd-table"),
+  seats: SEATS,
+  workPiles: WORK_PILES,
+  colours: SEATS.map((seat) => seat.colour),
+  placedAt,
+});
+const INITIALS = tableView.initials;
 
 // changed: the piles the record changed; named: the piles a bounced or failing move named,
 // which it did not change.
 function drawTable(frameIndex, changed, named) {
   const piles = frameIndex < 0 ? {} : frames.pilesAt(frameIndex);
-  for (const id of view.pileElements.keys()) {
-    if (id[0] !== "s") continue;
-    if (view.rendered.get(id) !== piles[id] || !view.rendered.has(id)) {
-      drawSeatPile(id, piles[id]);
-      view.rendered.set(id, piles[id]);
-    }
-  }
-  drawFoundations(piles, frameIndex < 0 ? null : FRAMES[frameIndex].hand);
-  for (const [id, pile] of view.pileElements) {
-    pile.classList.toggle("changed", changed.has(id));
-    pile.classList.toggle("named", named.has(id));
-    pile.dataset.named = String(named.has(id));
-  }
-  $("rd-table").classList.toggle("before-deal", Object.keys(piles).length === 0);
+  tableView.draw(piles, frameIndex < 0 ? null : FRAMES[frameIndex].hand, changed, named);
 }
 
 // -- words --------------------------------------------------------------------
@@ -532,13 +290,13 @@ function drawStatus(index, frameIndex) {
   // The totals before the hand in play (after it, once its end is recorded).
   const endedHands = (DATA.audit?.hands ?? []).filter((entry) => entry.end_seq <= record.seq).length;
   const row = totals[Math.min(endedHands, totals.length - 1)] ?? [];
-  view.seatElements.forEach(({ block, total, flag }, seat) => {
-    block.classList.toggle("active", record.seat === seat);
-    total.textContent = row[seat] === undefined ? "" : `total ${row[seat]}`;
-    const hands = DATA.audit?.hands ?? [];
-    const ending = hands.find((entry) => entry.hand === hand && entry.end_seq <= record.seq);
-    flag.textContent = ending && ending.ended_by === seat ? ending.reason.replace("_", " ") : "";
-  });
+  tableView.setActiveSeat(record.seat);
+  const hands = DATA.audit?.hands ?? [];
+  const ending = hands.find((entry) => entry.hand === hand && entry.end_seq <= record.seq);
+  for (const { seat } of SEATS) {
+    tableView.setSeatTotal(seat, row[seat] === undefined ? "" : `total ${row[seat]}`);
+    tableView.setSeatFlag(seat, ending && ending.ended_by === seat ? ending.reason.replace("_", " ") : "");
+  }
 }
 
 // -- moving -------------------------------------------------------------------
@@ -869,7 +627,7 @@ function drawAudit() {
       const cards = el("td", { class: "rd-placed" });
       for (const placed of entry.placed) {
         const link = el("a", { href: `#seq=${placed.seq}`, class: `rd-chip ${isRed(placed.card) ? "red" : "black"}`,
-          title: `record ${placed.seq}`, "aria-label": `${cardLabel(placed.card, entry.seat)}, placed at record ${placed.seq}`,
+          title: `record ${placed.seq}`, "aria-label": `${tableView.cardLabel(placed.card, entry.seat)}, placed at record ${placed.seq}`,
           text: cardText(placed.card) });
         cards.append(link, " ");
       }
@@ -1128,7 +886,6 @@ function bindKeyDrop() {
 // -- start ----------------------------------------------------------------------
 
 function start() {
-  buildSeats();
   bindControls();
   drawHeader();
   const fromHash = indexFromHash();

@@ -1,0 +1,1294 @@
+// client.js: the player's side of `racing-demon serve` in the browser (docs/protocol.md).
+//
+// RDClient holds what a player must hold for a game to be disputable: an Ed25519 key made
+// by Web Crypto that never leaves the browser (non-extractable, kept in IndexedDB), its own
+// copy of the log and every receipt, each checked as it arrives with the viewer's checks
+// (RDCheck, check.js, loaded first), and the signatures it makes only after checking what
+// it signs (docs/protocol.md §6). It draws nothing: the pages (lobby.js, play.js) listen
+// to its events. Everything it holds is written to IndexedDB before it is acted on, so a
+// reload or a dropped connection goes on from the last record held (§10).
+//
+// When the server sends something that does not verify, the client stops: it closes the
+// connection, signs nothing more, keeps what it holds as evidence and says so with a
+// `problem` event. It never judges a move: the server's `moves` list is advice, the table
+// judges every submission.
+const RDClient = (() => {
+  "use strict";
+
+  const subtle = globalThis.crypto.subtle;
+  const encoder = new TextEncoder();
+  const { toHex, fromHex } = RDCheck.hex;
+  const { sha256Hex, pae } = RDCheck.bytes;
+  const LOG_VERSION = 2; // the log format version every client signature is made under
+  const PROTOCOL = 1;
+  const SUBMISSION_KINDS = new Set(["move", "tie", "call", "agree", "resign", "bounce"]);
+  const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+  const MAX_HANDS = 500; // rules.MAX_HANDS: every match ends after 500 hands
+  const NDJSON = "application/x-ndjson";
+
+  const utf8 = (text) => encoder.encode(text);
+  const canonicalText = (value) => RDCheck.canonical.encode(value);
+  // A string the server sent as canonical bytes: its value, or null when it is not
+  // canonical JSON of an object (docs/protocol.md §2, "Bytes inside strings").
+  const readCanonical = (text) => {
+    if (typeof text !== "string") return null;
+    const read = RDCheck.line.read(utf8(text));
+    return read.code === undefined ? read.value : null;
+  };
+
+  // -- IndexedDB ("racing-demon") ------------------------------------------------------
+
+  const DB_NAME = "racing-demon";
+  const DB_VERSION = 1;
+  // keys: "current" -> the key pair; seats: game -> seat record; games: game -> what the
+  // client knows of it (table key, problem, end); records: [game, seq] -> line;
+  // receipts: [game, i] -> line; pending: [game, ref] -> submission; signed: [game, what]
+  // -> what it signed; packs: [game, hand] -> faces; evidence: [game, i] -> a line refused.
+  const STORES = [
+    "keys",
+    "seats",
+    "games",
+    "records",
+    "receipts",
+    "pending",
+    "signed",
+    "packs",
+    "evidence",
+  ];
+  let dbPromise = null;
+  const openDb = () => {
+    dbPromise ??= new Promise((resolve, reject) => {
+      const request = indexedDB.open(DB_NAME, DB_VERSION);
+      request.onupgradeneeded = () => {
+        for (const name of STORES)
+          if (!request.result.objectStoreNames.contains(name))
+            request.result.createObjectStore(name);
+      };
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    return dbPromise;
+  };
+  // One transaction; resolves with the last request's result once it has committed.
+  const transact = async (store, mode, work) => {
+    const db = await openDb();
+    return new Promise((resolve, reject) => {
+      const transaction = db.transaction(store, mode, { durability: "strict" });
+      let request = null;
+      try {
+        request = work(transaction.objectStore(store));
+      } catch (error) {
+        transaction.abort();
+        reject(error);
+        return;
+      }
+      transaction.oncomplete = () => resolve(request?.result);
+      transaction.onerror = () => reject(transaction.error);
+      transaction.onabort = () => reject(transaction.error ?? new Error("transaction aborted"));
+    });
+  };
+  const dbGet = (store, key) => transact(store, "readonly", (s) => s.get(key));
+  const dbPut = (store, key, value) => transact(store, "readwrite", (s) => s.put(value, key));
+  const dbDelete = (store, key) => transact(store, "readwrite", (s) => s.delete(key));
+  // Every value whose key is [game, ...], in key order.
+  const dbGameValues = (store, game) =>
+    transact(store, "readonly", (s) => s.getAll(IDBKeyRange.bound([game], [game, []])));
+
+  // -- the player's key ------------------------------------------------------------------
+
+  const ED25519 = { name: "Ed25519" };
+  const keyShape = (stored) => ({
+    id: stored.id,
+    publicHex: stored.publicHex,
+    created: stored.created,
+  });
+  const makeKey = async () => {
+    // false: the private key can never be exported, by this page or any other script.
+    const pair = await subtle.generateKey(ED25519, false, ["sign", "verify"]);
+    const raw = new Uint8Array(await subtle.exportKey("raw", pair.publicKey));
+    const stored = {
+      pair,
+      publicHex: toHex(raw),
+      id: await sha256Hex(raw),
+      created: new Date().toISOString(),
+    };
+    await dbPut("keys", "current", stored);
+    return stored;
+  };
+  let keyPromise = null;
+  const currentKey = () => {
+    keyPromise ??= dbGet("keys", "current").then((stored) => stored ?? makeKey());
+    keyPromise.catch(() => (keyPromise = null));
+    return keyPromise;
+  };
+  const signBytes = async (kind, bytes) => {
+    const stored = await currentKey();
+    const signature = await subtle.sign(ED25519, stored.pair.privateKey, pae(kind, bytes, 2));
+    return toHex(new Uint8Array(signature));
+  };
+  const pem = (der) => {
+    const base64 = btoa(String.fromCharCode(...der));
+    const lines = base64.match(/.{1,64}/g).join("\n");
+    return `-----BEGIN PUBLIC KEY-----\n${lines}\n-----END PUBLIC KEY-----\n`;
+  };
+
+  const keys = Object.freeze({
+    async load() {
+      return keyShape(await currentKey());
+    },
+    // The public key as racing-demon keygen writes one: SubjectPublicKeyInfo PEM.
+    async exportPub() {
+      const stored = await currentKey();
+      const der = new Uint8Array(await subtle.exportKey("spki", stored.pair.publicKey));
+      return { name: `racing-demon-player-${stored.id.slice(0, 12)}.pub`, text: pem(der) };
+    },
+    // A new pair; the old private key is gone for good (games joined with it cannot be
+    // played from this browser any more).
+    async startOver() {
+      await dbDelete("keys", "current");
+      keyPromise = makeKey();
+      return keyShape(await keyPromise);
+    },
+  });
+
+  // -- the lobby -------------------------------------------------------------------------
+
+  class LobbyError extends Error {
+    constructor(code, message, status = null) {
+      super(`${code}: ${message}`);
+      this.name = "LobbyError";
+      this.code = code;
+      this.status = status;
+      this.detail = message;
+    }
+  }
+  const call = async (method, path, body = undefined) => {
+    let response;
+    try {
+      response = await fetch(path, {
+        method,
+        headers: body === undefined ? {} : { "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: "no-store",
+      });
+    } catch (error) {
+      throw new LobbyError("OFFLINE", `the server did not answer (${error.message})`);
+    }
+    let answer = null;
+    try {
+      answer = await response.json();
+    } catch {
+      answer = null;
+    }
+    if (!response.ok) {
+      const error = answer?.error;
+      throw new LobbyError(
+        error?.code ?? `HTTP_${response.status}`,
+        error?.message ?? `the server answered ${response.status}`,
+        response.status,
+      );
+    }
+    return answer;
+  };
+  const lobby = Object.freeze({
+    createTable: (body) => call("POST", "/api/tables", body),
+    tables: async () => (await call("GET", "/api/tables")).tables,
+    games: async () => (await call("GET", "/api/games")).games,
+    async join(game, seat, name) {
+      const key = await currentKey();
+      const answer = await call("POST", `/api/tables/${game}/seats/${seat}`, {
+        name,
+        key: key.publicHex,
+      });
+      const record = { game, seat, token: answer.token, ws: answer.ws, name, keyId: key.id };
+      await dbPut("seats", game, record);
+      return record;
+    },
+  });
+  const seats = Object.freeze({
+    forGame: async (game) => (await dbGet("seats", game)) ?? null,
+  });
+
+  // -- what the client recomputes ----------------------------------------------------------
+
+  const CARD_MOVE = /^[0-9]+ ([a-z0-9]+)>([a-z0-9+]+) (.+)$/;
+  // Rules.digest(): SHA-256 of the document as json.dumps(sort_keys=True, separators=(",",
+  // ":")) writes it, every character beyond ASCII escaped (docs/profiles.md).
+  const asciiJson = (value) =>
+    canonicalText(value).replace(
+      /[\u007f-\uffff]/g,
+      (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
+  const rulesDigest = (rules) => sha256Hex(utf8(asciiJson(rules)));
+
+  // Each hand's scores from the copy alone (docs/rules.md §7): a seat scores
+  // per_foundation_card for each of its logged move/tie records to a foundation (a card
+  // to the centre is always one card, always the mover's own) and per_demon_card for each
+  // demon card it did not play out; then the match's end as docs/rules.md §8 decides it.
+  const recomputeMatch = (bodies, rules, seatCount) => {
+    const problems = [];
+    const scoring = rules.scoring;
+    const demonCards = rules.layout.demon_cards;
+    const hands = [];
+    let current = null;
+    let ended = null;
+    for (const body of bodies) {
+      if (body.kind === "hand_start") {
+        if (current !== null) problems.push(`hand ${current.hand} has no hand_end record`);
+        current = {
+          hand: body.hand,
+          placed: Array(seatCount).fill(0),
+          fromDemon: Array(seatCount).fill(0),
+          resigned: null,
+        };
+      } else if (current === null) {
+        if (body.kind !== "genesis") problems.push(`record ${body.seq} lies outside a hand`);
+      } else if (body.kind === "move" || body.kind === "tie") {
+        const parts = CARD_MOVE.exec(body.move);
+        if (parts !== null) {
+          if (parts[2].startsWith("f")) current.placed[body.player] += 1;
+          if (parts[1] === "demon") current.fromDemon[body.player] += 1;
+        }
+      } else if (body.kind === "resign") {
+        current.resigned = body.player;
+      } else if (body.kind === "hand_end") {
+        const scores = current.placed.map(
+          (placed, seat) =>
+            scoring.per_foundation_card * placed +
+            scoring.per_demon_card * (demonCards - current.fromDemon[seat]),
+        );
+        if (canonicalText(scores) !== canonicalText(body.scores))
+          problems.push(
+            `hand ${body.hand}: the copy scores ${scores.join(", ")}, ` +
+              `its hand_end says ${body.scores}`,
+          );
+        hands.push({ scores, reason: body.reason, resigned: current.resigned });
+        ended = body.reason;
+        current = null;
+      }
+    }
+    if (current !== null) problems.push(`hand ${current.hand} has no hand_end record`);
+    const totals = Array(seatCount).fill(0);
+    for (const hand of hands) hand.scores.forEach((score, seat) => (totals[seat] += score));
+    const last = hands.at(-1);
+    const abandoned = ended === "abandoned";
+    const resigned = ended === "resigned" ? last.resigned : null;
+    const match = rules.match;
+    const best = hands.length ? Math.max(...totals) : 0;
+    const reached = match.target !== null && best >= match.target;
+    const exhausted = match.max_hands !== null && hands.length >= match.max_hands;
+    const leadTied = totals.filter((total) => total === best).length > 1;
+    const over =
+      hands.length > 0 &&
+      (abandoned ||
+        resigned !== null ||
+        hands.length >= MAX_HANDS ||
+        ((reached || exhausted) && !(leadTied && match.lead_tie === "play_on")));
+    if (!over) problems.push("by the rules the match is not over after these hands");
+    let winners = [];
+    if (over && !abandoned) {
+      const contenders = totals.map((_, seat) => seat).filter((seat) => seat !== resigned);
+      const top = Math.max(...contenders.map((seat) => totals[seat]));
+      winners = contenders.filter((seat) => totals[seat] === top);
+    }
+    const reason = abandoned ? "abandoned" : resigned !== null ? "resigned" : "complete";
+    return { hands: hands.map((hand) => hand.scores), totals, winners, reason, problems };
+  };
+
+  // -- the game --------------------------------------------------------------------------
+
+  const CODE_WORDS = Object.freeze({
+    RECORD_NOT_CANONICAL: "a record that is not the canonical line of a record",
+    CHAIN_BROKEN: "a record that does not follow the last one held (seq or prev)",
+    BAD_TABLE_SIGNATURE: "a record without a valid signature of the table's key",
+    SEEN_NOT_OURS: "a record of this seat that is not a submission this client sent",
+    GENESIS_MISMATCH: "a genesis that is not the one this client checked and co-signed",
+    PACK_MISMATCH: "a pack that is not the one the hand's digest names",
+    BAD_RECEIPT: "a receipt that does not verify or names another submission",
+    FORK: "a second record at a seq this client holds",
+    SCORES_MISMATCH: "a final result other than the scores recomputed from the copy",
+    COMMITMENT_MISMATCH: "a second commitment, or a secret that does not open the commitment",
+    PROTOCOL: "a message off the protocol",
+  });
+
+  class Problem extends Error {
+    constructor(code, message, seq = null) {
+      super(message);
+      this.code = code;
+      this.seq = seq;
+    }
+  }
+  const refuse = (code, message, seq = null) => {
+    throw new Problem(code, message, seq);
+  };
+
+  // A bounce's race: the record (after what the submission had seen, else before) that put
+  // a card of the bounced card's rank on the same foundation in the same hand.
+  const raceWinner = (bodies, bounce) => {
+    const parts = CARD_MOVE.exec(bounce.move);
+    if (parts === null || !parts[2].startsWith("f") || parts[2] === "f+") return null;
+    const rank = parts[3][0];
+    let winner = null;
+    for (let seq = bounce.seq - 1; seq >= 0; seq -= 1) {
+      const body = bodies[seq];
+      if (body.kind === "hand_start") break;
+      if (body.kind !== "move" && body.kind !== "tie") continue;
+      const other = CARD_MOVE.exec(body.move);
+      if (other !== null && other[2] === parts[2] && other[3][0] === rank) {
+        winner = seq;
+        break;
+      }
+    }
+    return winner;
+  };
+
+  class Game {
+    constructor(gameId, { onEvent = () => {} } = {}) {
+      if (!/^[0-9a-f]{32}$/.test(gameId)) throw new Error("a game id is 32 lowercase hex");
+      this.gameId = gameId;
+      this.onEvent = onEvent;
+      this.copyName = `${gameId}.jsonl`;
+      this.seatRecord = null;
+      this.lines = []; // the copy: each record's line, without its newline
+      this.bodies = []; // each record's parsed body
+      this.lastHash = null; // SHA-256 of the last line: the next prev, and `seen`
+      this.receipts = [];
+      this.tableKey = null; // raw bytes, from the first welcome
+      this.welcome = null;
+      this.hand = null;
+      this.nextN = 0;
+      this.packs = new Map(); // hand -> faces
+      this.signed = new Map(); // "commitment" | "entropy" | "genesis" | "final" -> value
+      this.queue = []; // submissions not yet answered: {ref, move, signing, promise, ...}
+      // statement hash -> {ref, n, move, seen, statement, signature, hash, sentAt}
+      this.signings = new Map();
+      this.byN = new Map(); // n -> every signing made with that n
+      this.inFlight = null;
+      this.refCount = 0;
+      this.moves = null; // the last `moves` list
+      this.movesSeen = false; // this server sends `moves`
+      this.catchingUp = false;
+      this.pendingFinal = null; // a final body whose records are still coming
+      this.finalAsked = null; // {body, check} while the player decides
+      this.finalAnswer = undefined; // the signature (or null) once answered
+      this.connection = "connecting";
+      this.socket = null;
+      this.attempt = 0;
+      this.retryTimer = null;
+      this.work = Promise.resolve(); // messages are handled one at a time, in order
+      this.stopped = false;
+      this.ended = null;
+      this.problem = null;
+      this.closed = false;
+    }
+
+    get receiptsName() {
+      const seat = this.seatRecord?.seat ?? "spectator";
+      return `${this.gameId}.seat${seat}.receipts.jsonl`;
+    }
+
+    get state() {
+      return {
+        seat: this.seatRecord?.seat ?? null,
+        welcome: this.welcome,
+        lastSeq: this.lines.length - 1,
+        lastHash: this.lastHash,
+        hand: this.hand,
+        nextN: this.nextN,
+        connection: this.connection,
+        pending: this.queue.map(({ ref, move, signing }) => ({
+          ref,
+          move,
+          n: signing?.n ?? null,
+          sent: signing !== null,
+        })),
+        ended: this.ended !== null,
+        problem: this.problem,
+      };
+    }
+
+    emit(type, fields = {}) {
+      try {
+        this.onEvent({ type, ...fields });
+      } catch (error) {
+        console.error("RDClient: an onEvent handler threw", error);
+      }
+    }
+
+    // -- starting: what IndexedDB holds ----------------------------------------------------
+
+    async start() {
+      const game = this.gameId;
+      this.seatRecord = await seats.forGame(game);
+      if (this.seatRecord !== null) {
+        const key = await currentKey();
+        if (key.id !== this.seatRecord.keyId)
+          throw new Error(
+            "this seat was joined with another key: it cannot be played from this browser any more",
+          );
+      }
+      const meta = (await dbGet("games", game)) ?? {};
+      if (meta.tableKey) this.tableKey = fromHex(meta.tableKey);
+      this.lines = await dbGameValues("records", game);
+      this.bodies = this.lines.map((line) => JSON.parse(line).body);
+      this.lastHash = this.lines.length ? await sha256Hex(utf8(this.lines.at(-1))) : null;
+      for (const body of this.bodies) this.follow(body);
+      this.receipts = await dbGameValues("receipts", game);
+      for (const [what, value] of await this.storedSigned()) {
+        if (what.startsWith("submission:")) value.forEach((signing) => this.register(signing));
+        else this.signed.set(what, value);
+      }
+      for (const { hand, cards } of await dbGameValues("packs", game))
+        this.packs.set(hand, cards);
+      for (const { ref, move, hash } of await dbGameValues("pending", game)) {
+        this.refCount = Math.max(this.refCount, Number(ref.slice(1)) + 1);
+        const signing = hash === undefined ? null : (this.signings.get(hash) ?? null);
+        this.queue.push({ ref, move, signing, ...this.settlers() });
+      }
+      if (meta.problem) {
+        this.stopped = true;
+        this.problem = meta.problem;
+        this.connection = "stopped";
+        this.emit("problem", meta.problem);
+        this.emit("connection", { state: "stopped", attempt: 0, code: meta.problem.code });
+        return;
+      }
+      if (meta.ended) {
+        this.ended = meta.ended;
+        this.connection = "stopped";
+        await this.announceEnd(meta.ended);
+        return;
+      }
+      this.connect();
+    }
+
+    async storedSigned() {
+      const entries = await transact("signed", "readonly", (s) =>
+        s.getAll(IDBKeyRange.bound([this.gameId], [this.gameId, []])),
+      );
+      return entries.map((entry) => [entry.what, entry.value]);
+    }
+
+    saveSigned(what, value) {
+      this.signed.set(what, value);
+      return dbPut("signed", [this.gameId, what], { what, value });
+    }
+
+    settlers() {
+      const settle = {};
+      settle.promise = new Promise((resolve, reject) => {
+        settle.resolve = resolve;
+        settle.reject = reject;
+      });
+      settle.promise.catch(() => {}); // a caller that does not wait is not an error
+      return settle;
+    }
+
+    // What a record changes in what the client knows (hand, next submission number).
+    follow(body) {
+      if (body.kind === "hand_start") this.hand = body.hand;
+      if (SUBMISSION_KINDS.has(body.kind) && body.player === this.seatRecord?.seat)
+        this.nextN = Math.max(this.nextN, body.n + 1);
+    }
+
+    // -- the connection ------------------------------------------------------------------
+
+    url() {
+      const scheme = location.protocol === "https:" ? "wss" : "ws";
+      const seat = this.seatRecord;
+      const query = seat ? `?seat=${seat.seat}&token=${encodeURIComponent(seat.token)}` : "";
+      const path = `/ws/${this.gameId}${query}`;
+      return `${scheme}://${location.host}${path}`;
+    }
+
+    setConnection(state, code = undefined) {
+      this.connection = state;
+      this.emit("connection", { state, attempt: this.attempt, ...(code ? { code } : {}) });
+    }
+
+    connect() {
+      if (this.stopped || this.closed || this.ended !== null) return;
+      this.setConnection("connecting");
+      let socket;
+      try {
+        socket = new WebSocket(this.url());
+      } catch (error) {
+        this.retry();
+        return;
+      }
+      this.socket = socket;
+      socket.onmessage = (event) => {
+        if (this.socket !== socket) return; // a frame of a connection already replaced
+        this.enqueue(() => this.handle(socket, event.data));
+      };
+      socket.onclose = (event) => {
+        if (this.socket !== socket) return;
+        this.socket = null;
+        this.enqueue(() => this.dropped(event));
+      };
+    }
+
+    // Messages, drops and submissions are handled one at a time, in arrival order.
+    enqueue(task) {
+      this.work = this.work.then(task).catch((error) => console.error("RDClient:", error));
+      return this.work;
+    }
+
+    async dropped(event) {
+      if (this.stopped || this.closed || this.ended !== null) return;
+      const reason = event.reason || "";
+      if (reason === "TABLE_CLOSED" || reason === "REPLACED") {
+        this.stopped = true;
+        this.setConnection("stopped", reason);
+        return;
+      }
+      this.catchingUp = false;
+      if (this.inFlight !== null) this.inFlight = null; // its fate is in the records to come
+      this.setConnection("offline", reason || undefined);
+      if (this.attempt >= 2 && (await this.archived())) return;
+      this.retry();
+    }
+
+    retry() {
+      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      this.attempt += 1;
+      clearTimeout(this.retryTimer);
+      this.retryTimer = setTimeout(() => this.connect(), delay);
+    }
+
+    // A table the server no longer plays: finished (its log archived: the records this
+    // copy lacks come from the archive, checked as any) or gone. True when it stopped here.
+    async archived() {
+      let finished;
+      try {
+        const answer = await fetch(`/api/tables/${this.gameId}`, { cache: "no-store" });
+        if (answer.status !== 404) return false;
+        finished = (await lobby.games()).find((entry) => entry.game === this.gameId);
+      } catch {
+        return false; // the server is down: keep trying
+      }
+      if (finished === undefined) {
+        this.stopped = true;
+        this.setConnection("stopped", "NO_SUCH_TABLE");
+        return true;
+      }
+      const response = await fetch(`/games/${this.gameId}.jsonl`, { cache: "no-store" });
+      const text = await response.text();
+      const lines = text.split("\n").slice(0, -1);
+      for (const line of lines.slice(this.lines.length)) {
+        if (!(await this.guarded(() => this.onRecord(line)))) return true;
+      }
+      await this.onEnded({
+        verdict: finished.verdict,
+        log: `/games/${this.gameId}.jsonl`,
+        receipts: this.seatRecord
+          ? `/games/${this.gameId}/seat${this.seatRecord.seat}.receipts.jsonl`
+          : undefined,
+      });
+      return true;
+    }
+
+    send(message) {
+      if (this.socket === null || this.socket.readyState !== WebSocket.OPEN || this.stopped)
+        return false;
+      this.socket.send(JSON.stringify(message));
+      return true;
+    }
+
+    close() {
+      this.closed = true;
+      clearTimeout(this.retryTimer);
+      const socket = this.socket;
+      this.socket = null;
+      if (socket !== null) socket.close(1000, "closed");
+      if (this.connection !== "stopped") this.setConnection("stopped", "CLOSED");
+    }
+
+    async stop(problem) {
+      if (this.stopped) return;
+      this.stopped = true;
+      this.problem = { code: problem.code, message: problem.message, seq: problem.seq };
+      clearTimeout(this.retryTimer);
+      const socket = this.socket;
+      this.socket = null;
+      if (socket !== null) socket.close(1000, "the server sent something that does not verify");
+      for (const entry of this.queue.splice(0))
+        entry.reject(new Error(`stopped: ${problem.code}: ${problem.message}`));
+      this.inFlight = null;
+      const meta = (await dbGet("games", this.gameId)) ?? {};
+      await dbPut("games", this.gameId, { ...meta, problem: this.problem });
+      this.emit("problem", this.problem);
+      this.setConnection("stopped", problem.code);
+    }
+
+    // Runs a check; a Problem stops the client. False when it stopped.
+    async guarded(run) {
+      try {
+        await run();
+        return true;
+      } catch (error) {
+        const problem =
+          error instanceof Problem
+            ? error
+            : new Problem("PROTOCOL", `${error.name}: ${error.message}`);
+        await this.stop(problem);
+        return false;
+      }
+    }
+
+    async keepEvidence(what, text, code) {
+      const kept = await dbGameValues("evidence", this.gameId);
+      await dbPut("evidence", [this.gameId, kept.length], { what, text, code });
+    }
+
+    // -- messages --------------------------------------------------------------------------
+
+    async handle(socket, data) {
+      if (this.stopped || this.socket !== socket) return;
+      let message;
+      try {
+        message = JSON.parse(data);
+      } catch {
+        await this.stop(new Problem("PROTOCOL", "a frame that is not JSON"));
+        return;
+      }
+      const handler = {
+        welcome: this.onWelcome,
+        record: (m) => this.onRecord(m.line),
+        commitment: this.onCommitment,
+        genesis: this.onGenesis,
+        pack: this.onPack,
+        receipt: this.onReceipt,
+        final: (m) => this.onFinal(m.body),
+        ended: this.onEnded,
+        seat: (m) => this.emit("seat", { seat: m.seat, connected: m.connected }),
+        error: this.onError,
+        piles: (m) => this.emit("piles", { frame: m }),
+        moves: this.onMoves,
+      }[message?.type];
+      if (handler === undefined) return; // a message type this client does not know: §1
+      await this.guarded(() => handler.call(this, message));
+    }
+
+    async onWelcome(message) {
+      if (message.protocol !== PROTOCOL)
+        refuse("PROTOCOL", `the server speaks protocol ${message.protocol}, this client 1`);
+      if (message.game !== this.gameId) refuse("PROTOCOL", `a welcome to game ${message.game}`);
+      const seat = this.seatRecord?.seat ?? null;
+      if (message.seat !== seat) refuse("PROTOCOL", `welcomed at seat ${message.seat}`);
+      const key = fromHex(message.table_key);
+      if (this.tableKey === null) {
+        if (RDCheck.line.checkPublicKey(key) !== null)
+          refuse("BAD_TABLE_SIGNATURE", "the welcome's table key is not a usable Ed25519 key");
+        this.tableKey = key;
+        const meta = (await dbGet("games", this.gameId)) ?? {};
+        await dbPut("games", this.gameId, { ...meta, tableKey: message.table_key });
+      } else if (toHex(this.tableKey) !== message.table_key) {
+        refuse("BAD_TABLE_SIGNATURE", "the welcome names another table key than before");
+      }
+      this.welcome = message;
+      this.attempt = 0;
+      this.catchingUp = true;
+      this.setConnection("open");
+      this.emit("welcome", { welcome: message });
+      this.send({ type: "sync", from: this.lines.length });
+    }
+
+    // docs/protocol.md §6, §7: canonical, seq, prev, table signature, genesis, own seat.
+    async onRecord(line) {
+      const raw = utf8(line);
+      const seq = this.lines.length;
+      const read = RDCheck.line.read(raw);
+      const why = read.code === undefined ? RDCheck.line.envelopeProblem(read.value) : null;
+      if (read.code !== undefined || why !== null) {
+        await this.keepEvidence("record", line, "RECORD_NOT_CANONICAL");
+        refuse("RECORD_NOT_CANONICAL", `record ${seq}: ${read.message ?? why}`, seq);
+      }
+      const { body, sigs } = read.value;
+      if (body.seq < seq) {
+        if (this.lines[body.seq] === line) return; // the same record again
+        await this.keepEvidence("record", line, "FORK");
+        refuse("FORK", `record ${body.seq} differs from the one this client holds`, body.seq);
+      }
+      const broken = (what) => refuse("CHAIN_BROKEN", `record ${body.seq}: ${what}`, body.seq);
+      if (body.seq !== seq) broken(`expected record ${seq} next`);
+      if (body.game !== this.gameId) broken(`it names game ${body.game}`);
+      if (seq === 0 ? body.kind !== "genesis" : body.prev !== this.lastHash)
+        broken(seq === 0 ? "the first record is not a genesis" : "its prev is not the last hash");
+      const bodyBytes = RDCheck.line.bodyBytes(raw);
+      const { verify } = RDCheck.ed25519;
+      const bad = await verify(this.tableKey, body.kind, bodyBytes, sigs.table, body.v);
+      if (bad !== null) {
+        await this.keepEvidence("record", line, "BAD_TABLE_SIGNATURE");
+        refuse("BAD_TABLE_SIGNATURE", `record ${seq}: ${bad.code}: ${bad.message}`, seq);
+      }
+      if (seq === 0) await this.checkGenesisRecord(body, bodyBytes, sigs);
+      const seat = this.seatRecord?.seat;
+      if (SUBMISSION_KINDS.has(body.kind) && seat !== undefined && body.player === seat)
+        this.checkOwnRecord(body, sigs);
+      await dbPut("records", [this.gameId, seq], line);
+      this.lines.push(line);
+      this.bodies.push(body);
+      this.lastHash = await sha256Hex(raw);
+      this.follow(body);
+      this.emit("record", { seq, body, line });
+      if (this.pendingFinal !== null) {
+        const waiting = this.pendingFinal;
+        if (readCanonical(waiting)?.seq === this.lines.length) {
+          this.pendingFinal = null;
+          await this.onFinal(waiting);
+        }
+      }
+    }
+
+    async checkGenesisRecord(body, bodyBytes, sigs) {
+      const seat = this.seatRecord?.seat;
+      const mismatch = (what) => refuse("GENESIS_MISMATCH", `the genesis record: ${what}`, 0);
+      if ((await sha256Hex(this.tableKey)) !== body.table_key)
+        mismatch("it names another table key than the welcome's");
+      if (seat === undefined) return;
+      const cosigned = this.signed.get("genesis");
+      const text = new TextDecoder().decode(bodyBytes);
+      if (cosigned !== undefined) {
+        if (cosigned.body !== text) mismatch("its body is not the one this client co-signed");
+      } else {
+        // Co-signed before this browser's storage was cleared: its own key must have signed it.
+        const key = await currentKey();
+        if (body.players?.[seat]?.key !== key.publicHex)
+          mismatch("it does not list this client's key at its seat");
+        const signature = sigs.players?.[seat];
+        const own = fromHex(key.publicHex);
+        const bad = await RDCheck.ed25519.verify(own, "genesis", bodyBytes, signature, 2);
+        if (bad !== null) mismatch("this client's co-signature on it does not verify");
+      }
+    }
+
+    register(signing) {
+      this.signings.set(signing.hash, signing);
+      const list = this.byN.get(signing.n) ?? [];
+      if (!list.includes(signing)) list.push(signing);
+      this.byN.set(signing.n, list);
+      return list;
+    }
+
+    // Every signature made is kept before it is sent: a record of this seat is checked
+    // against all of them, whatever became of the submission since (a reload, a retry).
+    async remember(signing) {
+      const list = this.register(signing);
+      const what = `submission:${signing.n}`;
+      const value = list.map(({ sentAt, ...kept }) => kept);
+      await dbPut("signed", [this.gameId, what], { what, value });
+    }
+
+    // The signing of this client that a logged record of its seat is.
+    signingOf(body) {
+      return (this.byN.get(body.n) ?? []).find(
+        (signing) =>
+          signing.move === body.move &&
+          body.seen !== undefined &&
+          signing.seen.seq === body.seen.seq &&
+          signing.seen.hash === body.seen.hash,
+      );
+    }
+
+    // A record of this seat must be a submission this client signed and sent.
+    checkOwnRecord(body, sigs) {
+      const signed = this.signingOf(body);
+      const ours = signed !== undefined && sigs.player === signed.signature;
+      if (!ours)
+        refuse(
+          "SEEN_NOT_OURS",
+          `record ${body.seq}: this seat's ${body.kind} '${body.move}' (n ${body.n}) ` +
+            "is not a submission this client sent",
+          body.seq,
+        );
+    }
+
+    async onCommitment(message) {
+      const seat = this.seatRecord?.seat;
+      if (seat === undefined) refuse("PROTOCOL", "a commitment request sent to a spectator");
+      if (message.game !== this.gameId)
+        refuse("COMMITMENT_MISMATCH", `a commitment for game ${message.game}`);
+      const statement = canonicalText({
+        commitment: message.commitment,
+        game: this.gameId,
+        player: seat,
+      });
+      if (statement !== message.statement)
+        refuse("COMMITMENT_MISMATCH", "the statement is not this seat's over that commitment");
+      const earlier = this.signed.get("commitment");
+      if (earlier !== undefined && earlier !== message.commitment)
+        refuse(
+          "COMMITMENT_MISMATCH",
+          `asked again with commitment ${message.commitment} after ${earlier}: ` +
+            "the dealer trying for another deal",
+        );
+      this.emit("asked", { what: "entropy", commitment: message.commitment });
+      if (earlier === undefined) await this.saveSigned("commitment", message.commitment);
+      const signature = await signBytes("entropy", utf8(statement));
+      await this.saveSigned("entropy", signature);
+      this.send({ type: "entropy", signature, ref: "entropy" });
+      this.emit("signed", { what: "entropy" });
+    }
+
+    // docs/protocol.md §6, "Before cosign".
+    async onGenesis(message) {
+      const seat = this.seatRecord?.seat;
+      if (seat === undefined) refuse("PROTOCOL", "a genesis request sent to a spectator");
+      const body = readCanonical(message.body);
+      const mismatch = (what) => refuse("GENESIS_MISMATCH", `the genesis to co-sign: ${what}`);
+      if (body === null) mismatch("not canonical JSON");
+      this.emit("asked", { what: "cosign", body: message.body });
+      if (body.kind !== "genesis" || body.v !== LOG_VERSION || body.seq !== 0)
+        mismatch("not a version 2 genesis record at seq 0");
+      if (body.game !== this.gameId) mismatch(`it names game ${body.game}`);
+      if (body.commitment !== this.signed.get("commitment"))
+        mismatch("it names another commitment than the one this seat answered");
+      const key = await currentKey();
+      const players = Array.isArray(body.players) ? body.players : [];
+      const welcomed = this.welcome.seats;
+      if (players.length !== welcomed.length)
+        mismatch(`${players.length} players for ${welcomed.length} seats`);
+      const mine = players[seat];
+      if (mine?.seat !== seat || mine?.key !== key.publicHex || mine?.name !== this.seatRecord.name)
+        mismatch(`seat ${seat} is not this client's key and name`);
+      players.forEach((player, index) => {
+        if (player?.key !== welcomed[index].key)
+          mismatch(`seat ${index}'s key is not the welcome's`);
+      });
+      const entropy = Array.isArray(body.entropy) ? body.entropy : [];
+      if (entropy[seat] !== this.signed.get("entropy"))
+        mismatch("its entropy at this seat is not this client's");
+      for (const [index, player] of players.entries()) {
+        if (index === seat) continue;
+        const statement = utf8(
+          canonicalText({ commitment: body.commitment, game: this.gameId, player: index }),
+        );
+        const key = fromHex(player.key);
+        const bad = await RDCheck.ed25519.verify(key, "entropy", statement, entropy[index], 2);
+        if (bad !== null)
+          mismatch(`seat ${index}'s entropy is not its signature over the commitment`);
+      }
+      if (canonicalText(body.rules) !== canonicalText(this.welcome.rules))
+        mismatch("its rules are not the table's rules");
+      if ((await rulesDigest(body.rules)) !== body.rules_sha256)
+        mismatch("its rules_sha256 is not the rules' digest");
+      if (body.table_key !== (await sha256Hex(this.tableKey)))
+        mismatch("its table_key is not the welcome's table key's id");
+      const bytes = utf8(message.body);
+      const signature = await signBytes("genesis", bytes);
+      await this.saveSigned("genesis", { body: message.body, signature });
+      this.send({ type: "cosign", signature, ref: "cosign" });
+      this.emit("signed", { what: "cosign" });
+    }
+
+    // docs/protocol.md §6, "When its pack arrives".
+    async onPack(message) {
+      const seat = this.seatRecord?.seat;
+      if (seat === undefined) refuse("PROTOCOL", "a pack sent to a spectator");
+      const { hand, cards } = message;
+      const started = this.bodies.findLast(
+        (body) => body.kind === "hand_start" && body.hand === hand,
+      );
+      if (started === undefined)
+        refuse("PACK_MISMATCH", `a pack for hand ${hand} before its hand_start`);
+      const faces = Array.from({ length: 52 }, (_, index) => RDCheck.deal.face(index));
+      const indices = Array.isArray(cards) ? cards.map((face) => faces.indexOf(face)) : [];
+      if (indices.length !== 52 || new Set(indices).size !== 52 || indices.includes(-1))
+        refuse("PACK_MISMATCH", `hand ${hand}: the pack is not 52 distinct cards`);
+      if ((await RDCheck.deal.packDigest(hand, seat, indices)) !== started.packs[seat])
+        refuse("PACK_MISMATCH", `hand ${hand}: not the pack hand_start names`, started.seq);
+      const earlier = this.packs.get(hand);
+      if (earlier !== undefined && earlier.join(" ") !== cards.join(" "))
+        refuse("PACK_MISMATCH", `hand ${hand}: another pack than before`);
+      if (earlier === undefined) {
+        await dbPut("packs", [this.gameId, hand], { hand, cards });
+        this.packs.set(hand, cards);
+      }
+      this.emit("pack", { hand, cards });
+      if (this.catchingUp && !this.movesSeen) await this.caughtUp(null);
+    }
+
+    async onMoves(message) {
+      this.movesSeen = true;
+      this.moves = message.moves;
+      this.emit("moves", { seq: message.seq, moves: message.moves });
+      if (this.catchingUp) await this.caughtUp(message.moves);
+    }
+
+    // After a sync's catch-up: each submission still pending is landed (a record of this
+    // seat holds one of its signings), sent (still playable: signed again with the new
+    // seen and n), or unsent (no longer in the seat's moves).
+    async caughtUp(moves) {
+      this.catchingUp = false;
+      this.inFlight = null;
+      const seat = this.seatRecord?.seat;
+      for (const entry of [...this.queue]) {
+        if (entry.signing === null) continue;
+        const landed = this.bodies.find(
+          (body) =>
+            SUBMISSION_KINDS.has(body.kind) &&
+            body.player === seat &&
+            this.signingOf(body)?.ref === entry.ref,
+        );
+        if (landed !== undefined) {
+          const event = this.outcomeEvent(entry, landed.kind, landed.reason, landed.seq, null);
+          await this.settle(entry, event, true);
+        } else {
+          entry.signing = null;
+          await dbPut("pending", [this.gameId, entry.ref], { ref: entry.ref, move: entry.move });
+        }
+      }
+      if (moves !== null)
+        for (const entry of this.queue.filter((candidate) => !moves.includes(candidate.move)))
+          await this.unsend(entry, "no longer playable after reconnecting");
+      await this.pump();
+    }
+
+    outcomeEvent(entry, outcome, reason, seq, latencyMs, landed = false) {
+      const logged = outcome !== "refused" ? this.bodies[seq] : null;
+      return {
+        ref: entry.ref,
+        move: entry.move,
+        n: entry.signing.n,
+        outcome,
+        reason: reason ?? null,
+        seq,
+        latencyMs,
+        wonBy:
+          outcome === "bounce" && reason === "FOUNDATION_TAKEN"
+            ? raceWinner(this.bodies, logged)
+            : null,
+        ...(landed ? { landed: true } : {}),
+      };
+    }
+
+    async unsend(entry, why) {
+      this.queue.splice(this.queue.indexOf(entry), 1);
+      await dbDelete("pending", [this.gameId, entry.ref]);
+      this.emit("unsent", { move: entry.move, why });
+      entry.reject(Object.assign(new Error(`not sent: ${why}`), { unsent: true }));
+    }
+
+    // The submission's answer: a receipt, or (landed) its record found after a reconnect.
+    async settle(entry, event, landed = false) {
+      this.queue.splice(this.queue.indexOf(entry), 1);
+      if (this.inFlight === entry) this.inFlight = null;
+      await dbDelete("pending", [this.gameId, entry.ref]);
+      if (event.outcome !== "refused") this.nextN = Math.max(this.nextN, event.n + 1);
+      this.emit("receipt", landed ? { ...event, landed: true } : event);
+      entry.resolve(event);
+    }
+
+    // docs/protocol.md §6, "When a receipt arrives": the table's signature, this game and
+    // seat, a statement this client signed (a refusal may name it in the hand now in
+    // play), and for a logged outcome the record this copy holds at its seq.
+    async onReceipt(message) {
+      const seat = this.seatRecord?.seat;
+      const text = message.receipt;
+      const raw = utf8(text);
+      const bad = async (what) => {
+        await this.keepEvidence("receipt", text, "BAD_RECEIPT");
+        refuse("BAD_RECEIPT", `the receipt for ${message.ref}: ${what}`);
+      };
+      const read = RDCheck.line.read(raw);
+      if (read.code !== undefined) return bad(`${read.code}: ${read.message}`);
+      const { body, sigs } = read.value;
+      if (body?.kind !== "receipt" || typeof sigs?.table !== "string") return bad("not a receipt");
+      const wrong = await RDCheck.ed25519.verify(
+        this.tableKey,
+        "receipt",
+        RDCheck.line.bodyBytes(raw),
+        sigs.table,
+        2,
+      );
+      if (wrong !== null) return bad(`${wrong.code}: ${wrong.message}`);
+      if (body.game !== this.gameId || body.player !== seat)
+        return bad("it names another game or seat");
+      let signing = this.signings.get(body.submission);
+      if (signing === undefined && body.outcome === "refused" && this.hand !== null) {
+        for (const candidate of this.byN.get(body.n) ?? []) {
+          const asRead = { ...JSON.parse(candidate.statement), hand: this.hand };
+          if ((await sha256Hex(utf8(canonicalText(asRead)))) === body.submission)
+            signing = candidate;
+        }
+      }
+      const entry = this.queue.find((candidate) => candidate.ref === message.ref);
+      if (signing === undefined && entry !== undefined)
+        return bad("it names another statement than the one this client signed");
+      if (signing !== undefined && body.n !== signing.n)
+        return bad(`it names n ${body.n}, the submission was ${signing.n}`);
+      if (body.outcome !== "refused") {
+        const held = this.lines[body.seq];
+        if (held === undefined) return bad(`it names record ${body.seq}, which this copy lacks`);
+        const heldRaw = utf8(held);
+        const hash =
+          body.v === 3
+            ? await sha256Hex(RDCheck.line.bodyBytes(heldRaw))
+            : await sha256Hex(heldRaw);
+        if (hash !== body.record)
+          return bad(`it names another record ${body.seq} than this copy's`);
+        const record = this.bodies[body.seq];
+        if (record.player !== seat || record.n !== body.n)
+          return bad(`record ${body.seq} is not this seat's submission ${body.n}`);
+      }
+      await dbPut("receipts", [this.gameId, this.receipts.length], text);
+      this.receipts.push(text);
+      // A receipt of a submission already answered (landed on a reconnect, or signed
+      // again since) is kept as evidence and changes nothing more.
+      const owner = this.queue.find((candidate) => candidate.ref === signing?.ref);
+      if (owner === undefined) return;
+      if (body.outcome === "refused" && owner.signing !== signing) return;
+      const latency =
+        typeof signing.sentAt === "number" ? performance.now() - signing.sentAt : null;
+      owner.signing = signing;
+      const event = this.outcomeEvent(owner, body.outcome, body.reason, body.seq, latency);
+      await this.settle(owner, event);
+      await this.pump();
+    }
+
+    async onError(message) {
+      this.emit("error", {
+        code: message.code,
+        message: message.message,
+        ref: message.ref ?? null,
+      });
+      const entry = this.queue.find((candidate) => candidate.ref === message.ref);
+      if (entry !== undefined && entry.signing !== null) {
+        this.queue.splice(this.queue.indexOf(entry), 1);
+        if (this.inFlight === entry) this.inFlight = null;
+        await dbDelete("pending", [this.gameId, entry.ref]);
+        entry.reject(
+          Object.assign(new Error(`${message.code}: ${message.message}`), { code: message.code }),
+        );
+        await this.pump();
+      }
+    }
+
+    // -- submitting --------------------------------------------------------------------
+
+    // Queues moveText; resolves with its `receipt` event. One submission is in flight at a
+    // time, so each is signed with the next n and the freshest seen.
+    submit(moveText) {
+      if (this.stopped) return Promise.reject(new Error(`stopped: ${this.problem?.code}`));
+      if (this.seatRecord === null) return Promise.reject(new Error("a spectator does not play"));
+      if (this.ended !== null) return Promise.reject(new Error("the game has ended"));
+      const entry = { ref: `m${this.refCount}`, move: String(moveText), signing: null };
+      Object.assign(entry, this.settlers());
+      this.refCount += 1;
+      this.queue.push(entry);
+      this.enqueue(async () => {
+        if (!this.queue.includes(entry)) return;
+        await dbPut("pending", [this.gameId, entry.ref], { ref: entry.ref, move: entry.move });
+        await this.pump();
+      });
+      return entry.promise;
+    }
+
+    async pump() {
+      if (this.inFlight !== null || this.stopped || this.catchingUp) return;
+      if (this.socket === null || this.socket.readyState !== WebSocket.OPEN) return;
+      const entry = this.queue.find((candidate) => candidate.signing === null);
+      if (entry === undefined || this.hand === null) return;
+      const seen = { hash: this.lastHash, seq: this.lines.length - 1 };
+      const statement = canonicalText({
+        game: this.gameId,
+        hand: this.hand,
+        move: entry.move,
+        n: this.nextN,
+        player: this.seatRecord.seat,
+        seen,
+      });
+      const signing = {
+        ref: entry.ref,
+        n: this.nextN,
+        move: entry.move,
+        seen,
+        statement,
+        signature: await signBytes("submission", utf8(statement)),
+        hash: await sha256Hex(utf8(statement)),
+        sentAt: null,
+      };
+      await this.remember(signing);
+      await dbPut("pending", [this.gameId, entry.ref], {
+        ref: entry.ref,
+        move: entry.move,
+        hash: signing.hash,
+      });
+      entry.signing = signing;
+      this.inFlight = entry;
+      signing.sentAt = performance.now();
+      const sent = this.send({
+        type: "submit",
+        ref: entry.ref,
+        n: signing.n,
+        move: entry.move,
+        seen,
+        signature: signing.signature,
+      });
+      if (!sent) this.inFlight = null; // sent or found landed after the next catch-up
+    }
+
+    // -- the end -----------------------------------------------------------------------
+
+    // docs/protocol.md §6, "Before accept": {ok, code, hands, totals, winners, reason,
+    // problems}; code is the first problem's (COMMITMENT_MISMATCH, PACK_MISMATCH or
+    // SCORES_MISMATCH), null when it checks.
+    async checkFinal(body) {
+      const found = []; // [code, words]
+      const genesis = this.bodies[0];
+      const seq = this.lines.length;
+      if (body.kind !== "final" || body.game !== this.gameId)
+        found.push(["SCORES_MISMATCH", "it is not this game's final record"]);
+      if (body.seq !== seq || body.records !== seq || body.prev !== this.lastHash)
+        found.push(["SCORES_MISMATCH", `it does not follow this copy's last record (${seq - 1})`]);
+      const secret = typeof body.secret === "string" && /^[0-9a-f]{64}$/.test(body.secret);
+      const opens =
+        secret && (await RDCheck.deal.commitment(fromHex(body.secret))) === genesis.commitment;
+      if (!opens)
+        found.push(["COMMITMENT_MISMATCH", "its secret does not open the genesis commitment"]);
+      else found.push(...(await this.packProblems(fromHex(body.secret), genesis)));
+      const match = recomputeMatch(this.bodies, genesis.rules, genesis.players.length);
+      found.push(...match.problems.map((words) => ["SCORES_MISMATCH", words]));
+      const differs = (what, ours, theirs) => {
+        if (canonicalText(ours) !== canonicalText(theirs))
+          found.push([
+            "SCORES_MISMATCH",
+            `${what}: ${JSON.stringify(ours)} by this copy, ${JSON.stringify(theirs)} in the final`,
+          ]);
+      };
+      differs("the hands' scores", match.hands, body.hands);
+      differs("the totals", match.totals, body.totals);
+      differs("the winners", match.winners, body.winners);
+      differs("how the match ended", match.reason, body.reason);
+      return {
+        ok: found.length === 0,
+        code: found[0]?.[0] ?? null,
+        hands: match.hands,
+        totals: match.totals,
+        winners: match.winners,
+        reason: match.reason,
+        problems: found.map(([, words]) => words),
+      };
+    }
+
+    // With the revealed secret, every hand_start digest and every pack this seat was sent
+    // re-derive (docs/deal-spec.md steps 3-8).
+    async packProblems(secret, genesis) {
+      const found = [];
+      let seed;
+      try {
+        seed = RDCheck.deal.matchSeed(secret, genesis.entropy.map(fromHex));
+      } catch (error) {
+        return [["PACK_MISMATCH", `the genesis's entropy deals nothing: ${error.message}`]];
+      }
+      for (const start of this.bodies.filter((body) => body.kind === "hand_start")) {
+        for (const [seat, digest] of start.packs.entries()) {
+          const pack = await RDCheck.deal.derivePack(seed, start.hand, seat);
+          const where = `hand ${start.hand}: seat ${seat}'s pack`;
+          if ((await RDCheck.deal.packDigest(start.hand, seat, pack)) !== digest)
+            found.push(["PACK_MISMATCH", `${where} is not the one the secret deals`]);
+          const sent = seat === this.seatRecord?.seat ? this.packs.get(start.hand) : undefined;
+          if (sent !== undefined && sent.join(" ") !== pack.map(RDCheck.deal.face).join(" "))
+            found.push(["PACK_MISMATCH", `${where}, as this seat was sent it, is not that one`]);
+        }
+      }
+      return found;
+    }
+
+    async onFinal(text) {
+      if (this.seatRecord === null) return;
+      const body = readCanonical(text);
+      if (body === null) refuse("SCORES_MISMATCH", "the final body is not canonical JSON");
+      if (Number.isInteger(body.seq) && body.seq > this.lines.length) {
+        this.pendingFinal = text; // its records are on their way: answered once they came
+        return;
+      }
+      if (this.finalAnswer !== undefined && this.finalAsked?.text === text) {
+        this.send({ type: "accept", signature: this.finalAnswer }); // asked again: same answer
+        return;
+      }
+      if (this.finalAsked?.text === text) return; // the player is deciding
+      const check = await this.checkFinal(body);
+      this.finalAsked = { text, body, check };
+      this.emit("asked", { what: "final", body: text });
+      this.emit("final", { body, check });
+      if (!check.ok) {
+        // Declining signs nothing; it is the only answer left (the log shows this seat did
+        // not accept), and the client stops as for any record that does not verify.
+        this.finalAnswer = null;
+        this.send({ type: "accept", signature: null });
+        refuse(check.code, check.problems.join("; "), body.seq);
+      }
+    }
+
+    async accept() {
+      const asked = this.finalAsked;
+      if (asked === null) throw new Error("no final record is asked for");
+      if (!asked.check.ok)
+        throw new Error("the final's scores do not check: decline is the only answer");
+      if (this.stopped) throw new Error(`stopped: ${this.problem?.code}`);
+      if (this.finalAnswer === undefined) {
+        this.finalAnswer = await signBytes("accept", utf8(asked.text));
+        await this.saveSigned("final", { body: asked.text, signature: this.finalAnswer });
+      }
+      this.send({ type: "accept", signature: this.finalAnswer });
+      this.emit("signed", { what: "final" });
+    }
+
+    async decline() {
+      if (this.finalAsked === null) throw new Error("no final record is asked for");
+      if (this.finalAnswer === undefined) this.finalAnswer = null;
+      this.send({ type: "accept", signature: this.finalAnswer });
+    }
+
+    async onEnded(message) {
+      const ended = {
+        verdict: message.verdict,
+        log: message.log,
+        receipts: message.receipts ?? null,
+      };
+      this.ended = ended;
+      const meta = (await dbGet("games", this.gameId)) ?? {};
+      await dbPut("games", this.gameId, { ...meta, ended });
+      clearTimeout(this.retryTimer);
+      const socket = this.socket;
+      this.socket = null;
+      if (socket !== null) socket.close(1000, "ended");
+      for (const entry of this.queue.splice(0)) {
+        this.emit("unsent", { move: entry.move, why: "the game ended" });
+        entry.reject(Object.assign(new Error("not sent: the game ended"), { unsent: true }));
+      }
+      await this.announceEnd(ended);
+    }
+
+    async announceEnd(ended) {
+      const copyBytes = new Uint8Array(await this.copyBlob().arrayBuffer());
+      const copyCheck = await RDCheck.run(copyBytes, { tableKey: this.tableKey });
+      this.emit("ended", { ...ended, copyCheck });
+      this.setConnection("stopped", "ENDED");
+    }
+
+    // -- downloads ---------------------------------------------------------------------
+
+    copyBlob() {
+      return new Blob(this.lines.map((line) => `${line}\n`), { type: NDJSON });
+    }
+
+    receiptsBlob() {
+      return new Blob(this.receipts.map((line) => `${line}\n`), { type: NDJSON });
+    }
+  }
+
+  return Object.freeze({
+    keys,
+    lobby,
+    seats,
+    Game,
+    LobbyError,
+    CODE_WORDS,
+    // The parts, for tests and for readers who want to see the workings.
+    recomputeMatch,
+    rulesDigest,
+  });
+})();

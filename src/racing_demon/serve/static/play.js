@@ -1,0 +1,875 @@
+// play.js: the table page (`/play/GAME`). It draws the table with RDTable (table.js, the
+// renderer the `view` page uses too) and plays through RDClient (client.js), which holds the
+// key, checks every record and keeps the evidence. This file judges no move: the server's
+// `moves` list says what the seat can play, and a click, a key or a drag only picks one
+// entry of it (docs/playing.md, docs/protocol.md). Every text from the server goes in through
+// textContent, never as markup.
+const RDPlay = (() => {
+  "use strict";
+
+  const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+  const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
+  const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+  // The viewer's palette (viewer/model.py SEAT_COLOURS, Okabe and Ito's) and the backs it
+  // maps, so that a seat has the same colour here as on its game's view page.
+  const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+  const BACK_COLOURS = {
+    blue: "#0072B2", orange: "#E69F00", green: "#009E73", pink: "#CC79A7", purple: "#CC79A7",
+    sky: "#56B4E9", red: "#D55E00", yellow: "#F0E442", black: "#000000",
+  };
+  const CONNECTION_WORDS = {
+    connecting: ["…", "Connecting"], open: ["●", "Connected"], offline: ["○", "Offline: reconnecting"],
+    stopped: ["■", "Stopped"],
+  };
+  const PHASE_WORDS = { playing: "being played", called: "called: the hand is ending", ended: "over" };
+  const HAND_END_WORDS = {
+    call: "a player called", demon_empty: "a demon pile was emptied",
+    blocked: "the table was blocked: nobody could play, even after a stall shift",
+    no_centre: "three minutes passed with no card to the centre", abandoned: "five minutes passed with nothing played: abandoned",
+    resigned: "a player resigned",
+  };
+  const FINAL_WORDS = { complete: "the match reached its end", resigned: "a player resigned", abandoned: "the table was abandoned" };
+  // Reasons a submission did not land, in words; the code is shown beside them.
+  const REASON_WORDS = {
+    FOUNDATION_TAKEN: "another card got to that foundation first", TOO_EARLY: "play had not started yet",
+    HAND_OVER: "the hand was already over", CARD_MISMATCH: "that card was no longer there",
+    WRONG_NUMBER: "its number was out of step (sent again after a reconnect?)", SEEN_UNKNOWN: "the table did not know the last record this page had seen",
+    BAD_SIGNATURE: "its signature did not check", NOT_ALLOWED: "the rules do not allow it",
+  };
+  const LATENCIES_KEPT = 20;
+  const REVOKE_AFTER_MS = 60_000;
+  const ACCEPT_WINDOW_MS = 15_000;
+
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, attributes = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes)) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "text") node.textContent = String(value);
+      else node.setAttribute(name, String(value));
+    }
+    node.append(...children);
+    return node;
+  }
+
+  // -- words ---------------------------------------------------------------------------
+
+  function cardText(face) {
+    return (face[0] === "T" ? "10" : face[0]) + (SUIT_SYMBOLS[face[1]] ?? face[1]);
+  }
+
+  function cardName(face) {
+    return `${RANK_NAMES[face[0]] ?? face[0]} of ${SUIT_NAMES[face[1]] ?? face[1]}`;
+  }
+
+  // A move's text (docs/rules.md §3) as its parts; `to` and `from` as the text names them.
+  function parseMove(text) {
+    const parts = text.split(" ");
+    const seat = Number(parts[0]);
+    const verb = parts[1] ?? "";
+    if (["turn", "recycle", "call", "agree", "resign"].includes(verb)) {
+      return { text, seat, kind: verb, from: null, to: null, faces: parts.slice(2) };
+    }
+    const [from, to] = verb.split(">");
+    return { text, seat, kind: "card", from, to, faces: parts.slice(2) };
+  }
+
+  function fromWords(from) {
+    if (from === "demon") return "Demon";
+    if (from === "waste") return "Waste";
+    return `Work ${from.slice(1)}`;
+  }
+
+  function toWords(to) {
+    if (to === "f+") return "to a new foundation";
+    if (to[0] === "f") return `to foundation ${to.slice(1)}`;
+    if (to[0] === "u") return `under work ${to.slice(1)}`;
+    return `onto work ${to.slice(1)}`;
+  }
+
+  // "Demon 3♥ to foundation 2"; `named`: card names instead of symbols (for aria-label).
+  function moveWords(text, named = false) {
+    const move = parseMove(text);
+    const faces = move.faces.map(named ? cardName : cardText).join(" ");
+    switch (move.kind) {
+      case "turn": return `Turn the stock: ${faces}`;
+      case "recycle": return "Turn the waste over as the new stock";
+      case "call": return "Call: my demon is empty, end the hand";
+      case "agree": return "Agree to shuffle (a stall shift)";
+      case "resign": return "Resign (ends the match against me)";
+      default: return `${fromWords(move.from)} ${faces} ${toWords(move.to)}`;
+    }
+  }
+
+  function clockText(ms) {
+    const seconds = Math.max(0, Math.ceil(ms / 1000));
+    return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+  }
+
+  function seatColours(backs) {
+    const colours = [];
+    for (const back of backs) {
+      const words = String(back ?? "").toLowerCase().split(/\s+/);
+      const named = Object.entries(BACK_COLOURS).find(([word]) => words.includes(word))?.[1];
+      const free = PALETTE.filter((colour) => !colours.includes(colour));
+      if (named !== undefined && !colours.includes(named)) colours.push(named);
+      else colours.push(free.length ? free[0] : PALETTE[colours.length % PALETTE.length]);
+    }
+    return colours;
+  }
+
+  // -- what the page holds ---------------------------------------------------------------
+
+  const page = {
+    gameId: null,
+    game: null,
+    seat: null, // this browser's seat, or null: a spectator
+    welcome: null,
+    backs: null, // from the genesis record
+    names: null, // from the genesis record (a reload of an ended game has no welcome)
+    lastSeq: -1, // the last record shown
+    replayed: false, // the copy held before this page loaded has been read
+    events: Promise.resolve(), // events are handled one after another, in order
+    rules: null,
+    view: null,
+    viewShape: "",
+    piles: {},
+    hand: null,
+    phase: null,
+    moves: [], // parsed entries of the last `moves`
+    selected: null, // {from, pile, index, face}
+    underNext: false, // `U` pressed: the next digit is a slide-under target
+    stopped: false, // a `problem`: nothing more is played or signed
+    ended: false,
+    latencies: [],
+    totals: [],
+    lastHandScores: [],
+    clock: { t: 0, at: 0 }, // the table's clock at the last frame, and when it came
+    handStartT: null,
+    lastCentreT: null,
+    lastActionT: null,
+    stall: null,
+    handEnd: null,
+    matchEnd: null,
+    final: null,
+    finalTimer: null,
+    downloadsTimer: null,
+  };
+
+  function seatName(seat) {
+    return page.welcome?.seats?.[seat]?.name ?? page.names?.[seat] ?? `seat ${seat}`;
+  }
+
+  function say(text) {
+    $("rd-status").textContent = text;
+  }
+
+  // -- the table -------------------------------------------------------------------------
+
+  function buildView() {
+    const welcome = page.welcome;
+    if (!welcome) return;
+    const seats = welcome.seats.map((seat) => ({
+      seat: seat.seat,
+      name: seat.name ?? `seat ${seat.seat} (free)`,
+      back: page.backs?.[seat.seat] ?? "",
+    }));
+    const shape = JSON.stringify([seats, page.seat, page.stopped || page.ended]);
+    if (shape === page.viewShape) return;
+    page.viewShape = shape;
+    // A TableView listens on its containers: a new view gets new ones, so that the old
+    // view's listeners go with them.
+    for (const id of ["rd-seats", "rd-foundations"]) $(id).replaceWith($(id).cloneNode(false));
+    const playing = page.seat !== null && !page.stopped && !page.ended;
+    page.view = new RDTable.TableView({
+      seatsElement: $("rd-seats"),
+      foundationsElement: $("rd-foundations"),
+      tableElement: $("rd-table"),
+      seats,
+      workPiles: welcome.rules?.layout?.work_piles ?? 4,
+      colours: seatColours(seats.map((seat) => seat.back)),
+      placedAt: new Map(),
+      interactive: playing ? { seat: page.seat, onActivate: activate } : null,
+    });
+    if (page.seat !== null) {
+      $("rd-table").classList.add("rd-has-own-seat");
+      $("rd-seats").querySelector(`[data-seat="${page.seat}"]`)?.classList.add("rd-own-seat");
+    }
+    drawPiles(new Set());
+    drawTotals();
+  }
+
+  function drawPiles(changed) {
+    if (!page.view) return;
+    page.view.draw(page.piles, page.hand, changed);
+    // A drawn pile is a new element: mark the chosen card again, or forget it if it moved.
+    const chosen = page.selected;
+    if (chosen !== null && faceAt(chosen) !== chosen.face) clearSelection();
+    else if (chosen !== null) markSelection();
+  }
+
+  function ownPile(kind) {
+    return `s${page.seat}.${kind}`;
+  }
+
+  function faceAt(source) {
+    const cards = page.piles[source.pile]?.cards ?? [];
+    if (!cards.length) return null;
+    return source.index === null || source.index === undefined ? cards[cards.length - 1] : cards[source.index] ?? null;
+  }
+
+  // -- choosing a move ---------------------------------------------------------------------
+
+  function sourceOf(pile, index) {
+    const found = /^s(\d+)\.(demon|waste|w\d+)$/.exec(pile);
+    if (!found || Number(found[1]) !== page.seat) return null;
+    const work = found[2][0] === "w";
+    return { from: found[2], pile, index: work ? index ?? null : null, face: null };
+  }
+
+  function targetsOf(pile) {
+    if (pile === "f+" || /^f\d+$/.test(pile)) return [pile];
+    const found = /^s(\d+)\.w(\d+)$/.exec(pile);
+    if (found && Number(found[1]) === page.seat) return [`w${found[2]}`, `u${found[2]}`];
+    return [];
+  }
+
+  function targetPile(to) {
+    return to[0] === "f" ? to : ownPile(`w${to.slice(1)}`);
+  }
+
+  // The listed card moves of `source`: from a work pile with a chosen card, exactly that
+  // card and those under it.
+  function movesFrom(source) {
+    return page.moves.filter((move) => {
+      if (move.kind !== "card" || move.from !== source.from) return false;
+      if (source.from[0] !== "w" || source.index === null) return true;
+      const cards = page.piles[source.pile]?.cards ?? [];
+      return move.faces.length === cards.length - source.index && move.faces[0] === cards[source.index];
+    });
+  }
+
+  // Without a chosen card in a work pile (a key, or the pile itself clicked), the longest
+  // tail that can go there: the whole run into an empty pile.
+  function best(candidates) {
+    return [...candidates].sort((a, b) => b.faces.length - a.faces.length)[0];
+  }
+
+  function markSelection() {
+    const chosen = page.selected;
+    page.view.setSelected(chosen.pile, chosen.index);
+    page.view.setTargets([...new Set(movesFrom(chosen).map((move) => targetPile(move.to)))]);
+  }
+
+  function clearSelection() {
+    page.selected = null;
+    page.underNext = false;
+    if (!page.view) return;
+    page.view.setSelected(null, null);
+    page.view.setTargets([]);
+  }
+
+  function sourceWords(source) {
+    const face = source.face ? ` ${cardText(source.face)}` : "";
+    return `${fromWords(source.from)}${face}`;
+  }
+
+  function choose(source) {
+    source.face = faceAt(source);
+    if (source.face === null) {
+      clearSelection();
+      say(`${fromWords(source.from)} is empty.`);
+      return;
+    }
+    page.selected = source;
+    page.underNext = false;
+    markSelection();
+    say(movesFrom(source).length
+      ? `Chosen: ${sourceWords(source)}. Now choose where it goes (highlighted), or press Esc.`
+      : `Chosen: ${sourceWords(source)}, but it has nowhere to go now.`);
+  }
+
+  function canPlay() {
+    return page.seat !== null && !page.stopped && !page.ended && page.game !== null;
+  }
+
+  // RDTable's interactive callback: a pile or card was clicked, dropped on or activated.
+  function activate({ pile, index = null }) {
+    if (!canPlay()) return;
+    if (pile === ownPile("stock")) {
+      clearSelection();
+      playKind(["turn", "recycle"], "Nothing to turn: your stock and waste are both empty.");
+      return;
+    }
+    const chosen = page.selected;
+    const source = sourceOf(pile, index);
+    if (chosen !== null) {
+      if (source !== null && source.pile === chosen.pile && source.index === chosen.index) {
+        clearSelection();
+        say("Nothing chosen.");
+        return;
+      }
+      if (toTarget(targetsOf(pile), source === null)) return;
+    }
+    if (source !== null) choose(source);
+    else if (chosen !== null) say(`Not played: ${sourceWords(chosen)} cannot go there.`);
+    else say("Choose one of your cards first: your demon, your waste or a card of a work pile.");
+  }
+
+  // Play the chosen card to one of `targets` (move-text targets); whether it was played.
+  // `final`: no other reading of the activation remains, so say why nothing was played.
+  function toTarget(targets, final) {
+    const chosen = page.selected;
+    if (!targets.length) return false;
+    const candidates = movesFrom(chosen).filter((move) => targets.includes(move.to));
+    if (candidates.length) {
+      clearSelection();
+      submit(best(candidates));
+      return true;
+    }
+    if (final) say(`Not played: ${sourceWords(chosen)} cannot go ${toWords(targets[0])} now.`);
+    return final;
+  }
+
+  function playKind(kinds, otherwise) {
+    const move = page.moves.find((entry) => kinds.includes(entry.kind));
+    if (move) submit(move);
+    else say(otherwise);
+  }
+
+  async function submit(move) {
+    if (!canPlay()) return;
+    say(`Sent: ${moveWords(move.text)}. Waiting for the table's receipt…`);
+    try {
+      await page.game.submit(move.text);
+    } catch (error) {
+      say(`Not sent: ${moveWords(move.text)} (${error.code ?? "ERROR"}: ${error.message ?? error}).`);
+    }
+  }
+
+  // -- keys -----------------------------------------------------------------------------
+
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if ($("rd-final").open) return;
+    const target = event.target instanceof Element ? event.target : document.body;
+    if (target.closest("input, select, textarea")) return;
+    if (!canPlay()) return;
+    const key = event.key;
+    if (key === " " && target.closest("button, a, [role=button]")) return; // Space presses it
+    const digit = /^[1-9]$/.test(key) ? Number(key) : null;
+    let handled = true;
+    if (digit !== null) {
+      const work = `w${digit}`;
+      if (page.selected !== null && page.underNext) {
+        page.underNext = false;
+        toTarget([`u${digit}`], true);
+      } else if (page.selected !== null && toTarget([work, `u${digit}`], false)) {
+        // played onto (or under) that pile
+      } else if (page.selected !== null && page.selected.from === work) {
+        clearSelection();
+        say("Nothing chosen.");
+      } else if (page.piles[ownPile(work)] !== undefined) {
+        choose({ from: work, pile: ownPile(work), index: null, face: null });
+      } else {
+        say(`You have no work pile ${digit}.`);
+      }
+    } else {
+      switch (key.toLowerCase()) {
+        case "d": choose({ from: "demon", pile: ownPile("demon"), index: null, face: null }); break;
+        case "w": choose({ from: "waste", pile: ownPile("waste"), index: null, face: null }); break;
+        case "f":
+          if (page.selected === null) say("Choose a card first (D, W or a digit), then press F.");
+          else {
+            const fits = movesFrom(page.selected).filter((move) => move.to[0] === "f");
+            if (fits.length) {
+              clearSelection();
+              submit(fits[0]);
+            } else say(`Not played: ${sourceWords(page.selected)} fits no foundation now.`);
+          }
+          break;
+        case "u":
+          if (page.selected === null) say("Choose a card first, then U and the work pile's digit.");
+          else {
+            page.underNext = true;
+            say(`Slide ${sourceWords(page.selected)} under which work pile? Press its digit.`);
+          }
+          break;
+        case "t": case " ":
+          clearSelection();
+          playKind(["turn", "recycle"], "Nothing to turn: your stock and waste are both empty.");
+          break;
+        case "c": playKind(["call"], "You cannot call now: your demon must be empty, and the rules must allow calling."); break;
+        case "a": playKind(["agree"], "There is nothing to agree to now (a shuffle is agreed only when the rules ask for it)."); break;
+        case "escape": clearSelection(); say("Nothing chosen."); break;
+        default: handled = false;
+      }
+    }
+    if (handled) event.preventDefault();
+  }
+
+  // -- the moves list and the action buttons ------------------------------------------------
+
+  const ACTIONS = [["rd-turn", ["turn", "recycle"]], ["rd-call", ["call"]], ["rd-agree", ["agree"]], ["rd-resign", ["resign"]]];
+
+  function drawMoves() {
+    const list = $("rd-moves");
+    const focused = document.activeElement?.closest?.("#rd-moves button")?.dataset.move ?? null;
+    const shown = canPlay() ? page.moves : [];
+    list.replaceChildren(...shown.map((move) => {
+      const button = el("button", { type: "button", "data-move": move.text, "aria-label": moveWords(move.text, true), text: moveWords(move.text) });
+      button.addEventListener("click", () => submit(move));
+      return el("li", {}, button);
+    }));
+    if (focused !== null) list.querySelector(`button[data-move="${CSS.escape(focused)}"]`)?.focus();
+    for (const [id, kinds] of ACTIONS) {
+      const button = $(id);
+      const move = shown.find((entry) => kinds.includes(entry.kind));
+      button.hidden = move === undefined;
+      button.dataset.move = move ? move.text : "";
+      if (id === "rd-turn" && move) button.textContent = move.kind === "recycle" ? "Turn the waste over" : "Turn the stock";
+    }
+    $("rd-moves-note").textContent = page.seat === null
+      ? "You are watching: only the players of this table have moves."
+      : shown.length
+        ? "The moves you can make now. The table still judges each one: another player may get there first."
+        : "No move to make now.";
+  }
+
+  // -- indicators --------------------------------------------------------------------------
+
+  function showConnection({ state, attempt = 0, code = null }) {
+    const box = $("rd-connection");
+    box.dataset.state = state;
+    const [mark, words] = CONNECTION_WORDS[state] ?? ["?", state];
+    box.querySelector(".rd-state-mark").textContent = mark;
+    let text = words;
+    if (state === "offline" && attempt) text += ` (attempt ${attempt})`;
+    if (code === "ENDED") text = "The game is over";
+    else if (code) text += ` (${code})`;
+    box.querySelector(".rd-words").textContent = text;
+  }
+
+  function showLatency(ms) {
+    page.latencies.push(ms);
+    if (page.latencies.length > LATENCIES_KEPT) page.latencies.shift();
+    const sorted = [...page.latencies].sort((a, b) => a - b);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)];
+    const box = $("rd-latency");
+    box.dataset.ms = String(Math.round(ms));
+    box.dataset.median = String(Math.round(median));
+    box.querySelector(".rd-words").textContent =
+      `last ${Math.round(ms)} ms, median ${Math.round(median)} ms over the last ${sorted.length}`;
+  }
+
+  function showCopy(seq) {
+    const box = $("rd-copy");
+    box.dataset.seq = String(seq);
+    box.querySelector(".rd-words").textContent = `${seq + 1} ${seq === 0 ? "record" : "records"} checked`;
+  }
+
+  // -- downloads ------------------------------------------------------------------------------
+
+  function setBlobLink(link, blob, name) {
+    const old = link.getAttribute("href");
+    link.href = URL.createObjectURL(blob);
+    link.download = name;
+    link.removeAttribute("aria-disabled");
+    if (old && old.startsWith("blob:")) window.setTimeout(() => URL.revokeObjectURL(old), REVOKE_AFTER_MS);
+  }
+
+  function refreshDownloads() {
+    window.clearTimeout(page.downloadsTimer);
+    page.downloadsTimer = null;
+    if (!page.game || !(page.game.state.lastSeq >= 0)) return;
+    setBlobLink($("rd-download-log"), page.game.copyBlob(), page.game.copyName);
+    if (page.seat !== null) setBlobLink($("rd-download-receipts"), page.game.receiptsBlob(), page.game.receiptsName);
+  }
+
+  // Blobs are remade at most every 300 ms, and at once when a link is pressed.
+  function downloadsChanged() {
+    if (page.downloadsTimer === null) page.downloadsTimer = window.setTimeout(refreshDownloads, 300);
+  }
+
+  // -- the hand --------------------------------------------------------------------------------
+
+  // The table's clock now: the last frame's, run on locally while connected.
+  function tableNow() {
+    const live = $("rd-connection").dataset.state === "open" && page.phase === "playing";
+    return page.clock.t + (live ? performance.now() - page.clock.at : 0);
+  }
+
+  function line(className, text) {
+    return text ? el("p", { class: className, text }) : null;
+  }
+
+  function drawHand() {
+    const box = $("rd-hand");
+    box.dataset.hand = page.hand === null ? "" : String(page.hand);
+    box.dataset.phase = page.phase ?? "";
+    const lines = [];
+    if (page.hand === null) lines.push(line("rd-hand-line", page.welcome?.state === "waiting" ? "Waiting for every seat to be taken." : "Waiting for the deal."));
+    else lines.push(line("rd-hand-line", `Hand ${page.hand}: ${PHASE_WORDS[page.phase] ?? page.phase ?? ""}`));
+    const time = page.rules?.time ?? {};
+    const now = tableNow();
+    if (page.phase === "playing" && time.countdown_ms && page.handStartT !== null) {
+      const left = page.handStartT + time.countdown_ms - now;
+      if (left > 0) lines.push(line("rd-countdown", `Play starts in ${Math.ceil(left / 1000)} s`));
+    }
+    if (page.phase === "playing" && time.no_centre_ms && page.lastCentreT !== null) {
+      // docs/rules.md §4: armed once something happened after the last card to the centre.
+      const armed = page.lastActionT !== null && page.lastActionT > page.lastCentreT;
+      const deadline = armed ? Math.max(page.lastCentreT + time.no_centre_ms, page.lastActionT + 1) : null;
+      lines.push(line("rd-no-centre", armed
+        ? `Three-minute rule: about ${clockText(deadline - now)} left to send a card to the centre`
+        : "Three-minute rule: not running (nothing has happened since the last card to the centre)"));
+    }
+    if (page.stall && page.stall.hand === page.hand) lines.push(line("rd-stall", page.stall.text));
+    if (page.handEnd) lines.push(line("rd-hand-end", page.handEnd));
+    if (page.matchEnd) lines.push(line("rd-match-end", page.matchEnd));
+    box.replaceChildren(...lines.filter(Boolean));
+  }
+
+  function drawTotals() {
+    const body = $("rd-scores").tBodies[0];
+    const seats = page.welcome?.seats ?? [];
+    body.replaceChildren(...seats.map((seat) => {
+      const total = page.totals[seat.seat] ?? 0;
+      const last = page.lastHandScores[seat.seat];
+      const you = seat.seat === page.seat ? " (you)" : "";
+      return el("tr", { "data-seat": seat.seat },
+        el("th", { scope: "row", text: `${seatName(seat.seat)}${you}` }),
+        el("td", { class: "rd-total", text: String(total) }),
+        el("td", { class: "rd-last", text: last === undefined ? "" : `last hand ${last > 0 ? "+" : ""}${last}` }));
+    }));
+    if (page.view) for (const seat of seats) page.view.setSeatTotal(seat.seat, `${page.totals[seat.seat] ?? 0} points`);
+  }
+
+  function scoresWords(scores) {
+    return scores.map((score, seat) => `${seatName(seat)} ${score}`).join(", ");
+  }
+
+  // -- records ------------------------------------------------------------------------------------
+
+  function onRecord({ seq, body }) {
+    if (seq <= page.lastSeq) return; // read already from the copy held before the page loaded
+    page.lastSeq = seq;
+    showCopy(seq);
+    downloadsChanged();
+    const t = body.t_ms ?? 0;
+    switch (body.kind) {
+      case "genesis":
+        page.backs = body.players.map((player) => player.back);
+        page.names = body.players.map((player) => player.name);
+        page.rules = page.rules ?? body.rules;
+        buildView();
+        say(`The game has begun: every seat's share of the shuffle and signature is in (record ${seq}).`);
+        break;
+      case "hand_start":
+        page.hand = body.hand;
+        page.handStartT = t;
+        page.lastCentreT = t + (page.rules?.time?.countdown_ms ?? 0);
+        page.lastActionT = null;
+        page.handEnd = null;
+        page.stall = null;
+        clearSelection();
+        say(`Hand ${body.hand} is dealt (record ${seq}).`);
+        break;
+      case "move": case "tie": case "call": case "agree": case "resign": {
+        page.lastActionT = t;
+        const move = parseMove(body.move);
+        if (move.kind === "card" && move.to[0] === "f") page.lastCentreT = t;
+        if (body.kind === "call" && body.player !== page.seat) say(`${seatName(body.player)} called (record ${seq}).`);
+        if (body.kind === "resign") say(`${seatName(body.player)} resigned (record ${seq}).`);
+        break;
+      }
+      case "stall":
+        page.lastActionT = t;
+        page.stall = { hand: body.hand, text: `Stall shift at record ${seq}: nobody could play, so every seat's stock moved on.` };
+        say(page.stall.text);
+        break;
+      case "hand_end":
+        body.scores.forEach((score, seat) => { page.totals[seat] = (page.totals[seat] ?? 0) + score; });
+        page.lastHandScores = body.scores;
+        page.handEnd = `Hand ${body.hand} ended: ${HAND_END_WORDS[body.reason] ?? body.reason}. Scores: ${scoresWords(body.scores)}.`;
+        say(page.handEnd);
+        clearSelection();
+        drawTotals();
+        break;
+      case "final": {
+        page.totals = [...body.totals];
+        const winners = body.winners.map(seatName).join(" and ") || "nobody";
+        page.matchEnd = `The match is over (${FINAL_WORDS[body.reason] ?? body.reason}): won by ${winners}. Totals: ${scoresWords(body.totals)}.`;
+        say(page.matchEnd);
+        closeFinal();
+        drawTotals();
+        break;
+      }
+      default:
+        break;
+    }
+    drawHand();
+  }
+
+  function onPiles(frame) {
+    page.piles = frame.full ? { ...frame.set } : { ...page.piles, ...frame.set };
+    page.hand = frame.hand;
+    page.phase = frame.phase;
+    page.clock = { t: frame.clock_ms ?? page.clock.t, at: performance.now() };
+    drawPiles(new Set(Object.keys(frame.set)));
+    drawHand();
+  }
+
+  function onMoves({ moves }) {
+    page.moves = moves.map(parseMove);
+    drawMoves();
+    if (page.selected !== null && page.view) markSelection();
+  }
+
+  function onReceipt(receipt) {
+    if (typeof receipt.latencyMs === "number") showLatency(receipt.latencyMs);
+    downloadsChanged();
+    const box = $("rd-last-receipt");
+    box.dataset.outcome = receipt.outcome ?? "";
+    box.dataset.reason = receipt.reason ?? "";
+    box.dataset.wonBy = receipt.wonBy === null || receipt.wonBy === undefined ? "" : String(receipt.wonBy);
+    const words = receipt.move ? moveWords(receipt.move) : "your move";
+    let text;
+    if (receipt.outcome === "bounce") {
+      const why = receipt.wonBy !== null && receipt.wonBy !== undefined
+        ? `record ${receipt.wonBy} got there first`
+        : `${REASON_WORDS[receipt.reason] ?? "the table refused it"} (${receipt.reason})`;
+      text = `Bounced: ${why}. Your ${words} is logged as a bounce at record ${receipt.seq}.`;
+    } else if (receipt.outcome === "refused") {
+      text = `Refused, not logged: ${words}: ${REASON_WORDS[receipt.reason] ?? receipt.reason} (${receipt.reason}).`;
+    } else {
+      const tie = receipt.outcome === "tie" ? " as a tie" : "";
+      text = `Landed${tie}: ${words} (record ${receipt.seq}).`;
+    }
+    box.textContent = text;
+    say(text);
+  }
+
+  // -- the final --------------------------------------------------------------------------------
+
+  function openFinal({ body, check }) {
+    const final = typeof body === "string" ? JSON.parse(body) : body;
+    const dialog = $("rd-final");
+    const ok = Boolean(check?.ok);
+    const verdict = $("rd-final-check");
+    verdict.dataset.ok = String(ok);
+    verdict.textContent = ok
+      ? "✓ This browser recomputed every hand's scores from its own copy of the log: they match."
+      : "✗ The scores this browser recomputed from its own copy do not match the table's: declining is the only choice here.";
+    const rows = (final.totals ?? []).map((total, seat) => {
+      const mine = check?.totals?.[seat];
+      const same = mine === total;
+      return el("tr", { "data-seat": seat, "data-same": String(same) },
+        el("th", { scope: "row", text: seatName(seat) }),
+        el("td", { text: String(total) }),
+        el("td", { text: mine === undefined ? "not recomputed" : String(mine) }),
+        el("td", { text: same ? "✓ same" : "✗ differs" }));
+    });
+    dialog.querySelector("tbody").replaceChildren(...rows);
+    $("rd-final-problems").replaceChildren(...(check?.problems ?? []).map((text) => el("li", { text })));
+    $("rd-accept").disabled = !ok || page.stopped;
+    $("rd-accept").hidden = !ok;
+    page.final = { until: performance.now() + ACCEPT_WINDOW_MS };
+    tickFinal();
+    window.clearInterval(page.finalTimer);
+    page.finalTimer = window.setInterval(tickFinal, 500);
+    if (!dialog.open) dialog.showModal();
+    (ok ? $("rd-accept") : $("rd-decline")).focus();
+    say("The match is over: the table asks you to accept the result.");
+  }
+
+  function tickFinal() {
+    if (page.final === null) return;
+    const left = Math.max(0, Math.ceil((page.final.until - performance.now()) / 1000));
+    $("rd-final-left").textContent = `${left} s left.`;
+  }
+
+  function closeFinal() {
+    window.clearInterval(page.finalTimer);
+    page.final = null;
+    if ($("rd-final").open) $("rd-final").close();
+  }
+
+  async function answerFinal(accept) {
+    $("rd-accept").disabled = true;
+    $("rd-decline").disabled = true;
+    try {
+      await (accept ? page.game.accept() : page.game.decline());
+      say(accept ? "You accepted the result: your signature goes into the final record."
+        : "You declined: the final record will show that this seat did not accept the result.");
+    } catch (error) {
+      say(`Your answer was not sent: ${error.code ?? "ERROR"}: ${error.message ?? error}.`);
+    } finally {
+      $("rd-decline").disabled = false;
+      closeFinal();
+    }
+  }
+
+  // -- the end, faults ----------------------------------------------------------------------------
+
+  function checkWords(copyCheck) {
+    if (!copyCheck || !Array.isArray(copyCheck.results)) return "This browser could not check its whole copy again.";
+    const failed = copyCheck.results.filter((result) => result.status === "fail" || result.status === "error");
+    if (failed.length) return `This browser checked its whole copy again: ${failed.map((result) => `${result.check} failed${result.code ? ` (${result.code})` : ""}`).join(", ")}.`;
+    return "This browser checked its whole copy again (lines, chain, signatures, secret, packs): nothing failed.";
+  }
+
+  function onEnded({ verdict, log, receipts, copyCheck }) {
+    page.ended = true;
+    closeFinal();
+    clearSelection();
+    drawMoves();
+    refreshDownloads();
+    const box = $("rd-ended");
+    box.dataset.verdict = verdict ?? "";
+    box.querySelector(".rd-ended-words").textContent =
+      `The server's verifier says: ${String(verdict ?? "unknown").replaceAll("_", " ")}. ${checkWords(copyCheck)}`;
+    const links = [];
+    if (log) links.push(el("a", { href: log, download: "", class: "rd-server-log", text: "The server's log" }));
+    if (receipts) links.push(el("a", { href: receipts, download: "", class: "rd-server-receipts", text: "The receipts the server kept for you" }));
+    links.push(el("a", { href: `/games/${page.gameId}/view`, class: "rd-view-link", text: "The game's view page" }));
+    links.push(el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" }));
+    box.querySelector(".rd-ended-links").replaceChildren(...links.map((link) => el("li", {}, link)));
+    box.hidden = false;
+    say("The game is over.");
+  }
+
+  function onProblem({ code, message, seq }) {
+    page.stopped = true;
+    refreshDownloads();
+    const warning = $("rd-warning");
+    warning.dataset.code = code;
+    const where = seq === null || seq === undefined ? "" : ` at record ${seq}`;
+    const words = RDClient.CODE_WORDS?.[code];
+    $("rd-warning-detail").textContent = `${code}${where}${words ? ` (${words})` : ""}: ${message}.`;
+    warning.hidden = false;
+    if (code !== "SCORES_MISMATCH") closeFinal();
+    else $("rd-accept").disabled = true;
+    clearSelection();
+    drawMoves();
+    buildView();
+    say(`Stopped (${code}): the server sent something that does not verify.`);
+  }
+
+  function onUnsent({ move, why }) {
+    const box = $("rd-offline-note");
+    box.querySelector("ul").append(el("li", { "data-move": move, text: `${moveWords(move)}: not sent, ${why}` }));
+    box.hidden = false;
+  }
+
+  function onSeat({ seat, connected }) {
+    if (page.view) page.view.setSeatFlag(seat, connected ? "" : "away");
+    say(connected ? `${seatName(seat)} is back.` : `${seatName(seat)} went away.`);
+  }
+
+  const ASKED_WORDS = {
+    entropy: "Checking the dealer's commitment before signing your share of the shuffle…",
+    cosign: "Checking the game's first record (seats, rules, keys) before co-signing it…",
+  };
+  const SIGNED_WORDS = {
+    entropy: "Signed your share of the shuffle.",
+    cosign: "Checked the seats, rules and keys and co-signed the game's first record.",
+  };
+
+  // The records this browser held before the page loaded (RDClient sends only new ones):
+  // read once, so that the hand, the scores and the copy's count are shown after a reload.
+  async function replayCopy() {
+    const text = await page.game.copyBlob().text();
+    const lines = text.split("\n").filter(Boolean);
+    lines.forEach((line, seq) => onRecord({ seq, body: JSON.parse(line).body, line }));
+    if (lines.length) say(`Your copy holds ${lines.length} checked records; catching up with the table…`);
+  }
+
+  function onEvent(event) {
+    page.events = page.events.then(async () => {
+      if (!page.replayed) {
+        page.replayed = true;
+        await replayCopy().catch((error) => console.error(error));
+      }
+      handle(event);
+    });
+  }
+
+  function handle(event) {
+    try {
+      switch (event.type) {
+        case "connection": showConnection(event); drawHand(); break;
+        case "welcome":
+          page.welcome = event.welcome;
+          page.rules = event.welcome.rules;
+          buildView();
+          drawHand();
+          break;
+        case "record": onRecord(event); break;
+        case "piles": onPiles(event.frame); break;
+        case "moves": onMoves(event); break;
+        case "pack": say(`Your cards for hand ${event.hand} arrived and match the deal's digest.`); break;
+        case "receipt": onReceipt(event); break;
+        case "asked": if (ASKED_WORDS[event.what]) say(ASKED_WORDS[event.what]); break;
+        case "signed": if (SIGNED_WORDS[event.what]) say(SIGNED_WORDS[event.what]); break;
+        case "final": openFinal(event); break;
+        case "ended": onEnded(event); break;
+        case "seat": onSeat(event); break;
+        case "error": say(`The server refused a message: ${event.code}: ${event.message}`); break;
+        case "unsent": onUnsent(event); break;
+        case "problem": onProblem(event); break;
+        default: break;
+      }
+    } catch (error) {
+      // A fault of this page must not stop the client holding the evidence.
+      console.error(error);
+      say(`This page could not show an event (${event.type}): ${error.message}`);
+    }
+  }
+
+  async function start() {
+    const found = /^\/play\/([0-9a-f]{32})$/.exec(window.location.pathname);
+    if (!found) {
+      say("This is no table's address.");
+      return;
+    }
+    page.gameId = found[1];
+    $("rd-table-title").textContent = `table ${page.gameId.slice(0, 8)}`;
+    document.title = `Racing Demon: table ${page.gameId.slice(0, 8)}`;
+    document.addEventListener("keydown", onKey);
+    for (const [id, kinds] of ACTIONS) {
+      $(id).addEventListener("click", () => playKind(kinds, "That move is not available now."));
+    }
+    $("rd-accept").addEventListener("click", () => answerFinal(true));
+    $("rd-decline").addEventListener("click", () => answerFinal(false));
+    // Escape would close the dialog without an answer: declining is a choice to make.
+    $("rd-final").addEventListener("cancel", (event) => event.preventDefault());
+    for (const id of ["rd-download-log", "rd-download-receipts"]) {
+      $(id).addEventListener("click", (event) => {
+        if ($(id).getAttribute("aria-disabled") === "true") event.preventDefault();
+        else refreshDownloads(); // the bytes as they are now, not 300 ms ago
+      });
+    }
+    window.setInterval(drawHand, 500);
+    try {
+      const mine = await RDClient.seats.forGame(page.gameId);
+      page.seat = mine ? mine.seat : null;
+      const key = await RDClient.keys.load().catch(() => null);
+      $("rd-game").replaceChildren(el("a", { href: "/", text: "Back to the lobby" }), document.createTextNode(
+        mine ? ` · You are ${mine.name}, seat ${mine.seat}, key ${(key?.id ?? "").slice(0, 16)}` : " · You are watching"));
+      if (mine && key && mine.keyId && mine.keyId !== key.id) {
+        say("This seat was joined with a key this browser no longer has: it cannot be played from here.");
+      }
+      $("rd-download-receipts").hidden = page.seat === null;
+      page.game = new RDClient.Game(page.gameId, { onEvent });
+      await page.game.start();
+    } catch (error) {
+      say(`This table could not be opened: ${error.code ?? "ERROR"}: ${error.message ?? error}`);
+    }
+  }
+
+  if (document.body.classList.contains("rd-play-page")) start();
+
+  return Object.freeze({ moveWords, parseMove });
+})();

@@ -1,0 +1,828 @@
+"""client.js (``RDClient``), the player's side of ``racing-demon serve``, in real headless
+Chromium against the real server process.
+
+Issue 32: "On first visit the page makes an Ed25519 key pair with Web Crypto, kept
+non-extractable in IndexedDB for that site; it shows the key id, lets the player export the
+public key (a `.pub` the CLI reads)"; "It checks every record it receives ... keeps its own
+copy of the log and every receipt, and stops with a clear warning if the server sends
+something that does not verify"; "A reload or a dropped connection continues the same seat
+with the same key from the last record the client holds"; "At the end each browser's copy
+of the log equals the server's byte for byte, its exported receipts audit clean".
+
+The pages are the UI engineer's; these tests load check.js and client.js on a page of their
+own, served by a small front (aiohttp, loopback) that forwards every other request and the
+play WebSocket to the real server: the browser sees one origin (the WebSocket's Origin
+check passes), and the test can drop a connection, refuse reconnects, read what the client
+sent, or change what the server sent (the tamper test).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from serve.player import Copy, SeatView
+from serve.server import (
+    Server,
+    assert_verify_and_audit,
+    needs_server,
+    one_hand_rules,
+    running_server,
+)
+
+from racing_demon.game.cards import Card
+from racing_demon.game.engine import legal_moves
+from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.profiles import rules_from_document
+
+pytestmark = needs_server
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = {
+    "check.js": ROOT / "src" / "racing_demon" / "viewer" / "assets" / "check.js",
+    "client.js": ROOT / "src" / "racing_demon" / "serve" / "static" / "client.js",
+}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>RDClient test page</title>
+<script src="/static/check.js"></script><script src="/static/client.js"></script>
+</head><body><p>RDClient test page</p></body></html>
+"""
+WAIT_S = 60.0
+
+
+# -- the front: the test page, and the server behind it ----------------------------------
+
+
+class Front:
+    """An aiohttp server on loopback, in a thread of its own: the test page and the two
+    scripts, every other request forwarded to ``backend``. Server frames pass through
+    ``tamper`` (when set); client frames are kept in ``sent``."""
+
+    def __init__(self, backend: str) -> None:
+        self.backend = backend
+        self.base = ""
+        # Changes what the server sent: one frame, or several (nothing: the frame is lost).
+        self.tamper: Callable[[str], str | list[str]] | None = None
+        self.refuse_play = False
+        self.sent: list[dict[str, Any]] = []  # every client frame, parsed, with its "_game"
+        self.sockets: set[Any] = set()
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Front:
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError("the front did not start")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(30)
+        self._loop.close()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_until_complete(self._start())
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _start(self) -> None:
+        from aiohttp import ClientSession, web
+
+        self._session = ClientSession()
+        app = web.Application()
+        app.router.add_get("/client-test.html", self._page)
+        app.router.add_get("/static/{name}", self._script)
+        app.router.add_get("/ws/{game}", self._play)
+        app.router.add_route("*", "/{tail:.*}", self._forward)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.base = f"http://127.0.0.1:{port}"
+
+    async def _stop(self) -> None:
+        for socket in list(self.sockets):
+            await socket.close()
+        await self._session.close()
+        await self._runner.cleanup()
+
+    async def _page(self, request: Any) -> Any:
+        from aiohttp import web
+
+        return web.Response(
+            text=PAGE, content_type="text/html", headers={"Content-Security-Policy": CSP}
+        )
+
+    async def _script(self, request: Any) -> Any:
+        from aiohttp import web
+
+        path = SCRIPTS.get(request.match_info["name"])
+        if path is None:
+            raise web.HTTPNotFound()
+        return web.Response(
+            body=path.read_bytes(),
+            content_type="text/javascript",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    async def _forward(self, request: Any) -> Any:
+        from aiohttp import web
+
+        async with self._session.request(
+            request.method,
+            self.backend + request.rel_url.path_qs,
+            data=await request.read() if request.can_read_body else None,
+            headers={"Content-Type": request.headers.get("Content-Type", "application/json")},
+        ) as answer:
+            body = await answer.read()
+            return web.Response(body=body, status=answer.status, content_type=answer.content_type)
+
+    async def _play(self, request: Any) -> Any:
+        from aiohttp import WSMsgType, web
+
+        if self.refuse_play:
+            raise web.HTTPServiceUnavailable()
+        url = "ws" + self.backend.removeprefix("http") + request.rel_url.path_qs
+        upstream = await self._session.ws_connect(url)  # a program: no Origin header
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        self.sockets.add(socket)
+
+        async def down() -> None:
+            async for frame in upstream:
+                if frame.type is not WSMsgType.TEXT:
+                    break
+                texts = frame.data if self.tamper is None else self.tamper(frame.data)
+                for text in [texts] if isinstance(texts, str) else texts:
+                    await socket.send_str(text)
+            await socket.close()
+
+        task = asyncio.ensure_future(down())
+        try:
+            async for frame in socket:
+                if frame.type is WSMsgType.TEXT:
+                    sent = json.loads(frame.data)
+                    self.sent.append({**sent, "_game": request.match_info["game"]})
+                    await upstream.send_str(frame.data)
+        finally:
+            self.sockets.discard(socket)
+            await upstream.close()
+            task.cancel()
+        return socket
+
+    def drop_all(self) -> None:
+        """Close every play connection, as a lost network would."""
+
+        async def drop() -> None:
+            for socket in list(self.sockets):
+                await socket.close()
+
+        asyncio.run_coroutine_threadsafe(drop(), self._loop).result(30)
+
+    def syncs(self) -> list[int]:
+        return [frame["from"] for frame in self.sent if frame.get("type") == "sync"]
+
+    def sent_to(self, game: str) -> list[dict[str, Any]]:
+        """What the clients sent to ``game``'s table, in order."""
+        return [frame for frame in self.sent if frame["_game"] == game]
+
+
+# -- driving a page ------------------------------------------------------------------------
+
+
+class Page:
+    """One browser's test page: RDClient driven through execute_async_script."""
+
+    def __init__(self, driver: Any, front: Front) -> None:
+        self.driver = driver
+        self.front = front
+        driver.set_script_timeout(WAIT_S)
+        self.open()
+
+    def open(self) -> None:
+        self.driver.get(self.front.base + "/client-test.html")
+
+    def call(self, body: str, *args: object) -> Any:
+        """Run ``body`` (an async function body, ``args`` as ``args``) in the page: its
+        value, or AssertionError with the page's error."""
+        answer = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "const args = Array.from(arguments).slice(0, -1);"
+            f"(async () => {{ {body} }})().then("
+            "  (value) => done({value: value === undefined ? null : value}),"
+            "  (error) => done({error: String(error && error.stack || error)}));",
+            *args,
+        )
+        if "error" in answer:
+            raise AssertionError(answer["error"])
+        return answer["value"]
+
+    def start(self, game: str) -> None:
+        self.call(
+            "window.rdEvents = [];"
+            "window.rdGame = new RDClient.Game(args[0], {onEvent: (event) =>"
+            "  rdEvents.push(JSON.parse(JSON.stringify(event)))});"
+            "await rdGame.start();",
+            game,
+        )
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = self.driver.execute_script("return window.rdEvents || []")
+        return [event for event in events if kind is None or event["type"] == kind]
+
+    def wait_for(self, kind: str, count: int = 1, timeout: float = WAIT_S) -> list[dict[str, Any]]:
+        """Until ``count`` events of ``kind`` came (those events), failing on a problem."""
+        found: list[dict[str, Any]] = self.call(
+            "const [kind, count, timeout] = args; const until = Date.now() + timeout * 1000;"
+            "for (;;) {"
+            "  const found = rdEvents.filter((event) => event.type === kind);"
+            "  if (found.length >= count) return found;"
+            "  const problem = rdEvents.find((event) => event.type === 'problem');"
+            "  if (problem && kind !== 'problem')"
+            "    throw new Error('problem: ' + JSON.stringify(problem));"
+            "  if (Date.now() > until) throw new Error(`${count} ${kind} events not seen in time: `"
+            "    + JSON.stringify(rdEvents.map((event) => event.type)));"
+            "  await new Promise((resolve) => setTimeout(resolve, 50));"
+            "}",
+            kind,
+            count,
+            timeout,
+        )
+        return found
+
+    def state(self) -> dict[str, Any]:
+        state: dict[str, Any] = self.call("return JSON.parse(JSON.stringify(rdGame.state));")
+        return state
+
+    def lines(self) -> list[str]:
+        lines: list[str] = self.call("return rdGame.lines;")
+        return lines
+
+    def blob(self, which: str) -> bytes:
+        encoded = self.call(
+            f"const bytes = new Uint8Array(await rdGame.{which}().arrayBuffer());"
+            "let text = ''; for (const byte of bytes) text += String.fromCharCode(byte);"
+            "return btoa(text);"
+        )
+        return base64.b64decode(encoded)
+
+    def submit(self, move: str) -> dict[str, Any]:
+        receipt: dict[str, Any] = self.call("return await rdGame.submit(args[0]);", move)
+        return receipt
+
+
+def a_move(page: Page, seat: int) -> str:
+    """A legal move for ``seat`` as its copy and pack show it (the engine's, in Python,
+    standing in for the server's ``moves`` advice): a card to the centre if there is one,
+    else the stock's turn or recycle."""
+    welcome = page.events("welcome")[-1]["welcome"]
+    rules = rules_from_document(welcome["rules"])
+    copy = Copy(bytes.fromhex(welcome["table_key"]), checked=False)
+    for line in page.lines():
+        copy.add(line.encode())
+    packs = {
+        event["hand"]: tuple(Card.from_face(face, seat) for face in event["cards"])
+        for event in page.events("pack")
+    }
+    view = SeatView(rules, seat, len(welcome["seats"]))
+    view.follow(copy.records, packs)
+    assert view.state is not None, "no hand in play"
+    moves = [str(move) for move in legal_moves(view.state, seat)]
+    centre = [move for move in moves if ">f" in move]
+    stock = [move for move in moves if " turn" in move or move.endswith("recycle")]
+    assert centre or stock, f"seat {seat} has nothing to play: {moves}"
+    return (centre or stock)[0]
+
+
+@pytest.fixture(scope="module")
+def second_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A second Chromium with a profile of its own: another player, another key."""
+    pytest.importorskip("selenium.webdriver")
+    from racing_demon.testing.browser import find_chromium, headless_chromium
+
+    found = find_chromium()
+    if found is None:
+        pytest.skip("apt-get install chromium chromium-driver")
+    driver = headless_chromium(found, tmp_path_factory.mktemp("chromium-second"))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Front]]:
+    folder = tmp_path_factory.mktemp("serve")
+    with running_server(folder) as server, Front(server.base) as front:
+        yield server, front
+
+
+KEY_IN_STORE = """
+const stored = await new Promise((resolve, reject) => {
+  const opened = indexedDB.open("racing-demon");
+  opened.onerror = () => reject(opened.error);
+  opened.onsuccess = () => {
+    const read = opened.result.transaction("keys").objectStore("keys").get("current");
+    read.onsuccess = () => { opened.result.close(); resolve(read.result); };
+    read.onerror = () => reject(read.error);
+  };
+});
+const key = stored.pair.privateKey;
+let exported = "exported";
+try { await crypto.subtle.exportKey("pkcs8", key); } catch (error) { exported = error.name; }
+let jwk = "exported";
+try { await crypto.subtle.exportKey("jwk", key); } catch (error) { jwk = error.name; }
+return {id: stored.id, extractable: key.extractable, type: key.type,
+        algorithm: key.algorithm.name, usages: key.usages, exported, jwk};
+"""
+
+
+def test_the_key_is_made_once_kept_non_extractable_and_exported_as_a_pub_the_cli_reads(
+    browser: Any, served: tuple[Server, Front], tmp_path: Path
+) -> None:
+    """Issue 32: "an Ed25519 key pair with Web Crypto, kept non-extractable in IndexedDB
+    for that site; it shows the key id, lets the player export the public key (a `.pub`
+    the CLI reads) and start over with a new key"."""
+    _, front = served
+    page = Page(browser, front)
+    first = page.call("return await RDClient.keys.load();")
+    assert first["id"] == hashlib.sha256(bytes.fromhex(first["publicHex"])).hexdigest()
+    page.open()  # a reload: the same key, not a new one
+    assert page.call("return await RDClient.keys.load();") == first
+    stored = page.call(KEY_IN_STORE)
+    assert stored["id"] == first["id"]
+    assert stored["extractable"] is False
+    assert (stored["type"], stored["algorithm"]) == ("private", "Ed25519")
+    assert stored["exported"] == "InvalidAccessError" and stored["jwk"] == "InvalidAccessError"
+
+    exported = page.call("return await RDClient.keys.exportPub();")
+    assert exported["name"] == f"racing-demon-player-{first['id'][:12]}.pub"
+    pub = tmp_path / exported["name"]
+    pub.write_text(exported["text"], encoding="ascii")
+    assert raw_public_bytes(load_public_key(pub)).hex() == first["publicHex"]
+
+    fresh = page.call("return await RDClient.keys.startOver();")
+    assert fresh["id"] != first["id"]
+    assert page.call("return await RDClient.keys.load();") == fresh
+
+
+def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
+    browser: Any, second_browser: Any, served: tuple[Server, Front], tmp_path: Path
+) -> None:
+    """Issue 32: two seats and a bot at one table; a dropped connection, a move made
+    offline and a reload mid-hand go on from the copy; "At the end each browser's copy of
+    the log equals the server's byte for byte, its exported receipts audit clean,
+    `racing-demon verify` of the downloaded log with the table's key exits 0"."""
+    server, front = served
+    ada, bea = Page(browser, front), Page(second_browser, front)
+    created = ada.call(
+        "return await RDClient.lobby.createTable(args[0]);",
+        {
+            "name": "client core",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    game = created["game"]
+    listed = ada.call("return await RDClient.lobby.tables();")
+    assert game in [table["game"] for table in listed]
+    with pytest.raises(AssertionError, match="NO_SUCH_SEAT"):
+        ada.call("return await RDClient.lobby.join(args[0], 2, 'Bot');", game)
+    seat = ada.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    assert (seat["game"], seat["seat"]) == (game, 0) and seat["token"]
+    bea.call("return await RDClient.lobby.join(args[0], 1, 'Bea');", game)
+    ada.start(game)
+    bea.start(game)
+    for page in (ada, bea):
+        page.wait_for("pack")
+        assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
+
+    # Moves, each answered by a checked receipt with its latency.
+    for _ in range(2):
+        for page, number in ((ada, 0), (bea, 1)):
+            receipt = page.submit(a_move(page, number))
+            assert receipt["outcome"] in ("move", "bounce"), receipt
+            assert receipt["latencyMs"] >= 0 and receipt["seq"] >= 2
+
+    # A dropped connection: the client reconnects by itself and syncs from its copy.
+    held = len(ada.lines())
+    front.drop_all()
+    ada.wait_for("connection", 1 + len(ada.events("connection")))
+    ada.call(
+        "while (rdGame.state.connection !== 'open') await new Promise((r) => setTimeout(r, 50));"
+    )
+    assert max(front.syncs()) >= held
+    bea.call(
+        "while (rdGame.state.connection !== 'open') await new Promise((r) => setTimeout(r, 50));"
+    )
+
+    # A move made offline stays pending and is sent after the reconnect's catch-up.
+    move = a_move(ada, 0)
+    front.refuse_play = True
+    front.drop_all()
+    ada.call(
+        "while (rdGame.state.connection === 'open') await new Promise((r) => setTimeout(r, 50));"
+    )
+    ada.call("window.rdOffline = rdGame.submit(args[0]); rdOffline.catch(() => {});", move)
+    pending = ada.state()["pending"]
+    assert [(entry["move"], entry["sent"]) for entry in pending] == [(move, False)]
+    front.refuse_play = False
+    answered = ada.call("return await rdOffline;")
+    assert answered["move"] == move and answered["outcome"] in ("move", "bounce", "refused")
+
+    # A reload mid-hand: the same seat and key, on from the copy IndexedDB holds.
+    before = ada.lines()
+    ada.open()
+    ada.start(game)
+    ada.wait_for("welcome")
+    assert ada.call("return rdGame.lines.length;") >= len(before)
+    assert ada.call("return rdGame.lines.slice(0, args[0]);", len(before)) == before
+    assert front.syncs()[-1] >= len(before)
+    ada.wait_for("pack")
+    receipt = ada.submit(a_move(ada, 0))
+    assert receipt["outcome"] in ("move", "bounce")
+
+    # Bea resigns: the hand and the match end; both check the final and accept it.
+    assert bea.submit("1 resign")["outcome"] == "resign"
+    for page in (ada, bea):
+        final = page.wait_for("final")[0]
+        assert final["check"]["ok"], final["check"]
+        assert final["check"]["winners"] == final["body"]["winners"]
+        assert final["check"]["totals"] == final["body"]["totals"]
+        page.call("await rdGame.accept();")
+    for page in (ada, bea):
+        ended = page.wait_for("ended")[0]
+        assert ended["verdict"] == "verified", ended
+        statuses = {result["check"]: result["status"] for result in ended["copyCheck"]["results"]}
+        assert set(statuses.values()) == {"pass"}, statuses
+        assert page.state()["connection"] == "stopped"
+
+    log = tmp_path / "server.jsonl"
+    server_log = _get(server, f"/games/{game}.jsonl")
+    log.write_bytes(server_log)
+    copies, receipts = [], []
+    for page, number in ((ada, 0), (bea, 1)):
+        assert page.call("return rdGame.copyName;") == f"{game}.jsonl"
+        assert page.call("return rdGame.receiptsName;") == f"{game}.seat{number}.receipts.jsonl"
+        copy = page.blob("copyBlob")
+        assert copy == server_log, f"seat {number}'s copy differs from the server's log"
+        copies.append(_write(tmp_path / f"seat{number}.copy.jsonl", copy))
+        receipts.append(
+            _write(tmp_path / f"seat{number}.receipts.jsonl", page.blob("receiptsBlob"))
+        )
+        assert receipts[-1].stat().st_size > 0
+    assert_verify_and_audit(server, game, tmp_path, seats=[0, 1], receipts=receipts, copies=copies)
+    (tmp_path / "events.json").write_text(
+        json.dumps([event["type"] for event in bea.events()]), encoding="utf-8"
+    )
+    print("event types (seat 1):", _runs([event["type"] for event in bea.events()]))
+
+
+def test_a_record_the_server_changed_stops_the_client_and_nothing_more_is_signed(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 32: "a log the server tampers with mid-game makes the page stop with a
+    warning"; the design: `problem` {code}: the client stops (closes, signs nothing more,
+    keeps everything as evidence), and a reload does not start it again."""
+    server, front = served
+    page = Page(browser, front)
+    created = page.call(
+        "return await RDClient.lobby.createTable(args[0]);",
+        {
+            "name": "tampered",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    game = created["game"]
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    changed: list[str] = []
+
+    def tamper(text: str) -> str:
+        message = json.loads(text)
+        if message["type"] != "record" or changed or message.get("line", "").find(game) < 0:
+            return text
+        body = json.loads(message["line"])["body"]
+        if body["kind"] != "move" or body["player"] != 1:
+            return text
+        # The same canonical line, one millisecond later: only the table's key could sign it.
+        line = message["line"].replace(f'"t_ms":{body["t_ms"]},', f'"t_ms":{body["t_ms"] + 1},', 1)
+        changed.append(line)
+        return json.dumps({**message, "line": line})
+
+    front.tamper = tamper
+    try:
+        page.start(game)
+        page.wait_for("pack")
+        assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
+        problem = page.wait_for("problem", timeout=90)[0]
+    finally:
+        front.tamper = None
+    assert problem["code"] == "BAD_TABLE_SIGNATURE", problem
+    sent_at_problem = len(front.sent)
+    held = page.lines()
+    assert changed and changed[0] not in held  # the changed record was not kept
+    with pytest.raises(AssertionError, match="stopped: BAD_TABLE_SIGNATURE"):
+        page.submit("0 resign")
+    assert page.state()["connection"] == "stopped"
+    # A reload shows the problem again and does not connect: nothing more is signed.
+    page.open()
+    page.start(game)
+    assert page.events("problem")[0]["code"] == "BAD_TABLE_SIGNATURE"
+    assert page.lines() == held
+    assert len(front.sent) == sent_at_problem
+    assert server.alive()
+
+
+def _get(server: Server, path: str) -> bytes:
+    from serve.player import http
+
+    status, data = http(server.base, "GET", path)
+    assert status == 200, (path, status)
+    return data
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _runs(kinds: list[str]) -> str:
+    """``record*12 piles*12``: the event types in order, repeats counted."""
+    out: list[tuple[str, int]] = []
+    for kind in kinds:
+        if out and out[-1][0] == kind:
+            out[-1] = (kind, out[-1][1] + 1)
+        else:
+            out.append((kind, 1))
+    return " ".join(kind if count == 1 else f"{kind}*{count}" for kind, count in out)
+
+
+SCORED_LOGS = sorted(
+    path
+    for folder in (ROOT / "sample_games" / "valid", ROOT / "tests" / "golden" / "logs")
+    for path in folder.glob("*.jsonl")
+    if not path.name.endswith(".receipts.jsonl")
+)
+
+
+def _recomputed(page: Page, path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    bodies = [json.loads(line)["body"] for line in path.read_text(encoding="utf-8").splitlines()]
+    final = bodies[-1]
+    assert final["kind"] == "final", path
+    genesis = bodies[0]
+    match = page.call(
+        "return RDClient.recomputeMatch(args[0], args[1], args[2]);",
+        bodies[:-1],
+        genesis["rules"],
+        len(genesis["players"]),
+    )
+    return match, final
+
+
+@pytest.mark.parametrize("path", SCORED_LOGS, ids=lambda path: path.name)
+def test_the_scores_recomputed_from_a_copy_are_the_final_records(
+    browser: Any, served: tuple[Server, Front], path: Path
+) -> None:
+    """The design (§4): "Scores before accept: recomputed from the copy without an engine
+    ... each hand_end's scores and the final's hands, totals, winners compared". Every
+    finished sample and golden log, in every profile and ending (complete, blocked,
+    abandoned, shared victory), recomputes to exactly its final record."""
+    _, front = served
+    page = Page(browser, front)
+    match, final = _recomputed(page, path)
+    assert match["problems"] == []
+    assert (match["hands"], match["totals"], match["winners"], match["reason"]) == (
+        final["hands"],
+        final["totals"],
+        final["winners"],
+        final["reason"],
+    )
+
+
+def test_an_inflated_score_is_found_in_the_copy(browser: Any, served: tuple[Server, Front]) -> None:
+    """The table's scores are the table's word until the client recomputes them: a log
+    whose hand_end and final credit a seat with points its moves did not score does not
+    check (sample_games/disputed/inflated-score.jsonl)."""
+    _, front = served
+    page = Page(browser, front)
+    match, final = _recomputed(page, ROOT / "sample_games" / "disputed" / "inflated-score.jsonl")
+    assert match["problems"] and "hand 1" in match["problems"][0]
+    assert match["totals"] != final["totals"]
+
+
+# -- a server that sends what does not verify --------------------------------------------
+
+
+def _table_key(server: Server) -> Any:
+    """The server's own table key: a dishonest server can sign anything with it."""
+    from racing_demon.log.keys import load_private_key
+
+    return load_private_key(server.data / "table.key")
+
+
+def _resigned_line(server: Server, body: dict[str, Any], sigs: dict[str, Any]) -> str:
+    from racing_demon.log.canonical import canonical_bytes
+    from racing_demon.log.signing import sign
+
+    table = sign(_table_key(server), body["kind"], canonical_bytes(body), body["v"])
+    return canonical_bytes({"body": body, "sigs": {**sigs, "table": table}}).decode()
+
+
+Tamper = Callable[[Server, dict[str, Any], list[dict[str, Any]]], str | list[str] | None]
+
+
+def _bot_move_line(edit: Callable[[str, dict[str, Any]], str]) -> Tamper:
+    def tamper(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+        if message["type"] != "record":
+            return None
+        body = json.loads(message["line"])["body"]
+        if body["kind"] != "move" or body["player"] != 1:
+            return None
+        return json.dumps({**message, "line": edit(message["line"], body)})
+
+    return tamper
+
+
+def _lost_bot_move(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] == "record" and '"player":1' in message["line"]:
+        return []  # the record never reaches the client: the next one does not follow
+    return None
+
+
+def _swapped_pack(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "pack":
+        return None
+    cards = message["cards"]
+    return json.dumps({**message, "cards": [cards[1], cards[0], *cards[2:]]})
+
+
+def _later_receipt(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "receipt":
+        return None
+    value = json.loads(message["receipt"])
+    value["body"]["t_ms"] += 1  # not re-signed: the table's signature no longer holds
+    from racing_demon.log.canonical import canonical_bytes
+
+    return json.dumps({**message, "receipt": canonical_bytes(value).decode()})
+
+
+def _own_move_rewritten(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "record":
+        return None
+    value = json.loads(message["line"])
+    body = value["body"]
+    if body.get("player") != 0 or "seen" not in body:
+        return None
+    # Signed by the table, but naming a record this seat had not seen when it signed.
+    body["seen"] = {"hash": body["prev"], "seq": body["seq"] - 1}
+    if body["seen"] == json.loads(message["line"])["body"]["seen"]:
+        body["seen"] = {"hash": "0" * 64, "seq": 0}
+    return json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])})
+
+
+def _forked_record(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "record":
+        return None
+    value = json.loads(message["line"])
+    body = value["body"]
+    if body["kind"] != "move" or body["player"] != 1:
+        return None
+    # The same seq again, other bytes, both signed by the table: two histories.
+    body["t_ms"] += 1
+    return [
+        message_text(message),
+        json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])}),
+    ]
+
+
+def message_text(message: dict[str, Any]) -> str:
+    return json.dumps(message)
+
+
+def _second_commitment(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "commitment":
+        return None
+    other = hashlib.sha256(message["commitment"].encode()).hexdigest()
+    statement = json.dumps(
+        {"commitment": other, "game": message["game"], "player": 0}, separators=(",", ":")
+    )
+    return [
+        message_text(message),
+        json.dumps({**message, "commitment": other, "statement": statement}),
+    ]
+
+
+def _renamed_genesis(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "genesis":
+        return None
+    body = json.loads(message["body"])
+    body["players"][0]["name"] = "Mallory"
+    from racing_demon.log.canonical import canonical_bytes
+
+    return json.dumps({**message, "body": canonical_bytes(body).decode()})
+
+
+def _inflated_final(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    if message["type"] != "final":
+        return None
+    body = json.loads(message["body"])
+    body["totals"] = [total + 5 for total in body["totals"]]
+    from racing_demon.log.canonical import canonical_bytes
+
+    return json.dumps({**message, "body": canonical_bytes(body).decode()})
+
+
+TAMPERS: dict[str, tuple[Tamper, str, str | None]] = {
+    # name: (what the server does, the problem's code, the move the seat makes first)
+    "a record not canonical": (
+        _bot_move_line(lambda line, body: line.replace('"kind":"move"', '"kind": "move"')),
+        "RECORD_NOT_CANONICAL",
+        None,
+    ),
+    "a record lost": (_lost_bot_move, "CHAIN_BROKEN", None),
+    "a pack other than its digest": (_swapped_pack, "PACK_MISMATCH", None),
+    "a receipt changed": (_later_receipt, "BAD_RECEIPT", "play"),
+    "a record of this seat it did not send": (_own_move_rewritten, "SEEN_NOT_OURS", "play"),
+    "two records at one seq": (_forked_record, "FORK", None),
+    "a second commitment": (_second_commitment, "COMMITMENT_MISMATCH", None),
+    "a genesis with another name": (_renamed_genesis, "GENESIS_MISMATCH", None),
+    "a final with other totals": (_inflated_final, "SCORES_MISMATCH", "0 resign"),
+}
+
+
+@pytest.mark.parametrize("case", list(TAMPERS))
+def test_whatever_does_not_verify_stops_the_client_with_its_code(
+    browser: Any, served: tuple[Server, Front], case: str
+) -> None:
+    """The design (§4): `problem` {code} — "the server sent something that does not
+    verify: the client stops (closes, signs nothing more, keeps everything as evidence)",
+    one code per check: canonical line, chain, own `seen`, genesis, pack, receipt, fork,
+    scores, commitment."""
+    server, front = served
+    tamper, code, first = TAMPERS[case]
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": case,
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    done: list[dict[str, Any]] = []
+
+    def tampering(text: str) -> str | list[str]:
+        message = json.loads(text)
+        if done or message.get("game", game) != game:
+            return text
+        changed = tamper(server, message, done)
+        if changed is None:
+            return text
+        done.append(message)
+        return changed
+
+    front.tamper = tampering
+    try:
+        page.start(game)
+        if first is not None:
+            page.wait_for("pack")
+            move = a_move(page, 0) if first == "play" else first
+            with contextlib.suppress(AssertionError):  # the answer may be what stops it
+                page.submit(move)
+        problem = page.wait_for("problem", timeout=90)[0]
+    finally:
+        front.tamper = None
+    assert done, "the server's message to change never came"
+    assert problem["code"] == code, problem
+    assert page.state()["connection"] == "stopped"
+    sent = front.sent_to(game)
+    page.call("await new Promise((resolve) => setTimeout(resolve, 300));")
+    with pytest.raises(AssertionError, match=f"stopped: {code}"):
+        page.submit("0 resign")
+    assert front.sent_to(game) == sent, "the client sent something after it stopped"
+    kinds = [frame["type"] for frame in sent]
+    if code == "COMMITMENT_MISMATCH":
+        assert kinds.count("entropy") == 1  # the first commitment only
+    if code == "GENESIS_MISMATCH":
+        assert "entropy" in kinds and "cosign" not in kinds
+    if code == "SCORES_MISMATCH":
+        accepts = [frame for frame in sent if frame["type"] == "accept"]
+        assert accepts == [{"type": "accept", "signature": None, "_game": game}]
