@@ -233,11 +233,19 @@ class Browser:
     ) -> dict[str, Any]:
         """The page's snapshot once ``check(snapshot)`` holds."""
 
+        last: list[dict[str, Any]] = []
+
         def ready() -> dict[str, Any] | None:
             snap = self.snapshot()
+            last[:] = [snap]
             return snap if check(snap) else None
 
-        return wait_for(ready, f"{self.name}: {what}", timeout)
+        try:
+            return wait_for(ready, f"{self.name}: {what}", timeout)
+        except TimeoutError as error:
+            # What the page showed last, and its last words: what a reviewer needs first.
+            shown = {k: v for k, v in last[0].items() if k != "moves"} if last else {}
+            raise TimeoutError(f"{error}; the page showed {shown}") from None
 
     def join_from_lobby(self, base: str, game: str, seat: int, name: str) -> str:
         """Open the lobby, wait for its key, give a name and join ``seat`` of ``game`` with
@@ -392,6 +400,7 @@ class TamperProxy:
         asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(WAIT_S)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(WAIT_S)
+        self._loop.close()
 
     def arm(self, predicate: Callable[[dict[str, Any]], bool]) -> None:
         self._predicate = predicate
