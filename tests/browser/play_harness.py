@@ -206,10 +206,12 @@ class Browser:
     def receipt_for(self, move: str) -> dict[str, Any] | None:
         """The body of the receipt that answered this page's last ``submit`` of ``move``."""
         refs = [m["ref"] for m in self.sent("submit") if m.get("move") == move]
-        if not refs:
-            return None
+        return self.receipt_by_ref(refs[-1]) if refs else None
+
+    def receipt_by_ref(self, ref: str) -> dict[str, Any] | None:
+        """The body of the receipt this page received for its submit ``ref``."""
         for message in self.received("receipt"):
-            if message.get("ref") == refs[-1]:
+            if message.get("ref") == ref:
                 body = json.loads(message["receipt"])["body"]
                 assert isinstance(body, dict)
                 return body

@@ -40,8 +40,8 @@ from .play_harness import Browser, CardMove, TamperProxy, browsers, wait_for
 pytestmark = needs_server
 
 TABLES = 3  # a hand may end by itself before the two seats could race: then another table
-PATIENCE = 12  # rounds of holding foundation cards back before a round that plays them
-HOLD_ROUNDS = 240  # rounds of play to find a race, per table
+PATIENCE = 20  # rounds of holding foundation cards back before a round that plays them
+HOLD_ROUNDS = 400  # rounds of play to find a race, per table
 RACES = 10  # scheduled races (a bot may take the foundation first) before giving up
 MOVE_S = 5.0  # for a click or key to show as a submit on the wire
 KEYS_NEEDED = 3  # moves each way (click, keys) that must land during the hand
@@ -92,32 +92,26 @@ def submit_and_receipt(
     except TimeoutError:
         return None
 
-    def answered() -> dict[str, Any] | None:
-        for message in browser.received("receipt"):
-            if message.get("ref") == frame["ref"]:
-                body = json.loads(message["receipt"])["body"]
-                assert isinstance(body, dict)
-                return body
-        return None
-
+    answered = partial(browser.receipt_by_ref, frame["ref"])
     return frame["move"], wait_for(answered, f"{browser.name}: the receipt of {frame['move']}")
 
 
 def chosen(moves: list[str], *, hold: bool, keys: bool) -> tuple[CardMove | None, bool]:
-    """The card move to play (cards for a numbered foundation held back while ``hold``:
-    two seats holding them can race for one) and whether to turn the stock instead. With
-    ``keys``, only a move one key names as its source (not a tail of several cards)."""
+    """The card move to play, or None and whether to turn the stock. A card for a numbered
+    foundation is held on the demon or a work pile (where it stays playable: two seats
+    holding such cards can race for one foundation) unless ``hold`` is false; one on the
+    waste is played, since the next turn would bury it. Aces first (new foundations to
+    race on), then the waste's foundation card, then a card off the demon or the waste
+    onto a work pile (digging; a card from work pile to work pile could go back and forth
+    for ever). With ``keys``, only a move whose source one key names (one card)."""
     cards = [card for card in map(CardMove.parse, moves) if card is not None]
     if keys:
         cards = [c for c in cards if not c.source.startswith("w") or len(c.faces) == 1]
-    cards = [c for c in cards if c.source != c.target]
-    if hold:
-        cards = [c for c in cards if not c.to_numbered_foundation]
-    # Aces first (new foundations to race on), then cards off the demon and the waste or
-    # onto a foundation (a card from work pile to work pile can go back and forth for ever).
     aces = [c for c in cards if c.target == "f+"]
-    loose = [c for c in cards if not c.source.startswith("w") or c.target.startswith("f")]
-    card = aces[0] if aces else loose[0] if loose else None
+    from_waste = [c for c in cards if c.source == "waste" and c.to_numbered_foundation]
+    digging = [c for c in cards if c.source in ("demon", "waste") and c.target.startswith("w")]
+    released = [] if hold else [c for c in cards if c.to_numbered_foundation]
+    card = next(iter(aces + from_waste + digging + released), None)
     turn = any(" turn " in m or m.endswith(" recycle") for m in moves)
     return card, card is None and turn
 
@@ -278,21 +272,26 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
         server.kill()
         for browser in (ada, bo):
             browser.wait("offline", lambda s: s["connection"] != "open")
-        offline_move = f"{play.seats['ada']} turn"
-        turns = [m for m in ada.snapshot()["moves"] if m.startswith(offline_move)]
-        if turns:
-            ada.click_pile(f"s{play.seats['ada']}.stock")
+        # While it is down, Ada turns her stock (a click): the page keeps the move.
+        stock = [m for m in ada.snapshot()["moves"] if m.split(" ")[1] in ("turn", "recycle")]
+        assert stock, "a stock or a waste to turn mid-hand"
+        offline, sent_before = stock[0], len(ada.sent("submit"))
+        ada.click_pile(f"s{play.seats['ada']}.stock")
         port = server.port
         server.restart()
         assert server.port == port, "restarted on the same port"
         for browser in (ada, bo):
             browser.wait("playing after the restart", playing, timeout=60)
-        if turns:
-            # "not silently lost: it is sent after reconnecting or the page says it was not"
-            wait_for(
-                lambda: ada.receipt_for(turns[0]) or turns[0] in ada.snapshot()["unsent"],
-                "the move made offline sent, or listed as not sent",
-            )
+
+        def sent_or_reported() -> bool:
+            """ "not silently lost: it is sent after reconnecting or the page says it was
+            not" (a turn's text recurs each time round the stock: only a new submit)"""
+            if offline in ada.snapshot()["unsent"]:
+                return True
+            resent = [m for m in ada.sent("submit")[sent_before:] if m["move"] == offline]
+            return bool(resent) and ada.receipt_by_ref(resent[-1]["ref"]) is not None
+
+        wait_for(sent_or_reported, f"the move made offline ({offline}) sent or listed unsent")
         landed_before = dict(play.landed)
         for rounds in range(1, 20):
             play.one_round(ada, bo, rounds)
