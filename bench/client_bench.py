@@ -44,6 +44,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from browser.play_harness import Browser, wait_for  # noqa: E402
 from results import publish  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    NoSuchElementException,
+    StaleElementReferenceException,
+)
 from serve.player import Player, bot_strategy, create_table, join, steady_pause  # noqa: E402
 from serve.server import Server, one_hand_rules, running_server  # noqa: E402
 
@@ -147,12 +151,10 @@ def click_to_receipt(server: Server, browser: Browser, moves: int) -> dict[str, 
             continue
         move = listed[secrets.randbelow(len(listed))]
         browser.driver.execute_script(ARM_JS)
-        buttons = browser.driver.find_elements(
-            "css selector", f'#rd-moves button[data-move="{move}"]'
-        )
-        if not buttons:
-            continue  # the list changed under us (a bot moved)
-        buttons[0].click()
+        try:
+            browser.find(f'#rd-moves button[data-move="{move}"]').click()
+        except (NoSuchElementException, StaleElementReferenceException):
+            continue  # the list was redrawn under us (a bot moved)
         try:
             timing = wait_for(
                 lambda: browser.driver.execute_script(READ_JS), "the receipt shown", 15

@@ -36,6 +36,7 @@ from racing_demon.testing.browser import CHROMIUM_FLAGS
 
 WAIT_S = 30.0  # a page's answer to one thing a player did, on a loaded 2-core machine
 POLL_S = 0.05
+MOVE_CLICK_S = 5.0
 T = TypeVar("T")
 
 # A card move's text (docs/rules.md §3): seat, source, target, faces (leading card first).
@@ -280,7 +281,19 @@ class Browser:
     def click_pile(self, pile: str, face: str | None = None) -> None:
         """Click a pile (or, in a work pile, the card ``face``) as a person would."""
         css = f'[data-pile="{pile}"]' + (f' [data-face="{face}"]' if face else "")
-        self.find(css).click()
+        self.click(css)
+
+    def click(self, css: str) -> None:
+        """A real click on the element ``css`` finds; found again if the page redrew it
+        between the finding and the click (the table redraws at every record)."""
+
+        def clicked() -> bool:
+            with contextlib.suppress(StaleElementReferenceException):
+                self.find(css).click()
+                return True
+            return False
+
+        wait_for(clicked, f"{self.name}: a click on {css}", MOVE_CLICK_S)
 
     def play_by_click(self, move: CardMove) -> None:
         """Source then target, clicked: the page submits the listed move they make."""
