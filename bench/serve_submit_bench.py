@@ -3,7 +3,7 @@
 the journal and the event loop.
 
     python bench/serve_submit_bench.py record FRAMES [--count 400]
-    valgrind --tool=callgrind python bench/serve_submit_bench.py replay FRAMES --count N
+    valgrind --tool=callgrind python bench/serve_submit_bench.py replay FRAMES --count N [--live K]
 
 ``record`` plays a keyed four-seat nertz table with the hard bot at every seat (its
 client's moves signed with fixed keys, 60 ms apart) and writes each seat's frame, as a
@@ -13,6 +13,10 @@ game id, so the same records and hashes) and feeds it the first N frames: each t
 ``Audience`` to four peers that encode their frames as the server's do, each receipt to
 its seat. It prints a SHA-256 of the log and of every frame sent, to show that a change
 kept the bytes. Instructions per submission: (count at N - count at 0) / N.
+
+``--live K`` adds what a browser's page is sent (issue 32): after each record its
+``piles`` to every peer and the ``moves`` of the first K seats (a person's seat with a
+live connection), as the host sends them (``serve.live_view.LiveView``).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.profiles import load_rules
 from racing_demon.serve import protocol
 from racing_demon.serve.audience import Audience
+from racing_demon.serve.live_view import LiveView
 from racing_demon.serve.protocol import ServeCode
 from racing_demon.sim.bots import HARD, choose_move, stream_chooser
 from racing_demon.table import PlayerInfo, SubmissionError, Table, player_signer, sign_submission
@@ -73,12 +78,15 @@ class Peer:
         pass
 
 
-def new_table(folder: Path, audience: Audience | None) -> Table:
+def new_table(folder: Path, audience: Audience | None, live: LiveView | None = None) -> Table:
     sent = [0]
 
-    def on_line(line: bytes) -> None:
+    def on_record(line: bytes, state: Any) -> None:
         if audience is not None:
             audience.record(sent[0], protocol.record(line))
+        if live is not None:
+            live.show(sent[0], state, new_hand=b'"kind":"hand_start"' in line)
+            live.advise()
         sent[0] += 1
 
     players = [
@@ -95,7 +103,7 @@ def new_table(folder: Path, audience: Audience | None) -> Table:
         player_signers=[player_signer(key) for key in KEYS],
         game_id=GAME,
         durable=False,
-        on_line=on_line,
+        on_record=on_record,
     )
 
 
@@ -141,14 +149,15 @@ def record(frames: Path, count: int, folder: Path) -> None:
     print(f"{made} frames recorded", file=sys.stderr)
 
 
-def replay(frames: Path, count: int, folder: Path) -> None:
+def replay(frames: Path, count: int, folder: Path, live: int | None = None) -> None:
     sent = hashlib.sha256()
     audience = Audience()
     peers = [Peer(seat, sent) for seat in range(SEATS)]
     for peer in peers:
         audience.syncing(peer)
         audience.join(peer, 0)
-    table = new_table(folder, audience)
+    view = None if live is None else LiveView(audience, range(live), lambda: 0)
+    table = new_table(folder, audience, view)
     with frames.open() as lines:
         entries = [json.loads(line) for line, _ in zip(lines, range(count), strict=False)]
     for seat, t_ms, frame in entries:
@@ -165,10 +174,13 @@ def main() -> None:
     parser.add_argument("mode", choices=("record", "replay"))
     parser.add_argument("frames", type=Path)
     parser.add_argument("--count", type=int, default=400)
+    parser.add_argument("--live", type=int, default=None, metavar="K")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="racing-demon-submit-bench-") as directory:
-        run = record if options.mode == "record" else replay
-        run(options.frames, options.count, Path(directory))
+        if options.mode == "record":
+            record(options.frames, options.count, Path(directory))
+        else:
+            replay(options.frames, options.count, Path(directory), options.live)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from racing_demon.game.cards import Card, canonical_pack
 from racing_demon.game.deal import check_reveal, pack_digest, uniform_below
-from racing_demon.game.engine import advance_clock, apply_move, check_move
+from racing_demon.game.engine import advance_clock, apply_move, check_move, legal_moves
 from racing_demon.game.flow import (
     HandEnd,
     HandStart,
@@ -695,6 +695,13 @@ class Player:
     timeouts: int = 0  # submissions the strategy sent that got no answer in time
     syncs: list[int] = field(default_factory=list)  # every sync.from this client sent
     last_frame: str = ""  # the last submission, as sent
+    # The table as the server shows it (``piles``) and the moves it advises (``moves``),
+    # each checked against this seat's own position when ``check_copy``.
+    table: dict[str, Any] = field(default_factory=dict)
+    advice: list[str] = field(default_factory=list)
+    advice_checked: int = 0  # moves messages compared with this seat's own legal moves
+    shown_checked: int = 0  # piles messages compared with this seat's own position
+    view_problems: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._ws: ClientConnection | None = None
@@ -998,6 +1005,18 @@ class Player:
     def _on_seat(self, message: dict[str, Any]) -> None:
         pass  # another seat came or went: nothing this client keeps
 
+    def _on_piles(self, message: dict[str, Any]) -> None:
+        self.table = {**({} if message["full"] else self.table), **message["set"]}
+        if self.check_copy and self.seat is not None:
+            self._check_shown(message["seq"])
+
+    def _on_moves(self, message: dict[str, Any]) -> None:
+        if self.seat is None:
+            raise ClientRefusal(ClientCode.PROTOCOL, "moves sent to a spectator")
+        self.advice = list(message["moves"])
+        if self.check_copy:
+            self._check_advice(message["seq"])
+
     def _on_error(self, message: dict[str, Any]) -> None:
         self.errors.append(message)
         pending = self._pending.pop(message.get("ref") or "", None)
@@ -1018,9 +1037,9 @@ class Player:
         assert self.copy is not None and self.seat is not None
         return max(self.copy.next_n(self.seat), self._logged_n + 1)
 
-    def position(self) -> State | None:
-        """The hand in play as this seat knows it (``SeatView``), at the table's clock as
-        this client guesses it (the last record's time plus the time since it came)."""
+    def _seat_view(self) -> SeatView | None:
+        """This seat's ``SeatView``, up to the copy's last record (None before the genesis,
+        for a spectator, or once the copy and the view disagree)."""
         copy = self.copy
         if copy is None or copy.genesis is None or self.seat is None:
             return None
@@ -1034,7 +1053,79 @@ class Player:
             self.problems.append(refusal)
             self._done.set()
             return None
-        state = self._view.state
+        return self._view
+
+    def _view_at(self, seq: int) -> tuple[bool, State | None]:
+        """Whether this seat's position after record ``seq`` is known (the copy ends
+        there), and that position (None between hands)."""
+        view = self._seat_view()
+        if view is None or self.copy is None or seq != len(self.copy.lines) - 1:
+            return False, None
+        return True, view.state
+
+    def _check_advice(self, seq: int) -> None:
+        """docs/protocol.md, ``moves``: exactly the engine's legal moves of this seat in
+        its own position after ``seq`` (or, for a countdown's second ``moves``, once play
+        starts)."""
+        known, state = self._view_at(seq)
+        if not known:
+            return
+        assert self.seat is not None
+        expected = [] if state is None else [str(m) for m in legal_moves(state, self.seat)]
+        if self.advice != expected and state is not None:
+            opened = advance_clock(state, max(state.clock_ms, state.play_start_ms))
+            expected = [str(m) for m in legal_moves(opened, self.seat)]
+        self.advice_checked += 1
+        if self.advice != expected:
+            self.view_problems.append(f"moves at {seq}: {self.advice} != {expected}")
+
+    def _check_shown(self, seq: int) -> None:
+        """docs/protocol.md, ``piles``: this seat's own piles as its pack and moves make
+        them (a demon's top and count, a waste's last three), the foundations as every
+        record makes them, and the other seats' piles of the sizes the records give."""
+        known, state = self._view_at(seq)
+        if not known or state is None:
+            return
+        self.shown_checked += 1
+        own = self.seat
+        for number, seat in enumerate(state.seats):
+            piles = {
+                "demon": seat.demon,
+                "stock": seat.stock,
+                "waste": seat.waste,
+                **{f"w{i + 1}": pile for i, pile in enumerate(seat.work)},
+            }
+            for name, pile in piles.items():
+                shown = self.table.get(f"s{number}.{name}")
+                faces = [card.face for card in pile]
+                cut = {"demon": 1, "waste": 3}.get(name)
+                if name == "stock":
+                    expected: Any = {"n": len(pile)}
+                elif cut is not None:
+                    expected = {"cards": faces[-cut:], "n": len(pile)}
+                else:
+                    expected = {"cards": faces}
+                if number != own:  # stand-ins: only the sizes are this seat's to know
+                    shown = (
+                        None if shown is None else len(shown.get("cards", [])) + shown.get("n", 0)
+                    )
+                    expected = len(expected.get("cards", [])) + expected.get("n", 0)
+                if shown != expected:
+                    self.view_problems.append(f"piles at {seq}: s{number}.{name} {shown}")
+        for index, foundation in enumerate(state.foundations):
+            levels = [[str(card) for card in level] for level in foundation.levels]
+            shown = self.table.get(f"f{index + 1}", {}).get("levels")
+            if shown != levels:
+                self.view_problems.append(f"piles at {seq}: f{index + 1} {shown} != {levels}")
+
+    def position(self) -> State | None:
+        """The hand in play as this seat knows it (``SeatView``), at the table's clock as
+        this client guesses it (the last record's time plus the time since it came)."""
+        copy = self.copy
+        view = self._seat_view()
+        if view is None or copy is None:
+            return None
+        state = view.state
         if state is None:
             return None
         since = int((time.monotonic() - self._last_record_at) * 1000)

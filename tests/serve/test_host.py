@@ -667,3 +667,50 @@ def test_a_connection_still_catching_up_does_not_replace_a_newer_one(tmp_path: P
 
     run(main)
     assert older.closed is ServeCode.REPLACED and newer.closed is ServeCode.SERVER_STOPPING
+
+
+def test_a_resumed_table_shows_a_reconnecting_seat_its_piles_and_moves_at_once(
+    tmp_path: Path,
+) -> None:
+    """Issue 32 design §1: piles "once as a full frame after a sync's catch-up", moves
+    "after a sync's catch-up". After a restart nobody has moved yet, so no record comes:
+    a seat that reconnects is still shown the table after the last record and its moves."""
+    seats = [person(), person(OTHER_KEY, "Sam")]
+    server = Server(tmp_path, seats, quick_rules())
+    peers = [FakePeer(server.journal, seat) for seat in (0, 1)]
+
+    async def before() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        signers = []
+        for peer, key in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True):
+            await server.table.attach(peer, 0)
+            signers.append(asyncio.create_task(_signs_in(server.table, peer, key)))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(peers[0].of("moves")) >= 2)
+        await server.table.stop()
+        await running
+        for task in (*signers, committer):
+            task.cancel()
+
+    run(before)
+    dealt = peers[0].of("moves")[-1]
+    assert dealt["seq"] == 1 and dealt["moves"]  # after the hand_start: its moves
+    again = Server(tmp_path, seats, quick_rules())
+    back = FakePeer(again.journal, seat=0)
+
+    async def after() -> None:
+        committer = asyncio.create_task(again.journal.group_commit())
+        running = asyncio.create_task(again.table.run())
+        await until(lambda: again.table.state is TableState.PLAYING)
+        await again.table.attach(back, 2)  # it holds both records
+        await again.table.stop()
+        await running
+        committer.cancel()
+
+    run(after)
+    assert back.of("record") == []
+    assert [m["type"] for m in back.messages if m["type"] != "error"] == ["pack", "piles", "moves"]
+    (shown,) = back.of("piles")
+    assert shown["full"] and shown["seq"] == 1
+    assert shown == {**peers[0].of("piles")[-1], "full": True}  # the hand_start's: full
+    assert back.of("moves") == [dealt]

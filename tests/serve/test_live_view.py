@@ -19,9 +19,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.cards import canonical_pack
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.engine import advance_clock, legal_moves
+from racing_demon.game.rules import Rules
 from racing_demon.game.state import State
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.game.rules import Rules
 from racing_demon.profiles import builtin_document, load_rules, rules_from_document
 from racing_demon.schema import schema_errors
 from racing_demon.serve import protocol
@@ -325,8 +325,7 @@ def test_the_piles_example_of_the_design_is_what_the_builder_makes() -> None:
     assert message == json.loads(design)
     moves = protocol.moves(seq=12, moves=["0 turn 4C 9H KD", "0 demon>f2 3H", "0 w1>w3 9S"])
     assert moves == json.loads(
-        '{"type": "moves", "seq": 12, "moves": ["0 turn 4C 9H KD", "0 demon>f2 3H", '
-        '"0 w1>w3 9S"]}'
+        '{"type": "moves", "seq": 12, "moves": ["0 turn 4C 9H KD", "0 demon>f2 3H", "0 w1>w3 9S"]}'
     )
     for built in (message, moves):
         assert schema_errors(SERVER_SCHEMA, built) == []

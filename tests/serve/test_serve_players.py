@@ -84,6 +84,12 @@ def test_a_race_a_refusal_and_a_reconnect_then_the_logs_agree(tmp_path: Path) ->
         game, players = asyncio.run(race_refuse_reconnect(server, tmp_path))
         for player in players:
             assert player.problems == [], player.problems
+            # Issue 32 design §2: "a slow test that a person seat's client gets piles/moves
+            # consistent with its pack": every moves message is exactly the engine's legal
+            # moves of the seat's own position, every piles message its own piles (and the
+            # centre, and the others' sizes), across its reconnect's full frame too.
+            assert player.view_problems == [], player.view_problems[:5]
+            assert player.advice_checked > 20 and player.shown_checked > 20
             assert player.accepted is True
             assert player.ended is not None and player.ended["verdict"] == "verified"
         copies = [player.copy_path for player in players]

@@ -19,33 +19,72 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from racing_demon.game.engine import advance_clock, legal_moves
-from racing_demon.game.state import Phase, State
+from racing_demon.game.state import Phase, Seat, State
 from racing_demon.serve import protocol
 from racing_demon.serve.audience import Audience
 from racing_demon.serve.seats import Peer
-from racing_demon.viewer.frames import table_piles
+from racing_demon.viewer.frames import foundation_value
 
 WASTE_SHOWN: Final = 3  # a waste's cards anyone sees: the last turn's three, fanned
 
 
-def public_piles(state: State | None) -> dict[str, Any]:
-    """Every pile of the table after a record (None: before the first deal, no pile), as
-    anyone at the table sees it: the viewer's piles, each demon cut to its top card and
-    each waste to its last ``WASTE_SHOWN`` cards, each with its count ``n``; a stock is a
-    count only."""
-    if state is None:
-        return {}
-    piles = table_piles(state)
-    for number in range(len(state.seats)):
-        for name, shown in (("demon", 1), ("waste", WASTE_SHOWN)):
-            cards = piles[f"s{number}.{name}"]["cards"]
-            piles[f"s{number}.{name}"] = {"cards": cards[-shown:], "n": len(cards)}
+def seat_piles(number: int, seat: Seat) -> dict[str, Any]:
+    """Seat ``number``'s piles as anyone at the table sees them, by the viewer's ids
+    (``viewer.frames.table_piles``): its demon's top card and its waste's last
+    ``WASTE_SHOWN`` cards, each with its count ``n``; its stock a count only; its work
+    piles whole."""
+    name = f"s{number}."
+    demon, waste = seat.demon, seat.waste
+    piles: dict[str, Any] = {
+        name + "demon": {"cards": [demon[-1].face] if demon else [], "n": len(demon)}
+    }
+    for index, pile in enumerate(seat.work, 1):
+        piles[f"{name}w{index}"] = {"cards": [card.face for card in pile]}
+    piles[name + "stock"] = {"n": len(seat.stock)}
+    piles[name + "waste"] = {
+        "cards": [card.face for card in waste[-WASTE_SHOWN:]],
+        "n": len(waste),
+    }
     return piles
 
 
-def changed_piles(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    """The piles of ``after`` whose value is not the one in ``before``."""
-    return {pile: value for pile, value in after.items() if before.get(pile) != value}
+def public_piles(state: State | None) -> dict[str, Any]:
+    """Every pile of the table after a record (None: before the first deal, no pile), as
+    anyone at the table sees it: each seat's (``seat_piles``), then the foundations whole,
+    as the viewer's frames hold them."""
+    if state is None:
+        return {}
+    piles: dict[str, Any] = {}
+    for number, seat in enumerate(state.seats):
+        piles.update(seat_piles(number, seat))
+    for index, foundation in enumerate(state.foundations, 1):
+        piles[f"f{index}"] = foundation_value(foundation)
+    return piles
+
+
+def changed_piles(
+    before: State | None, shown: Mapping[str, Any], state: State | None
+) -> dict[str, Any] | None:
+    """The piles of ``state`` whose value differs from ``shown`` (the public piles of
+    ``before``); None when a pile vanished or nothing was shown. Positions share every
+    seat and foundation a record did not touch, so only the others are looked at."""
+    if before is None or state is None or len(before.seats) != len(state.seats):
+        return None
+    if len(state.foundations) < len(before.foundations):
+        return None
+    changed: dict[str, Any] = {}
+    for number, (old, new) in enumerate(zip(before.seats, state.seats, strict=True)):
+        if new is not old:
+            for pile, value in seat_piles(number, new).items():
+                if shown.get(pile) != value:
+                    changed[pile] = value
+    for index, foundation in enumerate(state.foundations):
+        if index < len(before.foundations) and foundation is before.foundations[index]:
+            continue
+        value = foundation_value(foundation)
+        if shown.get(f"f{index + 1}") != value:
+            changed[f"f{index + 1}"] = value
+    return changed
 
 
 def seat_moves(state: State | None, seat: int) -> list[str]:
@@ -79,8 +118,9 @@ def piles_message(shown: Shown, changed: Mapping[str, Any], full: bool) -> dict[
 class LiveView:
     """A table's ``piles`` to everyone and ``moves`` to its people's connected seats, as
     its records are sent (``show`` then ``advise``, after a ``hand_start``'s packs), and to
-    a connection that synced (``attach``, after its pack). Before play starts (a profile's countdown) a seat has no move: its moves
-    are sent again when play starts, for the last record shown."""
+    a connection that synced (``attach``, after its pack). Before play starts (a profile's
+    countdown) a seat has no move: its moves are sent again when play starts, for the
+    last record shown."""
 
     def __init__(
         self, audience: Audience, people: Collection[int], now_ms: Callable[[], int]
@@ -102,11 +142,17 @@ class LiveView:
         starts a hand, when one vanished, or when nothing was shown before."""
         self._stop_opening()
         before = self._shown
-        shown = Shown(seq, state, public_piles(state))
-        full = before is None or new_hand or not before.piles.keys() <= shown.piles.keys()
-        changed = shown.piles if full else changed_piles(before.piles, shown.piles)
+        changed = None
+        if before is not None and not new_hand:
+            changed = changed_piles(before.state, before.piles, state)
+        if before is None or changed is None:
+            shown = Shown(seq, state, public_piles(state))
+            message = piles_message(shown, shown.piles, True)
+        else:
+            shown = Shown(seq, state, {**before.piles, **changed})
+            message = piles_message(shown, changed, False)
         self._shown = shown
-        self._audience.record(seq, piles_message(shown, changed, full))
+        self._audience.record(seq, message)
 
     def advise(self) -> None:
         """Each connected person's seat its ``moves`` for the table shown last."""

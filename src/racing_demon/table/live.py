@@ -43,7 +43,6 @@ from racing_demon.log.records import (
 from racing_demon.log.signing import verify
 from racing_demon.log.writer import LogWriter
 from racing_demon.schema import checked_errors
-from racing_demon.table.lines import LineHook, OnRecord
 from racing_demon.table.errors import (
     ResumeError,
     RevealError,
@@ -52,6 +51,7 @@ from racing_demon.table.errors import (
     TableError,
     log_exists,
 )
+from racing_demon.table.lines import LineHook, OnRecord
 from racing_demon.table.players import PlayerInfo, PlayerSigner
 from racing_demon.table.start import Rebuild, genesis_body, new_genesis
 from racing_demon.table.submissions import Outcome, signature_problem, well_formed

@@ -1,0 +1,184 @@
+"""The browser client's pages and files (issue 32: "serve serves it at /: a lobby ... and
+a table page to play in. Static files from the package, no build step at install, no
+network request beyond the server (strict CSP)"; design §2: "pages (CSP header, unknown
+static name 404, /play/not-hex 404, content types)")."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
+from contextlib import asynccontextmanager
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from racing_demon.serve import pages
+from racing_demon.serve.app import make_app
+from racing_demon.serve.host import HostedTable
+
+DESIGN_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+DESIGN_NAMES = {
+    "index.html",
+    "play.html",
+    "lobby.js",
+    "play.js",
+    "client.js",
+    "play.css",
+    "check.js",
+    "table.js",
+    "viewer.css",
+}
+GAME = "0123456789abcdef0123456789abcdef"
+
+
+class _NoTables:
+    tables: Mapping[str, HostedTable] = {}
+
+    def seat_token_ok(self, game: str, seat: int, token: str) -> bool:
+        return False
+
+
+def _files_in(folder: Path) -> Callable[[str], Traversable]:
+    """A finder of the listed names in ``folder`` (what the package ships, in a test)."""
+    return lambda name: folder / name
+
+
+@asynccontextmanager
+async def _client(
+    find: Callable[[str], Traversable] = pages.packaged,
+) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    # The server's own application: its headers for every answer, and loopback names only.
+    app = make_app(_NoTables(), [lambda app: pages.add_routes(app, find)], loopback_only=True)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        yield client
+
+
+def _run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), 30))
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    for name, body in {
+        "index.html": b"<!doctype html><title>lobby</title>",
+        "play.html": b"<!doctype html><title>table</title>",
+        "lobby.js": b'const RDLobby = (() => { "use strict"; return {}; })();',
+        "viewer.css": b"body { margin: 0 }",
+    }.items():
+        (tmp_path / name).write_bytes(body)
+    return tmp_path
+
+
+def test_the_lobby_and_the_table_page_are_served_with_the_designed_headers(site: Path) -> None:
+    """Design §2: "GET / -> index.html, GET /play/{game} -> play.html" with "Content-Security-
+    Policy: default-src 'none'; script-src 'self'; ...", "X-Content-Type-Options: nosniff,
+    Referrer-Policy: no-referrer, Cache-Control: no-cache"."""
+
+    async def test() -> None:
+        async with _client(_files_in(site)) as client:
+            for path, name in (("/", "index.html"), (f"/play/{GAME}", "play.html")):
+                response = await client.get(path)
+                assert response.status == 200
+                assert await response.read() == (site / name).read_bytes()
+                assert response.headers["Content-Type"] == "text/html; charset=utf-8"
+                assert response.headers["Content-Security-Policy"] == DESIGN_CSP
+                assert response.headers["X-Content-Type-Options"] == "nosniff"
+                assert response.headers["Referrer-Policy"] == "no-referrer"
+                assert response.headers["Cache-Control"] == "no-cache"
+
+    _run(test)
+
+
+def test_a_game_that_is_not_32_lowercase_hex_has_no_table_page(site: Path) -> None:
+    """Design §2: "game id checked: 32 lowercase hex, else 404"."""
+
+    async def test() -> None:
+        async with _client(_files_in(site)) as client:
+            for game in ("not-hex", GAME.upper(), GAME[:-1], GAME + "0", f"{GAME[:-1]}g"):
+                response = await client.get(f"/play/{game}")
+                assert response.status == 404, game
+                assert response.headers["Content-Security-Policy"] == DESIGN_CSP
+
+    _run(test)
+
+
+def test_static_files_come_from_a_fixed_list_of_names_with_their_types(site: Path) -> None:
+    """Design §2: "GET /static/{name} -> a fixed table of names -> (package file, content
+    type); nothing else is served, no path from the request touches the filesystem"; a
+    listed file that is absent answers 404 (brief: "rather than crash")."""
+    (site / "secret.txt").write_text("not listed")
+
+    async def test() -> None:
+        async with _client(_files_in(site)) as client:
+            response = await client.get("/static/lobby.js")
+            assert response.status == 200
+            assert response.headers["Content-Type"] == "text/javascript; charset=utf-8"
+            assert response.headers["Content-Security-Policy"] == DESIGN_CSP
+            response = await client.get("/static/viewer.css")
+            assert response.headers["Content-Type"] == "text/css; charset=utf-8"
+            for name in (
+                "secret.txt",  # in the folder, not in the list
+                "play.js",  # in the list, not in the folder
+                "..%2Fsecret.txt",
+                "%2E%2E%2Fsecret.txt",
+                "view.js",
+                "",
+            ):
+                response = await client.get(f"/static/{name}")
+                assert response.status == 404, name
+            response = await client.get("/static/../static/secret.txt")
+            assert response.status == 404
+
+    _run(test)
+
+
+def test_the_list_is_the_designs_and_each_file_is_package_data() -> None:
+    """Design §0/§2: the page's scripts and styles by name; "Static files from
+    importlib.resources (package data: make sure pip install . ships them)". Each listed
+    file that is in the source tree is read through importlib.resources, and
+    pyproject.toml ships both folders."""
+    import tomllib
+
+    assert set(pages.STATIC) == DESIGN_NAMES
+    root = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = pyproject["tool"]["setuptools"]["package-data"]["racing_demon"]
+    assert {"serve/static/*", "viewer/assets/*"} <= set(shipped)
+    for name, (package, folder, _) in pages.STATIC.items():
+        source = root / "src" / package.replace(".", "/") / folder / name
+        if source.exists():
+            assert pages.packaged(name).read_bytes() == source.read_bytes()
+    assert resources.files("racing_demon.viewer").joinpath("assets", "check.js").is_file()
+
+
+def test_the_packaged_viewer_files_are_served_as_they_are() -> None:
+    """The one renderer and the viewer's checks come from the viewer's own assets."""
+
+    async def test() -> None:
+        async with _client() as client:
+            response = await client.get("/static/check.js")
+            assert response.status == 200
+            assert response.headers["Content-Type"] == "text/javascript; charset=utf-8"
+            assert await response.read() == pages.packaged("check.js").read_bytes()
+
+    _run(test)
+
+
+def test_another_host_name_is_refused_on_a_loopback_server(site: Path) -> None:
+    """docs/protocol.md §9: a request naming another host (DNS rebinding) is refused: the
+    pages too, which would otherwise give another site's page the server's origin."""
+
+    async def test() -> None:
+        async with _client(_files_in(site)) as client:
+            response = await client.get("/", headers={"Host": "attacker.example:80"})
+            assert response.status == 403
+
+    _run(test)
