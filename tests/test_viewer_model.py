@@ -32,7 +32,7 @@ from racing_demon.schema import schema_errors
 from racing_demon.verify import Settings
 from racing_demon.viewer import build_page, render_page, viewer_data
 from racing_demon.viewer.model import SEAT_COLOURS, seat_colours
-from racing_demon.viewer.page import PACKED_FIELDS, TemplateError, data_json, unpacked
+from racing_demon.viewer.page import PACKED_FIELDS, TemplateError, asset, data_json, unpacked
 
 from conftest import invoke
 
@@ -735,6 +735,10 @@ def test_the_module_script_holds_the_checks_the_renderer_and_the_page_in_order()
     names = ("const RDCheck = ", "const RDTable = ", "new RDTable.TableView(")
     assert [script.count(name) for name in names] == [1, 1, 1]
     assert script.index(names[0]) < script.index(names[1]) < script.index(names[2])
+    # No second copy of the drawing: view.js asks table.js for the table and its cards.
+    view_js = asset("view.js")
+    for drawing in ("drawSeatPile", "drawFoundation", "cardElement", "function seatInitials"):
+        assert drawing not in view_js and drawing in asset("table.js"), drawing
 
 
 def test_each_placeholder_must_be_in_the_template_once() -> None:

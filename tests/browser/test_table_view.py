@@ -385,3 +385,28 @@ def test_a_phone_sized_screen_fits_the_table(browser: Any, page_url: str) -> Non
     assert layout["order"] == ["1", "0"]  # one seat a row, the player's own first
     assert layout["rows"] == [1, 1]  # a seat's piles on one row
     assert layout["cardWidth"] < 30  # smaller than on a laptop (2.6rem, 39 px)
+
+
+BACKS = (
+    ["red", "blue"],
+    ["light blue", "Blue", "sky blue", "navy"],
+    ["red"] * 10,
+    ["purple", "pink", "PINK stripes"],
+    ["", "green", "green"],
+    ["red\x1cback", "black\u3000card", "\ufeffred", "yellow\x85"],
+    ["tartan", "plaid", "paisley", "gold", "silver", "bronze", "teal", "mauve", "grey"],
+)
+
+
+def test_seat_colours_are_the_viewers(browser: Any, page_url: str) -> None:
+    """Issue 32: "Colour is never the only cue (the viewer's palette and marks)": the play
+    page colours its seats with `RDTable.seatColours`, which must give the colours the view
+    page's data gives (viewer/model.py `seat_colours`) for the same backs."""
+    from racing_demon.viewer.model import SEAT_COLOURS, seat_colours
+
+    _open(browser, page_url, None)
+    answers = browser.execute_script(
+        "return arguments[0].map((backs) => RDTable.seatColours(backs))", list(BACKS)
+    )
+    assert answers == [seat_colours(backs) for backs in BACKS]
+    assert browser.execute_script("return RDTable.PALETTE") == list(SEAT_COLOURS)

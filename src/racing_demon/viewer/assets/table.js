@@ -21,6 +21,33 @@ const RDTable = (() => {
   // How far a pointer moves, in CSS pixels, before a press on a card is a drag.
   const DRAG_THRESHOLD_PX = 6;
 
+  // The Okabe-Ito palette, which people with any common colour blindness tell apart, and
+  // the words of a back that name one of its colours: as viewer/model.py's SEAT_COLOURS and
+  // seat_colours, which give the view page its colours (tests/browser/test_table_view.py
+  // compares the two).
+  const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+  const BACK_COLOURS = {
+    blue: "#0072B2", orange: "#E69F00", green: "#009E73", pink: "#CC79A7", purple: "#CC79A7",
+    sky: "#56B4E9", red: "#D55E00", yellow: "#F0E442", black: "#000000",
+  };
+  // What Python's str.split() splits on, so that a back's words are the same words here.
+  const WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+
+  // Each seat's colour from its back: the palette's colour the back names ("red", "light
+  // blue"), unless an earlier seat has it; else the first palette colour no seat has yet,
+  // and the palette in seat order again past eight seats.
+  function seatColours(backs) {
+    const colours = [];
+    for (const back of backs) {
+      const words = back.toLowerCase().split(WHITESPACE);
+      const named = Object.entries(BACK_COLOURS).find(([word]) => words.includes(word))?.[1];
+      const free = PALETTE.filter((colour) => !colours.includes(colour));
+      if (named !== undefined && !colours.includes(named)) colours.push(named);
+      else colours.push(free.length ? free[0] : PALETTE[colours.length % PALETTE.length]);
+    }
+    return colours;
+  }
+
   // -- helpers (view.js uses them too) -------------------------------------------------
 
   function el(tag, attributes = {}, ...children) {
@@ -52,7 +79,7 @@ const RDTable = (() => {
 
   // Initials that tell the seats apart: the first letter, or more where two seats share it.
   function seatInitials(seats) {
-    const names = seats.map((seat) => Array.from(seat.name.trim() || `Seat ${seat.seat}`));
+    const names = seats.map((seat) => Array.from((seat.name ?? "").trim() || `Seat ${seat.seat}`));
     for (let length = 1; length <= 3; length++) {
       const marks = names.map((letters) => letters.slice(0, length).join("").toUpperCase());
       if (new Set(marks).size === marks.length) return marks;
@@ -195,7 +222,7 @@ const RDTable = (() => {
         const flag = el("span", { class: "rd-seat-flag" });
         // The log names a back ("red"); the page draws each seat in its palette colour,
         // which need not match that name, so the name is in the tooltip only.
-        const header = el("h3", { class: "rd-seat-name", title: `${seat.name}: ${seat.back} back in the log` }, swatch,
+        const header = el("h3", { class: "rd-seat-name", title: seat.back ? `${seat.name}: ${seat.back} back in the log` : null }, swatch,
           el("span", { class: "rd-name", text: seat.name }), flag, total);
         const own = this.interactive?.seat === n;
         const block = el("section", { class: own ? "rd-seat own" : "rd-seat", "data-seat": n, "aria-label": `Seat ${n}: ${seat.name}` }, header, piles);
@@ -559,6 +586,8 @@ const RDTable = (() => {
   return Object.freeze({
     TableView,
     NEW_FOUNDATION,
+    PALETTE: Object.freeze([...PALETTE]),
+    seatColours,
     el,
     plural,
     inkOn,
