@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve.player import Copy, SeatView
 from serve.server import (
     Server,
     assert_verify_and_audit,
@@ -38,10 +37,7 @@ from serve.server import (
     running_server,
 )
 
-from racing_demon.game.cards import Card
-from racing_demon.game.engine import legal_moves
 from racing_demon.log.keys import load_public_key, raw_public_bytes
-from racing_demon.profiles import rules_from_document
 
 pytestmark = needs_server
 
@@ -76,7 +72,8 @@ class Front:
         # Changes what the server sent: one frame, or several (nothing: the frame is lost).
         self.tamper: Callable[[str], str | list[str]] | None = None
         self.refuse_play = False
-        self.sent: list[dict[str, Any]] = []  # every client frame, parsed, with its "_game"
+        # Every client frame, parsed, with its connection's "_game" and "_seat".
+        self.sent: list[dict[str, Any]] = []
         self.sockets: set[Any] = set()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -178,7 +175,8 @@ class Front:
             async for frame in socket:
                 if frame.type is WSMsgType.TEXT:
                     sent = json.loads(frame.data)
-                    self.sent.append({**sent, "_game": request.match_info["game"]})
+                    game, seat = request.match_info["game"], request.query.get("seat")
+                    self.sent.append({**sent, "_game": game, "_seat": seat})
                     await upstream.send_str(frame.data)
         finally:
             self.sockets.discard(socket)
@@ -195,8 +193,13 @@ class Front:
 
         asyncio.run_coroutine_threadsafe(drop(), self._loop).result(30)
 
-    def syncs(self) -> list[int]:
-        return [frame["from"] for frame in self.sent if frame.get("type") == "sync"]
+    def syncs(self, seat: int | None = None) -> list[int]:
+        """Every sync's ``from``, of one seat's connections or of all."""
+        return [
+            frame["from"]
+            for frame in self.sent
+            if frame.get("type") == "sync" and seat in (None, int(frame["_seat"]))
+        ]
 
     def sent_to(self, game: str) -> list[dict[str, Any]]:
         """What the clients sent to ``game``'s table, in order."""
@@ -288,25 +291,13 @@ class Page:
 
 
 def a_move(page: Page, seat: int) -> str:
-    """A legal move for ``seat`` as its copy and pack show it (the engine's, in Python,
-    standing in for the server's ``moves`` advice): a card to the centre if there is one,
-    else the stock's turn or recycle."""
-    welcome = page.events("welcome")[-1]["welcome"]
-    rules = rules_from_document(welcome["rules"])
-    copy = Copy(bytes.fromhex(welcome["table_key"]), checked=False)
-    for line in page.lines():
-        copy.add(line.encode())
-    packs = {
-        event["hand"]: tuple(Card.from_face(face, seat) for face in event["cards"])
-        for event in page.events("pack")
-    }
-    view = SeatView(rules, seat, len(welcome["seats"]))
-    view.follow(copy.records, packs)
-    assert view.state is not None, "no hand in play"
-    moves = [str(move) for move in legal_moves(view.state, seat)]
+    """A move the server's last `moves` advice lists for ``seat``: a card to the centre if
+    there is one, else the stock's turn or recycle."""
+    moves: list[str] = page.wait_for("moves")[-1]["moves"]
     centre = [move for move in moves if ">f" in move]
     stock = [move for move in moves if " turn" in move or move.endswith("recycle")]
     assert centre or stock, f"seat {seat} has nothing to play: {moves}"
+    assert all(move.startswith(f"{seat} ") for move in moves)
     return (centre or stock)[0]
 
 
@@ -427,7 +418,7 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
     ada.call(
         "while (rdGame.state.connection !== 'open') await new Promise((r) => setTimeout(r, 50));"
     )
-    assert max(front.syncs()) >= held
+    assert front.syncs(0)[-1] >= held
     bea.call(
         "while (rdGame.state.connection !== 'open') await new Promise((r) => setTimeout(r, 50));"
     )
@@ -440,11 +431,20 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         "while (rdGame.state.connection === 'open') await new Promise((r) => setTimeout(r, 50));"
     )
     ada.call("window.rdOffline = rdGame.submit(args[0]); rdOffline.catch(() => {});", move)
+    # One no longer playable when the connection is back: said, not sent, not lost silently.
+    stale = "0 demon>f+ ZZ"
+    ada.call(
+        "window.rdStale = rdGame.submit(args[0]).then(() => 'sent', (error) => error.message);",
+        stale,
+    )
     pending = ada.state()["pending"]
-    assert [(entry["move"], entry["sent"]) for entry in pending] == [(move, False)]
+    assert [(entry["move"], entry["sent"]) for entry in pending] == [(move, False), (stale, False)]
     front.refuse_play = False
     answered = ada.call("return await rdOffline;")
     assert answered["move"] == move and answered["outcome"] in ("move", "bounce", "refused")
+    assert ada.call("return await rdStale;") == "not sent: no longer playable after reconnecting"
+    assert [event["move"] for event in ada.events("unsent")] == [stale]
+    assert stale not in [frame.get("move") for frame in front.sent_to(game)]
 
     # A reload mid-hand: the same seat and key, on from the copy IndexedDB holds.
     before = ada.lines()
@@ -453,10 +453,28 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
     ada.wait_for("welcome")
     assert ada.call("return rdGame.lines.length;") >= len(before)
     assert ada.call("return rdGame.lines.slice(0, args[0]);", len(before)) == before
-    assert front.syncs()[-1] >= len(before)
+    assert front.syncs(0)[-1] >= len(before)
     ada.wait_for("pack")
     receipt = ada.submit(a_move(ada, 0))
     assert receipt["outcome"] in ("move", "bounce")
+
+    # The server killed outright and started again: both go on from their copies.
+    kept = {page: page.lines() for page in (ada, bea)}
+    syncs = {page: len(front.syncs(number)) for page, number in ((ada, 0), (bea, 1))}
+    server.kill()
+    server.restart()
+    assert server.base == front.backend, "the server came back on another port"
+    for page, number in ((ada, 0), (bea, 1)):
+        page.call(
+            "const until = Date.now() + 60000;"
+            "while (rdGame.state.connection !== 'open' || rdGame.state.pending.length) {"
+            "  if (Date.now() > until) throw new Error(JSON.stringify(rdGame.state));"
+            "  await new Promise((resolve) => setTimeout(resolve, 50));"
+            "}"
+        )
+        assert page.lines()[: len(kept[page])] == kept[page]
+        assert front.syncs(number)[syncs[page]] >= len(kept[page])
+    assert ada.submit(a_move(ada, 0))["outcome"] in ("move", "bounce")
 
     # Bea resigns: the hand and the match end; both check the final and accept it.
     assert bea.submit("1 resign")["outcome"] == "resign"

@@ -366,7 +366,7 @@ const RDClient = (() => {
       this.inFlight = null;
       this.refCount = 0;
       this.moves = null; // the last `moves` list
-      this.movesSeen = false; // this server sends `moves`
+      this.movesSeen = false; // this server sends `moves` (a catch-up ends with them)
       this.catchingUp = false;
       this.pendingFinal = null; // a final body whose records are still coming
       this.finalAsked = null; // {body, check} while the player decides
@@ -429,6 +429,7 @@ const RDClient = (() => {
       }
       const meta = (await dbGet("games", game)) ?? {};
       if (meta.tableKey) this.tableKey = fromHex(meta.tableKey);
+      this.movesSeen = meta.movesSeen === true;
       this.lines = await dbGameValues("records", game);
       this.bodies = this.lines.map((line) => JSON.parse(line).body);
       this.lastHash = this.lines.length ? await sha256Hex(utf8(this.lines.at(-1))) : null;
@@ -912,7 +913,12 @@ const RDClient = (() => {
     }
 
     async onMoves(message) {
-      this.movesSeen = true;
+      if (!this.movesSeen) {
+        // A server that sends `moves` sends them after every catch-up: wait for them there.
+        this.movesSeen = true;
+        const meta = (await dbGet("games", this.gameId)) ?? {};
+        await dbPut("games", this.gameId, { ...meta, movesSeen: true });
+      }
       this.moves = message.moves;
       this.emit("moves", { seq: message.seq, moves: message.moves });
       if (this.catchingUp) await this.caughtUp(message.moves);
