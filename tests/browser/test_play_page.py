@@ -156,6 +156,7 @@ def target_pile(found: re.Match[str]) -> str:
 
 def test_the_lobby_and_the_table_page(browser: Any, tmp_path: Path, artifacts: Path) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select
 
     with running_server(tmp_path) as server:
@@ -249,6 +250,12 @@ def test_the_lobby_and_the_table_page(browser: Any, tmp_path: Path, artifacts: P
         ActionChains(browser).click_and_hold(card).move_by_offset(12, 12).move_to_element(
             css(browser, f'[data-pile="{target_pile(found)}"]')
         ).release().perform()
+        answered(browser, move, before)
+
+        # "every move is playable from it with Tab/Enter alone": a listed move, by Enter.
+        move = listed_moves(browser)[0]
+        before = str(css(browser, "#rd-last-receipt").text)
+        css(browser, f'#rd-moves button[data-move="{move}"]').send_keys(Keys.ENTER)
         answered(browser, move, before)
 
         # A phone-sized screen: nothing wider than the window.

@@ -853,10 +853,8 @@ const RDClient = (() => {
       const mine = players[seat];
       if (mine?.seat !== seat || mine?.key !== key.publicHex || mine?.name !== this.seatRecord.name)
         mismatch(`seat ${seat} is not this client's key and name`);
-      // A seat still free when this page connected has no key in its welcome: its key is
-      // bound below by its entropy signature.
       players.forEach((player, index) => {
-        if (welcomed[index].key !== null && player?.key !== welcomed[index].key)
+        if (welcomed[index].key !== null && player?.key !== welcomed[index].key) // free at welcome: no key to hold it to
           mismatch(`seat ${index}'s key is not the welcome's`);
       });
       const entropy = Array.isArray(body.entropy) ? body.entropy : [];

@@ -187,17 +187,20 @@ const RDLobby = (() => {
     return `${totals}; won by ${winners || "nobody"}`;
   }
 
-  function gameRow(game) {
+  async function gameRow(game) {
     const verdict = VERDICT_WORDS[game.verdict] ?? game.verdict;
+    const mine = await RDClient.seats.forGame(game.game);
+    const links = el("div", { class: "rd-buttons" },
+      el("a", { href: game.log, download: `${game.game}.jsonl`, class: "rd-log", text: "Log" }),
+      el("a", { href: game.view, class: "rd-view", text: "View page" }));
+    // A game this browser played: its own copy and receipts are on the table page.
+    if (mine) links.append(el("a", { href: `/play/${game.game}`, class: "rd-mine", text: "My copy and receipts" }));
     return el("li", { "data-game": game.game, "data-verdict": game.verdict },
       el("strong", { text: game.table }),
       el("span", { class: "rd-meta", text: ` · ${game.profile} · ${game.time}` }),
       el("p", { text: `${game.players.join(", ")}: ${resultWords(game)}` }),
       el("p", { class: "rd-verdict-line", text: `Server's verifier: ${verdict}${game.code ? ` (${game.code})` : ""}` }),
-      el("div", { class: "rd-buttons" },
-        el("a", { href: game.log, download: `${game.game}.jsonl`, class: "rd-log", text: "Log" }),
-        el("a", { href: game.view, class: "rd-view", text: "View page" }),
-        el("a", { href: `/play/${game.game}`, class: "rd-watch", text: "My copy and receipts" })));
+      links);
   }
 
   let shownTables = "";
@@ -217,7 +220,7 @@ const RDLobby = (() => {
     const gamesText = JSON.stringify(games);
     if (gamesText !== shownGames) {
       const list = $("rd-finished");
-      list.replaceChildren(...games.map(gameRow));
+      list.replaceChildren(...await Promise.all(games.map(gameRow)));
       if (!games.length) list.append(el("li", { class: "rd-empty", text: "No finished game yet." }));
       shownGames = gamesText;
     }

@@ -10,13 +10,6 @@ const RDPlay = (() => {
   const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
-  // The viewer's palette (viewer/model.py SEAT_COLOURS, Okabe and Ito's) and the backs it
-  // maps, so that a seat has the same colour here as on its game's view page.
-  const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
-  const BACK_COLOURS = {
-    blue: "#0072B2", orange: "#E69F00", green: "#009E73", pink: "#CC79A7", purple: "#CC79A7",
-    sky: "#56B4E9", red: "#D55E00", yellow: "#F0E442", black: "#000000",
-  };
   const CONNECTION_WORDS = {
     connecting: ["…", "Connecting"], open: ["●", "Connected"], offline: ["○", "Offline: reconnecting"],
     stopped: ["■", "Stopped"],
@@ -107,18 +100,6 @@ const RDPlay = (() => {
     return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
   }
 
-  function seatColours(backs) {
-    const colours = [];
-    for (const back of backs) {
-      const words = String(back ?? "").toLowerCase().split(/\s+/);
-      const named = Object.entries(BACK_COLOURS).find(([word]) => words.includes(word))?.[1];
-      const free = PALETTE.filter((colour) => !colours.includes(colour));
-      if (named !== undefined && !colours.includes(named)) colours.push(named);
-      else colours.push(free.length ? free[0] : PALETTE[colours.length % PALETTE.length]);
-    }
-    return colours;
-  }
-
   // -- what the page holds ---------------------------------------------------------------
 
   const page = {
@@ -158,7 +139,8 @@ const RDPlay = (() => {
   };
 
   function seatName(seat) {
-    return page.welcome?.seats?.[seat]?.name ?? page.names?.[seat] ?? `seat ${seat}`;
+    // The genesis's names are the game's; a welcome before every seat was taken has gaps.
+    return page.names?.[seat] ?? page.welcome?.seats?.[seat]?.name ?? `seat ${seat}`;
   }
 
   function say(text) {
@@ -172,7 +154,7 @@ const RDPlay = (() => {
     if (!welcome) return;
     const seats = welcome.seats.map((seat) => ({
       seat: seat.seat,
-      name: seat.name ?? `seat ${seat.seat} (free)`,
+      name: page.names?.[seat.seat] ?? seat.name ?? `seat ${seat.seat} (free)`,
       back: page.backs?.[seat.seat] ?? "",
     }));
     const shape = JSON.stringify([seats, page.seat, page.stopped || page.ended]);
@@ -188,7 +170,7 @@ const RDPlay = (() => {
       tableElement: $("rd-table"),
       seats,
       workPiles: welcome.rules?.layout?.work_piles ?? 4,
-      colours: seatColours(seats.map((seat) => seat.back)),
+      colours: RDTable.seatColours(seats.map((seat) => seat.back)),
       placedAt: new Map(),
       interactive: playing ? { seat: page.seat, onActivate: activate } : null,
     });
@@ -340,7 +322,9 @@ const RDPlay = (() => {
 
   async function submit(move) {
     if (!canPlay()) return;
-    say(`Sent: ${moveWords(move.text)}. Waiting for the table's receipt…`);
+    const online = $("rd-connection").dataset.state === "open";
+    say(online ? `Sent: ${moveWords(move.text)}. Waiting for the table's receipt…`
+      : `Offline: ${moveWords(move.text)} is kept, and sent once the connection is back if it can still be played; if not, it is listed under Moves not sent.`);
     try {
       await page.game.submit(move.text);
     } catch (error) {
@@ -415,14 +399,21 @@ const RDPlay = (() => {
 
   function drawMoves() {
     const list = $("rd-moves");
-    const focused = document.activeElement?.closest?.("#rd-moves button")?.dataset.move ?? null;
     const shown = canPlay() ? page.moves : [];
-    list.replaceChildren(...shown.map((move) => {
-      const button = el("button", { type: "button", "data-move": move.text, "aria-label": moveWords(move.text, true), text: moveWords(move.text) });
-      button.addEventListener("click", () => submit(move));
-      return el("li", {}, button);
-    }));
-    if (focused !== null) list.querySelector(`button[data-move="${CSS.escape(focused)}"]`)?.focus();
+    // An entry still listed keeps its element, in place: the button a person is tabbing
+    // to or pressing is not swept away by the next record.
+    const kept = new Map([...list.children].map((item) => [item.dataset.move, item]));
+    const wanted = new Set(shown.map((move) => move.text));
+    for (const [text, item] of kept) if (!wanted.has(text)) item.remove();
+    shown.forEach((move, position) => {
+      let item = kept.get(move.text);
+      if (item === undefined) {
+        const button = el("button", { type: "button", "data-move": move.text, "aria-label": moveWords(move.text, true), text: moveWords(move.text) });
+        button.addEventListener("click", () => submit(page.moves.find((entry) => entry.text === move.text) ?? move));
+        item = el("li", { "data-move": move.text }, button);
+      }
+      if (list.children[position] !== item) list.insertBefore(item, list.children[position] ?? null);
+    });
     for (const [id, kinds] of ACTIONS) {
       const button = $(id);
       const move = shown.find((entry) => kinds.includes(entry.kind));
@@ -568,6 +559,7 @@ const RDPlay = (() => {
         break;
       case "hand_start":
         page.hand = body.hand;
+        page.phase = "playing"; // until the frame after it says otherwise
         page.handStartT = t;
         page.lastCentreT = t + (page.rules?.time?.countdown_ms ?? 0);
         page.lastActionT = null;
@@ -592,6 +584,7 @@ const RDPlay = (() => {
       case "hand_end":
         body.scores.forEach((score, seat) => { page.totals[seat] = (page.totals[seat] ?? 0) + score; });
         page.lastHandScores = body.scores;
+        page.phase = "ended";
         page.handEnd = `Hand ${body.hand} ended: ${HAND_END_WORDS[body.reason] ?? body.reason}. Scores: ${scoresWords(body.scores)}.`;
         say(page.handEnd);
         clearSelection();
@@ -661,7 +654,7 @@ const RDPlay = (() => {
     verdict.dataset.ok = String(ok);
     verdict.textContent = ok
       ? "✓ This browser recomputed every hand's scores from its own copy of the log: they match."
-      : "✗ The scores this browser recomputed from its own copy do not match the table's: declining is the only choice here.";
+      : "✗ The scores this browser recomputed from its own copy do not match the table's: this browser declined the result for you (the log will show that this seat did not accept it), and signs nothing more for this game.";
     const rows = (final.totals ?? []).map((total, seat) => {
       const mine = check?.totals?.[seat];
       const same = mine === total;
@@ -675,6 +668,8 @@ const RDPlay = (() => {
     $("rd-final-problems").replaceChildren(...(check?.problems ?? []).map((text) => el("li", { text })));
     $("rd-accept").disabled = !ok || page.stopped;
     $("rd-accept").hidden = !ok;
+    // RDClient has declined already when the scores do not check: the button only closes.
+    $("rd-decline").textContent = ok ? "Decline" : "Close";
     page.final = { until: performance.now() + ACCEPT_WINDOW_MS };
     tickFinal();
     window.clearInterval(page.finalTimer);
@@ -702,7 +697,7 @@ const RDPlay = (() => {
     try {
       await (accept ? page.game.accept() : page.game.decline());
       say(accept ? "You accepted the result: your signature goes into the final record."
-        : "You declined: the final record will show that this seat did not accept the result.");
+        : "Declined: the final record will show that this seat did not accept the result.");
     } catch (error) {
       say(`Your answer was not sent: ${error.code ?? "ERROR"}: ${error.message ?? error}.`);
     } finally {
@@ -725,6 +720,7 @@ const RDPlay = (() => {
     closeFinal();
     clearSelection();
     drawMoves();
+    buildView(); // the piles are no longer operable
     refreshDownloads();
     const box = $("rd-ended");
     box.dataset.verdict = verdict ?? "";
@@ -768,6 +764,25 @@ const RDPlay = (() => {
     say(connected ? `${seatName(seat)} is back.` : `${seatName(seat)} went away.`);
   }
 
+  // The server has no live table with this id: a finished game is in its archive.
+  async function explainMissing() {
+    const games = await RDClient.lobby.games().catch(() => []);
+    const game = games.find((entry) => entry.game === page.gameId);
+    if (game === undefined) {
+      say("This server has no table with this id, live or finished.");
+      return;
+    }
+    say("This game is finished: the server no longer plays it, and keeps its log.");
+    const box = $("rd-ended");
+    box.dataset.verdict = game.verdict ?? "";
+    box.querySelector(".rd-ended-words").textContent = `The server's verifier says: ${String(game.verdict).replaceAll("_", " ")}.`;
+    box.querySelector(".rd-ended-links").replaceChildren(
+      el("li", {}, el("a", { href: game.log, download: "", class: "rd-server-log", text: "The server's log" })),
+      el("li", {}, el("a", { href: game.view, class: "rd-view-link", text: "The game's view page" })),
+      el("li", {}, el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" })));
+    box.hidden = false;
+  }
+
   const ASKED_WORDS = {
     entropy: "Checking the dealer's commitment before signing your share of the shuffle…",
     cosign: "Checking the game's first record (seats, rules, keys) before co-signing it…",
@@ -799,7 +814,12 @@ const RDPlay = (() => {
   function handle(event) {
     try {
       switch (event.type) {
-        case "connection": showConnection(event); drawHand(); break;
+        case "connection":
+          showConnection(event);
+          drawHand();
+          if (event.state === "stopped" && event.code === "NO_SUCH_TABLE") explainMissing();
+          if (event.state === "stopped" && event.code === "TABLE_CLOSED") say("This table was cancelled: its seats were not all taken in time, or a seat did not answer while it started. Nothing was written.");
+          break;
         case "welcome":
           page.welcome = event.welcome;
           page.rules = event.welcome.rules;
@@ -862,6 +882,7 @@ const RDPlay = (() => {
         say("This seat was joined with a key this browser no longer has: it cannot be played from here.");
       }
       $("rd-download-receipts").hidden = page.seat === null;
+      drawMoves();
       page.game = new RDClient.Game(page.gameId, { onEvent });
       await page.game.start();
     } catch (error) {
