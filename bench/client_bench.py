@@ -211,7 +211,7 @@ def frames_per_second(server: Server, browser: Browser, seconds: float) -> dict[
         server.base, [{"kind": "bot", "bot": "hard"}] * 4, name="four bots", rules=rules
     )
     browser.open(f"{server.base}/play/{game}")
-    browser.wait("the hand dealt", lambda s: s["seq"] is not None and int(s["seq"]) >= 5, 90)
+    browser.wait("the hand dealt", lambda s: int(s["seq"] or -1) >= 5, 90)
     playing = browser.driver.execute_async_script(FRAMES_JS, seconds)
     fps = playing["frames"] * 1000 / playing["ms"]
     idle_fps = idle["frames"] * 1000 / idle["ms"]
