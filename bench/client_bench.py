@@ -55,12 +55,49 @@ from racing_demon.sim.bots import HARD  # noqa: E402
 from racing_demon.testing.browser import find_chromium  # noqa: E402
 
 PACE_S = 0.05  # between a receipt shown and the next click: well under 20 submissions/s
+# The click's time in three parts (page clock): to the submit frame sent (signing, the
+# pending move kept in IndexedDB), on the wire (to the receipt frame's arrival: the server
+# and the network, as the Python client sees them), and the page's handling until shown
+# (the record that came first and the receipt, each checked and kept before it is shown).
+PARTS = {
+    "toSend": "click_to_submit_sent",
+    "wire": "submit_sent_to_receipt_arrived",
+    "handled": "receipt_arrived_to_shown",
+}
 SKIPPED = (" resign", " call")  # moves that would end the hand the bench is timing
+
+# Installed before the page's own scripts (CDP, outside the page's CSP): when a submit
+# leaves the page and when a receipt frame reaches it, before client.js handles it.
+WIRE_JS = """
+(() => {
+  const Native = window.WebSocket;
+  const send = Native.prototype.send;
+  Native.prototype.send = function (data) {
+    if (typeof data === "string" && /"type":\\s*"submit"/.test(data)) {
+      window.rdBenchSent = performance.now();
+    }
+    return send.call(this, data);
+  };
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        const head = typeof event.data === "string" ? event.data.slice(0, 40) : "";
+        if (/"type":\\s*"receipt"/.test(head) && window.rdBenchArrived === null) {
+          window.rdBenchArrived = performance.now();
+        }
+      });
+    }
+  };
+})();
+"""
 
 # Arm the page for one click: the click's time, then the receipt's change and its frame.
 ARM_JS = """
 const box = document.getElementById("rd-last-receipt");
 const bench = (window.rdBench = {clicked: null, shown: null, painted: null});
+window.rdBenchSent = null;
+window.rdBenchArrived = null;
 document.addEventListener("click", (event) => {
   if (bench.clicked === null && event.target.closest("#rd-moves button")) {
     bench.clicked = performance.now();
@@ -79,6 +116,9 @@ READ_JS = """
 const bench = window.rdBench;
 if (!bench || bench.painted === null) return null;
 return {shown: bench.shown - bench.clicked, painted: bench.painted - bench.clicked,
+        toSend: window.rdBenchSent - bench.clicked,
+        wire: window.rdBenchArrived - window.rdBenchSent,
+        handled: bench.shown - window.rdBenchArrived,
         client: Number(document.getElementById("rd-latency").dataset.ms),
         outcome: document.getElementById("rd-last-receipt").dataset.outcome};
 """
@@ -132,6 +172,7 @@ def click_to_receipt(server: Server, browser: Browser, moves: int) -> dict[str, 
     shown: list[float] = []
     painted: list[float] = []
     client: list[float] = []
+    parts: dict[str, list[float]] = {part: [] for part in PARTS}
     outcomes: dict[str, int] = {}
     tables = 1
     browser_table(server, browser)
@@ -164,12 +205,15 @@ def click_to_receipt(server: Server, browser: Browser, moves: int) -> dict[str, 
         shown.append(timing["shown"])
         painted.append(timing["painted"])
         client.append(timing["client"])
+        for part in PARTS:
+            parts[part].append(timing[part])
         outcomes[timing["outcome"]] = outcomes.get(timing["outcome"], 0) + 1
         time.sleep(PACE_S)
     return {
         "click_to_receipt_in_page_ms": figures(shown),
         "click_to_receipt_painted_ms": figures(painted),
         "client_submit_to_receipt_ms": figures(client),
+        **{f"{PARTS[part]}_ms": figures(values) for part, values in parts.items()},
         "outcomes": outcomes,
         "tables": tables,
     }
@@ -233,6 +277,9 @@ def measure(moves: int, seconds: float) -> dict[str, Any]:
         folder = Path(scratch)
         with running_server(folder / "server") as server:
             player = Browser(found, folder / "player", "player")
+            player.driver.execute_cdp_cmd(
+                "Page.addScriptToEvaluateOnNewDocument", {"source": WIRE_JS}
+            )
             try:
                 clicks = click_to_receipt(server, player, moves)
             finally:
@@ -261,6 +308,9 @@ def summary(result: dict[str, Any]) -> str:
         ("click to receipt in the page", result["click_to_receipt_in_page_ms"]),
         ("click to receipt painted", result["click_to_receipt_painted_ms"]),
         ("client.js: submit sent to receipt", result["client_submit_to_receipt_ms"]),
+        ("  click to submit sent", result["click_to_submit_sent_ms"]),
+        ("  submit sent to receipt frame arrived", result["submit_sent_to_receipt_arrived_ms"]),
+        ("  receipt frame arrived to shown", result["receipt_arrived_to_shown_ms"]),
         ("protocol client (Python): submit to receipt", result["server_submit_to_receipt_ms"]),
     ]
     lines = ["| what | p50 ms | p95 ms | moves |", "| --- | --- | --- | --- |"]
