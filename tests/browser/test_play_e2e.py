@@ -284,8 +284,8 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
             browser.wait("playing after the restart", playing, timeout=60)
 
         def sent_or_reported() -> bool:
-            """ "not silently lost: it is sent after reconnecting or the page says it was
-            not" (a turn's text recurs each time round the stock: only a new submit)"""
+            """Issue 32: "not silently lost: it is sent after reconnecting or the page says
+            it was not" (a turn's text recurs each time round the stock: a new submit)."""
             if offline in ada.snapshot()["unsent"]:
                 return True
             resent = [m for m in ada.sent("submit")[sent_before:] if m["move"] == offline]
@@ -312,16 +312,18 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
             assert ended["ended"] == "verified", ended
             assert not ended["warning"]["shown"], ended["warning"]
 
+        # "Download my receipts" and "download my copy of the log", clicked on each page.
         folder = tmp_path / "downloads"
         copies, receipts = [], []
         for browser in (ada, bo):
-            copy = folder / browser.name / f"{play.game}.jsonl"
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            copy.write_bytes(browser.download("a#rd-download-log"))
-            mine = folder / browser.name / "receipts.jsonl"
-            mine.write_bytes(browser.download("a#rd-download-receipts"))
-            copies.append(copy)
-            receipts.append(mine)
+            browser.download("a#rd-download-log")
+            browser.download("a#rd-download-receipts")
+            seat = play.seats[browser.name]
+            copies.append(browser.downloads / f"{play.game}.jsonl")
+            receipts.append(browser.downloads / f"{play.game}.seat{seat}.receipts.jsonl")
+            assert copies[-1].exists() and receipts[-1].exists(), sorted(
+                browser.downloads.iterdir()
+            )
         log = assert_verify_and_audit(
             server, play.game, folder, seats=(0, 1, 2), receipts=receipts, copies=copies
         )
@@ -339,9 +341,9 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
 def test_a_tampered_record_stops_the_page_with_a_warning_and_nothing_more_is_signed(
     pair: list[Browser], tmp_path: Path
 ) -> None:
-    """ "a log the server tampers with mid-game makes the page stop with a warning": a proxy
-    between the page and the server changes one bot record's ``t_ms`` (still canonical,
-    the chain intact, the table's signature now false)."""
+    """Issue 32: "a log the server tampers with mid-game makes the page stop with a
+    warning". A proxy between the page and the server changes one bot record's ``t_ms``
+    (still canonical, the chain intact, the table's signature now false)."""
     ada = pair[0]
     with running_server(tmp_path / "server") as server:
         proxy = TamperProxy(server.base)
