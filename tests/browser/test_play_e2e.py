@@ -156,8 +156,13 @@ def race_targets(ada: Browser, bo: Browser) -> tuple[str, str] | None:
     return (lists[0][common[0]], lists[1][common[0]]) if common else None
 
 
-def hand_ended(browser: Browser) -> bool:
-    return any('"kind":"hand_end"' in m["line"] for m in browser.received("record"))
+def hand_ended(browser: Browser, game: str) -> bool:
+    """Whether the page got the ``hand_end`` record of ``game`` (the browser's log holds
+    the frames of every table it sat at)."""
+    return any(
+        '"kind":"hand_end"' in m["line"] and f'"game":"{game}"' in m["line"]
+        for m in browser.received("record")
+    )
 
 
 @dataclass(frozen=True)
@@ -175,7 +180,7 @@ def race(ada: Browser, bo: Browser, play: Play) -> Race | None:
     rounds or landed in ``RACES`` tries (the cards a race needs may be out of reach)."""
     races = 0
     for rounds in range(1, HOLD_ROUNDS + 1):
-        if hand_ended(ada):
+        if hand_ended(ada, play.game):
             return None
         pair = race_targets(ada, bo)
         if pair is None:
@@ -209,10 +214,10 @@ def race(ada: Browser, bo: Browser, play: Play) -> Race | None:
     return None
 
 
-def resign_and_accept(ada: Browser, bo: Browser) -> None:
+def resign_and_accept(ada: Browser, bo: Browser, game: str) -> None:
     """Ada resigns unless the hand is over (the rules let that end the match); both pages
     accept the final record."""
-    if not hand_ended(ada):
+    if not hand_ended(ada, game):
         ada.wait("resign offered", lambda s: any(m.endswith(" resign") for m in s["moves"]))
         ada.click("#rd-resign")
         ada.accept_alert()  # a page may ask "resign?" first
@@ -248,7 +253,7 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
             raced = race(ada, bo, play)
             if raced is not None:
                 break
-            resign_and_accept(ada, bo)  # no race at this table: end it, another one
+            resign_and_accept(ada, bo, play.game)  # no race at this table: end it, another one
         else:
             raise AssertionError(f"{TABLES} tables without a race between the two browsers")
 
@@ -280,7 +285,7 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
 
         # The server killed (SIGKILL) and restarted mid-hand on the same port: the pages
         # reconnect by themselves; a move made while it was down is sent or reported.
-        assert not hand_ended(ada)
+        assert not hand_ended(ada, play.game)
         server.kill()
         for browser in (ada, bo):
             browser.wait("offline", lambda s: s["connection"] != "open")
@@ -313,8 +318,8 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
         assert all(count >= KEYS_NEEDED for count in play.landed.values()), play.landed
 
         # The end: Ada resigns (the rules let that end the match); both accept the final.
-        assert not hand_ended(ada)
-        resign_and_accept(ada, bo)
+        assert not hand_ended(ada, play.game)
+        resign_and_accept(ada, bo, play.game)
         for browser in (ada, bo):
             ended = browser.wait("ended", lambda s: s["ended"], timeout=60)
             assert ended["ended"] == "verified", ended
