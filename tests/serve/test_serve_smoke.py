@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.request
 from pathlib import Path
 
 from racing_demon.log.receipts import check_receipt_line
+from racing_demon.serve import pages
 
 from .play import holding
-from .player import Player, create_table, join
+from .player import Player, create_table, http, join
 from .server import Server, needs_server, one_hand_rules, running_server, tables
 
 pytestmark = needs_server
@@ -58,4 +60,14 @@ def test_the_real_server_starts_hosts_a_table_takes_moves_and_stops(tmp_path: Pa
         for number, line in enumerate(player.receipts, 1):
             assert check_receipt_line(number, line, table_key).receipt.logged  # type: ignore[union-attr]
         assert [table["state"] for table in tables(server)] == ["playing"]
+        # Issue 32: the server serves the browser client's files, under the pages' policy,
+        # and the seat's client is shown the table and its moves as its own view has them.
+        assert player.view_problems == [] and player.advice_checked and player.shown_checked
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with direct.open(server.base + "/static/check.js", timeout=10) as answer:
+            assert answer.status == 200 and answer.headers["Content-Type"].startswith(
+                "text/javascript"
+            )
+            assert answer.headers["Content-Security-Policy"] == pages.CSP
+        assert http(server.base, "GET", "/play/not-a-game")[0] == 404
     assert server.process is not None and server.process.returncode == 0  # Ctrl-C: clean
