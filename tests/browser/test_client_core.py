@@ -37,7 +37,9 @@ from serve.server import (
     running_server,
 )
 
+from racing_demon.game.cards import Card
 from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.profiles import rules_from_document
 
 pytestmark = needs_server
 
@@ -55,7 +57,8 @@ PAGE = """<!doctype html>
 <script src="/static/check.js"></script><script src="/static/client.js"></script>
 </head><body><p>RDClient test page</p></body></html>
 """
-WAIT_S = 60.0
+WAIT_S = 60.0  # the browser's script timeout; a wait inside the page gives up sooner
+WAIT_IN_PAGE_S = 50.0
 
 
 # -- the front: the test page, and the server behind it ----------------------------------
@@ -198,7 +201,7 @@ class Front:
         return [
             frame["from"]
             for frame in self.sent
-            if frame.get("type") == "sync" and seat in (None, int(frame["_seat"]))
+            if frame.get("type") == "sync" and (seat is None or frame["_seat"] == str(seat))
         ]
 
     def sent_to(self, game: str) -> list[dict[str, Any]]:
@@ -212,19 +215,26 @@ class Front:
 class Page:
     """One browser's test page: RDClient driven through execute_async_script."""
 
-    def __init__(self, driver: Any, front: Front) -> None:
+    def __init__(self, driver: Any, front: Front, *, host: str = "127.0.0.1") -> None:
         self.driver = driver
-        self.front = front
+        self.base = front.base.replace("127.0.0.1", host)  # another name, another origin
+        self.window = driver.current_window_handle  # a browser may hold pages in tabs
         driver.set_script_timeout(WAIT_S)
         self.open()
 
+    def here(self) -> Any:
+        """The driver, on this page's tab."""
+        if self.driver.current_window_handle != self.window:
+            self.driver.switch_to.window(self.window)
+        return self.driver
+
     def open(self) -> None:
-        self.driver.get(self.front.base + "/client-test.html")
+        self.here().get(self.base + "/client-test.html")
 
     def call(self, body: str, *args: object) -> Any:
         """Run ``body`` (an async function body, ``args`` as ``args``) in the page: its
         value, or AssertionError with the page's error."""
-        answer = self.driver.execute_async_script(
+        answer = self.here().execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "const args = Array.from(arguments).slice(0, -1);"
             f"(async () => {{ {body} }})().then("
@@ -246,10 +256,12 @@ class Page:
         )
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        events: list[dict[str, Any]] = self.driver.execute_script("return window.rdEvents || []")
+        events: list[dict[str, Any]] = self.here().execute_script("return window.rdEvents || []")
         return [event for event in events if kind is None or event["type"] == kind]
 
-    def wait_for(self, kind: str, count: int = 1, timeout: float = WAIT_S) -> list[dict[str, Any]]:
+    def wait_for(
+        self, kind: str, count: int = 1, timeout: float = WAIT_IN_PAGE_S
+    ) -> list[dict[str, Any]]:
         """Until ``count`` events of ``kind`` came (those events), failing on a problem."""
         found: list[dict[str, Any]] = self.call(
             "const [kind, count, timeout] = args; const until = Date.now() + timeout * 1000;"
@@ -397,9 +409,14 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         ada.call("return await RDClient.lobby.join(args[0], 2, 'Bot');", game)
     seat = ada.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
     assert (seat["game"], seat["seat"]) == (game, 0) and seat["token"]
+    ada.start(game)  # while Bea's seat is free: the welcome has no key for it yet
+    ada.wait_for("welcome")
     bea.call("return await RDClient.lobby.join(args[0], 1, 'Bea');", game)
-    ada.start(game)
     bea.start(game)
+    # A spectator in a tab of Bea's browser, at another origin (a storage of its own).
+    second_browser.switch_to.new_window("tab")
+    watcher = Page(second_browser, front, host="localhost")
+    watcher.start(game)
     for page in (ada, bea):
         page.wait_for("pack")
         assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
@@ -466,7 +483,7 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
     assert server.base == front.backend, "the server came back on another port"
     for page, number in ((ada, 0), (bea, 1)):
         page.call(
-            "const until = Date.now() + 60000;"
+            "const until = Date.now() + 45000;"
             "while (rdGame.state.connection !== 'open' || rdGame.state.pending.length) {"
             "  if (Date.now() > until) throw new Error(JSON.stringify(rdGame.state));"
             "  await new Promise((resolve) => setTimeout(resolve, 50));"
@@ -476,6 +493,10 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         assert front.syncs(number)[syncs[page]] >= len(kept[page])
     assert ada.submit(a_move(ada, 0))["outcome"] in ("move", "bounce")
 
+    # Bea starts over with a new key in mid-game: this game still gets the key it was
+    # joined with (the resignation and the acceptance verify, the audit below says).
+    bea.call("await RDClient.keys.startOver();")
+
     # Bea resigns: the hand and the match end; both check the final and accept it.
     assert bea.submit("1 resign")["outcome"] == "resign"
     for page in (ada, bea):
@@ -483,7 +504,19 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         assert final["check"]["ok"], final["check"]
         assert final["check"]["winners"] == final["body"]["winners"]
         assert final["check"]["totals"] == final["body"]["totals"]
-        page.call("await rdGame.accept();")
+    # Ada accepts while offline, then reloads: the acceptance kept in IndexedDB is the
+    # answer when the table asks again (no second question to the player).
+    front.refuse_play = True
+    front.drop_all()
+    ada.call(
+        "while (rdGame.state.connection === 'open') await new Promise((r) => setTimeout(r, 50));"
+        "await rdGame.accept();"
+    )
+    ada.open()
+    front.refuse_play = False
+    ada.start(game)
+    bea.call("await rdGame.accept();")
+    assert ada.events("final") == []  # answered from what it had signed
     for page in (ada, bea):
         ended = page.wait_for("ended")[0]
         assert ended["verdict"] == "verified", ended
@@ -493,6 +526,8 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
 
     log = tmp_path / "server.jsonl"
     server_log = _get(server, f"/games/{game}.jsonl")
+    accepts = json.loads(server_log.splitlines()[-1])["sigs"]["accepts"]
+    assert accepts[0] is not None and accepts[1] is not None  # both acceptances verified
     log.write_bytes(server_log)
     copies, receipts = [], []
     for page, number in ((ada, 0), (bea, 1)):
@@ -506,10 +541,36 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         )
         assert receipts[-1].stat().st_size > 0
     assert_verify_and_audit(server, game, tmp_path, seats=[0, 1], receipts=receipts, copies=copies)
+    # The spectator held every record, checked, and was sent nothing of a seat's.
+    watched = watcher.wait_for("ended")[0]
+    assert watched["verdict"] == "verified" and watched["receipts"] is None
+    assert watcher.blob("copyBlob") == server_log
+    assert not watcher.events("pack") and not watcher.events("receipt")
+    assert not watcher.events("asked") and not watcher.events("problem")
+    watched_frames = [frame for frame in front.sent_to(game) if frame["_seat"] is None]
+    assert watched_frames and {frame["type"] for frame in watched_frames} == {"sync"}
+
+    # A spectator who comes after the end (another origin: a browser storage of its own)
+    # reads the finished game from the archive, every record checked as it is taken in.
+    late = Page(browser, front, host="localhost")
+    late.start(game)
+    ended = late.wait_for("ended")[0]
+    assert ended["verdict"] == "verified" and ended["receipts"] is None
+    assert late.state()["seat"] is None
+    assert late.blob("copyBlob") == server_log
+    assert len(late.events("record")) == len(server_log.splitlines())
+
     (tmp_path / "events.json").write_text(
         json.dumps([event["type"] for event in bea.events()]), encoding="utf-8"
     )
     print("event types (seat 1):", _runs([event["type"] for event in bea.events()]))
+    latencies = sorted(
+        event["latencyMs"]
+        for page in (ada, bea)
+        for event in page.events("receipt")
+        if event["latencyMs"] is not None
+    )
+    print("receipt latencies (ms):", [round(ms, 1) for ms in latencies])
 
 
 def test_a_record_the_server_changed_stops_the_client_and_nothing_more_is_signed(
@@ -549,7 +610,7 @@ def test_a_record_the_server_changed_stops_the_client_and_nothing_more_is_signed
         page.start(game)
         page.wait_for("pack")
         assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
-        problem = page.wait_for("problem", timeout=90)[0]
+        problem = page.wait_for("problem")[0]
     finally:
         front.tamper = None
     assert problem["code"] == "BAD_TABLE_SIGNATURE", problem
@@ -663,11 +724,13 @@ def _resigned_line(server: Server, body: dict[str, Any], sigs: dict[str, Any]) -
     return canonical_bytes({"body": body, "sigs": {**sigs, "table": table}}).decode()
 
 
-Tamper = Callable[[Server, dict[str, Any], list[dict[str, Any]]], str | list[str] | None]
+# What a dishonest server sends instead of a message: one frame, several, or None to
+# leave the message as it is.
+Tamper = Callable[[Server, dict[str, Any]], str | list[str] | None]
 
 
 def _bot_move_line(edit: Callable[[str, dict[str, Any]], str]) -> Tamper:
-    def tamper(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+    def tamper(server: Server, message: dict[str, Any]) -> Any:
         if message["type"] != "record":
             return None
         body = json.loads(message["line"])["body"]
@@ -678,20 +741,20 @@ def _bot_move_line(edit: Callable[[str, dict[str, Any]], str]) -> Tamper:
     return tamper
 
 
-def _lost_bot_move(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _lost_bot_move(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] == "record" and '"player":1' in message["line"]:
         return []  # the record never reaches the client: the next one does not follow
     return None
 
 
-def _swapped_pack(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _swapped_pack(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "pack":
         return None
     cards = message["cards"]
     return json.dumps({**message, "cards": [cards[1], cards[0], *cards[2:]]})
 
 
-def _later_receipt(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _later_receipt(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "receipt":
         return None
     value = json.loads(message["receipt"])
@@ -701,7 +764,7 @@ def _later_receipt(server: Server, message: dict[str, Any], done: list[dict[str,
     return json.dumps({**message, "receipt": canonical_bytes(value).decode()})
 
 
-def _own_move_rewritten(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _own_move_rewritten(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "record":
         return None
     value = json.loads(message["line"])
@@ -715,7 +778,7 @@ def _own_move_rewritten(server: Server, message: dict[str, Any], done: list[dict
     return json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])})
 
 
-def _forked_record(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _forked_record(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "record":
         return None
     value = json.loads(message["line"])
@@ -725,16 +788,12 @@ def _forked_record(server: Server, message: dict[str, Any], done: list[dict[str,
     # The same seq again, other bytes, both signed by the table: two histories.
     body["t_ms"] += 1
     return [
-        message_text(message),
+        json.dumps(message),
         json.dumps({**message, "line": _resigned_line(server, body, value["sigs"])}),
     ]
 
 
-def message_text(message: dict[str, Any]) -> str:
-    return json.dumps(message)
-
-
-def _second_commitment(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _second_commitment(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "commitment":
         return None
     other = hashlib.sha256(message["commitment"].encode()).hexdigest()
@@ -742,12 +801,12 @@ def _second_commitment(server: Server, message: dict[str, Any], done: list[dict[
         {"commitment": other, "game": message["game"], "player": 0}, separators=(",", ":")
     )
     return [
-        message_text(message),
+        json.dumps(message),
         json.dumps({**message, "commitment": other, "statement": statement}),
     ]
 
 
-def _renamed_genesis(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _renamed_genesis(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "genesis":
         return None
     body = json.loads(message["body"])
@@ -757,7 +816,7 @@ def _renamed_genesis(server: Server, message: dict[str, Any], done: list[dict[st
     return json.dumps({**message, "body": canonical_bytes(body).decode()})
 
 
-def _inflated_final(server: Server, message: dict[str, Any], done: list[dict[str, Any]]) -> Any:
+def _inflated_final(server: Server, message: dict[str, Any]) -> Any:
     if message["type"] != "final":
         return None
     body = json.loads(message["body"])
@@ -811,7 +870,7 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
         message = json.loads(text)
         if done or message.get("game", game) != game:
             return text
-        changed = tamper(server, message, done)
+        changed = tamper(server, message)
         if changed is None:
             return text
         done.append(message)
@@ -825,7 +884,7 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
             move = a_move(page, 0) if first == "play" else first
             with contextlib.suppress(AssertionError):  # the answer may be what stops it
                 page.submit(move)
-        problem = page.wait_for("problem", timeout=90)[0]
+        problem = page.wait_for("problem")[0]
     finally:
         front.tamper = None
     assert done, "the server's message to change never came"
@@ -843,4 +902,142 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
         assert "entropy" in kinds and "cosign" not in kinds
     if code == "SCORES_MISMATCH":
         accepts = [frame for frame in sent if frame["type"] == "accept"]
-        assert accepts == [{"type": "accept", "signature": None, "_game": game}]
+        assert [frame["signature"] for frame in accepts] == [None]
+
+
+def test_a_lost_race_names_the_record_that_won_it(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 32: "a bounce says which record won the race". For every FOUNDATION_TAKEN
+    bounce of the sample and golden logs, the record the client names is the one that put
+    on that foundation the card the engine shows at the bounced card's rank (replayed in
+    Python from the log alone: every move names its cards)."""
+    from serve.player import Copy, SeatView
+
+    from racing_demon.log.records import Record
+
+    _, front = served
+    page = Page(browser, front)
+    races = 0
+    for path in SCORED_LOGS:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        bodies = [json.loads(line)["body"] for line in lines]
+        bounces = [
+            body
+            for body in bodies
+            if body["kind"] == "bounce" and body.get("reason") == "FOUNDATION_TAKEN"
+        ]
+        if not bounces:
+            continue
+        genesis = bodies[0]
+        copy = Copy(b"", checked=False)
+        for line in lines:
+            copy.add(line.encode())
+        for bounce in bounces:
+            winner = page.call("return RDClient.raceWinner(args[0], args[1]);", bodies, bounce)
+            # The table as it stood when the bounce was judged: seat -1 is nobody's, so
+            # every pack is a stand-in; the foundations are exact.
+            view = SeatView(rules_from_document(genesis["rules"]), -1, len(genesis["players"]))
+            records: list[Record] = copy.records[: bounce["seq"]]
+            view.follow(records, {body["hand"]: () for body in bodies if "packs" in body})
+            assert view.state is not None
+            target, face = bounce["move"].split(">")[1].split(" ")
+            level = view.state.foundations[int(target[1:]) - 1].levels[
+                Card.from_face(face, 0).rank - 1
+            ]
+            placed = {(card.owner, card.face) for card in level}
+            won = bodies[winner]
+            assert won["kind"] in ("move", "tie") and won["hand"] == bounce["hand"]
+            assert won["move"].split(">")[1].split(" ")[0] == target
+            assert (won["player"], won["move"].split(" ")[-1]) in placed, (path.name, won, placed)
+            races += 1
+    assert races >= 8
+
+
+def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnect(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 32: "nothing they did is lost"; docs/protocol.md §10: "A submission whose
+    receipt did not arrive ... the records the client catches up with say". A receipt
+    that never comes: after 10 s the client drops the connection, syncs, and finds its
+    move logged (a `receipt` event marked landed), and goes on playing."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "lost receipt",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    lost: list[str] = []
+
+    def lose_a_receipt(text: str) -> str | list[str]:
+        if lost or json.loads(text)["type"] != "receipt":
+            return text
+        lost.append(text)
+        return []
+
+    front.tamper = lose_a_receipt
+    try:
+        page.start(game)
+        page.wait_for("pack")
+        move = a_move(page, 0)
+        answer = page.submit(move)
+    finally:
+        front.tamper = None
+    assert lost and answer["move"] == move and answer.get("landed") is True, answer
+    assert answer["outcome"] in ("move", "bounce") and answer["latencyMs"] is None
+    assert page.lines()[answer["seq"]] and json.loads(page.lines()[answer["seq"]])["body"]["n"] == 0
+    codes = [event.get("code") for event in page.events("connection")]
+    assert "NO_RECEIPT" in codes
+    assert page.submit(a_move(page, 0))["latencyMs"] is not None  # and play goes on
+    assert page.state()["nextN"] == 2
+
+    # The player resigns and declines the result: nothing signed, and the log says so.
+    assert page.submit("0 resign")["outcome"] == "resign"
+    assert page.wait_for("final")[0]["check"]["ok"]
+    page.call("await rdGame.decline();")
+    assert page.wait_for("ended")[0]["verdict"] == "verified"
+    assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
+    final = json.loads(page.lines()[-1])
+    assert final["body"]["kind"] == "final" and final["sigs"]["accepts"][0] is None
+    accepts = [frame for frame in front.sent_to(game) if frame["type"] == "accept"]
+    assert [frame["signature"] for frame in accepts] == [None]
+
+
+def test_a_failure_of_the_browser_s_own_storage_is_not_blamed_on_the_server(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 32: "the page never lies about whether the game checks". When IndexedDB
+    refuses a write (a full disk), the client stops, since it cannot keep what it acts on,
+    with `CLIENT_ERROR`, not a code that says the server sent something wrong; a reload
+    once storage works again goes on from the copy it holds."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "full disk",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    page.start(game)
+    page.wait_for("pack")
+    page.call(
+        "IDBObjectStore.prototype.put = function () {"
+        "  throw new DOMException('the disk is full', 'QuotaExceededError'); };"
+    )
+    problem = page.wait_for("problem")[0]
+    assert problem["code"] == "CLIENT_ERROR" and "QuotaExceededError" in problem["message"]
+    held = page.lines()
+    page.open()  # a fresh page: IndexedDB's own put again
+    page.start(game)
+    page.wait_for("welcome")
+    assert page.events("problem") == []
+    assert page.call("return rdGame.lines.slice(0, args[0]);", len(held)) == held
+    assert page.submit(a_move(page, 0))["outcome"] in ("move", "bounce")

@@ -23,6 +23,9 @@ const RDClient = (() => {
   const PROTOCOL = 1;
   const SUBMISSION_KINDS = new Set(["move", "tie", "call", "agree", "resign", "bounce"]);
   const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+  // A submission unanswered this long: the connection is dropped and the next catch-up
+  // says what became of it (docs/protocol.md §10), as for any lost connection.
+  const RECEIPT_TIMEOUT_MS = 10000;
   const MAX_HANDS = 500; // rules.MAX_HANDS: every match ends after 500 hands
   const NDJSON = "application/x-ndjson";
 
@@ -121,8 +124,8 @@ const RDClient = (() => {
     keyPromise.catch(() => (keyPromise = null));
     return keyPromise;
   };
-  const signBytes = async (kind, bytes) => {
-    const stored = await currentKey();
+  // The key's signature of kind over bytes (docs/log-format.md §5, PAE of format v2).
+  const signBytes = async (stored, kind, bytes) => {
     const signature = await subtle.sign(ED25519, stored.pair.privateKey, pae(kind, bytes, 2));
     return toHex(new Uint8Array(signature));
   };
@@ -309,6 +312,8 @@ const RDClient = (() => {
     SCORES_MISMATCH: "a final result other than the scores recomputed from the copy",
     COMMITMENT_MISMATCH: "a second commitment, or a secret that does not open the commitment",
     PROTOCOL: "a message off the protocol",
+    // Not the server's doing: this browser's storage or Web Crypto failed.
+    CLIENT_ERROR: "this browser could not keep or check what it was sent (storage or crypto)",
   });
 
   class Problem extends Error {
@@ -349,6 +354,7 @@ const RDClient = (() => {
       this.onEvent = onEvent;
       this.copyName = `${gameId}.jsonl`;
       this.seatRecord = null;
+      this.key = null; // the seat's key pair, from start()
       this.lines = []; // the copy: each record's line, without its newline
       this.bodies = []; // each record's parsed body
       this.lastHash = null; // SHA-256 of the last line: the next prev, and `seen`
@@ -421,7 +427,10 @@ const RDClient = (() => {
       const game = this.gameId;
       this.seatRecord = await seats.forGame(game);
       if (this.seatRecord !== null) {
+        // The key the seat was joined with, for the whole game: starting over in another
+        // tab does not change whose signatures this game gets.
         const key = await currentKey();
+        this.key = key;
         if (key.id !== this.seatRecord.keyId)
           throw new Error(
             "this seat was joined with another key: it cannot be played from this browser any more",
@@ -518,15 +527,15 @@ const RDClient = (() => {
         return;
       }
       this.socket = socket;
-      socket.onmessage = (event) => {
-        if (this.socket !== socket) return; // a frame of a connection already replaced
-        this.enqueue(() => this.handle(socket, event.data));
-      };
-      socket.onclose = (event) => {
-        if (this.socket !== socket) return;
-        this.socket = null;
-        this.enqueue(() => this.dropped(event));
-      };
+      socket.onmessage = (event) => this.enqueue(() => this.handle(socket, event.data));
+      // The frames that came before the close are handled first (a receipt among them is
+      // never sent again); frames of a socket the client left are ignored.
+      socket.onclose = (event) =>
+        this.enqueue(() => {
+          if (this.socket !== socket) return undefined;
+          this.socket = null;
+          return this.dropped(socket.closedFor ?? event.reason ?? "");
+        });
     }
 
     // Messages, drops and submissions are handled one at a time, in arrival order.
@@ -535,9 +544,9 @@ const RDClient = (() => {
       return this.work;
     }
 
-    async dropped(event) {
+    // reason: the close frame's (the server's code), or why this client closed it.
+    async dropped(reason) {
       if (this.stopped || this.closed || this.ended !== null) return;
-      const reason = event.reason || "";
       if (reason === "TABLE_CLOSED" || reason === "REPLACED") {
         this.stopped = true;
         this.setConnection("stopped", reason);
@@ -546,7 +555,7 @@ const RDClient = (() => {
       this.catchingUp = false;
       if (this.inFlight !== null) this.inFlight = null; // its fate is in the records to come
       this.setConnection("offline", reason || undefined);
-      if (this.attempt >= 2 && (await this.archived())) return;
+      if (this.attempt >= 2 && (await this.archived().catch(() => false))) return;
       this.retry();
     }
 
@@ -557,23 +566,33 @@ const RDClient = (() => {
       this.retryTimer = setTimeout(() => this.connect(), delay);
     }
 
-    // A table the server no longer plays: finished (its log archived: the records this
-    // copy lacks come from the archive, checked as any) or gone. True when it stopped here.
+    // A table the server no longer plays, which no play connection reaches: cancelled or
+    // unknown (the client stops), or finished (the records this copy lacks come from the
+    // archive, checked as any, and the end is the archive's). True when it stopped here.
     async archived() {
       let finished;
       try {
         const answer = await fetch(`/api/tables/${this.gameId}`, { cache: "no-store" });
-        if (answer.status !== 404) return false;
+        const state = answer.ok ? (await answer.json()).state : null;
+        if (answer.status === 404 || state === "cancelled") {
+          this.stopped = true;
+          this.setConnection("stopped", answer.status === 404 ? "NO_SUCH_TABLE" : "TABLE_CLOSED");
+          return true;
+        }
+        if (state !== "finished") return false;
         finished = (await lobby.games()).find((entry) => entry.game === this.gameId);
       } catch {
         return false; // the server is down: keep trying
       }
-      if (finished === undefined) {
-        this.stopped = true;
-        this.setConnection("stopped", "NO_SUCH_TABLE");
-        return true;
+      if (finished === undefined) return false; // finished, not archived yet
+      if (this.tableKey === null) {
+        // Never welcomed: the table key is the server's published one, as the welcome's is.
+        const pub = await fetch("/table.pub", { cache: "no-store" });
+        if (!pub.ok) return false;
+        this.tableKey = RDCheck.parsePublicKeyFile(await pub.text());
       }
       const response = await fetch(`/games/${this.gameId}.jsonl`, { cache: "no-store" });
+      if (!response.ok) return false;
       const text = await response.text();
       const lines = text.split("\n").slice(0, -1);
       for (const line of lines.slice(this.lines.length)) {
@@ -616,8 +635,12 @@ const RDClient = (() => {
       for (const entry of this.queue.splice(0))
         entry.reject(new Error(`stopped: ${problem.code}: ${problem.message}`));
       this.inFlight = null;
-      const meta = (await dbGet("games", this.gameId)) ?? {};
-      await dbPut("games", this.gameId, { ...meta, problem: this.problem });
+      if (problem.code !== "CLIENT_ERROR") {
+        // The server's doing stays evidence: a reload shows it and does not go on. A
+        // failure of this browser's own may pass: a reload tries again.
+        const meta = (await dbGet("games", this.gameId)) ?? {};
+        await dbPut("games", this.gameId, { ...meta, problem: this.problem });
+      }
       this.emit("problem", this.problem);
       this.setConnection("stopped", problem.code);
     }
@@ -628,10 +651,11 @@ const RDClient = (() => {
         await run();
         return true;
       } catch (error) {
+        // A DOMException is IndexedDB or Web Crypto failing here (a full disk, say), not
+        // the server; anything else unforeseen is a message off the protocol.
+        const code = error instanceof DOMException ? "CLIENT_ERROR" : "PROTOCOL";
         const problem =
-          error instanceof Problem
-            ? error
-            : new Problem("PROTOCOL", `${error.name}: ${error.message}`);
+          error instanceof Problem ? error : new Problem(code, `${error.name}: ${error.message}`);
         await this.stop(problem);
         return false;
       }
@@ -713,6 +737,7 @@ const RDClient = (() => {
       }
       const broken = (what) => refuse("CHAIN_BROKEN", `record ${body.seq}: ${what}`, body.seq);
       if (body.seq !== seq) broken(`expected record ${seq} next`);
+      if (this.bodies.at(-1)?.kind === "final") broken("a record after the final record");
       if (body.game !== this.gameId) broken(`it names game ${body.game}`);
       if (seq === 0 ? body.kind !== "genesis" : body.prev !== this.lastHash)
         broken(seq === 0 ? "the first record is not a genesis" : "its prev is not the last hash");
@@ -754,7 +779,7 @@ const RDClient = (() => {
         if (cosigned.body !== text) mismatch("its body is not the one this client co-signed");
       } else {
         // Co-signed before this browser's storage was cleared: its own key must have signed it.
-        const key = await currentKey();
+        const key = this.key;
         if (body.players?.[seat]?.key !== key.publicHex)
           mismatch("it does not list this client's key at its seat");
         const signature = sigs.players?.[seat];
@@ -826,7 +851,7 @@ const RDClient = (() => {
         );
       this.emit("asked", { what: "entropy", commitment: message.commitment });
       if (earlier === undefined) await this.saveSigned("commitment", message.commitment);
-      const signature = await signBytes("entropy", utf8(statement));
+      const signature = await signBytes(this.key, "entropy", utf8(statement));
       await this.saveSigned("entropy", signature);
       this.send({ type: "entropy", signature, ref: "entropy" });
       this.emit("signed", { what: "entropy" });
@@ -845,7 +870,7 @@ const RDClient = (() => {
       if (body.game !== this.gameId) mismatch(`it names game ${body.game}`);
       if (body.commitment !== this.signed.get("commitment"))
         mismatch("it names another commitment than the one this seat answered");
-      const key = await currentKey();
+      const key = this.key;
       const players = Array.isArray(body.players) ? body.players : [];
       const welcomed = this.welcome.seats;
       if (players.length !== welcomed.length)
@@ -877,7 +902,7 @@ const RDClient = (() => {
       if (body.table_key !== (await sha256Hex(this.tableKey)))
         mismatch("its table_key is not the welcome's table key's id");
       const bytes = utf8(message.body);
-      const signature = await signBytes("genesis", bytes);
+      const signature = await signBytes(this.key, "genesis", bytes);
       await this.saveSigned("genesis", { body: message.body, signature });
       this.send({ type: "cosign", signature, ref: "cosign" });
       this.emit("signed", { what: "cosign" });
@@ -951,7 +976,7 @@ const RDClient = (() => {
       await this.pump();
     }
 
-    outcomeEvent(entry, outcome, reason, seq, latencyMs, landed = false) {
+    outcomeEvent(entry, outcome, reason, seq, latencyMs) {
       const logged = outcome !== "refused" ? this.bodies[seq] : null;
       return {
         ref: entry.ref,
@@ -965,7 +990,6 @@ const RDClient = (() => {
           outcome === "bounce" && reason === "FOUNDATION_TAKEN"
             ? raceWinner(this.bodies, logged)
             : null,
-        ...(landed ? { landed: true } : {}),
       };
     }
 
@@ -982,8 +1006,9 @@ const RDClient = (() => {
       if (this.inFlight === entry) this.inFlight = null;
       await dbDelete("pending", [this.gameId, entry.ref]);
       if (event.outcome !== "refused") this.nextN = Math.max(this.nextN, event.n + 1);
-      this.emit("receipt", landed ? { ...event, landed: true } : event);
-      entry.resolve(event);
+      const answer = landed ? { ...event, landed: true } : event;
+      this.emit("receipt", answer);
+      entry.resolve(answer);
     }
 
     // docs/protocol.md §6, "When a receipt arrives": the table's signature, this game and
@@ -1111,7 +1136,7 @@ const RDClient = (() => {
         move: entry.move,
         seen,
         statement,
-        signature: await signBytes("submission", utf8(statement)),
+        signature: await signBytes(this.key, "submission", utf8(statement)),
         hash: await sha256Hex(utf8(statement)),
         sentAt: null,
       };
@@ -1132,7 +1157,17 @@ const RDClient = (() => {
         seen,
         signature: signing.signature,
       });
-      if (!sent) this.inFlight = null; // sent or found landed after the next catch-up
+      if (!sent) {
+        this.inFlight = null; // sent or found landed after the next catch-up
+        return;
+      }
+      const socket = this.socket;
+      setTimeout(() => {
+        if (this.inFlight === entry && entry.signing === signing && this.socket === socket) {
+          socket.closedFor = "NO_RECEIPT";
+          socket.close(4000, "NO_RECEIPT");
+        }
+      }, RECEIPT_TIMEOUT_MS);
     }
 
     // -- the end -----------------------------------------------------------------------
@@ -1210,6 +1245,12 @@ const RDClient = (() => {
         this.pendingFinal = text; // its records are on their way: answered once they came
         return;
       }
+      const signedBefore = this.signed.get("final"); // accepted before a reload
+      if (this.finalAsked === null && signedBefore?.body === text) {
+        const check = await this.checkFinal(body);
+        this.finalAsked = { text, body, check };
+        this.finalAnswer = signedBefore.signature;
+      }
       if (this.finalAnswer !== undefined && this.finalAsked?.text === text) {
         this.send({ type: "accept", signature: this.finalAnswer }); // asked again: same answer
         return;
@@ -1235,7 +1276,7 @@ const RDClient = (() => {
         throw new Error("the final's scores do not check: decline is the only answer");
       if (this.stopped) throw new Error(`stopped: ${this.problem?.code}`);
       if (this.finalAnswer === undefined) {
-        this.finalAnswer = await signBytes("accept", utf8(asked.text));
+        this.finalAnswer = await signBytes(this.key, "accept", utf8(asked.text));
         await this.saveSigned("final", { body: asked.text, signature: this.finalAnswer });
       }
       this.send({ type: "accept", signature: this.finalAnswer });
@@ -1295,6 +1336,7 @@ const RDClient = (() => {
     CODE_WORDS,
     // The parts, for tests and for readers who want to see the workings.
     recomputeMatch,
+    raceWinner,
     rulesDigest,
   });
 })();
