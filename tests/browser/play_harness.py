@@ -36,12 +36,12 @@ from racing_demon.testing.browser import CHROMIUM_FLAGS
 
 WAIT_S = 30.0  # a page's answer to one thing a player did, on a loaded 2-core machine
 POLL_S = 0.05
-MOVE_CLICK_S = 5.0
+MOVE_CLICK_S = 5.0  # for an element the page redraws to be clickable again
 T = TypeVar("T")
 
 # A card move's text (docs/rules.md §3): seat, source, target, faces (leading card first).
 CARD_MOVE = re.compile(r"^(\d+) (demon|waste|w[1-5])>(f\+|f\d+|w[1-5]|u[1-5]) (.+)$")
-# Where a target pile of move text is drawn: a foundation by its id, a work pile by seat.
+# The documented keys (the page's #rd-keys) of a move's source; a work pile's is its digit.
 KEY_FOR_SOURCE = {"demon": "d", "waste": "w"}
 
 
@@ -96,7 +96,6 @@ class Frame:
     """One WebSocket text frame the page sent or received, as Chromium logged it."""
 
     sent: bool
-    at: float  # Chromium's monotonic timestamp, seconds
     message: dict[str, Any]
 
     @property
@@ -177,7 +176,7 @@ class Browser:
     # -- what the page sent and received --
 
     def drain(self) -> None:
-        """Move Chromium's buffered performance and console entries into ``frames``."""
+        """Move Chromium's buffered log entries into ``frames``, ``sockets`` and ``console``."""
         for entry in self.driver.get_log("performance"):  # type: ignore[no-untyped-call]
             event = json.loads(entry["message"])["message"]
             method = event.get("method")
@@ -190,7 +189,7 @@ class Browser:
                     message = json.loads(payload)
                     if isinstance(message, dict):
                         sent = method.endswith("Sent")
-                        self.frames.append(Frame(sent, float(params["timestamp"]), message))
+                        self.frames.append(Frame(sent, message))
         self.console.extend(self.driver.get_log("browser"))  # type: ignore[no-untyped-call]
 
     def submits_past(self, count: int) -> bool:
@@ -248,7 +247,11 @@ class Browser:
         except TimeoutError as error:
             # What the page showed last, and its last words: what a reviewer needs first.
             shown = {k: v for k, v in last[0].items() if k != "moves"} if last else {}
-            raise TimeoutError(f"{error}; the page showed {shown}") from None
+            self.drain()
+            severe = [e["message"] for e in self.console if e.get("level") == "SEVERE"]
+            raise TimeoutError(
+                f"{error}; the page showed {shown}; its console's errors: {severe[-5:]}"
+            ) from None
 
     def join_from_lobby(self, base: str, game: str, seat: int, name: str) -> str:
         """Open the lobby, wait for its key, give a name and join ``seat`` of ``game`` with
