@@ -209,10 +209,16 @@ class Browser:
         return self.receipt_by_ref(refs[-1]) if refs else None
 
     def receipt_by_ref(self, ref: str) -> dict[str, Any] | None:
-        """The body of the receipt this page received for its submit ``ref``."""
-        for message in self.received("receipt"):
-            if message.get("ref") == ref:
-                body = json.loads(message["receipt"])["body"]
+        """The body of the receipt that answered this page's last ``submit`` with ``ref``:
+        the first receipt with that ref after it (a page counts its refs afresh at each
+        load, and the log spans every page this browser opened)."""
+        self.drain()
+        asked = [i for i, f in enumerate(self.frames) if f.sent and f.message.get("ref") == ref]
+        if not asked:
+            return None
+        for frame in self.frames[asked[-1] + 1 :]:
+            if not frame.sent and frame.type == "receipt" and frame.message.get("ref") == ref:
+                body = json.loads(frame.message["receipt"])["body"]
                 assert isinstance(body, dict)
                 return body
         return None

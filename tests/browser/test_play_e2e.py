@@ -344,6 +344,10 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
         for copy in copies:
             assert copy.read_bytes() == served  # byte for byte
         lines = served.splitlines()
+        for browser in (ada, bo):
+            shown = browser.snapshot()
+            assert shown["seq"] == str(len(lines) - 1), shown  # "N records checked"
+            assert (shown["latency"] or "").isdigit(), shown  # "how long receipts take"
         winner = json.loads(lines[raced.won_by])["body"]
         assert winner["player"] == play.seats[raced.winner.name]
         assert f">{raced.target} " in winner["move"], winner
