@@ -28,10 +28,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A Selenium WebDriver on headless Chromium, shared by the session's tests."""
+def chromium() -> tuple[str, str]:
+    """The system's Chromium and its ChromeDriver: skipped without them, failed under CI."""
     pytest.importorskip("selenium.webdriver")
-    from racing_demon.testing.browser import find_chromium, headless_chromium
+    from racing_demon.testing.browser import find_chromium
 
     found = find_chromium()
     if found is None:
@@ -39,7 +39,15 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         if os.environ.get("CI"):
             pytest.fail(f"the browser tests need a browser under CI: {missing}")
         pytest.skip(missing)
-    driver = headless_chromium(found, tmp_path_factory.mktemp("chromium-profile"))
+    return found
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Selenium WebDriver on headless Chromium, shared by the session's tests."""
+    from racing_demon.testing.browser import headless_chromium
+
+    driver = headless_chromium(chromium, tmp_path_factory.mktemp("chromium-profile"))
     try:
         yield driver
     finally:

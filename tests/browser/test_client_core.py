@@ -314,15 +314,13 @@ def a_move(page: Page, seat: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def second_browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def second_browser(
+    chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
     """A second Chromium with a profile of its own: another player, another key."""
-    pytest.importorskip("selenium.webdriver")
-    from racing_demon.testing.browser import find_chromium, headless_chromium
+    from racing_demon.testing.browser import headless_chromium
 
-    found = find_chromium()
-    if found is None:
-        pytest.skip("apt-get install chromium chromium-driver")
-    driver = headless_chromium(found, tmp_path_factory.mktemp("chromium-second"))
+    driver = headless_chromium(chromium, tmp_path_factory.mktemp("chromium-second"))
     try:
         yield driver
     finally:

@@ -17,7 +17,6 @@ the page's own links, and read back as bytes.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -46,20 +45,6 @@ RACES = 10  # scheduled races (a bot may take the foundation first) before givin
 MOVE_S = 5.0  # for a click or key to show as a submit on the wire
 KEYS_NEEDED = 3  # moves each way (click, keys) that must land during the hand
 SIGNED = ("entropy", "cosign", "submit", "accept")  # what a client signs
-
-
-@pytest.fixture(scope="module")
-def chromium() -> tuple[str, str]:
-    pytest.importorskip("selenium.webdriver")
-    from racing_demon.testing.browser import find_chromium
-
-    found = find_chromium()
-    if found is None:
-        missing = "apt-get install chromium chromium-driver (Debian's browser and its driver)"
-        if os.environ.get("CI"):
-            pytest.fail(f"the browser tests need a browser under CI: {missing}")
-        pytest.skip(missing)
-    return found
 
 
 @pytest.fixture

@@ -17,16 +17,8 @@ const RDLobby = (() => {
 
   const $ = (id) => document.getElementById(id);
 
-  function el(tag, attributes = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = String(value);
-      else node.setAttribute(name, String(value));
-    }
-    node.append(...children);
-    return node;
-  }
+  // The renderer's way to build an element (table.js), as the table page does.
+  const { el } = RDTable;
 
   function showError(error) {
     const box = $("rd-lobby-error");

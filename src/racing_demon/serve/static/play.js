@@ -7,7 +7,6 @@
 const RDPlay = (() => {
   "use strict";
 
-  const SUIT_SYMBOLS = { S: "♠", H: "♥", D: "♦", C: "♣" };
   const SUIT_NAMES = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
   const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
   const CONNECTION_WORDS = {
@@ -35,22 +34,10 @@ const RDPlay = (() => {
 
   const $ = (id) => document.getElementById(id);
 
-  function el(tag, attributes = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes)) {
-      if (value === null || value === undefined || value === false) continue;
-      if (name === "text") node.textContent = String(value);
-      else node.setAttribute(name, String(value));
-    }
-    node.append(...children);
-    return node;
-  }
+  // The renderer's helpers: one way to build an element and to write a card.
+  const { el, cardText } = RDTable;
 
   // -- words ---------------------------------------------------------------------------
-
-  function cardText(face) {
-    return (face[0] === "T" ? "10" : face[0]) + (SUIT_SYMBOLS[face[1]] ?? face[1]);
-  }
 
   function cardName(face) {
     return `${RANK_NAMES[face[0]] ?? face[0]} of ${SUIT_NAMES[face[1]] ?? face[1]}`;
