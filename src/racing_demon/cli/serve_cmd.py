@@ -61,6 +61,11 @@ def serve(host: str, port: int, data: Path, signing_key: Path | None) -> None:
     """Serve tables where people and bots play Racing Demon over WebSockets, as
     `racing-demon docs protocol` describes, until Ctrl-C or SIGTERM.
 
+    People play in a browser: open the printed address for the lobby, where the page
+    makes and keeps the player's key, then play at the table page, which checks every
+    record and keeps the player's copy of the log and receipts (`racing-demon docs
+    playing`).
+
     The lobby (HTTP and JSON under /api/tables) creates tables of 2 to 8 seats, each a
     person's or a bot's, and gives seats to players who bring their own Ed25519 key; a
     table starts when every seat is filled. Every record is on disk (one shared journal,
