@@ -21,7 +21,7 @@ DOC = (ROOT / "docs" / "threat-model.md").read_text(encoding="utf-8")
 ATTACKS = DOC[DOC.index("## 5.") : DOC.index("## 6.")]
 TESTS = "\n".join(
     path.read_text(encoding="utf-8")
-    for folder in ("tests", "tests/serve")
+    for folder in ("tests", "tests/serve", "tests/browser")
     for path in (ROOT / folder).glob("*.py")
 )
 CODES = {
