@@ -1039,3 +1039,49 @@ def test_a_failure_of_the_browser_s_own_storage_is_not_blamed_on_the_server(
     assert page.events("problem") == []
     assert page.call("return rdGame.lines.slice(0, args[0]);", len(held)) == held
     assert page.submit(a_move(page, 0))["outcome"] in ("move", "bounce")
+
+
+def test_after_a_reload_a_lost_receipt_is_matched_by_hash_not_by_an_old_ref(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Review of issue 32 (blocker): "submission refs restart at 0 on each page load, while
+    old signings are reloaded with their refs; after a reload, a new move whose receipt is
+    lost gets matched ... to the OLD record with the same ref → marked landed with the wrong
+    seq and never resent". After a reload the new move's landed event names its own record."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "refs across loads",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    page.start(game)
+    page.wait_for("pack")
+    first = page.submit(a_move(page, 0))
+    assert first["ref"] == "m0" and first["n"] == 0
+    page.open()  # a reload: the signing of m0 comes back from IndexedDB
+    page.start(game)
+    page.wait_for("pack")
+    lost: list[str] = []
+
+    def lose_a_receipt(text: str) -> str | list[str]:
+        if lost or json.loads(text)["type"] != "receipt":
+            return text
+        lost.append(text)
+        return []
+
+    front.tamper = lose_a_receipt
+    try:
+        move = a_move(page, 0)
+        answer = page.submit(move)
+    finally:
+        front.tamper = None
+    assert lost and answer.get("landed") is True, answer
+    assert answer["ref"] != "m0" and answer["n"] == 1 and answer["seq"] != first["seq"], answer
+    held = json.loads(page.lines()[answer["seq"]])["body"]
+    assert held["n"] == 1 and held["move"] == move and held["player"] == 0
+    assert page.state()["nextN"] == 2 and page.state()["pending"] == []

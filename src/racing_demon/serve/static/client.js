@@ -450,10 +450,16 @@ const RDClient = (() => {
       }
       for (const { hand, cards } of await dbGameValues("packs", game))
         this.packs.set(hand, cards);
-      for (const { ref, move, hash } of await dbGameValues("pending", game)) {
-        this.refCount = Math.max(this.refCount, Number(ref.slice(1)) + 1);
+      const pending = await dbGameValues("pending", game);
+      // Refs stay unique across loads: a new submission never shares one with a signing
+      // kept from an earlier page, whose record or receipt could be taken for its own.
+      for (const { ref } of [...this.signings.values(), ...pending])
+        if (/^m[0-9]+$/.test(ref))
+          this.refCount = Math.max(this.refCount, Number(ref.slice(1)) + 1);
+      for (const { ref, move, hash } of pending) {
         const signing = hash === undefined ? null : (this.signings.get(hash) ?? null);
-        this.queue.push({ ref, move, signing, ...this.settlers() });
+        const hashes = new Set(signing === null ? [] : [signing.hash]);
+        this.queue.push({ ref, move, signing, hashes, ...this.settlers() });
       }
       if (meta.problem) {
         this.stopped = true;
@@ -948,7 +954,7 @@ const RDClient = (() => {
     }
 
     // After a sync's catch-up: each submission still pending is landed (a record of this
-    // seat holds one of its signings), sent (still playable: signed again with the new
+    // seat is one of the statements signed for it, by hash, never by ref), sent (still playable: signed again with the new
     // seen and n), or unsent (no longer in the seat's moves).
     async caughtUp(moves) {
       this.catchingUp = false;
@@ -960,7 +966,7 @@ const RDClient = (() => {
           (body) =>
             SUBMISSION_KINDS.has(body.kind) &&
             body.player === seat &&
-            this.signingOf(body)?.ref === entry.ref,
+            entry.hashes.has(this.signingOf(body)?.hash),
         );
         if (landed !== undefined) {
           const event = this.outcomeEvent(entry, landed.kind, landed.reason, landed.seq, null);
@@ -1067,7 +1073,11 @@ const RDClient = (() => {
       this.receipts.push(text);
       // A receipt of a submission already answered (landed on a reconnect, or signed
       // again since) is kept as evidence and changes nothing more.
-      const owner = this.queue.find((candidate) => candidate.ref === signing?.ref);
+      // Matched by the statement's hash the receipt names, not by ref.
+      const owner =
+        signing === undefined
+          ? undefined
+          : this.queue.find((candidate) => candidate.hashes.has(signing.hash));
       if (owner === undefined) return;
       if (body.outcome === "refused" && owner.signing !== signing) return;
       const latency =
@@ -1104,7 +1114,12 @@ const RDClient = (() => {
       if (this.stopped) return Promise.reject(new Error(`stopped: ${this.problem?.code}`));
       if (this.seatRecord === null) return Promise.reject(new Error("a spectator does not play"));
       if (this.ended !== null) return Promise.reject(new Error("the game has ended"));
-      const entry = { ref: `m${this.refCount}`, move: String(moveText), signing: null };
+      const entry = {
+        ref: `m${this.refCount}`,
+        move: String(moveText),
+        signing: null,
+        hashes: new Set(), // every statement signed for it
+      };
       Object.assign(entry, this.settlers());
       this.refCount += 1;
       this.queue.push(entry);
@@ -1147,6 +1162,7 @@ const RDClient = (() => {
         hash: signing.hash,
       });
       entry.signing = signing;
+      entry.hashes.add(signing.hash);
       this.inFlight = entry;
       signing.sentAt = performance.now();
       const sent = this.send({
