@@ -1085,3 +1085,33 @@ def test_after_a_reload_a_lost_receipt_is_matched_by_hash_not_by_an_old_ref(
     held = json.loads(page.lines()[answer["seq"]])["body"]
     assert held["n"] == 1 and held["move"] == move and held["player"] == 0
     assert page.state()["nextN"] == 2 and page.state()["pending"] == []
+
+
+def test_an_unexpected_exception_in_the_client_is_a_client_error_not_kept(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Review of issue 32: "unexpected exceptions in client code must not be shown as 'the
+    server sent something that does not verify' ... any other exception is CLIENT_ERROR
+    (not saved, a reload retries)". Here a TypeError, not a DOMException."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "a bug of the page",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    page.start(game)
+    page.wait_for("pack")
+    page.call(
+        "IDBObjectStore.prototype.put = function () { throw new TypeError('a bug'); };"
+    )
+    problem = page.wait_for("problem")[0]
+    assert problem["code"] == "CLIENT_ERROR" and "TypeError: a bug" in problem["message"]
+    page.open()
+    page.start(game)
+    page.wait_for("welcome")
+    assert page.events("problem") == []

@@ -312,8 +312,8 @@ const RDClient = (() => {
     SCORES_MISMATCH: "a final result other than the scores recomputed from the copy",
     COMMITMENT_MISMATCH: "a second commitment, or a secret that does not open the commitment",
     PROTOCOL: "a message off the protocol",
-    // Not the server's doing: this browser's storage or Web Crypto failed.
-    CLIENT_ERROR: "this browser could not keep or check what it was sent (storage or crypto)",
+    // Not the server's doing: this browser's storage, Web Crypto or this page's code failed.
+    CLIENT_ERROR: "this browser failed to keep or check what it was sent (storage, crypto or code)",
   });
 
   class Problem extends Error {
@@ -637,7 +637,13 @@ const RDClient = (() => {
       clearTimeout(this.retryTimer);
       const socket = this.socket;
       this.socket = null;
-      if (socket !== null) socket.close(1000, "the server sent something that does not verify");
+      if (socket !== null)
+        socket.close(
+          1000,
+          problem.code === "CLIENT_ERROR"
+            ? "this browser failed"
+            : "the server sent something that does not verify",
+        );
       for (const entry of this.queue.splice(0))
         entry.reject(new Error(`stopped: ${problem.code}: ${problem.message}`));
       this.inFlight = null;
@@ -657,11 +663,13 @@ const RDClient = (() => {
         await run();
         return true;
       } catch (error) {
-        // A DOMException is IndexedDB or Web Crypto failing here (a full disk, say), not
-        // the server; anything else unforeseen is a message off the protocol.
-        const code = error instanceof DOMException ? "CLIENT_ERROR" : "PROTOCOL";
+        // Only a Problem (a check of what the server sent that failed) is the server's
+        // doing. Anything else is this client failing: IndexedDB or Web Crypto (a full
+        // disk, say) or its own code; not kept, so a reload tries again.
         const problem =
-          error instanceof Problem ? error : new Problem(code, `${error.name}: ${error.message}`);
+          error instanceof Problem
+            ? error
+            : new Problem("CLIENT_ERROR", `${error?.name}: ${error?.message ?? error}`);
         await this.stop(problem);
         return false;
       }

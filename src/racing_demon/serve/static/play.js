@@ -731,13 +731,21 @@ const RDPlay = (() => {
     const where = seq === null || seq === undefined ? "" : ` at record ${seq}`;
     const words = RDClient.CODE_WORDS?.[code];
     $("rd-warning-detail").textContent = `${code}${where}${words ? ` (${words})` : ""}: ${message}.`;
+    const own = code === "CLIENT_ERROR"; // this browser failed, not the server
+    $("rd-warning-headline").textContent = own
+      ? "Stopped: this browser failed to keep or check what the server sent; nothing says the server is at fault."
+      : "Stopped: the server sent something that does not verify.";
+    $("rd-warning-advice").textContent = own
+      ? "This page signs nothing more until it is reloaded. Reload it once the browser works again (free some disk space, say): it goes on from the copy it holds."
+      : "This page will sign nothing more for this game. Download your copy of the log, your receipts and the refused lines below and keep them: they are your evidence (racing-demon audit reads them).";
     warning.hidden = false;
     if (code !== "SCORES_MISMATCH") closeFinal();
     else $("rd-accept").disabled = true;
     clearSelection();
     drawMoves();
     buildView();
-    say(`Stopped (${code}): the server sent something that does not verify.`);
+    say(own ? `Stopped (${code}): this browser failed; reload the page to go on.`
+      : `Stopped (${code}): the server sent something that does not verify.`);
   }
 
   function onUnsent({ move, why }) {
