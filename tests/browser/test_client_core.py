@@ -32,6 +32,8 @@ import pytest
 from serve.server import (
     Server,
     assert_verify_and_audit,
+    cli,
+    download,
     needs_server,
     one_hand_rules,
     running_server,
@@ -842,9 +844,18 @@ TAMPERS: dict[str, tuple[Tamper, str, str | None]] = {
 }
 
 
+# The codes whose refused line the client keeps, and what that line is.
+EVIDENCE = {
+    "RECORD_NOT_CANONICAL": "line",
+    "FORK": "line",
+    "BAD_RECEIPT": "receipt",
+    "SCORES_MISMATCH": "body",
+}
+
+
 @pytest.mark.parametrize("case", list(TAMPERS))
 def test_whatever_does_not_verify_stops_the_client_with_its_code(
-    browser: Any, served: tuple[Server, Front], case: str
+    browser: Any, served: tuple[Server, Front], case: str, tmp_path: Path
 ) -> None:
     """The design (§4): `problem` {code} — "the server sent something that does not
     verify: the client stops (closes, signs nothing more, keeps everything as evidence)",
@@ -872,7 +883,11 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
         if changed is None:
             return text
         done.append(message)
+        sent = [changed] if isinstance(changed, str) else changed
+        refused.extend(json.loads(frame) for frame in sent[-1:])
         return changed
+
+    refused: list[dict[str, Any]] = []
 
     front.tamper = tampering
     try:
@@ -901,6 +916,25 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
     if code == "SCORES_MISMATCH":
         accepts = [frame for frame in sent if frame["type"] == "accept"]
         assert [frame["signature"] for frame in accepts] == [None]
+
+    # Review of issue 32: "lines refused as FORK / bad receipt / the final body on
+    # SCORES_MISMATCH are kept in IndexedDB `evidence` but cannot be downloaded".
+    evidence = page.blob("evidenceBlob").decode()
+    assert page.call("return rdGame.evidenceName;") == f"{game}.seat0.evidence.jsonl"
+    if code not in EVIDENCE:
+        assert evidence == ""
+        return
+    assert evidence == refused[-1][EVIDENCE[code]] + "\n"
+    if code == "FORK":
+        # The copy up to the forked seq, then the other record: a second history that
+        # `audit --against` proves with the table's own signatures.
+        seq = json.loads(evidence)["body"]["seq"]
+        history = "".join(f"{line}\n" for line in page.lines()[:seq]) + evidence
+        pub = download(server, "/table.pub", tmp_path / "table.pub")
+        log = download(server, f"/games/{game}.jsonl", tmp_path / "server.jsonl")
+        forked = _write(tmp_path / "fork.jsonl", history.encode())
+        audited = cli("audit", log, "--table-key", pub, "--against", forked)
+        assert audited.returncode != 0 and "FORK" in audited.stdout, audited.stdout
 
 
 def test_a_lost_race_names_the_record_that_won_it(

@@ -358,6 +358,7 @@ def test_a_failure_of_the_browser_s_own_storage_is_not_shown_as_the_server_s(
         assert "the server sent something that does not verify" not in words, words
         assert "this browser failed" in words and "QuotaExceededError" in words, words
         assert "Reload" in words, words
+        assert not css(browser, "#rd-download-evidence").is_displayed()  # nothing refused
         status = str(css(browser, "#rd-status").text)
         assert "does not verify" not in status, status
         browser.get(f"{server.base}/play/{game}")  # a reload: IndexedDB's own put again

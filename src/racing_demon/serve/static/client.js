@@ -359,6 +359,7 @@ const RDClient = (() => {
       this.bodies = []; // each record's parsed body
       this.lastHash = null; // SHA-256 of the last line: the next prev, and `seen`
       this.receipts = [];
+      this.evidence = []; // each line refused, as received (a FORK's other record, say)
       this.tableKey = null; // raw bytes, from the first welcome
       this.welcome = null;
       this.hand = null;
@@ -391,6 +392,11 @@ const RDClient = (() => {
     get receiptsName() {
       const seat = this.seatRecord?.seat ?? "spectator";
       return `${this.gameId}.seat${seat}.receipts.jsonl`;
+    }
+
+    get evidenceName() {
+      const seat = this.seatRecord?.seat ?? "spectator";
+      return `${this.gameId}.seat${seat}.evidence.jsonl`;
     }
 
     get state() {
@@ -444,6 +450,7 @@ const RDClient = (() => {
       this.lastHash = this.lines.length ? await sha256Hex(utf8(this.lines.at(-1))) : null;
       for (const body of this.bodies) this.follow(body);
       this.receipts = await dbGameValues("receipts", game);
+      this.evidence = (await dbGameValues("evidence", game)).map(({ text }) => text);
       for (const [what, value] of await this.storedSigned()) {
         if (what.startsWith("submission:")) value.forEach((signing) => this.register(signing));
         else this.signed.set(what, value);
@@ -678,6 +685,7 @@ const RDClient = (() => {
     async keepEvidence(what, text, code) {
       const kept = await dbGameValues("evidence", this.gameId);
       await dbPut("evidence", [this.gameId, kept.length], { what, text, code });
+      this.evidence.push(text);
     }
 
     // -- messages --------------------------------------------------------------------------
@@ -1264,7 +1272,10 @@ const RDClient = (() => {
     async onFinal(text) {
       if (this.seatRecord === null) return;
       const body = readCanonical(text);
-      if (body === null) refuse("SCORES_MISMATCH", "the final body is not canonical JSON");
+      if (body === null) {
+        await this.keepEvidence("final", text, "SCORES_MISMATCH");
+        refuse("SCORES_MISMATCH", "the final body is not canonical JSON");
+      }
       if (Number.isInteger(body.seq) && body.seq > this.lines.length) {
         this.pendingFinal = text; // its records are on their way: answered once they came
         return;
@@ -1289,6 +1300,7 @@ const RDClient = (() => {
         // not accept), and the client stops as for any record that does not verify.
         this.finalAnswer = null;
         this.send({ type: "accept", signature: null });
+        await this.keepEvidence("final", text, check.code);
         refuse(check.code, check.problems.join("; "), body.seq);
       }
     }
@@ -1348,6 +1360,15 @@ const RDClient = (() => {
 
     receiptsBlob() {
       return new Blob(this.receipts.map((line) => `${line}\n`), { type: NDJSON });
+    }
+
+    // Each line refused as the server sent it, one a line (docs/playing.md §3); a line
+    // that itself holds a line break (never a canonical one) is written as a JSON string.
+    evidenceBlob() {
+      const lines = this.evidence.map((text) =>
+        /[\r\n]/.test(text) ? JSON.stringify(text) : text,
+      );
+      return new Blob(lines.map((line) => `${line}\n`), { type: NDJSON });
     }
   }
 

@@ -463,6 +463,9 @@ const RDPlay = (() => {
     if (!page.game || !(page.game.state.lastSeq >= 0)) return;
     setBlobLink($("rd-download-log"), page.game.copyBlob(), page.game.copyName);
     if (page.seat !== null) setBlobLink($("rd-download-receipts"), page.game.receiptsBlob(), page.game.receiptsName);
+    const refused = $("rd-download-evidence");
+    refused.hidden = !(page.stopped && page.game.evidence.length > 0);
+    if (!refused.hidden) setBlobLink(refused, page.game.evidenceBlob(), page.game.evidenceName);
   }
 
   // Blobs are remade at most every 300 ms, and at once when a link is pressed.
@@ -860,7 +863,7 @@ const RDPlay = (() => {
     $("rd-decline").addEventListener("click", () => answerFinal(false));
     // Escape would close the dialog without an answer: declining is a choice to make.
     $("rd-final").addEventListener("cancel", (event) => event.preventDefault());
-    for (const id of ["rd-download-log", "rd-download-receipts"]) {
+    for (const id of ["rd-download-log", "rd-download-receipts", "rd-download-evidence"]) {
       $(id).addEventListener("click", (event) => {
         if ($(id).getAttribute("aria-disabled") === "true") event.preventDefault();
         else refreshDownloads(); // the bytes as they are now, not 300 ms ago
