@@ -420,6 +420,10 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
     for page in (ada, bea):
         page.wait_for("pack")
         assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
+    # Review of issue 32: "the key of a seat that was free when the welcome came is not
+    # checked before cosigning": the event names it, for the page to say so.
+    assert ada.events("signed")[1]["keysUnknown"] == [1]
+    assert bea.events("signed")[1]["keysUnknown"] == []
 
     # Moves, each answered by a checked receipt with its latency.
     for _ in range(2):

@@ -324,10 +324,21 @@ def test_hostile_names_are_shown_as_text(browser: Any, tmp_path: Path) -> None:
     with running_server(tmp_path) as server:
         game = seated(browser, server.base, HOSTILE, HOSTILE)
         header = wait_for(
-            lambda: browser.find_elements("css selector", '.rd-seat[data-seat="0"] .rd-name'),
+            lambda: browser.execute_script(
+                "const name = document.querySelector('.rd-seat[data-seat=\"0\"] .rd-name');"
+                "return name && name.textContent"
+            ),
             "the seat header",
-        )[0]
-        assert header.get_attribute("textContent") == HOSTILE
+        )
+        assert header == HOSTILE
+        # Review of issue 32: the words say exactly what was checked before co-signing.
+        words = browser.execute_script(
+            "return [RDPlay.signedWords({what: 'cosign', keysUnknown: [1]}),"
+            " RDPlay.signedWords({what: 'cosign', keysUnknown: []})]"
+        )
+        assert "seat 1's key was not known to this page when it co-signed" in words[0]
+        assert "entropy signature under the key the genesis names was checked" in words[0]
+        assert "rules and keys" not in words[0] and "rules and keys" in words[1]
         injected = "return document.querySelectorAll('img[src=\"x\"], img[onerror]').length"
         assert browser.execute_script(injected) == 0
         browser.get(server.base + "/")

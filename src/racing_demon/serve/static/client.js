@@ -900,8 +900,12 @@ const RDClient = (() => {
       const mine = players[seat];
       if (mine?.seat !== seat || mine?.key !== key.publicHex || mine?.name !== this.seatRecord.name)
         mismatch(`seat ${seat} is not this client's key and name`);
+      // A seat free when the welcome came has no key this client knew: only its entropy
+      // signature under the key the genesis names is checked (below), and the event says so.
+      const keysUnknown = [];
       players.forEach((player, index) => {
-        if (welcomed[index].key !== null && player?.key !== welcomed[index].key) // free at welcome: no key to hold it to
+        if (welcomed[index].key === null) keysUnknown.push(index);
+        else if (player?.key !== welcomed[index].key)
           mismatch(`seat ${index}'s key is not the welcome's`);
       });
       const entropy = Array.isArray(body.entropy) ? body.entropy : [];
@@ -927,7 +931,7 @@ const RDClient = (() => {
       const signature = await signBytes(this.key, "genesis", bytes);
       await this.saveSigned("genesis", { body: message.body, signature });
       this.send({ type: "cosign", signature, ref: "cosign" });
-      this.emit("signed", { what: "cosign" });
+      this.emit("signed", { what: "cosign", keysUnknown });
     }
 
     // docs/protocol.md §6, "When its pack arrives".

@@ -790,6 +790,16 @@ const RDPlay = (() => {
     cosign: "Checked the seats, rules and keys and co-signed the game's first record.",
   };
 
+  // Says only what was checked: a seat free when this page was welcomed had no key it knew.
+  function signedWords({ what, keysUnknown }) {
+    if (what !== "cosign" || !keysUnknown?.length) return SIGNED_WORDS[what];
+    const seats = keysUnknown.map((seat) => `seat ${seat}'s`).join(" and ");
+    const one = keysUnknown.length === 1;
+    return "Checked the seats, the rules and every key this page knew, and co-signed the game's first record; "
+      + `${seats} key${one ? " was" : "s were"} not known to this page when it co-signed: `
+      + `only ${one ? "its" : "their"} entropy signature under the key the genesis names was checked.`;
+  }
+
   // The records this browser held before the page loaded (RDClient sends only new ones):
   // read once, so that the hand, the scores and the copy's count are shown after a reload.
   async function replayCopy() {
@@ -830,7 +840,7 @@ const RDPlay = (() => {
         case "pack": say(`Your cards for hand ${event.hand} arrived and match the deal's digest.`); break;
         case "receipt": onReceipt(event); break;
         case "asked": if (ASKED_WORDS[event.what]) say(ASKED_WORDS[event.what]); break;
-        case "signed": if (SIGNED_WORDS[event.what]) say(SIGNED_WORDS[event.what]); break;
+        case "signed": if (SIGNED_WORDS[event.what]) say(signedWords(event)); break;
         case "final": openFinal(event); break;
         case "ended": onEnded(event); break;
         case "seat": onSeat(event); break;
@@ -890,5 +900,5 @@ const RDPlay = (() => {
 
   if (document.body.classList.contains("rd-play-page")) start();
 
-  return Object.freeze({ moveWords, parseMove });
+  return Object.freeze({ moveWords, parseMove, signedWords });
 })();
