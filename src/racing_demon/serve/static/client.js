@@ -1284,7 +1284,7 @@ const RDClient = (() => {
         this.pendingFinal = text; // its records are on their way: answered once they came
         return;
       }
-      const signedBefore = this.signed.get("final"); // accepted before a reload
+      const signedBefore = this.signed.get("final"); // answered before a reload (null: declined)
       if (this.finalAsked === null && signedBefore?.body === text) {
         const check = await this.checkFinal(body);
         this.finalAsked = { text, body, check };
@@ -1324,8 +1324,13 @@ const RDClient = (() => {
     }
 
     async decline() {
-      if (this.finalAsked === null) throw new Error("no final record is asked for");
-      if (this.finalAnswer === undefined) this.finalAnswer = null;
+      const asked = this.finalAsked;
+      if (asked === null) throw new Error("no final record is asked for");
+      if (this.finalAnswer === undefined) {
+        this.finalAnswer = null;
+        // Kept like an acceptance: after a reload this final stays declined, not asked again.
+        await this.saveSigned("final", { body: asked.text, signature: null });
+      }
       this.send({ type: "accept", signature: this.finalAnswer });
     }
 
