@@ -339,6 +339,16 @@ def test_hostile_names_are_shown_as_text(browser: Any, tmp_path: Path) -> None:
         assert "seat 1's key was not known to this page when it co-signed" in words[0]
         assert "entropy signature under the key the genesis names was checked" in words[0]
         assert "rules and keys" not in words[0] and "rules and keys" in words[1]
+        # Review of issue 32: checkWords "says 'nothing failed' also when checks were not
+        # applicable or the copy is unfinished: name only the checks that passed".
+        checked = browser.execute_script(
+            "return RDPlay.checkWords({finished: false, results: ["
+            " {check: 'canonical', status: 'pass'}, {check: 'chain', status: 'pass'},"
+            " {check: 'commitment', status: 'not-applicable'}]})"
+        )
+        assert "nothing failed" not in checked
+        assert "passed: canonical, chain" in checked and "commitment (not applicable)" in checked
+        assert "unfinished" in checked
         injected = "return document.querySelectorAll('img[src=\"x\"], img[onerror]').length"
         assert browser.execute_script(injected) == 0
         browser.get(server.base + "/")

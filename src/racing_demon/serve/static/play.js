@@ -698,11 +698,22 @@ const RDPlay = (() => {
 
   // -- the end, faults ----------------------------------------------------------------------------
 
+  // Names the checks that passed, failed, or did not apply, each as RDCheck says: never
+  // "nothing failed" for a check that was not made, and an unfinished copy says so.
   function checkWords(copyCheck) {
     if (!copyCheck || !Array.isArray(copyCheck.results)) return "This browser could not check its whole copy again.";
-    const failed = copyCheck.results.filter((result) => result.status === "fail" || result.status === "error");
-    if (failed.length) return `This browser checked its whole copy again: ${failed.map((result) => `${result.check} failed${result.code ? ` (${result.code})` : ""}`).join(", ")}.`;
-    return "This browser checked its whole copy again (lines, chain, signatures, secret, packs): nothing failed.";
+    const { results } = copyCheck;
+    const isFailed = (result) => result.status === "fail" || result.status === "error";
+    const failed = results.filter(isFailed).map((result) => `${result.check}${result.code ? ` (${result.code})` : ""}`);
+    const passed = results.filter((result) => result.status === "pass").map((result) => result.check);
+    const other = results.filter((result) => result.status !== "pass" && !isFailed(result))
+      .map((result) => `${result.check} (${String(result.status).replaceAll("-", " ")})`);
+    const parts = [];
+    if (failed.length) parts.push(`failed: ${failed.join(", ")}`);
+    if (passed.length) parts.push(`passed: ${passed.join(", ")}`);
+    if (other.length) parts.push(`not checked: ${other.join(", ")}`);
+    const unfinished = copyCheck.finished === false ? " The copy is unfinished (it has no final record): it proves no result." : "";
+    return `This browser checked its whole copy again; ${parts.join("; ") || "no check ran"}.${unfinished}`;
   }
 
   function onEnded({ verdict, log, receipts, copyCheck }) {
@@ -900,5 +911,5 @@ const RDPlay = (() => {
 
   if (document.body.classList.contains("rd-play-page")) start();
 
-  return Object.freeze({ moveWords, parseMove, signedWords });
+  return Object.freeze({ moveWords, parseMove, signedWords, checkWords });
 })();
