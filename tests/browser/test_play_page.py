@@ -359,6 +359,37 @@ def test_hostile_names_are_shown_as_text(browser: Any, tmp_path: Path) -> None:
         assert HOSTILE in str(row.get_attribute("textContent"))
         assert browser.execute_script(injected) == 0
 
+        # Review of issue 32: "hrefs from the server's strings: accept only paths matching
+        # ^/games/[0-9a-f]{32} (else no link)". A finished game whose links are not.
+        fake = "f" * 32
+        browser.execute_script(
+            "const [fake, own] = arguments; const real = window.fetch;"
+            "window.fetch = async (url, init) => String(url).endsWith('/api/games')"
+            "  ? new Response(JSON.stringify({games: ["
+            "      {game: fake, table: 't', players: ['a'], profile: 'nertz', result: null,"
+            "       verdict: 'verified', code: null, time: 'now',"
+            "       log: 'javascript:alert(1)', view: 'https://evil.example/games/' + fake},"
+            "      {game: own, table: 'u', players: ['b'], profile: 'nertz', result: null,"
+            "       verdict: 'verified', code: null, time: 'now',"
+            "       log: '/games/' + own + '.jsonl', view: '/games/' + own + '/view'}]}),"
+            "    {status: 200, headers: {'content-type': 'application/json'}})"
+            "  : real(url, init);",
+            fake,
+            "e" * 32,
+        )
+        finished = wait_for(
+            lambda: browser.find_elements("css selector", f'#rd-finished [data-game="{fake}"]'),
+            "the finished game's row",
+        )[0]
+        assert finished.find_elements("css selector", "a.rd-log, a.rd-view") == []
+        kept = css(browser, f'#rd-finished [data-game="{"e" * 32}"]')
+        assert len(kept.find_elements("css selector", "a.rd-log, a.rd-view")) == 2
+        assert browser.execute_script(
+            "return [RDClient.gameHref('/games/' + 'a'.repeat(32) + '/seat0.receipts.jsonl'),"
+            " RDClient.gameHref('//evil.example/games/' + 'a'.repeat(32)),"
+            " RDClient.gameHref('/games/' + 'a'.repeat(32) + '/../../x')]"
+        ) == ["/games/" + "a" * 32 + "/seat0.receipts.jsonl", None, None]
+
 
 def test_a_failure_of_the_browser_s_own_storage_is_not_shown_as_the_server_s(
     browser: Any, tmp_path: Path

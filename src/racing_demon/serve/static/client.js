@@ -208,6 +208,11 @@ const RDClient = (() => {
       return record;
     },
   });
+  // A link the server names (a game's log, view page, receipts) is followed only when it
+  // is a path of this server's under /games/<id>: never a scheme, a host or a script.
+  const GAME_PATH = /^\/games\/[0-9a-f]{32}(?!.*\.\.)(?:[./][A-Za-z0-9._-]+)*$/;
+  const gameHref = (text) => (typeof text === "string" && GAME_PATH.test(text) ? text : null);
+
   const seats = Object.freeze({
     forGame: async (game) => (await dbGet("seats", game)) ?? null,
   });
@@ -1388,6 +1393,7 @@ const RDClient = (() => {
     Game,
     LobbyError,
     CODE_WORDS,
+    gameHref,
     // The parts, for tests and for readers who want to see the workings.
     recomputeMatch,
     raceWinner,

@@ -728,8 +728,10 @@ const RDPlay = (() => {
     box.querySelector(".rd-ended-words").textContent =
       `The server's verifier says: ${String(verdict ?? "unknown").replaceAll("_", " ")}. ${checkWords(copyCheck)}`;
     const links = [];
-    if (log) links.push(el("a", { href: log, download: "", class: "rd-server-log", text: "The server's log" }));
-    if (receipts) links.push(el("a", { href: receipts, download: "", class: "rd-server-receipts", text: "The receipts the server kept for you" }));
+    const logHref = RDClient.gameHref(log);
+    const receiptsHref = RDClient.gameHref(receipts);
+    if (logHref) links.push(el("a", { href: logHref, download: "", class: "rd-server-log", text: "The server's log" }));
+    if (receiptsHref) links.push(el("a", { href: receiptsHref, download: "", class: "rd-server-receipts", text: "The receipts the server kept for you" }));
     links.push(el("a", { href: `/games/${page.gameId}/view`, class: "rd-view-link", text: "The game's view page" }));
     links.push(el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" }));
     box.querySelector(".rd-ended-links").replaceChildren(...links.map((link) => el("li", {}, link)));
@@ -785,10 +787,13 @@ const RDPlay = (() => {
     const box = $("rd-ended");
     box.dataset.verdict = game.verdict ?? "";
     box.querySelector(".rd-ended-words").textContent = `The server's verifier says: ${String(game.verdict).replaceAll("_", " ")}.`;
-    box.querySelector(".rd-ended-links").replaceChildren(
-      el("li", {}, el("a", { href: game.log, download: "", class: "rd-server-log", text: "The server's log" })),
-      el("li", {}, el("a", { href: game.view, class: "rd-view-link", text: "The game's view page" })),
-      el("li", {}, el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" })));
+    const logHref = RDClient.gameHref(game.log);
+    const viewHref = RDClient.gameHref(game.view);
+    box.querySelector(".rd-ended-links").replaceChildren(...[
+      logHref && el("a", { href: logHref, download: "", class: "rd-server-log", text: "The server's log" }),
+      viewHref && el("a", { href: viewHref, class: "rd-view-link", text: "The game's view page" }),
+      el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" }),
+    ].filter(Boolean).map((link) => el("li", {}, link)));
     box.hidden = false;
   }
 
