@@ -409,6 +409,7 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         ada.call("return await RDClient.lobby.join(args[0], 2, 'Bot');", game)
     seat = ada.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
     assert (seat["game"], seat["seat"]) == (game, 0) and seat["token"]
+    assert "ws" not in seat  # review of issue 32: "stores `ws: answer.ws`, never read"
     ada.start(game)  # while Bea's seat is free: the welcome has no key for it yet
     ada.wait_for("welcome")
     bea.call("return await RDClient.lobby.join(args[0], 1, 'Bea');", game)

@@ -203,7 +203,7 @@ const RDClient = (() => {
         name,
         key: key.publicHex,
       });
-      const record = { game, seat, token: answer.token, ws: answer.ws, name, keyId: key.id };
+      const record = { game, seat, token: answer.token, name, keyId: key.id };
       await dbPut("seats", game, record);
       return record;
     },
