@@ -1157,9 +1157,7 @@ def test_an_unexpected_exception_in_the_client_is_a_client_error_not_kept(
     page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
     page.start(game)
     page.wait_for("pack")
-    page.call(
-        "IDBObjectStore.prototype.put = function () { throw new TypeError('a bug'); };"
-    )
+    page.call("IDBObjectStore.prototype.put = function () { throw new TypeError('a bug'); };")
     problem = page.wait_for("problem")[0]
     assert problem["code"] == "CLIENT_ERROR" and "TypeError: a bug" in problem["message"]
     page.open()
