@@ -32,6 +32,8 @@ import pytest
 from serve.server import (
     Server,
     assert_verify_and_audit,
+    cli,
+    download,
     needs_server,
     one_hand_rules,
     running_server,
@@ -407,6 +409,7 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
         ada.call("return await RDClient.lobby.join(args[0], 2, 'Bot');", game)
     seat = ada.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
     assert (seat["game"], seat["seat"]) == (game, 0) and seat["token"]
+    assert "ws" not in seat  # review of issue 32: "stores `ws: answer.ws`, never read"
     ada.start(game)  # while Bea's seat is free: the welcome has no key for it yet
     ada.wait_for("welcome")
     bea.call("return await RDClient.lobby.join(args[0], 1, 'Bea');", game)
@@ -418,6 +421,10 @@ def test_two_browsers_and_a_bot_play_to_the_final_and_hold_the_evidence(
     for page in (ada, bea):
         page.wait_for("pack")
         assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
+    # Review of issue 32: "the key of a seat that was free when the welcome came is not
+    # checked before cosigning": the event names it, for the page to say so.
+    assert ada.events("signed")[1]["keysUnknown"] == [1]
+    assert bea.events("signed")[1]["keysUnknown"] == []
 
     # Moves, each answered by a checked receipt with its latency.
     for _ in range(2):
@@ -842,9 +849,18 @@ TAMPERS: dict[str, tuple[Tamper, str, str | None]] = {
 }
 
 
+# The codes whose refused line the client keeps, and what that line is.
+EVIDENCE = {
+    "RECORD_NOT_CANONICAL": "line",
+    "FORK": "line",
+    "BAD_RECEIPT": "receipt",
+    "SCORES_MISMATCH": "body",
+}
+
+
 @pytest.mark.parametrize("case", list(TAMPERS))
 def test_whatever_does_not_verify_stops_the_client_with_its_code(
-    browser: Any, served: tuple[Server, Front], case: str
+    browser: Any, served: tuple[Server, Front], case: str, tmp_path: Path
 ) -> None:
     """The design (§4): `problem` {code} — "the server sent something that does not
     verify: the client stops (closes, signs nothing more, keeps everything as evidence)",
@@ -872,7 +888,11 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
         if changed is None:
             return text
         done.append(message)
+        sent = [changed] if isinstance(changed, str) else changed
+        refused.extend(json.loads(frame) for frame in sent[-1:])
         return changed
+
+    refused: list[dict[str, Any]] = []
 
     front.tamper = tampering
     try:
@@ -901,6 +921,25 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
     if code == "SCORES_MISMATCH":
         accepts = [frame for frame in sent if frame["type"] == "accept"]
         assert [frame["signature"] for frame in accepts] == [None]
+
+    # Review of issue 32: "lines refused as FORK / bad receipt / the final body on
+    # SCORES_MISMATCH are kept in IndexedDB `evidence` but cannot be downloaded".
+    evidence = page.blob("evidenceBlob").decode()
+    assert page.call("return rdGame.evidenceName;") == f"{game}.seat0.evidence.jsonl"
+    if code not in EVIDENCE:
+        assert evidence == ""
+        return
+    assert evidence == refused[-1][EVIDENCE[code]] + "\n"
+    if code == "FORK":
+        # The copy up to the forked seq, then the other record: a second history that
+        # `audit --against` proves with the table's own signatures.
+        seq = json.loads(evidence)["body"]["seq"]
+        history = "".join(f"{line}\n" for line in page.lines()[:seq]) + evidence
+        pub = download(server, "/table.pub", tmp_path / "table.pub")
+        log = download(server, f"/games/{game}.jsonl", tmp_path / "server.jsonl")
+        forked = _write(tmp_path / "fork.jsonl", history.encode())
+        audited = cli("audit", log, "--table-key", pub, "--against", forked)
+        assert audited.returncode != 0 and "FORK" in audited.stdout, audited.stdout
 
 
 def test_a_lost_race_names_the_record_that_won_it(
@@ -997,9 +1036,21 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     # The player resigns and declines the result: nothing signed, and the log says so.
     assert page.submit("0 resign")["outcome"] == "resign"
     assert page.wait_for("final")[0]["check"]["ok"]
-    page.call("await rdGame.decline();")
-    assert page.wait_for("ended")[0]["verdict"] == "verified"
+    # Review of issue 32: "`decline()` is not saved: after a reload the player is asked
+    # again". Declined offline, then a reload: the table's question is answered from it.
+    front.refuse_play = True
+    front.drop_all()
+    page.call(
+        "while (rdGame.state.connection === 'open') await new Promise((r) => setTimeout(r, 50));"
+        "await rdGame.decline();"
+    )
     assert [event["what"] for event in page.events("signed")] == ["entropy", "cosign"]
+    page.open()
+    front.refuse_play = False
+    page.start(game)
+    assert page.wait_for("ended")[0]["verdict"] == "verified"
+    assert page.events("final") == []  # answered from what was kept, not asked again
+    assert page.events("signed") == []
     final = json.loads(page.lines()[-1])
     assert final["body"]["kind"] == "final" and final["sigs"]["accepts"][0] is None
     accepts = [frame for frame in front.sent_to(game) if frame["type"] == "accept"]
@@ -1039,3 +1090,77 @@ def test_a_failure_of_the_browser_s_own_storage_is_not_blamed_on_the_server(
     assert page.events("problem") == []
     assert page.call("return rdGame.lines.slice(0, args[0]);", len(held)) == held
     assert page.submit(a_move(page, 0))["outcome"] in ("move", "bounce")
+
+
+def test_after_a_reload_a_lost_receipt_is_matched_by_hash_not_by_an_old_ref(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Review of issue 32 (blocker): "submission refs restart at 0 on each page load, while
+    old signings are reloaded with their refs; after a reload, a new move whose receipt is
+    lost gets matched ... to the OLD record with the same ref → marked landed with the wrong
+    seq and never resent". After a reload the new move's landed event names its own record."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "refs across loads",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    page.start(game)
+    page.wait_for("pack")
+    first = page.submit(a_move(page, 0))
+    assert first["ref"] == "m0" and first["n"] == 0
+    page.open()  # a reload: the signing of m0 comes back from IndexedDB
+    page.start(game)
+    page.wait_for("pack")
+    lost: list[str] = []
+
+    def lose_a_receipt(text: str) -> str | list[str]:
+        if lost or json.loads(text)["type"] != "receipt":
+            return text
+        lost.append(text)
+        return []
+
+    front.tamper = lose_a_receipt
+    try:
+        move = a_move(page, 0)
+        answer = page.submit(move)
+    finally:
+        front.tamper = None
+    assert lost and answer.get("landed") is True, answer
+    assert answer["ref"] != "m0" and answer["n"] == 1 and answer["seq"] != first["seq"], answer
+    held = json.loads(page.lines()[answer["seq"]])["body"]
+    assert held["n"] == 1 and held["move"] == move and held["player"] == 0
+    assert page.state()["nextN"] == 2 and page.state()["pending"] == []
+
+
+def test_an_unexpected_exception_in_the_client_is_a_client_error_not_kept(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Review of issue 32: "unexpected exceptions in client code must not be shown as 'the
+    server sent something that does not verify' ... any other exception is CLIENT_ERROR
+    (not saved, a reload retries)". Here a TypeError, not a DOMException."""
+    _, front = served
+    page = Page(browser, front)
+    game = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": "a bug of the page",
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    page.start(game)
+    page.wait_for("pack")
+    page.call("IDBObjectStore.prototype.put = function () { throw new TypeError('a bug'); };")
+    problem = page.wait_for("problem")[0]
+    assert problem["code"] == "CLIENT_ERROR" and "TypeError: a bug" in problem["message"]
+    page.open()
+    page.start(game)
+    page.wait_for("welcome")
+    assert page.events("problem") == []

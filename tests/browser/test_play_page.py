@@ -26,7 +26,7 @@ from cryptography.hazmat.primitives.serialization import (
     PublicFormat,
     load_pem_public_key,
 )
-from serve.server import needs_server, running_server
+from serve.server import needs_server, one_hand_rules, running_server
 
 T = TypeVar("T")
 WAIT_S = 30.0
@@ -288,3 +288,131 @@ def test_the_lobby_and_the_table_page(browser: Any, tmp_path: Path, artifacts: P
             .endswith(f"/play/{game}")
         )
         assert row.find_elements("css selector", "a.rd-return")
+
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def seated(driver: Any, base: str, table: str, player: str) -> str:
+    """From the lobby page, as its buttons do: a table of ``table`` with a bot, seat 0
+    joined as ``player``; the table page opened. The game's id."""
+    driver.get(base + "/")
+    wait_for(lambda: str(css(driver, "#rd-key-id").text).strip(), "the key id")
+    driver.set_script_timeout(WAIT_S)
+    game = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "(async () => {"
+        "  const {game} = await RDClient.lobby.createTable({name: arguments[0],"
+        "    rules: arguments[1], seats: [{kind: 'person'}, {kind: 'bot', bot: 'easy'}]});"
+        "  await RDClient.lobby.join(game, 0, arguments[2]);"
+        "  return game;"
+        "})().then(done, (error) => done(String(error)));",
+        table,
+        one_hand_rules(),
+        player,
+    )
+    assert re.fullmatch(r"[0-9a-f]{32}", str(game)), game
+    driver.get(f"{base}/play/{game}")
+    wait_for(lambda: attribute(driver, "#rd-connection", "data-state") == "open", "open")
+    return str(game)
+
+
+def test_hostile_names_are_shown_as_text(browser: Any, tmp_path: Path) -> None:
+    """Review of issue 32: "test with a hostile display name and table name
+    (`<img src=x onerror=alert(1)>`): the seat header's textContent equals it and no img
+    element appears"."""
+    with running_server(tmp_path) as server:
+        game = seated(browser, server.base, HOSTILE, HOSTILE)
+        header = wait_for(
+            lambda: browser.execute_script(
+                "const name = document.querySelector('.rd-seat[data-seat=\"0\"] .rd-name');"
+                "return name && name.textContent"
+            ),
+            "the seat header",
+        )
+        assert header == HOSTILE
+        # Review of issue 32: the words say exactly what was checked before co-signing.
+        words = browser.execute_script(
+            "return [RDPlay.signedWords({what: 'cosign', keysUnknown: [1]}),"
+            " RDPlay.signedWords({what: 'cosign', keysUnknown: []})]"
+        )
+        assert "seat 1's key was not known to this page when it co-signed" in words[0]
+        assert "entropy signature under the key the genesis names was checked" in words[0]
+        assert "rules and keys" not in words[0] and "rules and keys" in words[1]
+        # Review of issue 32: checkWords "says 'nothing failed' also when checks were not
+        # applicable or the copy is unfinished: name only the checks that passed".
+        checked = browser.execute_script(
+            "return RDPlay.checkWords({finished: false, results: ["
+            " {check: 'canonical', status: 'pass'}, {check: 'chain', status: 'pass'},"
+            " {check: 'commitment', status: 'not-applicable'}]})"
+        )
+        assert "nothing failed" not in checked
+        assert "passed: canonical, chain" in checked and "commitment (not applicable)" in checked
+        assert "unfinished" in checked
+        injected = "return document.querySelectorAll('img[src=\"x\"], img[onerror]').length"
+        assert browser.execute_script(injected) == 0
+        browser.get(server.base + "/")
+        row = wait_for(
+            lambda: browser.find_elements("css selector", f'#rd-open-tables [data-game="{game}"]'),
+            "the table's row",
+        )[0]
+        assert HOSTILE in str(row.get_attribute("textContent"))
+        assert browser.execute_script(injected) == 0
+
+        # Review of issue 32: "hrefs from the server's strings: accept only paths matching
+        # ^/games/[0-9a-f]{32} (else no link)". A finished game whose links are not.
+        fake = "f" * 32
+        browser.execute_script(
+            "const [fake, own] = arguments; const real = window.fetch;"
+            "window.fetch = async (url, init) => String(url).endsWith('/api/games')"
+            "  ? new Response(JSON.stringify({games: ["
+            "      {game: fake, table: 't', players: ['a'], profile: 'nertz', result: null,"
+            "       verdict: 'verified', code: null, time: 'now',"
+            "       log: 'javascript:alert(1)', view: 'https://evil.example/games/' + fake},"
+            "      {game: own, table: 'u', players: ['b'], profile: 'nertz', result: null,"
+            "       verdict: 'verified', code: null, time: 'now',"
+            "       log: '/games/' + own + '.jsonl', view: '/games/' + own + '/view'}]}),"
+            "    {status: 200, headers: {'content-type': 'application/json'}})"
+            "  : real(url, init);",
+            fake,
+            "e" * 32,
+        )
+        finished = wait_for(
+            lambda: browser.find_elements("css selector", f'#rd-finished [data-game="{fake}"]'),
+            "the finished game's row",
+        )[0]
+        assert finished.find_elements("css selector", "a.rd-log, a.rd-view") == []
+        kept = css(browser, f'#rd-finished [data-game="{"e" * 32}"]')
+        assert len(kept.find_elements("css selector", "a.rd-log, a.rd-view")) == 2
+        assert browser.execute_script(
+            "return [RDClient.gameHref('/games/' + 'a'.repeat(32) + '/seat0.receipts.jsonl'),"
+            " RDClient.gameHref('//evil.example/games/' + 'a'.repeat(32)),"
+            " RDClient.gameHref('/games/' + 'a'.repeat(32) + '/../../x')]"
+        ) == ["/games/" + "a" * 32 + "/seat0.receipts.jsonl", None, None]
+
+
+def test_a_failure_of_the_browser_s_own_storage_is_not_shown_as_the_server_s(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Review of issue 32: "CLIENT_ERROR (this browser's own storage/crypto failing) ... must
+    not be shown as 'the server sent something that does not verify'": the warning's
+    headline by code, and a reload goes on."""
+    with running_server(tmp_path) as server:
+        game = seated(browser, server.base, "full disk", "Ada")
+        wait_for(lambda: listed_moves(browser), "the seat's moves")
+        browser.execute_script(
+            "IDBObjectStore.prototype.put = function () {"
+            "  throw new DOMException('the disk is full', 'QuotaExceededError'); };"
+        )
+        wait_for(lambda: css(browser, "#rd-warning").is_displayed(), "the warning")
+        assert attribute(browser, "#rd-warning", "data-code") == "CLIENT_ERROR"
+        words = str(css(browser, "#rd-warning").get_attribute("textContent"))
+        assert "the server sent something that does not verify" not in words, words
+        assert "this browser failed" in words and "QuotaExceededError" in words, words
+        assert "Reload" in words, words
+        assert not css(browser, "#rd-download-evidence").is_displayed()  # nothing refused
+        status = str(css(browser, "#rd-status").text)
+        assert "does not verify" not in status, status
+        browser.get(f"{server.base}/play/{game}")  # a reload: IndexedDB's own put again
+        wait_for(lambda: attribute(browser, "#rd-connection", "data-state") == "open", "open")
+        assert not css(browser, "#rd-warning").is_displayed()

@@ -203,11 +203,16 @@ const RDClient = (() => {
         name,
         key: key.publicHex,
       });
-      const record = { game, seat, token: answer.token, ws: answer.ws, name, keyId: key.id };
+      const record = { game, seat, token: answer.token, name, keyId: key.id };
       await dbPut("seats", game, record);
       return record;
     },
   });
+  // A link the server names (a game's log, view page, receipts) is followed only when it
+  // is a path of this server's under /games/<id>: never a scheme, a host or a script.
+  const GAME_PATH = /^\/games\/[0-9a-f]{32}(?!.*\.\.)(?:[./][A-Za-z0-9._-]+)*$/;
+  const gameHref = (text) => (typeof text === "string" && GAME_PATH.test(text) ? text : null);
+
   const seats = Object.freeze({
     forGame: async (game) => (await dbGet("seats", game)) ?? null,
   });
@@ -312,8 +317,8 @@ const RDClient = (() => {
     SCORES_MISMATCH: "a final result other than the scores recomputed from the copy",
     COMMITMENT_MISMATCH: "a second commitment, or a secret that does not open the commitment",
     PROTOCOL: "a message off the protocol",
-    // Not the server's doing: this browser's storage or Web Crypto failed.
-    CLIENT_ERROR: "this browser could not keep or check what it was sent (storage or crypto)",
+    // Not the server's doing: this browser's storage, Web Crypto or this page's code failed.
+    CLIENT_ERROR: "this browser failed to keep or check what it was sent (storage, crypto or code)",
   });
 
   class Problem extends Error {
@@ -359,6 +364,7 @@ const RDClient = (() => {
       this.bodies = []; // each record's parsed body
       this.lastHash = null; // SHA-256 of the last line: the next prev, and `seen`
       this.receipts = [];
+      this.evidence = []; // each line refused, as received (a FORK's other record, say)
       this.tableKey = null; // raw bytes, from the first welcome
       this.welcome = null;
       this.hand = null;
@@ -391,6 +397,11 @@ const RDClient = (() => {
     get receiptsName() {
       const seat = this.seatRecord?.seat ?? "spectator";
       return `${this.gameId}.seat${seat}.receipts.jsonl`;
+    }
+
+    get evidenceName() {
+      const seat = this.seatRecord?.seat ?? "spectator";
+      return `${this.gameId}.seat${seat}.evidence.jsonl`;
     }
 
     get state() {
@@ -444,16 +455,23 @@ const RDClient = (() => {
       this.lastHash = this.lines.length ? await sha256Hex(utf8(this.lines.at(-1))) : null;
       for (const body of this.bodies) this.follow(body);
       this.receipts = await dbGameValues("receipts", game);
+      this.evidence = (await dbGameValues("evidence", game)).map(({ text }) => text);
       for (const [what, value] of await this.storedSigned()) {
         if (what.startsWith("submission:")) value.forEach((signing) => this.register(signing));
         else this.signed.set(what, value);
       }
       for (const { hand, cards } of await dbGameValues("packs", game))
         this.packs.set(hand, cards);
-      for (const { ref, move, hash } of await dbGameValues("pending", game)) {
-        this.refCount = Math.max(this.refCount, Number(ref.slice(1)) + 1);
+      const pending = await dbGameValues("pending", game);
+      // Refs stay unique across loads: a new submission never shares one with a signing
+      // kept from an earlier page, whose record or receipt could be taken for its own.
+      for (const { ref } of [...this.signings.values(), ...pending])
+        if (/^m[0-9]+$/.test(ref))
+          this.refCount = Math.max(this.refCount, Number(ref.slice(1)) + 1);
+      for (const { ref, move, hash } of pending) {
         const signing = hash === undefined ? null : (this.signings.get(hash) ?? null);
-        this.queue.push({ ref, move, signing, ...this.settlers() });
+        const hashes = new Set(signing === null ? [] : [signing.hash]);
+        this.queue.push({ ref, move, signing, hashes, ...this.settlers() });
       }
       if (meta.problem) {
         this.stopped = true;
@@ -631,7 +649,13 @@ const RDClient = (() => {
       clearTimeout(this.retryTimer);
       const socket = this.socket;
       this.socket = null;
-      if (socket !== null) socket.close(1000, "the server sent something that does not verify");
+      if (socket !== null)
+        socket.close(
+          1000,
+          problem.code === "CLIENT_ERROR"
+            ? "this browser failed"
+            : "the server sent something that does not verify",
+        );
       for (const entry of this.queue.splice(0))
         entry.reject(new Error(`stopped: ${problem.code}: ${problem.message}`));
       this.inFlight = null;
@@ -651,11 +675,13 @@ const RDClient = (() => {
         await run();
         return true;
       } catch (error) {
-        // A DOMException is IndexedDB or Web Crypto failing here (a full disk, say), not
-        // the server; anything else unforeseen is a message off the protocol.
-        const code = error instanceof DOMException ? "CLIENT_ERROR" : "PROTOCOL";
+        // Only a Problem (a check of what the server sent that failed) is the server's
+        // doing. Anything else is this client failing: IndexedDB or Web Crypto (a full
+        // disk, say) or its own code; not kept, so a reload tries again.
         const problem =
-          error instanceof Problem ? error : new Problem(code, `${error.name}: ${error.message}`);
+          error instanceof Problem
+            ? error
+            : new Problem("CLIENT_ERROR", `${error?.name}: ${error?.message ?? error}`);
         await this.stop(problem);
         return false;
       }
@@ -664,6 +690,7 @@ const RDClient = (() => {
     async keepEvidence(what, text, code) {
       const kept = await dbGameValues("evidence", this.gameId);
       await dbPut("evidence", [this.gameId, kept.length], { what, text, code });
+      this.evidence.push(text);
     }
 
     // -- messages --------------------------------------------------------------------------
@@ -878,8 +905,12 @@ const RDClient = (() => {
       const mine = players[seat];
       if (mine?.seat !== seat || mine?.key !== key.publicHex || mine?.name !== this.seatRecord.name)
         mismatch(`seat ${seat} is not this client's key and name`);
+      // A seat free when the welcome came has no key this client knew: only its entropy
+      // signature under the key the genesis names is checked (below), and the event says so.
+      const keysUnknown = [];
       players.forEach((player, index) => {
-        if (welcomed[index].key !== null && player?.key !== welcomed[index].key) // free at welcome: no key to hold it to
+        if (welcomed[index].key === null) keysUnknown.push(index);
+        else if (player?.key !== welcomed[index].key)
           mismatch(`seat ${index}'s key is not the welcome's`);
       });
       const entropy = Array.isArray(body.entropy) ? body.entropy : [];
@@ -905,7 +936,7 @@ const RDClient = (() => {
       const signature = await signBytes(this.key, "genesis", bytes);
       await this.saveSigned("genesis", { body: message.body, signature });
       this.send({ type: "cosign", signature, ref: "cosign" });
-      this.emit("signed", { what: "cosign" });
+      this.emit("signed", { what: "cosign", keysUnknown });
     }
 
     // docs/protocol.md §6, "When its pack arrives".
@@ -948,7 +979,7 @@ const RDClient = (() => {
     }
 
     // After a sync's catch-up: each submission still pending is landed (a record of this
-    // seat holds one of its signings), sent (still playable: signed again with the new
+    // seat is one of the statements signed for it, by hash, never by ref), sent (still playable: signed again with the new
     // seen and n), or unsent (no longer in the seat's moves).
     async caughtUp(moves) {
       this.catchingUp = false;
@@ -960,7 +991,7 @@ const RDClient = (() => {
           (body) =>
             SUBMISSION_KINDS.has(body.kind) &&
             body.player === seat &&
-            this.signingOf(body)?.ref === entry.ref,
+            entry.hashes.has(this.signingOf(body)?.hash),
         );
         if (landed !== undefined) {
           const event = this.outcomeEvent(entry, landed.kind, landed.reason, landed.seq, null);
@@ -1067,7 +1098,11 @@ const RDClient = (() => {
       this.receipts.push(text);
       // A receipt of a submission already answered (landed on a reconnect, or signed
       // again since) is kept as evidence and changes nothing more.
-      const owner = this.queue.find((candidate) => candidate.ref === signing?.ref);
+      // Matched by the statement's hash the receipt names, not by ref.
+      const owner =
+        signing === undefined
+          ? undefined
+          : this.queue.find((candidate) => candidate.hashes.has(signing.hash));
       if (owner === undefined) return;
       if (body.outcome === "refused" && owner.signing !== signing) return;
       const latency =
@@ -1104,7 +1139,12 @@ const RDClient = (() => {
       if (this.stopped) return Promise.reject(new Error(`stopped: ${this.problem?.code}`));
       if (this.seatRecord === null) return Promise.reject(new Error("a spectator does not play"));
       if (this.ended !== null) return Promise.reject(new Error("the game has ended"));
-      const entry = { ref: `m${this.refCount}`, move: String(moveText), signing: null };
+      const entry = {
+        ref: `m${this.refCount}`,
+        move: String(moveText),
+        signing: null,
+        hashes: new Set(), // every statement signed for it
+      };
       Object.assign(entry, this.settlers());
       this.refCount += 1;
       this.queue.push(entry);
@@ -1147,6 +1187,7 @@ const RDClient = (() => {
         hash: signing.hash,
       });
       entry.signing = signing;
+      entry.hashes.add(signing.hash);
       this.inFlight = entry;
       signing.sentAt = performance.now();
       const sent = this.send({
@@ -1240,12 +1281,15 @@ const RDClient = (() => {
     async onFinal(text) {
       if (this.seatRecord === null) return;
       const body = readCanonical(text);
-      if (body === null) refuse("SCORES_MISMATCH", "the final body is not canonical JSON");
+      if (body === null) {
+        await this.keepEvidence("final", text, "SCORES_MISMATCH");
+        refuse("SCORES_MISMATCH", "the final body is not canonical JSON");
+      }
       if (Number.isInteger(body.seq) && body.seq > this.lines.length) {
         this.pendingFinal = text; // its records are on their way: answered once they came
         return;
       }
-      const signedBefore = this.signed.get("final"); // accepted before a reload
+      const signedBefore = this.signed.get("final"); // answered before a reload (null: declined)
       if (this.finalAsked === null && signedBefore?.body === text) {
         const check = await this.checkFinal(body);
         this.finalAsked = { text, body, check };
@@ -1265,6 +1309,7 @@ const RDClient = (() => {
         // not accept), and the client stops as for any record that does not verify.
         this.finalAnswer = null;
         this.send({ type: "accept", signature: null });
+        await this.keepEvidence("final", text, check.code);
         refuse(check.code, check.problems.join("; "), body.seq);
       }
     }
@@ -1284,8 +1329,13 @@ const RDClient = (() => {
     }
 
     async decline() {
-      if (this.finalAsked === null) throw new Error("no final record is asked for");
-      if (this.finalAnswer === undefined) this.finalAnswer = null;
+      const asked = this.finalAsked;
+      if (asked === null) throw new Error("no final record is asked for");
+      if (this.finalAnswer === undefined) {
+        this.finalAnswer = null;
+        // Kept like an acceptance: after a reload this final stays declined, not asked again.
+        await this.saveSigned("final", { body: asked.text, signature: null });
+      }
       this.send({ type: "accept", signature: this.finalAnswer });
     }
 
@@ -1325,6 +1375,15 @@ const RDClient = (() => {
     receiptsBlob() {
       return new Blob(this.receipts.map((line) => `${line}\n`), { type: NDJSON });
     }
+
+    // Each line refused as the server sent it, one a line (docs/playing.md §3); a line
+    // that itself holds a line break (never a canonical one) is written as a JSON string.
+    evidenceBlob() {
+      const lines = this.evidence.map((text) =>
+        /[\r\n]/.test(text) ? JSON.stringify(text) : text,
+      );
+      return new Blob(lines.map((line) => `${line}\n`), { type: NDJSON });
+    }
   }
 
   return Object.freeze({
@@ -1334,6 +1393,7 @@ const RDClient = (() => {
     Game,
     LobbyError,
     CODE_WORDS,
+    gameHref,
     // The parts, for tests and for readers who want to see the workings.
     recomputeMatch,
     raceWinner,

@@ -182,9 +182,11 @@ const RDLobby = (() => {
   async function gameRow(game) {
     const verdict = VERDICT_WORDS[game.verdict] ?? game.verdict;
     const mine = await RDClient.seats.forGame(game.game);
-    const links = el("div", { class: "rd-buttons" },
-      el("a", { href: game.log, download: `${game.game}.jsonl`, class: "rd-log", text: "Log" }),
-      el("a", { href: game.view, class: "rd-view", text: "View page" }));
+    const links = el("div", { class: "rd-buttons" });
+    const log = RDClient.gameHref(game.log);
+    const view = RDClient.gameHref(game.view);
+    if (log) links.append(el("a", { href: log, download: `${game.game}.jsonl`, class: "rd-log", text: "Log" }));
+    if (view) links.append(el("a", { href: view, class: "rd-view", text: "View page" }));
     // A game this browser played: its own copy and receipts are on the table page.
     if (mine) links.append(el("a", { href: `/play/${game.game}`, class: "rd-mine", text: "My copy and receipts" }));
     return el("li", { "data-game": game.game, "data-verdict": game.verdict },

@@ -463,6 +463,9 @@ const RDPlay = (() => {
     if (!page.game || !(page.game.state.lastSeq >= 0)) return;
     setBlobLink($("rd-download-log"), page.game.copyBlob(), page.game.copyName);
     if (page.seat !== null) setBlobLink($("rd-download-receipts"), page.game.receiptsBlob(), page.game.receiptsName);
+    const refused = $("rd-download-evidence");
+    refused.hidden = !(page.stopped && page.game.evidence.length > 0);
+    if (!refused.hidden) setBlobLink(refused, page.game.evidenceBlob(), page.game.evidenceName);
   }
 
   // Blobs are remade at most every 300 ms, and at once when a link is pressed.
@@ -695,11 +698,22 @@ const RDPlay = (() => {
 
   // -- the end, faults ----------------------------------------------------------------------------
 
+  // Names the checks that passed, failed, or did not apply, each as RDCheck says: never
+  // "nothing failed" for a check that was not made, and an unfinished copy says so.
   function checkWords(copyCheck) {
     if (!copyCheck || !Array.isArray(copyCheck.results)) return "This browser could not check its whole copy again.";
-    const failed = copyCheck.results.filter((result) => result.status === "fail" || result.status === "error");
-    if (failed.length) return `This browser checked its whole copy again: ${failed.map((result) => `${result.check} failed${result.code ? ` (${result.code})` : ""}`).join(", ")}.`;
-    return "This browser checked its whole copy again (lines, chain, signatures, secret, packs): nothing failed.";
+    const { results } = copyCheck;
+    const isFailed = (result) => result.status === "fail" || result.status === "error";
+    const failed = results.filter(isFailed).map((result) => `${result.check}${result.code ? ` (${result.code})` : ""}`);
+    const passed = results.filter((result) => result.status === "pass").map((result) => result.check);
+    const other = results.filter((result) => result.status !== "pass" && !isFailed(result))
+      .map((result) => `${result.check} (${String(result.status).replaceAll("-", " ")})`);
+    const parts = [];
+    if (failed.length) parts.push(`failed: ${failed.join(", ")}`);
+    if (passed.length) parts.push(`passed: ${passed.join(", ")}`);
+    if (other.length) parts.push(`not checked: ${other.join(", ")}`);
+    const unfinished = copyCheck.finished === false ? " The copy is unfinished (it has no final record): it proves no result." : "";
+    return `This browser checked its whole copy again; ${parts.join("; ") || "no check ran"}.${unfinished}`;
   }
 
   function onEnded({ verdict, log, receipts, copyCheck }) {
@@ -714,8 +728,10 @@ const RDPlay = (() => {
     box.querySelector(".rd-ended-words").textContent =
       `The server's verifier says: ${String(verdict ?? "unknown").replaceAll("_", " ")}. ${checkWords(copyCheck)}`;
     const links = [];
-    if (log) links.push(el("a", { href: log, download: "", class: "rd-server-log", text: "The server's log" }));
-    if (receipts) links.push(el("a", { href: receipts, download: "", class: "rd-server-receipts", text: "The receipts the server kept for you" }));
+    const logHref = RDClient.gameHref(log);
+    const receiptsHref = RDClient.gameHref(receipts);
+    if (logHref) links.push(el("a", { href: logHref, download: "", class: "rd-server-log", text: "The server's log" }));
+    if (receiptsHref) links.push(el("a", { href: receiptsHref, download: "", class: "rd-server-receipts", text: "The receipts the server kept for you" }));
     links.push(el("a", { href: `/games/${page.gameId}/view`, class: "rd-view-link", text: "The game's view page" }));
     links.push(el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" }));
     box.querySelector(".rd-ended-links").replaceChildren(...links.map((link) => el("li", {}, link)));
@@ -731,13 +747,21 @@ const RDPlay = (() => {
     const where = seq === null || seq === undefined ? "" : ` at record ${seq}`;
     const words = RDClient.CODE_WORDS?.[code];
     $("rd-warning-detail").textContent = `${code}${where}${words ? ` (${words})` : ""}: ${message}.`;
+    const own = code === "CLIENT_ERROR"; // this browser failed, not the server
+    $("rd-warning-headline").textContent = own
+      ? "Stopped: this browser failed to keep or check what the server sent; nothing says the server is at fault."
+      : "Stopped: the server sent something that does not verify.";
+    $("rd-warning-advice").textContent = own
+      ? "This page signs nothing more until it is reloaded. Reload it once the browser works again (free some disk space, say): it goes on from the copy it holds."
+      : "This page will sign nothing more for this game. Download your copy of the log, your receipts and the refused lines below and keep them: they are your evidence (racing-demon audit reads them).";
     warning.hidden = false;
     if (code !== "SCORES_MISMATCH") closeFinal();
     else $("rd-accept").disabled = true;
     clearSelection();
     drawMoves();
     buildView();
-    say(`Stopped (${code}): the server sent something that does not verify.`);
+    say(own ? `Stopped (${code}): this browser failed; reload the page to go on.`
+      : `Stopped (${code}): the server sent something that does not verify.`);
   }
 
   function onUnsent({ move, why }) {
@@ -763,10 +787,13 @@ const RDPlay = (() => {
     const box = $("rd-ended");
     box.dataset.verdict = game.verdict ?? "";
     box.querySelector(".rd-ended-words").textContent = `The server's verifier says: ${String(game.verdict).replaceAll("_", " ")}.`;
-    box.querySelector(".rd-ended-links").replaceChildren(
-      el("li", {}, el("a", { href: game.log, download: "", class: "rd-server-log", text: "The server's log" })),
-      el("li", {}, el("a", { href: game.view, class: "rd-view-link", text: "The game's view page" })),
-      el("li", {}, el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" })));
+    const logHref = RDClient.gameHref(game.log);
+    const viewHref = RDClient.gameHref(game.view);
+    box.querySelector(".rd-ended-links").replaceChildren(...[
+      logHref && el("a", { href: logHref, download: "", class: "rd-server-log", text: "The server's log" }),
+      viewHref && el("a", { href: viewHref, class: "rd-view-link", text: "The game's view page" }),
+      el("a", { href: "/table.pub", download: "", class: "rd-table-key", text: "The table's public key (table.pub)" }),
+    ].filter(Boolean).map((link) => el("li", {}, link)));
     box.hidden = false;
   }
 
@@ -778,6 +805,16 @@ const RDPlay = (() => {
     entropy: "Signed your share of the shuffle.",
     cosign: "Checked the seats, rules and keys and co-signed the game's first record.",
   };
+
+  // Says only what was checked: a seat free when this page was welcomed had no key it knew.
+  function signedWords({ what, keysUnknown }) {
+    if (what !== "cosign" || !keysUnknown?.length) return SIGNED_WORDS[what];
+    const seats = keysUnknown.map((seat) => `seat ${seat}'s`).join(" and ");
+    const one = keysUnknown.length === 1;
+    return "Checked the seats, the rules and every key this page knew, and co-signed the game's first record; "
+      + `${seats} key${one ? " was" : "s were"} not known to this page when it co-signed: `
+      + `only ${one ? "its" : "their"} entropy signature under the key the genesis names was checked.`;
+  }
 
   // The records this browser held before the page loaded (RDClient sends only new ones):
   // read once, so that the hand, the scores and the copy's count are shown after a reload.
@@ -819,7 +856,7 @@ const RDPlay = (() => {
         case "pack": say(`Your cards for hand ${event.hand} arrived and match the deal's digest.`); break;
         case "receipt": onReceipt(event); break;
         case "asked": if (ASKED_WORDS[event.what]) say(ASKED_WORDS[event.what]); break;
-        case "signed": if (SIGNED_WORDS[event.what]) say(SIGNED_WORDS[event.what]); break;
+        case "signed": if (SIGNED_WORDS[event.what]) say(signedWords(event)); break;
         case "final": openFinal(event); break;
         case "ended": onEnded(event); break;
         case "seat": onSeat(event); break;
@@ -852,7 +889,7 @@ const RDPlay = (() => {
     $("rd-decline").addEventListener("click", () => answerFinal(false));
     // Escape would close the dialog without an answer: declining is a choice to make.
     $("rd-final").addEventListener("cancel", (event) => event.preventDefault());
-    for (const id of ["rd-download-log", "rd-download-receipts"]) {
+    for (const id of ["rd-download-log", "rd-download-receipts", "rd-download-evidence"]) {
       $(id).addEventListener("click", (event) => {
         if ($(id).getAttribute("aria-disabled") === "true") event.preventDefault();
         else refreshDownloads(); // the bytes as they are now, not 300 ms ago
@@ -879,5 +916,5 @@ const RDPlay = (() => {
 
   if (document.body.classList.contains("rd-play-page")) start();
 
-  return Object.freeze({ moveWords, parseMove });
+  return Object.freeze({ moveWords, parseMove, signedWords, checkWords });
 })();
