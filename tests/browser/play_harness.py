@@ -210,8 +210,8 @@ class Browser:
 
     def receipt_by_ref(self, ref: str) -> dict[str, Any] | None:
         """The body of the receipt that answered this page's last ``submit`` with ``ref``:
-        the first receipt with that ref after it (a page counts its refs afresh at each
-        load, and the log spans every page this browser opened)."""
+        the first receipt with that ref after it (the log spans every page this browser
+        opened, earlier tables' pages included, whose refs may repeat this one's)."""
         self.drain()
         asked = [i for i, f in enumerate(self.frames) if f.sent and f.message.get("ref") == ref]
         if not asked:
