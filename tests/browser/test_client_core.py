@@ -304,6 +304,21 @@ class Page:
         return receipt
 
 
+def seated_against_a_bot(page: Page, name: str) -> str:
+    """A new one-hand table of a person's seat and an easy bot, named ``name``; the page's
+    browser joins seat 0 as Ada. The game id."""
+    game: str = page.call(
+        "return (await RDClient.lobby.createTable(args[0])).game;",
+        {
+            "name": name,
+            "rules": one_hand_rules(),
+            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+        },
+    )
+    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    return game
+
+
 def a_move(page: Page, seat: int) -> str:
     """A move the server's last `moves` advice lists for ``seat``: a card to the centre if
     there is one, else the stock's turn or recycle."""
@@ -586,16 +601,7 @@ def test_a_record_the_server_changed_stops_the_client_and_nothing_more_is_signed
     keeps everything as evidence), and a reload does not start it again."""
     server, front = served
     page = Page(browser, front)
-    created = page.call(
-        "return await RDClient.lobby.createTable(args[0]);",
-        {
-            "name": "tampered",
-            "rules": one_hand_rules(),
-            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
-        },
-    )
-    game = created["game"]
-    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    game = seated_against_a_bot(page, "tampered")
     changed: list[str] = []
 
     def tamper(text: str) -> str:
@@ -869,15 +875,7 @@ def test_whatever_does_not_verify_stops_the_client_with_its_code(
     server, front = served
     tamper, code, first = TAMPERS[case]
     page = Page(browser, front)
-    game = page.call(
-        "return (await RDClient.lobby.createTable(args[0])).game;",
-        {
-            "name": case,
-            "rules": one_hand_rules(),
-            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
-        },
-    )
-    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    game = seated_against_a_bot(page, case)
     done: list[dict[str, Any]] = []
 
     def tampering(text: str) -> str | list[str]:
@@ -1000,15 +998,7 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     move logged (a `receipt` event marked landed), and goes on playing."""
     _, front = served
     page = Page(browser, front)
-    game = page.call(
-        "return (await RDClient.lobby.createTable(args[0])).game;",
-        {
-            "name": "lost receipt",
-            "rules": one_hand_rules(),
-            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
-        },
-    )
-    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    game = seated_against_a_bot(page, "lost receipt")
     lost: list[str] = []
 
     def lose_a_receipt(text: str) -> str | list[str]:
@@ -1066,15 +1056,7 @@ def test_a_failure_of_the_browser_s_own_storage_is_not_blamed_on_the_server(
     once storage works again goes on from the copy it holds."""
     _, front = served
     page = Page(browser, front)
-    game = page.call(
-        "return (await RDClient.lobby.createTable(args[0])).game;",
-        {
-            "name": "full disk",
-            "rules": one_hand_rules(),
-            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
-        },
-    )
-    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    game = seated_against_a_bot(page, "full disk")
     page.start(game)
     page.wait_for("pack")
     page.call(
@@ -1101,15 +1083,7 @@ def test_after_a_reload_a_lost_receipt_is_matched_by_hash_not_by_an_old_ref(
     seq and never resent". After a reload the new move's landed event names its own record."""
     _, front = served
     page = Page(browser, front)
-    game = page.call(
-        "return (await RDClient.lobby.createTable(args[0])).game;",
-        {
-            "name": "refs across loads",
-            "rules": one_hand_rules(),
-            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
-        },
-    )
-    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    game = seated_against_a_bot(page, "refs across loads")
     page.start(game)
     page.wait_for("pack")
     first = page.submit(a_move(page, 0))
@@ -1146,15 +1120,7 @@ def test_an_unexpected_exception_in_the_client_is_a_client_error_not_kept(
     (not saved, a reload retries)". Here a TypeError, not a DOMException."""
     _, front = served
     page = Page(browser, front)
-    game = page.call(
-        "return (await RDClient.lobby.createTable(args[0])).game;",
-        {
-            "name": "a bug of the page",
-            "rules": one_hand_rules(),
-            "seats": [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
-        },
-    )
-    page.call("return await RDClient.lobby.join(args[0], 0, 'Ada');", game)
+    game = seated_against_a_bot(page, "a bug of the page")
     page.start(game)
     page.wait_for("pack")
     page.call("IDBObjectStore.prototype.put = function () { throw new TypeError('a bug'); };")
