@@ -304,6 +304,19 @@ class Page:
         return receipt
 
 
+def first_receipt_lost(lost: list[str]) -> Callable[[str], str | list[str]]:
+    """A tamper for ``Front`` that drops the first ``receipt`` the server sends (kept in
+    ``lost``) and passes everything else on."""
+
+    def lose_a_receipt(text: str) -> str | list[str]:
+        if lost or json.loads(text)["type"] != "receipt":
+            return text
+        lost.append(text)
+        return []
+
+    return lose_a_receipt
+
+
 def seated_against_a_bot(page: Page, name: str) -> str:
     """A new one-hand table of a person's seat and an easy bot, named ``name``; the page's
     browser joins seat 0 as Ada. The game id."""
@@ -1000,14 +1013,7 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     page = Page(browser, front)
     game = seated_against_a_bot(page, "lost receipt")
     lost: list[str] = []
-
-    def lose_a_receipt(text: str) -> str | list[str]:
-        if lost or json.loads(text)["type"] != "receipt":
-            return text
-        lost.append(text)
-        return []
-
-    front.tamper = lose_a_receipt
+    front.tamper = first_receipt_lost(lost)
     try:
         page.start(game)
         page.wait_for("pack")
@@ -1092,14 +1098,7 @@ def test_after_a_reload_a_lost_receipt_is_matched_by_hash_not_by_an_old_ref(
     page.start(game)
     page.wait_for("pack")
     lost: list[str] = []
-
-    def lose_a_receipt(text: str) -> str | list[str]:
-        if lost or json.loads(text)["type"] != "receipt":
-            return text
-        lost.append(text)
-        return []
-
-    front.tamper = lose_a_receipt
+    front.tamper = first_receipt_lost(lost)
     try:
         move = a_move(page, 0)
         answer = page.submit(move)

@@ -33,6 +33,8 @@ from racing_demon.testing.randomplay import play_on, word_chooser
 from racing_demon.verify import Settings
 from racing_demon.viewer import viewer_data
 
+from .hosting import applied
+
 SECRET = bytes(range(40, 72))
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([3]) * 32)
 KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([30 + seat]) * 32) for seat in range(3)]
@@ -184,16 +186,6 @@ class FakePeer:
         return [message for message in self.messages if message["type"] == kind]
 
 
-def _applied(messages: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
-    """Each ``piles`` message applied in order: the table a client holds after each seq."""
-    held: dict[str, Any] = {}
-    tables = {}
-    for message in messages:
-        held = dict(message["set"]) if message["full"] else {**held, **message["set"]}
-        tables[message["seq"]] = held
-    return tables
-
-
 def test_deltas_applied_in_order_are_the_full_table_and_people_get_their_legal_moves(
     played: Played,
 ) -> None:
@@ -222,7 +214,7 @@ def test_deltas_applied_in_order_are_the_full_table_and_people_get_their_legal_m
 
     asyncio.run(main())
     assert person.of("piles") == spectator.of("piles")
-    tables = _applied(spectator.of("piles"))
+    tables = applied(spectator.of("piles"))
     assert tables == {seq: public_piles(state) for seq, (_, state) in enumerate(seen)}
     fulls = {message["seq"] for message in spectator.of("piles") if message["full"]}
     assert starts | {0} <= fulls
@@ -240,7 +232,7 @@ def test_deltas_applied_in_order_are_the_full_table_and_people_get_their_legal_m
     # The late seat's first piles holds every pile: the table as it stood when it came.
     first = late.of("piles")[0]
     assert first["full"] and first["set"] == tables[first["seq"]]
-    assert _applied(late.of("piles"))[len(seen) - 1] == tables[len(seen) - 1]
+    assert applied(late.of("piles"))[len(seen) - 1] == tables[len(seen) - 1]
 
 
 def test_moves_come_again_when_the_countdown_ends() -> None:
