@@ -25,6 +25,7 @@ from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.schema import schema_errors
 from racing_demon.serve import host, protocol, sent_log
+from racing_demon.serve.audience import Audience
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableState
 from racing_demon.serve.protocol import SERVER_SCHEMA, ClientSubmit, ServeCode, ServeError
 from racing_demon.table import sign_submission
@@ -714,3 +715,17 @@ def test_a_resumed_table_shows_a_reconnecting_seat_its_piles_and_moves_at_once(
     assert shown["full"] and shown["seq"] == 1
     assert shown == {**peers[0].of("piles")[-1], "full": True}  # the hand_start's: full
     assert back.of("moves") == [dealt]
+
+
+def test_a_connection_that_ends_its_catch_up_after_the_table_stopped_is_closed_too() -> None:
+    """docs/protocol.md §10: "When the server stops (Ctrl-C) it closes every connection
+    (`SERVER_STOPPING`)". A spectator still catching up from the log when its table stopped
+    was left open (CI saw its socket wait 60 s): it is closed, with the error, as it joins."""
+    audience = Audience()
+    peer = FakePeer(FakeJournal())
+    audience.syncing(peer)
+    audience.close_all(ServeCode.SERVER_STOPPING, "the server is stopping")
+    assert audience.join(peer, 0) is False
+    assert peer.closed is ServeCode.SERVER_STOPPING
+    assert peer.messages[-1]["code"] == "SERVER_STOPPING"
+    assert audience.each() == []

@@ -15,6 +15,7 @@ class Audience:
     def __init__(self) -> None:
         self._first: dict[Peer, int] = {}  # each peer: the first seq it asked for
         self._newest: dict[int, Peer] = {}  # each seat: the connection that synced last
+        self._closed: tuple[ServeCode, str] | None = None  # close_all's, for later joiners
 
     def syncing(self, peer: Peer) -> None:
         """``peer`` synced: it is its seat's newest connection, while it catches up."""
@@ -22,12 +23,16 @@ class Audience:
             self._newest[peer.seat] = peer
 
     def join(self, peer: Peer, from_seq: int) -> bool:
-        """Attach ``peer`` once it caught up; False if its seat synced again meanwhile.
+        """Attach ``peer`` once it caught up; False (and ``peer`` closed) if its seat synced
+        again meanwhile or the table closed (``close_all``) while it caught up.
 
         A seat has one connection, the one that synced last: an older one is replaced (an
         ``error`` REPLACED, then closed), since a client that reconnects may not know its
         old connection is half dead, and one seat's messages must not go to two clients.
         The other peers hear that the seat connected if it was not."""
+        if self._closed is not None:  # the table closed while this peer caught up
+            _close(peer, *self._closed)
+            return False
         seat = peer.seat
         if seat is not None and self._newest.get(seat, peer) is not peer:
             _replace(peer)  # a newer connection synced while this one caught up
@@ -76,12 +81,17 @@ class Audience:
         return list(self._first)
 
     def close_all(self, reason: ServeCode, message: str) -> None:
-        """An ``error`` with ``reason`` to every peer, then its connection closed."""
+        """An ``error`` with ``reason`` to every peer, then its connection closed; the same
+        to a peer that finishes catching up afterwards."""
+        self._closed = (reason, message)
         for peer in list(self._first):
-            peer.send(protocol.error_message(reason, message))
-            peer.close(reason)
+            _close(peer, reason, message)
+
+
+def _close(peer: Peer, reason: ServeCode, message: str) -> None:
+    peer.send(protocol.error_message(reason, message))
+    peer.close(reason)
 
 
 def _replace(peer: Peer) -> None:
-    peer.send(protocol.error_message(ServeCode.REPLACED, "the seat connected again"))
-    peer.close(ServeCode.REPLACED)
+    _close(peer, ServeCode.REPLACED, "the seat connected again")
