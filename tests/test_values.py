@@ -342,7 +342,7 @@ def sample_values() -> list[object]:
     state = build("table", S(demon="KC", work=("5C 4H", "4D", "", "KD"), waste="2S"))
     violation = check_stall(state)
     assert violation is not None
-    # State, Seat and Record write their own __init__ (issue 33): one of each a record.
+    # State and Seat write their own __init__ (issue 33); a Record, built as often, does not.
     record = Record(game="ab" * 16, seq=7, t_ms=5, prev="c" * 64, payload=Stall(hand=1))
     return [state, *state.seats, *state.foundations, Move.parse("0 w1>w2 4H"), violation, record]
 

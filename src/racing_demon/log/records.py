@@ -126,9 +126,7 @@ class Final:
 Payload = Genesis | HandStart | Submission | Stall | HandEnd | Final
 
 
-# Built, like game.state's State, by filling its dict at once (one a line): a frozen
-# dataclass's own __init__ makes one object.__setattr__ call per field.
-@dataclass(frozen=True, init=False, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Record:
     """One record: its place in the chain and what it tells."""
 
@@ -137,19 +135,7 @@ class Record:
     t_ms: int
     prev: str | None  # the previous line's hash; None on the genesis
     payload: Payload
-    v: int  # the log format
-
-    def __init__(
-        self,
-        *,
-        game: str,
-        seq: int,
-        t_ms: int,
-        prev: str | None,
-        payload: Payload,
-        v: int = FORMAT_VERSION,
-    ) -> None:
-        self.__dict__.update(game=game, seq=seq, t_ms=t_ms, prev=prev, payload=payload, v=v)
+    v: int = FORMAT_VERSION  # the log format
 
     @property
     def kind(self) -> RecordKind:
