@@ -13,10 +13,11 @@ BOUND = 600
 # Modules over the bound, each with its limit and why it stands.
 ALLOWED: dict[str, tuple[int, str]] = {
     "game/engine.py": (
-        750,
+        765,
         "enumerate, check and apply with the helpers they share, and play_at, which checks "
         "and applies at a record's time (issue 33); the stuck and stall search already "
-        "lives in game/stall.py",
+        "lives in game/stall.py; the enum members it tests on every record imported one "
+        "by one (issue 33)",
     ),
     "explanations.py": (860, "data: one sentence per reason code, checked against the enums"),
 }

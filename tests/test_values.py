@@ -10,10 +10,12 @@ import pytest
 
 from racing_demon.game.cards import Card, Suit, canonical_pack
 from racing_demon.game.engine import Violation, ViolationCode
+from racing_demon.game.flow import Stall
 from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.rules import Rules
 from racing_demon.game.stall import check_stall
 from racing_demon.game.state import State
+from racing_demon.log.records import Record
 from racing_demon.profiles import (
     BUILT_IN,
     ProfileError,
@@ -340,7 +342,9 @@ def sample_values() -> list[object]:
     state = build("table", S(demon="KC", work=("5C 4H", "4D", "", "KD"), waste="2S"))
     violation = check_stall(state)
     assert violation is not None
-    return [state, *state.seats, *state.foundations, Move.parse("0 w1>w2 4H"), violation]
+    # State and Seat write their own __init__ (issue 33); a Record, built as often, does not.
+    record = Record(game="ab" * 16, seq=7, t_ms=5, prev="c" * 64, payload=Stall(hand=1))
+    return [state, *state.seats, *state.foundations, Move.parse("0 w1>w2 4H"), violation, record]
 
 
 @pytest.mark.parametrize("value", sample_values(), ids=lambda value: type(value).__name__)

@@ -22,9 +22,27 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from racing_demon.game.cards import ACE, Card
-from racing_demon.game.moves import DEMON, NEW_FOUNDATION, WASTE, Move, MoveKind, Place, Zone
+from racing_demon.game.moves import (
+    DEMON,
+    DEMON_ZONE,
+    FOUNDATION_ZONE,
+    NEW_FOUNDATION,
+    NEW_FOUNDATION_ZONE,
+    PLAY,
+    TURN,
+    UNDER_ZONE,
+    WASTE,
+    WASTE_ZONE,
+    WORK_ZONE,
+    Move,
+    MoveKind,
+    Place,
+    Zone,
+)
 from racing_demon.game.rules import Resignation
 from racing_demon.game.state import (
+    CALLED,
+    ENDED,
     EndReason,
     Foundation,
     Phase,
@@ -210,11 +228,12 @@ def _check_move(state: State, move: Move, now: int) -> Violation | None:
     if gate is not None:
         return gate
     seat = state.seats[move.seat]
-    match move.kind:
-        case MoveKind.PLAY:
-            return _check_play(state, seat, move, now)
-        case MoveKind.TURN:
-            return _check_turn(state, seat, move)
+    kind = move.kind
+    if kind is PLAY:
+        return _check_play(state, seat, move, now)
+    if kind is TURN:
+        return _check_turn(state, seat, move)
+    match kind:
         case MoveKind.RECYCLE:
             if seat.stock:
                 return _refuse(
@@ -284,13 +303,13 @@ def why_closed(
     """Why nothing may happen at ``now``, the state's clock unless given (``None`` for the
     table's own stall): the hand ended, a call leaves only one card in motion per seat to
     land, or play has not started."""
-    if state.phase is Phase.ENDED:
+    if state.phase is ENDED:
         return Violation(
             code=ViolationCode.HAND_OVER,
             message=f"the hand ended ({state.end_reason})",
             seat=seat,
         )
-    if state.phase is Phase.CALLED and (kind is not MoveKind.PLAY or seat in state.landed):
+    if state.phase is CALLED and (kind is not PLAY or seat in state.landed):
         already = seat in state.landed
         return Violation(
             code=ViolationCode.HAND_OVER,
@@ -336,9 +355,9 @@ def _refuse(
 
 def _source_cards(seat: Seat, source: Place) -> Pile | None:
     """The cards the source pile offers, deepest first (a whole work pile, or a top)."""
-    if source.zone is Zone.DEMON:
+    if source.zone is DEMON_ZONE:
         return seat.demon[-1:]
-    if source.zone is Zone.WASTE:
+    if source.zone is WASTE_ZONE:
         return seat.waste[-1:]
     if source.index < len(seat.work):
         return seat.work[source.index]
@@ -355,7 +374,7 @@ def _check_play(state: State, seat: Seat, move: Move, now: int) -> Violation | N
         )
     if not offered:
         return _refuse(ViolationCode.EMPTY_PILE, move, f"{source} is empty", piles=(str(source),))
-    if len(cards) > 1 and source.zone is not Zone.WORK:
+    if len(cards) > 1 and source.zone is not WORK_ZONE:
         return _refuse(
             ViolationCode.ONE_CARD_ONLY, move, f"only the top card of {source} is available"
         )
@@ -369,22 +388,22 @@ def _check_play(state: State, seat: Seat, move: Move, now: int) -> Violation | N
             found=" ".join(c.face for c in cards),
         )
     card = cards[0]
-    match target.zone:
-        case Zone.NEW_FOUNDATION | Zone.FOUNDATION:
-            if len(cards) > 1:
-                return _refuse(
-                    ViolationCode.ONE_CARD_ONLY, move, "a foundation takes one card at a time"
-                )
-            return _check_foundation(state, move, card, target, now)
-        case Zone.WORK | Zone.UNDER:
-            return _check_work(state, seat, move, card, source, target)
+    zone = target.zone
+    if zone is NEW_FOUNDATION_ZONE or zone is FOUNDATION_ZONE:
+        if len(cards) > 1:
+            return _refuse(
+                ViolationCode.ONE_CARD_ONLY, move, "a foundation takes one card at a time"
+            )
+        return _check_foundation(state, move, card, target, now)
+    if zone is WORK_ZONE or zone is UNDER_ZONE:
+        return _check_work(state, seat, move, card, source, target)
     raise AssertionError(target)  # pragma: no cover - Move rejects other targets
 
 
 def _check_foundation(
     state: State, move: Move, card: Card, target: Place, now: int
 ) -> Violation | None:
-    if target.zone is Zone.NEW_FOUNDATION:
+    if target.zone is NEW_FOUNDATION_ZONE:
         if card.rank != ACE:
             return _refuse(
                 ViolationCode.NOT_AN_ACE,
@@ -463,10 +482,10 @@ def _check_work(
             f"there is no work pile {target}",
             piles=(str(target),),
         )
-    if source.zone is Zone.WORK and source.index == target.index:
+    if source.zone is WORK_ZONE and source.index == target.index:
         return _refuse(ViolationCode.SAME_PILE, move, "a pile cannot move onto itself")
     pile = seat.work[target.index]
-    if target.zone is Zone.UNDER:
+    if target.zone is UNDER_ZONE:
         if not state.rules.slide_under:
             return _refuse(
                 ViolationCode.UNDER_NOT_ALLOWED,
@@ -539,7 +558,7 @@ def is_tie(state: State, move: Move) -> bool:
     target = move.target
     return (
         target is not None
-        and target.zone is Zone.FOUNDATION
+        and target.zone is FOUNDATION_ZONE
         and move.cards[0].rank == state.foundations[target.index].rank
     )
 
@@ -618,21 +637,22 @@ def _apply_move(state: State, move: Move, now: int) -> State:
     """``apply_move`` at ``now``, the clock of the state it returns."""
     player = move.seat
     seat = state.seats[player]
-    match move.kind:
-        case MoveKind.PLAY:
-            return _apply_play(state, seat, move, now)
-        case MoveKind.TURN:
-            count = len(move.cards)
-            turned = list(state.turned_since_play)
-            turned[player] += count
-            seat = Seat(seat.demon, seat.work, seat.stock[:-count], seat.waste + move.cards)
-            return _derive(
-                state,
-                seats=replaced_at(state.seats, player, seat),
-                clock_ms=now,
-                turned_since_play=tuple(turned),
-                last_action_ms=now,
-            )
+    kind = move.kind
+    if kind is PLAY:
+        return _apply_play(state, seat, move, now)
+    if kind is TURN:
+        count = len(move.cards)
+        turned = list(state.turned_since_play)
+        turned[player] += count
+        seat = Seat(seat.demon, seat.work, seat.stock[:-count], seat.waste + move.cards)
+        return _derive(
+            state,
+            seats=replaced_at(state.seats, player, seat),
+            clock_ms=now,
+            turned_since_play=tuple(turned),
+            last_action_ms=now,
+        )
+    match kind:
         case MoveKind.RECYCLE:
             seat = Seat(seat.demon, seat.work, tuple(reversed(seat.waste)), ())
             seats = replaced_at(state.seats, player, seat)
@@ -677,19 +697,19 @@ def _apply_play(state: State, seat: Seat, move: Move, now: int) -> State:
     source, target, cards = move.source, move.target, move.cards
     assert source is not None and target is not None
     demon, work, waste = seat.demon, seat.work, seat.waste
-    if source.zone is Zone.DEMON:
+    if source.zone is DEMON_ZONE:
         demon = demon[:-1]
-    elif source.zone is Zone.WASTE:
+    elif source.zone is WASTE_ZONE:
         waste = waste[:-1]
     else:
         work = replaced_at(work, source.index, work[source.index][: -len(cards)])
     foundations = state.foundations
     to_centre = False
-    if target.zone is Zone.WORK:
+    if target.zone is WORK_ZONE:
         work = replaced_at(work, target.index, work[target.index] + cards)
-    elif target.zone is Zone.UNDER:
+    elif target.zone is UNDER_ZONE:
         work = replaced_at(work, target.index, cards + work[target.index])
-    elif target.zone is Zone.NEW_FOUNDATION:
+    elif target.zone is NEW_FOUNDATION_ZONE:
         foundations += (Foundation(cards[0].suit, (cards,), now),)
         to_centre = True
     else:
@@ -722,7 +742,7 @@ def _apply_play(state: State, seat: Seat, move: Move, now: int) -> State:
         shifts_since_play=0 if played else state.shifts_since_play,
         agreed=frozenset() if played else state.agreed,
         turned_since_play=(0,) * len(seats) if played else state.turned_since_play,
-        landed=state.landed | {move.seat} if state.phase is Phase.CALLED else state.landed,
+        landed=state.landed | {move.seat} if state.phase is CALLED else state.landed,
     )
 
 
@@ -733,11 +753,11 @@ def replaced_at(items: tuple[_T, ...], index: int, item: _T) -> tuple[_T, ...]:
 
 def is_progress(move: Move) -> bool:
     """A play: a card to the centre, or out of the demon pile or the waste."""
-    return move.kind is MoveKind.PLAY and (
+    return move.kind is PLAY and (
         move.source is not None
         and move.target is not None
         and (
-            move.source.zone is not Zone.WORK
-            or move.target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION)
+            move.source.zone is not WORK_ZONE
+            or move.target.zone in (FOUNDATION_ZONE, NEW_FOUNDATION_ZONE)
         )
     )

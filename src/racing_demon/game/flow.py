@@ -43,7 +43,7 @@ from racing_demon.game.stall import (
     stall_is_due,
     stall_outcome,
 )
-from racing_demon.game.state import EndReason, Phase, State, next_deadline
+from racing_demon.game.state import PLAYING, EndReason, Phase, State, next_deadline
 
 
 class RecordKind(enum.StrEnum):
@@ -286,7 +286,7 @@ class MatchFlow(NamedTuple):
     def _after(self, state: State) -> MatchFlow:
         """The match with ``state`` as the hand in play, and the stall it makes due."""
         due = None
-        if state.phase is Phase.PLAYING and stall_is_due(state):
+        if state.phase is PLAYING and stall_is_due(state):
             due = stall_outcome(state)
         return MatchFlow(
             rules=self.rules,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 import functools
 from dataclasses import dataclass
+from typing import Final
 
 from racing_demon.game.cards import Card
 
@@ -41,6 +42,19 @@ class Zone(enum.IntEnum):
     UNDER = 3  # slid under the head of a work pile
     FOUNDATION = 4
     NEW_FOUNDATION = 5
+
+
+# The replay names the members it tests on every record by module globals: in Python
+# 3.11 an enum class has a __getattr__, which makes each `Zone.WORK` about 900 instructions
+# (3.12 drops it), a global about 20.
+PLAY: Final = MoveKind.PLAY
+TURN: Final = MoveKind.TURN
+DEMON_ZONE: Final = Zone.DEMON
+WASTE_ZONE: Final = Zone.WASTE
+WORK_ZONE: Final = Zone.WORK
+UNDER_ZONE: Final = Zone.UNDER
+FOUNDATION_ZONE: Final = Zone.FOUNDATION
+NEW_FOUNDATION_ZONE: Final = Zone.NEW_FOUNDATION
 
 
 _ZONE_NAMES = {
@@ -112,7 +126,7 @@ class Move:
     def __post_init__(self) -> None:
         if self.seat < 0:
             raise ValueError(f"seat {self.seat} is negative")
-        is_play = self.kind is MoveKind.PLAY
+        is_play = self.kind is PLAY
         if is_play != (self.source is not None and self.target is not None):
             raise ValueError(f"a {self.kind} move {'needs' if is_play else 'has no'} piles")
         if (
@@ -121,7 +135,7 @@ class Move:
             and (self.source.zone not in SOURCE_ZONES or self.target.zone not in TARGET_ZONES)
         ):
             raise ValueError(f"cards cannot move from {self.source} to {self.target}")
-        if (is_play or self.kind is MoveKind.TURN) != bool(self.cards):
+        if (is_play or self.kind is TURN) != bool(self.cards):
             raise ValueError(f"a {self.kind} move {'names' if self.cards else 'names no'} cards")
         for card in self.cards:  # a loop: any() over a generator costs more per move
             if card.owner != self.seat:
@@ -164,11 +178,11 @@ class Move:
                 raise ValueError(f"bad move {text!r}: {action} names no cards")
             return cls(player, _SIMPLE_KINDS[action])
         if action == "turn":
-            return cls(player, MoveKind.TURN, cards=cards)
+            return cls(player, TURN, cards=cards)
         source, arrow, target = action.partition(">")
         if not arrow:
             raise ValueError(f"bad move {text!r}: unknown action {action!r}")
-        return cls(player, MoveKind.PLAY, _parse_place(source), _parse_place(target), cards)
+        return cls(player, PLAY, _parse_place(source), _parse_place(target), cards)
 
 
 MOVE_TEXTS_KEPT = 1024  # about a hand's distinct move texts, where nearly all repeats fall

@@ -12,7 +12,7 @@ import enum
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 PROFILE_FORMAT = "racing-demon/rules/v1"
 DEMON_CARDS = 13
@@ -30,6 +30,9 @@ class StallTrigger(enum.StrEnum):
 
     TABLE_STUCK = "table_stuck"  # every player is stuck (docs/rules.md, "Stuck")
     FULL_PASS = "full_pass"  # every player has turned through their whole stock with no play
+
+
+FULL_PASS: Final = StallTrigger.FULL_PASS  # read on every record: see state.ENDED
 
 
 class Blocked(enum.StrEnum):

@@ -31,7 +31,7 @@ from typing import Final, NamedTuple
 
 from racing_demon.game.cards import ACE, KING, Card, canonical_pack
 from racing_demon.game.engine import Violation, ViolationCode, replaced_at, why_closed
-from racing_demon.game.rules import Blocked, Rules, StallTrigger
+from racing_demon.game.rules import FULL_PASS, Blocked, Rules, StallTrigger
 from racing_demon.game.state import EndReason, Foundation, Phase, Seat, State
 
 
@@ -473,7 +473,7 @@ def _someone_plays_on(state: State) -> bool:
     """``_why_not_due(state) is not None``."""
     rules = state.rules
     agreed = state.agreed if rules.stall_by_agreement else frozenset()
-    if rules.stall_trigger is StallTrigger.FULL_PASS:
+    if rules.stall_trigger is FULL_PASS:
         return any(
             player not in agreed and _short_of_a_pass(state, player, seat)
             for player, seat in enumerate(state.seats)

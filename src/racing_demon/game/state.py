@@ -19,6 +19,7 @@ import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from racing_demon.game.cards import KING, PACK_SIZE, Card, Suit, canonical_pack
 from racing_demon.game.rules import DEMON_CARDS, Rules
@@ -33,6 +34,14 @@ class Phase(enum.StrEnum):
     ENDED = "ended"
 
 
+# The replay names the members it tests on every record by module globals: in Python
+# 3.11 an enum class has a __getattr__, which makes each `Phase.ENDED` about 900 instructions
+# (3.12 drops it), a global about 20.
+PLAYING: Final = Phase.PLAYING
+CALLED: Final = Phase.CALLED
+ENDED: Final = Phase.ENDED
+
+
 class EndReason(enum.StrEnum):
     CALL = "call"
     DEMON_EMPTY = "demon_empty"  # nertz: the hand ends the moment a demon pile empties
@@ -43,13 +52,17 @@ class EndReason(enum.StrEnum):
 
 
 # A weak reference may name a seat: the stuck search keeps each live seat's search
-# (racing_demon.game.stall.SEARCHES) for exactly as long as the seat lives.
-@dataclass(frozen=True, slots=True, weakref_slot=True)
+# (racing_demon.game.stall.SEARCHES) for exactly as long as the seat lives. Built, like
+# State, by filling its dict at once (a record builds one).
+@dataclass(frozen=True, init=False)
 class Seat:
     demon: Pile
     work: tuple[Pile, ...]
     stock: Pile
     waste: Pile
+
+    def __init__(self, demon: Pile, work: tuple[Pile, ...], stock: Pile, waste: Pile) -> None:
+        self.__dict__.update(demon=demon, work=work, stock=stock, waste=waste)
 
     @property
     def cycle_size(self) -> int:
@@ -111,25 +124,69 @@ class Foundation:
         return f"{self.suit} {self.top_ms} {levels}"
 
 
-@dataclass(frozen=True, slots=True)
+# Frozen, but built by its own __init__ (the defaults are there): a replay builds a State
+# for nearly every record, and a frozen dataclass's generated __init__ stores each of the
+# 17 fields by a call of object.__setattr__ (about 34k instructions under callgrind), where
+# filling the instance's dict at once costs about 18k.
+@dataclass(frozen=True, init=False)
 class State:
     rules: Rules
     hand: int
     seats: tuple[Seat, ...]
-    foundations: tuple[Foundation, ...] = ()
-    clock_ms: int = 0
-    start_ms: int = 0
-    phase: Phase = Phase.PLAYING
-    end_reason: EndReason | None = None
-    ended_by: int | None = None  # the caller, the seat that went out, or the seat that resigned
-    grace_until_ms: int | None = None
-    ended_ms: int | None = None
-    last_centre_ms: int = 0
-    last_action_ms: int = 0
-    shifts_since_play: int = 0
-    agreed: frozenset[int] = frozenset()
-    turned_since_play: tuple[int, ...] = ()
-    landed: frozenset[int] = frozenset()  # seats whose card in motion landed after the call
+    foundations: tuple[Foundation, ...]
+    clock_ms: int
+    start_ms: int
+    phase: Phase
+    end_reason: EndReason | None
+    ended_by: int | None  # the caller, the seat that went out, or the seat that resigned
+    grace_until_ms: int | None
+    ended_ms: int | None
+    last_centre_ms: int
+    last_action_ms: int
+    shifts_since_play: int
+    agreed: frozenset[int]
+    turned_since_play: tuple[int, ...]
+    landed: frozenset[int]  # seats whose card in motion landed after the call
+
+    def __init__(
+        self,
+        rules: Rules,
+        hand: int,
+        seats: tuple[Seat, ...],
+        foundations: tuple[Foundation, ...] = (),
+        clock_ms: int = 0,
+        start_ms: int = 0,
+        phase: Phase = Phase.PLAYING,
+        end_reason: EndReason | None = None,
+        ended_by: int | None = None,
+        grace_until_ms: int | None = None,
+        ended_ms: int | None = None,
+        last_centre_ms: int = 0,
+        last_action_ms: int = 0,
+        shifts_since_play: int = 0,
+        agreed: frozenset[int] = frozenset(),
+        turned_since_play: tuple[int, ...] = (),
+        landed: frozenset[int] = frozenset(),
+    ) -> None:
+        self.__dict__.update(
+            rules=rules,
+            hand=hand,
+            seats=seats,
+            foundations=foundations,
+            clock_ms=clock_ms,
+            start_ms=start_ms,
+            phase=phase,
+            end_reason=end_reason,
+            ended_by=ended_by,
+            grace_until_ms=grace_until_ms,
+            ended_ms=ended_ms,
+            last_centre_ms=last_centre_ms,
+            last_action_ms=last_action_ms,
+            shifts_since_play=shifts_since_play,
+            agreed=agreed,
+            turned_since_play=turned_since_play,
+            landed=landed,
+        )
 
     @classmethod
     def deal(cls, rules: Rules, packs: Sequence[Sequence[Card]], hand: int, start_ms: int) -> State:
@@ -309,9 +366,9 @@ class State:
 
 def next_deadline(state: State) -> tuple[int, EndReason] | None:
     """When and why the hand will end by itself if nothing else happens first."""
-    if state.phase is Phase.ENDED:
+    if state.phase is ENDED:
         return None
-    if state.phase is Phase.CALLED:
+    if state.phase is CALLED:
         if state.grace_until_ms is None:
             return None  # not a sound position: problems() says so
         return state.grace_until_ms + 1, EndReason.CALL
