@@ -216,9 +216,9 @@ def _copy_capped(stream: BinaryIO, tarball: Path, pin: Pin, shown: str) -> None:
             out.write(piece)
             written += len(piece)
     if written != pin.size:
+        size = f"more than {pin.size:,}" if written > pin.size else f"{written:,}, not {pin.size:,}"
         raise RuntimeRefused(
-            f"{shown} is not the pinned Pyodide {pin.version} tarball: "
-            f"{'more than ' if written > pin.size else ''}{written:,} bytes, not {pin.size:,}"
+            f"{shown} is not the pinned Pyodide {pin.version} tarball: {size} bytes"
         )
 
 

@@ -4,8 +4,8 @@ gives the same bytes.
 
 The template ``assets/viewer.html`` holds each placeholder exactly once: ``/*RD:CSS*/``
 inside its ``<style>``, ``/*RD:JS*/`` inside its one module script (check.js, table.js,
-engine.js, then view.js: the checks, the table's renderer the play page shares, the
-engine's loader, the page), ``<!--RD:DATA-->`` where the data's ``<script
+then view.js: the checks, the table's renderer the play page shares, the page; with the
+engine, engine.js before view.js), ``<!--RD:DATA-->`` where the data's ``<script
 type="application/json">`` goes, and ``<!--RD:ENGINE-->`` where a page made with the
 engine (``viewer.engine``) holds the runtime's files, the Python bundle and its options;
 such a page's CSP admits only what Pyodide needs besides: ``blob:`` scripts (the loader
@@ -30,7 +30,8 @@ JS_PLACEHOLDER = "/*RD:JS*/"
 DATA_PLACEHOLDER = "<!--RD:DATA-->"
 ENGINE_PLACEHOLDER = "<!--RD:ENGINE-->"
 DATA_ELEMENT_ID = "rd-data"
-SCRIPTS = ("check.js", "table.js", "engine.js", "view.js")
+SCRIPTS = ("check.js", "table.js", "view.js")
+ENGINE_SCRIPTS = ("check.js", "table.js", "engine.js", "view.js")
 SCRIPT_POLICY = "script-src 'unsafe-inline'"
 ENGINE_SCRIPT_POLICY = "script-src 'unsafe-inline' blob: 'wasm-unsafe-eval'"
 PACKED_FIELDS = frozenset({"records", "frames", "audit"})
@@ -164,7 +165,7 @@ def page_parts(
     css = text("viewer.css")
     if "</style" in css.lower():
         raise TemplateError("viewer.css would end its <style> element")
-    script = "\n".join(text(name) for name in SCRIPTS)
+    script = "\n".join(text(name) for name in (SCRIPTS if engine is None else ENGINE_SCRIPTS))
     if "</script" in script.lower() or "<!--" in script:
         raise TemplateError("the scripts would end their <script> element")
     page = text("viewer.html")
@@ -183,8 +184,10 @@ def page_parts(
         CSS_PLACEHOLDER: (css,),
         JS_PLACEHOLDER: (script,),
         DATA_PLACEHOLDER: element,
-        ENGINE_PLACEHOLDER: _engine_elements(engine),
     }
+    # A template without the engine's place makes pages without the engine only.
+    if engine is not None or ENGINE_PLACEHOLDER in page:
+        values[ENGINE_PLACEHOLDER] = _engine_elements(engine)
     for placeholder in values:
         count = page.count(placeholder)
         if count != 1:

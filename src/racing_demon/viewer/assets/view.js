@@ -920,7 +920,8 @@ function drawEngine(state, word, detail, verdict = null) {
 }
 
 async function runEngine(outcome) {
-  if (!RDEngine.available(document)) return;
+  // engine.js is inlined only in a page made with the engine.
+  if (typeof RDEngine === "undefined" || !RDEngine.available(document)) return;
   const run = ++engineRun.run;
   const config = JSON.parse($("rd-engine-config").textContent);
   const box = $("rd-engine");
