@@ -197,8 +197,9 @@ from racing_demon.verify.in_page import judge as _rd_judge
       const globals = pyodide.globals;
       try {
         globals.set("_rd_log", logBytes);
-        globals.set("_rd_key", tableKey);
-        globals.set("_rd_rules", rules);
+        // undefined, not null: Pyodide reads JS null as its jsnull, undefined as None.
+        globals.set("_rd_key", tableKey ?? undefined);
+        globals.set("_rd_rules", rules ?? undefined);
         globals.set("_rd_unsafe", Boolean(unsafeUnpinned));
         const text = pyodide.runPython(JUDGE);
         const report = JSON.parse(text);
