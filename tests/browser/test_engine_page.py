@@ -161,7 +161,8 @@ def test_a_page_without_the_engine_says_the_moves_were_not_checked_here(
     assert box["state"] == "off"
     assert "not checked in this browser" in box["text"]
     assert "racing-demon runtime install" in box["text"] and "--engine" in box["text"]
-    assert "RDEngine" not in page.read_text("utf-8")
+    html = page.read_text("utf-8")
+    assert "const RDEngine" not in html and 'id="rd-runtime-' not in html
 
 
 HARNESS = """<!DOCTYPE html>

@@ -149,8 +149,9 @@ from racing_demon.verify.in_page import judge as _rd_judge
   // -- the page's verdict (docs/viewer.md, "The engine page") ------------------------
 
   // The engine took the Ed25519 equations as holding; where one fails, RDCheck says so
-  // (rule BAD_SIGNATURE, the signature's own code, on the line it is on).
-  const EQUATION_CHECKS = new Set(["table-signatures", "player-signatures"]);
+  // (rule BAD_SIGNATURE, the signature's own code, on the line it is on): the table's and
+  // the players' signatures, and the entropy contributions (each a seat's signature).
+  const EQUATION_CHECKS = new Set(["table-signatures", "player-signatures", "entropy"]);
   const isEquation = (result) => EQUATION_CHECKS.has(result.check) && result.rule === "BAD_SIGNATURE";
 
   const verdictOf = (report) => ({
