@@ -906,6 +906,8 @@ async function runEngine(outcome) {
       agrees: String(differs.length === 0 && disagreement === null),
       differs: differs.join(" "),
       bootMs: Math.round(engine.timings.bootMs + engine.timings.bundleMs + engine.timings.importMs),
+      pyodideMs: Math.round(engine.timings.bootMs),
+      importMs: Math.round(engine.timings.importMs),
       judgeMs: Math.round(judged),
       records: report.records ?? "",
     });
