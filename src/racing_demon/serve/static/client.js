@@ -10,8 +10,10 @@
 //
 // When the server sends something that does not verify, the client stops: it closes the
 // connection, signs nothing more, keeps what it holds as evidence and says so with a
-// `problem` event. It never judges a move: the server's `moves` list is advice, the table
-// judges every submission.
+// `problem` event. It never judges a move itself: the server's `moves` list is advice, the
+// table judges every submission, and at the end, when the final record's body reveals the
+// dealer's secret, the page's rules engine (this package's own verifier in Pyodide, given
+// as `engine`: play-engine.js) replays the whole copy before the player may accept.
 const RDClient = (() => {
   "use strict";
 
@@ -27,6 +29,9 @@ const RDClient = (() => {
   // says what became of it (docs/protocol.md §10), as for any lost connection.
   const RECEIPT_TIMEOUT_MS = 10000;
   const MAX_HANDS = 500; // rules.MAX_HANDS: every match ends after 500 hands
+  // How long the final's check waits for an engine still loading: the table's acceptance
+  // window is 15 s, and the player needs some of it to read and answer.
+  const ENGINE_WAIT_MS = 8000;
   const NDJSON = "application/x-ndjson";
 
   const utf8 = (text) => encoder.encode(text);
@@ -331,6 +336,14 @@ const RDClient = (() => {
   const refuse = (code, message, seq = null) => {
     throw new Problem(code, message, seq);
   };
+  // The final's check when the engine did not judge the copy ("absent": none on this server).
+  const notJudged = (why, state = "unchecked") => ({
+    state,
+    why,
+    records: null,
+    ms: null,
+    finding: null,
+  });
 
   // A bounce's race: the record (after what the submission had seen, else before) that put
   // a card of the bounced card's rank on the same foundation in the same hand.
@@ -353,10 +366,11 @@ const RDClient = (() => {
   };
 
   class Game {
-    constructor(gameId, { onEvent = () => {} } = {}) {
+    constructor(gameId, { onEvent = () => {}, engine = null } = {}) {
       if (!/^[0-9a-f]{32}$/.test(gameId)) throw new Error("a game id is 32 lowercase hex");
       this.gameId = gameId;
       this.onEvent = onEvent;
+      this.engine = engine; // RDPlayEngine's, or null: a page without one
       this.copyName = `${gameId}.jsonl`;
       this.seatRecord = null;
       this.key = null; // the seat's key pair, from start()
@@ -1213,9 +1227,9 @@ const RDClient = (() => {
 
     // -- the end -----------------------------------------------------------------------
 
-    // docs/protocol.md §6, "Before accept": {ok, code, hands, totals, winners, reason,
-    // problems}; code is the first problem's (COMMITMENT_MISMATCH, PACK_MISMATCH or
-    // SCORES_MISMATCH), null when it checks.
+    // docs/protocol.md §6, "Before accept": {ok, code, seq, hands, totals, winners, reason,
+    // problems, engine}; code is the first problem's (COMMITMENT_MISMATCH, PACK_MISMATCH,
+    // the engine's finding, SCORES_MISMATCH), null when it checks; seq the record it names.
     async checkFinal(body) {
       const found = []; // [code, words]
       const genesis = this.bodies[0];
@@ -1230,6 +1244,11 @@ const RDClient = (() => {
       if (!opens)
         found.push(["COMMITMENT_MISMATCH", "its secret does not open the genesis commitment"]);
       else found.push(...(await this.packProblems(fromHex(body.secret), genesis)));
+      const engine = opens ? await this.judgeCopy(body.secret) : notJudged("its secret opens nothing");
+      if (engine.state === "rejected") {
+        const { code, seq, message } = engine.finding;
+        found.push([code, `the rules engine rejects record ${seq}: ${message}`, seq]);
+      }
       const match = recomputeMatch(this.bodies, genesis.rules, genesis.players.length);
       found.push(...match.problems.map((words) => ["SCORES_MISMATCH", words]));
       const differs = (what, ours, theirs) => {
@@ -1246,12 +1265,67 @@ const RDClient = (() => {
       return {
         ok: found.length === 0,
         code: found[0]?.[0] ?? null,
+        seq: found[0]?.[2] ?? body.seq,
+        engine,
         hands: match.hands,
         totals: match.totals,
         winners: match.winners,
         reason: match.reason,
         problems: found.map(([, words]) => words),
       };
+    }
+
+    // The engine's judgement of the whole copy, every record before the final, replayed with
+    // the secret the final's body reveals (as `racing-demon verify --secret` replays an
+    // unfinished log): {state: "checked" | "rejected" | "unchecked", why, finding, records,
+    // ms}. Only "rejected" declines; "unchecked" says why the moves were not checked here.
+    async judgeCopy(secret) {
+      const engine = this.engine;
+      if (engine === null) return notJudged("this page has no rules engine");
+      const state = await engine.settled(ENGINE_WAIT_MS);
+      if (state === "absent") return notJudged(engine.detail, "absent");
+      if (state !== "ready")
+        return notJudged(
+          state === "failed" ? `the engine failed: ${engine.detail}` : "the engine was still loading",
+        );
+      const records = this.lines.length;
+      let judged;
+      try {
+        const bytes = new Uint8Array(await this.copyBlob().arrayBuffer());
+        const options = { tableKey: toHex(this.tableKey), rules: null, unsafeUnpinned: false, secret };
+        judged = await engine.judge(bytes, options);
+      } catch (error) {
+        return notJudged(`the engine failed: ${error.message}`);
+      }
+      const { report, ms } = judged;
+      const finding = report?.finding ?? {};
+      if (report?.verdict === "does_not_verify")
+        return {
+          state: "rejected",
+          why: null,
+          records,
+          ms,
+          finding: {
+            code: finding.code,
+            seq: finding.seq ?? (Number.isInteger(finding.line) ? finding.line - 1 : null),
+            line: finding.line ?? null,
+            step: report.step ?? null,
+            rule: finding.rule ?? null,
+            move: finding.move ?? null,
+            message: finding.message ?? "",
+          },
+        };
+      // A copy without its final record is unfinished at best; it holds when the engine
+      // replayed every record of it (not one left unreplayed: the secret was used).
+      if (
+        report?.verdict === "unfinished" &&
+        finding.code === "UNFINISHED" &&
+        report.records === records &&
+        report.not_replayed === 0
+      )
+        return { state: "checked", why: null, records, ms, finding: null };
+      const verdict = `${report?.verdict} ${finding.code ?? ""}`.trim();
+      return notJudged(`the engine did not replay the copy (its report: ${verdict})`);
     }
 
     // With the revealed secret, every hand_start digest and every pack this seat was sent
@@ -1310,7 +1384,7 @@ const RDClient = (() => {
         this.finalAnswer = null;
         this.send({ type: "accept", signature: null });
         await this.keepEvidence("final", text, check.code);
-        refuse(check.code, check.problems.join("; "), body.seq);
+        refuse(check.code, check.problems.join("; "), check.seq);
       }
     }
 
