@@ -44,6 +44,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("replay_cmd", "replay_command", "Show the table after any record of a log."),
     "rules": ("rules_cmd", "rules", "List the rule profiles, or print one."),
     "seed": ("seed_cmd", "seed", "Make a dealer secret and its commitment; check a reveal."),
+    "runtime": (
+        "runtime_cmd",
+        "runtime",
+        "Install or show the browser runtime of view --engine.",
+    ),
     "serve": ("serve_cmd", "serve", "Host tables for people and bots over WebSockets."),
     "simulate": (
         "simulate_cmd",

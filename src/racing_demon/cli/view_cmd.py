@@ -42,6 +42,8 @@ Examples:
       -o game.html --force
   racing-demon view game.jsonl -o - > game.html   # no key: an unpinned page
   racing-demon view - --table-key table.pub -o game.html < game.jsonl
+  racing-demon runtime install      # once, then:
+  racing-demon view game.jsonl --table-key table.pub --engine -o game.html
 """,
 )
 @click.argument(
@@ -64,6 +66,12 @@ Examples:
     "kept unless --force.",
 )
 @force_option("Replace an existing FILE (never the log or a key read).")
+@click.option(
+    "--engine",
+    is_flag=True,
+    help="Inline the browser runtime and this package's verifier (about 17 MB more), so "
+    "the page replays every move and score itself; needs `racing-demon runtime install`.",
+)
 @click.pass_context
 def view(
     ctx: click.Context,
@@ -74,6 +82,7 @@ def view(
     limits: Limits,
     out: str,
     force: bool,
+    engine: bool,
 ) -> None:
     """Write one HTML file that shows LOG: the table after every record (slider, keys,
     play at 1x, 4x or 16x, a deep link per record such as game.html#seq=120), each record
@@ -86,6 +95,12 @@ def view(
     of the table's public key on it. --table-key embeds the key the page checks the
     table's signatures with until then.
 
+    With --engine the page also replays every move and recomputes every score in
+    the browser, with this package's own verifier running on Pyodide (CPython in
+    WebAssembly), inlined: one file of about 17 MB that still opens from file://.
+    Its verdict is set beside the Python verifier's, loudly where they differ. It
+    needs the runtime installed (racing-demon runtime install); without it, exit 2.
+
     A LOG of - is the log on standard input (at most --max-file-bytes).
 
     A page is written for a log that verifies and for one that does not alike: exit 0
@@ -97,7 +112,7 @@ def view(
         out, replace=force, inputs=[*named, *inputs_of(ctx)], param_hint="--out"
     )
     settings = Settings(table_key=table_key, seed=secret, limits=limits, rules=rules)
-    run = ViewRun(log=named_log(log, limits), settings=settings, output=output)
+    run = ViewRun(log=named_log(log, limits), settings=settings, output=output, engine=engine)
     code = write_view(run, view_reporter_named("text", echo), open_output=OutputWriter)
     if code:
         raise SystemExit(code)

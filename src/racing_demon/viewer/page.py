@@ -4,8 +4,12 @@ gives the same bytes.
 
 The template ``assets/viewer.html`` holds each placeholder exactly once: ``/*RD:CSS*/``
 inside its ``<style>``, ``/*RD:JS*/`` inside its one module script (check.js, table.js,
-then view.js: the checks, the table's renderer the play page shares, the page), and
-``<!--RD:DATA-->`` where the data's ``<script type="application/json">`` goes.
+then view.js: the checks, the table's renderer the play page shares, the page; with the
+engine, engine.js before view.js), ``<!--RD:DATA-->`` where the data's ``<script
+type="application/json">`` goes, and ``<!--RD:ENGINE-->`` where a page made with the
+engine (``viewer.engine``) holds the runtime's files, the Python bundle and its options;
+such a page's CSP admits only what Pyodide needs besides: ``blob:`` scripts (the loader
+and the glue, imported from memory) and ``'wasm-unsafe-eval'`` (compiling the wasm).
 """
 
 from __future__ import annotations
@@ -15,18 +19,27 @@ import gzip
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from typing import Any
+
+from racing_demon.viewer.engine import EnginePage, engine_bundle
 
 CSS_PLACEHOLDER = "/*RD:CSS*/"
 JS_PLACEHOLDER = "/*RD:JS*/"
 DATA_PLACEHOLDER = "<!--RD:DATA-->"
+ENGINE_PLACEHOLDER = "<!--RD:ENGINE-->"
 DATA_ELEMENT_ID = "rd-data"
 SCRIPTS = ("check.js", "table.js", "view.js")
+ENGINE_SCRIPTS = ("check.js", "table.js", "engine.js", "view.js")
+SCRIPT_POLICY = "script-src 'unsafe-inline'"
+ENGINE_SCRIPT_POLICY = "script-src 'unsafe-inline' blob: 'wasm-unsafe-eval'"
 PACKED_FIELDS = frozenset({"records", "frames", "audit"})
 _PLACEHOLDERS = re.compile(
-    "|".join(re.escape(text) for text in (CSS_PLACEHOLDER, JS_PLACEHOLDER, DATA_PLACEHOLDER))
+    "|".join(
+        re.escape(text)
+        for text in (CSS_PLACEHOLDER, JS_PLACEHOLDER, DATA_PLACEHOLDER, ENGINE_PLACEHOLDER)
+    )
 )
 # Escaped in the JSON so that no string in it can end the script element or open a
 # comment in it, and so that the JSON is also valid JavaScript source; lone surrogates
@@ -114,13 +127,34 @@ def unpacked(data: Any) -> Any:
     return {**{name: value for name, value in data.items() if name != "packed"}, **inner}
 
 
-def render_page(data: Any, assets: dict[str, str] | None = None) -> str:
+def render_page(
+    data: Any, assets: dict[str, str] | None = None, engine: EnginePage | None = None
+) -> str:
     """The page for ``data``; ``assets`` maps an asset's file name to its text, in place of
-    the packaged one (a test's own template)."""
-    return "".join(page_parts(data, assets))
+    the packaged one (a test's own template); ``engine``: the runtime it inlines."""
+    return "".join(page_parts(data, assets, engine))
 
 
-def page_parts(data: Any, assets: dict[str, str] | None = None) -> Iterator[str]:
+def _engine_elements(engine: EnginePage | None) -> Iterator[str]:
+    """The engine's elements (none without it): the options, the bundle, the licence
+    notices, then each runtime file in base64."""
+    if engine is None:
+        return
+    for element_id, value in (
+        ("rd-engine-config", engine.config()),
+        ("rd-engine-bundle", engine_bundle()),
+        ("rd-runtime-notices", engine.notices()),
+    ):
+        yield f'<script type="application/json" id="{element_id}">{data_json(value)}</script>\n'
+    for name, pieces in engine.runtime_parts():
+        yield f'<script type="application/octet-stream" id="rd-runtime-{name}">'
+        yield from pieces
+        yield "</script>\n"
+
+
+def page_parts(
+    data: Any, assets: dict[str, str] | None = None, engine: EnginePage | None = None
+) -> Iterator[str]:
     """The page for ``data`` in the pieces it is made of, in order: a writer writes them
     one by one rather than copying them into one string first."""
     chosen = assets or {}
@@ -131,16 +165,29 @@ def page_parts(data: Any, assets: dict[str, str] | None = None) -> Iterator[str]
     css = text("viewer.css")
     if "</style" in css.lower():
         raise TemplateError("viewer.css would end its <style> element")
-    script = "\n".join(text(name) for name in SCRIPTS)
+    script = "\n".join(text(name) for name in (SCRIPTS if engine is None else ENGINE_SCRIPTS))
     if "</script" in script.lower() or "<!--" in script:
         raise TemplateError("the scripts would end their <script> element")
     page = text("viewer.html")
+    if engine is not None:
+        if page.count(SCRIPT_POLICY) != 1:
+            raise TemplateError(
+                f"viewer.html holds {SCRIPT_POLICY} {page.count(SCRIPT_POLICY)} times"
+            )
+        page = page.replace(SCRIPT_POLICY, ENGINE_SCRIPT_POLICY)
     element = (
         f'<script type="application/json" id="{DATA_ELEMENT_ID}">',
         data_json(packed(data)),
         "</script>",
     )
-    values = {CSS_PLACEHOLDER: (css,), JS_PLACEHOLDER: (script,), DATA_PLACEHOLDER: element}
+    values: dict[str, Iterable[str]] = {
+        CSS_PLACEHOLDER: (css,),
+        JS_PLACEHOLDER: (script,),
+        DATA_PLACEHOLDER: element,
+    }
+    # A template without the engine's place makes pages without the engine only.
+    if engine is not None or ENGINE_PLACEHOLDER in page:
+        values[ENGINE_PLACEHOLDER] = _engine_elements(engine)
     for placeholder in values:
         count = page.count(placeholder)
         if count != 1:

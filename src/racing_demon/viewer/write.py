@@ -18,7 +18,9 @@ from typing import Protocol
 from racing_demon.files import LogFile, Output
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
+from racing_demon.runtime import RuntimeRefused, required
 from racing_demon.verify import Report, Settings
+from racing_demon.viewer.engine import EngineOptions, EnginePage
 from racing_demon.viewer.model import verified_page_data
 from racing_demon.viewer.page import page_parts
 
@@ -43,6 +45,7 @@ class ViewRun:
     log: LogFile
     settings: Settings  # the pinned table key and rules, the secret, the limits
     output: Output  # checked before: not an input, and free unless it may be replaced
+    engine: bool = False  # inline the runtime and the verifier (view --engine)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,7 +73,18 @@ class ViewReporter(Protocol):
 
 def write_view(run: ViewRun, reporter: ViewReporter, *, open_output: OpenOutput) -> ExitCode:
     """Write the page of ``run.log`` to ``run.output`` through ``open_output(output,
-    "--out")``, report it to ``reporter`` and return the exit code (module docs)."""
+    "--out")``, report it to ``reporter`` and return the exit code (module docs). With
+    ``run.engine`` and no runtime installed, nothing is written: exit 2 and the line that
+    says how to install it."""
+    engine: EnginePage | None = None
+    if run.engine:
+        try:
+            runtime = required()
+        except RuntimeRefused as refusal:
+            reporter.failed(str(refusal))
+            return ExitCode.UNUSABLE
+        options = EngineOptions(rules=run.settings.rules)
+        engine = EnginePage(runtime=runtime, options=options)
     try:
         report, data = verified_page_data(run.log, run.settings)
     except OSError as error:
@@ -78,7 +92,7 @@ def write_view(run: ViewRun, reporter: ViewReporter, *, open_output: OpenOutput)
         return ExitCode.UNUSABLE
     written = 0
     with open_output(run.output, "--out") as writer:
-        for part in page_parts(data):
+        for part in page_parts(data, engine=engine):
             # A megabyte at a time: the data's part is most of the page, and encoding it
             # whole would hold it twice.
             for start in range(0, len(part), _PIECE):

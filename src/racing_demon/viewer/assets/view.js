@@ -832,6 +832,7 @@ async function runChecks() {
     }
     summary.className = `rd-checks-summary result-${result}`;
     summary.dataset.beside = DATA.verdict?.verdict ?? ""; // green only beside a verified log
+    await runEngine(outcome);
   } catch (error) {
     if (run !== checks.run) return;
     const words = `not run: ${error?.message ?? error}`;
@@ -841,6 +842,134 @@ async function runChecks() {
     summary.textContent = `The checks could not run in this browser: ${error?.message ?? error}`;
     drawBrowserResult("incomplete", "COULD NOT RUN");
     summary.className = "rd-checks-summary result-incomplete";
+    if (checks.bytes) await runEngine(null);
+  }
+}
+
+// -- the engine: the moves and the scores, checked here -----------------------
+// A page made with `view --engine` holds the runtime and this package's own verifier
+// (engine.js); it judges the log with the Ed25519 equations left to the checks above, and
+// the page's verdict is the first failure, in docs/log-format.md §7's order, of the
+// engine's and of those checks' equation failures. Then it is set beside the Python
+// verifier's, loudly where they differ. Without the runtime the box says how to get it.
+
+const engineRun = { booting: null, run: 0 };
+
+// Where an Ed25519 equation fails, the browser's checks say so (rule BAD_SIGNATURE); the
+// engine took the equations as holding.
+const EQUATION_CHECKS = new Set(["table-signatures", "player-signatures"]);
+
+function verdictOf(report) {
+  return {
+    verdict: report?.verdict ?? null,
+    step: report?.step?.number ?? null,
+    code: report?.finding?.code ?? null,
+    line: report?.finding?.line ?? null,
+    rule: report?.finding?.rule ?? null,
+  };
+}
+
+function firstEquationFailure(outcome) {
+  const failures = (outcome?.results ?? []).filter(
+    (result) => result.status === "fail" && EQUATION_CHECKS.has(result.check) && result.rule === "BAD_SIGNATURE" && result.line !== null,
+  );
+  failures.sort((a, b) => a.line - b.line);
+  return failures[0] ?? null;
+}
+
+// §7: steps 1-5 go line by line, steps 6-10 after the whole file: an equation failure on
+// line L (step 5) is the answer unless the engine failed at steps 1-5 on line L or before.
+function pageVerdict(report, outcome) {
+  const engine = verdictOf(report);
+  const equation = firstEquationFailure(outcome);
+  if (equation === null) return engine;
+  const engineFirst = engine.step !== null && engine.step <= 5 && (engine.line === null || engine.line <= equation.line);
+  if (engineFirst) return engine;
+  return { verdict: "does_not_verify", step: 5, code: equation.code, line: equation.line, rule: equation.rule };
+}
+
+// What both judge must agree: a fault the browser's checks found (not an equation) that
+// the engine did not find at all.
+function checksDisagree(report, outcome) {
+  if (report?.finding) return null;
+  const fault = (outcome?.results ?? []).find(
+    (result) => result.status === "fail" && !(EQUATION_CHECKS.has(result.check) && result.rule === "BAD_SIGNATURE"),
+  );
+  return fault ? `the browser's check "${CHECK_TITLES[fault.check]}" failed (${fault.code}, line ${fault.line}) where the engine found nothing` : null;
+}
+
+const VERDICT_FIELDS = ["verdict", "step", "code", "line", "rule"];
+
+function verdictText(verdict) {
+  const where = [
+    verdict.step !== null ? `step ${verdict.step}` : null,
+    verdict.code,
+    verdict.line !== null ? `line ${verdict.line}` : null,
+    verdict.rule !== null ? `rule ${verdict.rule}` : null,
+  ].filter((part) => part !== null);
+  return `${VERDICT_WORDS[verdict.verdict] ?? verdict.verdict}${where.length ? ` (${where.join(", ")})` : ""}`;
+}
+
+function drawEngine(state, word, detail, verdict = null) {
+  const box = $("rd-engine");
+  box.dataset.state = state;
+  for (const field of VERDICT_FIELDS) box.dataset[field] = verdict?.[field] ?? "";
+  box.dataset.verdict = verdict?.verdict ?? "";
+  box.querySelector(".rd-verdict-word").textContent = word;
+  box.querySelector(".rd-verdict-detail").replaceChildren(...[detail].flat());
+}
+
+async function runEngine(outcome) {
+  // engine.js is inlined only in a page made with the engine.
+  if (typeof RDEngine === "undefined" || !RDEngine.available(document)) return;
+  const run = ++engineRun.run;
+  const config = JSON.parse($("rd-engine-config").textContent);
+  const box = $("rd-engine");
+  $("rd-checks-scope").textContent = "This page re-checks the embedded log with the browser's Web Crypto, independently of the Python verifier: its lines, chain, signatures, secret, entropy and packs. The moves and the scores are replayed by this package's own verifier running in this browser (the box at the top).";
+  drawEngine("booting", "starting…", `Starting Pyodide ${config.runtime.version} (CPython in WebAssembly) in this browser: a few seconds.`);
+  try {
+    engineRun.booting ??= RDEngine.boot({ inline: document });
+    const engine = await engineRun.booting;
+    performance.mark("rd-engine-booted");
+    const key = tableKey();
+    const started = performance.now();
+    const report = await engine.judge(checks.bytes, {
+      tableKey: key ? RDCheck.hex.toHex(key) : null,
+      rules: config.rules,
+      unsafeUnpinned: config.unsafe_unpinned,
+    });
+    const judged = performance.now() - started;
+    performance.mark("rd-engine-judged");
+    if (run !== engineRun.run) return;
+    const verdict = pageVerdict(report, outcome);
+    const cli = verdictOf(DATA.verdict);
+    const differs = VERDICT_FIELDS.filter((field) => (verdict[field] ?? null) !== (cli[field] ?? null));
+    const disagreement = checksDisagree(report, outcome);
+    Object.assign(box.dataset, {
+      agrees: String(differs.length === 0 && disagreement === null),
+      differs: differs.join(" "),
+      bootMs: Math.round(engine.timings.bootMs + engine.timings.bundleMs + engine.timings.importMs),
+      judgeMs: Math.round(judged),
+      records: report.records ?? "",
+    });
+    const equations = outcome === null || !outcome.ed25519
+      ? " The signatures' equations could NOT be checked in this browser, so this verdict does not cover them."
+      : " The signatures' equations were checked by this browser's Web Crypto (above).";
+    const detail = [
+      `Replayed with this package's own verifier (racing-demon, Pyodide ${config.runtime.version}) in this browser: every move, bounce and score recomputed.${equations}`,
+    ];
+    if (differs.length) {
+      detail.push(el("strong", { class: "rd-engine-differs", text: ` THIS PAGE'S VERDICT DIFFERS FROM THE PYTHON VERIFIER'S (${differs.join(", ")}): the verifier said ${verdictText(cli)}.` }));
+    } else {
+      detail.push(" It agrees with the Python verifier's verdict in verdict, step, code, line and rule.");
+    }
+    if (disagreement !== null) {
+      detail.push(el("strong", { class: "rd-engine-differs", text: ` THE BROWSER'S CHECKS AND THE ENGINE DISAGREE: ${disagreement}.` }));
+    }
+    drawEngine("done", verdictText(verdict), detail, verdict);
+  } catch (error) {
+    if (run !== engineRun.run) return;
+    drawEngine("error", "COULD NOT RUN", `The engine could not run in this browser (${error?.message ?? error}): the moves and scores were not checked here.`);
   }
 }
 
