@@ -6,7 +6,10 @@ static name 404, /play/not-hex 404, content types)")."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import io
 import json
+import tarfile
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -18,9 +21,11 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from racing_demon import runtime
 from racing_demon.serve import pages
 from racing_demon.serve.app import make_app
 from racing_demon.serve.host import HostedTable
+from racing_demon.viewer.engine import engine_bundle
 
 DESIGN_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -307,3 +312,42 @@ def test_without_the_runtime_there_is_no_engine_and_no_wider_policy(site: Path) 
                 assert response.headers["Content-Security-Policy"] == DESIGN_CSP, path
 
     _run(test)
+
+
+def _npm_tarball(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_the_engine_is_the_checked_runtime_and_the_packages_own_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34 task: "serve serves the installed runtime and the Python bundle ... nothing
+    when the runtime is not installed": the files ``racing-demon runtime install`` checked
+    and kept (RDEngine's four), the bundle ``view --engine`` inlines, and no engine when a
+    file no longer checks."""
+    folder = tmp_path / "runtime"
+    assert pages.installed_engine(folder) is None
+    assert "racing-demon runtime install" in pages.engine_words(None)
+    assert set(pages.RUNTIME_FILES) == set(runtime.FILES)
+    contents = {name: f"the bytes of {name}".encode() * 10 for name in runtime.FILES}
+    data = _npm_tarball(contents)
+    digest = hashlib.sha256(data).hexdigest()
+    pin = runtime.Pin("314.0.8", "https://registry.invalid/pyodide.tgz", len(data), digest)
+    monkeypatch.setattr(runtime, "PINNED", pin)
+    (tmp_path / "pyodide.tgz").write_bytes(data)
+    runtime.install(source=tmp_path / "pyodide.tgz", directory=folder, pin=pin)
+
+    engine = pages.installed_engine(folder)
+    assert engine is not None
+    assert engine.version == "314.0.8"
+    assert {name: path.read_bytes() for name, path in engine.runtime.items()} == contents
+    assert json.loads(engine.bundle) == engine_bundle()
+    assert "Pyodide 314.0.8" in pages.engine_words(engine)
+    (folder / "pyodide.asm.wasm").write_bytes(b"another interpreter")
+    assert pages.installed_engine(folder) is None

@@ -28,6 +28,9 @@ from typing import Final
 
 from aiohttp import web
 
+from racing_demon import runtime
+from racing_demon.viewer.engine import engine_bundle
+
 _POLICY: Final = (
     "default-src 'none'; script-src 'self'{wasm}; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -100,6 +103,27 @@ class Engine:
         """``engine.json``: the release, and each file's URL under ``/engine/``."""
         files = {name: f"/engine/{name}" for name in (*RUNTIME_FILES, ENGINE_BUNDLE)}
         return json.dumps({"pyodide": self.version, "files": files}, sort_keys=True).encode()
+
+
+def installed_engine(directory: Path | None = None) -> Engine | None:
+    """The engine the table page may run: the runtime installed in ``directory`` (by
+    default the cache ``racing-demon runtime install`` fills) if every file still checks,
+    with this package's Python bundle; None when it is not installed."""
+    found = runtime.installed(directory or runtime.runtime_dir())
+    if found is None:
+        return None
+    bundle = json.dumps(engine_bundle(), ensure_ascii=False, sort_keys=True).encode()
+    return Engine(found.version, {name: found.path(name) for name in RUNTIME_FILES}, bundle)
+
+
+def engine_words(engine: Engine | None) -> str:
+    """What ``serve`` says at its start about the table page's engine."""
+    if engine is None:
+        return (
+            "the table page has no rules engine (the moves are checked by the server only): "
+            f"`{runtime.INSTALL_COMMAND}` installs it, then start serve again"
+        )
+    return f"the table page checks the moves with its rules engine (Pyodide {engine.version})"
 
 
 def packaged(name: str) -> Traversable:
