@@ -102,7 +102,7 @@ def assert_same(key: bytes, message: bytes, signature: bytes) -> SignatureCheck 
 def test_verify_raw_uses_libsodium_here() -> None:
     """This PyNaCl's libsodium answered the probes as OpenSSL does; if a newer one does not,
     verify_raw falls back to cryptography (same verdicts, old speed) and this test says so."""
-    assert signing._equation_holds is signing._libsodium_equation
+    assert signing._chosen_equation() is signing._libsodium_equation
 
 
 def test_the_probes_are_speccheck_cases_3_4_5() -> None:

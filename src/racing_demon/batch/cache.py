@@ -32,6 +32,7 @@ from racing_demon.files import open_regular, shown_name
 from racing_demon.log.reader import Limits
 from racing_demon.report_document import report_from_document
 from racing_demon.verify import Report, Settings, Verdict, VerifyCode
+from racing_demon.verify.settings import Equations
 
 # -- resuming: the verdict cache ----------------------------------------------------------
 
@@ -49,6 +50,8 @@ def cache_key(settings: Settings) -> str:
     values: dict[str, object] = {"verifier": [version.package_version(), VERIFIER_FORMAT]}
     for setting in dataclasses.fields(settings):
         value = getattr(settings, setting.name)
+        if setting.name == "equations" and value is Equations.CHECKED:
+            continue  # as every key was before the setting came: those verdicts were checked
         if isinstance(value, bytes):
             value = value.hex()
         elif isinstance(value, Limits):

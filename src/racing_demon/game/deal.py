@@ -16,9 +16,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDFExpand
-
 from racing_demon.game.cards import PACK_SIZE, Card, canonical_pack
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import State
@@ -40,7 +37,11 @@ _BLOCK_BYTES: Final = 224
 _U32: Final = struct.Struct(">I")
 _HAND_SEAT: Final = struct.Struct(">II")
 _BLOCK_WORDS: Final = struct.Struct(f">{_BLOCK_BYTES // 4}I")
-_SHA256: Final = hashes.SHA256()
+_HASH_BYTES: Final = 32  # SHA-256's output
+_HASH_BLOCK_BYTES: Final = 64  # SHA-256's block: RFC 2104 pads a key to this
+_INNER_PAD: Final = bytes(byte ^ 0x36 for byte in range(256))  # translate() tables: key XOR ipad
+_OUTER_PAD: Final = bytes(byte ^ 0x5C for byte in range(256))  # and key XOR opad
+_COUNTERS: Final = tuple(bytes((counter,)) for counter in range(256))  # RFC 5869's octet i
 
 
 def _lp(data: bytes) -> bytes:
@@ -151,10 +152,29 @@ def _check_hand_seat(hand: int, seat: int) -> None:
 
 
 def _hkdf_expand(prk: bytes, info: bytes, length: int) -> bytes:
-    # RFC 5869 section 2.3, by cryptography. The same loop over the standard library's
-    # hmac.digest (seven calls for a 224-byte block) measured several times as slow, more
-    # than the whole shuffle costs (bench/deal_bench.py); so the game imports cryptography.
-    return HKDFExpand(_SHA256, length, info).derive(prk)
+    """RFC 5869 section 2.3: T(i) = HMAC-SHA256(PRK, T(i-1) || info || i), the first
+    ``length`` bytes of T(1) || T(2) || ...
+
+    On the standard library alone, so that the game runs wherever Python does (the browser
+    page's Pyodide has no cryptography). HMAC (RFC 2104) is spelled out: the key's inner and
+    outer hashes are started once and copied for each T(i), which halves the cost of calling
+    hmac.digest seven times for a block, each setting the key up afresh (bench/deal_bench.py).
+    """
+    if not 0 < length <= 255 * _HASH_BYTES or len(prk) > _HASH_BLOCK_BYTES:
+        raise ValueError(f"HKDF-Expand of {length} bytes under a {len(prk)}-byte key")
+    key = prk.ljust(_HASH_BLOCK_BYTES, b"\0")
+    inner = hashlib.sha256(key.translate(_INNER_PAD))
+    outer = hashlib.sha256(key.translate(_OUTER_PAD))
+    blocks = []
+    block = b""
+    for counter in range(1, -(-length // _HASH_BYTES) + 1):
+        inner_hash = inner.copy()
+        inner_hash.update(block + info + _COUNTERS[counter])
+        outer_hash = outer.copy()
+        outer_hash.update(inner_hash.digest())
+        block = outer_hash.digest()
+        blocks.append(block)
+    return b"".join(blocks)[:length]
 
 
 def _expand_block(prk: bytes, hand: int, seat: int, block: int) -> bytes:

@@ -18,7 +18,12 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-import orjson
+try:
+    import orjson
+except ImportError:  # no build of it here (Pyodide): canonical_bytes writes every value
+    _ORJSON = False
+else:
+    _ORJSON = True
 
 from racing_demon.errors import RacingDemonError
 
@@ -211,4 +216,6 @@ def canonical_bytes_of_read(value: object) -> bytes:
     writes the same bytes (the same escapes, raw UTF-8, decimal integers), at a fraction of
     the cost. Anything else must go through ``canonical_bytes``.
     """
+    if not _ORJSON:
+        return canonical_bytes(value)
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)

@@ -8,7 +8,6 @@ tools read both (``openssl pkey -pubin -in NAME.pub -noout -text``).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import Output, OutputError, read_regular, shown_name
 from racing_demon.log.signing import check_public_key
+from racing_demon.log.signing import key_id as key_id  # signing's, so step 5 needs no cryptography
 
 PRIVATE_MODE = 0o600
 PUBLIC_MODE = 0o644
@@ -110,13 +110,6 @@ def public_pem(key: Ed25519PrivateKey | Ed25519PublicKey) -> bytes:
     return public.public_bytes(
         serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-
-
-def key_id(public_key_raw: bytes) -> str:
-    """The key id: lowercase hex SHA-256 of the 32-byte raw public key (64 characters)."""
-    if len(public_key_raw) != 32:
-        raise ValueError(f"a raw Ed25519 public key is 32 bytes, found {len(public_key_raw)}")
-    return hashlib.sha256(public_key_raw).hexdigest()
 
 
 def save_key_pair(

@@ -27,7 +27,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, BinaryIO, Final, NamedTuple
 
-import orjson
+try:
+    import orjson
+except ImportError:  # no build of it here (Pyodide): every line takes the strict path
+    _ORJSON = False
+else:
+    _ORJSON = True
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.log.canonical import (
@@ -380,7 +385,7 @@ def _first_difference(raw: bytes, canonical: bytes) -> str:
 # and re-encodes it, keys sorted and every integer within +/-(2**53 - 1), to itself. A
 # duplicate key fails that test (orjson keeps the last member only), and so does an integer
 # beyond 64 bits (orjson reads it as a float). Any other line takes the full path, which also
-# says what is wrong.
+# says what is wrong; so does every line where orjson is missing.
 _PLAIN_BYTES: Final = bytes(byte for byte in range(0x20, 0x7F) if byte != ord("\\"))
 _NOT_PLAIN_BYTES: Final = bytes(sorted(set(range(256)) - set(_PLAIN_BYTES)))
 # Every sign and digit deleted, "," and "[" written ":" and "e", "E" written ".", a number
@@ -390,11 +395,13 @@ _SHAPES: Final = bytes.maketrans(
     _NOT_PLAIN_BYTES + b",[eE", b"\\" * len(_NOT_PLAIN_BYTES) + b"::.."
 )
 _SIGN_AND_DIGITS: Final = b"-0123456789"
-_CANONICAL_OPTIONS: Final = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+_CANONICAL_OPTIONS: Final = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER if _ORJSON else 0
 
 
 def _plain_canonical_value(raw: bytes, max_depth: int) -> dict[str, Any] | None:
     """The value of a plain line that is canonical; None sends the line to the full path."""
+    if not _ORJSON:
+        return None
     shapes = raw.translate(_SHAPES, _SIGN_AND_DIGITS)
     if b"\\" in shapes or b":." in shapes or raw.count(b"[") + raw.count(b"{") > max_depth:
         return None

@@ -8,25 +8,28 @@ non-canonical point encodings, the eight small-order points as key or as R, and 
 The cheap structural checks run before the signature equation, in the order of the
 ``SignatureCode`` members below; the first that fails is the answer (docs/log-format.md).
 The equation is libsodium's (through PyNaCl), faster than cryptography's and, after these
-checks, of the same answers: both are cofactorless, which a probe at import confirms, or
-cryptography's check is used instead (``_choose_equation``). cryptography signs.
+checks, of the same answers: both are cofactorless, which a probe at first use confirms, or
+cryptography's check is used instead (``_choose_equation``). cryptography signs. Both are
+imported only when an equation is checked or a signature made: a host that checks the
+equations itself (the browser page, where neither library exists) runs every other check
+here on the standard library alone (``check_equation=False``).
 """
 
 from __future__ import annotations
 
 import enum
 import functools
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import (
-    Ed25519PrivateKey,
-    Ed25519PublicKey,
-)
-from nacl.bindings import crypto_sign_open
-from nacl.exceptions import BadSignatureError
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
 
 FORMAT_VERSIONS = (1, 2)  # the log formats whose signatures this module makes and checks
 
@@ -118,10 +121,17 @@ def sign(private_key: Ed25519PrivateKey, kind: str, body: bytes, version: int = 
 
 
 def verify(
-    public_key_raw: bytes, kind: str, body: bytes, signature_hex: str, version: int = 1
+    public_key_raw: bytes,
+    kind: str,
+    body: bytes,
+    signature_hex: str,
+    version: int = 1,
+    *,
+    check_equation: bool = True,
 ) -> SignatureCheck | None:
     """None if ``signature_hex`` is a valid signature of ``pae(kind, body, version)``, else
-    why not."""
+    why not. Without ``check_equation``, every check but the group equation, which the
+    caller's host checks itself."""
     signature = _signature_bytes(signature_hex)
     if signature is None:
         return SignatureCheck(
@@ -134,7 +144,9 @@ def verify(
             SignatureCode.BAD_KIND,
             f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'",
         )
-    return verify_raw(public_key_raw, pae(kind, body, version), signature)
+    return verify_raw(
+        public_key_raw, pae(kind, body, version), signature, check_equation=check_equation
+    )
 
 
 def _signature_bytes(text: str) -> bytes | None:
@@ -149,7 +161,9 @@ def _signature_bytes(text: str) -> bytes | None:
     return signature if signature.hex() == text else None
 
 
-def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> SignatureCheck | None:
+def verify_raw(
+    public_key_raw: bytes, message: bytes, signature: bytes, *, check_equation: bool = True
+) -> SignatureCheck | None:
     """The strict checks of ``verify`` on a raw message and a 64-byte signature (R || S)."""
     if len(signature) != 64:
         return SignatureCheck(
@@ -172,11 +186,18 @@ def verify_raw(public_key_raw: bytes, message: bytes, signature: bytes) -> Signa
             SignatureCode.NON_CANONICAL_S,
             "S is not below the group order L (another signature's S + L?)",
         )
-    if not _equation_holds(public_key_raw, message, signature):
+    if check_equation and not _equation_holds(public_key_raw, message, signature):
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE, "the signature does not verify for this key and message"
         )
     return None
+
+
+def key_id(public_key_raw: bytes) -> str:
+    """The key id: lowercase hex SHA-256 of the 32-byte raw public key (64 characters)."""
+    if len(public_key_raw) != 32:
+        raise ValueError(f"a raw Ed25519 public key is 32 bytes, found {len(public_key_raw)}")
+    return hashlib.sha256(public_key_raw).hexdigest()
 
 
 def check_public_key(raw: bytes) -> SignatureCheck | None:
@@ -215,6 +236,9 @@ _Equation = Callable[[bytes, bytes, bytes], bool]  # (key, message, R || S): doe
 def _libsodium_equation(public_key_raw: bytes, message: bytes, signature: bytes) -> bool:
     """libsodium's check. The key must be 32 bytes and the signature 64, as verify_raw's
     checks make sure: PyNaCl checks neither, and would read past a short key."""
+    from nacl.bindings import crypto_sign_open
+    from nacl.exceptions import BadSignatureError
+
     try:
         crypto_sign_open(signature + message, public_key_raw)
     except BadSignatureError:
@@ -224,6 +248,8 @@ def _libsodium_equation(public_key_raw: bytes, message: bytes, signature: bytes)
 
 def _openssl_equation(public_key_raw: bytes, message: bytes, signature: bytes) -> bool:
     """cryptography's (OpenSSL's) check: the equation of the log formats' first verifier."""
+    from cryptography.exceptions import InvalidSignature
+
     try:
         _public_key(public_key_raw).verify(signature, message)
     except InvalidSignature:
@@ -235,6 +261,8 @@ def _openssl_equation(public_key_raw: bytes, message: bytes, signature: bytes) -
 # check_public_key reaches here.
 @functools.lru_cache(maxsize=64)
 def _public_key(raw: bytes) -> Ed25519PublicKey:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     return Ed25519PublicKey.from_public_bytes(raw)
 
 
@@ -277,7 +305,15 @@ def _choose_equation(candidate: _Equation) -> _Equation:
     return _openssl_equation
 
 
-_equation_holds = _choose_equation(_libsodium_equation)  # chosen once, at import
+@functools.cache
+def _chosen_equation() -> _Equation:
+    """The equation, chosen once, at its first use: not at import, which would need both
+    libraries where no equation is checked."""
+    return _choose_equation(_libsodium_equation)
+
+
+def _equation_holds(public_key_raw: bytes, message: bytes, signature: bytes) -> bool:
+    return _chosen_equation()(public_key_raw, message, signature)
 
 
 def _is_canonical(encoding: bytes) -> bool:

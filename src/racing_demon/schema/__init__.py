@@ -4,18 +4,29 @@ jsonschema-rs passes the valid values of the hot paths (records, receipts, plans
 jsonschema, the reference that explains a refusal, is imported only when a value is
 refused or the reference is asked for (``EcmaValidator``): verifying a valid log loads
 none of it.
+
+Where neither has a build (the browser page's Pyodide), ``stdlib_validator`` stands in
+for both, for the schemas whose keywords it reads (it refuses any other schema): the same
+yes or no, each error worded as jsonschema words it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Final
 
-import jsonschema_rs
+try:
+    import jsonschema_rs
+except ImportError:  # no build of it here (Pyodide): the reference decides alone
+    _FAST = False
+else:
+    _FAST = True
 
+from racing_demon.schema import stdlib_validator
 from racing_demon.schema.ecma_regex import PatternError, search
 
 if TYPE_CHECKING:
@@ -68,17 +79,28 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
+_Explain = Callable[[object], list[str]]  # every way a value breaks one schema, in order
+
+
 @cache
-def _validator(name: str) -> _Validator:
-    schema = load_schema(name)
-    reference = _ecma_validator()
+def _validator(name: str) -> _Explain:
+    return _reference(load_schema(name))
+
+
+def _reference(schema: dict[str, Any]) -> _Explain:
+    """What explains ``schema``'s refusals: jsonschema, or without it the standard
+    library's validator."""
+    try:
+        reference = _ecma_validator()
+    except ImportError:  # no build of jsonschema's rpds-py here (Pyodide)
+        return stdlib_validator.Validator(schema).errors
     reference.check_schema(schema)
-    return reference(schema)
+    return functools.partial(_explained, reference(schema))
 
 
 def schema_errors(name: str, instance: object) -> list[str]:
     """Every way ``instance`` breaks schema ``name``, each with its JSON path."""
-    return _explained(_validator(name), instance)
+    return _validator(name)(instance)
 
 
 def _explained(validator: _Validator, instance: object) -> list[str]:
@@ -93,7 +115,10 @@ def _fast(name: str) -> jsonschema_rs.Validator:
 
 def _fast_verdict(name: str, instance: object) -> bool | None:
     """jsonschema-rs's answer, or None for a value it cannot take (a lone surrogate, which
-    it cannot encode as UTF-8; a key that is not a string): jsonschema then decides alone."""
+    it cannot encode as UTF-8; a key that is not a string) or where it is missing: the
+    reference then decides alone."""
+    if not _FAST:
+        return None
     try:
         return _fast(name).is_valid(instance)
     except ValueError:
@@ -132,10 +157,10 @@ _RECORD_DEFS = {
 
 
 @cache
-def _record_validator(kind: str) -> _Validator:
+def _record_validator(kind: str) -> _Explain:
     """The log-record schema narrowed to one kind: for a body of that kind it accepts
     exactly what the whole schema accepts, without evaluating the other kinds' branches."""
-    return _ecma_validator()(_narrowed(kind))
+    return _reference(_narrowed(kind))
 
 
 def _narrowed(kind: str) -> dict[str, Any]:
@@ -177,7 +202,7 @@ def record_errors(value: object) -> list[str]:
     body = value.get("body") if isinstance(value, dict) else None
     kind = body.get("kind") if isinstance(body, dict) else None
     if isinstance(kind, str) and kind in _RECORD_DEFS:
-        errors = _explained(_record_validator(kind), value)
+        errors = _record_validator(kind)(value)
     else:
         errors = schema_errors("log-record", value)
     return errors if verdict is None else errors or [_DISAGREEMENT]

@@ -62,7 +62,7 @@ from racing_demon.verify import (
 )
 from racing_demon.verify.assurance import with_requirements
 from racing_demon.verify.report import Finding, Report, Step, StepFailed, Verdict, VerifyCode
-from racing_demon.verify.settings import Settings
+from racing_demon.verify.settings import Equations, Settings
 
 _COUNT_CHUNK = 64 * 1024
 
@@ -306,6 +306,7 @@ class _Verification:
                     fast=settings.fast,
                     player_keys=self.player_keys,
                     next_n=self.submissions.get(seat, 0),
+                    equations=settings.equations is Equations.CHECKED,
                 )
                 if seat >= 0:
                     self.submissions[seat] = self.submissions.get(seat, 0) + 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 
@@ -11,6 +12,19 @@ from racing_demon.log.signing import check_public_key
 from racing_demon.verify.assurance import Requirement
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+class Equations(enum.StrEnum):
+    """Who checks the Ed25519 group equation of each signature (docs/log-format.md §5).
+
+    ``BY_HOST`` is for a host that checks every equation itself and takes this verifier's
+    other checks from it: the browser page, whose Web Crypto checks the equations while the
+    engine judges the rest (``racing_demon.verify.in_page``). It is no CLI option: a
+    verdict that took the equations as holding must never be one flag away.
+    """
+
+    CHECKED = "checked"
+    BY_HOST = "by_host"
 
 
 class SettingsError(RacingDemonError, ValueError):
@@ -27,7 +41,9 @@ class Settings:
     chain binds every other line to the final one) and no player signature on a record.
     Without ``table_key`` the verdict is at best UNPINNED, which ``unsafe_unpinned``
     accepts: nothing then proves that the table wrote the log. A log that lacks one of
-    ``required`` does not verify (``REQUIREMENT_UNMET``).
+    ``required`` does not verify (``REQUIREMENT_UNMET``). ``equations`` says who checks
+    the signatures' group equations (``Equations``); every other check of step 5 runs
+    either way.
     """
 
     table_key: bytes | None = None
@@ -38,6 +54,7 @@ class Settings:
     limits: Limits = DEFAULT_LIMITS
     rules: str | None = None
     required: tuple[Requirement, ...] = ()
+    equations: Equations = Equations.CHECKED
 
     def __post_init__(self) -> None:
         if self.rules is not None and not _DIGEST.fullmatch(self.rules):

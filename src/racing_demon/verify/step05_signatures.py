@@ -11,6 +11,9 @@ table's or another seat's), then the co-signatures, then (v2) the entropy contri
 On every other record: the table's signature, no co-signatures, on a submission its
 player's signature (unless ``--fast``) then its number, and on the final record the
 acceptances.
+
+With ``equations=False`` every signature gets every check but its group equation, which
+the host checks itself (``Equations.BY_HOST``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from typing import Any, NamedTuple, NoReturn
 
 from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.log.canonical import canonical_bytes_of_read
-from racing_demon.log.keys import key_id
 from racing_demon.log.reader import RecordLine
 from racing_demon.log.records import (
     ACCEPT,
@@ -33,7 +35,7 @@ from racing_demon.log.records import (
     entropy_statement,
     statement_of,
 )
-from racing_demon.log.signing import check_public_key, verify
+from racing_demon.log.signing import check_public_key, key_id, verify
 from racing_demon.verify.report import Step, VerifyCode, failure
 from racing_demon.wording import plural
 
@@ -48,10 +50,12 @@ def check_signatures(
     fast: bool,
     player_keys: PlayerKeys,
     next_n: int,
+    equations: bool = True,
 ) -> PlayerKeys:
     """Check line ``line``'s signatures; the players' keys, once the genesis gives them.
 
-    ``next_n`` is the number the record's seat's next submission must carry.
+    ``next_n`` is the number the record's seat's next submission must carry; without
+    ``equations``, no signature's group equation is checked here (the host checks them).
     """
     record, sigs = line.record, line.sigs
     payload = record.payload
@@ -72,7 +76,9 @@ def check_signatures(
             )
     version = record.v
     if table_key is not None and (not fast or genesis is not None or kind is RecordKind.FINAL):
-        problem = verify(table_key, kind, body_bytes(line.raw), sigs.table, version)
+        problem = verify(
+            table_key, kind, body_bytes(line.raw), sigs.table, version, check_equation=equations
+        )
         if problem is not None:
             fail(
                 VerifyCode.BAD_TABLE_SIGNATURE,
@@ -80,25 +86,27 @@ def check_signatures(
                 rule=problem.code,
             )
     if genesis is not None:
-        player_keys = _check_player_keys(genesis, body_bytes(line.raw), sigs, version, fail)
+        player_keys = _check_player_keys(
+            genesis, body_bytes(line.raw), sigs, version, fail, equations
+        )
         if version >= 2 and any(player_keys):
-            _check_entropy(record.game, genesis, player_keys, fail)
+            _check_entropy(record.game, genesis, player_keys, fail, equations)
     elif sigs.players is not None:
         fail(VerifyCode.UNEXPECTED_SIGNATURE, "players co-sign the genesis only")
     if isinstance(payload, Submission):
-        _check_submission(record, payload, sigs, player_keys, fast, next_n, fail)
+        _check_submission(record, payload, sigs, player_keys, fast, next_n, fail, equations)
     elif sigs.player is not None:
         fail(
             VerifyCode.UNEXPECTED_SIGNATURE,
             f"a player's signature on a {kind} record, which no player submits",
         )
     if sigs.accepts is not None:
-        _check_acceptances(line, sigs.accepts, player_keys, fail)
+        _check_acceptances(line, sigs.accepts, player_keys, fail, equations)
     return player_keys
 
 
 def _check_player_keys(
-    genesis: Genesis, message: bytes, sigs: Signatures, version: int, fail: _Fail
+    genesis: Genesis, message: bytes, sigs: Signatures, version: int, fail: _Fail, equations: bool
 ) -> PlayerKeys:
     keys = tuple(
         None if entry.key is None else bytes.fromhex(entry.key) for entry in genesis.players
@@ -144,13 +152,14 @@ def _check_player_keys(
             found=plural(0 if cosigned is None else len(cosigned), "signature"),
         )
     for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
-        signed = _Signed(seat, key, RecordKind.GENESIS, message, signature, version)
+        signed = _Signed(seat, key, RecordKind.GENESIS, message, signature, version, equations)
         _check_seat(signed, VerifyCode.BAD_GENESIS_COSIGNATURE, "co-signature", fail)
     return keys
 
 
 class _Signed(NamedTuple):
-    """What seat ``seat`` signed with ``key``, as a ``kind`` of log format ``version``."""
+    """What seat ``seat`` signed with ``key``, as a ``kind`` of log format ``version``;
+    ``equation``: whether its group equation is checked here."""
 
     seat: int
     key: bytes
@@ -158,10 +167,18 @@ class _Signed(NamedTuple):
     message: bytes
     signature: str
     version: int
+    equation: bool
 
 
 def _check_seat(signed: _Signed, code: VerifyCode, what: str, fail: _Fail) -> None:
-    problem = verify(signed.key, signed.kind, signed.message, signed.signature, signed.version)
+    problem = verify(
+        signed.key,
+        signed.kind,
+        signed.message,
+        signed.signature,
+        signed.version,
+        check_equation=signed.equation,
+    )
     if problem is not None:
         fail(
             code,
@@ -171,14 +188,16 @@ def _check_seat(signed: _Signed, code: VerifyCode, what: str, fail: _Fail) -> No
         )
 
 
-def _check_entropy(game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _Fail) -> None:
+def _check_entropy(
+    game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _Fail, equations: bool
+) -> None:
     """Format v2: each keyed seat's contribution is its signature over the commitment, so
     it was made after the commitment was published (step 7 counts the contributions)."""
     # A count other than one per seat is step 7's BAD_SEATS: check the pairs there are.
     for seat, (key, contribution) in enumerate(zip(player_keys, genesis.entropy, strict=False)):
         assert key is not None  # every seat lists a key, or none does
         statement = canonical_bytes_of_read(entropy_statement(game, seat, genesis.commitment))
-        signed = _Signed(seat, key, ENTROPY, statement, contribution, 2)
+        signed = _Signed(seat, key, ENTROPY, statement, contribution, 2, equations)
         _check_seat(
             signed,
             VerifyCode.ENTROPY_NOT_BOUND,
@@ -188,7 +207,11 @@ def _check_entropy(game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _
 
 
 def _check_acceptances(
-    line: RecordLine, accepts: tuple[str | None, ...], player_keys: PlayerKeys, fail: _Fail
+    line: RecordLine,
+    accepts: tuple[str | None, ...],
+    player_keys: PlayerKeys,
+    fail: _Fail,
+    equations: bool,
 ) -> None:
     """Format v2: the seats that accept the result sign the final record's body."""
     record = line.record
@@ -209,7 +232,7 @@ def _check_acceptances(
         if signature is None:
             continue
         assert key is not None  # any() above: every seat lists a key
-        signed = _Signed(seat, key, ACCEPT, message, signature, record.v)
+        signed = _Signed(seat, key, ACCEPT, message, signature, record.v, equations)
         _check_seat(signed, VerifyCode.BAD_ACCEPTANCE, "acceptance of the final record", fail)
 
 
@@ -221,6 +244,7 @@ def _check_submission(
     fast: bool,
     next_n: int,
     fail: _Fail,
+    equations: bool,
 ) -> None:
     seat = event.seat
     # A seat the genesis does not list has no key; the replay refuses the record.
@@ -239,7 +263,7 @@ def _check_submission(
         )
     elif not fast:
         statement = canonical_bytes_of_read(statement_of(record.game, event))
-        signed = _Signed(seat, key, SUBMISSION, statement, signature, record.v)
+        signed = _Signed(seat, key, SUBMISSION, statement, signature, record.v, equations)
         _check_seat(signed, VerifyCode.BAD_PLAYER_SIGNATURE, "signature", fail)
     if event.n != next_n:
         fail(

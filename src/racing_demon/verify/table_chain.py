@@ -18,10 +18,9 @@ from collections.abc import Callable, Mapping
 from typing import Final
 
 from racing_demon.errors import RacingDemonError
-from racing_demon.log.keys import key_id
 from racing_demon.log.reader import Limits, Line, ReadCode, ReadError, read_canonical_line
 from racing_demon.log.records import Genesis, Record, body_bytes
-from racing_demon.log.signing import verify
+from racing_demon.log.signing import key_id, verify
 from racing_demon.verify import step03_schema, step04_chain
 from racing_demon.verify.report import StepFailed, VerifyCode
 

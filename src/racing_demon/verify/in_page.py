@@ -1,0 +1,56 @@
+"""The verifier's entry for the browser page: one log's bytes in, its report's JSON out.
+
+The page runs this very package in Pyodide (CPython on WebAssembly), where orjson,
+jsonschema, jsonschema-rs, regress, PyNaCl and cryptography have no build: every module
+``judge`` loads falls back to the standard library where they are missing, with the same
+verdicts (tests/test_without_fast_libraries.py). The page's own script checks every
+Ed25519 group equation with Web Crypto, so ``judge`` leaves them to it
+(``Equations.BY_HOST``) and runs every other check of the ten steps, as ``verify``
+without ``--fast`` does; its report says so in a member of its own, ``"equations":
+"by_host"``, so that it is never taken for the command's verdict. No file, no network,
+no clock: the bytes and the settings are all it reads.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Final
+
+from racing_demon.report_document import report_document
+from racing_demon.verify.driver import verify_stream
+from racing_demon.verify.settings import Equations, Settings, SettingsError
+
+_RAW_KEY: Final = re.compile(r"[0-9a-f]{64}")
+
+
+def judge(
+    data: bytes,
+    *,
+    table_key: str | None,
+    rules: str | None,
+    unsafe_unpinned: bool,
+    source: str = "<stream>",
+) -> str:
+    """The report on the log ``data``, as ``racing-demon verify --json`` writes a log's
+    report (its ``reports`` member's item: the same members, the same values, the same
+    ``json.dumps(..., indent=2)``), plus ``"equations": "by_host"``: every check but the
+    signatures' group equations, which the calling host checks itself.
+
+    ``table_key`` is the pinned table's raw public key as 64 lowercase hex (as the viewer's
+    data holds it), ``rules`` the pinned rules' digest; ``unsafe_unpinned`` and ``source``
+    as for ``verify``. ``SettingsError`` for settings that cannot be used; nothing the log
+    holds makes it raise.
+    """
+    if table_key is not None and not _RAW_KEY.fullmatch(table_key):
+        raise SettingsError("table key: 64 lowercase hex characters (the raw public key)")
+    settings = Settings(
+        table_key=None if table_key is None else bytes.fromhex(table_key),
+        rules=rules,
+        unsafe_unpinned=unsafe_unpinned,
+        equations=Equations.BY_HOST,
+    )
+    report = verify_stream(io.BytesIO(data), settings, source)
+    document = {**report_document(report), "equations": settings.equations.value}
+    return json.dumps(document, indent=2)
