@@ -16,6 +16,7 @@ skip, except under CI (``CI`` set), where they fail.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 from collections.abc import Iterator
@@ -24,11 +25,20 @@ from typing import Any
 
 import pytest
 from serve.bouncing_serve import NTH, REASON, SEAT
-from serve.player import create_table
-from serve.server import BOUNCING, RACING_DEMON, Server, needs_server, one_hand_rules
+from serve.player import create_table, http
+from serve.server import (
+    BOUNCING,
+    RACING_DEMON,
+    Server,
+    cli,
+    download,
+    needs_server,
+    one_hand_rules,
+)
 from serve.server import running_server as serving
 
 from racing_demon.serve import pages
+from racing_demon.verify import in_page
 
 from .play_harness import Browser, browsers, wait_for
 
@@ -50,6 +60,13 @@ return {
   } : null,
 };
 """
+# The page judges its copy before the final record exists, replayed with the dealer's
+# secret the final body reveals (as `verify --secret`): the engine's entry must take it.
+needs_secret = pytest.mark.skipif(
+    "secret" not in inspect.signature(in_page.judge).parameters,
+    reason="verify.in_page.judge takes no dealer secret yet (branch i34-core), nor does "
+    "RDEngine.judge pass one (i34-page): the page cannot replay its copy before the final",
+)
 ENGINE_READY_S = 90.0  # booting Pyodide on a loaded 2-core machine: 3 to 10 s, at worst more
 PLAYED_RECORDS = 12  # records before the person resigns: the bot has played by then
 
@@ -124,6 +141,7 @@ def accepts_of(server: Server, game: str, ada: Browser) -> list[str | None]:
     return accepts
 
 
+@needs_secret
 @pytest.mark.usefixtures("runtime_installed")
 def test_an_honest_game_is_replayed_by_the_engine_and_accepted_as_today(
     ada: Browser, tmp_path: Path
@@ -139,7 +157,7 @@ def test_an_honest_game_is_replayed_by_the_engine_and_accepted_as_today(
         wait_for(lambda: len(records(ada, game)) >= PLAYED_RECORDS, "the game under way", 60)
         resign(ada)
         ada.wait("the final asked", lambda s: s["finalShown"], timeout=60)
-        shown = wait_engine(ada, "judged", lambda e: e["finalState"] is not None, 30)
+        shown = wait_engine(ada, "judged", lambda e: e["finalState"], 30)
         assert shown["finalState"] == "checked", shown
         assert shown["state"] == "checked" and shown["flag"] is None, shown
         assert shown["finalOk"] == "true" and shown["acceptOffered"], shown
@@ -152,6 +170,7 @@ def test_an_honest_game_is_replayed_by_the_engine_and_accepted_as_today(
         assert ended["ended"] == "verified" and not ended["warning"]["shown"], ended
 
 
+@needs_secret
 @pytest.mark.usefixtures("runtime_installed")
 def test_a_table_that_bounces_a_legal_move_is_flagged_and_the_page_declines(
     ada: Browser, tmp_path: Path
@@ -183,10 +202,24 @@ def test_a_table_that_bounces_a_legal_move_is_flagged_and_the_page_declines(
         assert flag["seq"] == str(seq) and flag["code"] == "WRONGLY_BOUNCED", flag
         assert f"record {seq}" in flag["text"] and "the table refused a legal move" in flag["text"]
         assert shown["finalOk"] == "false" and not shown["acceptOffered"], shown
-        # It declined (a null signature), and the log says this seat did not accept.
+        # It declined (a null signature) and stopped, as for any record that does not
+        # verify; the table's log says this seat did not accept, and verify finds the bounce.
         answers = wait_for(lambda: ada.sent("accept")[sent_before:], "the page's answer", 30)
         assert [answer["signature"] for answer in answers] == [None] * len(answers), answers
-        assert accepts_of(server, game, ada)[0] is None
+        assert ada.snapshot()["connection"] == "stopped"
+
+        def archived() -> bytes | None:
+            status, data = http(server.base, "GET", f"/games/{game}.jsonl")
+            return data if status == 200 else None
+
+        log = wait_for(archived, "the game archived", 60)
+        final = json.loads(log.splitlines()[-1])
+        assert final["body"]["kind"] == "final" and final["sigs"]["accepts"][0] is None
+        (tmp_path / "game.jsonl").write_bytes(log)
+        pub = download(server, "/table.pub", tmp_path / "table.pub")
+    verified = cli("verify", "--json", "--table-key", pub, tmp_path / "game.jsonl")
+    finding = json.loads(verified.stdout)["reports"][0]["finding"]
+    assert (finding["code"], finding["seq"]) == ("WRONGLY_BOUNCED", seq), finding
 
 
 def test_without_the_runtime_the_page_says_the_moves_were_not_checked_and_accepts_as_today(
@@ -204,7 +237,7 @@ def test_without_the_runtime_the_page_says_the_moves_were_not_checked_and_accept
         wait_for(lambda: len(records(ada, game)) >= PLAYED_RECORDS, "the game under way", 60)
         resign(ada)
         ada.wait("the final asked", lambda s: s["finalShown"], timeout=60)
-        shown = wait_engine(ada, "judged", lambda e: e["finalState"] is not None, 30)
+        shown = wait_engine(ada, "judged", lambda e: e["finalState"], 30)
         assert shown["finalState"] == "absent", shown
         assert "not checked in this browser" in shown["finalWords"], shown
         assert shown["finalOk"] == "true" and shown["acceptOffered"], shown

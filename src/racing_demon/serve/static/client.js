@@ -1292,7 +1292,14 @@ const RDClient = (() => {
       let judged;
       try {
         const bytes = new Uint8Array(await this.copyBlob().arrayBuffer());
-        const options = { tableKey: toHex(this.tableKey), rules: null, unsafeUnpinned: false, secret };
+        // Pinned: the table's key this client checked every record under, and the rules
+        // this seat agreed to when it co-signed the genesis.
+        const options = {
+          tableKey: toHex(this.tableKey),
+          rules: this.bodies[0].rules_sha256,
+          unsafeUnpinned: false,
+          secret,
+        };
         judged = await engine.judge(bytes, options);
       } catch (error) {
         return notJudged(`the engine failed: ${error.message}`);
