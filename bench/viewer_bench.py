@@ -24,6 +24,17 @@ resident memory (``VmHWM``). The three run in turn, three times. The figures are
 above the baseline per record at 1x and at 8x, and their ratio (8x over 1x): about 1 when
 the memory is linear in the log's length, and the bytes per record say how small its
 constant is. ``--memory-only`` measures this alone (no browser needed).
+
+The engine page (issue 34; ``--engine`` measures it alone, with the runtime installed by
+``racing-demon runtime install``): the same game's page written with ``view --engine``
+(runtime and verifier inlined), opened from file:// ``--rounds`` times, each in a fresh
+Chromium (cold: a new profile, nothing cached) and then reloaded in the same one (warm).
+Start is the page's own measure, from RDEngine.boot to the verifier imported (Pyodide
+started, the bundle written, ``verify.in_page`` imported). Replay is the engine's judgement
+of the whole log, per record, run three more times in the warm page (its "run the checks
+again" button) and divided by native ``verify --fast`` per record (in-process, the same
+log, median of 5). Memory is the renderer's peak resident memory (VmHWM of its process).
+Targets: warm start <= 3 s, replay <= 3x native.
 """
 
 from __future__ import annotations
@@ -47,17 +58,21 @@ from results import publish
 
 from racing_demon.log.keys import public_pem
 from racing_demon.profiles import load_rules
+from racing_demon.runtime import installed, runtime_dir
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import simulate
 from racing_demon.testing.browser import find_chromium, headless_chromium
-from racing_demon.verify import Settings
-from racing_demon.viewer import build_page
+from racing_demon.verify import Settings, verify_log
+from racing_demon.viewer import build_page, page_data, render_page
+from racing_demon.viewer.engine import EngineOptions, EnginePage
 
 SIZE_TARGET_BYTES = 1_500_000
 FIRST_FRAME_TARGET_MS = 1000.0
 TABLE_KEY = Ed25519PrivateKey.from_private_bytes(bytes([9]) * 32)  # benchmark fixtures
 PLAYER_KEYS = [Ed25519PrivateKey.from_private_bytes(bytes([10 + seat]) * 32) for seat in range(4)]
 SEED = "viewer bench nertz"  # 2,080 records: the issue's "2,000-record game"
+WARM_START_TARGET_S = 3.0
+REPLAY_VS_NATIVE_TARGET = 3.0
 
 
 def _game(folder: Path) -> Path:
@@ -242,6 +257,124 @@ def measure_memory(rounds: int = 3) -> dict[str, float]:
     }
 
 
+def _engine_box(driver: Any, seconds: float = 180) -> dict[str, str]:
+    """The engine box's data once the page's engine has judged the log."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        box = driver.execute_script(
+            "const b = document.getElementById('rd-engine');"
+            "const state = b.dataset.state;"
+            "return state === 'done' || state === 'error' ? {...b.dataset} : null"
+        )
+        if box is not None:
+            if box["state"] != "done":
+                raise RuntimeError(f"the engine could not run: {box}")
+            return dict(box)
+        time.sleep(0.05)
+    raise RuntimeError(f"the engine did not judge within {seconds} s")
+
+
+def _renderer_peak_kib(driver: Any) -> int:
+    """The largest peak resident memory (VmHWM) among the renderer processes of this
+    driver's browser: the processes descended from its chromedriver."""
+    parents: dict[int, int] = {}
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+                parents[int(proc.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    mine = {driver.service.process.pid}
+    grown = True
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in mine} - mine
+        mine |= more
+        grown = bool(more)
+    peaks = [0]
+    for pid in mine:
+        try:
+            if b"--type=renderer" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            status = Path(f"/proc/{pid}/status").read_text().splitlines()
+            peaks.extend(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+        except OSError:
+            continue
+    return max(peaks)
+
+
+def measure_engine(rounds: int = 3) -> dict[str, float]:
+    runtime = installed(runtime_dir())
+    if runtime is None:
+        raise SystemExit("the engine bench needs the runtime: racing-demon runtime install")
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        log = _game(folder)
+        records = len(log.read_bytes().splitlines())
+        public = TABLE_KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        settings = Settings(table_key=public)
+        engine = EnginePage(runtime=runtime, options=EngineOptions())
+        page = folder / "engine.html"
+        page.write_text(render_page(page_data(log, settings), engine=engine), encoding="utf-8")
+        page_bytes = page.stat().st_size
+        native: list[float] = []
+        for _ in range(5):
+            started = time.perf_counter()
+            verify_log(log, Settings(table_key=public, fast=True))
+            native.append(time.perf_counter() - started)
+        cold: list[float] = []
+        warm: list[float] = []
+        replay: list[float] = []
+        memory: list[int] = []
+        for round_ in range(rounds):
+            profile = folder / f"profile-{round_}"
+            driver = _driver(profile)
+            try:
+                driver.get(page.as_uri())
+                cold.append(float(_engine_box(driver)["bootMs"]))
+                driver.get("about:blank")
+                driver.get(page.as_uri())
+                warm.append(float(_engine_box(driver)["bootMs"]))
+                for _ in range(3):
+                    driver.execute_script(
+                        "document.getElementById('rd-engine').dataset.state = 'again';"
+                        "document.getElementById('rd-rerun').click();"
+                    )
+                    replay.append(float(_engine_box(driver)["judgeMs"]))
+                memory.append(_renderer_peak_kib(driver))
+            finally:
+                driver.quit()
+    native_per_record = statistics.median(native) / records
+    replay_per_record = statistics.median(replay) / 1000 / records
+    warm_s = statistics.median(warm) / 1000
+    return {
+        "engine_records": float(records),
+        "engine_page_bytes": float(page_bytes),
+        "engine_start_cold_s": statistics.median(cold) / 1000,
+        "engine_start_warm_s": warm_s,
+        "engine_start_warm_vs_target": warm_s / WARM_START_TARGET_S,
+        "engine_replay_us_per_record": replay_per_record * 1e6,
+        "native_fast_us_per_record": native_per_record * 1e6,
+        "engine_replay_vs_native_fast": replay_per_record / native_per_record,
+        "engine_replay_vs_target": replay_per_record / native_per_record / REPLAY_VS_NATIVE_TARGET,
+        "engine_renderer_peak_mib": statistics.median(memory) / 1024,
+    }
+
+
+def engine_summary(figures: dict[str, float]) -> str:
+    return (
+        f"engine page of {figures['engine_records']:.0f} records: "
+        f"{figures['engine_page_bytes'] / 1e6:.1f} MB; engine start cold "
+        f"{figures['engine_start_cold_s']:.2f} s, warm {figures['engine_start_warm_s']:.2f} s "
+        f"= {figures['engine_start_warm_vs_target']:.2f} x the 3 s target; replay "
+        f"{figures['engine_replay_us_per_record']:.0f} us a record = "
+        f"{figures['engine_replay_vs_native_fast']:.2f} x native verify --fast "
+        f"({figures['native_fast_us_per_record']:.0f} us) = "
+        f"{figures['engine_replay_vs_target']:.2f} x the 3x target; renderer peak "
+        f"{figures['engine_renderer_peak_mib']:.0f} MiB"
+    )
+
+
 def memory_summary(figures: dict[str, float]) -> str:
     return (
         f"view's peak memory above the baseline ({figures['memory_baseline_peak_kib'] / 1024:.0f}"
@@ -273,8 +406,16 @@ def main() -> int:
     parser.add_argument(
         "--memory-only", action="store_true", help="measure view's memory alone (no browser)"
     )
+    parser.add_argument(
+        "--engine", action="store_true", help="measure the engine page alone (view --engine)"
+    )
     parser.add_argument("--json-out", type=Path, help="also write the JSON result here")
     args = parser.parse_args()
+    if args.engine:
+        figures = measure_engine(args.rounds)
+        print(engine_summary(figures))
+        publish(figures, args.json_out)
+        return 0
     figures = measure_memory() if args.memory_only else measure(args.rounds)
     print(summary(figures))
     publish(figures, args.json_out)

@@ -69,6 +69,9 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.schema": _EDGES,
     "racing_demon.profiles": {"racing_demon.profiles", *_GAME, *_EDGES},
     "racing_demon.manual": {"racing_demon.manual", *_ERRORS},  # the shipped docs: files only
+    # Issue 34, point 2: the browser runtime's install (urllib, tarfile, hashlib) and its
+    # checked cache: the standard library only.
+    "racing_demon.runtime": set(),
     "racing_demon.log": _LOG - {"racing_demon.profiles"},  # the file format only
     "racing_demon.replay": _LOG | {"racing_demon.replay"},
     "racing_demon.verify": _LOG | {"racing_demon.verify"},
@@ -193,14 +196,21 @@ MAY_IMPORT: dict[str, set[str]] = {
     # one audit (issue 30, point 3: "its second audit gives way to the one audit"). It
     # prints nothing: what `view` prints is report/'s (issue 30, point 4: "Reporters at
     # the top").
-    "racing_demon.viewer": _MANY_LOGS | {"racing_demon.audit", "racing_demon.viewer"},
+    # Issue 34, point 3: an engine page inlines the installed runtime (racing_demon.runtime).
+    "racing_demon.viewer": _MANY_LOGS
+    | {"racing_demon.audit", "racing_demon.viewer", "racing_demon.runtime"},
     # Issue 30, point 3: "the viewer's words and frames in their own modules". A record's
     # words and the table after it need the game and the record, never the verifier.
     "racing_demon.viewer.words": _LOG | {"racing_demon.viewer.words"},
     "racing_demon.viewer.frames": _LOG | {"racing_demon.viewer.page"},
     # Issue 30, point 2: view's use case writes the page; its reporter, above, prints.
     "racing_demon.viewer.write": _MANY_LOGS
-    | {"racing_demon.viewer.model", "racing_demon.viewer.page"},
+    | {
+        "racing_demon.viewer.model",
+        "racing_demon.viewer.page",
+        "racing_demon.viewer.engine",
+        "racing_demon.runtime",
+    },
     # Issue 30, point 1: the page reads its lines with the verifier's reader, no other.
     "racing_demon.viewer.lines": _LOG,
     # Issue 31: the server stands on the table, the bots, the verifier and the view's use

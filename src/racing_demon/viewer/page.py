@@ -135,7 +135,7 @@ def render_page(
     return "".join(page_parts(data, assets, engine))
 
 
-def _engine_elements(engine: EnginePage | None) -> Iterator[str]:
+def engine_elements(engine: EnginePage | None) -> Iterator[str]:
     """The engine's elements (none without it): the options, the bundle, the licence
     notices, then each runtime file in base64."""
     if engine is None:
@@ -187,7 +187,7 @@ def page_parts(
     }
     # A template without the engine's place makes pages without the engine only.
     if engine is not None or ENGINE_PLACEHOLDER in page:
-        values[ENGINE_PLACEHOLDER] = _engine_elements(engine)
+        values[ENGINE_PLACEHOLDER] = engine_elements(engine)
     for placeholder in values:
         count = page.count(placeholder)
         if count != 1:

@@ -17,7 +17,11 @@
 //     `racing-demon verify --json` prints it in its "reports" list, with "equations":
 //     "by_host" (the Ed25519 equations are not checked by it: the host's, RDCheck's, job).
 //   engine.timings: { bootMs, bundleMs, importMs } measured on boot (bench/viewer_bench.py).
+//   Booting again with the same document or baseURL gives the same engine.
 //   RDEngine.available(document): the page holds an inlined runtime.
+//   RDEngine.pageVerdict(report, checks): the page's verdict {verdict, step, code, line,
+//     rule, disagreement} from the engine's report and RDCheck.run's outcome (or null);
+//   RDEngine.verdictOf(report): those five fields of a verify report.
 //
 // No network: inlined, the files are served from memory to Pyodide's loader (the modules
 // from blob: URLs, the wasm and the standard library through a fetch that answers only
@@ -142,7 +146,44 @@ from racing_demon.verify.in_page import judge as _rd_judge
 `;
   const JUDGE = `_rd_judge(_rd_log.to_bytes(), table_key=_rd_key, rules=_rd_rules, unsafe_unpinned=_rd_unsafe)`;
 
-  const boot = async (source) => {
+  // -- the page's verdict (docs/viewer.md, "The engine page") ------------------------
+
+  // The engine took the Ed25519 equations as holding; where one fails, RDCheck says so
+  // (rule BAD_SIGNATURE, the signature's own code, on the line it is on): the table's and
+  // the players' signatures, and the entropy contributions (each a seat's signature).
+  const EQUATION_CHECKS = new Set(["table-signatures", "player-signatures", "entropy"]);
+  const isEquation = (result) => EQUATION_CHECKS.has(result.check) && result.rule === "BAD_SIGNATURE";
+
+  const verdictOf = (report) => ({
+    verdict: report?.verdict ?? null,
+    step: report?.step?.number ?? null,
+    code: report?.finding?.code ?? null,
+    line: report?.finding?.line ?? null,
+    rule: report?.finding?.rule ?? null,
+  });
+
+  // docs/log-format.md §7: steps 1-5 go line by line and steps 6-10 follow the whole file,
+  // so an equation failure on line L (step 5) is the answer unless the engine failed at
+  // steps 1-5 on line L or before. disagreement: a fault RDCheck found that is no equation
+  // and that the engine, which judges the same thing, did not find at all.
+  const pageVerdict = (report, checks) => {
+    const engine = verdictOf(report);
+    const failures = (checks?.results ?? []).filter((result) => result.status === "fail");
+    const equations = failures.filter((result) => isEquation(result) && result.line !== null);
+    equations.sort((a, b) => a.line - b.line);
+    const fault = report?.finding ? null : (failures.find((result) => !isEquation(result)) ?? null);
+    const disagreement = fault === null ? null : { check: fault.check, code: fault.code, line: fault.line };
+    const equation = equations[0];
+    const engineFirst =
+      equation === undefined ||
+      (engine.step !== null && engine.step <= 5 && (engine.line === null || engine.line <= equation.line));
+    if (engineFirst) return { ...engine, disagreement };
+    return { verdict: "does_not_verify", step: 5, code: equation.code, line: equation.line, rule: equation.rule, disagreement };
+  };
+
+  const booted = new Map();
+
+  const bootOnce = async (source) => {
     const started = performance.now();
     const { pyodide, bundle } =
       source?.inline !== undefined ? await bootInline(source.inline) : await bootFromURLs(source.baseURL);
@@ -157,8 +198,9 @@ from racing_demon.verify.in_page import judge as _rd_judge
       const globals = pyodide.globals;
       try {
         globals.set("_rd_log", logBytes);
-        globals.set("_rd_key", tableKey);
-        globals.set("_rd_rules", rules);
+        // undefined, not null: Pyodide reads JS null as its jsnull, undefined as None.
+        globals.set("_rd_key", tableKey ?? undefined);
+        globals.set("_rd_rules", rules ?? undefined);
         globals.set("_rd_unsafe", Boolean(unsafeUnpinned));
         const text = pyodide.runPython(JUDGE);
         const report = JSON.parse(text);
@@ -178,8 +220,21 @@ from racing_demon.verify.in_page import judge as _rd_judge
     });
   };
 
+  // One engine per page or URL: a second boot is the first one.
+  const boot = (source) => {
+    const key = source?.inline !== undefined ? source.inline : new URL(source.baseURL, location.href).href;
+    if (!booted.has(key)) {
+      const started = bootOnce(source);
+      booted.set(key, started);
+      started.catch(() => booted.delete(key));
+    }
+    return booted.get(key);
+  };
+
   return Object.freeze({
     boot,
+    pageVerdict,
+    verdictOf,
     available: (doc) => RUNTIME_FILES.every((name) => doc.getElementById(ELEMENT_PREFIX + name) !== null),
     RUNTIME_FILES,
     BUNDLE_FORMAT,

@@ -855,49 +855,6 @@ async function runChecks() {
 
 const engineRun = { booting: null, run: 0 };
 
-// Where an Ed25519 equation fails, the browser's checks say so (rule BAD_SIGNATURE); the
-// engine took the equations as holding.
-const EQUATION_CHECKS = new Set(["table-signatures", "player-signatures"]);
-
-function verdictOf(report) {
-  return {
-    verdict: report?.verdict ?? null,
-    step: report?.step?.number ?? null,
-    code: report?.finding?.code ?? null,
-    line: report?.finding?.line ?? null,
-    rule: report?.finding?.rule ?? null,
-  };
-}
-
-function firstEquationFailure(outcome) {
-  const failures = (outcome?.results ?? []).filter(
-    (result) => result.status === "fail" && EQUATION_CHECKS.has(result.check) && result.rule === "BAD_SIGNATURE" && result.line !== null,
-  );
-  failures.sort((a, b) => a.line - b.line);
-  return failures[0] ?? null;
-}
-
-// §7: steps 1-5 go line by line, steps 6-10 after the whole file: an equation failure on
-// line L (step 5) is the answer unless the engine failed at steps 1-5 on line L or before.
-function pageVerdict(report, outcome) {
-  const engine = verdictOf(report);
-  const equation = firstEquationFailure(outcome);
-  if (equation === null) return engine;
-  const engineFirst = engine.step !== null && engine.step <= 5 && (engine.line === null || engine.line <= equation.line);
-  if (engineFirst) return engine;
-  return { verdict: "does_not_verify", step: 5, code: equation.code, line: equation.line, rule: equation.rule };
-}
-
-// What both judge must agree: a fault the browser's checks found (not an equation) that
-// the engine did not find at all.
-function checksDisagree(report, outcome) {
-  if (report?.finding) return null;
-  const fault = (outcome?.results ?? []).find(
-    (result) => result.status === "fail" && !(EQUATION_CHECKS.has(result.check) && result.rule === "BAD_SIGNATURE"),
-  );
-  return fault ? `the browser's check "${CHECK_TITLES[fault.check]}" failed (${fault.code}, line ${fault.line}) where the engine found nothing` : null;
-}
-
 const VERDICT_FIELDS = ["verdict", "step", "code", "line", "rule"];
 
 function verdictText(verdict) {
@@ -941,10 +898,10 @@ async function runEngine(outcome) {
     const judged = performance.now() - started;
     performance.mark("rd-engine-judged");
     if (run !== engineRun.run) return;
-    const verdict = pageVerdict(report, outcome);
-    const cli = verdictOf(DATA.verdict);
+    const verdict = RDEngine.pageVerdict(report, outcome);
+    const cli = RDEngine.verdictOf(DATA.verdict);
     const differs = VERDICT_FIELDS.filter((field) => (verdict[field] ?? null) !== (cli[field] ?? null));
-    const disagreement = checksDisagree(report, outcome);
+    const disagreement = verdict.disagreement;
     Object.assign(box.dataset, {
       agrees: String(differs.length === 0 && disagreement === null),
       differs: differs.join(" "),
@@ -964,7 +921,8 @@ async function runEngine(outcome) {
       detail.push(" It agrees with the Python verifier's verdict in verdict, step, code, line and rule.");
     }
     if (disagreement !== null) {
-      detail.push(el("strong", { class: "rd-engine-differs", text: ` THE BROWSER'S CHECKS AND THE ENGINE DISAGREE: ${disagreement}.` }));
+      const check = CHECK_TITLES[disagreement.check] ?? disagreement.check;
+      detail.push(el("strong", { class: "rd-engine-differs", text: ` THE BROWSER'S CHECKS AND THE ENGINE DISAGREE: "${check}" failed here (${disagreement.code}, line ${disagreement.line}) where the engine found nothing.` }));
     }
     drawEngine("done", verdictText(verdict), detail, verdict);
   } catch (error) {
