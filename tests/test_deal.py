@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives import hmac as crypto_hmac
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF, HKDFExpand
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -183,6 +183,30 @@ RFC5869_SHA256 = {
 def test_rfc5869_vectors(ikm: str, salt: str, info: str, length: int, prk: str, okm: str) -> None:
     assert deal._hkdf_extract(bytes.fromhex(salt), bytes.fromhex(ikm)).hex() == prk
     assert deal._hkdf_expand(bytes.fromhex(prk), bytes.fromhex(info), length).hex() == okm
+
+
+@given(
+    prk=st.binary(min_size=32, max_size=64),
+    info=st.binary(max_size=80),
+    length=st.integers(min_value=1, max_value=700) | st.sampled_from([224, 255 * 32]),
+)
+@example(prk=bytes(32), info=b"", length=1)
+def test_the_standard_library_expand_is_cryptography_s(
+    prk: bytes, info: bytes, length: int
+) -> None:
+    """Issue 34, point 1: "the deal's HKDF moves from `cryptography` to `hashlib`/`hmac`
+    (RFC 5869)": the same bytes as cryptography's HKDFExpand (a test dependency now), for
+    keys of a hash's length up to a SHA-256 block and outputs up to RFC 5869's 255 hashes."""
+    expected = HKDFExpand(hashes.SHA256(), length, info).derive(prk)
+    assert deal._hkdf_expand(prk, info, length) == expected
+
+
+@pytest.mark.parametrize(("prk_bytes", "length"), [(32, 0), (32, 255 * 32 + 1), (65, 32)])
+def test_an_expand_out_of_its_range_is_refused(prk_bytes: int, length: int) -> None:
+    """RFC 5869 §2.3: L <= 255 * HashLen; a key longer than a SHA-256 block is never a
+    deal's PRK (32 bytes), so it is refused rather than hashed down."""
+    with pytest.raises(ValueError, match="HKDF-Expand"):
+        deal._hkdf_expand(bytes(prk_bytes), b"", length)
 
 
 def test_expand_block_is_rfc5869_expand_with_the_spec_info() -> None:

@@ -338,7 +338,7 @@ def _properties(
     if isinstance(instance, dict):
         for name, subschema in properties.items():
             if name in instance:
-                yield from v._errors(subschema, instance[name], (*path, name))
+                yield from _descend(v, subschema, instance[name], path, name)
 
 
 def _additional_properties(
@@ -356,7 +356,7 @@ def _additional_properties(
             yield path, f"Additional properties are not allowed ({listed} {verb} unexpected)"
     elif extra is not True:
         for name in extras:
-            yield from v._errors(extra, instance[name], (*path, name))
+            yield from _descend(v, extra, instance[name], path, name)
 
 
 def _items(
@@ -364,7 +364,15 @@ def _items(
 ) -> Iterator[Error]:
     if isinstance(instance, list):
         for index, item in enumerate(instance):
-            yield from v._errors(items, item, (*path, index))
+            yield from _descend(v, items, item, path, index)
+
+
+def _descend(
+    v: Validator, schema: object, instance: object, path: Path, segment: int | str
+) -> Iterator[Error]:
+    """``schema``'s errors on the member ``segment`` of the instance at ``path``. jsonschema
+    places a false schema's refusal of a member at the member's parent: so here too."""
+    yield from v._errors(schema, instance, path if schema is False else (*path, segment))
 
 
 def _all_of(
