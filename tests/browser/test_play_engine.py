@@ -168,6 +168,8 @@ def test_an_honest_game_is_replayed_by_the_engine_and_accepted_as_today(
         assert accepts[0] is not None, "the page accepted"
         ended = ada.snapshot()
         assert ended["ended"] == "verified" and not ended["warning"]["shown"], ended
+        ada.drain()  # nothing refused by the page's policy, nothing thrown, in page or worker
+        assert [e["message"] for e in ada.console if e.get("level") == "SEVERE"] == []
 
 
 @needs_secret

@@ -17,6 +17,11 @@ const RDEngineWorker = (() => {
   const boot = async () => {
     try {
       importScripts("/static/engine.js");
+      // Pyodide's loader asks whether this is a classic worker by importing a data: URL,
+      // which the policy refuses, and reports to the page's console. The worker needs
+      // importScripts no more: without it the question fails quietly, and the loader takes
+      // the same path (dynamic import) it takes after the refusal.
+      self.importScripts = undefined;
       engine = await RDEngine.boot({ baseURL: "/engine/" });
       postMessage({ type: "ready", timings: engine.timings });
     } catch (error) {
