@@ -1230,7 +1230,8 @@ const RDClient = (() => {
     // docs/protocol.md §6, "Before accept": {ok, code, seq, hands, totals, winners, reason,
     // problems, engine}; code is the first problem's (COMMITMENT_MISMATCH, PACK_MISMATCH,
     // the engine's finding, SCORES_MISMATCH), null when it checks; seq the record it names.
-    async checkFinal(body) {
+    // `judging` false: an answer already given stands, so the engine is not waited for.
+    async checkFinal(body, judging = true) {
       const found = []; // [code, words]
       const genesis = this.bodies[0];
       const seq = this.lines.length;
@@ -1244,7 +1245,9 @@ const RDClient = (() => {
       if (!opens)
         found.push(["COMMITMENT_MISMATCH", "its secret does not open the genesis commitment"]);
       else found.push(...(await this.packProblems(fromHex(body.secret), genesis)));
-      const engine = opens ? await this.judgeCopy(body.secret) : notJudged("its secret opens nothing");
+      let engine = notJudged("its secret opens nothing");
+      if (!judging) engine = notJudged("answered before this page loaded");
+      else if (opens) engine = await this.judgeCopy(body.secret);
       if (engine.state === "rejected") {
         const { code, seq, message } = engine.finding;
         found.push([code, `the rules engine rejects record ${seq}: ${message}`, seq]);
@@ -1372,7 +1375,7 @@ const RDClient = (() => {
       }
       const signedBefore = this.signed.get("final"); // answered before a reload (null: declined)
       if (this.finalAsked === null && signedBefore?.body === text) {
-        const check = await this.checkFinal(body);
+        const check = await this.checkFinal(body, false);
         this.finalAsked = { text, body, check };
         this.finalAnswer = signedBefore.signature;
       }
@@ -1381,9 +1384,10 @@ const RDClient = (() => {
         return;
       }
       if (this.finalAsked?.text === text) return; // the player is deciding
+      // Said before the check, which may wait seconds for the rules engine.
+      this.emit("asked", { what: "final", body: text });
       const check = await this.checkFinal(body);
       this.finalAsked = { text, body, check };
-      this.emit("asked", { what: "final", body: text });
       this.emit("final", { body, check });
       if (!check.ok) {
         // Declining signs nothing; it is the only answer left (the log shows this seat did

@@ -123,6 +123,7 @@ const RDPlay = (() => {
     matchEnd: null,
     final: null,
     finalTimer: null,
+    finalAskedAt: null, // when the table asked for the answer (its window starts then)
     downloadsTimer: null,
   };
 
@@ -727,7 +728,7 @@ const RDPlay = (() => {
     $("rd-accept").hidden = !ok;
     // RDClient has declined already when the scores do not check: the button only closes.
     $("rd-decline").textContent = ok ? "Decline" : "Close";
-    page.final = { until: performance.now() + ACCEPT_WINDOW_MS };
+    page.final = { until: (page.finalAskedAt ?? performance.now()) + ACCEPT_WINDOW_MS };
     tickFinal();
     window.clearInterval(page.finalTimer);
     page.finalTimer = window.setInterval(tickFinal, 500);
@@ -868,6 +869,7 @@ const RDPlay = (() => {
   const ASKED_WORDS = {
     entropy: "Checking the dealer's commitment before signing your share of the shuffle…",
     cosign: "Checking the game's first record (seats, rules, keys) before co-signing it…",
+    final: "The match is over: checking the result, and replaying the whole game with the rules engine, before you are asked to accept it…",
   };
   const SIGNED_WORDS = {
     entropy: "Signed your share of the shuffle.",
@@ -923,7 +925,11 @@ const RDPlay = (() => {
         case "moves": onMoves(event); break;
         case "pack": say(`Your cards for hand ${event.hand} arrived and match the deal's digest.`); break;
         case "receipt": onReceipt(event); break;
-        case "asked": if (ASKED_WORDS[event.what]) say(ASKED_WORDS[event.what]); break;
+        case "asked":
+          // The table's 15 s run from its asking, not from when the check is done.
+          if (event.what === "final") page.finalAskedAt = performance.now();
+          if (ASKED_WORDS[event.what]) say(ASKED_WORDS[event.what]);
+          break;
         case "signed": if (SIGNED_WORDS[event.what]) say(signedWords(event)); break;
         case "final": openFinal(event); break;
         case "ended": onEnded(event); break;
