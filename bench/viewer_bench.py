@@ -55,6 +55,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from memory_bench import TABLE_KEY as MEMORY_TABLE_KEY
 from memory_bench import make_log
 from results import publish
+from selenium.common.exceptions import TimeoutException
 
 from racing_demon.log.keys import public_pem
 from racing_demon.profiles import load_rules
@@ -261,11 +262,14 @@ def _engine_box(driver: Any, seconds: float = 180) -> dict[str, str]:
     """The engine box's data once the page's engine has judged the log."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        box = driver.execute_script(
-            "const b = document.getElementById('rd-engine');"
-            "const state = b.dataset.state;"
-            "return state === 'done' || state === 'error' ? {...b.dataset} : null"
-        )
+        try:
+            box = driver.execute_script(
+                "const b = document.getElementById('rd-engine');"
+                "const state = b.dataset.state;"
+                "return state === 'done' || state === 'error' ? {...b.dataset} : null"
+            )
+        except TimeoutException:  # the page's one thread is busy starting or judging
+            continue
         if box is not None:
             if box["state"] != "done":
                 raise RuntimeError(f"the engine could not run: {box}")

@@ -84,9 +84,14 @@ def engine_runtime() -> Runtime:
 
 
 def wait_for(browser: Any, script: str, seconds: float) -> Any:
+    from selenium.common.exceptions import TimeoutException
+
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        value = browser.execute_script(script)
+        try:
+            value = browser.execute_script(script)
+        except TimeoutException:  # the page's one thread is busy starting the engine
+            continue
         if value:
             return value
         time.sleep(0.25)

@@ -906,6 +906,8 @@ async function runEngine(outcome) {
       agrees: String(differs.length === 0 && disagreement === null),
       differs: differs.join(" "),
       bootMs: Math.round(engine.timings.bootMs + engine.timings.bundleMs + engine.timings.importMs),
+      pyodideMs: Math.round(engine.timings.bootMs),
+      importMs: Math.round(engine.timings.importMs),
       judgeMs: Math.round(judged),
       records: report.records ?? "",
     });
@@ -913,7 +915,7 @@ async function runEngine(outcome) {
       ? " The signatures' equations could NOT be checked in this browser, so this verdict does not cover them."
       : " The signatures' equations were checked by this browser's Web Crypto (above).";
     const detail = [
-      `Replayed with this package's own verifier (racing-demon, Pyodide ${config.runtime.version}) in this browser: every move, bounce and score recomputed.${equations}`,
+      `Replayed with this package's own verifier (racing-demon, on Pyodide ${config.runtime.version}: ${config.runtime.licences}) in this browser: every move, bounce and score recomputed.${equations}`,
     ];
     if (differs.length) {
       detail.push(el("strong", { class: "rd-engine-differs", text: ` THIS PAGE'S VERDICT DIFFERS FROM THE PYTHON VERIFIER'S (${differs.join(", ")}): the verifier said ${verdictText(cli)}.` }));
