@@ -139,20 +139,27 @@ def values() -> list[dict[str, Any]]:
 
 
 class KeywordsSeen:
-    """Which keywords of the fallback refused something (each check wrapped)."""
+    """Which keywords of the fallback refused something (each compiled check wrapped)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.refused: set[str] = set()
-        for keyword, check in list(stdlib_validator._CHECKS.items()):
-            monkeypatch.setitem(stdlib_validator._CHECKS, keyword, self._wrapped(keyword, check))
+        for keyword, compiler in list(stdlib_validator._COMPILERS.items()):
+            wrapped = self._wrapped(keyword, compiler)
+            monkeypatch.setitem(stdlib_validator._COMPILERS, keyword, wrapped)
 
-    def _wrapped(self, keyword: str, check: Any) -> Any:
-        def wrapped(*args: Any) -> Iterator[Any]:
-            for error in check(*args):
-                self.refused.add(keyword)
-                yield error
+    def _wrapped(self, keyword: str, compiler: Any) -> Any:
+        def compiled(*args: Any) -> Any:
+            check = compiler(*args)
 
-        return wrapped
+            def seen(*args: Any) -> Any:
+                errors = check(*args)
+                if errors:
+                    self.refused.add(keyword)
+                return errors
+
+            return seen
+
+        return compiled
 
 
 def schema_keywords(node: Any, names_below: bool = False) -> set[str]:

@@ -12,7 +12,7 @@ ignoring a constraint. Patterns mean what ECMA-262 means (``racing_demon.schema.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from racing_demon.errors import RacingDemonError
@@ -21,7 +21,13 @@ from racing_demon.schema.ecma_regex import compile_pattern
 DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
 
 Path = tuple[int | str, ...]  # where in the instance, outermost first
-Error = tuple[Path, str]  # an error's place and its message
+# Where in the instance, as the validation goes: the place it lies in and its own segment,
+# None at the top. A pair costs less to make at every member than a path; an error's
+# place is spelled out only when there is one (``_segments``).
+_Where = tuple["_Where", int | str] | None
+_Error = tuple[_Where, str]  # an error's place and its message
+_Check = Callable[[Any, _Where], tuple[_Error, ...]]  # the errors of an instance at a place
+_VALID: Final[tuple[_Error, ...]] = ()
 
 
 class UnknownKeyword(RacingDemonError, ValueError):
@@ -40,24 +46,27 @@ _DEFS_PREFIX: Final = "#/$defs/"
 _PLAIN_NAME: Final = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")  # written .name in a path
 
 
-def _is_type(instance: object, name: str) -> bool:
-    """JSON Schema's types over what ``json.loads`` gives, as jsonschema reads them: a bool
-    is no number, and a float with no fraction is an integer."""
-    if name == "object":
-        return isinstance(instance, dict)
-    if name == "array":
-        return isinstance(instance, list)
-    if name == "string":
-        return isinstance(instance, str)
-    if name == "null":
-        return instance is None
-    if name == "boolean":
-        return isinstance(instance, bool)
-    if isinstance(instance, bool):
-        return False
-    if name == "integer":
-        return isinstance(instance, int) or (isinstance(instance, float) and instance.is_integer())
-    return isinstance(instance, int | float)  # "number"
+def _is_number(instance: object) -> bool:
+    return isinstance(instance, int | float) and not isinstance(instance, bool)
+
+
+def _is_integer(instance: object) -> bool:
+    if isinstance(instance, float):
+        return instance.is_integer()
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# JSON Schema's types over what ``json.loads`` gives, as jsonschema reads them: a bool is
+# no number, and a float with no fraction is an integer.
+_TYPE_TESTS: Final[dict[str, Callable[[object], bool]]] = {
+    "object": lambda instance: isinstance(instance, dict),
+    "array": lambda instance: isinstance(instance, list),
+    "string": lambda instance: isinstance(instance, str),
+    "null": lambda instance: instance is None,
+    "boolean": lambda instance: isinstance(instance, bool),
+    "integer": _is_integer,
+    "number": _is_number,
+}
 
 
 def _equal(one: object, two: object) -> bool:
@@ -73,6 +82,14 @@ def _equal(one: object, two: object) -> bool:
     if isinstance(one, bool) or isinstance(two, bool):
         return one is two
     return one == two
+
+
+def _segments(where: _Where) -> Path:
+    segments: list[int | str] = []
+    while where is not None:
+        where, segment = where
+        segments.append(segment)
+    return tuple(reversed(segments))
 
 
 def _json_path(path: Path) -> str:
@@ -96,16 +113,21 @@ class Validator:
     def __init__(self, schema: Mapping[str, Any] | bool) -> None:
         self._root = schema
         self._check(schema, "#")
+        self._refs: dict[str, _Check] = {}
+        self._validate = self._compiled(schema)
 
     def errors(self, instance: object) -> list[str]:
         """Every way ``instance`` breaks the schema, ``$.path: message``, ordered by path as
         ``racing_demon.schema.schema_errors`` orders jsonschema's."""
-        found = sorted(self._errors(self._root, instance, ()), key=lambda error: list(error[0]))
+        found = sorted(
+            ((_segments(where), message) for where, message in self._validate(instance, None)),
+            key=lambda error: list(error[0]),
+        )
         return [f"{_json_path(path)}: {message}" for path, message in found]
 
     def is_valid(self, instance: object) -> bool:
-        """Whether ``instance`` is valid: the first error ends the search."""
-        return next(self._errors(self._root, instance, ()), None) is None
+        """Whether ``instance`` is valid."""
+        return not self._validate(instance, None)
 
     # -- loading: every keyword known, every value of the form read -------------------
 
@@ -147,19 +169,53 @@ class Validator:
             return None
         return defs.get(ref.removeprefix(_DEFS_PREFIX))
 
-    # -- validating: the keywords in the schema's order, as jsonschema takes them -----
+    # -- validating: each schema compiled once into a check of its keywords, taken in the
+    # schema's order as jsonschema takes them, the valid path allocating nothing ----------
 
-    def _errors(self, schema: object, instance: object, path: Path) -> Iterator[Error]:
+    def _compiled(self, schema: object) -> _Check:
         if schema is True:
-            return
+            return _always_valid
         if schema is False:
-            yield path, f"False schema does not allow {instance!r}"
-            return
+            return _never_valid
         assert isinstance(schema, dict)  # _check saw to it
-        for keyword, value in schema.items():
-            check = _CHECKS.get(keyword)
-            if check is not None:
-                yield from check(self, value, instance, schema, path)
+        checks = [
+            _COMPILERS[keyword](self, value, schema)
+            for keyword, value in schema.items()
+            if keyword in _COMPILERS
+        ]
+        if len(checks) == 1:
+            return checks[0]
+
+        def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+            found = _VALID
+            for each in checks:
+                errors = each(instance, where)
+                if errors:
+                    found += errors
+            return found
+
+        return check
+
+    def _member(self, schema: object) -> Callable[[Any, _Where, int | str], tuple[_Error, ...]]:
+        """``schema``'s check of a member ``segment`` of the instance at ``where``:
+        jsonschema places a false schema's refusal of a member at the member's parent, so
+        here too."""
+        if schema is False:
+            return lambda instance, where, segment: _never_valid(instance, where)
+        check = self._compiled(schema)
+        return lambda instance, where, segment: check(instance, (where, segment))
+
+    def _referred(self, ref: str) -> _Check:
+        """The check ``ref`` names, compiled at its first use (a schema may refer to
+        itself)."""
+
+        def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+            target = self._refs.get(ref)
+            if target is None:
+                target = self._refs[ref] = self._compiled(self._resolve(ref))
+            return target(instance, where)
+
+        return check
 
 
 _Loader = Callable[[Validator, Any, str], None]
@@ -171,7 +227,7 @@ def _load_one(validator: Validator, value: object, where: str) -> None:
 
 def _load_type(validator: Validator, value: object, where: str) -> None:
     names = value if isinstance(value, list) else [value]
-    if not names or not all(isinstance(name, str) and name in _TYPE_NAMES for name in names):
+    if not names or not all(isinstance(name, str) and name in _TYPE_TESTS for name in names):
         raise UnknownKeyword(f"{where}: {value!r} is not a type or a list of types")
 
 
@@ -186,7 +242,7 @@ def _load_names(validator: Validator, value: object, where: str) -> None:
 
 
 def _load_bound(validator: Validator, value: object, where: str) -> None:
-    if not _is_type(value, "number"):
+    if not _is_number(value):
         raise UnknownKeyword(f"{where}: a number expected")
 
 
@@ -231,197 +287,252 @@ _LOAD: Final[dict[str, _Loader]] = {
     "else": _load_one,
 }
 
-_Check = Callable[[Validator, Any, object, dict[str, Any], Path], Iterator[Error]]
+
+_Compiler = Callable[[Validator, Any, dict[str, Any]], _Check]
 
 
-def _ref(
-    v: Validator, ref: str, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    yield from v._errors(v._resolve(ref), instance, path)
+def _always_valid(instance: Any, where: _Where) -> tuple[_Error, ...]:
+    return _VALID
 
 
-def _type(
-    v: Validator, types: str | list[str], instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
+def _never_valid(instance: Any, where: _Where) -> tuple[_Error, ...]:
+    return ((where, f"False schema does not allow {instance!r}"),)
+
+
+def _ref(v: Validator, ref: str, schema: dict[str, Any]) -> _Check:
+    return v._referred(ref)
+
+
+def _type(v: Validator, types: str | list[str], schema: dict[str, Any]) -> _Check:
     names = types if isinstance(types, list) else [types]
-    if not any(_is_type(instance, name) for name in names):
-        yield path, f"{instance!r} is not of type {', '.join(map(repr, names))}"
+    listed = ", ".join(map(repr, names))
+    tests = [_TYPE_TESTS[name] for name in names]
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        for test in tests:
+            if test(instance):
+                return _VALID
+        return ((where, f"{instance!r} is not of type {listed}"),)
+
+    return check
 
 
-def _enum(
-    v: Validator, enums: list[Any], instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if not any(_equal(each, instance) for each in enums):
-        yield path, f"{instance!r} is not one of {enums!r}"
+def _enum(v: Validator, enums: list[Any], schema: dict[str, Any]) -> _Check:
+    # A string equals a string alone: a set of them answers for any instance at once.
+    strings = frozenset(enums) if all(isinstance(each, str) for each in enums) else None
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if strings is not None:
+            if isinstance(instance, str) and instance in strings:
+                return _VALID
+        elif any(_equal(each, instance) for each in enums):
+            return _VALID
+        return ((where, f"{instance!r} is not one of {enums!r}"),)
+
+    return check
 
 
-def _const(
-    v: Validator, const: object, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if not _equal(instance, const):
-        yield path, f"{const!r} was expected"
+def _const(v: Validator, const: object, schema: dict[str, Any]) -> _Check:
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if _equal(instance, const):
+            return _VALID
+        return ((where, f"{const!r} was expected"),)
+
+    return check
 
 
-def _minimum(
-    v: Validator, bound: float, instance: Any, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if _is_type(instance, "number") and instance < bound:
-        yield path, f"{instance!r} is less than the minimum of {bound!r}"
+def _minimum(v: Validator, bound: float, schema: dict[str, Any]) -> _Check:
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if _is_number(instance) and instance < bound:
+            return ((where, f"{instance!r} is less than the minimum of {bound!r}"),)
+        return _VALID
+
+    return check
 
 
-def _maximum(
-    v: Validator, bound: float, instance: Any, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if _is_type(instance, "number") and instance > bound:
-        yield path, f"{instance!r} is greater than the maximum of {bound!r}"
+def _maximum(v: Validator, bound: float, schema: dict[str, Any]) -> _Check:
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if _is_number(instance) and instance > bound:
+            return ((where, f"{instance!r} is greater than the maximum of {bound!r}"),)
+        return _VALID
+
+    return check
 
 
-def _too_short(instance: Sequence[Any], least: int) -> str:
-    return f"{instance!r} {'should be non-empty' if least == 1 else 'is too short'}"
+def _length(kind: type[str] | type[list[Any]], least: int | None, most: int | None) -> _Check:
+    """minLength (``kind`` str) or minItems (list) when ``least``, else the max."""
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if not isinstance(instance, kind):
+            return _VALID
+        if least is not None and len(instance) < least:
+            words = "should be non-empty" if least == 1 else "is too short"
+        elif most is not None and len(instance) > most:
+            words = "is expected to be empty" if most == 0 else "is too long"
+        else:
+            return _VALID
+        return ((where, f"{instance!r} {words}"),)
+
+    return check
 
 
-def _too_long(instance: Sequence[Any], most: int) -> str:
-    return f"{instance!r} {'is expected to be empty' if most == 0 else 'is too long'}"
+def _min_length(v: Validator, least: int, schema: dict[str, Any]) -> _Check:
+    return _length(str, least, None)
 
 
-def _min_length(
-    v: Validator, least: int, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if isinstance(instance, str) and len(instance) < least:
-        yield path, _too_short(instance, least)
+def _max_length(v: Validator, most: int, schema: dict[str, Any]) -> _Check:
+    return _length(str, None, most)
 
 
-def _max_length(
-    v: Validator, most: int, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if isinstance(instance, str) and len(instance) > most:
-        yield path, _too_long(instance, most)
+def _min_items(v: Validator, least: int, schema: dict[str, Any]) -> _Check:
+    return _length(list, least, None)
 
 
-def _min_items(
-    v: Validator, least: int, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if isinstance(instance, list) and len(instance) < least:
-        yield path, _too_short(instance, least)
+def _max_items(v: Validator, most: int, schema: dict[str, Any]) -> _Check:
+    return _length(list, None, most)
 
 
-def _max_items(
-    v: Validator, most: int, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if isinstance(instance, list) and len(instance) > most:
-        yield path, _too_long(instance, most)
+def _pattern(v: Validator, pattern: str, schema: dict[str, Any]) -> _Check:
+    search = compile_pattern(pattern)
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if isinstance(instance, str) and search(instance) is None:
+            return ((where, f"{instance!r} does not match {pattern!r}"),)
+        return _VALID
+
+    return check
 
 
-def _pattern(
-    v: Validator, pattern: str, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if isinstance(instance, str) and compile_pattern(pattern)(instance) is None:
-        yield path, f"{instance!r} does not match {pattern!r}"
+def _required(v: Validator, names: list[str], schema: dict[str, Any]) -> _Check:
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if not isinstance(instance, dict):
+            return _VALID
+        return tuple(
+            (where, f"{name!r} is a required property") for name in names if name not in instance
+        )
+
+    return check
 
 
-def _required(
-    v: Validator, names: list[str], instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if isinstance(instance, dict):
-        for name in names:
-            if name not in instance:
-                yield path, f"{name!r} is a required property"
+def _properties(v: Validator, properties: dict[str, Any], schema: dict[str, Any]) -> _Check:
+    members = [(name, v._member(subschema)) for name, subschema in properties.items()]
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        found = _VALID
+        if isinstance(instance, dict):
+            for name, member in members:
+                if name in instance:
+                    errors = member(instance[name], where, name)
+                    if errors:
+                        found += errors
+        return found
+
+    return check
 
 
-def _properties(
-    v: Validator,
-    properties: dict[str, Any],
-    instance: object,
-    schema: dict[str, Any],
-    path: Path,
-) -> Iterator[Error]:
-    if isinstance(instance, dict):
-        for name, subschema in properties.items():
-            if name in instance:
-                yield from _descend(v, subschema, instance[name], path, name)
+def _additional_properties(v: Validator, extra: object, schema: dict[str, Any]) -> _Check:
+    known = frozenset(schema.get("properties", {}))
+    member = v._member(extra)
 
-
-def _additional_properties(
-    v: Validator, extra: object, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if not isinstance(instance, dict):
-        return
-    known = schema.get("properties", {})
-    extras = [name for name in instance if name not in known]
-    if extra is False:
-        if extras:
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if not isinstance(instance, dict):
+            return _VALID
+        extras = [name for name in instance if name not in known]
+        if not extras or extra is True:
+            return _VALID
+        if extra is False:
             names = sorted(extras, key=str)
             verb = "was" if len(names) == 1 else "were"
             listed = ", ".join(map(repr, names))
-            yield path, f"Additional properties are not allowed ({listed} {verb} unexpected)"
-    elif extra is not True:
+            return ((where, f"Additional properties are not allowed ({listed} {verb} unexpected)"),)
+        found = _VALID
         for name in extras:
-            yield from _descend(v, extra, instance[name], path, name)
+            found += member(instance[name], where, name)
+        return found
+
+    return check
 
 
-def _items(
-    v: Validator, items: object, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if isinstance(instance, list):
-        for index, item in enumerate(instance):
-            yield from _descend(v, items, item, path, index)
+def _items(v: Validator, items: object, schema: dict[str, Any]) -> _Check:
+    member = v._member(items)
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        found = _VALID
+        if isinstance(instance, list):
+            for index, item in enumerate(instance):
+                errors = member(item, where, index)
+                if errors:
+                    found += errors
+        return found
+
+    return check
 
 
-def _descend(
-    v: Validator, schema: object, instance: object, path: Path, segment: int | str
-) -> Iterator[Error]:
-    """``schema``'s errors on the member ``segment`` of the instance at ``path``. jsonschema
-    places a false schema's refusal of a member at the member's parent: so here too."""
-    yield from v._errors(schema, instance, path if schema is False else (*path, segment))
+def _all_of(v: Validator, schemas: list[Any], schema: dict[str, Any]) -> _Check:
+    checks = [v._compiled(subschema) for subschema in schemas]
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        found = _VALID
+        for each in checks:
+            errors = each(instance, where)
+            if errors:
+                found += errors
+        return found
+
+    return check
 
 
-def _all_of(
-    v: Validator, schemas: list[Any], instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    for subschema in schemas:
-        yield from v._errors(subschema, instance, path)
+def _any_of(v: Validator, schemas: list[Any], schema: dict[str, Any]) -> _Check:
+    checks = [v._compiled(subschema) for subschema in schemas]
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if any(not each(instance, where) for each in checks):
+            return _VALID
+        return ((where, f"{instance!r} is not valid under any of the given schemas"),)
+
+    return check
 
 
-def _valid(v: Validator, schema: object, instance: object, path: Path) -> bool:
-    return next(v._errors(schema, instance, path), None) is None
+def _one_of(v: Validator, schemas: list[Any], schema: dict[str, Any]) -> _Check:
+    checks = [(subschema, v._compiled(subschema)) for subschema in schemas]
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        valid = [subschema for subschema, each in checks if not each(instance, where)]
+        if not valid:
+            return ((where, f"{instance!r} is not valid under any of the given schemas"),)
+        if len(valid) > 1:
+            # jsonschema names the ones after the first valid, then the first.
+            reprs = ", ".join(map(repr, [*valid[1:], valid[0]]))
+            return ((where, f"{instance!r} is valid under each of {reprs}"),)
+        return _VALID
+
+    return check
 
 
-def _any_of(
-    v: Validator, schemas: list[Any], instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if not any(_valid(v, subschema, instance, path) for subschema in schemas):
-        yield path, f"{instance!r} is not valid under any of the given schemas"
+def _not(v: Validator, refused: object, schema: dict[str, Any]) -> _Check:
+    refusal = v._compiled(refused)
+
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        if refusal(instance, where):
+            return _VALID
+        return ((where, f"{instance!r} should not be valid under {refused!r}"),)
+
+    return check
 
 
-def _one_of(
-    v: Validator, schemas: list[Any], instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    valid = [subschema for subschema in schemas if _valid(v, subschema, instance, path)]
-    if not valid:
-        yield path, f"{instance!r} is not valid under any of the given schemas"
-    elif len(valid) > 1:
-        # jsonschema names the ones after the first valid, then the first.
-        reprs = ", ".join(map(repr, [*valid[1:], valid[0]]))
-        yield path, f"{instance!r} is valid under each of {reprs}"
+def _if(v: Validator, condition: object, schema: dict[str, Any]) -> _Check:
+    holds = v._compiled(condition)
+    then = v._compiled(schema["then"]) if "then" in schema else _always_valid
+    otherwise = v._compiled(schema["else"]) if "else" in schema else _always_valid
 
+    def check(instance: Any, where: _Where) -> tuple[_Error, ...]:
+        return (otherwise if holds(instance, where) else then)(instance, where)
 
-def _not(
-    v: Validator, refused: object, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    if _valid(v, refused, instance, path):
-        yield path, f"{instance!r} should not be valid under {refused!r}"
-
-
-def _if(
-    v: Validator, condition: object, instance: object, schema: dict[str, Any], path: Path
-) -> Iterator[Error]:
-    branch = "then" if _valid(v, condition, instance, path) else "else"
-    if branch in schema:
-        yield from v._errors(schema[branch], instance, path)
+    return check
 
 
 # "then" and "else" are read by "if"; "$defs" only through "$ref".
-_CHECKS: Final[dict[str, _Check]] = {
+_COMPILERS: Final[dict[str, _Compiler]] = {
     "$ref": _ref,
     "type": _type,
     "enum": _enum,

@@ -1,0 +1,89 @@
+"""The browser page's entry, ``verify.in_page.judge`` (issue 34; design: "returning the JSON
+text of the one-log report exactly as `verify --json` prints it for that log (same member
+names and values), plus the equations member. Pure: no file, no network, no clock").
+
+Its reports over many logs, with and without the fast libraries, are compared with
+``verify --json``'s in tests/test_without_fast_libraries.py; here, what leaving the
+equations to the host means, and what it never means.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+import pytest
+
+from racing_demon.cli import main
+from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.report_document import report_document
+from racing_demon.verify import Settings, SettingsError, verify_log
+from racing_demon.verify.in_page import judge
+from racing_demon.verify.settings import Equations
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_games"
+KEY = raw_public_bytes(load_public_key(SAMPLES / "table.pub"))
+
+
+def judged(name: str) -> dict[str, object]:
+    path = SAMPLES / name
+    text = judge(
+        path.read_bytes(), table_key=KEY.hex(), rules=None, unsafe_unpinned=False, source=str(path)
+    )
+    report: dict[str, object] = json.loads(text)
+    return report
+
+
+def test_the_report_is_verify_json_s_document_and_says_the_host_checks_the_equations() -> None:
+    name = "disputed/illegal-move-re-signed.jsonl"
+    path = SAMPLES / name
+    expected = report_document(verify_log(path, Settings(table_key=KEY)))
+    text = judge(
+        path.read_bytes(), table_key=KEY.hex(), rules=None, unsafe_unpinned=False, source=str(path)
+    )
+    assert text == json.dumps({**expected, "equations": "by_host"}, indent=2)
+
+
+def test_a_signature_whose_equation_fails_is_left_to_the_host() -> None:
+    """Design A: "the group equation itself, which it takes as holding"; the report says so,
+    and the page's own check of the equation gives the verdict."""
+    name = "disputed/forged-move-signed-by-another-player.jsonl"
+    by_command = verify_log(SAMPLES / name, Settings(table_key=KEY))
+    assert by_command.finding is not None and by_command.finding.rule == "BAD_SIGNATURE"
+    report = judged(name)
+    assert (report["verdict"], report["equations"]) == ("verified", "by_host")
+
+
+def test_every_other_check_of_a_signature_still_runs() -> None:
+    """Design B: "step 5 does every check it does today ... except the group equation"."""
+    lines = (SAMPLES / "valid/table-4p-tie-signed.jsonl").read_bytes().splitlines()
+    index = next(i for i, line in enumerate(lines) if b'"player":"' in line)
+    value = json.loads(lines[index])
+    value["sigs"]["player"] = value["sigs"]["player"][:64] + "ff" * 32  # S beyond the order
+    lines[index] = json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
+    data = b"".join(line + b"\n" for line in lines)
+    report = json.loads(judge(data, table_key=KEY.hex(), rules=None, unsafe_unpinned=False))
+    finding = report["finding"]
+    assert (finding["code"], finding["rule"], finding["line"]) == (
+        "BAD_PLAYER_SIGNATURE",
+        "NON_CANONICAL_S",
+        index + 1,
+    )
+
+
+@pytest.mark.parametrize("table_key", ["", "AB" * 32, "ab" * 31, " " + "ab" * 32, "00" * 32])
+def test_a_table_key_that_is_no_raw_key_is_refused(table_key: str) -> None:
+    with pytest.raises(SettingsError, match="table key"):
+        judge(b"", table_key=table_key, rules=None, unsafe_unpinned=False)
+
+
+def test_the_command_has_no_way_to_leave_the_equations_to_anyone() -> None:
+    """Design B: "The host-equations setting is NOT a CLI option (a verifier that skips
+    signatures must not be one flag away)"."""
+    assert isinstance(main, click.Group)
+    command = main.get_command(click.Context(main), "verify")
+    assert command is not None
+    words = {name for param in command.params for name in [*param.opts, param.name or ""]}
+    assert not any("equation" in word or "host" in word for word in words)
+    assert Settings().equations is Equations.CHECKED
