@@ -221,7 +221,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.serve.archive": _SERVE | {"aiohttp"},
     # Issue 32: the browser client's pages and files; the table as the view page names
     # its piles (viewer.frames), cut to what a player sees.
-    "racing_demon.serve.pages": {"aiohttp", *_ERRORS},
+    # Issue 34, point 4: and the engine's files, the installed runtime's and the bundle's.
+    "racing_demon.serve.pages": {
+        "aiohttp",
+        "racing_demon.runtime",
+        "racing_demon.viewer.engine",
+        *_ERRORS,
+    },
     "racing_demon.serve.live_view": _SERVE | {"racing_demon.viewer.frames"},
     # The use case starts the web server (aiohttp's runner and site) and the routes; at the
     # start it cuts a live log's unacknowledged torn line with recover's judgement.

@@ -201,12 +201,13 @@ def _check_table_key(index: Index, *, table_key_hex: str) -> None:
 async def _listen_until_stopped(
     run: ServeRun, context: ServerContext, reporter: ServeReporter
 ) -> None:
+    engine = pages.installed_engine()
     app = make_app(
         context,
         [
             functools.partial(lobby.add_routes, context=context),
             functools.partial(archive.add_routes, context=context),
-            pages.add_routes,
+            functools.partial(pages.add_routes, engine=engine),
         ],
         loopback_only=is_loopback(run.host),
     )
@@ -219,6 +220,7 @@ async def _listen_until_stopped(
             resumed = context.open_tables()
             try:
                 await _listen(run, runner, reporter)
+                reporter.note(pages.engine_words(engine))
                 if resumed:
                     reporter.note(f"resumed {plural(resumed, 'live table')}")
                 await _until_stopped(stop, context.journal)

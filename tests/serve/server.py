@@ -35,6 +35,9 @@ needs_server = pytest.mark.skipif(
 )
 
 _LISTENING = re.compile(rb"listening on (http://127\.0\.0\.1:(\d+))")
+# What runs ``serve``: the package's command line, or a test harness in its place.
+RACING_DEMON: tuple[str, ...] = ("-m", "racing_demon")
+BOUNCING: tuple[str, ...] = (str(Path(__file__).with_name("bouncing_serve.py")),)
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 15.0
 CLI_TIMEOUT = 180.0
@@ -63,6 +66,7 @@ class Server:
     port: int = 0
     starts: int = 0
     extra: Sequence[str] = field(default_factory=tuple)
+    program: Sequence[str] = RACING_DEMON
 
     def start(self, port: int | None = None) -> None:
         """Start on ``port`` (by default the last one, else a free one) and wait for its
@@ -74,8 +78,7 @@ class Server:
         wanted = self.port if port is None else port
         command = [
             sys.executable,
-            "-m",
-            "racing_demon",
+            *self.program,
             "serve",
             "--data",
             str(self.data),
@@ -152,8 +155,10 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(folder: Path, *extra: str) -> Iterator[Server]:
-    server = Server(folder / "data", folder / "server-output", extra=extra)
+def running_server(
+    folder: Path, *extra: str, program: Sequence[str] = RACING_DEMON
+) -> Iterator[Server]:
+    server = Server(folder / "data", folder / "server-output", extra=extra, program=program)
     server.start(0)
     try:
         yield server

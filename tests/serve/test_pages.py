@@ -6,6 +6,10 @@ static name 404, /play/not-hex 404, content types)")."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import io
+import json
+import tarfile
 from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -17,9 +21,11 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from racing_demon import runtime
 from racing_demon.serve import pages
 from racing_demon.serve.app import make_app
 from racing_demon.serve.host import HostedTable
+from racing_demon.viewer.engine import engine_bundle
 
 DESIGN_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -31,9 +37,12 @@ DESIGN_NAMES = {
     "lobby.js",
     "play.js",
     "client.js",
+    "play-engine.js",
+    "engine-worker.js",
     "play.css",
     "check.js",
     "table.js",
+    "engine.js",
     "viewer.css",
 }
 GAME = "0123456789abcdef0123456789abcdef"
@@ -182,3 +191,163 @@ def test_another_host_name_is_refused_on_a_loopback_server(site: Path) -> None:
             assert response.status == 403
 
     _run(test)
+
+
+# -- the engine's files (issue 34, point 4) -------------------------------------------------
+
+ENGINE_CSP = DESIGN_CSP.replace("script-src 'self';", "script-src 'self' 'wasm-unsafe-eval';")
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> pages.Engine:
+    """An installed runtime's four files (their bytes do not matter to the routes) and a
+    bundle."""
+    folder = tmp_path / "runtime"
+    folder.mkdir()
+    (folder / "runtime.json").write_text("{}")  # in the cache, never served
+    runtime = {}
+    for name in pages.RUNTIME_FILES:
+        (folder / name).write_bytes(f"the bytes of {name}".encode() * 100)
+        runtime[name] = folder / name
+    return pages.Engine("314.0.8", runtime, b'{"format": "racing-demon/engine-bundle/v1"}')
+
+
+@asynccontextmanager
+async def _engine_client(
+    site: Path, engine: pages.Engine | None
+) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    app = make_app(
+        _NoTables(),
+        [lambda app: pages.add_routes(app, _files_in(site), engine)],
+        loopback_only=True,
+    )
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        yield client
+
+
+def test_the_engine_files_are_served_by_name_with_their_types(
+    site: Path, engine: pages.Engine
+) -> None:
+    """Issue 34 task: "serve serves the installed runtime and the Python bundle under
+    /engine/... (fixed file list, right content types, application/wasm for the wasm, cache
+    headers)": each file as installed, and a browser that holds it already gets a 304."""
+
+    async def test() -> None:
+        async with _engine_client(site, engine) as client:
+            types = {
+                "pyodide.mjs": "text/javascript",
+                "pyodide.asm.mjs": "text/javascript",
+                "pyodide.asm.wasm": "application/wasm",
+                "python_stdlib.zip": "application/zip",
+            }
+            for name, kind in types.items():
+                response = await client.get(f"/engine/{name}")
+                assert response.status == 200, name
+                assert await response.read() == engine.runtime[name].read_bytes()
+                assert response.headers["Content-Type"] == kind
+                assert response.headers["Cache-Control"] == "no-cache"
+                assert response.headers["X-Content-Type-Options"] == "nosniff"
+                again = await client.get(
+                    f"/engine/{name}", headers={"If-None-Match": response.headers["ETag"]}
+                )
+                assert again.status == 304, name
+            for name, body in (
+                ("bundle.json", engine.bundle),
+                ("engine.json", engine.manifest()),
+            ):
+                response = await client.get(f"/engine/{name}")
+                assert response.status == 200
+                assert await response.read() == body
+                assert response.headers["Content-Type"] == "application/json; charset=utf-8"
+                assert response.headers["Cache-Control"] == "no-cache"
+                again = await client.get(
+                    f"/engine/{name}", headers={"If-None-Match": response.headers["ETag"]}
+                )
+                assert again.status == 304
+                assert await again.read() == b""
+            manifest = json.loads(engine.manifest())
+            assert manifest["pyodide"] == "314.0.8"
+            assert set(manifest["files"]) == {*types, "bundle.json"}
+            for name in ("runtime.json", "pyodide.js", "pyodide-lock.json", "..%2Fruntime.json"):
+                response = await client.get(f"/engine/{name}")
+                assert response.status == 404, name
+
+    _run(test)
+
+
+def test_with_the_engine_only_the_table_page_and_its_worker_may_compile_webassembly(
+    site: Path, engine: pages.Engine
+) -> None:
+    """Issue 34 task: "CSP of the play page extended only by what Pyodide needs, e.g.
+    'wasm-unsafe-eval'": the table page and the engine's worker script (a worker runs under
+    its own script's policy) add exactly that; every other answer keeps the strict one."""
+    (site / "engine-worker.js").write_text("const RDEngineWorker = 1;")
+
+    async def test() -> None:
+        async with _engine_client(site, engine) as client:
+            for path in (f"/play/{GAME}", "/static/engine-worker.js"):
+                response = await client.get(path)
+                assert response.status == 200, path
+                assert response.headers["Content-Security-Policy"] == ENGINE_CSP
+            for path in ("/", "/static/lobby.js", "/engine/engine.json"):
+                response = await client.get(path)
+                assert response.headers["Content-Security-Policy"] == DESIGN_CSP, path
+        assert pages.ENGINE_CSP == ENGINE_CSP
+
+    _run(test)
+
+
+def test_without_the_runtime_there_is_no_engine_and_no_wider_policy(site: Path) -> None:
+    """Issue 34 task: "nothing when the runtime is not installed": /engine/ is 404 (the
+    page then says the engine is not available here) and no policy allows WebAssembly."""
+    (site / "engine-worker.js").write_text("const RDEngineWorker = 1;")
+
+    async def test() -> None:
+        async with _engine_client(site, None) as client:
+            for name in ("engine.json", "bundle.json", "pyodide.asm.wasm", "pyodide.mjs"):
+                response = await client.get(f"/engine/{name}")
+                assert response.status == 404, name
+            for path in (f"/play/{GAME}", "/static/engine-worker.js"):
+                response = await client.get(path)
+                assert response.headers["Content-Security-Policy"] == DESIGN_CSP, path
+
+    _run(test)
+
+
+def _npm_tarball(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_the_engine_is_the_checked_runtime_and_the_packages_own_bundle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34 task: "serve serves the installed runtime and the Python bundle ... nothing
+    when the runtime is not installed": the files ``racing-demon runtime install`` checked
+    and kept (RDEngine's four), the bundle ``view --engine`` inlines, and no engine when a
+    file no longer checks."""
+    folder = tmp_path / "runtime"
+    assert pages.installed_engine(folder) is None
+    assert "racing-demon runtime install" in pages.engine_words(None)
+    assert set(pages.RUNTIME_FILES) == set(runtime.FILES)
+    contents = {name: f"the bytes of {name}".encode() * 10 for name in runtime.FILES}
+    data = _npm_tarball(contents)
+    digest = hashlib.sha256(data).hexdigest()
+    pin = runtime.Pin("314.0.8", "https://registry.invalid/pyodide.tgz", len(data), digest)
+    monkeypatch.setattr(runtime, "PINNED", pin)
+    (tmp_path / "pyodide.tgz").write_bytes(data)
+    runtime.install(source=tmp_path / "pyodide.tgz", directory=folder, pin=pin)
+
+    engine = pages.installed_engine(folder)
+    assert engine is not None
+    assert engine.version == "314.0.8"
+    assert {name: path.read_bytes() for name, path in engine.runtime.items()} == contents
+    assert json.loads(engine.bundle) == engine_bundle()
+    assert "Pyodide 314.0.8" in pages.engine_words(engine)
+    (folder / "pyodide.asm.wasm").write_bytes(b"another interpreter")
+    assert pages.installed_engine(folder) is None

@@ -10,8 +10,10 @@
 //
 // When the server sends something that does not verify, the client stops: it closes the
 // connection, signs nothing more, keeps what it holds as evidence and says so with a
-// `problem` event. It never judges a move: the server's `moves` list is advice, the table
-// judges every submission.
+// `problem` event. It never judges a move itself: the server's `moves` list is advice, the
+// table judges every submission, and at the end, when the final record's body reveals the
+// dealer's secret, the page's rules engine (this package's own verifier in Pyodide, given
+// as `engine`: play-engine.js) replays the whole copy before the player may accept.
 const RDClient = (() => {
   "use strict";
 
@@ -27,6 +29,9 @@ const RDClient = (() => {
   // says what became of it (docs/protocol.md §10), as for any lost connection.
   const RECEIPT_TIMEOUT_MS = 10000;
   const MAX_HANDS = 500; // rules.MAX_HANDS: every match ends after 500 hands
+  // How long the final's check waits for an engine still loading: the table's acceptance
+  // window is 15 s, and the player needs some of it to read and answer.
+  const ENGINE_WAIT_MS = 8000;
   const NDJSON = "application/x-ndjson";
 
   const utf8 = (text) => encoder.encode(text);
@@ -331,6 +336,14 @@ const RDClient = (() => {
   const refuse = (code, message, seq = null) => {
     throw new Problem(code, message, seq);
   };
+  // The final's check when the engine did not judge the copy ("absent": none on this server).
+  const notJudged = (why, state = "unchecked") => ({
+    state,
+    why,
+    records: null,
+    ms: null,
+    finding: null,
+  });
 
   // A bounce's race: the record (after what the submission had seen, else before) that put
   // a card of the bounced card's rank on the same foundation in the same hand.
@@ -353,10 +366,11 @@ const RDClient = (() => {
   };
 
   class Game {
-    constructor(gameId, { onEvent = () => {} } = {}) {
+    constructor(gameId, { onEvent = () => {}, engine = null } = {}) {
       if (!/^[0-9a-f]{32}$/.test(gameId)) throw new Error("a game id is 32 lowercase hex");
       this.gameId = gameId;
       this.onEvent = onEvent;
+      this.engine = engine; // RDPlayEngine's, or null: a page without one
       this.copyName = `${gameId}.jsonl`;
       this.seatRecord = null;
       this.key = null; // the seat's key pair, from start()
@@ -1213,10 +1227,11 @@ const RDClient = (() => {
 
     // -- the end -----------------------------------------------------------------------
 
-    // docs/protocol.md §6, "Before accept": {ok, code, hands, totals, winners, reason,
-    // problems}; code is the first problem's (COMMITMENT_MISMATCH, PACK_MISMATCH or
-    // SCORES_MISMATCH), null when it checks.
-    async checkFinal(body) {
+    // docs/protocol.md §6, "Before accept": {ok, code, seq, hands, totals, winners, reason,
+    // problems, engine}; code is the first problem's (COMMITMENT_MISMATCH, PACK_MISMATCH,
+    // the engine's finding, SCORES_MISMATCH), null when it checks; seq the record it names.
+    // `judging` false: an answer already given stands, so the engine is not waited for.
+    async checkFinal(body, judging = true) {
       const found = []; // [code, words]
       const genesis = this.bodies[0];
       const seq = this.lines.length;
@@ -1230,6 +1245,13 @@ const RDClient = (() => {
       if (!opens)
         found.push(["COMMITMENT_MISMATCH", "its secret does not open the genesis commitment"]);
       else found.push(...(await this.packProblems(fromHex(body.secret), genesis)));
+      let engine = notJudged("its secret opens nothing");
+      if (!judging) engine = notJudged("answered before this page loaded");
+      else if (opens) engine = await this.judgeCopy(body.secret);
+      if (engine.state === "rejected") {
+        const { code, seq, message } = engine.finding;
+        found.push([code, `the rules engine rejects record ${seq}: ${message}`, seq]);
+      }
       const match = recomputeMatch(this.bodies, genesis.rules, genesis.players.length);
       found.push(...match.problems.map((words) => ["SCORES_MISMATCH", words]));
       const differs = (what, ours, theirs) => {
@@ -1246,12 +1268,74 @@ const RDClient = (() => {
       return {
         ok: found.length === 0,
         code: found[0]?.[0] ?? null,
+        seq: found[0]?.[2] ?? body.seq,
+        engine,
         hands: match.hands,
         totals: match.totals,
         winners: match.winners,
         reason: match.reason,
         problems: found.map(([, words]) => words),
       };
+    }
+
+    // The engine's judgement of the whole copy, every record before the final, replayed with
+    // the secret the final's body reveals (as `racing-demon verify --secret` replays an
+    // unfinished log): {state: "checked" | "rejected" | "unchecked", why, finding, records,
+    // ms}. Only "rejected" declines; "unchecked" says why the moves were not checked here.
+    async judgeCopy(secret) {
+      const engine = this.engine;
+      if (engine === null) return notJudged("this page has no rules engine");
+      const state = await engine.settled(ENGINE_WAIT_MS);
+      if (state === "absent") return notJudged(engine.detail, "absent");
+      if (state !== "ready")
+        return notJudged(
+          state === "failed" ? `the engine failed: ${engine.detail}` : "the engine was still loading",
+        );
+      const records = this.lines.length;
+      let judged;
+      try {
+        const bytes = new Uint8Array(await this.copyBlob().arrayBuffer());
+        // Pinned: the table's key this client checked every record under, and the rules
+        // this seat agreed to when it co-signed the genesis.
+        const options = {
+          tableKey: toHex(this.tableKey),
+          rules: this.bodies[0].rules_sha256,
+          unsafeUnpinned: false,
+          secret,
+        };
+        judged = await engine.judge(bytes, options);
+      } catch (error) {
+        return notJudged(`the engine failed: ${error.message}`);
+      }
+      const { report, ms } = judged;
+      const finding = report?.finding ?? {};
+      if (report?.verdict === "does_not_verify")
+        return {
+          state: "rejected",
+          why: null,
+          records,
+          ms,
+          finding: {
+            code: finding.code,
+            seq: finding.seq ?? (Number.isInteger(finding.line) ? finding.line - 1 : null),
+            line: finding.line ?? null,
+            step: report.step ?? null,
+            rule: finding.rule ?? null,
+            move: finding.move ?? null,
+            message: finding.message ?? "",
+          },
+        };
+      // A copy without its final record is unfinished at best; it holds when the engine
+      // replayed every record of it (not one left unreplayed: the secret was used).
+      if (
+        report?.verdict === "unfinished" &&
+        finding.code === "UNFINISHED" &&
+        report.records === records &&
+        report.not_replayed === 0
+      )
+        return { state: "checked", why: null, records, ms, finding: null };
+      const verdict = `${report?.verdict} ${finding.code ?? ""}`.trim();
+      return notJudged(`the engine did not replay the copy (its report: ${verdict})`);
     }
 
     // With the revealed secret, every hand_start digest and every pack this seat was sent
@@ -1291,7 +1375,7 @@ const RDClient = (() => {
       }
       const signedBefore = this.signed.get("final"); // answered before a reload (null: declined)
       if (this.finalAsked === null && signedBefore?.body === text) {
-        const check = await this.checkFinal(body);
+        const check = await this.checkFinal(body, false);
         this.finalAsked = { text, body, check };
         this.finalAnswer = signedBefore.signature;
       }
@@ -1300,9 +1384,10 @@ const RDClient = (() => {
         return;
       }
       if (this.finalAsked?.text === text) return; // the player is deciding
+      // Said before the check, which may wait seconds for the rules engine.
+      this.emit("asked", { what: "final", body: text });
       const check = await this.checkFinal(body);
       this.finalAsked = { text, body, check };
-      this.emit("asked", { what: "final", body: text });
       this.emit("final", { body, check });
       if (!check.ok) {
         // Declining signs nothing; it is the only answer left (the log shows this seat did
@@ -1310,7 +1395,7 @@ const RDClient = (() => {
         this.finalAnswer = null;
         this.send({ type: "accept", signature: null });
         await this.keepEvidence("final", text, check.code);
-        refuse(check.code, check.problems.join("; "), body.seq);
+        refuse(check.code, check.problems.join("; "), check.seq);
       }
     }
 

@@ -2,7 +2,8 @@
 // renderer the `view` page uses too) and plays through RDClient (client.js), which holds the
 // key, checks every record and keeps the evidence. This file judges no move: the server's
 // `moves` list says what the seat can play, and a click, a key or a drag only picks one
-// entry of it (docs/playing.md, docs/protocol.md). Every text from the server goes in through
+// entry of it (docs/playing.md, docs/protocol.md); at the end the rules engine
+// (play-engine.js) judges the copy, and this file shows what it found. Every text from the server goes in through
 // textContent, never as markup.
 const RDPlay = (() => {
   "use strict";
@@ -122,6 +123,7 @@ const RDPlay = (() => {
     matchEnd: null,
     final: null,
     finalTimer: null,
+    finalAskedAt: null, // when the table asked for the answer (its window starts then)
     downloadsTimer: null,
   };
 
@@ -634,6 +636,65 @@ const RDPlay = (() => {
     say(text);
   }
 
+  // -- the rules engine -------------------------------------------------------------------------
+
+  const ENGINE_ENABLE = "Its operator enables it with `racing-demon runtime install`, then restarts `racing-demon serve`.";
+
+  function engineWords(engine) {
+    const version = engine.version ? ` (Pyodide ${engine.version})` : "";
+    switch (engine.state) {
+      case "asking": return "Asking the server for its rules engine…";
+      case "loading": return `Loading the rules engine, this project's own verifier${version}, in the background…`;
+      case "ready": return `Ready (loaded in ${(engine.readyMs / 1000).toFixed(1)} s): when the match ends, this browser replays every record of its copy with it before you may accept the result.`;
+      case "absent": return `Not available on this server: the moves and scores will not be checked in this browser, only the signatures, the chain and the deal. ${ENGINE_ENABLE}`;
+      default: return `The rules engine could not start here (${engine.detail}): the moves and scores will not be checked in this browser.`;
+    }
+  }
+
+  function showEngine(engine) {
+    const line = $("rd-engine");
+    if (line.dataset.judged === "true") return; // the final's judgement stays shown
+    line.dataset.state = engine.state;
+    line.textContent = engineWords(engine);
+  }
+
+  // What the engine made of the copy when the final came: words, and the flagged record.
+  function judgementWords(judged) {
+    switch (judged?.state) {
+      case "checked": return `Checked: the rules engine replayed all ${judged.records} records of your copy with the dealer's secret (${Math.round(judged.ms)} ms): every move, bounce, stall and hand score is as the rules say.`;
+      case "rejected": return `The rules engine rejects record ${judged.finding.seq} of your copy (${judged.finding.code}): this browser declined the result for you.`;
+      case "absent": return `The moves and scores were not checked in this browser: the server has no rules engine. Accepting checks the scores' sums, the deal and the signatures only. ${ENGINE_ENABLE}`;
+      default: return `The moves and scores were not checked in this browser (${judged?.why ?? "no engine"}). Accepting checks the scores' sums, the deal and the signatures only.`;
+    }
+  }
+
+  function showJudgement(judged) {
+    const line = $("rd-engine");
+    line.dataset.judged = "true";
+    line.dataset.state = judged?.state ?? "unchecked";
+    line.textContent = judgementWords(judged);
+    const flag = $("rd-engine-flag");
+    if (judged?.state !== "rejected") {
+      flag.hidden = true;
+      return;
+    }
+    const { seq, line: number, code, rule, step, message, move } = judged.finding;
+    const held = page.game?.lines?.[seq];
+    const body = held === undefined ? null : JSON.parse(held).body;
+    const whose = Number.isInteger(body?.player) ? `${seatName(body.player)}'s ` : "";
+    const what = body === null ? "" : `: ${whose}${body.kind}${body.move ? ` '${body.move}'` : ""}`;
+    flag.dataset.seq = String(seq);
+    flag.dataset.code = code ?? "";
+    flag.dataset.rule = rule ?? "";
+    flag.querySelector(".rd-flag-record").textContent = `record ${seq} (line ${number ?? seq + 1} of your copy)${what}`;
+    const stepWords = step ? `step ${step.number}, ${step.title}` : "";
+    flag.querySelector(".rd-flag-words").textContent =
+      `${code}${stepWords ? ` (${stepWords})` : ""}; rule: ${rule ?? "none named"}; the engine says: ${message}${move ? ` (move '${move}')` : ""}. `
+      + "This browser declined the result and signs nothing more for this game: keep your copy and receipts, and check them with racing-demon verify.";
+    flag.querySelector(".rd-flag-line").textContent = held ?? "";
+    flag.hidden = false;
+  }
+
   // -- the final --------------------------------------------------------------------------------
 
   function openFinal({ body, check }) {
@@ -642,9 +703,16 @@ const RDPlay = (() => {
     const ok = Boolean(check?.ok);
     const verdict = $("rd-final-check");
     verdict.dataset.ok = String(ok);
+    const rejected = check?.engine?.state === "rejected";
     verdict.textContent = ok
       ? "✓ This browser recomputed every hand's scores from its own copy of the log: they match."
-      : "✗ The scores this browser recomputed from its own copy do not match the table's: this browser declined the result for you (the log will show that this seat did not accept it), and signs nothing more for this game.";
+      : rejected
+        ? "✗ The rules engine rejects a record of this browser's copy: this browser declined the result for you (the log will show that this seat did not accept it), and signs nothing more for this game."
+        : "✗ The scores this browser recomputed from its own copy do not match the table's: this browser declined the result for you (the log will show that this seat did not accept it), and signs nothing more for this game.";
+    const engine = $("rd-final-engine");
+    engine.dataset.state = check?.engine?.state ?? "unchecked";
+    engine.textContent = judgementWords(check?.engine);
+    showJudgement(check?.engine);
     const rows = (final.totals ?? []).map((total, seat) => {
       const mine = check?.totals?.[seat];
       const same = mine === total;
@@ -660,7 +728,7 @@ const RDPlay = (() => {
     $("rd-accept").hidden = !ok;
     // RDClient has declined already when the scores do not check: the button only closes.
     $("rd-decline").textContent = ok ? "Decline" : "Close";
-    page.final = { until: performance.now() + ACCEPT_WINDOW_MS };
+    page.final = { until: (page.finalAskedAt ?? performance.now()) + ACCEPT_WINDOW_MS };
     tickFinal();
     window.clearInterval(page.finalTimer);
     page.finalTimer = window.setInterval(tickFinal, 500);
@@ -755,8 +823,9 @@ const RDPlay = (() => {
       ? "This page signs nothing more until it is reloaded. Reload it once the browser works again (free some disk space, say): it goes on from the copy it holds."
       : "This page will sign nothing more for this game. Download your copy of the log, your receipts and the refused lines below and keep them: they are your evidence (racing-demon audit reads them).";
     warning.hidden = false;
-    if (code !== "SCORES_MISMATCH") closeFinal();
-    else $("rd-accept").disabled = true;
+    // A final whose check failed stays open, saying why; any other stop closes it.
+    if ($("rd-final").open && $("rd-final-check").dataset.ok === "false") $("rd-accept").disabled = true;
+    else closeFinal();
     clearSelection();
     drawMoves();
     buildView();
@@ -800,6 +869,7 @@ const RDPlay = (() => {
   const ASKED_WORDS = {
     entropy: "Checking the dealer's commitment before signing your share of the shuffle…",
     cosign: "Checking the game's first record (seats, rules, keys) before co-signing it…",
+    final: "The match is over: checking the result, and replaying the whole game with the rules engine, before you are asked to accept it…",
   };
   const SIGNED_WORDS = {
     entropy: "Signed your share of the shuffle.",
@@ -855,7 +925,11 @@ const RDPlay = (() => {
         case "moves": onMoves(event); break;
         case "pack": say(`Your cards for hand ${event.hand} arrived and match the deal's digest.`); break;
         case "receipt": onReceipt(event); break;
-        case "asked": if (ASKED_WORDS[event.what]) say(ASKED_WORDS[event.what]); break;
+        case "asked":
+          // The table's 15 s run from its asking, not from when the check is done.
+          if (event.what === "final") page.finalAskedAt = performance.now();
+          if (ASKED_WORDS[event.what]) say(ASKED_WORDS[event.what]);
+          break;
         case "signed": if (SIGNED_WORDS[event.what]) say(signedWords(event)); break;
         case "final": openFinal(event); break;
         case "ended": onEnded(event); break;
@@ -907,7 +981,13 @@ const RDPlay = (() => {
       }
       $("rd-download-receipts").hidden = page.seat === null;
       drawMoves();
-      page.game = new RDClient.Game(page.gameId, { onEvent });
+      // Only a seat is asked to accept: a spectator's page loads no engine.
+      const engine = page.seat === null ? null : RDPlayEngine.start({ onChange: showEngine });
+      if (engine === null) {
+        $("rd-engine").dataset.state = "absent";
+        $("rd-engine").textContent = "Not loaded: you are watching, and a spectator accepts nothing. Each player's page replays the game with it before accepting the result.";
+      }
+      page.game = new RDClient.Game(page.gameId, { onEvent, engine });
       await page.game.start();
     } catch (error) {
       say(`This table could not be opened: ${error.code ?? "ERROR"}: ${error.message ?? error}`);

@@ -1,0 +1,50 @@
+"""Test harness, never shipped: ``racing-demon serve`` whose tables rule ONE legal move as
+bounced (issue 34, point 4: "a server that rules one bounce wrongly mid-game").
+
+Run as a script in place of ``python -m racing_demon`` (``Server(program=BOUNCING)``). It
+wraps ``MatchFlow.submit``, the one place a table judges a submission, so that seat
+``SEAT``'s ``NTH`` card to a numbered foundation, legal and accepted by the rules, is
+recorded instead as a bounce, ``FOUNDATION_TAKEN`` (a lost race that never happened). The
+table writes, signs and sends that record as it does any refusal, and plays on from the
+position the bounce leaves: the log is the table's own, consistent but for that one ruling,
+and ``racing-demon verify`` finds it (``WRONGLY_BOUNCED``, step 8).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from typing import Any
+
+from racing_demon.game.flow import MatchFlow, RecordKind, Submission
+
+SEAT = 1  # a bot's seat in the tests: it plays its cards by itself
+NTH = 2  # its second card to a numbered foundation: mid-game, after play has begun
+REASON = "FOUNDATION_TAKEN"
+_TO_A_FOUNDATION = re.compile(r"^\d+ \S+>f\d+ ")
+
+_honest_submit = MatchFlow.submit
+_seen = 0
+
+
+def _submit_wrongly(self: MatchFlow, seat: int, *args: Any, **kwargs: Any) -> Any:
+    global _seen
+    event, after = _honest_submit(self, seat, *args, **kwargs)
+    assert isinstance(event, Submission)
+    if seat != SEAT or event.kind is not RecordKind.MOVE or not _TO_A_FOUNDATION.match(event.move):
+        return event, after
+    _seen += 1
+    if _seen != NTH:
+        return event, after
+    bounced = dataclasses.replace(event, kind=RecordKind.BOUNCE, reason=REASON)
+    assert self.state is not None
+    return bounced, self._after(self.state)  # the card stays where it was, as for a bounce
+
+
+MatchFlow.submit = _submit_wrongly  # type: ignore[method-assign]
+
+if __name__ == "__main__":
+    from racing_demon.cli import main
+
+    sys.exit(main(prog_name="racing-demon"))
