@@ -72,6 +72,58 @@ def test_every_other_check_of_a_signature_still_runs() -> None:
     )
 
 
+def without_its_final(name: str) -> tuple[bytes, str]:
+    """The log ``name`` as the play page holds it when it judges (every record before the
+    final one), and the dealer secret the final record's body reveals."""
+    lines = (SAMPLES / name).read_bytes().splitlines(keepends=True)
+    secret: str = json.loads(lines[-1])["body"]["secret"]
+    return b"".join(lines[:-1]), secret
+
+
+@pytest.mark.parametrize(
+    ("name", "verdict"),
+    [
+        ("valid/table-4p-tie-signed.jsonl", ("unfinished", "UNFINISHED", 0)),
+        ("disputed/legal-move-wrongly-bounced.jsonl", ("does_not_verify", "WRONGLY_BOUNCED", 42)),
+    ],
+)
+def test_with_the_secret_an_unfinished_log_is_judged_as_verify_secret_judges_it(
+    tmp_path: Path, name: str, verdict: tuple[str, str, int]
+) -> None:
+    """The play page's question (docs/playing.md): with the secret the final body reveals,
+    is every record before the final one right? ``judge(..., secret=)`` answers as
+    ``verify --secret`` does, replaying the unfinished log to its end."""
+    data, secret = without_its_final(name)
+    path = tmp_path / "copy.jsonl"
+    path.write_bytes(data)
+    settings = Settings(table_key=KEY, seed=bytes.fromhex(secret))
+    expected = report_document(verify_log(path, settings))
+    text = judge(
+        data,
+        table_key=KEY.hex(),
+        rules=None,
+        unsafe_unpinned=False,
+        source=str(path),
+        secret=secret,
+    )
+    assert text == json.dumps({**expected, "equations": "by_host"}, indent=2)
+    report = json.loads(text)
+    assert (report["verdict"], report["finding"]["code"], report["not_replayed"]) == verdict
+
+
+def test_without_the_secret_an_unfinished_log_is_not_replayed() -> None:
+    data, _ = without_its_final("disputed/legal-move-wrongly-bounced.jsonl")
+    report = json.loads(judge(data, table_key=KEY.hex(), rules=None, unsafe_unpinned=False))
+    assert report["verdict"] == "unfinished"
+    assert report["not_replayed"] > 0
+
+
+@pytest.mark.parametrize("secret", ["", "AB" * 32, "ab" * 31, "ab" * 32 + "\n"])
+def test_a_secret_that_is_no_64_hex_is_refused(secret: str) -> None:
+    with pytest.raises(SettingsError, match="dealer secret"):
+        judge(b"", table_key=None, rules=None, unsafe_unpinned=True, secret=secret)
+
+
 @pytest.mark.parametrize("table_key", ["", "AB" * 32, "ab" * 31, " " + "ab" * 32, "00" * 32])
 def test_a_table_key_that_is_no_raw_key_is_refused(table_key: str) -> None:
     with pytest.raises(SettingsError, match="table key"):

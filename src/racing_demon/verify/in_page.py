@@ -22,7 +22,7 @@ from racing_demon.report_document import report_document
 from racing_demon.verify.driver import verify_stream
 from racing_demon.verify.settings import Equations, Settings, SettingsError
 
-_RAW_KEY: Final = re.compile(r"[0-9a-f]{64}")
+_HEX_32: Final = re.compile(r"[0-9a-f]{64}")
 
 
 def judge(
@@ -32,6 +32,7 @@ def judge(
     rules: str | None,
     unsafe_unpinned: bool,
     source: str = "<stream>",
+    secret: str | None = None,
 ) -> str:
     """The report on the log ``data``, as ``racing-demon verify --json`` writes a log's
     report (its ``reports`` member's item: the same members, the same values, the same
@@ -40,16 +41,21 @@ def judge(
 
     ``table_key`` is the pinned table's raw public key as 64 lowercase hex (as the viewer's
     data holds it), ``rules`` the pinned rules' digest; ``unsafe_unpinned`` and ``source``
-    as for ``verify``. ``SettingsError`` for settings that cannot be used; nothing the log
-    holds makes it raise.
+    as for ``verify``; ``secret`` the dealer secret as 64 lowercase hex, as ``verify
+    --secret`` takes it: the log must reveal that secret, and an unfinished log is replayed
+    with it (the play page judges its copy before the final record exists). ``SettingsError``
+    for settings that cannot be used; nothing the log holds makes it raise.
     """
-    if table_key is not None and not _RAW_KEY.fullmatch(table_key):
+    if table_key is not None and not _HEX_32.fullmatch(table_key):
         raise SettingsError("table key: 64 lowercase hex characters (the raw public key)")
+    if secret is not None and not _HEX_32.fullmatch(secret):
+        raise SettingsError("dealer secret: 64 lowercase hex characters")
     settings = Settings(
         table_key=None if table_key is None else bytes.fromhex(table_key),
         rules=rules,
         unsafe_unpinned=unsafe_unpinned,
         equations=Equations.BY_HOST,
+        seed=None if secret is None else bytes.fromhex(secret),
     )
     report = verify_stream(io.BytesIO(data), settings, source)
     document = {**report_document(report), "equations": settings.equations.value}

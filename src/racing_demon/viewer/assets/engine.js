@@ -11,9 +11,10 @@
 //                                     (ids below), written by `racing-demon view --engine`;
 //     source = { baseURL: "/engine/" } the play page: the four runtime files and bundle.json
 //                                     served under that URL by `racing-demon serve`.
-//   const report = await engine.judge(logBytes, { tableKey, rules, unsafeUnpinned });
-//     logBytes: Uint8Array of the whole log; tableKey: 64 hex or null; rules: the name
-//     or text `verify --rules` was given, or null. Resolves to the one-log report, as
+//   const report = await engine.judge(logBytes, { tableKey, rules, unsafeUnpinned, secret });
+//     logBytes: Uint8Array of the whole log; tableKey: 64 hex or null; rules: the pinned
+//     rules' digest (64 hex) or null; secret: the dealer secret (64 hex), as `verify
+//     --secret` takes it, or null. Resolves to the one-log report, as
 //     `racing-demon verify --json` prints it in its "reports" list, with "equations":
 //     "by_host" (the Ed25519 equations are not checked by it: the host's, RDCheck's, job).
 //   engine.timings: { bootMs, bundleMs, importMs } measured on boot (bench/viewer_bench.py).
@@ -144,7 +145,7 @@ if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
     sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
 from racing_demon.verify.in_page import judge as _rd_judge
 `;
-  const JUDGE = `_rd_judge(_rd_log.to_bytes(), table_key=_rd_key, rules=_rd_rules, unsafe_unpinned=_rd_unsafe)`;
+  const JUDGE = `_rd_judge(_rd_log.to_bytes(), table_key=_rd_key, rules=_rd_rules, unsafe_unpinned=_rd_unsafe, secret=_rd_secret)`;
 
   // -- the page's verdict (docs/viewer.md, "The engine page") ------------------------
 
@@ -194,7 +195,7 @@ from racing_demon.verify.in_page import judge as _rd_judge
     const imported = performance.now();
     const timings = { bootMs: booted - started, bundleMs: written - booted, importMs: imported - written };
     let queue = Promise.resolve();
-    const judgeNow = async (logBytes, { tableKey = null, rules = null, unsafeUnpinned = false } = {}) => {
+    const judgeNow = async (logBytes, { tableKey = null, rules = null, unsafeUnpinned = false, secret = null } = {}) => {
       const globals = pyodide.globals;
       try {
         globals.set("_rd_log", logBytes);
@@ -202,11 +203,12 @@ from racing_demon.verify.in_page import judge as _rd_judge
         globals.set("_rd_key", tableKey ?? undefined);
         globals.set("_rd_rules", rules ?? undefined);
         globals.set("_rd_unsafe", Boolean(unsafeUnpinned));
+        globals.set("_rd_secret", secret ?? undefined);
         const text = pyodide.runPython(JUDGE);
         const report = JSON.parse(text);
         return Array.isArray(report.reports) ? report.reports[0] : report;
       } finally {
-        for (const name of ["_rd_log", "_rd_key", "_rd_rules", "_rd_unsafe"]) globals.delete(name);
+        for (const name of ["_rd_log", "_rd_key", "_rd_rules", "_rd_unsafe", "_rd_secret"]) globals.delete(name);
       }
     };
     return Object.freeze({
