@@ -198,6 +198,42 @@ def test_a_runtime_whose_file_changed_no_longer_checks_and_is_replaced_whole(
     assert [path.name for path in cache.parent.iterdir()] == ["runtime"]
 
 
+@pytest.mark.parametrize("occupant", ["a folder of files", "a file"])
+def test_a_folder_that_holds_no_runtime_is_never_replaced(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, occupant: str
+) -> None:
+    """The install replaces its folder whole, so a folder (or file) that
+    $RACING_DEMON_RUNTIME_DIR names by mistake is refused, with every byte left in place."""
+    data = tarball(CONTENTS)
+    pinned_to(monkeypatch, data)
+    source = tmp_path / "pyodide.tgz"
+    source.write_bytes(data)
+    cache.parent.mkdir()
+    if occupant == "a file":
+        cache.write_bytes(b"someone's file")
+    else:
+        cache.mkdir()
+        (cache / "important.txt").write_bytes(b"someone's file")
+    code, output = invoke("runtime", "install", "--from", str(source))
+    assert code == 2
+    assert f"{cache} exists and holds no runtime (runtime.json is missing)" in output
+    kept = cache if occupant == "a file" else cache / "important.txt"
+    assert kept.read_bytes() == b"someone's file"
+    assert [path.name for path in cache.parent.iterdir()] == ["runtime"]
+
+
+def test_an_empty_folder_is_installed_into(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tarball(CONTENTS)
+    pin = pinned_to(monkeypatch, data)
+    source = tmp_path / "pyodide.tgz"
+    source.write_bytes(data)
+    cache.mkdir(parents=True)
+    assert invoke("runtime", "install", "--from", str(source))[0] == 0
+    assert installed(cache, pin) is not None
+
+
 def test_the_cache_folder_follows_the_environment(tmp_path: Path) -> None:
     """Design C: "$RACING_DEMON_RUNTIME_DIR, else $XDG_CACHE_HOME/racing-demon/
     pyodide-314.0.8, else ~/.cache/..."."""

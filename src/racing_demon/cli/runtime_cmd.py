@@ -36,7 +36,7 @@ def runtime() -> None:
     which lets a page made by `racing-demon view --engine` replay the log with
     this package's own verifier in the reader's browser (racing-demon docs viewer).
 
-    It is not in the package (about 12 MB): `install` puts the pinned release,
+    It is not in the package (about 13 MB): `install` puts the pinned release,
     checked by size and SHA-256, with its licence notices, in a cache folder:
     $RACING_DEMON_RUNTIME_DIR, else $XDG_CACHE_HOME/racing-demon/pyodide-314.0.8,
     else ~/.cache/racing-demon/pyodide-314.0.8.

@@ -69,7 +69,7 @@ Examples:
 @click.option(
     "--engine",
     is_flag=True,
-    help="Inline the browser runtime and this package's verifier (about 17 MB more), so "
+    help="Inline the browser runtime and this package's verifier (about 18 MB more), so "
     "the page replays every move and score itself; needs `racing-demon runtime install`.",
 )
 @click.pass_context
@@ -97,7 +97,7 @@ def view(
 
     With --engine the page also replays every move and recomputes every score in
     the browser, with this package's own verifier running on Pyodide (CPython in
-    WebAssembly), inlined: one file of about 17 MB that still opens from file://.
+    WebAssembly), inlined: one file of about 19 MB that still opens from file://.
     Its verdict is set beside the Python verifier's, loudly where they differ. It
     needs the runtime installed (racing-demon runtime install); without it, exit 2.
 

@@ -2,7 +2,7 @@
 page (``racing-demon view --engine``, the play page), installed into a cache by
 ``racing-demon runtime install`` (docs/viewer.md, "The engine page").
 
-Not in the wheel: the runtime is about 12 MB, twenty times the rest of the package, MPL-2.0
+Not in the wheel: the runtime is about 13 MB, twenty times the rest of the package, MPL-2.0
 code that most users of the command line never need. One command fetches the pinned npm
 tarball (or takes one fetched elsewhere), checks its size and SHA-256 before unpacking
 anything, and keeps the four files a page needs, with their licence notices, in a cache
@@ -163,6 +163,7 @@ def install(
     present = installed(target, chosen)
     if present is not None:
         return Installed(present, already=True)
+    _refuse_a_folder_of_other_files(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
@@ -185,6 +186,25 @@ def install(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return Installed(Runtime(target, runtime.version, runtime.tarball_sha256, runtime.files), False)
+
+
+def _refuse_a_folder_of_other_files(target: Path) -> None:
+    """The install replaces ``target`` whole: only a runtime (one that no longer checks: its
+    manifest is there) or an empty folder may be replaced, never a folder of someone's files
+    that $RACING_DEMON_RUNTIME_DIR happens to name."""
+    if not (target.exists() or target.is_symlink()):
+        return
+    try:
+        replaceable = target.is_dir() and (
+            (target / MANIFEST).is_file() or next(target.iterdir(), None) is None
+        )
+    except OSError as error:
+        raise RuntimeRefused(f"cannot read {target}: {error.strerror or error}") from error
+    if not replaceable:
+        raise RuntimeRefused(
+            f"{target} exists and holds no runtime ({MANIFEST} is missing): the install "
+            "would replace it whole; name an empty or new folder in RACING_DEMON_RUNTIME_DIR"
+        )
 
 
 def _copy_checked(source: Path, tarball: Path, pin: Pin) -> None:
