@@ -17,6 +17,7 @@ import pytest
 
 from racing_demon.cli import main
 from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.log.reader import Limits
 from racing_demon.report_document import report_document
 from racing_demon.verify import Settings, SettingsError, verify_log
 from racing_demon.verify.in_page import judge
@@ -122,6 +123,33 @@ def test_without_the_secret_an_unfinished_log_is_not_replayed() -> None:
 def test_a_secret_that_is_no_64_hex_is_refused(secret: str) -> None:
     with pytest.raises(SettingsError, match="dealer secret"):
         judge(b"", table_key=None, rules=None, unsafe_unpinned=True, secret=secret)
+
+
+def test_the_limits_are_verify_s_limits() -> None:
+    """``view --engine --max-records 10``: the engine judges under the limits the page's
+    embedded verdict was reached under, so the two agree (TOO_MANY_RECORDS, step 1)."""
+    path = SAMPLES / "valid/table-4p-tie-signed.jsonl"
+    limits = Limits(max_records=10)
+    expected = report_document(verify_log(path, Settings(table_key=KEY, limits=limits)))
+    text = judge(
+        path.read_bytes(),
+        table_key=KEY.hex(),
+        rules=None,
+        unsafe_unpinned=False,
+        source=str(path),
+        limits={"max_records": 10},
+    )
+    assert text == json.dumps({**expected, "equations": "by_host"}, indent=2)
+    assert json.loads(text)["finding"]["code"] == "TOO_MANY_RECORDS"
+
+
+@pytest.mark.parametrize(
+    ("limits", "why"),
+    [({"max_rows": 10}, "no limit is named max_rows"), ({"max_records": 0}, "at least 1")],
+)
+def test_limits_that_cannot_be_used_are_refused(limits: dict[str, int], why: str) -> None:
+    with pytest.raises(SettingsError, match=why):
+        judge(b"", table_key=None, rules=None, unsafe_unpinned=True, limits=limits)
 
 
 @pytest.mark.parametrize("table_key", ["", "AB" * 32, "ab" * 31, " " + "ab" * 32, "00" * 32])

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from racing_demon.log.reader import Limits
 from racing_demon.runtime import FILES, Runtime
 from racing_demon.viewer.engine import BUNDLE_FORMAT, EngineOptions, EnginePage, engine_bundle
 from racing_demon.viewer.page import ENGINE_SCRIPT_POLICY, SCRIPT_POLICY, render_page
@@ -75,7 +76,8 @@ def test_an_engine_page_inlines_the_runtime_and_widens_only_the_script_policy(
         (notices / notice).write_text(f"{notice} text", "utf-8")
     (notices / "EMSCRIPTEN-MIT-NCSA.txt").write_text("</script> <!-- in a notice", "utf-8")
     runtime = Runtime(tmp_path, "314.0.8", "0" * 64, {name: "1" * 64 for name in FILES})
-    engine = EnginePage(runtime=runtime, options=EngineOptions(rules="a" * 64))
+    limits = Limits(max_records=10, max_line_bytes=4096)
+    engine = EnginePage(runtime=runtime, options=EngineOptions(rules="a" * 64, limits=limits))
     plain = render_page({"x": 1})
     page = render_page({"x": 1}, engine=engine)
     assert SCRIPT_POLICY in plain and ENGINE_SCRIPT_POLICY not in plain
@@ -94,4 +96,6 @@ def test_an_engine_page_inlines_the_runtime_and_widens_only_the_script_policy(
         )[0]
     )
     assert config["rules"] == "a" * 64 and config["runtime"]["version"] == "314.0.8"
+    # The engine judges under the limits the page's own verdict was reached under.
+    assert Limits(**config["limits"]) == limits
     assert "MPL-2.0" in config["runtime"]["licences"]

@@ -13,11 +13,14 @@ no clock: the bytes and the settings are all it reads.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
+from collections.abc import Mapping
 from typing import Final
 
+from racing_demon.log.reader import Limits
 from racing_demon.report_document import report_document
 from racing_demon.verify.driver import verify_stream
 from racing_demon.verify.settings import Equations, Settings, SettingsError
@@ -33,6 +36,7 @@ def judge(
     unsafe_unpinned: bool,
     source: str = "<stream>",
     secret: str | None = None,
+    limits: Mapping[str, int] | None = None,
 ) -> str:
     """The report on the log ``data``, as ``racing-demon verify --json`` writes a log's
     report (its ``reports`` member's item: the same members, the same values, the same
@@ -43,14 +47,17 @@ def judge(
     data holds it), ``rules`` the pinned rules' digest; ``unsafe_unpinned`` and ``source``
     as for ``verify``; ``secret`` the dealer secret as 64 lowercase hex, as ``verify
     --secret`` takes it: the log must reveal that secret, and an unfinished log is replayed
-    with it (the play page judges its copy before the final record exists). ``SettingsError``
-    for settings that cannot be used; nothing the log holds makes it raise.
+    with it (the play page judges its copy before the final record exists); ``limits`` the
+    reader's limits by ``Limits``'s field names, as ``verify --max-...`` sets them (the
+    defaults where None or left out). ``SettingsError`` for settings that cannot be used;
+    nothing the log holds makes it raise.
     """
     if table_key is not None and not _HEX_32.fullmatch(table_key):
         raise SettingsError("table key: 64 lowercase hex characters (the raw public key)")
     if secret is not None and not _HEX_32.fullmatch(secret):
         raise SettingsError("dealer secret: 64 lowercase hex characters")
     settings = Settings(
+        limits=_limits(limits or {}),
         table_key=None if table_key is None else bytes.fromhex(table_key),
         rules=rules,
         unsafe_unpinned=unsafe_unpinned,
@@ -60,3 +67,14 @@ def judge(
     report = verify_stream(io.BytesIO(data), settings, source)
     document = {**report_document(report), "equations": settings.equations.value}
     return json.dumps(document, indent=2)
+
+
+def _limits(given: Mapping[str, int]) -> Limits:
+    names = {field.name for field in dataclasses.fields(Limits)}
+    unknown = sorted(set(given) - names)
+    if unknown:
+        raise SettingsError(f"limits: no limit is named {', '.join(unknown)}")
+    try:
+        return Limits(**{name: int(value) for name, value in given.items()})
+    except (TypeError, ValueError) as error:
+        raise SettingsError(f"limits: {error}") from error

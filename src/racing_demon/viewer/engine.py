@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import ast
 import base64
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.runtime import FILES, NOTICES, PINNED, Runtime
 
 BUNDLE_FORMAT = "racing-demon/engine-bundle/v1"
@@ -96,11 +98,10 @@ def engine_bundle() -> dict[str, Any]:
 @dataclass(frozen=True, kw_only=True)
 class EngineOptions:
     """What the page's engine judges with, as ``verify`` was given it for the page's
-    own verdict: the pinned rules (a name or a document's text) and whether an unpinned
-    log is accepted."""
+    own verdict: the pinned rules' digest and the reader's limits."""
 
     rules: str | None = None
-    unsafe_unpinned: bool = False
+    limits: Limits = DEFAULT_LIMITS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,7 +116,7 @@ class EnginePage:
         licence notices it names."""
         return {
             "rules": self.options.rules,
-            "unsafe_unpinned": self.options.unsafe_unpinned,
+            "limits": dataclasses.asdict(self.options.limits),
             "runtime": {
                 "name": "Pyodide",
                 "version": PINNED.version,

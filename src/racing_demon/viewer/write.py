@@ -83,7 +83,7 @@ def write_view(run: ViewRun, reporter: ViewReporter, *, open_output: OpenOutput)
         except RuntimeRefused as refusal:
             reporter.failed(str(refusal))
             return ExitCode.UNUSABLE
-        options = EngineOptions(rules=run.settings.rules)
+        options = EngineOptions(rules=run.settings.rules, limits=run.settings.limits)
         engine = EnginePage(runtime=runtime, options=options)
     try:
         report, data = verified_page_data(run.log, run.settings)

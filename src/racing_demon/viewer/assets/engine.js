@@ -11,10 +11,11 @@
 //                                     (ids below), written by `racing-demon view --engine`;
 //     source = { baseURL: "/engine/" } the play page: the four runtime files and bundle.json
 //                                     served under that URL by `racing-demon serve`.
-//   const report = await engine.judge(logBytes, { tableKey, rules, unsafeUnpinned, secret });
+//   const report = await engine.judge(logBytes, { tableKey, rules, unsafeUnpinned, secret, limits });
 //     logBytes: Uint8Array of the whole log; tableKey: 64 hex or null; rules: the pinned
 //     rules' digest (64 hex) or null; secret: the dealer secret (64 hex), as `verify
-//     --secret` takes it, or null. Resolves to the one-log report, as
+//     --secret` takes it, or null; limits: {max_file_bytes, max_line_bytes, max_records,
+//     max_depth} as `verify --max-...` set them, or null. Resolves to the one-log report, as
 //     `racing-demon verify --json` prints it in its "reports" list, with "equations":
 //     "by_host" (the Ed25519 equations are not checked by it: the host's, RDCheck's, job).
 //   engine.timings: { bootMs, bundleMs, importMs } measured on boot (bench/viewer_bench.py).
@@ -145,7 +146,7 @@ if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
     sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
 from racing_demon.verify.in_page import judge as _rd_judge
 `;
-  const JUDGE = `_rd_judge(_rd_log.to_bytes(), table_key=_rd_key, rules=_rd_rules, unsafe_unpinned=_rd_unsafe, secret=_rd_secret)`;
+  const JUDGE = `_rd_judge(_rd_log.to_bytes(), table_key=_rd_key, rules=_rd_rules, unsafe_unpinned=_rd_unsafe, secret=_rd_secret, limits=_rd_limits)`;
 
   // -- the page's verdict (docs/viewer.md, "The engine page") ------------------------
 
@@ -195,8 +196,10 @@ from racing_demon.verify.in_page import judge as _rd_judge
     const imported = performance.now();
     const timings = { bootMs: booted - started, bundleMs: written - booted, importMs: imported - written };
     let queue = Promise.resolve();
-    const judgeNow = async (logBytes, { tableKey = null, rules = null, unsafeUnpinned = false, secret = null } = {}) => {
+    const judgeNow = async (logBytes, { tableKey = null, rules = null, unsafeUnpinned = false, secret = null, limits = null } = {}) => {
       const globals = pyodide.globals;
+      // A dict, not a JsProxy: judge reads it as a Mapping of int.
+      const limitsDict = limits === null ? undefined : pyodide.toPy(limits);
       try {
         globals.set("_rd_log", logBytes);
         // undefined, not null: Pyodide reads JS null as its jsnull, undefined as None.
@@ -204,11 +207,13 @@ from racing_demon.verify.in_page import judge as _rd_judge
         globals.set("_rd_rules", rules ?? undefined);
         globals.set("_rd_unsafe", Boolean(unsafeUnpinned));
         globals.set("_rd_secret", secret ?? undefined);
+        globals.set("_rd_limits", limitsDict);
         const text = pyodide.runPython(JUDGE);
         const report = JSON.parse(text);
         return Array.isArray(report.reports) ? report.reports[0] : report;
       } finally {
-        for (const name of ["_rd_log", "_rd_key", "_rd_rules", "_rd_unsafe", "_rd_secret"]) globals.delete(name);
+        for (const name of ["_rd_log", "_rd_key", "_rd_rules", "_rd_unsafe", "_rd_secret", "_rd_limits"]) globals.delete(name);
+        limitsDict?.destroy();
       }
     };
     return Object.freeze({

@@ -893,7 +893,7 @@ async function runEngine(outcome) {
     const report = await engine.judge(checks.bytes, {
       tableKey: key ? RDCheck.hex.toHex(key) : null,
       rules: config.rules,
-      unsafeUnpinned: config.unsafe_unpinned,
+      limits: config.limits,
     });
     const judged = performance.now() - started;
     performance.mark("rd-engine-judged");
