@@ -150,3 +150,33 @@ def write_public_key(path: Path, key: Ed25519PrivateKey = TABLE_KEY) -> Path:
     """``key``'s public half as an SPKI PEM file at ``path``."""
     path.write_bytes(public_pem(key))
     return path
+
+
+# Two changes of a log where a signature's group equation fails and another check fails
+# too, after it in verify's order (docs/log-format.md §7): each edits the lines in place and
+# returns the index of the line whose table signature no longer holds. For the engine
+# page, which must order a failure of the host's equations as verify does.
+def renumbered_unsigned(lines: list[bytes]) -> int:
+    """A submission's ``n`` changed and not signed again: its table's equation fails, and
+    so does its number (SUBMISSION_GAP), a later check on the same line."""
+    index = next(i for i, line in enumerate(lines) if b'"n":0' in line)
+    lines[index] = lines[index].replace(b'"n":0', b'"n":1', 1)
+    return index
+
+
+def cut_with_a_forged_table_signature(lines: list[bytes]) -> int:
+    """No final record (UNFINISHED, found at the end of the file) and a table signature on
+    the last line that does not hold, found on its line before that."""
+    del lines[-1]
+    value = json.loads(lines[-1])
+    value["sigs"]["table"] = value["sigs"]["table"][:-2] + (
+        "00" if value["sigs"]["table"][-2:] != "00" else "01"
+    )
+    lines[-1] = json.dumps(value, separators=(",", ":"), sort_keys=True).encode()
+    return len(lines) - 1
+
+
+EQUATION_FIRST: tuple[Callable[[list[bytes]], int], ...] = (
+    renumbered_unsigned,
+    cut_with_a_forged_table_signature,
+)

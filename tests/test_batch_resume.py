@@ -36,7 +36,7 @@ from racing_demon.report_document import report_from_document
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Report, Settings, Verdict, verify_log
 from racing_demon.verify.assurance import Requirement
-from racing_demon.verify.settings import Equations
+from racing_demon.verify.settings import Equations, FailedEquation
 
 __all__ = ["game", "pub", "scheduler"]  # fixtures, shared with test_batch
 
@@ -82,6 +82,11 @@ def test_the_cache_key_changes_with_every_setting_and_the_verifier(
         "rules": dataclasses.replace(PINNED, rules="0" * 64),
         "required": dataclasses.replace(PINNED, required=(Requirement.KEYED,)),
         "equations": dataclasses.replace(PINNED, equations=Equations.BY_HOST),
+        "failed_equations": dataclasses.replace(
+            PINNED,
+            equations=Equations.BY_HOST,
+            failed_equations=frozenset({FailedEquation(bytes(32), bytes(64), bytes(32))}),
+        ),
     }
     # A field added to Settings must be added here, and so proved to change the key.
     assert set(changed) == {field.name for field in dataclasses.fields(Settings)}

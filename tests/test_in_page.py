@@ -9,8 +9,11 @@ equations to the host means, and what it never means.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 import pytest
@@ -18,10 +21,13 @@ import pytest
 from racing_demon.cli import main
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.log.reader import Limits
+from racing_demon.log.records import body_bytes
+from racing_demon.log.signing import pae, verify_raw
 from racing_demon.report_document import report_document
 from racing_demon.verify import Settings, SettingsError, verify_log
 from racing_demon.verify.in_page import judge
-from racing_demon.verify.settings import Equations
+from racing_demon.verify.settings import Equations, FailedEquation
+from tests.tampering import EQUATION_FIRST
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_games"
 KEY = raw_public_bytes(load_public_key(SAMPLES / "table.pub"))
@@ -150,6 +156,74 @@ def test_the_limits_are_verify_s_limits() -> None:
 def test_limits_that_cannot_be_used_are_refused(limits: dict[str, int], why: str) -> None:
     with pytest.raises(SettingsError, match=why):
         judge(b"", table_key=None, rules=None, unsafe_unpinned=True, limits=limits)
+
+
+def table_equations_that_fail(data: bytes) -> list[dict[str, str]]:
+    """What a host that checks the table's signatures itself names: each table signature
+    whose group equation does not hold, as ``judge`` takes it."""
+    failed = []
+    for raw in data.splitlines():
+        value = json.loads(raw)
+        message = pae(value["body"]["kind"], body_bytes(raw), value["body"]["v"])
+        signature = bytes.fromhex(value["sigs"]["table"])
+        if verify_raw(KEY, message, signature) is not None:
+            failed.append(
+                {
+                    "key": KEY.hex(),
+                    "signature": signature.hex(),
+                    "message_sha256": hashlib.sha256(message).hexdigest(),
+                }
+            )
+    return failed
+
+
+@pytest.mark.parametrize("change", EQUATION_FIRST)
+def test_with_the_host_s_failed_equations_the_report_is_verify_s(
+    tmp_path: Path, change: Callable[[list[bytes]], int]
+) -> None:
+    """An equation that fails comes first where ``verify`` checks it first: given the
+    equations the host found failing, ``judge`` finds the first failure in the very order
+    of ``verify`` (the table's signature before a submission's number on one line, every
+    line's signatures before the end of the file)."""
+    lines = (SAMPLES / "valid/table-4p-tie-signed.jsonl").read_bytes().splitlines()
+    index = change(lines)
+    data = b"".join(line + b"\n" for line in lines)
+    path = tmp_path / "changed.jsonl"
+    path.write_bytes(data)
+    expected = report_document(verify_log(path, Settings(table_key=KEY)))
+    assert expected["finding"]["code"] == "BAD_TABLE_SIGNATURE"
+    assert expected["finding"]["line"] == index + 1
+    failed = table_equations_that_fail(data)
+    assert len(failed) == 1
+    arguments: dict[str, Any] = {
+        "table_key": KEY.hex(),
+        "rules": None,
+        "unsafe_unpinned": False,
+        "source": str(path),
+    }
+    text = judge(data, failed_equations=failed, **arguments)
+    assert text == json.dumps({**expected, "equations": "by_host"}, indent=2)
+    # Without them it finds a later failure: the host alone could not order the two.
+    assert json.loads(judge(data, **arguments))["finding"]["code"] != "BAD_TABLE_SIGNATURE"
+
+
+@pytest.mark.parametrize(
+    ("failed", "why"),
+    [
+        ({"key": "ab" * 32, "signature": "ab" * 64}, "the members key, signature, message_sha256"),
+        ({"key": "ab" * 32, "signature": "ab" * 63, "message_sha256": "ab" * 32}, "signature"),
+        ({"key": "AB" * 32, "signature": "ab" * 64, "message_sha256": "ab" * 32}, "key"),
+    ],
+)
+def test_a_failed_equation_that_is_not_one_is_refused(failed: dict[str, str], why: str) -> None:
+    with pytest.raises(SettingsError, match=why):
+        judge(b"", table_key=None, rules=None, unsafe_unpinned=True, failed_equations=[failed])
+
+
+def test_only_a_host_names_failed_equations() -> None:
+    failed = frozenset({FailedEquation(bytes(32), bytes(64), bytes(32))})
+    with pytest.raises(SettingsError, match="BY_HOST"):
+        Settings(failed_equations=failed)
 
 
 @pytest.mark.parametrize("table_key", ["", "AB" * 32, "ab" * 31, " " + "ab" * 32, "00" * 32])

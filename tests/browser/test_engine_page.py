@@ -36,6 +36,7 @@ from racing_demon.verify import Settings, verify_log
 from racing_demon.viewer.engine import EngineOptions, EnginePage
 from racing_demon.viewer.page import ENGINE_SCRIPT_POLICY, asset, engine_elements
 from tests.conftest import invoke
+from tests.tampering import EQUATION_FIRST
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_games"
@@ -182,7 +183,8 @@ globalThis.rdJudge = async (base64, keyHex) => {{
   const tableKey = keyHex ? RDCheck.hex.fromHex(keyHex) : null;
   const checks = await RDCheck.run(bytes, {{ tableKey }});
   const engine = await RDEngine.boot({{ inline: document }});
-  const report = await engine.judge(bytes, {{ tableKey: keyHex }});
+  const failedEquations = checks.failedEquations;
+  const report = await engine.judge(bytes, {{ tableKey: keyHex, failedEquations }});
   return {{ page: RDEngine.pageVerdict(report, checks), equations: report.equations ?? null }};
 }};
 document.body.dataset.ready = "true";
@@ -325,6 +327,26 @@ def test_twenty_re_signed_mutants_get_the_cli_verdict_in_the_browser(
     expected = cli_verdict(path)
     # Only the engine can catch it: every check up to the secret (steps 1-6) passes.
     assert expected["verdict"] == "does_not_verify" and expected["step"] >= 7, expected
+    result = judge_in_browser(path.read_bytes())
+    assert {field: result["page"][field] for field in FIELDS} == expected
+    assert result["page"]["disagreement"] is None
+
+
+@pytest.mark.parametrize("change", EQUATION_FIRST, ids=lambda change: change.__name__)
+def test_an_equation_that_fails_before_another_check_is_ordered_as_verify_orders_it(
+    change: Callable[[list[bytes]], int],
+    judge_in_browser: Callable[[bytes], dict[str, Any]],
+    tmp_path: Path,
+) -> None:
+    """Not re-signed: a table signature fails its equation (Web Crypto's to find) on a line
+    where a later check fails too, or before the end of an unfinished file. The page gives
+    the engine the equations it found failing, so the verdict is verify's, in its order."""
+    lines = (SAMPLES / "valid/table-4p-tie-signed.jsonl").read_bytes().splitlines()
+    index = change(lines)
+    path = tmp_path / "changed.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    expected = cli_verdict(path)
+    assert (expected["code"], expected["line"]) == ("BAD_TABLE_SIGNATURE", index + 1)
     result = judge_in_browser(path.read_bytes())
     assert {field: result["page"][field] for field in FIELDS} == expected
     assert result["page"]["disagreement"] is None

@@ -52,6 +52,10 @@ def cache_key(settings: Settings) -> str:
         value = getattr(settings, setting.name)
         if setting.name == "equations" and value is Equations.CHECKED:
             continue  # as every key was before the setting came: those verdicts were checked
+        if setting.name == "failed_equations":
+            if not value:
+                continue  # likewise
+            value = sorted(b"".join(failed).hex() for failed in value)
         if isinstance(value, bytes):
             value = value.hex()
         elif isinstance(value, Limits):

@@ -12,7 +12,8 @@ checks, of the same answers: both are cofactorless, which a probe at first use c
 cryptography's check is used instead (``_choose_equation``). cryptography signs. Both are
 imported only when an equation is checked or a signature made: a host that checks the
 equations itself (the browser page, where neither library exists) runs every other check
-here on the standard library alone (``check_equation=False``).
+here on the standard library alone, and takes the host's answer for each equation
+(``equation=``, ``EquationCheck``).
 """
 
 from __future__ import annotations
@@ -76,6 +77,10 @@ class SignatureCode(enum.StrEnum):
     BAD_SIGNATURE = "BAD_SIGNATURE"
 
 
+# (raw public key, message, R || S): does the signature's group equation hold?
+EquationCheck = Callable[[bytes, bytes, bytes], bool]
+
+
 @dataclass(frozen=True, slots=True)
 class SignatureCheck:
     """Why a signature or a public key was refused."""
@@ -127,11 +132,11 @@ def verify(
     signature_hex: str,
     version: int = 1,
     *,
-    check_equation: bool = True,
+    equation: EquationCheck | None = None,
 ) -> SignatureCheck | None:
     """None if ``signature_hex`` is a valid signature of ``pae(kind, body, version)``, else
-    why not. Without ``check_equation``, every check but the group equation, which the
-    caller's host checks itself."""
+    why not. ``equation`` answers whether the group equation holds, when a host checks the
+    equations itself; None: this module checks it (PyNaCl, or cryptography)."""
     signature = _signature_bytes(signature_hex)
     if signature is None:
         return SignatureCheck(
@@ -144,9 +149,7 @@ def verify(
             SignatureCode.BAD_KIND,
             f"record kind {kind!r} is not 1-32 lowercase ASCII letters or '_'",
         )
-    return verify_raw(
-        public_key_raw, pae(kind, body, version), signature, check_equation=check_equation
-    )
+    return verify_raw(public_key_raw, pae(kind, body, version), signature, equation=equation)
 
 
 def _signature_bytes(text: str) -> bytes | None:
@@ -162,9 +165,14 @@ def _signature_bytes(text: str) -> bytes | None:
 
 
 def verify_raw(
-    public_key_raw: bytes, message: bytes, signature: bytes, *, check_equation: bool = True
+    public_key_raw: bytes,
+    message: bytes,
+    signature: bytes,
+    *,
+    equation: EquationCheck | None = None,
 ) -> SignatureCheck | None:
-    """The strict checks of ``verify`` on a raw message and a 64-byte signature (R || S)."""
+    """The strict checks of ``verify`` on a raw message and a 64-byte signature (R || S),
+    the group equation answered by ``equation`` as for ``verify``."""
     if len(signature) != 64:
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE_ENCODING,
@@ -186,7 +194,8 @@ def verify_raw(
             SignatureCode.NON_CANONICAL_S,
             "S is not below the group order L (another signature's S + L?)",
         )
-    if check_equation and not _equation_holds(public_key_raw, message, signature):
+    holds = _equation_holds if equation is None else equation
+    if not holds(public_key_raw, message, signature):
         return SignatureCheck(
             SignatureCode.BAD_SIGNATURE, "the signature does not verify for this key and message"
         )
@@ -228,9 +237,6 @@ def _check_key_point(raw: bytes) -> SignatureCheck | None:
             f"public key {raw.hex()} is a point of small order: signatures under it can be forged",
         )
     return None
-
-
-_Equation = Callable[[bytes, bytes, bytes], bool]  # (key, message, R || S): does it hold?
 
 
 def _libsodium_equation(public_key_raw: bytes, message: bytes, signature: bytes) -> bool:
@@ -297,7 +303,7 @@ _PROBES = tuple(
 )
 
 
-def _choose_equation(candidate: _Equation) -> _Equation:
+def _choose_equation(candidate: EquationCheck) -> EquationCheck:
     """``candidate`` if it answers the probes as OpenSSL does, else OpenSSL's own check: so
     the verdicts never depend on which libsodium PyNaCl was built with."""
     if all(candidate(key, message, rs) is holds for message, key, rs, holds in _PROBES):
@@ -306,7 +312,7 @@ def _choose_equation(candidate: _Equation) -> _Equation:
 
 
 @functools.cache
-def _chosen_equation() -> _Equation:
+def _chosen_equation() -> EquationCheck:
     """The equation, chosen once, at its first use: not at import, which would need both
     libraries where no equation is checked."""
     return _choose_equation(_libsodium_equation)

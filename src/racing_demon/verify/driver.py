@@ -48,6 +48,7 @@ from racing_demon.log.records import (
     chain_hash,
     parse_record,
 )
+from racing_demon.log.signing import EquationCheck
 from racing_demon.schema import record_errors
 from racing_demon.verify import (
     step01_framing,
@@ -62,7 +63,7 @@ from racing_demon.verify import (
 )
 from racing_demon.verify.assurance import with_requirements
 from racing_demon.verify.report import Finding, Report, Step, StepFailed, Verdict, VerifyCode
-from racing_demon.verify.settings import Equations, Settings
+from racing_demon.verify.settings import Settings
 
 _COUNT_CHUNK = 64 * 1024
 
@@ -197,6 +198,10 @@ class _Verification:
     replay_failed: StepFailed | None = None
     replayed: int = 0
     moves: MoveTexts = field(default_factory=MoveTexts)  # this verification's, both passes'
+    equation: EquationCheck | None = None  # settings.equation_check(), made once
+
+    def __post_init__(self) -> None:
+        self.equation = self.settings.equation_check()
 
     def run(self, stream: BinaryIO) -> Report:
         try:
@@ -306,7 +311,7 @@ class _Verification:
                     fast=settings.fast,
                     player_keys=self.player_keys,
                     next_n=self.submissions.get(seat, 0),
-                    equations=settings.equations is Equations.CHECKED,
+                    equation=self.equation,
                 )
                 if seat >= 0:
                     self.submissions[seat] = self.submissions.get(seat, 0) + 1

@@ -17,15 +17,16 @@ import dataclasses
 import io
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from racing_demon.log.reader import Limits
 from racing_demon.report_document import report_document
 from racing_demon.verify.driver import verify_stream
-from racing_demon.verify.settings import Equations, Settings, SettingsError
+from racing_demon.verify.settings import Equations, FailedEquation, Settings, SettingsError
 
 _HEX_32: Final = re.compile(r"[0-9a-f]{64}")
+_HEX: Final = re.compile(r"[0-9a-f]*")
 
 
 def judge(
@@ -37,6 +38,7 @@ def judge(
     source: str = "<stream>",
     secret: str | None = None,
     limits: Mapping[str, int] | None = None,
+    failed_equations: Iterable[Mapping[str, str]] = (),
 ) -> str:
     """The report on the log ``data``, as ``racing-demon verify --json`` writes a log's
     report (its ``reports`` member's item: the same members, the same values, the same
@@ -49,8 +51,12 @@ def judge(
     --secret`` takes it: the log must reveal that secret, and an unfinished log is replayed
     with it (the play page judges its copy before the final record exists); ``limits`` the
     reader's limits by ``Limits``'s field names, as ``verify --max-...`` sets them (the
-    defaults where None or left out). ``SettingsError`` for settings that cannot be used;
-    nothing the log holds makes it raise.
+    defaults where None or left out); ``failed_equations`` the signatures whose group
+    equation the host found not to hold, each ``{"key", "signature", "message_sha256"}`` in
+    lowercase hex (32, 64 and 32 bytes): each fails where ``verify`` checks it, so the
+    report's first failure is ``verify``'s whenever the host named every equation that
+    fails. ``SettingsError`` for settings that cannot be used; nothing the log holds makes
+    it raise.
     """
     if table_key is not None and not _HEX_32.fullmatch(table_key):
         raise SettingsError("table key: 64 lowercase hex characters (the raw public key)")
@@ -62,11 +68,25 @@ def judge(
         rules=rules,
         unsafe_unpinned=unsafe_unpinned,
         equations=Equations.BY_HOST,
+        failed_equations=frozenset(_failed(item) for item in failed_equations),
         seed=None if secret is None else bytes.fromhex(secret),
     )
     report = verify_stream(io.BytesIO(data), settings, source)
     document = {**report_document(report), "equations": settings.equations.value}
     return json.dumps(document, indent=2)
+
+
+def _failed(item: Mapping[str, str]) -> FailedEquation:
+    sizes = {"key": 32, "signature": 64, "message_sha256": 32}
+    if set(item) != set(sizes):
+        raise SettingsError(f"a failed equation has the members {', '.join(sizes)}")
+    values = []
+    for name, size in sizes.items():
+        text = item[name]
+        if not (isinstance(text, str) and _HEX.fullmatch(text) and len(text) == 2 * size):
+            raise SettingsError(f"a failed equation's {name}: {2 * size} lowercase hex characters")
+        values.append(bytes.fromhex(text))
+    return FailedEquation(*values)
 
 
 def _limits(given: Mapping[str, int]) -> Limits:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
-from racing_demon.log.signing import check_public_key
+from racing_demon.log.signing import EquationCheck, check_public_key
 from racing_demon.verify.assurance import Requirement
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")
@@ -25,6 +27,15 @@ class Equations(enum.StrEnum):
 
     CHECKED = "checked"
     BY_HOST = "by_host"
+
+
+class FailedEquation(NamedTuple):
+    """A signature whose group equation the host found not to hold: the signer's raw public
+    key, the 64 signature bytes (R || S) and the SHA-256 of the message it was checked over."""
+
+    key: bytes
+    signature: bytes
+    message_sha256: bytes
 
 
 class SettingsError(RacingDemonError, ValueError):
@@ -55,8 +66,11 @@ class Settings:
     rules: str | None = None
     required: tuple[Requirement, ...] = ()
     equations: Equations = Equations.CHECKED
+    failed_equations: frozenset[FailedEquation] = frozenset()
 
     def __post_init__(self) -> None:
+        if self.failed_equations and self.equations is not Equations.BY_HOST:
+            raise SettingsError("failed equations are a host's answers: equations=BY_HOST")
         if self.rules is not None and not _DIGEST.fullmatch(self.rules):
             raise SettingsError(f"pinned rules: {self.rules!r} is not a digest (64 lowercase hex)")
         if self.table_key is None:
@@ -66,3 +80,21 @@ class Settings:
         problem = check_public_key(self.table_key)
         if problem is not None:
             raise SettingsError(f"table key: {problem}")
+
+    def equation_check(self) -> EquationCheck | None:
+        """Who answers each signature's group equation (``signing.verify``'s ``equation``):
+        None, the verifier itself; with ``BY_HOST``, the host: an equation fails exactly
+        where it is one of ``failed_equations``, so the first failure is found in the order
+        of the steps, as ``verify`` finds it, and the equations the host did not name are
+        taken as holding."""
+        if self.equations is Equations.CHECKED:
+            return None
+        failed: dict[tuple[bytes, bytes], set[bytes]] = {}
+        for key, signature, digest in self.failed_equations:
+            failed.setdefault((key, signature), set()).add(digest)
+
+        def holds(key: bytes, message: bytes, signature: bytes) -> bool:
+            digests = failed.get((key, signature))
+            return digests is None or hashlib.sha256(message).digest() not in digests
+
+        return holds

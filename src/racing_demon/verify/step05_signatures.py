@@ -12,8 +12,8 @@ On every other record: the table's signature, no co-signatures, on a submission 
 player's signature (unless ``--fast``) then its number, and on the final record the
 acceptances.
 
-With ``equations=False`` every signature gets every check but its group equation, which
-the host checks itself (``Equations.BY_HOST``).
+``equation`` answers each group equation where a host checks them itself
+(``Equations.BY_HOST``); every other check runs here either way.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from racing_demon.log.records import (
     entropy_statement,
     statement_of,
 )
-from racing_demon.log.signing import check_public_key, key_id, verify
+from racing_demon.log.signing import EquationCheck, check_public_key, key_id, verify
 from racing_demon.verify.report import Step, VerifyCode, failure
 from racing_demon.wording import plural
 
@@ -50,12 +50,12 @@ def check_signatures(
     fast: bool,
     player_keys: PlayerKeys,
     next_n: int,
-    equations: bool = True,
+    equation: EquationCheck | None = None,
 ) -> PlayerKeys:
     """Check line ``line``'s signatures; the players' keys, once the genesis gives them.
 
-    ``next_n`` is the number the record's seat's next submission must carry; without
-    ``equations``, no signature's group equation is checked here (the host checks them).
+    ``next_n`` is the number the record's seat's next submission must carry; ``equation``
+    as for ``signing.verify``: the host's answers, or None to check each equation here.
     """
     record, sigs = line.record, line.sigs
     payload = record.payload
@@ -77,7 +77,7 @@ def check_signatures(
     version = record.v
     if table_key is not None and (not fast or genesis is not None or kind is RecordKind.FINAL):
         problem = verify(
-            table_key, kind, body_bytes(line.raw), sigs.table, version, check_equation=equations
+            table_key, kind, body_bytes(line.raw), sigs.table, version, equation=equation
         )
         if problem is not None:
             fail(
@@ -87,26 +87,31 @@ def check_signatures(
             )
     if genesis is not None:
         player_keys = _check_player_keys(
-            genesis, body_bytes(line.raw), sigs, version, fail, equations
+            genesis, body_bytes(line.raw), sigs, version, fail, equation
         )
         if version >= 2 and any(player_keys):
-            _check_entropy(record.game, genesis, player_keys, fail, equations)
+            _check_entropy(record.game, genesis, player_keys, fail, equation)
     elif sigs.players is not None:
         fail(VerifyCode.UNEXPECTED_SIGNATURE, "players co-sign the genesis only")
     if isinstance(payload, Submission):
-        _check_submission(record, payload, sigs, player_keys, fast, next_n, fail, equations)
+        _check_submission(record, payload, sigs, player_keys, fast, next_n, fail, equation)
     elif sigs.player is not None:
         fail(
             VerifyCode.UNEXPECTED_SIGNATURE,
             f"a player's signature on a {kind} record, which no player submits",
         )
     if sigs.accepts is not None:
-        _check_acceptances(line, sigs.accepts, player_keys, fail, equations)
+        _check_acceptances(line, sigs.accepts, player_keys, fail, equation)
     return player_keys
 
 
 def _check_player_keys(
-    genesis: Genesis, message: bytes, sigs: Signatures, version: int, fail: _Fail, equations: bool
+    genesis: Genesis,
+    message: bytes,
+    sigs: Signatures,
+    version: int,
+    fail: _Fail,
+    equation: EquationCheck | None,
 ) -> PlayerKeys:
     keys = tuple(
         None if entry.key is None else bytes.fromhex(entry.key) for entry in genesis.players
@@ -152,14 +157,14 @@ def _check_player_keys(
             found=plural(0 if cosigned is None else len(cosigned), "signature"),
         )
     for seat, (key, signature) in enumerate(zip(listed, cosigned, strict=True)):
-        signed = _Signed(seat, key, RecordKind.GENESIS, message, signature, version, equations)
+        signed = _Signed(seat, key, RecordKind.GENESIS, message, signature, version, equation)
         _check_seat(signed, VerifyCode.BAD_GENESIS_COSIGNATURE, "co-signature", fail)
     return keys
 
 
 class _Signed(NamedTuple):
     """What seat ``seat`` signed with ``key``, as a ``kind`` of log format ``version``;
-    ``equation``: whether its group equation is checked here."""
+    ``equation``: who answers its group equation (``signing.verify``'s)."""
 
     seat: int
     key: bytes
@@ -167,7 +172,7 @@ class _Signed(NamedTuple):
     message: bytes
     signature: str
     version: int
-    equation: bool
+    equation: EquationCheck | None
 
 
 def _check_seat(signed: _Signed, code: VerifyCode, what: str, fail: _Fail) -> None:
@@ -177,7 +182,7 @@ def _check_seat(signed: _Signed, code: VerifyCode, what: str, fail: _Fail) -> No
         signed.message,
         signed.signature,
         signed.version,
-        check_equation=signed.equation,
+        equation=signed.equation,
     )
     if problem is not None:
         fail(
@@ -189,7 +194,11 @@ def _check_seat(signed: _Signed, code: VerifyCode, what: str, fail: _Fail) -> No
 
 
 def _check_entropy(
-    game: str, genesis: Genesis, player_keys: PlayerKeys, fail: _Fail, equations: bool
+    game: str,
+    genesis: Genesis,
+    player_keys: PlayerKeys,
+    fail: _Fail,
+    equation: EquationCheck | None,
 ) -> None:
     """Format v2: each keyed seat's contribution is its signature over the commitment, so
     it was made after the commitment was published (step 7 counts the contributions)."""
@@ -197,7 +206,7 @@ def _check_entropy(
     for seat, (key, contribution) in enumerate(zip(player_keys, genesis.entropy, strict=False)):
         assert key is not None  # every seat lists a key, or none does
         statement = canonical_bytes_of_read(entropy_statement(game, seat, genesis.commitment))
-        signed = _Signed(seat, key, ENTROPY, statement, contribution, 2, equations)
+        signed = _Signed(seat, key, ENTROPY, statement, contribution, 2, equation)
         _check_seat(
             signed,
             VerifyCode.ENTROPY_NOT_BOUND,
@@ -211,7 +220,7 @@ def _check_acceptances(
     accepts: tuple[str | None, ...],
     player_keys: PlayerKeys,
     fail: _Fail,
-    equations: bool,
+    equation: EquationCheck | None,
 ) -> None:
     """Format v2: the seats that accept the result sign the final record's body."""
     record = line.record
@@ -232,7 +241,7 @@ def _check_acceptances(
         if signature is None:
             continue
         assert key is not None  # any() above: every seat lists a key
-        signed = _Signed(seat, key, ACCEPT, message, signature, record.v, equations)
+        signed = _Signed(seat, key, ACCEPT, message, signature, record.v, equation)
         _check_seat(signed, VerifyCode.BAD_ACCEPTANCE, "acceptance of the final record", fail)
 
 
@@ -244,7 +253,7 @@ def _check_submission(
     fast: bool,
     next_n: int,
     fail: _Fail,
-    equations: bool,
+    equation: EquationCheck | None,
 ) -> None:
     seat = event.seat
     # A seat the genesis does not list has no key; the replay refuses the record.
@@ -263,7 +272,7 @@ def _check_submission(
         )
     elif not fast:
         statement = canonical_bytes_of_read(statement_of(record.game, event))
-        signed = _Signed(seat, key, SUBMISSION, statement, signature, record.v, equations)
+        signed = _Signed(seat, key, SUBMISSION, statement, signature, record.v, equation)
         _check_seat(signed, VerifyCode.BAD_PLAYER_SIGNATURE, "signature", fail)
     if event.n != next_n:
         fail(

@@ -471,6 +471,19 @@ const RDCheck = (() => {
     return cryptoKeys.get(hex);
   };
 
+  // Every signature whose group equation this page found not to hold, as the engine takes
+  // them (verify.in_page.judge's failed_equations), by key, signature and message digest:
+  // a failed equation is a fact of those three bytes, whichever log or run met it.
+  const failedEquations = new Map();
+  const equationFailed = async (keyRaw, message, signature) => {
+    const failed = {
+      key: toHex(keyRaw),
+      signature: toHex(signature),
+      message_sha256: await sha256Hex(message),
+    };
+    failedEquations.set(`${failed.key}:${failed.signature}:${failed.message_sha256}`, failed);
+  };
+
   // signing.verify_raw: null if signature (64 bytes, R || S) is valid for message, else why not.
   const verifyRaw = async (keyRaw, message, signature) => {
     if (signature.length !== 64) {
@@ -501,11 +514,12 @@ const RDCheck = (() => {
       valid = await subtle.verify({ name: "Ed25519" }, await cryptoKey(keyRaw), signature, message);
     } catch (error) {
       // Not expected for a key that passed the checks above; refused, never passed.
+      await equationFailed(keyRaw, message, signature);
       return problem("BAD_SIGNATURE", `the browser refused to check it (${error.name})`);
     }
-    return valid
-      ? null
-      : problem("BAD_SIGNATURE", "the signature does not verify for this key and message");
+    if (valid) return null;
+    await equationFailed(keyRaw, message, signature);
+    return problem("BAD_SIGNATURE", "the signature does not verify for this key and message");
   };
 
   const KIND_RE = /^[a-z_]{1,32}$/;
@@ -1556,7 +1570,9 @@ const RDCheck = (() => {
     // the line's index when it is no record), line (1-based), code (the verifier's reason
     // code) and rule (the signature's code) name the first failing record when status is
     // "fail", else they are null. ed25519: this browser verifies Ed25519; finished: the log
-    // has its final record (an unfinished log fails nothing it holds, yet proves no result).
+    // has its final record (an unfinished log fails nothing it holds, yet proves no result);
+    // failedEquations: [{key, signature, message_sha256}] (hex), every signature whose
+    // equation this page has found not to hold, for the engine (RDEngine's judge).
     async run(logBytes, { tableKey = null } = {}) {
       const ed25519 = await ed25519Available();
       const log = await readLog(logBytes);
@@ -1570,7 +1586,7 @@ const RDCheck = (() => {
         packs: () => checkPacks(log),
       };
       const results = await Promise.all(CHECKS.map((check) => failClosed(check, checks[check])));
-      return { results, ed25519, finished: log.final !== null };
+      return { results, ed25519, finished: log.final !== null, failedEquations: [...failedEquations.values()] };
     },
     CHECKS,
     // The page's embedded log: gzip, then base64.

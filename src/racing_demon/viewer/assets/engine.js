@@ -11,13 +11,16 @@
 //                                     (ids below), written by `racing-demon view --engine`;
 //     source = { baseURL: "/engine/" } the play page: the four runtime files and bundle.json
 //                                     served under that URL by `racing-demon serve`.
-//   const report = await engine.judge(logBytes, { tableKey, rules, unsafeUnpinned, secret, limits });
+//   const report = await engine.judge(logBytes, { tableKey, rules, unsafeUnpinned, secret, limits,
+//                                                 failedEquations });
 //     logBytes: Uint8Array of the whole log; tableKey: 64 hex or null; rules: the pinned
 //     rules' digest (64 hex) or null; secret: the dealer secret (64 hex), as `verify
 //     --secret` takes it, or null; limits: {max_file_bytes, max_line_bytes, max_records,
-//     max_depth} as `verify --max-...` set them, or null. Resolves to the one-log report, as
+//     max_depth} as `verify --max-...` set them, or null; failedEquations: RDCheck.run's
+//     outcome.failedEquations ([] if none). Resolves to the one-log report, as
 //     `racing-demon verify --json` prints it in its "reports" list, with "equations":
-//     "by_host" (the Ed25519 equations are not checked by it: the host's, RDCheck's, job).
+//     "by_host": the Ed25519 equations are not checked by it but by the host (RDCheck, Web
+//     Crypto), each one named in failedEquations failing where verify checks it.
 //   engine.timings: { bootMs, bundleMs, importMs } measured on boot (bench/viewer_bench.py).
 //   Booting again with the same document or baseURL gives the same engine.
 //   RDEngine.available(document): the page holds an inlined runtime.
@@ -146,13 +149,13 @@ if ${JSON.stringify(PACKAGE_ROOT)} not in sys.path:
     sys.path.insert(0, ${JSON.stringify(PACKAGE_ROOT)})
 from racing_demon.verify.in_page import judge as _rd_judge
 `;
-  const JUDGE = `_rd_judge(_rd_log.to_bytes(), table_key=_rd_key, rules=_rd_rules, unsafe_unpinned=_rd_unsafe, secret=_rd_secret, limits=_rd_limits)`;
+  const JUDGE = `_rd_judge(_rd_log.to_bytes(), table_key=_rd_key, rules=_rd_rules, unsafe_unpinned=_rd_unsafe, secret=_rd_secret, limits=_rd_limits, failed_equations=_rd_failed)`;
 
   // -- the page's verdict (docs/viewer.md, "The engine page") ------------------------
 
-  // The engine took the Ed25519 equations as holding; where one fails, RDCheck says so
-  // (rule BAD_SIGNATURE, the signature's own code, on the line it is on): the table's and
-  // the players' signatures, and the entropy contributions (each a seat's signature).
+  // RDCheck's equation failures (rule BAD_SIGNATURE, the signature's own code, on the line
+  // it is on): the table's and the players' signatures, and the entropy contributions
+  // (each a seat's signature).
   const EQUATION_CHECKS = new Set(["table-signatures", "player-signatures", "entropy"]);
   const isEquation = (result) => EQUATION_CHECKS.has(result.check) && result.rule === "BAD_SIGNATURE";
 
@@ -164,23 +167,27 @@ from racing_demon.verify.in_page import judge as _rd_judge
     rule: report?.finding?.rule ?? null,
   });
 
-  // docs/log-format.md §7: steps 1-5 go line by line and steps 6-10 follow the whole file,
-  // so an equation failure on line L (step 5) is the answer unless the engine failed at
-  // steps 1-5 on line L or before. disagreement: a fault RDCheck found that is no equation
-  // and that the engine, which judges the same thing, did not find at all.
+  // The engine judged with the equations RDCheck found failing (checks.failedEquations),
+  // so its report's first failure is verify's, in verify's order, equations included: it
+  // is the page's verdict. disagreement: a failure RDCheck found that the engine did not
+  // account for, an equation on line L with no engine failure at steps 1-5 on line L or
+  // before, or any other fault where the engine found nothing at all. A missed equation
+  // still fails the page (fail closed), at its line.
   const pageVerdict = (report, checks) => {
     const engine = verdictOf(report);
+    const found = report?.finding != null;
     const failures = (checks?.results ?? []).filter((result) => result.status === "fail");
-    const equations = failures.filter((result) => isEquation(result) && result.line !== null);
-    equations.sort((a, b) => a.line - b.line);
-    const fault = report?.finding ? null : (failures.find((result) => !isEquation(result)) ?? null);
-    const disagreement = fault === null ? null : { check: fault.check, code: fault.code, line: fault.line };
-    const equation = equations[0];
-    const engineFirst =
-      equation === undefined ||
-      (engine.step !== null && engine.step <= 5 && (engine.line === null || engine.line <= equation.line));
-    if (engineFirst) return { ...engine, disagreement };
-    return { verdict: "does_not_verify", step: 5, code: equation.code, line: equation.line, rule: equation.rule, disagreement };
+    const equations = failures.filter(isEquation).sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+    const covers = (equation) =>
+      equation.line === null
+        ? found
+        : engine.step !== null && engine.step <= 5 && engine.line !== null && engine.line <= equation.line;
+    const missedEquation = equations.find((equation) => !covers(equation)) ?? null;
+    const missed = missedEquation ?? (found ? null : (failures.find((result) => !isEquation(result)) ?? null));
+    const disagreement = missed === null ? null : { check: missed.check, code: missed.code, line: missed.line };
+    if (missedEquation === null) return { ...engine, disagreement };
+    const { code, line, rule } = missedEquation;
+    return { verdict: "does_not_verify", step: 5, code, line, rule, disagreement };
   };
 
   const booted = new Map();
@@ -196,10 +203,11 @@ from racing_demon.verify.in_page import judge as _rd_judge
     const imported = performance.now();
     const timings = { bootMs: booted - started, bundleMs: written - booted, importMs: imported - written };
     let queue = Promise.resolve();
-    const judgeNow = async (logBytes, { tableKey = null, rules = null, unsafeUnpinned = false, secret = null, limits = null } = {}) => {
+    const judgeNow = async (logBytes, { tableKey = null, rules = null, unsafeUnpinned = false, secret = null, limits = null, failedEquations = [] } = {}) => {
       const globals = pyodide.globals;
-      // A dict, not a JsProxy: judge reads it as a Mapping of int.
+      // A dict and a list of dicts, not JsProxies: judge reads Mappings of int and of str.
       const limitsDict = limits === null ? undefined : pyodide.toPy(limits);
+      const failedList = pyodide.toPy(failedEquations);
       try {
         globals.set("_rd_log", logBytes);
         // undefined, not null: Pyodide reads JS null as its jsnull, undefined as None.
@@ -208,12 +216,15 @@ from racing_demon.verify.in_page import judge as _rd_judge
         globals.set("_rd_unsafe", Boolean(unsafeUnpinned));
         globals.set("_rd_secret", secret ?? undefined);
         globals.set("_rd_limits", limitsDict);
+        globals.set("_rd_failed", failedList);
         const text = pyodide.runPython(JUDGE);
         const report = JSON.parse(text);
         return Array.isArray(report.reports) ? report.reports[0] : report;
       } finally {
-        for (const name of ["_rd_log", "_rd_key", "_rd_rules", "_rd_unsafe", "_rd_secret", "_rd_limits"]) globals.delete(name);
+        for (const name of ["_rd_log", "_rd_key", "_rd_rules", "_rd_unsafe", "_rd_secret", "_rd_limits", "_rd_failed"])
+          globals.delete(name);
         limitsDict?.destroy();
+        failedList.destroy();
       }
     };
     return Object.freeze({

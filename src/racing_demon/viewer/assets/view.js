@@ -894,6 +894,7 @@ async function runEngine(outcome) {
       tableKey: key ? RDCheck.hex.toHex(key) : null,
       rules: config.rules,
       limits: config.limits,
+      failedEquations: outcome?.failedEquations ?? [],
     });
     const judged = performance.now() - started;
     performance.mark("rd-engine-judged");
