@@ -202,13 +202,7 @@ ENGINE_CSP = DESIGN_CSP.replace("script-src 'self';", "script-src 'self' 'wasm-u
 def engine(tmp_path: Path) -> pages.Engine:
     """An installed runtime's four files (their bytes do not matter to the routes) and a
     bundle."""
-    folder = tmp_path / "runtime"
-    folder.mkdir()
-    (folder / "runtime.json").write_text("{}")  # in the cache, never served
-    runtime = {}
-    for name in pages.RUNTIME_FILES:
-        (folder / name).write_bytes(f"the bytes of {name}".encode() * 100)
-        runtime[name] = folder / name
+    runtime = {name: f"the bytes of {name}".encode() * 100 for name in pages.RUNTIME_FILES}
     return pages.Engine("314.0.8", runtime, b'{"format": "racing-demon/engine-bundle/v1"}')
 
 
@@ -243,7 +237,7 @@ def test_the_engine_files_are_served_by_name_with_their_types(
             for name, kind in types.items():
                 response = await client.get(f"/engine/{name}")
                 assert response.status == 200, name
-                assert await response.read() == engine.runtime[name].read_bytes()
+                assert await response.read() == engine.runtime[name]
                 assert response.headers["Content-Type"] == kind
                 assert response.headers["Cache-Control"] == "no-cache"
                 assert response.headers["X-Content-Type-Options"] == "nosniff"
@@ -325,7 +319,7 @@ def _npm_tarball(files: dict[str, bytes]) -> bytes:
 
 
 def test_the_engine_is_the_checked_runtime_and_the_packages_own_bundle(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 34 task: "serve serves the installed runtime and the Python bundle ... nothing
     when the runtime is not installed": the files ``racing-demon runtime install`` checked
@@ -346,8 +340,21 @@ def test_the_engine_is_the_checked_runtime_and_the_packages_own_bundle(
     engine = pages.installed_engine(folder)
     assert engine is not None
     assert engine.version == "314.0.8"
-    assert {name: path.read_bytes() for name, path in engine.runtime.items()} == contents
+    assert dict(engine.runtime) == contents
     assert json.loads(engine.bundle) == engine_bundle()
     assert "Pyodide 314.0.8" in pages.engine_words(engine)
     (folder / "pyodide.asm.wasm").write_bytes(b"another interpreter")
     assert pages.installed_engine(folder) is None
+
+    async def served_while_the_cache_changes() -> None:
+        """A review found the files read from the cache at each request: a file changed
+        after the start would have been served unchecked. Now the checked bytes are."""
+        async with _engine_client(site, engine) as client:
+            response = await client.get("/engine/pyodide.asm.wasm")
+            assert await response.read() == contents["pyodide.asm.wasm"]
+            assert (
+                response.headers["ETag"]
+                == f'"{hashlib.sha256(contents["pyodide.asm.wasm"]).hexdigest()}"'
+            )
+
+    asyncio.run(asyncio.wait_for(served_while_the_cache_changes(), 30))

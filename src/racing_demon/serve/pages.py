@@ -91,12 +91,12 @@ Finder = Callable[[str], Traversable]
 
 @dataclass(frozen=True, slots=True)
 class Engine:
-    """What ``/engine/`` serves: the installed runtime's files (checked against the
-    SHA-256 recorded at install, as the server started) and the package's own Python
+    """What ``/engine/`` serves: the installed runtime's files (read as the server started
+    and checked against the SHA-256 recorded at install) and the package's own Python
     files that the page's engine runs, as one JSON bundle."""
 
     version: str  # the runtime's release, which the manifest names
-    runtime: Mapping[str, Path]  # each of RUNTIME_FILES
+    runtime: Mapping[str, bytes]  # each of RUNTIME_FILES: the bytes that were checked
     bundle: bytes
 
     def manifest(self) -> bytes:
@@ -112,8 +112,13 @@ def installed_engine(directory: Path | None = None) -> Engine | None:
     found = runtime.installed(directory or runtime.runtime_dir())
     if found is None:
         return None
+    # Held in memory (about 13 MB), the very bytes checked here: a file of the cache
+    # changed while the server runs is never served.
+    files = {name: found.path(name).read_bytes() for name in RUNTIME_FILES}
+    if any(hashlib.sha256(data).hexdigest() != found.files[name] for name, data in files.items()):
+        return None  # changed since installed() checked it
     bundle = json.dumps(engine_bundle(), ensure_ascii=False, sort_keys=True).encode()
-    return Engine(found.version, {name: found.path(name) for name in RUNTIME_FILES}, bundle)
+    return Engine(found.version, files, bundle)
 
 
 def engine_words(engine: Engine | None) -> str:
@@ -175,32 +180,26 @@ class _Pages:
 
 class _EngineFiles:
     def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        # Built once: the bundle is the running package's code, the manifest its summary.
-        self._built = {
-            ENGINE_BUNDLE: _Built(engine.bundle),
-            ENGINE_MANIFEST: _Built(engine.manifest()),
+        # Built once: the bundle is the running package's code, the manifest its summary,
+        # the runtime's files the bytes checked as the server started.
+        self._files = {
+            ENGINE_BUNDLE: (_Built(engine.bundle), _JSON),
+            ENGINE_MANIFEST: (_Built(engine.manifest()), _JSON),
+            **{name: (_Built(data), RUNTIME_FILES[name]) for name, data in engine.runtime.items()},
         }
 
     async def file(self, request: web.Request) -> web.StreamResponse:
-        name = request.match_info["name"]
-        built = self._built.get(name)
-        if built is not None:
-            if built.etag in {tag.value for tag in request.if_none_match or ()}:
-                return web.Response(status=304, headers={**PAGE_HEADERS, "ETag": f'"{built.etag}"'})
-            return web.Response(
-                body=built.body,
-                content_type=_JSON,
-                charset="utf-8",
-                headers={**PAGE_HEADERS, "ETag": f'"{built.etag}"'},
-            )
-        if name not in RUNTIME_FILES:
+        found = self._files.get(request.match_info["name"])
+        if found is None:
             return _not_found("no such file")
-        # Megabytes: streamed from the cache, with the validators that let a browser that
-        # holds the file already have a 304 instead.
-        return web.FileResponse(
-            self._engine.runtime[name],
-            headers={**PAGE_HEADERS, "Content-Type": RUNTIME_FILES[name]},
+        built, content_type = found
+        headers = {**PAGE_HEADERS, "ETag": f'"{built.etag}"'}
+        # A browser that holds the file already (megabytes, for the runtime) gets a 304.
+        if built.etag in {tag.value for tag in request.if_none_match or ()}:
+            return web.Response(status=304, headers=headers)
+        charset = "utf-8" if content_type == _JSON else None
+        return web.Response(
+            body=built.body, content_type=content_type, charset=charset, headers=headers
         )
 
 
