@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -231,7 +232,17 @@ class Page:
         return self.driver
 
     def open(self) -> None:
-        self.here().get(self.base + "/client-test.html")
+        """Load the test page, and wait until its two scripts have defined RDClient: once
+        in a few hundred runs on a loaded machine the first call found it undefined."""
+        driver = self.here()
+        driver.get(self.base + "/client-test.html")
+        deadline = time.monotonic() + WAIT_IN_PAGE_S
+        while not driver.execute_script("return typeof RDClient !== 'undefined';"):
+            if time.monotonic() > deadline:
+                state = driver.execute_script("return document.readyState;")
+                logged = [entry["message"] for entry in driver.get_log("browser")]
+                raise AssertionError(f"RDClient never defined (readyState {state}): {logged}")
+            time.sleep(0.05)
 
     def call(self, body: str, *args: object) -> Any:
         """Run ``body`` (an async function body, ``args`` as ``args``) in the page: its

@@ -84,6 +84,19 @@ def engine_runtime() -> Runtime:
     return found
 
 
+@pytest.fixture(scope="module")
+def browser(chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Chromium of this module's own: an engine page holds a Pyodide of some 400 MiB, and
+    a session's shared tab that had run dozens of them crashed in the next module's test."""
+    from racing_demon.testing.browser import headless_chromium
+
+    driver = headless_chromium(chromium, tmp_path_factory.mktemp("engine-chromium-profile"))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
 def wait_for(browser: Any, script: str, seconds: float) -> Any:
     from selenium.common.exceptions import TimeoutException
 
@@ -141,6 +154,7 @@ def test_a_real_engine_page_opened_from_file_shows_the_cli_verdict(
     assert ENGINE_SCRIPT_POLICY in html and "connect-src" not in html
     assert "default-src 'none'" in html
     assert "Mozilla Public License" in html  # the notices travel with the runtime
+    browser.get_log("browser")  # what earlier pages logged is theirs
     browser.get(page.as_uri())
     box = wait_for(browser, ENGINE_BOX, BOOT_SECONDS)
     assert box["state"] == "done", box["text"]

@@ -321,7 +321,8 @@ def test_freshly_simulated_games_pass_every_check(
         player_keys=player_keys if keyed else None,
         receipts=False,
     )
-    assert verify_log(path, PINNED).verdict is Verdict.VERIFIED
+    report = verify_log(path, PINNED)
+    assert report.verdict is Verdict.VERIFIED, report.finding
     results = run_in_browser(harness, path.read_bytes())
     signed = "pass" if keyed else "not-applicable"
     assert {check: result["status"] for check, result in results.items()} == {

@@ -1,13 +1,14 @@
 """Test harness, never shipped: ``racing-demon serve`` whose tables rule ONE legal move as
 bounced (issue 34, point 4: "a server that rules one bounce wrongly mid-game").
 
-Run as a script in place of ``python -m racing_demon`` (``Server(program=BOUNCING)``). It
-wraps ``MatchFlow.submit``, the one place a table judges a submission, so that seat
-``SEAT``'s ``NTH`` card to a numbered foundation, legal and accepted by the rules, is
-recorded instead as a bounce, ``FOUNDATION_TAKEN`` (a lost race that never happened). The
-table writes, signs and sends that record as it does any refusal, and plays on from the
-position the bounce leaves: the log is the table's own, consistent but for that one ruling,
-and ``racing-demon verify`` finds it (``WRONGLY_BOUNCED``, step 8).
+Run as a script in place of ``python -m racing_demon`` (``Server(program=BOUNCING)``); as a
+script only, never on import, it wraps ``MatchFlow.submit``, the one place a table judges
+a submission, so that seat ``SEAT``'s ``NTH`` card to a numbered foundation, legal and
+accepted by the rules, is recorded instead as a bounce, ``FOUNDATION_TAKEN`` (a lost race
+that never happened). The table writes, signs and sends that record as it does any
+refusal, and plays on from the position the bounce leaves: the log is the table's own,
+consistent but for that one ruling, and ``racing-demon verify`` finds it
+(``WRONGLY_BOUNCED``, step 8).
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ def _submit_wrongly(self: MatchFlow, seat: int, *args: Any, **kwargs: Any) -> An
     return bounced, self._after(self.state)  # the card stays where it was, as for a bounce
 
 
-MatchFlow.submit = _submit_wrongly  # type: ignore[method-assign]
-
 if __name__ == "__main__":
+    # Only in the server's own process: the tests import SEAT, NTH and REASON from here,
+    # and a patch made at import would make every later table of the test process bounce
+    # a legal move (it did: a simulated game in the browser tests stopped verifying).
+    MatchFlow.submit = _submit_wrongly  # type: ignore[method-assign]
+
     from racing_demon.cli import main
 
     sys.exit(main(prog_name="racing-demon"))
