@@ -53,8 +53,9 @@ class Settings:
     Without ``table_key`` the verdict is at best UNPINNED, which ``unsafe_unpinned``
     accepts: nothing then proves that the table wrote the log. A log that lacks one of
     ``required`` does not verify (``REQUIREMENT_UNMET``). ``equations`` says who checks
-    the signatures' group equations (``Equations``); every other check of step 5 runs
-    either way.
+    the signatures' group equations (``Equations``), and with ``BY_HOST``,
+    ``failed_equations`` are those the host found not to hold (``equation_check``); every
+    other check of step 5 runs either way.
     """
 
     table_key: bytes | None = None
