@@ -317,7 +317,7 @@ def measure_engine(rounds: int = 3) -> dict[str, float]:
         records = len(log.read_bytes().splitlines())
         public = TABLE_KEY.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         settings = Settings(table_key=public)
-        engine = EnginePage(runtime=runtime, options=EngineOptions())
+        engine = EnginePage.of(runtime, EngineOptions())
         page = folder / "engine.html"
         page.write_text(render_page(page_data(log, settings), engine=engine), encoding="utf-8")
         page_bytes = page.stat().st_size

@@ -254,3 +254,29 @@ def test_view_engine_without_the_runtime_writes_nothing_and_says_the_command(
     assert output.strip().count("\n") == 0
     assert "run `racing-demon runtime install` first" in output
     assert not out.exists()
+
+
+def test_a_file_changed_after_the_check_is_never_inlined(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a page inlines is read and checked at once (``Runtime.read``): a file changed
+    between `view`'s check of the install and its writing of the page stops the page, and
+    nothing is written."""
+    data = tarball(CONTENTS)
+    pin = pinned_to(monkeypatch, data)
+    source = tmp_path / "pyodide.tgz"
+    source.write_bytes(data)
+    assert invoke("runtime", "install", "--from", str(source))[0] == 0
+    checked = installed(cache, pin)
+    assert checked is not None
+    assert checked.read("pyodide.mjs") == CONTENTS["pyodide.mjs"]
+    (cache / "pyodide.mjs").write_bytes(b"another loader")
+    with pytest.raises(RuntimeRefused, match=r"pyodide\.mjs changed since it was installed"):
+        checked.read("pyodide.mjs")
+    monkeypatch.setattr("racing_demon.viewer.write.required", lambda: checked)
+    out = tmp_path / "page.html"
+    log = Path(__file__).resolve().parents[1] / "sample_games" / "table-3p-signed.jsonl"
+    code, output = invoke("view", str(log), "--engine", "-o", str(out))
+    assert code == 2
+    assert "changed since it was installed: run `racing-demon runtime install` again" in output
+    assert not out.exists()

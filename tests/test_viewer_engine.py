@@ -77,7 +77,11 @@ def test_an_engine_page_inlines_the_runtime_and_widens_only_the_script_policy(
     (notices / "EMSCRIPTEN-MIT-NCSA.txt").write_text("</script> <!-- in a notice", "utf-8")
     runtime = Runtime(tmp_path, "314.0.8", "0" * 64, {name: "1" * 64 for name in FILES})
     limits = Limits(max_records=10, max_line_bytes=4096)
-    engine = EnginePage(runtime=runtime, options=EngineOptions(rules="a" * 64, limits=limits))
+    engine = EnginePage(
+        runtime=runtime,
+        options=EngineOptions(rules="a" * 64, limits=limits),
+        files={name: (tmp_path / name).read_bytes() for name in FILES},
+    )
     plain = render_page({"x": 1})
     page = render_page({"x": 1}, engine=engine)
     assert SCRIPT_POLICY in plain and ENGINE_SCRIPT_POLICY not in plain

@@ -212,7 +212,7 @@ def judge_in_browser(
 ) -> Callable[[bytes], dict[str, Any]]:
     """Judge a log's bytes in the harness page: the page's verdict and the report's
     equations member."""
-    engine = "".join(engine_elements(EnginePage(runtime=engine_runtime, options=EngineOptions())))
+    engine = "".join(engine_elements(EnginePage.of(engine_runtime, EngineOptions())))
     html = HARNESS.format(
         policy=ENGINE_SCRIPT_POLICY,
         engine=engine,

@@ -72,6 +72,21 @@ class Runtime:
     def path(self, name: str) -> Path:
         return self.directory / name
 
+    def read(self, name: str) -> bytes:
+        """File ``name``'s bytes, provided they still have the SHA-256 recorded at install:
+        what a page inlines or a server serves is what was checked, however long ago
+        ``installed`` looked. RuntimeRefused otherwise."""
+        path = self.path(name)
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise RuntimeRefused(f"cannot read {path}: {error.strerror or error}") from error
+        if hashlib.sha256(data).hexdigest() != self.files[name]:
+            raise RuntimeRefused(
+                f"{path} changed since it was installed: run `{INSTALL_COMMAND}` again"
+            )
+        return data
+
     def notices(self) -> list[Path]:
         return [self.directory / "notices" / name for name in NOTICES]
 

@@ -112,11 +112,12 @@ def installed_engine(directory: Path | None = None) -> Engine | None:
     found = runtime.installed(directory or runtime.runtime_dir())
     if found is None:
         return None
-    # Held in memory (about 13 MB), the very bytes checked here: a file of the cache
-    # changed while the server runs is never served.
-    files = {name: found.path(name).read_bytes() for name in RUNTIME_FILES}
-    if any(hashlib.sha256(data).hexdigest() != found.files[name] for name, data in files.items()):
-        return None  # changed since installed() checked it
+    # Held in memory (about 13 MB), the very bytes checked: a file of the cache changed
+    # while the server runs is never served.
+    try:
+        files = {name: found.read(name) for name in RUNTIME_FILES}
+    except runtime.RuntimeRefused:
+        return None
     bundle = json.dumps(engine_bundle(), ensure_ascii=False, sort_keys=True).encode()
     return Engine(found.version, files, bundle)
 

@@ -198,7 +198,7 @@ class _Verification:
     replay_failed: StepFailed | None = None
     replayed: int = 0
     moves: MoveTexts = field(default_factory=MoveTexts)  # this verification's, both passes'
-    equation: EquationCheck | None = None  # settings.equation_check(), made once
+    equation: EquationCheck | None = field(init=False)  # settings.equation_check(), made once
 
     def __post_init__(self) -> None:
         self.equation = self.settings.equation_check()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import base64
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -106,10 +106,18 @@ class EngineOptions:
 
 @dataclass(frozen=True, kw_only=True)
 class EnginePage:
-    """The runtime to inline, and the options: a page with the engine."""
+    """The runtime to inline, its files' bytes, and the options: a page with the engine."""
 
     runtime: Runtime
     options: EngineOptions
+    files: Mapping[str, bytes]  # each of FILES, as checked against the install's SHA-256
+
+    @classmethod
+    def of(cls, runtime: Runtime, options: EngineOptions) -> EnginePage:
+        """The page's engine, every runtime file read and checked now, before the page is
+        written (RuntimeRefused for a file changed since the install): what the page
+        inlines is what was checked, and a refusal leaves no half-written page."""
+        return cls(runtime=runtime, options=options, files={n: runtime.read(n) for n in FILES})
 
     def config(self) -> dict[str, Any]:
         """The page's ``rd-engine-config``: the options and what the page inlines, with the
@@ -134,9 +142,9 @@ class EnginePage:
         return "\n\n".join(path.read_text("utf-8") for path in self.runtime.notices())
 
     def runtime_parts(self) -> Iterator[tuple[str, Iterator[str]]]:
-        """Each runtime file as (name, its base64 in pieces), read as they are written."""
+        """Each runtime file as (name, its base64 in pieces)."""
         for name in FILES:
-            yield name, _base64_pieces(self.runtime.path(name).read_bytes())
+            yield name, _base64_pieces(self.files[name])
 
 
 _PIECE = 3 << 18  # a multiple of 3 bytes: the pieces' base64 joins into one

@@ -78,13 +78,12 @@ def write_view(run: ViewRun, reporter: ViewReporter, *, open_output: OpenOutput)
     says how to install it."""
     engine: EnginePage | None = None
     if run.engine:
+        options = EngineOptions(rules=run.settings.rules, limits=run.settings.limits)
         try:
-            runtime = required()
+            engine = EnginePage.of(required(), options)
         except RuntimeRefused as refusal:
             reporter.failed(str(refusal))
             return ExitCode.UNUSABLE
-        options = EngineOptions(rules=run.settings.rules, limits=run.settings.limits)
-        engine = EnginePage(runtime=runtime, options=options)
     try:
         report, data = verified_page_data(run.log, run.settings)
     except OSError as error:
