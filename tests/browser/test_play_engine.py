@@ -6,7 +6,7 @@ when the engine is not available, "the page says so" and acceptance works as bef
 
 One browser (its own profile: its own key) sits at a one-hand nertz table with a hard bot
 at seat 1, on the real server: the honest one, the test harness whose table bounces seat
-1's second card to a numbered foundation though the rules call for no bounce
+1's first card to a foundation though the rules call for no bounce
 (tests/serve/bouncing_serve.py), and one with no runtime installed. The person resigns once
 the game is under way (the rules let that end the match), and the page is asked to accept.
 

@@ -1,6 +1,6 @@
 """The test harness of issue 34, point 4 ("a server that rules one bounce wrongly mid-game")
-does what it says: on the real server, behind the real protocol, seat 1's second card to a
-numbered foundation is logged as a bounce the rules did not call for, signed by the table
+does what it says: on the real server, behind the real protocol, seat 1's first card to a
+foundation is logged as a bounce the rules did not call for, signed by the table
 as any record, and `racing-demon verify` finds it there (``WRONGLY_BOUNCED``, step 8).
 The browser test (tests/browser/test_play_engine.py) relies on exactly this."""
 
