@@ -328,6 +328,22 @@ def first_receipt_lost(lost: list[str]) -> Callable[[str], str | list[str]]:
     return lose_a_receipt
 
 
+def receipts_lost_until(
+    front: Front, syncs: int, lost: list[str]
+) -> Callable[[str], str | list[str]]:
+    """A tamper for ``Front`` that drops every ``receipt`` (kept in ``lost``) until the
+    clients have sent ``syncs`` syncs in all: a connection whose every answer is lost,
+    until the client reconnects."""
+
+    def lose_receipts(text: str) -> str | list[str]:
+        if len(front.syncs()) >= syncs or json.loads(text)["type"] != "receipt":
+            return text
+        lost.append(text)
+        return []
+
+    return lose_receipts
+
+
 def seated_against_a_bot(page: Page, name: str) -> str:
     """A new one-hand table of a person's seat and an easy bot, named ``name``; the page's
     browser joins seat 0 as Ada. The game id."""
@@ -1017,22 +1033,33 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     browser: Any, served: tuple[Server, Front]
 ) -> None:
     """Issue 32: "nothing they did is lost"; docs/protocol.md §10: "A submission whose
-    receipt did not arrive ... the records the client catches up with say". A receipt
-    that never comes: after 10 s the client drops the connection, syncs, and finds its
-    move logged (a `receipt` event marked landed), and goes on playing."""
+    receipt did not arrive ... the records the client catches up with say". Receipts that
+    never come on this connection (issue 35: the client sends the submission again each
+    second, unchanged, and each answer is lost too): after 10 s the client drops the
+    connection, syncs, finds its move logged (a `receipt` event marked landed), sends it
+    once more for its receipt, keeps that receipt (the same bytes as every lost answer),
+    and goes on playing."""
     _, front = served
     page = Page(browser, front)
     game = seated_against_a_bot(page, "lost receipt")
     lost: list[str] = []
-    front.tamper = first_receipt_lost(lost)
+    front.tamper = receipts_lost_until(front, len(front.syncs()) + 2, lost)
     try:
         page.start(game)
         page.wait_for("pack")
         move = a_move(page, 0)
         answer = page.submit(move)
+        page.call("while (rdGame.receipts.length < 1) await new Promise((r) => setTimeout(r, 50));")
     finally:
         front.tamper = None
     assert lost and answer["move"] == move and answer.get("landed") is True, answer
+    submits = [frame for frame in front.sent_to(game) if frame["type"] == "submit"]
+    assert len(submits) >= 5 and all(
+        {**frame, "_seat": None} == {**submits[0], "_seat": None} for frame in submits
+    )  # the one submission, sent again unchanged: every second, then after the catch-up
+    assert {json.loads(text)["receipt"] for text in lost} == {
+        page.call("return rdGame.receipts[0];")
+    }
     assert answer["outcome"] in ("move", "bounce") and answer["latencyMs"] is None
     assert page.lines()[answer["seq"]] and json.loads(page.lines()[answer["seq"]])["body"]["n"] == 0
     codes = [event.get("code") for event in page.events("connection")]
@@ -1062,6 +1089,35 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     assert final["body"]["kind"] == "final" and final["sigs"]["accepts"][0] is None
     accepts = [frame for frame in front.sent_to(game) if frame["type"] == "accept"]
     assert [frame["signature"] for frame in accepts] == [None]
+
+
+def test_a_lost_receipt_comes_again_the_same_bytes_when_the_client_sends_again(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 35: "Sent again — after a timeout ... — it gets the byte-identical receipt it
+    got the first time and never a second record. The client resends every
+    unacknowledged submission after 1 s". The first answer is lost: a second later the
+    client sends the same frame, the table answers with the same receipt, the client keeps
+    it once, and the log holds the move once."""
+    _, front = served
+    page = Page(browser, front)
+    game = seated_against_a_bot(page, "sent again")
+    page.start(game)
+    page.wait_for("pack")
+    lost: list[str] = []
+    front.tamper = first_receipt_lost(lost)
+    try:
+        answer = page.submit(a_move(page, 0))
+    finally:
+        front.tamper = None
+    assert lost and answer.get("landed") is None and answer["latencyMs"] >= 1000, answer
+    submits = [frame for frame in front.sent_to(game) if frame["type"] == "submit"]
+    assert len(submits) == 2 and submits[0] == submits[1]
+    # The same bytes, kept once.
+    assert page.call("return rdGame.receipts;") == [json.loads(text)["receipt"] for text in lost]
+    records = [json.loads(line)["body"] for line in page.lines()]
+    assert [body["n"] for body in records if body.get("player") == 0 and "n" in body] == [0]
+    assert page.submit(a_move(page, 0))["n"] == 1
 
 
 def test_a_failure_of_the_browser_s_own_storage_is_not_blamed_on_the_server(
@@ -1109,7 +1165,7 @@ def test_after_a_reload_a_lost_receipt_is_matched_by_hash_not_by_an_old_ref(
     page.start(game)
     page.wait_for("pack")
     lost: list[str] = []
-    front.tamper = first_receipt_lost(lost)
+    front.tamper = receipts_lost_until(front, len(front.syncs()) + 1, lost)
     try:
         move = a_move(page, 0)
         answer = page.submit(move)

@@ -10,6 +10,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from racing_demon.game.engine import legal_moves
 from racing_demon.game.flow import HandEnd, RecordKind, Submission
@@ -171,10 +172,18 @@ class KeyedMatch:
 
 
 async def keyed_match(
-    server: Server, folder: Path, *, people: int, bots: Sequence[str], deadline: float
+    server: Server,
+    folder: Path,
+    *,
+    people: int,
+    bots: Sequence[str],
+    deadline: float,
+    play_base: str | None = None,
+    **options: Any,
 ) -> KeyedMatch:
     """Create a one-hand table of ``people`` seats for this client and ``bots`` for the
-    server; join and connect each player in turn (the last join starts the table)."""
+    server; join and connect each player in turn (the last join starts the table), through
+    ``play_base`` (a proxy) if given, each ``Player`` made with ``options``."""
     rules = one_hand_rules()
     digest = rules_from_document(rules).digest()
     seats = [{"kind": "person"}] * people + [{"kind": "bot", "bot": bot} for bot in bots]
@@ -186,10 +195,11 @@ async def keyed_match(
     for seat in range(people):
         joined = await asyncio.to_thread(join, server.base, game, seat, f"Player {seat}")
         player = Player.for_seat(
-            server.base,
+            play_base or server.base,
             joined,
             out_dir=folder / f"seat{seat}",
             rules_digest=digest,
+            **options,
         )
         players.append(player)
         tasks.append(asyncio.create_task(player.run(deadline)))

@@ -680,6 +680,10 @@ class Player:
     reconnect: bool = True
     check_copy: bool = True  # False only where many clients share one CPU (the benchmark)
     timeout: float = 10.0  # per submission, per connect
+    # docs/protocol.md §10, "Sending again": with a value, a submission unanswered this
+    # many seconds is sent again, unchanged, and again after each reconnect, until its
+    # receipt comes (or ``timeout``); without, it fails with its connection.
+    resend_s: float | None = None
 
     copy: Copy | None = None
     welcome: dict[str, Any] | None = None
@@ -708,6 +712,9 @@ class Player:
         self._pending: dict[str, _Pending] = {}
         self._refs = itertools.count()
         self._answered: dict[str, str] = {}
+        self._held: set[bytes] = set()  # every receipt line kept: one sent again comes twice
+        self._reconnected = asyncio.Event()
+        self.resent = 0  # submit frames sent again
         self._entropy: str | None = None
         self._commitment: str | None = None
         self._logged_n = -1
@@ -786,6 +793,7 @@ class Player:
         self.syncs.append(start)
         await ws.send(json.dumps({"type": "sync", "from": start}))
         self._ws = ws
+        self._reconnected.set()
         return ws
 
     async def drop(self) -> None:
@@ -823,7 +831,8 @@ class Player:
                     pass
                 finally:
                     self._ws = None
-                    self._fail_pending("connection lost")
+                    if self.resend_s is None:  # else each is sent again once reconnected
+                        self._fail_pending("connection lost")
                     await ws.close()
                 if not self.reconnect and not self.done:
                     return
@@ -945,8 +954,11 @@ class Player:
 
     def _on_receipt(self, message: dict[str, Any]) -> None:
         assert self.copy is not None and self.seat is not None
-        pending = self._pending.pop(message.get("ref") or "", None)
         line = message["receipt"].encode("utf-8")
+        if line in self._held:  # the answer to a frame sent again: the same bytes, kept once
+            return
+        self._held.add(line)
+        pending = self._pending.pop(message.get("ref") or "", None)
         if pending is None:
             # A frame sent raw (send_raw): the table signed it all the same, and it is
             # evidence like any other receipt.
@@ -1202,11 +1214,37 @@ class Player:
             "signature": signature,
         }
         self.last_frame = json.dumps(message)
-        await ws.send(self.last_frame)
         try:
-            return await asyncio.wait_for(future, self.timeout)
+            if self.resend_s is None:
+                await ws.send(self.last_frame)
+                return await asyncio.wait_for(future, self.timeout)
+            return await self._until_answered(self.last_frame, future)
         finally:
             self._pending.pop(ref, None)
+
+    async def _until_answered(self, frame: str, future: asyncio.Future[Answer]) -> Answer:
+        """Send ``frame``, and again every ``resend_s`` and after each reconnect, until
+        its answer comes (TimeoutError after ``timeout``)."""
+        assert self.resend_s is not None
+        deadline = time.monotonic() + self.timeout
+        first = True
+        while True:
+            ws = self._ws
+            if ws is not None:
+                with contextlib.suppress(ConnectionClosed):
+                    await ws.send(frame)
+                    self.resent += 0 if first else 1
+                    first = False
+            self._reconnected.clear()
+            reconnected = asyncio.ensure_future(self._reconnected.wait())
+            await asyncio.wait(
+                {future, reconnected}, timeout=self.resend_s, return_when="FIRST_COMPLETED"
+            )
+            reconnected.cancel()
+            if future.done():
+                return future.result()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"seat {self.seat}: no receipt in {self.timeout} s")
 
     async def _move_loop(self) -> None:
         assert self.seat is not None

@@ -109,12 +109,14 @@ async def each_kind_answered(server: Server, first: Player, second: Player, game
     # A move of another seat, signed by this one.
     foreign = await first.submit(other)
     assert foreign.receipt is not None and foreign.receipt.reason == "NOT_ITS_MOVE"
-    # A submission replayed byte for byte: its number is taken.
+    # A submission replayed byte for byte (issue 35): the same submission, sent again,
+    # gets the receipt it got, the same bytes, and no second record.
     logged = await first.submit(move)
     assert logged.receipt is not None and logged.receipt.logged
     before = len(first.unclaimed)
     await first.send_raw(first.last_frame)
-    assert await unclaimed_reason(first, before) == "WRONG_NUMBER"
+    assert await unclaimed_reason(first, before) == logged.receipt.reason
+    assert first.receipts[-1] == first.receipts[-2]
     # Entropy nobody asked for.
     await first.send_raw(json.dumps({"type": "entropy", "signature": "00" * 64}))
 

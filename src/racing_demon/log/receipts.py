@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ from racing_demon.log.records import (
     body_bytes,
     body_hash,
     chain_hash,
+    parse_record,
     parse_signatures,
     statement_of,
 )
@@ -202,6 +204,17 @@ def logged_receipt(
         record=record_reference(line, v),
         v=v,
     )
+
+
+def receipt_again(line: bytes, table_key: Ed25519PrivateKey) -> bytes:
+    """The receipt line the table gave for the submission it logged as ``line`` (the
+    record's line, without its newline), made again byte for byte: every field comes from
+    the record (its ``t_ms``, kind, reason, ``seq``, body hash, and the statement its
+    player signed), and Ed25519 signs deterministically (RFC 8032 §5.1.6), so the same
+    key signs the same body into the same bytes. What a submission sent again gets
+    (docs/protocol.md §10)."""
+    record = parse_record(json.loads(line)["body"])
+    return seal_receipt(logged_receipt(record, line, statement_bytes_of(record)), table_key)
 
 
 def refused_receipt(

@@ -33,6 +33,7 @@ from racing_demon.game.flow import RecordKind, Seen
 from racing_demon.game.state import State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
+from racing_demon.log.receipts import receipt_again
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
@@ -49,6 +50,7 @@ from racing_demon.serve.live_view import LiveView
 from racing_demon.serve.outbox import Outbox
 from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
 from racing_demon.serve.requests import Request, answered_signers
+from racing_demon.serve.resends import LoggedSubmissions
 from racing_demon.serve.seats import (
     Peer,
     SeatKind,
@@ -119,6 +121,7 @@ class HostedTable:
         self._request: Request | None = None
         self._signed: dict[str, list[str | None]] = {}  # what the signers answer, by kind
         self._receipt_files: list[BinaryIO] = []
+        self._submitted = LoggedSubmissions(len(self._seats))  # a submission sent again
         self._filled = asyncio.Event()
         self._changed = asyncio.Event()  # wakes the timer: a deadline may have moved
         self._played_out = asyncio.Event()
@@ -385,6 +388,11 @@ class HostedTable:
         # (the journal's recovery ran before any table resumed).
         lines = path.read_bytes().split(b"\n")[: table.records - self._outbox.waiting]
         self.sent.sent_before(lines)
+        self._submitted = LoggedSubmissions.of_log(
+            len(self._seats),
+            lines,
+            [self._receipts_on_file(seat) for seat in range(len(self._seats))],
+        )
         if not self._outbox.waiting:  # else the first record it wrote shows every pile
             self._view.resumed(table.records - 1, table.state)
         self._opened(lines[0])
@@ -396,6 +404,10 @@ class HostedTable:
         if table.played_out:
             self._played_out.set()
         return True
+
+    def _receipts_on_file(self, seat: int) -> list[bytes]:
+        path = self._paths.receipts_path(self.game, seat)
+        return path.read_bytes().splitlines() if path.exists() else []
 
     def _opened(self, genesis: bytes) -> None:
         """The table is written to: its dealer (for the seats' packs) and receipts files."""
@@ -476,7 +488,8 @@ class HostedTable:
         self, seat: int, ref: str | None, n: int, move: str, seen: Seen, signature: str
     ) -> asyncio.Future[None]:
         """One submission through the table, its receipt written, journaled and queued:
-        the future is done once the receipt is sent."""
+        the future is done once the receipt is sent. One logged already (the same seat,
+        number and signature: sent again) gets its receipt again, and is not judged."""
         table = self._table
         if table is None:
             raise ServeError("the match is not dealt yet", ServeCode.NOT_ASKED, ref)
@@ -486,8 +499,13 @@ class HostedTable:
             raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref)
         if self._state is TableState.FINISHED:
             raise ServeError("the table takes no more submissions", ServeCode.TABLE_CLOSED, ref)
+        logged_as = self._submitted.find(seat, n, signature)
+        if logged_as is not None:
+            return self._receipt_again(seat, ref, n, logged_as)
         try:
-            receipt = table.submit(seat, move, self._clock.now_ms(), n, signature, seen).receipt
+            outcome = table.submit(seat, move, self._clock.now_ms(), n, signature, seen)
+            receipt = outcome.receipt
+            self._submitted.logged(seat, n, outcome.seq, signature)
         except SubmissionError as refusal:
             if refusal.receipt is None:
                 raise
@@ -498,6 +516,11 @@ class HostedTable:
         self._changed.set()
         if table.played_out:
             self._played_out.set()
+        return self._send_receipt(seat, ref, receipt)
+
+    def _send_receipt(self, seat: int, ref: str | None, receipt: bytes) -> asyncio.Future[None]:
+        """Write ``receipt`` to the seat's receipts file, journal it, and send it (to
+        ``ref``) once it is durable: the future is done then."""
         file = self._receipt_files[seat]
         try:
             file.write(receipt + b"\n")
@@ -512,6 +535,24 @@ class HostedTable:
                 self._audience.to_seat(seat, protocol.receipt(ref=ref, receipt=receipt))
 
         self._outbox.queue(lambda: self._journal.receipt(self.game, seat, receipt), deliver, done)
+        return done
+
+    def _receipt_again(self, seat: int, ref: str | None, n: int, seq: int) -> asyncio.Future[None]:
+        """The receipt of seat ``seat``'s submission ``n``, logged as record ``seq``, sent
+        again (docs/protocol.md §10): the same bytes, made again from the record once it
+        is sent (durable). After a crash that kept the record and lost its receipt, the
+        receipt is written and journaled first, as any receipt is."""
+        if not self._submitted.receipted(seat, n):  # a resumed table's: the record is sent
+            self._submitted.mark_receipted(seat, n)
+            return self._send_receipt(seat, ref, receipt_again(self.sent.line(seq), self._key))
+        done = asyncio.get_running_loop().create_future()
+
+        def deliver() -> None:
+            if ref is not None:
+                receipt = receipt_again(self.sent.line(seq), self._key)
+                self._audience.to_seat(seat, protocol.receipt(ref=ref, receipt=receipt))
+
+        self._outbox.after(deliver, done)
         return done
 
     def _on_record(self, line: bytes, state: State | None) -> None:

@@ -14,7 +14,7 @@ from racing_demon.serve.seats import TableJournal
 
 @dataclass(slots=True)
 class _Delivery:
-    ticket: int
+    ticket: int | None  # None: nothing of its own to wait for, only what was queued before
     deliver: Callable[[], None]
     done: asyncio.Future[None] | None  # a submission waits on its receipt's
 
@@ -55,12 +55,21 @@ class Outbox:
             return
         self._queue.put_nowait(_Delivery(ticket, deliver, done))
 
+    def after(self, deliver: Callable[[], None], done: asyncio.Future[None]) -> None:
+        """``deliver`` once everything queued before it is delivered (it journals nothing
+        of its own), then ``done`` is set."""
+        if self.failure is not None:
+            done.set_exception(_stopped())
+            return
+        self._queue.put_nowait(_Delivery(None, deliver, done))
+
     async def run(self) -> None:
         while True:
             delivery = await self._queue.get()
             try:
                 if self.failure is None:
-                    await self._journal.durable(delivery.ticket)
+                    if delivery.ticket is not None:
+                        await self._journal.durable(delivery.ticket)
                     delivery.deliver()
                     if delivery.done is not None and not delivery.done.done():
                         delivery.done.set_result(None)

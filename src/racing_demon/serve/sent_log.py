@@ -43,6 +43,12 @@ class SentLog:
         for line in lines:
             self.sent(line)
 
+    def line(self, seq: int) -> bytes:
+        """The line of sent record ``seq``, read from the log file at once: one line of a
+        few hundred bytes, which the page cache holds (a catch-up's many go to a thread)."""
+        (line,) = read_lines(self._path, self._starts[seq], self._starts[seq + 1])
+        return line
+
     async def catch_up(self, peer: Peer, from_seq: int) -> None:
         """Send ``peer`` every sent record from ``from_seq`` on, records sent meanwhile
         included: once it returns, the peer holds all ``count`` of them."""

@@ -25,6 +25,10 @@ const RDClient = (() => {
   const PROTOCOL = 1;
   const SUBMISSION_KINDS = new Set(["move", "tie", "call", "agree", "resign", "bounce"]);
   const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+  // A submission unanswered this long is sent again, unchanged, and again each time this
+  // long passes (docs/protocol.md §10, "Sending again": the table answers a copy of one it
+  // logged with the same receipt, and never logs it twice).
+  const RESEND_MS = 1000;
   // A submission unanswered this long: the connection is dropped and the next catch-up
   // says what became of it (docs/protocol.md §10), as for any lost connection.
   const RECEIPT_TIMEOUT_MS = 10000;
@@ -378,6 +382,8 @@ const RDClient = (() => {
       this.bodies = []; // each record's parsed body
       this.lastHash = null; // SHA-256 of the last line: the next prev, and `seen`
       this.receipts = [];
+      this.receiptTexts = new Set(); // a receipt sent again is kept once
+      this.receipted = new Set(); // statement hashes whose logged receipt this client holds
       this.evidence = []; // each line refused, as received (a FORK's other record, say)
       this.tableKey = null; // raw bytes, from the first welcome
       this.welcome = null;
@@ -469,6 +475,7 @@ const RDClient = (() => {
       this.lastHash = this.lines.length ? await sha256Hex(utf8(this.lines.at(-1))) : null;
       for (const body of this.bodies) this.follow(body);
       this.receipts = await dbGameValues("receipts", game);
+      for (const text of this.receipts) this.holdReceipt(text, readCanonical(text)?.body);
       this.evidence = (await dbGameValues("evidence", game)).map(({ text }) => text);
       for (const [what, value] of await this.storedSigned()) {
         if (what.startsWith("submission:")) value.forEach((signing) => this.register(signing));
@@ -847,6 +854,24 @@ const RDClient = (() => {
       await dbPut("signed", [this.gameId, what], { what, value });
     }
 
+    holdReceipt(text, body) {
+      this.receiptTexts.add(text);
+      if (body !== undefined && body.outcome !== "refused") this.receipted.add(body.submission);
+    }
+
+    // A signing's submit frame: the first time, and each time it is sent again
+    // (docs/protocol.md §10, "Sending again").
+    sendSigned(signing) {
+      return this.send({
+        type: "submit",
+        ref: signing.ref,
+        n: signing.n,
+        move: signing.move,
+        seen: signing.seen,
+        signature: signing.signature,
+      });
+    }
+
     // The signing of this client that a logged record of its seat is.
     signingOf(body) {
       return (this.byN.get(body.n) ?? []).find(
@@ -1015,6 +1040,14 @@ const RDClient = (() => {
           await dbPut("pending", [this.gameId, entry.ref], { ref: entry.ref, move: entry.move });
         }
       }
+      // Every logged submission of this seat whose receipt this client lacks (its answer
+      // lost with a connection, or never sent before a crash) is sent again, unchanged:
+      // the table answers with the receipt it gave, the same bytes.
+      for (const body of this.bodies) {
+        if (!SUBMISSION_KINDS.has(body.kind) || body.player !== seat) continue;
+        const signing = this.signingOf(body);
+        if (signing !== undefined && !this.receipted.has(signing.hash)) this.sendSigned(signing);
+      }
       if (moves !== null)
         for (const entry of this.queue.filter((candidate) => !moves.includes(candidate.move)))
           await this.unsend(entry, "no longer playable after reconnecting");
@@ -1062,6 +1095,7 @@ const RDClient = (() => {
     async onReceipt(message) {
       const seat = this.seatRecord?.seat;
       const text = message.receipt;
+      if (this.receiptTexts.has(text)) return; // an answer to a submission sent again
       const raw = utf8(text);
       const bad = async (what) => {
         await this.keepEvidence("receipt", text, "BAD_RECEIPT");
@@ -1110,6 +1144,7 @@ const RDClient = (() => {
       }
       await dbPut("receipts", [this.gameId, this.receipts.length], text);
       this.receipts.push(text);
+      this.holdReceipt(text, body);
       // A receipt of a submission already answered (landed on a reconnect, or signed
       // again since) is kept as evidence and changes nothing more.
       // Matched by the statement's hash the receipt names, not by ref.
@@ -1204,21 +1239,22 @@ const RDClient = (() => {
       entry.hashes.add(signing.hash);
       this.inFlight = entry;
       signing.sentAt = performance.now();
-      const sent = this.send({
-        type: "submit",
-        ref: entry.ref,
-        n: signing.n,
-        move: entry.move,
-        seen,
-        signature: signing.signature,
-      });
+      const sent = this.sendSigned(signing);
       if (!sent) {
         this.inFlight = null; // sent or found landed after the next catch-up
         return;
       }
       const socket = this.socket;
+      const unanswered = () =>
+        this.inFlight === entry && entry.signing === signing && this.socket === socket;
+      const resend = () => {
+        if (!unanswered()) return;
+        this.sendSigned(signing);
+        setTimeout(resend, RESEND_MS);
+      };
+      setTimeout(resend, RESEND_MS);
       setTimeout(() => {
-        if (this.inFlight === entry && entry.signing === signing && this.socket === socket) {
+        if (unanswered()) {
           socket.closedFor = "NO_RECEIPT";
           socket.close(4000, "NO_RECEIPT");
         }
