@@ -2,7 +2,8 @@
 WebSockets, against a server this bench starts on a fresh temporary data folder.
 
     python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
-                                [--light] [--sigkill] [--data-parent DIR]
+                                [--light] [--sigkill] [--lossy] [--flood FRAMES_PER_S]
+                                [--repeat R] [--data-parent DIR]
                                 [--show-problems] [--json-out FILE]
 
 Every seat is this project's test client (tests/serve/player.py), joined through the lobby
@@ -26,6 +27,18 @@ Each client checks every line of its copy (chain and table signature) unless ``-
 at 200 tables that is 800 clients in this one process. ``--sigkill`` ends each run with a
 SIGKILL of the server, a restart on the same folder and the clients' catch-up, then counts
 receipts the clients got that name a record the logs no longer hold (target: none).
+``--lossy`` puts tests/serve/lossy_proxy.py between the clients and the server (a fifth of
+the submit and receipt frames dropped, every connection cut within 1-8 s) and has the
+clients send each unanswered submission again every second and after each reconnect
+(docs/protocol.md §10, "Sending again", issue 35): the figures then count what a lossy
+network costs (p95 and p99 include the resends; ``resent`` per submission; ``timeouts``
+are submissions lost, target none).
+``--flood F`` measures each table count ``--repeat`` times without and with one more seat,
+at a table of its own beside a server bot, sending ``F`` well-formed submit frames a second
+(wrong numbers: each is refused, by the table or, past 10 a second, by the rate limit,
+docs/protocol.md §9), the runs interleaved; the summary gives what each flooded run added
+to the other seats' p99 over the quiet run before it (issue 35's target: at most 5 ms, the
+median against it) and how many frames the flooder sent and had answered.
 
 Issue 31's target: 200 tables with p99 <= 50 ms and no acknowledged submission lost under
 SIGKILL. Nothing is written into the repository (the data folder is a temporary one); the
@@ -36,6 +49,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import itertools
 import json
 import os
 import sys
@@ -49,6 +64,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from results import publish  # noqa: E402
+from serve.lossy_proxy import LossyProxy  # noqa: E402
 from serve.player import (  # noqa: E402
     Answer,
     Player,
@@ -67,6 +83,8 @@ SEATS = 4
 TARGET_P99_MS = 50.0
 START_SECONDS = 180.0  # for every table to deal, at most
 CATCH_UP_SECONDS = 60.0
+TARGET_FLOOD_P99_MS = 5.0  # issue 35: what one flooding seat may add to the others' p99
+RESEND_S = 1.0  # --lossy: docs/protocol.md §10, what client.js does
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -92,8 +110,11 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-async def seat_tables(server: Server, tables: int, options: argparse.Namespace) -> list[Player]:
-    """Create ``tables`` tables of four people and join every seat with a client."""
+async def seat_tables(
+    server: Server, tables: int, options: argparse.Namespace, play_base: str
+) -> list[Player]:
+    """Create ``tables`` tables of four people and join every seat with a client, which
+    plays through ``play_base``."""
     players: list[Player] = []
 
     for table in range(tables):
@@ -108,12 +129,13 @@ async def seat_tables(server: Server, tables: int, options: argparse.Namespace) 
             joined = await asyncio.to_thread(join, server.base, game, seat, f"t{table}s{seat}")
             players.append(
                 Player.for_seat(
-                    server.base,
+                    play_base,
                     joined,
                     strategy=bot_strategy(HARD),
                     pause=steady_pause(options.pace_ms),
                     check_copy=not options.light,
-                    timeout=30.0,
+                    timeout=60.0 if options.lossy else 30.0,
+                    resend_s=RESEND_S if options.lossy else None,
                 )
             )
     return players
@@ -171,24 +193,110 @@ def show_problems(players: list[Player]) -> None:
             print(f"game {player.game} seat {player.seat}: {problem}", file=sys.stderr)
 
 
-async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
+class Flooder:
+    """One seat that sends ``rate`` submit frames a second, well formed and numbered past
+    anything the table logged, and counts what it sent and what came back."""
+
+    def __init__(self, base: str, rate: float) -> None:
+        self.base, self.rate = base, rate
+        self.sent = self.receipts = self.errors = 0
+        self.reasons: Counter[str] = Counter()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        from websockets.asyncio.client import connect
+
+        game = await asyncio.to_thread(
+            create_table,
+            self.base,
+            [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
+            name="flood",
+            profile="nertz",
+        )
+        seat = await asyncio.to_thread(join, self.base, game, 0, "flooder")
+        url = "ws" + self.base.removeprefix("http") + f"/ws/{game}?seat=0&token={seat.token}"
+        async with connect(url, proxy=None, max_size=1 << 22) as socket:
+            await socket.send(json.dumps({"type": "sync", "from": 0}))
+            dealt = asyncio.Event()
+            reader = asyncio.create_task(self._read(socket, seat, dealt))
+            await dealt.wait()
+            tick, number = 0.01, 0
+            while not stop.is_set():
+                started = time.monotonic()
+                for _ in range(round(self.rate * tick)):
+                    frame = {
+                        "type": "submit",
+                        "ref": f"f{number}",
+                        "n": 1_000_000 + number,
+                        "move": "0 agree",
+                        "seen": {"seq": 0, "hash": "0" * 64},
+                        "signature": "0" * 128,
+                    }
+                    await socket.send(json.dumps(frame))  # waits while the server reads slower
+                    self.sent += 1
+                    number += 1
+                await asyncio.sleep(max(0.0, tick - (time.monotonic() - started)))
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+
+    async def _read(self, socket: Any, seat: Any, dealt: asyncio.Event) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        with contextlib.suppress(ConnectionClosed):
+            await self._read_messages(socket, seat, dealt)
+
+    async def _read_messages(self, socket: Any, seat: Any, dealt: asyncio.Event) -> None:
+        from racing_demon.log.records import ENTROPY, FORMAT_VERSION
+        from racing_demon.log.signing import sign
+
+        async for text in socket:
+            message = json.loads(text)
+            kind = message["type"]
+            if kind == "commitment":
+                signature = sign(seat.key, ENTROPY, message["statement"].encode(), FORMAT_VERSION)
+                await socket.send(json.dumps({"type": "entropy", "signature": signature}))
+            elif kind == "genesis":
+                signature = sign(seat.key, "genesis", message["body"].encode(), FORMAT_VERSION)
+                await socket.send(json.dumps({"type": "cosign", "signature": signature}))
+            elif kind == "pack":
+                dealt.set()
+            elif kind == "receipt":
+                self.receipts += 1
+                self.reasons[json.loads(message["receipt"])["body"].get("reason", "-")] += 1
+            elif kind == "error":
+                self.errors += 1
+
+
+async def measure(
+    tables: int, options: argparse.Namespace, flood: float | None = None
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(
         prefix="racing-demon-serve-bench-", dir=options.data_parent
     ) as directory:
         folder = Path(directory)
         server = Server(folder / "data", folder / "output")
         await asyncio.to_thread(server.start, 0)
+        proxy = LossyProxy(server.base) if options.lossy else None
         try:
-            players = await seat_tables(server, tables, options)
+            if proxy is not None:
+                await proxy.__aenter__()
+            players = await seat_tables(
+                server, tables, options, server.base if proxy is None else proxy.base
+            )
             deadline = time.monotonic() + START_SECONDS + options.seconds + CATCH_UP_SECONDS
             tasks = [asyncio.create_task(player.run(deadline)) for player in players]
+            flooder = None if flood is None else Flooder(server.base, flood)
+            stop_flood = asyncio.Event()
+            if flooder is not None:
+                tasks.append(asyncio.create_task(flooder.run(stop_flood)))
             await until(lambda: all(map(dealt, players)), START_SECONDS, "tables to deal")
+            flood_sent = 0 if flooder is None else flooder.sent
             before = [len(player.answers) for player in players]
             stats_before = journal_stats(server)
             server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
             started = time.monotonic()
             await asyncio.sleep(options.seconds)
             elapsed = time.monotonic() - started
+            stop_flood.set()
             server_cpu = cpu_seconds(server.pid) - server_cpu
             client_cpu = time.process_time() - client_cpu
             stats_after = journal_stats(server)
@@ -205,6 +313,7 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 "seconds": round(elapsed, 1),
                 "submissions_per_s": round(answered / elapsed, 1),
                 "p50_ms": round(percentile(latencies, 0.50), 2),
+                "p95_ms": round(percentile(latencies, 0.95), 2),
                 "p99_ms": round(percentile(latencies, 0.99), 2),
                 "server_cpu_us_per_submission": round(server_cpu / max(answered, 1) * 1e6, 1),
                 "server_cpu_share": round(server_cpu / elapsed, 2),
@@ -214,6 +323,20 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 "client_problems_by_code": problem_tally(players),
                 "p99_vs_target": round(percentile(latencies, 0.99) / TARGET_P99_MS, 2),
             }
+            if flooder is not None:
+                result["flood_frames_per_s"] = round((flooder.sent - flood_sent) / elapsed, 1)
+                result["flood_receipts"] = flooder.receipts
+                result["flood_errors"] = flooder.errors
+                result["flood_reasons"] = dict(flooder.reasons)
+            result["flood"] = flood is not None
+            if proxy is not None:
+                result["resent_per_submission"] = round(
+                    sum(p.resent for p in players) / max(sum(len(p.answers) for p in players), 1),
+                    3,
+                )
+                result["frames_dropped"] = dict(proxy.dropped)
+                result["frames_passed"] = dict(proxy.passed)
+                result["connections_cut"] = proxy.cuts
             if stats_before is None or stats_after is None:
                 result["records_per_fsync"] = "missing (no GET /api/stats)"
             else:
@@ -223,8 +346,11 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
             if options.sigkill:
                 await asyncio.to_thread(server.kill)
                 await asyncio.to_thread(server.restart)
-                for player in players:
-                    player.base = server.base
+                if proxy is None:
+                    for player in players:
+                        player.base = server.base
+                else:
+                    proxy.upstream = server.base
                 await asyncio.sleep(5)  # the clients reconnect and catch up
             for task in tasks:
                 task.cancel()
@@ -238,6 +364,8 @@ async def measure(tables: int, options: argparse.Namespace) -> dict[str, Any]:
                 result["lost_examples"] = lost[:5]
             return result
         finally:
+            if proxy is not None:
+                await proxy.__aexit__()
             server.stop()
 
 
@@ -245,7 +373,9 @@ COLUMNS = (
     ("tables", "tables"),
     ("submissions_per_s", "subm/s"),
     ("p50_ms", "p50 ms"),
+    ("p95_ms", "p95 ms"),
     ("p99_ms", "p99 ms"),
+    ("flood_frames_per_s", "flood/s"),
     ("server_cpu_us_per_submission", "srv us/subm"),
     ("server_cpu_share", "srv cpu"),
     ("client_cpu_share", "cli cpu"),
@@ -254,6 +384,31 @@ COLUMNS = (
     ("client_problems", "problems"),
     ("lost_after_sigkill", "lost"),
 )
+
+
+def flood_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per table count: what the flood added to the other seats' p99, each flooded run
+    against the quiet run just before it (interleaved: the machine's drift cancels), the
+    median of those against issue 35's 5 ms, and what the flooder got through."""
+    summary = []
+    for tables in sorted({row["tables"] for row in rows}):
+        runs = [row for row in rows if row["tables"] == tables]
+        pairs = [(quiet, loud) for quiet, loud in itertools.pairwise(runs) if loud["flood"]]
+        added = sorted(loud["p99_ms"] - quiet["p99_ms"] for quiet, loud in pairs)
+        median = added[len(added) // 2]
+        summary.append(
+            {
+                "tables": tables,
+                "pairs": len(pairs),
+                "p99_ms_quiet": [quiet["p99_ms"] for quiet, _ in pairs],
+                "p99_ms_flooded": [loud["p99_ms"] for _, loud in pairs],
+                "p99_added_ms": [round(value, 2) for value in added],
+                "median_added_vs_target": round(median / TARGET_FLOOD_P99_MS, 2),
+                "flood_frames_per_s": [loud.get("flood_frames_per_s") for _, loud in pairs],
+                "flood_receipts": [loud.get("flood_receipts") for _, loud in pairs],
+            }
+        )
+    return summary
 
 
 def table_text(rows: list[dict[str, Any]]) -> str:
@@ -273,6 +428,9 @@ def main() -> None:
     parser.add_argument("--light", action="store_true", help="clients do not check lines")
     parser.add_argument("--sigkill", action="store_true", help="end each run with SIGKILL")
     parser.add_argument(
+        "--lossy", action="store_true", help="play through a proxy that drops frames (issue 35)"
+    )
+    parser.add_argument(
         "--data-parent",
         type=Path,
         help="where the server's data folder goes (default: the system's temporary folder); "
@@ -281,17 +439,29 @@ def main() -> None:
     parser.add_argument(
         "--show-problems", action="store_true", help="print each client's problems to stderr"
     )
+    parser.add_argument(
+        "--flood", type=float, metavar="F", help="also measure with a seat sending F frames/s"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="--flood: pairs of runs")
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
     rows = []
     for tables in options.tables:
-        rows.append(asyncio.run(measure(tables, options)))
-        print(table_text(rows), file=sys.stderr, flush=True)
+        for _ in range(options.repeat if options.flood else 1):
+            for flood in (None, options.flood) if options.flood else (None,):
+                rows.append(asyncio.run(measure(tables, options, flood)))
+                print(table_text(rows), file=sys.stderr, flush=True)
+    summary = flood_summary(rows) if options.flood else None
+    if summary is not None:
+        print(json.dumps(summary), file=sys.stderr)
     publish(
         {
+            "flood_frames_per_s": options.flood,
+            "flood_summary": summary,
             "bench": "serve",
             "pace_ms": options.pace_ms,
             "light_clients": options.light,
+            "lossy": options.lossy,
             "data_parent": str(options.data_parent or tempfile.gettempdir()),
             "target_p99_ms": TARGET_P99_MS,
             "runs": rows,

@@ -409,6 +409,11 @@ _SUBMISSION: Final[Mapping[enum.StrEnum, str]] = {
     SubmissionCode.BAD_SIGNATURE: (
         "A keyed seat's signature does not verify over the statement of its submission."
     ),
+    SubmissionCode.RATE_LIMITED: (
+        "A live table's server refused the submission before judging it, its connection "
+        "sending faster than 10 messages a second (a burst of 20 allowed): nothing was "
+        "logged, the seat's next number is unchanged, and it may be sent again."
+    ),
 }
 
 _TABLE: Final[Mapping[enum.StrEnum, str]] = {
@@ -611,24 +616,27 @@ _TOURNAMENT: Final[Mapping[enum.StrEnum, str]] = {
 
 _SERVE: Final[Mapping[enum.StrEnum, str]] = {
     ServeCode.TOO_LARGE: (
-        "A client's WebSocket frame holds more than 16 KiB of UTF-8: it is not read."
+        "A client's WebSocket frame holds more than 4 KiB of UTF-8: it is not read, and the "
+        "connection is closed."
     ),
     ServeCode.BAD_JSON: (
         "A client's frame is not one strict JSON value, read by the log reader's rules (no "
-        "duplicate key, float, NaN, -0, integer beyond 2^53 - 1 or nesting beyond 32 levels)."
+        "duplicate key, float, NaN, -0, integer beyond 2^53 - 1 or nesting beyond 32 levels), "
+        "or a binary frame: the connection is closed."
     ),
-    ServeCode.NOT_OBJECT: "A client's frame is JSON but not an object.",
+    ServeCode.NOT_OBJECT: "A client's frame is JSON but not an object: the connection is closed.",
     ServeCode.UNKNOWN_TYPE: (
         "A client's message has no type, or one that is not sync, entropy, cosign, submit "
-        "or accept."
+        "or accept: the connection is closed."
     ),
     ServeCode.BAD_MESSAGE: (
         "A client's message breaks its type's schema (a member missing, extra or of the "
-        "wrong form), named by its path."
+        "wrong form), named by its path: the connection is closed."
     ),
     ServeCode.RATE_LIMITED: (
-        "A connection sent more than 20 messages a second sustained (a burst of 40 "
-        "allowed): the message is dropped, and far beyond that the connection is closed."
+        "A connection sent more than 10 messages a second sustained (a burst of 20 "
+        "allowed): a submission gets a refused receipt with this code, any other message "
+        "this error; far beyond that the connection is closed."
     ),
     ServeCode.NOT_SYNCED: "A client sent a message before its connection's sync.",
     ServeCode.SPECTATOR: (

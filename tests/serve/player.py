@@ -98,8 +98,10 @@ from racing_demon.verify.table_chain import ChainBroken, table_signed
 PROTOCOL = 1
 GENESIS_KIND = "genesis"  # the kind a seat co-signs the genesis body with
 FINAL_KIND = "final"
-SEND_RATE = 15.0  # submissions a second at most, under the server's 20 (docs/protocol.md §9)
-SEND_BURST = 20.0
+# New submissions a second at most: under the server's 10 (docs/protocol.md §9), with room
+# for a submission sent again each second and the other messages.
+SEND_RATE = 8.0
+SEND_BURST = 10.0
 
 
 class ClientCode(enum.StrEnum):
@@ -715,6 +717,7 @@ class Player:
         self._held: set[bytes] = set()  # every receipt line kept: one sent again comes twice
         self._reconnected = asyncio.Event()
         self.resent = 0  # submit frames sent again
+        self.repeated = 0  # receipts that came again, the same bytes as one held
         self._entropy: str | None = None
         self._commitment: str | None = None
         self._logged_n = -1
@@ -956,6 +959,7 @@ class Player:
         assert self.copy is not None and self.seat is not None
         line = message["receipt"].encode("utf-8")
         if line in self._held:  # the answer to a frame sent again: the same bytes, kept once
+            self.repeated += 1
             return
         self._held.add(line)
         pending = self._pending.pop(message.get("ref") or "", None)
@@ -1144,9 +1148,9 @@ class Player:
         return advance_clock(state, max(copy.records[-1].t_ms + since, state.clock_ms))
 
     async def _paced(self) -> None:
-        """Wait for a turn to send: the server drops a connection's messages past 20 a
-        second (bursts of 40, docs/protocol.md §9) with an error no ``ref`` can name, so
-        this client keeps its submissions under that, with room for its other messages."""
+        """Wait for a turn to send: the server refuses a connection's submissions past 10
+        a second (bursts of 20, docs/protocol.md §9), so this client keeps its new ones
+        under that, with room for those it sends again and its other messages."""
         now = time.monotonic()
         self._send_credit = min(SEND_BURST, self._send_credit + (now - self._credit_at) * SEND_RATE)
         self._credit_at = now

@@ -155,52 +155,59 @@ def test_a_seat_plays_over_the_websocket_from_sync_to_ended(tmp_path: Path) -> N
     assert server.audit() is ExitCode.OK
 
 
-def resignation(last: bytes) -> dict[str, Any]:
-    seq = json.loads(last)["body"]["seq"]
-    seen_hash = hashlib.sha256(last).hexdigest()
-    move = "0 resign"
-    signature = sign_submission(PERSON_KEY, GAME, 1, 0, 0, move, Seen(seq, seen_hash))
-    return {
-        "type": "submit",
-        "ref": "bye",
-        "n": 0,
-        "move": move,
-        "seen": {"seq": seq, "hash": seen_hash},
-        "signature": signature,
-    }
+def resignation(last: bytes, n: int = 0) -> dict[str, Any]:
+    return submission(last, n, "0 resign", "bye")
 
 
-def test_bad_frames_get_their_codes_and_the_connection_keeps_serving(tmp_path: Path) -> None:
-    """Issue 31: "malformed JSON, an unknown message, an oversized frame, a replayed
-    message: each gets a protocol error ... with its code, and the server keeps serving".
-    A frame past four times the limit is not read at all: closed with 1009."""
+async def closed_with(socket: ClientConnection) -> tuple[list[dict[str, Any]], int, str]:
+    """Every message until the server closes ``socket``; the close frame's code and reason."""
+    messages = []
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            messages.append(await receive(socket))
+    assert closed.value.rcvd is not None
+    return messages, closed.value.rcvd.code, closed.value.rcvd.reason
+
+
+def test_a_malformed_frame_is_answered_with_its_code_and_closes_the_connection(
+    tmp_path: Path,
+) -> None:
+    """Issue 35, point 5: "frames <= 4 KiB ... A malformed frame closes the connection with
+    a reason". Each kind of malformed frame gets its error (its ref echoed when it had a
+    valid one), then a close frame (1008) whose reason is the code; a frame past four times
+    the limit is not read at all (1009); well-formed but unwelcome messages (NOT_SYNCED,
+    SPECTATOR, NOT_ASKED) keep the connection open; and the server keeps serving."""
     server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
     entropy = json.dumps({"type": "entropy", "signature": "a" * 128})
     sync = json.dumps({"type": "sync", "from": 0})
+    malformed: list[tuple[str | bytes, str, str | None]] = [
+        ('{"type":"sync"', "BAD_JSON", None),
+        ("[1]", "NOT_OBJECT", None),
+        ('{"type":"nope","ref":"x"}', "UNKNOWN_TYPE", "x"),
+        ('{"type":"sync","from":-1,"ref":"y"}', "BAD_MESSAGE", "y"),
+        (sync[:-1] + ',"pad":"' + "x" * 4_100 + '"}', "TOO_LARGE", None),
+        (b"\x00", "BAD_JSON", None),
+    ]
 
     async def main() -> None:
         async with serving(server) as address:
-            async with ws(address, "") as socket:  # a spectator
-                assert (await receive(socket))["seat"] is None
-
-                async def code(frame: str) -> str:
-                    return str((await answer(socket, frame))["code"])
-
-                assert await code('{"type":"sync"') == "BAD_JSON"
-                assert await code("[1]") == "NOT_OBJECT"
-                unknown = await answer(socket, '{"type":"nope","ref":"x"}')
-                assert (unknown["code"], unknown["ref"]) == ("UNKNOWN_TYPE", "x")
-                assert await code(entropy) == "NOT_SYNCED"
-                assert await code('{"type":"sync","from":-1}') == "BAD_MESSAGE"
-                assert await code(sync[:-1] + ',"pad":"' + "x" * 20_000 + '"}') == "TOO_LARGE"
+            for frame, code, ref in malformed:
+                async with ws(address, "") as socket:  # a spectator
+                    assert (await receive(socket))["seat"] is None
+                    await socket.send(frame)
+                    messages, close_code, reason = await closed_with(socket)
+                    errors = [m for m in messages if m["type"] == "error"]
+                    assert [(e["code"], e.get("ref")) for e in errors] == [(code, ref)], frame
+                    assert (close_code, reason) == (1008, code)
+            async with ws(address, "") as socket:
+                await receive(socket)
+                assert (await answer(socket, entropy))["code"] == "NOT_SYNCED"
                 await socket.send(sync)
-                assert await code(entropy) == "SPECTATOR"
-                assert await code(sync) == "NOT_ASKED"  # a second sync
-                await socket.send("x" * (5 * 16 * 1024))
-                with pytest.raises(ConnectionClosed) as closed:
-                    while True:
-                        await socket.recv()
-                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+                assert (await answer(socket, entropy))["code"] == "SPECTATOR"
+                assert (await answer(socket, sync))["code"] == "NOT_ASKED"  # a second sync
+                await socket.send("x" * (5 * 4 * 1024))
+                _, close_code, _ = await closed_with(socket)
+                assert close_code == 1009
             async with ws(address, "") as again:  # and the server still answers
                 assert (await receive(again))["type"] == "welcome"
 
@@ -236,28 +243,108 @@ def test_upgrades_with_a_bad_origin_token_seat_or_game_are_refused(tmp_path: Pat
 
 
 def test_a_flood_is_rate_limited_then_closed(tmp_path: Path) -> None:
-    """Design: "per connection ≤ 20 messages/s sustained, burst 40 (token bucket) else
-    RATE_LIMITED and, past 3x that, the connection is closed"."""
+    """Issue 35, point 5: "Per-connection token bucket (start at 10 submissions/s, bursts of
+    20)". Messages past the burst that are not submissions get the error RATE_LIMITED
+    (each answered: none dropped), and a connection three bursts in debt is closed."""
     server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
-    frame = '{"type":"accept","signature":null}'
+    frame = '{"type":"accept","signature":null,"ref":"a"}'
 
     async def main() -> None:
         async with serving(server) as address, ws(address, "") as socket:
             await receive(socket)
             for _ in range(60):
                 await socket.send(frame)
-            codes = [(await receive(socket))["code"] for _ in range(60)]
-            assert set(codes) == {"NOT_SYNCED", "RATE_LIMITED"}
-            assert codes[:40] == ["NOT_SYNCED"] * 40  # the burst
+            answers = [await receive(socket) for _ in range(60)]
+            codes = [message["code"] for message in answers]
+            assert codes[:20] == ["NOT_SYNCED"] * 20  # the burst
+            assert set(codes[20:]) <= {"NOT_SYNCED", "RATE_LIMITED"} and "RATE_LIMITED" in codes
+            assert {message["ref"] for message in answers} == {"a"}
             for _ in range(300):
                 await socket.send(frame)
-            with pytest.raises(ConnectionClosed) as closed:
-                while True:
-                    await socket.recv()
-            assert closed.value.rcvd is not None
-            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "RATE_LIMITED")
+            _, close_code, reason = await closed_with(socket)
+            assert (close_code, reason) == (1008, "RATE_LIMITED")
 
     run(main)
+
+
+def test_submissions_over_the_rate_are_refused_with_signed_receipts_never_dropped(
+    tmp_path: Path,
+) -> None:
+    """Issue 35, point 5: "a well-formed submission over the limit is refused with a signed
+    receipt, never dropped, so client and server never disagree". A seat sends 60
+    submissions at once: every one gets a receipt (RATE_LIMITED ones refused, signed and
+    not logged, the seat's next number unchanged), none closes the connection, and a
+    logged submission sent again over the limit still gets its own receipt, the same
+    bytes. The log verifies and every receipt audits."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    answers: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        async with serving(server) as address:
+            async with ws(address) as socket:
+                await receive(socket)
+                await socket.send(json.dumps({"type": "sync", "from": 0}))
+                last = b""
+                while (message := await receive(socket))["type"] != "pack":
+                    if message["type"] == "commitment":
+                        statement = message["statement"].encode()
+                        signature = sign(PERSON_KEY, ENTROPY, statement, FORMAT_VERSION)
+                        await socket.send(json.dumps({"type": "entropy", "signature": signature}))
+                    elif message["type"] == "genesis":
+                        signature = sign(PERSON_KEY, "genesis", message["body"].encode(), 2)
+                        await socket.send(json.dumps({"type": "cosign", "signature": signature}))
+                    elif message["type"] == "record":
+                        last = message["line"].encode()
+                agree = submission(last, 0, "0 agree", "logged")
+                answers.append(await answer(socket, json.dumps(agree)))
+                for k in range(60):  # wrong numbers: refused, by the rate or by the table
+                    await socket.send(json.dumps(submission(last, 50 + k, "0 agree", f"f{k}")))
+                await socket.send(json.dumps(agree))  # sent again, well over the rate
+                while len(answers) < 62:
+                    if (message := await receive(socket))["type"] == "receipt":
+                        answers.append(message)
+            # That connection is in debt for seconds: the seat ends the game from a new one.
+            async with ws(address) as socket:
+                await receive(socket)
+                await socket.send(json.dumps({"type": "sync", "from": 0}))
+                while (message := await receive(socket))["type"] != "pack":
+                    last = message["line"].encode() if message["type"] == "record" else last
+                await socket.send(json.dumps(resignation(last, n=1)))
+                while (message := await receive(socket))["type"] != "ended":
+                    if message["type"] == "final":
+                        signature = sign(PERSON_KEY, ACCEPT, message["body"].encode(), 2)
+                        await socket.send(json.dumps({"type": "accept", "signature": signature}))
+
+    run(main)
+    bodies = [json.loads(message["receipt"])["body"] for message in answers]
+    assert bodies[0]["outcome"] in ("agree", "bounce")
+    flood = bodies[1:-1]
+    reasons = [body["reason"] for body in flood]
+    assert set(reasons) == {"WRONG_NUMBER", "RATE_LIMITED"} and reasons.count("WRONG_NUMBER") < 20
+    assert {body["outcome"] for body in flood} == {"refused"}
+    assert [message["ref"] for message in answers[1:-1]] == [f"f{k}" for k in range(60)]
+    assert answers[-1]["ref"] == "logged" and answers[-1]["receipt"] == answers[0]["receipt"]
+    seat0 = [
+        json.loads(line)["body"]
+        for line in server.log.read_bytes().splitlines()
+        if json.loads(line)["body"].get("player") == 0 and "n" in json.loads(line)["body"]
+    ]
+    assert [body["n"] for body in seat0] == [0, 1]  # the flood logged nothing
+    assert server.audit() is ExitCode.OK
+
+
+def submission(last: bytes, n: int, move: str, ref: str) -> dict[str, Any]:
+    seq = json.loads(last)["body"]["seq"]
+    seen_hash = hashlib.sha256(last).hexdigest()
+    signature = sign_submission(PERSON_KEY, GAME, 1, 0, n, move, Seen(seq, seen_hash))
+    return {
+        "type": "submit",
+        "ref": ref,
+        "n": n,
+        "move": move,
+        "seen": {"seq": seq, "hash": seen_hash},
+        "signature": signature,
+    }
 
 
 def test_html_responses_carry_a_strict_csp_and_nosniff(tmp_path: Path) -> None:
@@ -330,29 +417,5 @@ def test_a_stopping_server_says_so_and_closes_each_connection(tmp_path: Path) ->
             assert messages[-1]["code"] == "SERVER_STOPPING"
             assert closed.value.rcvd is not None
             assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1001, "SERVER_STOPPING")
-
-    run(main)
-
-
-def test_binary_frames_count_against_the_rate_as_text_frames_do(tmp_path: Path) -> None:
-    """Issue 31: "per-connection message size and rate limits hold": a binary frame is
-    answered BAD_JSON, and a flood of them is rate limited and closed like any other, not
-    answered without limit."""
-    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
-
-    async def main() -> None:
-        async with serving(server) as address, ws(address, "") as socket:
-            await receive(socket)
-            for _ in range(60):
-                await socket.send(b"\x00")
-            codes = [(await receive(socket))["code"] for _ in range(60)]
-            assert codes[:40] == ["BAD_JSON"] * 40 and set(codes[40:]) == {"RATE_LIMITED"}
-            for _ in range(300):
-                await socket.send(b"\x00")
-            with pytest.raises(ConnectionClosed) as closed:
-                while True:
-                    await socket.recv()
-            assert closed.value.rcvd is not None
-            assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, "RATE_LIMITED")
 
     run(main)

@@ -537,7 +537,7 @@ def test_a_receipts_file_that_cannot_be_written_stops_the_table_not_the_connecti
         client = asyncio.create_task(_signs_in(server.table, peer, PERSON_KEY))
         running = asyncio.create_task(server.table.run())
         await until(lambda: len(peer.of("record")) >= 2)
-        files = server.table._receipt_files
+        files = server.table._receipts._files
         files[0].close()
         files[0] = FullDisk()  # type: ignore[call-overload]
         with pytest.raises(ServeError) as full:

@@ -154,4 +154,4 @@ def test_submissions_through_a_lossy_network_each_get_one_receipt_and_one_record
 def test_ten_thousand_submissions_through_a_lossy_network_lose_nothing_and_log_nothing_twice(
     tmp_path: Path,
 ) -> None:
-    lossy(tmp_path, target=10_000, parallel=4, seconds=1500)
+    lossy(tmp_path, target=10_000, parallel=8, seconds=1500)

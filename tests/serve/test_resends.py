@@ -22,7 +22,7 @@ from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.serve.host import HostedTable
 from racing_demon.serve.protocol import ClientSubmit
-from racing_demon.serve.resends import LoggedSubmissions
+from racing_demon.serve.receipt_desk import LoggedSubmissions
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
 from serve.hosting import (

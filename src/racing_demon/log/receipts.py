@@ -82,6 +82,9 @@ class SubmissionCode(enum.StrEnum):
     UNEXPECTED_SIGNATURE = "UNEXPECTED_SIGNATURE"
     MISSING_SIGNATURE = "MISSING_SIGNATURE"
     BAD_SIGNATURE = "BAD_SIGNATURE"
+    # A server's own refusal, before the table's checks: the connection sent submissions
+    # faster than its limit allows (docs/protocol.md §9). Not logged; the number stays.
+    RATE_LIMITED = "RATE_LIMITED"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

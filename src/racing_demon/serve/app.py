@@ -5,11 +5,19 @@ The handler parses (``protocol.parse_client_message``), calls the table, and que
 the table sends; it never reads a raw message and never touches a file. What it holds a
 connection to:
 
-- frames: a text frame over 16 KiB is answered ``TOO_LARGE`` and dropped; one over four
-  times that is not read at all (aiohttp closes the connection, code 1009);
-- rate: a token bucket per connection, 20 messages a second, bursts of 40; a message
-  without a token is answered ``RATE_LIMITED`` and dropped, and a connection that has
-  sent three bursts' worth more than its rate allows is closed (1008 ``RATE_LIMITED``);
+- frames: a text frame over 4 KiB is answered ``TOO_LARGE`` and the connection closed; one
+  over four times that is not read at all (aiohttp closes the connection, code 1009); a
+  frame that is not a well-formed message (a binary frame, ``BAD_JSON``, ``NOT_OBJECT``,
+  ``UNKNOWN_TYPE``, ``BAD_MESSAGE``) is answered with its code and the connection closed
+  (1008, the code as the reason): a client that sends one is broken, and whatever it
+  meant by it cannot be answered;
+- rate: a token bucket per connection, 10 messages a second, bursts of 20 (WebSocket pings
+  are control frames, answered by aiohttp: free). A well-formed message without a token is
+  still answered: a submission with a signed receipt refusing it (``RATE_LIMITED``, not
+  logged, so client and server agree on what became of it), any other message with the
+  error ``RATE_LIMITED``; a connection three bursts in debt that sends anything but a
+  submission is closed (1008 ``RATE_LIMITED``). A submission's answer waits for the
+  journal, so a connection's submissions are paced by its commits whatever it sends;
   then each frame is answered in docs/protocol.md §8's order (``parse_client_message``,
   then ``NOT_SYNCED``, ``SPECTATOR``, and what the table says);
 - its reader: at most 2,000 messages wait to be sent to it, then it is closed (1008
@@ -54,8 +62,9 @@ from racing_demon.serve.protocol import (
 from racing_demon.table import SubmissionError
 
 READ_LIMIT_BYTES: Final = 4 * protocol.MAX_FRAME_BYTES
-RATE_PER_S: Final = 20.0
-BURST: Final = 40.0
+RATE_PER_S: Final = 10.0
+BURST: Final = 20.0
+FLOOD_DEBT: Final = 3 * BURST  # tokens owed: past this, a connection's errors close it
 QUEUE_LIMIT: Final = 2_000
 HEARTBEAT_S: Final = 30.0
 CLOSE_TIMEOUT_S: Final = 2.0
@@ -299,21 +308,21 @@ class SocketPeer:
 
 
 class _TokenBucket:
-    """``RATE_PER_S`` tokens a second, at most ``BURST`` saved; a message takes one. A
-    message that finds none is refused, and still counts: three bursts in debt closes."""
+    """``RATE_PER_S`` tokens a second, at most ``BURST`` saved; every frame takes one, and
+    one that finds none runs into debt, at most ``FLOOD_DEBT`` (a flood that stops is
+    served again within seconds)."""
 
     def __init__(self) -> None:
         self._tokens = BURST
         self._stamp = asyncio.get_running_loop().time()
 
-    def take(self) -> bool | None:
-        """True: admitted; False: refused; None: close the connection."""
+    def take(self) -> float:
+        """Take a token: what is left, negative when the frame came without one."""
         now = asyncio.get_running_loop().time()
-        self._tokens = min(BURST, self._tokens + (now - self._stamp) * RATE_PER_S) - 1
+        refilled = min(BURST, self._tokens + (now - self._stamp) * RATE_PER_S)
+        self._tokens = max(-FLOOD_DEBT, refilled - 1)
         self._stamp = now
-        if self._tokens >= 0:
-            return True
-        return False if self._tokens > -2 * BURST else None
+        return refilled - 1
 
 
 class _Session:
@@ -333,44 +342,43 @@ class _Session:
         for nobody). Every frame takes its token first, whatever it holds."""
         if self._over or self._peer.closing:
             return
-        admitted = self._bucket.take()
-        if admitted is None:
-            self._over = True
-            self._refuse(ServeCode.RATE_LIMITED, "far more than the rate allows: closing")
-            self._peer.close(ServeCode.RATE_LIMITED)
-            return
-        size = 0 if text is None else len(text.encode("utf-8", "surrogatepass"))
-        if size > protocol.MAX_FRAME_BYTES:
-            self._refuse(
-                ServeCode.TOO_LARGE,
-                f"a frame of {size} bytes, over the {protocol.MAX_FRAME_BYTES}-byte limit",
-            )
-            return
-        if not admitted:
-            self._refuse(
-                ServeCode.RATE_LIMITED,
-                f"more than {RATE_PER_S:.0f} messages a second: this one was dropped",
-            )
-            return
+        left = self._bucket.take()
         if text is None:
-            self._refuse(ServeCode.BAD_JSON, "messages are text frames")
+            self._close(ServeError("messages are text frames", ServeCode.BAD_JSON))
             return
         try:
             message = parse_client_message(text)
-        except ServeError as refusal:
-            self._peer.send(protocol.error_of(refusal))
+        except ServeError as malformed:
+            self._close(malformed)
+            return
+        if left < 0 and not isinstance(message, ClientSubmit):
+            if left < -FLOOD_DEBT:
+                flood = "far more messages than the rate allows: closing"
+                self._close(ServeError(flood, ServeCode.RATE_LIMITED, message.ref))
+                return
+            self._refuse(
+                ServeCode.RATE_LIMITED,
+                f"more than {RATE_PER_S:.0f} messages a second: not read",
+                message.ref,
+            )
             return
         try:
-            await self._dispatch(message)
+            await self._dispatch(message, limited=left < 0)
         except ServeError as refusal:
             self._refuse(refusal.code, refusal.message, refusal.ref or message.ref)
         except SubmissionError as refusal:  # a refusal no receipt can hold
             self._refuse(refusal.code, str(refusal), message.ref)
 
+    def _close(self, refusal: ServeError) -> None:
+        """Answer with ``refusal``'s error, then close the connection for its code."""
+        self._over = True
+        self._peer.send(protocol.error_of(refusal))
+        self._peer.close(refusal.code)
+
     def _refuse(self, code: enum.StrEnum, message: str, ref: str | None = None) -> None:
         self._peer.send(protocol.error_message(code, message, ref))
 
-    async def _dispatch(self, message: ClientMessage) -> None:
+    async def _dispatch(self, message: ClientMessage, *, limited: bool) -> None:
         table, seat = self._table, self._peer.seat
         if isinstance(message, ClientSync):
             if self._synced:
@@ -389,4 +397,4 @@ class _Session:
         elif isinstance(message, ClientAccept):
             table.accept(seat, message.signature)
         elif isinstance(message, ClientSubmit):
-            await table.submit(seat, message)
+            await table.submit(seat, message, limited=limited)

@@ -24,7 +24,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -33,7 +33,7 @@ from racing_demon.game.flow import RecordKind, Seen
 from racing_demon.game.state import State
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.receipts import receipt_again
+from racing_demon.log.receipts import SubmissionCode
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
@@ -45,12 +45,11 @@ from racing_demon.serve import protocol
 from racing_demon.serve.audience import Audience
 from racing_demon.serve.bot_seat import play_bot
 from racing_demon.serve.clock import TableClock, wake_at_deadlines
-from racing_demon.serve.data import open_to_append
 from racing_demon.serve.live_view import LiveView
 from racing_demon.serve.outbox import Outbox
 from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
+from racing_demon.serve.receipt_desk import ReceiptDesk
 from racing_demon.serve.requests import Request, answered_signers
-from racing_demon.serve.resends import LoggedSubmissions
 from racing_demon.serve.seats import (
     Peer,
     SeatKind,
@@ -120,8 +119,16 @@ class HostedTable:
         self._hand: int | None = None  # the last hand_start sent
         self._request: Request | None = None
         self._signed: dict[str, list[str | None]] = {}  # what the signers answer, by kind
-        self._receipt_files: list[BinaryIO] = []
-        self._submitted = LoggedSubmissions(len(self._seats))  # a submission sent again
+        self._receipts = ReceiptDesk(
+            spec.game,
+            len(self._seats),
+            table_key=table_key,
+            journal=journal,
+            outbox=self._outbox,
+            audience=self._audience,
+            sent=self.sent,
+            on_failure=self._fail,
+        )
         self._filled = asyncio.Event()
         self._changed = asyncio.Event()  # wakes the timer: a deadline may have moved
         self._played_out = asyncio.Event()
@@ -247,18 +254,12 @@ class HostedTable:
         """Seat ``seat``'s acceptance of the final body it was sent; None declines."""
         self._answer(ACCEPT, seat, signature)
 
-    async def submit(self, seat: int, submission: ClientSubmit) -> None:
-        """Seat ``seat``'s move: returns once its receipt (accepted, bounced or refused) is
-        durable and sent to the seat. ServeError NOT_ASKED before the match is dealt,
-        TABLE_CLOSED once it is over; SubmissionError for a refusal no receipt can hold."""
-        await self._take(
-            seat,
-            submission.ref,
-            submission.n,
-            submission.move,
-            submission.seen,
-            submission.signature,
-        )
+    async def submit(self, seat: int, submission: ClientSubmit, *, limited: bool = False) -> None:
+        """Seat ``seat``'s move, answered once its receipt is durable and sent (``limited``:
+        over its connection's rate, refused RATE_LIMITED unless logged already). ServeError
+        NOT_ASKED before the deal, TABLE_CLOSED after; SubmissionError with no receipt."""
+        sent = submission
+        await self._take(seat, sent.ref, sent.n, sent.move, sent.seen, sent.signature, limited)
 
     # -- the life of the table ----------------------------------------------------------
 
@@ -388,14 +389,9 @@ class HostedTable:
         # (the journal's recovery ran before any table resumed).
         lines = path.read_bytes().split(b"\n")[: table.records - self._outbox.waiting]
         self.sent.sent_before(lines)
-        self._submitted = LoggedSubmissions.of_log(
-            len(self._seats),
-            lines,
-            [self._receipts_on_file(seat) for seat in range(len(self._seats))],
-        )
         if not self._outbox.waiting:  # else the first record it wrote shows every pile
             self._view.resumed(table.records - 1, table.state)
-        self._opened(lines[0])
+        self._opened(lines[0], lines)
         for line in reversed(lines):
             if (hand := hand_started(line)) is not None:
                 self._hand = hand
@@ -405,18 +401,13 @@ class HostedTable:
             self._played_out.set()
         return True
 
-    def _receipts_on_file(self, seat: int) -> list[bytes]:
-        path = self._paths.receipts_path(self.game, seat)
-        return path.read_bytes().splitlines() if path.exists() else []
-
-    def _opened(self, genesis: bytes) -> None:
-        """The table is written to: its dealer (for the seats' packs) and receipts files."""
+    def _opened(self, genesis: bytes, durable_lines: Sequence[bytes] | None = None) -> None:
+        """The table is written to: its dealer (for the seats' packs) and receipts files
+        (a resumed table's ``durable_lines`` say which submissions it logged)."""
         payload = parse_record(json.loads(genesis)["body"]).payload
         assert isinstance(payload, Genesis)
         self._dealer = payload.dealer(self._spec.secret)
-        for seat in range(len(self._seats)):  # appended to: a resumed table's hold some
-            path = self._paths.receipts_path(self.game, seat)
-            self._receipt_files.append(open_to_append(path))
+        self._receipts.open(self._paths, durable_lines)
 
     async def _accept(self, table: Table) -> None:
         """Ask every seat to accept the held final record, then write it."""
@@ -480,16 +471,17 @@ class HostedTable:
 
     def _bot(self, seat: int) -> Callable[[int, str, Seen, str], Awaitable[None]]:
         async def submit(n: int, move: str, seen: Seen, signature: str) -> None:
-            await self._take(seat, None, n, move, seen, signature)
+            await self._take(seat, None, n, move, seen, signature, False)
 
         return submit
 
     def _take(
-        self, seat: int, ref: str | None, n: int, move: str, seen: Seen, signature: str
+        self, seat: int, ref: str | None, n: int, move: str, seen: Seen, sig: str, limited: bool
     ) -> asyncio.Future[None]:
         """One submission through the table, its receipt written, journaled and queued:
         the future is done once the receipt is sent. One logged already (the same seat,
-        number and signature: sent again) gets its receipt again, and is not judged."""
+        number and signature: sent again) gets its receipt again, and is not judged; one
+        ``limited`` (over its connection's rate) is refused RATE_LIMITED unjudged."""
         table = self._table
         if table is None:
             raise ServeError("the match is not dealt yet", ServeCode.NOT_ASKED, ref)
@@ -499,13 +491,15 @@ class HostedTable:
             raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref)
         if self._state is TableState.FINISHED:
             raise ServeError("the table takes no more submissions", ServeCode.TABLE_CLOSED, ref)
-        logged_as = self._submitted.find(seat, n, signature)
+        logged_as = self._receipts.book.find(seat, n, sig)
         if logged_as is not None:
-            return self._receipt_again(seat, ref, n, logged_as)
+            return self._receipts.again(seat, ref, n, logged_as)
+        now = self._clock.now_ms()
         try:
-            outcome = table.submit(seat, move, self._clock.now_ms(), n, signature, seen)
+            refused = SubmissionCode.RATE_LIMITED if limited else None
+            outcome = table.submit(seat, move, now, n, sig, seen, refused)
             receipt = outcome.receipt
-            self._submitted.logged(seat, n, outcome.seq, signature)
+            self._receipts.book.logged(seat, n, outcome.seq, sig)
         except SubmissionError as refusal:
             if refusal.receipt is None:
                 raise
@@ -516,44 +510,7 @@ class HostedTable:
         self._changed.set()
         if table.played_out:
             self._played_out.set()
-        return self._send_receipt(seat, ref, receipt)
-
-    def _send_receipt(self, seat: int, ref: str | None, receipt: bytes) -> asyncio.Future[None]:
-        """Write ``receipt`` to the seat's receipts file, journal it, and send it (to
-        ``ref``) once it is durable: the future is done then."""
-        file = self._receipt_files[seat]
-        try:
-            file.write(receipt + b"\n")
-            file.flush()
-        except OSError as error:  # the receipts file, as the log file above
-            self._fail(error)
-            raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref) from error
-        done = asyncio.get_running_loop().create_future()
-
-        def deliver() -> None:
-            if ref is not None:
-                self._audience.to_seat(seat, protocol.receipt(ref=ref, receipt=receipt))
-
-        self._outbox.queue(lambda: self._journal.receipt(self.game, seat, receipt), deliver, done)
-        return done
-
-    def _receipt_again(self, seat: int, ref: str | None, n: int, seq: int) -> asyncio.Future[None]:
-        """The receipt of seat ``seat``'s submission ``n``, logged as record ``seq``, sent
-        again (docs/protocol.md §10): the same bytes, made again from the record once it
-        is sent (durable). After a crash that kept the record and lost its receipt, the
-        receipt is written and journaled first, as any receipt is."""
-        if not self._submitted.receipted(seat, n):  # a resumed table's: the record is sent
-            self._submitted.mark_receipted(seat, n)
-            return self._send_receipt(seat, ref, receipt_again(self.sent.line(seq), self._key))
-        done = asyncio.get_running_loop().create_future()
-
-        def deliver() -> None:
-            if ref is not None:
-                receipt = receipt_again(self.sent.line(seq), self._key)
-                self._audience.to_seat(seat, protocol.receipt(ref=ref, receipt=receipt))
-
-        self._outbox.after(deliver, done)
-        return done
+        return self._receipts.send(seat, ref, receipt)
 
     def _on_record(self, line: bytes, state: State | None) -> None:
         """Every line the table writes (``state``: the table after it): journaled at once,
@@ -617,8 +574,7 @@ class HostedTable:
         self._view.close()
         if self._table is not None:
             self._table.close()
-        for file in self._receipt_files:
-            file.close()
+        self._receipts.close()
 
     # -- helpers --------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from racing_demon.printing import printable
 from racing_demon.schema import checked_errors
 
 PROTOCOL_VERSION: Final = 1
-MAX_FRAME_BYTES: Final = 16 * 1024  # a client's text frame, in UTF-8 bytes
+MAX_FRAME_BYTES: Final = 4 * 1024  # a client's text frame, in UTF-8 bytes
 MAX_REF_CHARS: Final = 64
 CLIENT_SCHEMA: Final = "serve-client-message"
 SERVER_SCHEMA: Final = "serve-server-message"
@@ -150,7 +150,7 @@ def _ref_of(value: Mapping[str, Any]) -> str | None:
 def parse_client_message(text: str) -> ClientMessage:
     """The typed message of one text frame, or ServeError.
 
-    Checked in this order, the first failure the answer: TOO_LARGE (more than 16 KiB of
+    Checked in this order, the first failure the answer: TOO_LARGE (more than 4 KiB of
     UTF-8), BAD_JSON (not one strict JSON value: the log reader's rules, so no duplicate
     key, float, NaN, -0, integer beyond 2^53 - 1 or nesting beyond 32, the reader's code
     named in the message), NOT_OBJECT, UNKNOWN_TYPE (no ``type``, or not one of

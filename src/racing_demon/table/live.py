@@ -370,11 +370,7 @@ class Table:
     def advance(self, t_ms: int) -> None:
         """Move the clock to ``t_ms``: end every hand whose deadline came first. A time
         before the table's clock is TableError ``CLOCK_BACKWARDS``, and nothing changes."""
-        if t_ms < self._now:
-            raise TableError(
-                f"the clock runs backwards: {t_ms} ms after {self._now} ms",
-                TableCode.CLOCK_BACKWARDS,
-            )
+        self._not_before_now(t_ms)
         self._now = t_ms
         while not self.played_out:
             deadline = self._flow.deadline()
@@ -424,11 +420,7 @@ class Table:
                 "unfinished prefix",
                 TableCode.NO_IDLE_RULE,
             )
-        if t_ms < self._now:
-            raise TableError(
-                f"the clock runs backwards: {t_ms} ms after {self._now} ms",
-                TableCode.CLOCK_BACKWARDS,
-            )
+        self._not_before_now(t_ms)
         at = self.abandons_at
         if at is None or at > t_ms:
             why = (
@@ -447,6 +439,7 @@ class Table:
         n: int,
         signature: str | None = None,
         seen: Seen | None = None,
+        refused: SubmissionCode | None = None,
     ) -> Outcome:
         """Check one submission, record it as accepted or bounced, and apply what follows;
         the outcome carries the receipt to hand back to the player at once.
@@ -454,18 +447,18 @@ class Table:
         ``seen`` is the last record the seat's client had seen (its ``head`` then), which a
         keyed player signs with its move; an unkeyed seat's defaults to the table's head.
         Raises SubmissionError, with the receipt of the refusal, for a submission that
-        cannot be logged at all.
+        cannot be logged at all, and for one its host ``refused`` unjudged (a rate limit).
         """
 
         def refuse(message: str, code: SubmissionCode) -> NoReturn:
             receipt = self._refusal(seat, n, move_text, seen, t_ms, code)
             raise SubmissionError(message, code, receipt)
 
+        if refused is not None:
+            refuse("refused by the table's host, unjudged", refused)
         if t_ms < self._now:
-            refuse(
-                f"time runs backwards: {t_ms} ms after {self._now} ms",
-                SubmissionCode.TIME_BACKWARDS,
-            )
+            backwards = f"time runs backwards: {t_ms} ms after {self._now} ms"
+            refuse(backwards, SubmissionCode.TIME_BACKWARDS)
         self.advance(t_ms)
         if self._held is not None:
             # Played out, its final record not yet written: the receipt names the last
@@ -549,6 +542,12 @@ class Table:
         except ValueError:  # not canonical JSON (a lone surrogate, an integer too large)
             return None
         return receipt if not checked_errors("receipt", json.loads(receipt)) else None
+
+    def _not_before_now(self, t_ms: int) -> None:
+        """TableError CLOCK_BACKWARDS for a time before the table's clock."""
+        if t_ms < self._now:
+            backwards = f"the clock runs backwards: {t_ms} ms after {self._now} ms"
+            raise TableError(backwards, TableCode.CLOCK_BACKWARDS)
 
     def _statement(self, seat: int, n: int, move_text: str, seen: Seen | None) -> bytes:
         """The canonical bytes of the statement a seat signs for this submission, in the

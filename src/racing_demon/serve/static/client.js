@@ -29,6 +29,9 @@ const RDClient = (() => {
   // long passes (docs/protocol.md §10, "Sending again": the table answers a copy of one it
   // logged with the same receipt, and never logs it twice).
   const RESEND_MS = 1000;
+  // New submissions at most about 8 a second: the server refuses a connection's messages
+  // past 10 a second (docs/protocol.md §9), and a submission sent again needs room too.
+  const SEND_INTERVAL_MS = 120;
   // A submission unanswered this long: the connection is dropped and the next catch-up
   // says what became of it (docs/protocol.md §10), as for any lost connection.
   const RECEIPT_TIMEOUT_MS = 10000;
@@ -407,6 +410,8 @@ const RDClient = (() => {
       this.socket = null;
       this.attempt = 0;
       this.retryTimer = null;
+      this.lastSentAt = -Infinity; // when a new submission was last sent
+      this.pumpTimer = null;
       this.work = Promise.resolve(); // messages are handled one at a time, in order
       this.stopped = false;
       this.ended = null;
@@ -1210,6 +1215,12 @@ const RDClient = (() => {
       if (this.socket === null || this.socket.readyState !== WebSocket.OPEN) return;
       const entry = this.queue.find((candidate) => candidate.signing === null);
       if (entry === undefined || this.hand === null) return;
+      const early = this.lastSentAt + SEND_INTERVAL_MS - performance.now();
+      if (early > 0) {
+        clearTimeout(this.pumpTimer);
+        this.pumpTimer = setTimeout(() => this.pump(), early);
+        return;
+      }
       const seen = { hash: this.lastHash, seq: this.lines.length - 1 };
       const statement = canonicalText({
         game: this.gameId,
@@ -1238,7 +1249,7 @@ const RDClient = (() => {
       entry.signing = signing;
       entry.hashes.add(signing.hash);
       this.inFlight = entry;
-      signing.sentAt = performance.now();
+      signing.sentAt = this.lastSentAt = performance.now();
       const sent = this.sendSigned(signing);
       if (!sent) {
         this.inFlight = null; // sent or found landed after the next catch-up
