@@ -639,6 +639,11 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
         "this error; far beyond that the connection is closed."
     ),
     ServeCode.NOT_SYNCED: "A client sent a message before its connection's sync.",
+    ServeCode.FORK: (
+        "A client's sync named, as the last record it holds, a record the table's log does not "
+        "hold at that seq (another line, or none): two histories of one game, reported and not "
+        "papered over, the connection closed."
+    ),
     ServeCode.SPECTATOR: (
         "A spectator's connection sent a message only a seat sends (entropy, cosign, "
         "submit, accept)."

@@ -77,6 +77,8 @@ class Front:
         self.base = ""
         # Changes what the server sent: one frame, or several (nothing: the frame is lost).
         self.tamper: Callable[[str], str | list[str]] | None = None
+        # Changes what a client sent before the server gets it.
+        self.tamper_up: Callable[[str], str] | None = None
         self.refuse_play = False
         # Every client frame, parsed, with its connection's "_game" and "_seat".
         self.sent: list[dict[str, Any]] = []
@@ -183,7 +185,8 @@ class Front:
                     sent = json.loads(frame.data)
                     game, seat = request.match_info["game"], request.query.get("seat")
                     self.sent.append({**sent, "_game": game, "_seat": seat})
-                    await upstream.send_str(frame.data)
+                    up = frame.data if self.tamper_up is None else self.tamper_up(frame.data)
+                    await upstream.send_str(up)
         finally:
             self.sockets.discard(socket)
             await upstream.close()
@@ -1060,6 +1063,10 @@ def test_a_submission_without_a_receipt_is_found_in_the_records_after_a_reconnec
     assert {json.loads(text)["receipt"] for text in lost} == {
         page.call("return rdGame.receipts[0];")
     }
+    # Issue 35, point 2: a reconnect names the last record held, by its chain hash.
+    lines = page.lines()
+    (again,) = [frame for frame in front.sent_to(game) if frame["type"] == "sync" and frame["from"]]
+    assert again["hash"] == hashlib.sha256(lines[again["from"] - 1].encode()).hexdigest()
     assert answer["outcome"] in ("move", "bounce") and answer["latencyMs"] is None
     assert page.lines()[answer["seq"]] and json.loads(page.lines()[answer["seq"]])["body"]["n"] == 0
     codes = [event.get("code") for event in page.events("connection")]
@@ -1118,6 +1125,36 @@ def test_a_lost_receipt_comes_again_the_same_bytes_when_the_client_sends_again(
     records = [json.loads(line)["body"] for line in page.lines()]
     assert [body["n"] for body in records if body.get("player") == 0 and "n" in body] == [0]
     assert page.submit(a_move(page, 0))["n"] == 1
+
+
+def test_a_table_that_reports_a_fork_at_the_sync_stops_the_client_with_fork(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 35, point 2: "a fork (its hash is not the log's) is reported, never papered
+    over". The sync of a reconnect reaches the table with another hash than the copy's last
+    record (changed on the way): the table answers FORK and closes, and the client stops
+    with the problem FORK, keeping its copy and asking nothing more."""
+    _, front = served
+    page = Page(browser, front)
+    game = seated_against_a_bot(page, "fork at sync")
+    page.start(game)
+    page.wait_for("pack")
+    held = len(page.lines())
+
+    def other_hash(text: str) -> str:
+        message = json.loads(text)
+        if message.get("type") == "sync" and message.get("hash"):
+            message["hash"] = "ab" * 32
+        return json.dumps(message)
+
+    front.tamper_up = other_hash
+    try:
+        front.drop_all()
+        problem = page.wait_for("problem")[0]
+    finally:
+        front.tamper_up = None
+    assert problem["code"] == "FORK" and "the log's line has hash" in problem["message"]
+    assert len(page.lines()) >= held and page.state()["connection"] == "stopped"
 
 
 def test_a_failure_of_the_browser_s_own_storage_is_not_blamed_on_the_server(

@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import dataclasses
 import enum
+import hashlib
 import io
 import itertools
 import json
@@ -792,9 +793,13 @@ class Player:
         """Open the WebSocket and sync from the next seq this client lacks."""
         ws = await connect(self.url, proxy=None, open_timeout=self.timeout, max_size=1 << 20)
         self.connects += 1
-        start = 0 if self.copy is None else len(self.copy.lines)
+        copy = self.copy
+        start = 0 if copy is None else len(copy.lines)
         self.syncs.append(start)
-        await ws.send(json.dumps({"type": "sync", "from": start}))
+        sync: dict[str, Any] = {"type": "sync", "from": start}
+        if copy is not None and start:  # the last record held: a fork is the server's to report
+            sync["hash"] = hashlib.sha256(copy.lines[-1]).hexdigest()
+        await ws.send(json.dumps(sync))
         self._ws = ws
         self._reconnected.set()
         return ws

@@ -419,3 +419,100 @@ def test_a_stopping_server_says_so_and_closes_each_connection(tmp_path: Path) ->
             assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1001, "SERVER_STOPPING")
 
     run(main)
+
+
+def test_a_sync_whose_hash_is_not_the_log_s_is_reported_as_a_fork_and_closed(
+    tmp_path: Path,
+) -> None:
+    """Issue 35, point 2: "A client reconnects with its last (seq, hash); the server streams
+    every record it is missing ...; a fork (its hash is not the log's) is reported, never
+    papered over." A sync naming record 1 with its true hash gets the records from 2 on; with
+    another hash, or naming a record the log does not hold, the error FORK (naming both
+    hashes) and the connection closed, nothing streamed; a hash with from 0 is malformed."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+
+    async def main() -> None:
+        async with serving(server) as address:
+            async with ws(address, "") as socket:
+                await receive(socket)
+                await socket.send(json.dumps({"type": "sync", "from": 0}))
+                lines = []
+                while len(lines) < 3:
+                    if (message := await receive(socket))["type"] == "record":
+                        lines.append(message["line"].encode())
+            true_hash = hashlib.sha256(lines[1]).hexdigest()
+            async with ws(address, "") as socket:
+                await receive(socket)
+                await socket.send(json.dumps({"type": "sync", "from": 2, "hash": true_hash}))
+                while (message := await receive(socket))["type"] != "record":
+                    pass
+                assert message["line"].encode() == lines[2]
+            for sync, names in (
+                ({"from": 2, "hash": "ab" * 32}, f"record 1: the log's line has hash {true_hash}"),
+                ({"from": 10**6, "hash": true_hash}, "the client holds record 999999"),
+            ):
+                async with ws(address, "") as socket:
+                    await receive(socket)
+                    await socket.send(json.dumps({"type": "sync", "ref": "s", **sync}))
+                    messages, close_code, reason = await closed_with(socket)
+                    assert [m["type"] for m in messages] == ["error"]  # no record streamed
+                    error = messages[0]
+                    assert (error["code"], error["ref"]) == ("FORK", "s")
+                    assert names in error["message"]
+                    assert (close_code, reason) == (1008, "FORK")
+            async with ws(address, "") as socket:
+                await receive(socket)
+                await socket.send(json.dumps({"type": "sync", "from": 0, "hash": true_hash}))
+                messages, _, reason = await closed_with(socket)
+                assert reason == "BAD_MESSAGE"
+
+    run(main)
+
+
+def _masked_text(text: str) -> bytes:
+    """One client text frame (RFC 6455 §5.2: FIN, opcode 1, masked), payload under 126."""
+    payload = text.encode()
+    mask = bytes([1, 2, 3, 4])
+    masked = bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload))
+    return bytes([0x81, 0x80 | len(payload)]) + mask + masked
+
+
+def test_a_seat_whose_network_goes_silent_is_shown_disconnected_within_seconds(
+    tmp_path: Path,
+) -> None:
+    """Issue 35, point 2: "other seats see 'disconnected' within 3 s". A seat's client
+    opens its WebSocket by hand, syncs, then neither reads nor answers a ping, as a phone
+    that lost its network does: the server's heartbeat (a ping after 1.5 s without a frame,
+    0.75 s for its pong) closes it, and a spectator is sent the seat's `seat` message
+    with connected false. Bounded at 10 s (the old heartbeat took 45 s); the time it took
+    is printed (a figure, not a timed assertion)."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+
+    async def main() -> None:
+        async with serving(server) as address, ws(address, "") as spectator:
+            await receive(spectator)
+            await spectator.send(json.dumps({"type": "sync", "from": 0}))
+            host, port = address.rsplit(":", 1)
+            reader, writer = await asyncio.open_connection(host, int(port))
+            writer.write(
+                (
+                    f"GET /ws/{GAME}?seat=0&token={TOKEN} HTTP/1.1\r\nHost: {address}\r\n"
+                    "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+                ).encode()
+            )
+            assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+            writer.write(_masked_text('{"type":"sync","from":0}'))
+            await writer.drain()
+            silent_since = asyncio.get_running_loop().time()
+            seen: list[dict[str, Any]] = []
+            async with asyncio.timeout(10):
+                while {"type": "seat", "seat": 0, "connected": False} not in seen:
+                    if (message := await receive(spectator))["type"] == "seat":
+                        seen.append(message)
+            took = asyncio.get_running_loop().time() - silent_since
+            assert seen[0]["connected"] is True
+            print(f"a silent seat shown disconnected after {took:.2f} s")
+            writer.close()
+
+    run(main)

@@ -63,11 +63,11 @@ def _lobby_errors(shape: str, value: object) -> list[str]:
 
 
 def test_the_codes_are_the_designs_and_explain_knows_each() -> None:
-    """'every error with a code that explain knows'."""
+    """'every error with a code that explain knows' (FORK: issue 35, point 2)."""
     assert {code.value for code in ServeCode} == {
         "BAD_JSON", "NOT_OBJECT", "UNKNOWN_TYPE", "BAD_MESSAGE", "TOO_LARGE",
         "RATE_LIMITED", "SPECTATOR", "NOT_ASKED", "BAD_SIGNATURE", "NOT_SYNCED",
-        "SLOW_READER", "REPLACED", "SERVER_STOPPING", "NO_SUCH_TABLE", "NO_SUCH_SEAT",
+        "SLOW_READER", "REPLACED", "SERVER_STOPPING", "NO_SUCH_TABLE", "NO_SUCH_SEAT", "FORK",
         "SEAT_TAKEN", "BAD_TOKEN", "BAD_KEY", "BAD_REQUEST", "BAD_ORIGIN", "TABLE_CLOSED",
     }  # fmt: skip
     for code in ServeCode:

@@ -22,6 +22,8 @@ connection to:
   then ``NOT_SYNCED``, ``SPECTATOR``, and what the table says);
 - its reader: at most 2,000 messages wait to be sent to it, then it is closed (1008
   ``SLOW_READER``) rather than buffered without bound;
+- its liveness: a ping after 1.5 s without a frame from it, and closed without its pong
+  0.75 s later (aiohttp's heartbeat), so the other seats see a lost seat within seconds;
 - the upgrade: an ``Origin`` that is present and not this server's own is refused (403
   ``BAD_ORIGIN``), as are an unknown game (404 ``NO_SUCH_TABLE``), a cancelled table (409
   ``TABLE_CLOSED``), a seat that is no person's (404 ``NO_SUCH_SEAT``) or a wrong token
@@ -66,7 +68,10 @@ RATE_PER_S: Final = 10.0
 BURST: Final = 20.0
 FLOOD_DEBT: Final = 3 * BURST  # tokens owed: past this, a connection's errors close it
 QUEUE_LIMIT: Final = 2_000
-HEARTBEAT_S: Final = 30.0
+# A ping after this long without a frame from the client, and the connection closed if
+# its pong is not back within half of it: a seat whose network went away is shown
+# disconnected to the others within about 2.25 s (issue 35: within 3 s).
+HEARTBEAT_S: Final = 1.5
 CLOSE_TIMEOUT_S: Final = 2.0
 CSP: Final = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -365,6 +370,9 @@ class _Session:
         try:
             await self._dispatch(message, limited=left < 0)
         except ServeError as refusal:
+            if refusal.code is ServeCode.FORK:  # this copy and the log part: nothing to add
+                self._close(ServeError(refusal.message, refusal.code, message.ref))
+                return
             self._refuse(refusal.code, refusal.message, refusal.ref or message.ref)
         except SubmissionError as refusal:  # a refusal no receipt can hold
             self._refuse(refusal.code, str(refusal), message.ref)
@@ -384,7 +392,7 @@ class _Session:
             if self._synced:
                 raise ServeError("sync once per connection", ServeCode.NOT_ASKED)
             self._synced = True
-            await table.attach(self._peer, message.from_seq)
+            await table.attach(self._peer, message.from_seq, message.held_hash)
             return
         if not self._synced:
             raise ServeError("the first message is sync", ServeCode.NOT_SYNCED)

@@ -219,10 +219,14 @@ class HostedTable:
 
     # -- a connection's side ------------------------------------------------------------
 
-    async def attach(self, peer: Peer, from_seq: int) -> None:
+    async def attach(self, peer: Peer, from_seq: int, held_hash: str | None = None) -> None:
         """Send ``peer`` every durable record from ``from_seq`` (from the log file, off the
         event loop: ``SentLog``), then what its seat is asked now and its pack for the
-        hand in play, the table's piles and its seat's moves, then live messages."""
+        hand in play, the table's piles and its seat's moves, then live messages. With
+        ``held_hash`` (the chain hash of record ``from_seq - 1`` as the peer holds it), a
+        log that holds another record there, or none, is ServeError FORK: nothing sent."""
+        if held_hash is not None and (fork := self.sent.fork(from_seq - 1, held_hash)):
+            raise ServeError(fork, ServeCode.FORK)
         self._audience.syncing(peer)
         await self.sent.catch_up(peer, from_seq)
         if not self._audience.join(peer, from_seq):

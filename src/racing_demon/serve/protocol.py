@@ -50,6 +50,7 @@ class ServeCode(enum.StrEnum):
     SPECTATOR = "SPECTATOR"
     NOT_ASKED = "NOT_ASKED"
     BAD_SIGNATURE = "BAD_SIGNATURE"
+    FORK = "FORK"  # a sync's hash is not the log's: the connection is closed
     SLOW_READER = "SLOW_READER"
     REPLACED = "REPLACED"
     SERVER_STOPPING = "SERVER_STOPPING"
@@ -83,9 +84,11 @@ class ServeError(RacingDemonError, ValueError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClientSync:
-    """``sync``: send me every record from ``from_seq`` on (the first seq I lack)."""
+    """``sync``: send me every record from ``from_seq`` on (the first seq I lack);
+    ``held_hash``, the chain hash of record ``from_seq - 1`` as I hold it (a fork check)."""
 
     from_seq: int
+    held_hash: str | None = None
     ref: str | None = None
 
 
@@ -185,7 +188,7 @@ def parse_client_message(text: str) -> ClientMessage:
 def _typed(kind: str, value: Mapping[str, Any], ref: str | None) -> ClientMessage:
     """The value of a message its schema passed."""
     if kind == "sync":
-        return ClientSync(from_seq=value["from"], ref=ref)
+        return ClientSync(from_seq=value["from"], held_hash=value.get("hash"), ref=ref)
     if kind == "entropy":
         return ClientEntropy(signature=value["signature"], ref=ref)
     if kind == "cosign":

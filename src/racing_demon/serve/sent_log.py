@@ -6,6 +6,7 @@ records at a time (never the whole log held for it at once)."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +49,16 @@ class SentLog:
         few hundred bytes, which the page cache holds (a catch-up's many go to a thread)."""
         (line,) = read_lines(self._path, self._starts[seq], self._starts[seq + 1])
         return line
+
+    def fork(self, seq: int, held_hash: str) -> str | None:
+        """What differs when a client says it holds record ``seq`` with chain hash
+        ``held_hash`` (a line the log does not hold there, or no line), else None."""
+        if seq >= self.count:
+            return f"the client holds record {seq}; the log holds {self.count} records"
+        logged = hashlib.sha256(self.line(seq)).hexdigest()
+        if logged != held_hash:
+            return f"record {seq}: the log's line has hash {logged}, the client's {held_hash}"
+        return None
 
     async def catch_up(self, peer: Peer, from_seq: int) -> None:
         """Send ``peer`` every sent record from ``from_seq`` on, records sent meanwhile

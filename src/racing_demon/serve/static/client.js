@@ -24,7 +24,11 @@ const RDClient = (() => {
   const LOG_VERSION = 2; // the log format version every client signature is made under
   const PROTOCOL = 1;
   const SUBMISSION_KINDS = new Set(["move", "tie", "call", "agree", "resign", "bounce"]);
-  const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+  // Between attempts to reconnect: never more than 750 ms, so that a player is playing
+  // again within about a second of the network's return (issue 35); an attempt while it is
+  // away costs the server nothing (no connection reaches it). The browser's `online`
+  // event, where it fires, tries at once.
+  const BACKOFF_MS = [250, 500, 750];
   // A submission unanswered this long is sent again, unchanged, and again each time this
   // long passes (docs/protocol.md §10, "Sending again": the table answers a copy of one it
   // logged with the same receipt, and never logs it twice).
@@ -417,6 +421,11 @@ const RDClient = (() => {
       this.ended = null;
       this.problem = null;
       this.closed = false;
+      globalThis.addEventListener?.("online", () => {
+        if (this.connection !== "offline" || this.closed || this.stopped) return;
+        clearTimeout(this.retryTimer);
+        this.connect();
+      });
     }
 
     get receiptsName() {
@@ -769,7 +778,11 @@ const RDClient = (() => {
       this.catchingUp = true;
       this.setConnection("open");
       this.emit("welcome", { welcome: message });
-      this.send({ type: "sync", from: this.lines.length });
+      // The last record held, by its chain hash: a table whose log holds another there
+      // says FORK rather than stream a history that does not follow this copy.
+      const sync = { type: "sync", from: this.lines.length };
+      if (this.lines.length > 0) sync.hash = this.lastHash;
+      this.send(sync);
     }
 
     // docs/protocol.md §6, §7: canonical, seq, prev, table signature, genesis, own seat.
@@ -1173,6 +1186,11 @@ const RDClient = (() => {
         message: message.message,
         ref: message.ref ?? null,
       });
+      if (message.code === "FORK")
+        // docs/protocol.md §10: the table's log does not hold this copy's last record as
+        // this copy holds it. Both histories stay: this copy, and the log the archive
+        // serves; `audit --against` makes them evidence.
+        refuse("FORK", `the table's log: ${message.message}`, this.lines.length - 1);
       const entry = this.queue.find((candidate) => candidate.ref === message.ref);
       if (entry !== undefined && entry.signing !== null) {
         this.queue.splice(this.queue.indexOf(entry), 1);
