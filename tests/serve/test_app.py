@@ -125,14 +125,9 @@ def test_a_seat_plays_over_the_websocket_from_sync_to_ended(tmp_path: Path) -> N
             while True:
                 message = await receive(socket)
                 kinds.append(message["type"])
-                if message["type"] == "commitment":
-                    statement = message["statement"].encode()
-                    signature = sign(PERSON_KEY, ENTROPY, statement, FORMAT_VERSION)
-                    await socket.send(json.dumps({"type": "entropy", "signature": signature}))
-                elif message["type"] == "genesis":
-                    signature = sign(PERSON_KEY, "genesis", message["body"].encode(), 2)
-                    await socket.send(json.dumps({"type": "cosign", "signature": signature}))
-                elif message["type"] == "record":
+                if await answered_start(socket, message):
+                    continue
+                if message["type"] == "record":
                     lines.append(message["line"].encode())
                     if b'"hand_start"' in lines[-1]:
                         await socket.send(json.dumps(resignation(lines[-1])))
@@ -153,6 +148,20 @@ def test_a_seat_plays_over_the_websocket_from_sync_to_ended(tmp_path: Path) -> N
     report = verify_log(server.log, SETTINGS)
     assert report.verdict is Verdict.VERIFIED and report.accepted_by == (0, 1)
     assert server.audit() is ExitCode.OK
+
+
+async def answered_start(socket: ClientConnection, message: Mapping[str, Any]) -> bool:
+    """Answer ``message`` as seat 0's client does while the table starts (its entropy for
+    a commitment, its co-signature for a genesis); False for any other message."""
+    if message["type"] == "commitment":
+        signature = sign(PERSON_KEY, ENTROPY, message["statement"].encode(), FORMAT_VERSION)
+        await socket.send(json.dumps({"type": "entropy", "signature": signature}))
+    elif message["type"] == "genesis":
+        signature = sign(PERSON_KEY, "genesis", message["body"].encode(), 2)
+        await socket.send(json.dumps({"type": "cosign", "signature": signature}))
+    else:
+        return False
+    return True
 
 
 def resignation(last: bytes, n: int = 0) -> dict[str, Any]:
@@ -286,14 +295,7 @@ def test_submissions_over_the_rate_are_refused_with_signed_receipts_never_droppe
                 await socket.send(json.dumps({"type": "sync", "from": 0}))
                 last = b""
                 while (message := await receive(socket))["type"] != "pack":
-                    if message["type"] == "commitment":
-                        statement = message["statement"].encode()
-                        signature = sign(PERSON_KEY, ENTROPY, statement, FORMAT_VERSION)
-                        await socket.send(json.dumps({"type": "entropy", "signature": signature}))
-                    elif message["type"] == "genesis":
-                        signature = sign(PERSON_KEY, "genesis", message["body"].encode(), 2)
-                        await socket.send(json.dumps({"type": "cosign", "signature": signature}))
-                    elif message["type"] == "record":
+                    if not await answered_start(socket, message) and message["type"] == "record":
                         last = message["line"].encode()
                 agree = submission(last, 0, "0 agree", "logged")
                 answers.append(await answer(socket, json.dumps(agree)))
