@@ -100,7 +100,10 @@ class LoggedSubmissions:
                 book._books[body["player"]].receipted[-1] = False
         for seat, seat_lines in enumerate(receipts):
             for line in seat_lines:
-                receipt = json.loads(line)["body"]
+                try:
+                    receipt = json.loads(line)["body"]
+                except (ValueError, KeyError, TypeError):  # a torn line the crash left
+                    continue
                 if receipt["outcome"] in LOGGED_OUTCOMES and receipt["n"] < len(
                     book._books[seat].seqs
                 ):
@@ -139,7 +142,14 @@ class ReceiptDesk:
             ]
             self.book = LoggedSubmissions.of_log(self._seats, log_lines, on_file)
         for seat in range(self._seats):  # appended to: a resumed table's hold some
-            self._files.append(open_to_append(paths.receipts_path(self._game, seat)))
+            path = paths.receipts_path(self._game, seat)
+            file = open_to_append(path)
+            if file.tell() and not path.read_bytes().endswith(b"\n"):
+                # A torn last line (journal recovery leaves it, as evidence) stays a line of
+                # its own, which readers refuse alone: the next receipt is not glued to it.
+                file.write(b"\n")
+                file.flush()
+            self._files.append(file)
 
     def close(self) -> None:
         for file in self._files:

@@ -422,7 +422,7 @@ const RDClient = (() => {
       this.problem = null;
       this.closed = false;
       globalThis.addEventListener?.("online", () => {
-        if (this.connection !== "offline" || this.closed || this.stopped) return;
+        if (this.connection !== "offline" || this.socket !== null || this.closed) return;
         clearTimeout(this.retryTimer);
         this.connect();
       });
@@ -571,6 +571,8 @@ const RDClient = (() => {
 
     connect() {
       if (this.stopped || this.closed || this.ended !== null) return;
+      // One socket at a time: a retry timer and the `online` event may both come.
+      if (this.socket !== null && this.socket.readyState <= WebSocket.OPEN) return;
       this.setConnection("connecting");
       let socket;
       try {
@@ -1061,10 +1063,17 @@ const RDClient = (() => {
       // Every logged submission of this seat whose receipt this client lacks (its answer
       // lost with a connection, or never sent before a crash) is sent again, unchanged:
       // the table answers with the receipt it gave, the same bytes.
+      // Spaced as new submissions are (the rate of docs/protocol.md §9 counts them too).
+      let lacking = 0;
       for (const body of this.bodies) {
         if (!SUBMISSION_KINDS.has(body.kind) || body.player !== seat) continue;
         const signing = this.signingOf(body);
-        if (signing !== undefined && !this.receipted.has(signing.hash)) this.sendSigned(signing);
+        if (signing === undefined || this.receipted.has(signing.hash)) continue;
+        const socket = this.socket;
+        setTimeout(() => {
+          if (this.socket === socket) this.sendSigned(signing);
+        }, lacking * SEND_INTERVAL_MS);
+        lacking += 1;
       }
       if (moves !== null)
         for (const entry of this.queue.filter((candidate) => !moves.includes(candidate.move)))
@@ -1236,7 +1245,7 @@ const RDClient = (() => {
       const early = this.lastSentAt + SEND_INTERVAL_MS - performance.now();
       if (early > 0) {
         clearTimeout(this.pumpTimer);
-        this.pumpTimer = setTimeout(() => this.pump(), early);
+        this.pumpTimer = setTimeout(() => this.enqueue(() => this.pump()), early);
         return;
       }
       const seen = { hash: this.lastHash, seq: this.lines.length - 1 };
