@@ -3,7 +3,8 @@ WebSockets, against a server this bench starts on a fresh temporary data folder.
 
     python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
                                 [--light] [--sigkill] [--lossy] [--flood FRAMES_PER_S]
-                                [--repeat R] [--data-parent DIR]
+                                [--repeat R] [--outages K] [--outage-s D]
+                                [--data-parent DIR]
                                 [--show-problems] [--json-out FILE]
 
 Every seat is this project's test client (tests/serve/player.py), joined through the lobby
@@ -33,6 +34,12 @@ clients send each unanswered submission again every second and after each reconn
 (docs/protocol.md §10, "Sending again", issue 35): the figures then count what a lossy
 network costs (p95 and p99 include the resends; ``resent`` per submission; ``timeouts``
 are submissions lost, target none).
+``--outages K`` cuts the network K times in the measured window (a proxy between clients
+and server drops every connection and refuses new ones for ``--outage-s``, then lets them
+through), and gives, from each return of the network, the time until each seat has synced
+again and until its next receipt (issue 35's target: playing again within 1 s, p95; the
+test client retries every 0.2 s, client.js every 0.75 s at most; its next receipt waits
+for its next look, ``--pace-ms``, too).
 ``--flood F`` measures each table count ``--repeat`` times without and with one more seat,
 at a table of its own beside a server bot, sending ``F`` well-formed submit frames a second
 (wrong numbers: each is refused, by the table or, past 10 a second, by the rate limit,
@@ -193,6 +200,44 @@ def show_problems(players: list[Player]) -> None:
             print(f"game {player.game} seat {player.seat}: {problem}", file=sys.stderr)
 
 
+async def outages(proxy: LossyProxy, options: argparse.Namespace, returns: list[float]) -> None:
+    """``--outages`` outages of ``--outage-s`` spread over the measured window; the time
+    the network came back after each, in ``returns``."""
+    gap = options.seconds / options.outages - options.outage_s
+    for _ in range(options.outages):
+        await asyncio.sleep(max(gap / 2, 0.5))
+        await proxy.outage()
+        await asyncio.sleep(options.outage_s)
+        proxy.restore()
+        returns.append(time.monotonic())
+        await asyncio.sleep(max(gap / 2, 0.5))
+
+
+def back_after_outages(players: list[Player], returns: list[float]) -> dict[str, Any]:
+    """From each return of the network, each seat's time to its next sync and to its next
+    receipt (p50, p95, max, in ms), and how many seats were not back before the next."""
+    synced, answered, missing = [], [], 0
+    ends = [*returns[1:], float("inf")]
+    for back, end in zip(returns, ends, strict=True):
+        for player in players:
+            sync = next((at for at in player.synced_at if back <= at < end), None)
+            answer = next((a.at for a in player.answers if back <= a.at < end), None)
+            if sync is None or answer is None:
+                missing += 1
+                continue
+            synced.append((sync - back) * 1000)
+            answered.append((answer - back) * 1000)
+    return {
+        "outages": len(returns),
+        "synced_ms": {q: round(percentile(synced, f), 1) for q, f in QUANTILES},
+        "receipt_ms": {q: round(percentile(answered, f), 1) for q, f in QUANTILES},
+        "not_back": missing,
+    }
+
+
+QUANTILES = (("p50", 0.50), ("p95", 0.95), ("max", 1.0))
+
+
 class Flooder:
     """One seat that sends ``rate`` submit frames a second, well formed and numbered past
     anything the table logged, and counts what it sent and what came back."""
@@ -275,7 +320,13 @@ async def measure(
         folder = Path(directory)
         server = Server(folder / "data", folder / "output")
         await asyncio.to_thread(server.start, 0)
-        proxy = LossyProxy(server.base) if options.lossy else None
+        proxy = None
+        if options.lossy or options.outages:
+            proxy = LossyProxy(
+                server.base,
+                drop_share=0.2 if options.lossy else 0.0,
+                lifetime_s=(1.0, 8.0) if options.lossy else None,
+            )
         try:
             if proxy is not None:
                 await proxy.__aenter__()
@@ -294,7 +345,11 @@ async def measure(
             stats_before = journal_stats(server)
             server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
             started = time.monotonic()
-            await asyncio.sleep(options.seconds)
+            returns: list[float] = []
+            if options.outages:
+                assert proxy is not None
+                await outages(proxy, options, returns)
+            await asyncio.sleep(max(0.0, started + options.seconds - time.monotonic()))
             elapsed = time.monotonic() - started
             stop_flood.set()
             server_cpu = cpu_seconds(server.pid) - server_cpu
@@ -323,6 +378,8 @@ async def measure(
                 "client_problems_by_code": problem_tally(players),
                 "p99_vs_target": round(percentile(latencies, 0.99) / TARGET_P99_MS, 2),
             }
+            if returns:
+                result.update(back_after_outages(players, returns))
             if flooder is not None:
                 result["flood_frames_per_s"] = round((flooder.sent - flood_sent) / elapsed, 1)
                 result["flood_receipts"] = flooder.receipts
@@ -443,6 +500,8 @@ def main() -> None:
         "--flood", type=float, metavar="F", help="also measure with a seat sending F frames/s"
     )
     parser.add_argument("--repeat", type=int, default=1, help="--flood: pairs of runs")
+    parser.add_argument("--outages", type=int, default=0, help="network outages in the window")
+    parser.add_argument("--outage-s", type=float, default=2.0, help="how long each lasts")
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
     rows = []

@@ -6,8 +6,9 @@ a share of the frames that carry a submission (client to server) and of those th
 receipt (server to client): the two whose loss a resend must repair. Every other frame
 passes: on a real network (TCP) a frame is never lost from the middle of a live
 connection, so losing a record or a catch-up is losing the connection, which the proxy
-also does, cutting each one after a random lifetime. Seeded: a run is repeatable as far
-as the event loop's timing allows.
+also does, cutting each one after a random lifetime. And the network can go away
+altogether (``outage``: every connection cut, new ones refused) and come back
+(``restore``). Seeded: a run is repeatable as far as the event loop's timing allows.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ class LossyProxy:
 
     upstream: str
     drop_share: float = 0.2  # of submit frames up, and of receipt frames down
-    lifetime_s: tuple[float, float] = (1.0, 8.0)  # a connection is cut within this
+    lifetime_s: tuple[float, float] | None = (1.0, 8.0)  # a connection is cut within this
     seed: int = 35
     base: str = ""
     dropped: dict[str, int] = field(default_factory=lambda: {"submit": 0, "receipt": 0})
     passed: dict[str, int] = field(default_factory=lambda: {"submit": 0, "receipt": 0})
     cuts: int = 0
     connections: int = 0
+    down: bool = False  # an outage: every connection cut, none taken, until ``restore``
 
     async def __aenter__(self) -> LossyProxy:
         self._random = random.Random(self.seed)
@@ -47,6 +49,16 @@ class LossyProxy:
         await site.start()
         self.base = f"http://127.0.0.1:{self._runner.addresses[0][1]}"
         return self
+
+    async def outage(self) -> None:
+        """The network goes away: every connection is cut and new ones are refused."""
+        self.down = True
+        for socket in list(self._sockets):
+            await socket.close()
+
+    def restore(self) -> None:
+        """The network is back."""
+        self.down = False
 
     async def __aexit__(self, *_: object) -> None:
         for socket in list(self._sockets):
@@ -70,6 +82,8 @@ class LossyProxy:
         return False
 
     async def _relay(self, request: web.Request) -> web.StreamResponse:
+        if self.down:
+            raise web.HTTPServiceUnavailable()
         url = "ws" + self.upstream.removeprefix("http") + request.rel_url.path_qs
         try:
             upstream = await self._session.ws_connect(url, max_msg_size=1 << 20)
@@ -79,7 +93,7 @@ class LossyProxy:
         await socket.prepare(request)
         self._sockets.add(socket)
         self.connections += 1
-        lifetime = self._random.uniform(*self.lifetime_s)
+        lifetime = None if self.lifetime_s is None else self._random.uniform(*self.lifetime_s)
 
         async def down() -> None:
             async for frame in upstream:
@@ -102,7 +116,7 @@ class LossyProxy:
         ]
         try:
             _, waiting = await asyncio.wait(relays, timeout=lifetime, return_when="FIRST_COMPLETED")
-            if len(waiting) == len(relays):  # both still relaying: the lifetime ran out
+            if len(waiting) == len(relays) and not self.down:  # the lifetime ran out
                 self.cuts += 1
         finally:
             for task in relays:

@@ -655,6 +655,7 @@ class Answer:
     receipt: Receipt | None
     error: Mapping[str, Any] | None
     seconds: float  # from send to answer
+    at: float = field(default_factory=time.monotonic)  # when it came
 
 
 @dataclass
@@ -718,6 +719,7 @@ class Player:
         self._held: set[bytes] = set()  # every receipt line kept: one sent again comes twice
         self._reconnected = asyncio.Event()
         self.resent = 0  # submit frames sent again
+        self.synced_at: list[float] = []  # time.monotonic() of each connection's sync
         self.repeated = 0  # receipts that came again, the same bytes as one held
         self._entropy: str | None = None
         self._commitment: str | None = None
@@ -800,6 +802,7 @@ class Player:
         if copy is not None and start:  # the last record held: a fork is the server's to report
             sync["hash"] = hashlib.sha256(copy.lines[-1]).hexdigest()
         await ws.send(json.dumps(sync))
+        self.synced_at.append(time.monotonic())
         self._ws = ws
         self._reconnected.set()
         return ws
