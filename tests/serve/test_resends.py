@@ -66,6 +66,16 @@ async def receipt_of(table: HostedTable, peer: FakePeer, message: ClientSubmit) 
     return str(answer["receipt"])
 
 
+async def dealt(server: Server, peer: FakePeer) -> tuple[asyncio.Task[None], asyncio.Task[None]]:
+    """Seat 0's ``peer`` attached, the table running, and its first pack in: the group
+    commit's task and the table's."""
+    committer = asyncio.create_task(server.journal.group_commit())
+    await server.table.attach(peer, 0)
+    playing = asyncio.create_task(server.table.run())
+    await sign_in(server.table, peer)
+    return committer, playing
+
+
 async def sign_in(table: HostedTable, peer: FakePeer) -> None:
     """Answer the starting requests as seat 0, until its first pack."""
     while True:
@@ -106,10 +116,7 @@ def test_the_same_submission_sent_again_gets_the_same_receipt_bytes_and_no_secon
     answers: dict[str, str] = {}
 
     async def main() -> None:
-        committer = asyncio.create_task(server.journal.group_commit())
-        await server.table.attach(peer, 0)
-        playing = asyncio.create_task(server.table.run())
-        await sign_in(server.table, peer)
+        committer, playing = await dealt(server, peer)
         first = submission("a", 0, FIRST_MOVE, seen_of(peer), PERSON_KEY)
         answers["first"] = await receipt_of(server.table, peer, first)
         answers["again"] = await receipt_of(server.table, peer, first)
@@ -156,10 +163,7 @@ def test_a_submission_sent_again_after_a_restart_gets_the_same_receipt_bytes(
     first: dict[str, Any] = {}
 
     async def before() -> None:
-        committer = asyncio.create_task(server.journal.group_commit())
-        await server.table.attach(peer, 0)
-        playing = asyncio.create_task(server.table.run())
-        await sign_in(server.table, peer)
+        committer, playing = await dealt(server, peer)
         message = submission("a", 0, FIRST_MOVE, seen_of(peer), PERSON_KEY)
         first["message"], first["receipt"] = message, await receipt_of(server.table, peer, message)
         await server.table.stop()
