@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,8 @@ class LossyProxy:
     cuts: int = 0
     connections: int = 0
     down: bool = False  # an outage: every connection cut, none taken, until ``restore``
+    # Receipts (their bodies) dropped every time, whatever ``drop_share`` says.
+    always_lost: Callable[[dict[str, Any]], bool] | None = None
 
     async def __aenter__(self) -> LossyProxy:
         self._random = random.Random(self.seed)
@@ -43,6 +46,7 @@ class LossyProxy:
         self._sockets: set[web.WebSocketResponse] = set()
         app = web.Application()
         app.router.add_get("/ws/{game}", self._relay)
+        app.router.add_get("/{tail:.*}", self._forward)  # a download after the game
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -71,15 +75,28 @@ class LossyProxy:
         if kind not in text:  # most frames: no parse
             return False
         try:
-            if json.loads(text).get("type") != kind:
-                return False
+            message = json.loads(text)
         except ValueError:
             return False
+        if message.get("type") != kind:
+            return False
+        lost = self.always_lost
+        if kind == "receipt" and lost is not None and lost(json.loads(message["receipt"])["body"]):
+            self.dropped[kind] += 1
+            return True
         if self._random.random() < self.drop_share:
             self.dropped[kind] += 1
             return True
         self.passed[kind] += 1
         return False
+
+    async def _forward(self, request: web.Request) -> web.Response:
+        """A GET passed to the server as it is (the archive's downloads), unless down."""
+        if self.down:
+            raise web.HTTPServiceUnavailable()
+        async with self._session.get(self.upstream + request.rel_url.path_qs) as answer:
+            body = await answer.read()
+            return web.Response(body=body, status=answer.status, content_type=answer.content_type)
 
     async def _relay(self, request: web.Request) -> web.StreamResponse:
         if self.down:

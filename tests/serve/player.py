@@ -72,6 +72,7 @@ from racing_demon.log.receipts import (
     Receipt,
     ReceiptLine,
     check_receipt_line,
+    record_reference,
     submission_hash,
 )
 from racing_demon.log.records import (
@@ -847,9 +848,41 @@ class Player:
                     await ws.close()
                 if not self.reconnect and not self.done:
                     return
+            if self.ended is not None and self.resend_s is not None:
+                await self._receipts_from_archive()
         finally:
             await self.stop_moving()
             self.close_files()
+
+    async def _receipts_from_archive(self) -> None:
+        """docs/protocol.md §4: a receipt the game's end left unanswered (its answer lost,
+        then the table closed) is in the archive's receipts file of this seat, which
+        ``ended`` names. Each line is checked as any receipt is; those of this seat's
+        logged submissions that this client lacks are kept, and answer what still waits."""
+        path, copy = self.ended.get("receipts") if self.ended else None, self.copy
+        if not isinstance(path, str) or copy is None or self.seat is None:
+            return
+        status, data = await asyncio.to_thread(http, self.base, "GET", path)
+        if status != 200:
+            return
+        waiting = {submission_hash(p.statement): p for p in self._pending.values()}
+        for line in data.splitlines():
+            checked = check_receipt_line(len(self.receipts) + 1, line, copy.table_key)
+            if line in self._held or not isinstance(checked, ReceiptLine):
+                continue
+            receipt = checked.receipt
+            if receipt.seat != self.seat or not receipt.logged or receipt.seq >= len(copy.lines):
+                continue
+            if record_reference(copy.lines[receipt.seq], receipt.v) != receipt.record:
+                raise ClientRefusal(ClientCode.RECEIPT_REFUSED, f"archive receipt {receipt.seq}")
+            self._held.add(line)
+            self.receipts.append(line)
+            self._append("receipts", line)
+            pending = waiting.get(receipt.submission)
+            if pending is not None and not pending.future.done():
+                answer = Answer(receipt, None, time.perf_counter() - pending.sent)
+                self.answers.append(answer)
+                pending.future.set_result(answer)
 
     def start_moving(self, strategy: Strategy, pause: Callable[[str | None], float]) -> None:
         """From now on play by ``strategy``, looking again ``pause`` seconds after each look."""

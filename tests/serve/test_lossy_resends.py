@@ -163,3 +163,28 @@ def test_ten_thousand_submissions_through_a_lossy_network_lose_nothing_and_log_n
     tmp_path: Path,
 ) -> None:
     lossy(tmp_path, target=10_000, parallel=8, seconds=1500)
+
+
+def test_a_receipt_lost_as_the_game_ends_is_taken_from_the_archive(tmp_path: Path) -> None:
+    """docs/protocol.md §4: "a client that missed its ended finds the game in GET /api/games
+    and downloads its log and receipts from there". Every answer to seat 0's resignation is
+    lost, each resend's too, and the game ends with it: the client takes that receipt from
+    the archive's receipts file of its seat, checked as any receipt, and its records and
+    receipts still match one to one."""
+
+    async def main() -> tuple[Tally, LossyProxy]:
+        tally = Tally()
+        deadline = time.monotonic() + 120
+        async with LossyProxy(
+            server.base,
+            drop_share=0.0,
+            lifetime_s=None,
+            always_lost=lambda body: body.get("outcome") == "resign",
+        ) as proxy:
+            await play_table(server, proxy, tmp_path / "t1", tally, 20, deadline)
+        return tally, proxy
+
+    with running_server(tmp_path) as server:
+        tally, proxy = asyncio.run(main())
+        check_games(server, tally)
+    assert proxy.dropped["receipt"] >= 1 and tally.unanswered == 0

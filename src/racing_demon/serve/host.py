@@ -493,11 +493,11 @@ class HostedTable:
             # Failed, or the server stops: its files are (being) closed, nothing more is
             # written; a frame read meanwhile is refused, not a crash.
             raise ServeError("the table stopped", ServeCode.SERVER_STOPPING, ref)
+        logged_as = self._receipts.book.find(seat, n, sig)
+        if logged_as is not None:  # its receipt again, the game over or not
+            return self._receipts.again(seat, ref, n, logged_as)
         if self._state is TableState.FINISHED:
             raise ServeError("the table takes no more submissions", ServeCode.TABLE_CLOSED, ref)
-        logged_as = self._receipts.book.find(seat, n, sig)
-        if logged_as is not None:
-            return self._receipts.again(seat, ref, n, logged_as)
         now = self._clock.now_ms()
         try:
             refused = SubmissionCode.RATE_LIMITED if limited else None
