@@ -42,9 +42,12 @@ def chromium() -> tuple[str, str]:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A Selenium WebDriver on headless Chromium, shared by the session's tests."""
+    """A Selenium WebDriver on a headless Chromium of each test module's own: a page with
+    the engine holds a Pyodide of some 400 MiB (a play page loads one in a worker), and a
+    browser shared by the whole session crashed its tab ("tab crashed") in a later module
+    about one run in two, failing every test after it."""
     from racing_demon.testing.browser import headless_chromium
 
     driver = headless_chromium(chromium, tmp_path_factory.mktemp("chromium-profile"))

@@ -84,19 +84,6 @@ def engine_runtime() -> Runtime:
     return found
 
 
-@pytest.fixture(scope="module")
-def browser(chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A Chromium of this module's own: an engine page holds a Pyodide of some 400 MiB, and
-    a session's shared tab that had run dozens of them crashed in the next module's test."""
-    from racing_demon.testing.browser import headless_chromium
-
-    driver = headless_chromium(chromium, tmp_path_factory.mktemp("engine-chromium-profile"))
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def wait_for(browser: Any, script: str, seconds: float) -> Any:
     from selenium.common.exceptions import TimeoutException
 
