@@ -286,29 +286,29 @@ class Flooder:
     async def _read(self, socket: Any, seat: Any, dealt: asyncio.Event) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        with contextlib.suppress(ConnectionClosed):
-            await self._read_messages(socket, seat, dealt)
-
-    async def _read_messages(self, socket: Any, seat: Any, dealt: asyncio.Event) -> None:
         from racing_demon.log.records import ENTROPY, FORMAT_VERSION
         from racing_demon.log.signing import sign
 
-        async for text in socket:
-            message = json.loads(text)
-            kind = message["type"]
-            if kind == "commitment":
-                signature = sign(seat.key, ENTROPY, message["statement"].encode(), FORMAT_VERSION)
-                await socket.send(json.dumps({"type": "entropy", "signature": signature}))
-            elif kind == "genesis":
-                signature = sign(seat.key, "genesis", message["body"].encode(), FORMAT_VERSION)
-                await socket.send(json.dumps({"type": "cosign", "signature": signature}))
-            elif kind == "pack":
-                dealt.set()
-            elif kind == "receipt":
-                self.receipts += 1
-                self.reasons[json.loads(message["receipt"])["body"].get("reason", "-")] += 1
-            elif kind == "error":
-                self.errors += 1
+        with contextlib.suppress(ConnectionClosed):
+            async for text in socket:
+                message = json.loads(text)
+                kind = message["type"]
+                if kind == "commitment":
+                    statement = message["statement"].encode()
+                    signature = sign(seat.key, ENTROPY, statement, FORMAT_VERSION)
+                    await socket.send(json.dumps({"type": "entropy", "signature": signature}))
+                elif kind == "genesis":
+                    body = message["body"].encode()
+                    signature = sign(seat.key, "genesis", body, FORMAT_VERSION)
+                    await socket.send(json.dumps({"type": "cosign", "signature": signature}))
+                elif kind == "pack":
+                    dealt.set()
+                elif kind == "receipt":
+                    self.receipts += 1
+                    reason = json.loads(message["receipt"])["body"].get("reason", "-")
+                    self.reasons[reason] += 1
+                elif kind == "error":
+                    self.errors += 1
 
 
 async def measure(

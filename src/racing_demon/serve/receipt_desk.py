@@ -50,15 +50,17 @@ class LoggedSubmissions:
     def __init__(self, seats: int) -> None:
         self._books = [_SeatBook() for _ in range(seats)]
 
-    def logged(self, seat: int, n: int, seq: int, signature: str | None) -> None:
+    def logged(
+        self, seat: int, n: int, seq: int, signature: str | None, *, receipted: bool = True
+    ) -> None:
         """Seat ``seat``'s submission ``n`` was logged as record ``seq`` (``n`` the seat's
-        next number: the table refuses any other), its receipt written."""
+        next number: the table refuses any other), its receipt written if ``receipted``."""
         book = self._books[seat]
         if n != len(book.seqs):
             raise ValueError(f"seat {seat} logged number {n}, after {len(book.seqs)} numbers")
         book.seqs.append(seq)
         book.signatures.append(b"" if signature is None else bytes.fromhex(signature))
-        book.receipted.append(True)
+        book.receipted.append(receipted)
 
     def find(self, seat: int, n: int, signature: str) -> int | None:
         """The record seat ``seat``'s submission ``n`` was logged as, if it was logged
@@ -96,8 +98,8 @@ class LoggedSubmissions:
             body_and_sigs = json.loads(line)
             body = body_and_sigs["body"]
             if body["kind"] in LOGGED_OUTCOMES:
-                book.logged(body["player"], body["n"], seq, body_and_sigs["sigs"].get("player"))
-                book._books[body["player"]].receipted[-1] = False
+                signature = body_and_sigs["sigs"].get("player")
+                book.logged(body["player"], body["n"], seq, signature, receipted=False)
         for seat, seat_lines in enumerate(receipts):
             for line in seat_lines:
                 try:
