@@ -665,8 +665,9 @@ _SERVE: Final[Mapping[enum.StrEnum, str]] = {
         "synced): a seat has one connection, the newest."
     ),
     ServeCode.SERVER_STOPPING: (
-        "The server is stopping: the connection closes, and the table resumes when the "
-        "server starts again."
+        "The server is stopping: the connection closes and the table resumes when the "
+        "server starts again, and during a planned stop (SIGTERM, serve --drain) the "
+        "lobby refuses new tables and joins until then."
     ),
     ServeCode.BAD_REQUEST: (
         "A lobby request's body is not the JSON its endpoint takes (see the lobby schema), "

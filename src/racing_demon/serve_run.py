@@ -8,6 +8,10 @@ then resumes every table the index says was live. It serves until SIGINT (Ctrl-C
 SIGTERM, then stops cleanly: the tables first (nothing half-written), then the
 connections, then the journal (what is queued is written and synced), then the index.
 A table that was playing stays playing in the index, and resumes on the next start.
+SIGTERM, what a service manager sends for a restart or a deploy, is a planned stop: the
+server first drains for ``ServeRun.drain_s`` seconds, every connection told when it stops
+(``stopping``) and the lobby making no table meanwhile, while the tables play on; SIGINT,
+or a second signal, stops at once.
 A journal whose write or sync fails stops the server the same way, exit 2: nothing more
 could be made durable, so nothing more may be taken.
 
@@ -20,6 +24,7 @@ the index or the address cannot be used.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import signal
@@ -38,7 +43,7 @@ from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.recover import RecoveryError, recover_log
 from racing_demon.serve import archive, lobby, pages
-from racing_demon.serve.app import is_loopback, make_app
+from racing_demon.serve.app import announce_stop, is_loopback, make_app
 from racing_demon.serve.context import LIVE_STATES, ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index
@@ -59,6 +64,7 @@ class ServeRun:
     port: int = 8080  # 0: a free port the system chooses (reported)
     data: Path = DEFAULT_DATA
     signing_key: Path | None = None  # the table's private key; None: the folder's table.key
+    drain_s: float = 30.0  # SIGTERM: how long the tables play on, told of the stop
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -214,7 +220,7 @@ async def _listen_until_stopped(
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
     try:
-        with _stop_signals() as stop:  # before anyone can connect, so none is missed
+        with _stop_signals() as signals:  # before anyone can connect, so none is missed
             # Every open table is hosted before the first connection: a client that
             # reconnects at once finds its table, never a 404 for one about to resume.
             resumed = context.open_tables()
@@ -223,24 +229,51 @@ async def _listen_until_stopped(
                 reporter.note(pages.engine_words(engine))
                 if resumed:
                     reporter.note(f"resumed {plural(resumed, 'live table')}")
-                await _until_stopped(stop, context.journal)
+                if await _until(signals.planned, signals.now, context.journal):
+                    await _drain(run.drain_s, signals, context, app, reporter)
             finally:
                 await context.stop()  # also when the address was refused
     finally:
         await runner.cleanup()
 
 
-async def _until_stopped(stop: asyncio.Event, journal: Journal) -> None:
-    """Until SIGINT or SIGTERM, or the journal fails: then nothing more can be made
-    durable, and the server stops (``close`` then raises the journal's error: exit 2)."""
-    signalled = asyncio.ensure_future(stop.wait())
+async def _drain(
+    seconds: float,
+    signals: _StopSignals,
+    context: ServerContext,
+    app: web.Application,
+    reporter: ServeReporter,
+) -> None:
+    """A planned stop: tell every connection, and play on for ``seconds``, or until
+    another signal or a failed journal."""
+    if seconds <= 0:
+        return
+    context.drain(seconds)
+    announce_stop(app)
+    reporter.note(
+        f"SIGTERM: stopping in {seconds:g} s; the tables play on until then, and resume "
+        "on the next start (SIGINT or SIGTERM again: stop now)"
+    )
+    signals.planned.clear()  # a second SIGTERM now stops at once
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await _until(signals.planned, signals.now, context.journal)
+
+
+async def _until(planned: asyncio.Event, now: asyncio.Event, journal: Journal) -> bool:
+    """Until a signal, or the journal fails (then nothing more can be made durable, and
+    the server stops: ``close`` raises the journal's error, exit 2). Whether it was a
+    planned stop (SIGTERM) alone."""
+    signalled = asyncio.ensure_future(planned.wait())
     # The writer stops before close only when it failed.
-    journal_stopped = asyncio.ensure_future(journal.stopped())
-    waits = [signalled, journal_stopped]
-    await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-    for waiting in waits:
-        waiting.cancel()
-    await asyncio.wait(waits)
+    waits = [signalled, asyncio.ensure_future(now.wait()), asyncio.ensure_future(journal.stopped())]
+    try:
+        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
+        await asyncio.wait(waits)
+    return done == {signalled}
 
 
 async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter) -> None:
@@ -260,15 +293,21 @@ async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter)
         )
 
 
+@dataclass(frozen=True)
+class _StopSignals:
+    planned: asyncio.Event  # SIGTERM
+    now: asyncio.Event  # SIGINT (Ctrl-C)
+
+
 @contextmanager
-def _stop_signals() -> Iterator[asyncio.Event]:
-    """An event set by SIGINT (Ctrl-C) or SIGTERM while inside."""
+def _stop_signals() -> Iterator[_StopSignals]:
+    """Events set by SIGTERM and SIGINT while inside."""
     loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    for number in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(number, stop.set)
+    signals = _StopSignals(planned=asyncio.Event(), now=asyncio.Event())
+    loop.add_signal_handler(signal.SIGTERM, signals.planned.set)
+    loop.add_signal_handler(signal.SIGINT, signals.now.set)
     try:
-        yield stop
+        yield signals
     finally:
         for number in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(number)

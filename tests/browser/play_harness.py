@@ -112,6 +112,7 @@ const text = (s) => { const e = q(s); return e ? e.textContent.trim() : null; };
 return {
   url: location.href,
   connection: attr("#rd-connection", "data-state"),
+  stopping: attr("#rd-connection", "data-stopping-in-ms"),
   seq: attr("#rd-copy", "data-seq"),
   moves: Array.from(document.querySelectorAll("#rd-moves button[data-move]"))
     .filter((b) => !b.disabled).map((b) => b.dataset.move),

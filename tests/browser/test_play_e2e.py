@@ -4,7 +4,8 @@ clicks and keys; a race between the two browsers on one foundation; a reload mid
 server killed and restarted mid-hand. At the end each browser's copy of the log equals the
 server's byte for byte, its exported receipts audit clean, `racing-demon verify` of the
 downloaded log with the table's key exits 0, and a log the server tampers with mid-game
-makes the page stop with a warning."
+makes the page stop with a warning." And a planned restart (SIGTERM, issue 35, point 3):
+each page is told when the server stops, and plays on after it without a reload.
 
 Each browser is a Chromium of its own (its own profile, so its own key in IndexedDB). What
 the page sent and received on its WebSocket is read from Chromium's performance log, so
@@ -44,6 +45,7 @@ HOLD_ROUNDS = 250  # rounds of play to find a race, per table
 RACES = 10  # scheduled races (a bot may take the foundation first) before giving up
 MOVE_S = 5.0  # for a click or key to show as a submit on the wire
 KEYS_NEEDED = 3  # moves each way (click, keys) that must land during the hand
+DRAIN_S = 2.0  # serve --drain: how long a planned stop plays on
 SIGNED = ("entropy", "cosign", "submit", "accept")  # what a client signs
 
 
@@ -232,7 +234,7 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
     pair: list[Browser], tmp_path: Path
 ) -> None:
     ada, bo = pair
-    with running_server(tmp_path / "server") as server:
+    with running_server(tmp_path / "server", "--drain", str(DRAIN_S)) as server:
         for _ in range(TABLES):
             play = open_table(server, ada, bo)
             raced = race(ada, bo, play)
@@ -301,6 +303,18 @@ def test_two_browsers_and_a_bot_play_race_reload_survive_a_restart_and_verify(
                 break
         assert all(play.landed[how] > landed_before[how] for how in play.landed), play.landed
         assert all(count >= KEYS_NEEDED for count in play.landed.values()), play.landed
+
+        # A planned restart (SIGTERM, issue 35): each page is told when the server stops,
+        # and plays again once it is back, without a reload.
+        server.terminate()
+        for browser in (ada, bo):
+            told = browser.wait("told of the stop", lambda s: s["stopping"] is not None)
+            assert 0 < int(told["stopping"]) <= DRAIN_S * 1000, told
+        assert server.wait(DRAIN_S + 15) == 0
+        server.restart()
+        assert server.port == port, "restarted on the same port"
+        for browser in (ada, bo):
+            browser.wait("playing after the planned restart", playing, timeout=60)
 
         # The end: Ada resigns (the rules let that end the match); both accept the final.
         assert not hand_ended(ada, play.game)

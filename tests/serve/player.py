@@ -722,6 +722,8 @@ class Player:
         self.resent = 0  # submit frames sent again
         self.synced_at: list[float] = []  # time.monotonic() of each connection's sync
         self.repeated = 0  # receipts that came again, the same bytes as one held
+        # Each planned stop announced: (time.monotonic() it came, the in_ms it said).
+        self.stopping: list[tuple[float, int]] = []
         self._entropy: str | None = None
         self._commitment: str | None = None
         self._logged_n = -1
@@ -1061,6 +1063,12 @@ class Player:
 
     def _on_seat(self, message: dict[str, Any]) -> None:
         pass  # another seat came or went: nothing this client keeps
+
+    def _on_stopping(self, message: dict[str, Any]) -> None:
+        in_ms = message["in_ms"]
+        if not isinstance(in_ms, int) or in_ms < 0:
+            raise ValueError(f"in_ms {in_ms!r}")
+        self.stopping.append((time.monotonic(), in_ms))
 
     def _on_piles(self, message: dict[str, Any]) -> None:
         self.table = {**({} if message["full"] else self.table), **message["set"]}

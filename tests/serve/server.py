@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from racing_demon.log.receipts import check_receipt_line, record_reference
 from racing_demon.profiles import builtin_document
 
 from .player import api, http
@@ -127,6 +128,22 @@ class Server:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(STOP_TIMEOUT)
 
+    def terminate(self) -> None:
+        """SIGTERM, as a service manager asks for a restart: a planned stop (it drains)."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+
+    def interrupt(self) -> None:
+        """SIGINT (Ctrl-C), without waiting."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGINT)
+
+    def wait(self, timeout: float) -> int:
+        """The exit code, once the process ends (``subprocess.TimeoutExpired`` if not in
+        ``timeout`` seconds)."""
+        assert self.process is not None
+        return self.process.wait(timeout)
+
     def stop(self) -> int | None:
         """Ctrl-C (SIGINT), as a person stops it; SIGKILL if it does not stop in time."""
         process = self.process
@@ -225,3 +242,19 @@ def tables(server: Server) -> list[dict[str, Any]]:
     listed = answer["tables"]
     assert isinstance(listed, list)
     return listed
+
+
+def assert_kept_receipts_logged(
+    log: Path, table_key: bytes, kept: Sequence[Sequence[bytes]]
+) -> None:
+    """Every receipt line in ``kept`` (a client's, as it held them at some moment) is
+    valid, and each that says its submission was logged names the record the log holds at
+    its ``seq``: nothing a client was told went missing from the log."""
+    lines = log.read_bytes().splitlines()
+    for lines_kept in kept:
+        for number, line in enumerate(lines_kept, 1):
+            checked = check_receipt_line(number, line, table_key)
+            receipt = checked.receipt
+            assert receipt is not None, checked
+            if receipt.logged:
+                assert record_reference(lines[receipt.seq], receipt.v) == receipt.record, receipt

@@ -24,7 +24,7 @@ from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.schema import schema_errors
-from racing_demon.serve.app import CSP, QUEUE_LIMIT, SocketPeer, make_app
+from racing_demon.serve.app import CSP, QUEUE_LIMIT, SocketPeer, announce_stop, make_app
 from racing_demon.serve.host import HostedTable
 from racing_demon.serve.protocol import SERVER_SCHEMA
 from racing_demon.table import sign_submission
@@ -39,6 +39,7 @@ class Context:
 
     def __init__(self, tables: Mapping[str, HostedTable]) -> None:
         self.tables = tables
+        self.stopping_in_ms: int | None = None
 
     def seat_token_ok(self, game: str, seat: int, token: str) -> bool:
         return (game, seat, token) == (GAME, 0, TOKEN)
@@ -58,11 +59,12 @@ def _html(app: web.Application) -> None:
 
 
 @asynccontextmanager
-async def serving(server: Server) -> AsyncIterator[str]:
-    """The app on 127.0.0.1, a free port, the table running; yields ``host:port``."""
+async def serving(server: Server, app: web.Application | None = None) -> AsyncIterator[str]:
+    """``app`` (by default one of the table alone) on 127.0.0.1, a free port, the table
+    running; yields ``host:port``."""
     committer = asyncio.create_task(server.journal.group_commit())
     running = asyncio.create_task(server.table.run())
-    runner = web.AppRunner(make_app(Context({GAME: server.table}), [_html]))
+    runner = web.AppRunner(app or make_app(Context({GAME: server.table}), [_html]))
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
@@ -419,6 +421,28 @@ def test_a_stopping_server_says_so_and_closes_each_connection(tmp_path: Path) ->
             assert messages[-1]["code"] == "SERVER_STOPPING"
             assert closed.value.rcvd is not None
             assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1001, "SERVER_STOPPING")
+
+    run(main)
+
+
+def test_a_planned_stop_is_told_to_every_connection_and_to_each_new_one(tmp_path: Path) -> None:
+    """docs/protocol.md §10, "A planned stop": ``stopping`` with the time left goes to every
+    connection when the stop is asked, and after the ``welcome`` of one made meanwhile."""
+    server = Server(tmp_path, [bot(0), bot(1)], quick_rules())
+    context = Context({GAME: server.table})
+    app = make_app(context)
+
+    async def main() -> None:
+        async with serving(server, app) as address, ws(address, "") as before:
+            assert (await receive(before))["type"] == "welcome"
+            announce_stop(app)  # no stop planned: nothing is said
+            context.stopping_in_ms = 4_000
+            announce_stop(app)
+            assert await receive(before) == {"type": "stopping", "in_ms": 4_000}
+            context.stopping_in_ms = 3_500
+            async with ws(address, "") as after:
+                assert (await receive(after))["type"] == "welcome"
+                assert await receive(after) == {"type": "stopping", "in_ms": 3_500}
 
     run(main)
 

@@ -17,6 +17,7 @@ from racing_demon.profiles import builtin_document
 from racing_demon.serve.archive import archive_game
 from racing_demon.serve.context import NewTable, SeatRequest, ServerContext
 from racing_demon.serve.index import GameRow, SeatRow, TableRow
+from racing_demon.serve.protocol import ServeCode, ServeError
 
 from .lobbying import context_in
 from .recording import RecordingHost, recording_host
@@ -191,3 +192,35 @@ def test_the_tables_stop_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         await stopping
 
     asyncio.run(scenario())
+
+
+def test_during_a_planned_stop_the_lobby_makes_no_table_and_gives_no_seat(
+    tmp_path: Path,
+) -> None:
+    """docs/protocol.md §10, "A planned stop": new tables and joins are refused
+    ``SERVER_STOPPING`` (before anything else about the table or seat), and the time left
+    is what the ``stopping`` message says."""
+    context = context_in(tmp_path / "data", signing_key=TABLE_KEY)
+
+    async def main() -> None:
+        people = context.create_table(
+            NewTable(name="people", rules=TABLE, seats=(SeatRequest("person"),) * 2)
+        )
+        assert context.stopping_in_ms is None
+        context.drain(30)
+        left = context.stopping_in_ms
+        assert left is not None and 29_000 < left <= 30_000
+        with pytest.raises(ServeError) as refused:
+            context.create_table(
+                NewTable(name="late", rules=TABLE, seats=(SeatRequest("person"),) * 2)
+            )
+        assert refused.value.code is ServeCode.SERVER_STOPPING
+        key = raw_public_bytes(generate_private_key()).hex()
+        for game in (people.game, "0" * 32):  # a real table, and none: the stop comes first
+            with pytest.raises(ServeError) as refused:
+                context.join(game, 0, "late", key)
+            assert refused.value.code is ServeCode.SERVER_STOPPING
+        assert [row.seat for row in context.index.seats(people.game) if row.public_key] == []
+        await context.stop()
+
+    asyncio.run(main())

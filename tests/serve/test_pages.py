@@ -50,6 +50,7 @@ GAME = "0123456789abcdef0123456789abcdef"
 
 class _NoTables:
     tables: Mapping[str, HostedTable] = {}
+    stopping_in_ms: int | None = None
 
     def seat_token_ok(self, game: str, seat: int, token: str) -> bool:
         return False

@@ -309,6 +309,7 @@ def _built() -> list[dict[str, Any]]:
             receipts=f"/games/{game}/seat0.receipts.jsonl",
         ),
         protocol.seat(seat=3, connected=False),
+        protocol.stopping(in_ms=30_000),
         protocol.piles(
             seq=12,
             hand=1,

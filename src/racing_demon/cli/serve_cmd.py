@@ -24,6 +24,7 @@ Examples:
   racing-demon serve --port 0 --data /srv/racing-demon
   racing-demon serve --signing-key table.key --data games
   racing-demon serve --host 0.0.0.0 --port 8080   # behind a TLS proxy only
+  racing-demon serve --drain 10   # SIGTERM: play on 10 s, every player told
 """,
 )
 @click.option(
@@ -57,7 +58,17 @@ Examples:
     help="The table's private key (PEM, as keygen writes it). Without it the data "
     "folder's table.key is used, made on the first start.",
 )
-def serve(host: str, port: int, data: Path, signing_key: Path | None) -> None:
+@click.option(
+    "--drain",
+    type=click.FloatRange(0, 3600),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="On SIGTERM (a restart or deploy), how long the tables play on before the server "
+    "stops, every player told when; the lobby makes no table meanwhile. 0: stop at once. "
+    "Give a service manager's stop timeout more than this.",
+)
+def serve(host: str, port: int, data: Path, signing_key: Path | None, drain: float) -> None:
     """Serve tables where people and bots play Racing Demon over WebSockets, as
     `racing-demon docs protocol` describes, until Ctrl-C or SIGTERM.
 
@@ -76,7 +87,9 @@ def serve(host: str, port: int, data: Path, signing_key: Path | None) -> None:
 
     The first line of standard output is `listening on http://HOST:PORT`. Stopped, the
     server finishes what it was writing; the tables that were playing resume on the
-    next start with the same --data.
+    next start with the same --data, their clocks paused meanwhile. SIGTERM is a
+    planned stop: every connection is told, and play goes on for --drain seconds
+    first. Ctrl-C (SIGINT), or a second signal, stops at once.
 
     Exit 0 after a clean stop; 2 when the data folder, the key or the address cannot be
     used, or the serve extra is missing.
@@ -93,7 +106,7 @@ def serve(host: str, port: int, data: Path, signing_key: Path | None) -> None:
             err=True,
         )
         raise SystemExit(ExitCode.UNUSABLE) from None
-    run = ServeRun(host=host, port=port, data=data, signing_key=signing_key)
+    run = ServeRun(host=host, port=port, data=data, signing_key=signing_key, drain_s=drain)
     code = run_serve(run, serve_reporter(echo))
     if code:
         raise SystemExit(code)

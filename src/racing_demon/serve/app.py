@@ -24,6 +24,9 @@ connection to:
   ``SLOW_READER``) rather than buffered without bound;
 - its liveness: a ping after 1.5 s without a frame from it, and closed without its pong
   0.75 s later (aiohttp's heartbeat), so the other seats see a lost seat within seconds;
+- a planned stop (``announce_stop``, after the context's ``drain``): every connection is
+  told ``stopping`` with the time left, and each one made meanwhile right after its
+  ``welcome``;
 - the upgrade: an ``Origin`` that is present and not this server's own is refused (403
   ``BAD_ORIGIN``), as are an unknown game (404 ``NO_SUCH_TABLE``), a cancelled table (409
   ``TABLE_CLOSED``), a seat that is no person's (404 ``NO_SUCH_SEAT``) or a wrong token
@@ -93,9 +96,15 @@ class PlayContext(SeatCheck, Protocol):
     @property
     def tables(self) -> Mapping[str, HostedTable]: ...
 
+    @property
+    def stopping_in_ms(self) -> int | None:
+        """The milliseconds before a planned stop; None while none is planned."""
+        ...
+
 
 CONTEXT: Final = web.AppKey("context", PlayContext)
 _SOCKETS: Final = web.AppKey("sockets", set[web.WebSocketResponse])
+_PEERS: Final = web.AppKey("peers", set["SocketPeer"])
 
 
 def make_app(
@@ -112,6 +121,7 @@ def make_app(
     app = web.Application(middlewares=[_loopback_names_only] if loopback_only else [])
     app[CONTEXT] = context
     app[_SOCKETS] = set()
+    app[_PEERS] = set()
     app.router.add_get("/ws/{game}", _play)
     for add_routes in extra_routes:
         add_routes(app)
@@ -143,6 +153,15 @@ async def _security_headers(request: web.Request, response: web.StreamResponse) 
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     if response.content_type == "text/html":
         response.headers.setdefault("Content-Security-Policy", CSP)
+
+
+def announce_stop(app: web.Application) -> None:
+    """Tell every connection of ``app`` that the server stops (a planned stop, begun with
+    the context's ``drain``): the ``stopping`` message, with the time left."""
+    left_ms = app[CONTEXT].stopping_in_ms
+    if left_ms is not None:
+        for peer in app[_PEERS]:
+            peer.send(protocol.stopping(in_ms=left_ms))
 
 
 async def _close_sockets(app: web.Application) -> None:
@@ -208,6 +227,10 @@ async def _play(request: web.Request) -> web.StreamResponse:
     peer = SocketPeer(socket, seat, request.transport)
     session = _Session(table, peer)
     peer.send(table.welcome(seat))
+    left_ms = request.app[CONTEXT].stopping_in_ms
+    if left_ms is not None:  # connected during a planned stop: told at once
+        peer.send(protocol.stopping(in_ms=left_ms))
+    request.app[_PEERS].add(peer)
     try:
         async for frame in socket:
             if frame.type is WSMsgType.TEXT:
@@ -216,6 +239,7 @@ async def _play(request: web.Request) -> web.StreamResponse:
                 await session.receive(None)
     finally:
         table.detach(peer)
+        request.app[_PEERS].discard(peer)
         sockets.discard(socket)
         await peer.shut()
     return socket

@@ -100,6 +100,30 @@ class ServerContext:
         self._archive = archive
         self._warn = warn
         self._tasks: set[asyncio.Task[None]] = set()
+        self._stops_at: float | None = None  # a planned stop's time (time.monotonic)
+
+    # -- a planned stop
+
+    def drain(self, seconds: float) -> None:
+        """A planned stop in ``seconds``: from now the lobby makes no table and gives no
+        seat (SERVER_STOPPING), and the tables play on until ``stop``."""
+        self._stops_at = time.monotonic() + seconds
+
+    @property
+    def stopping_in_ms(self) -> int | None:
+        """The milliseconds left before a planned stop; None while none is planned."""
+        if self._stops_at is None:
+            return None
+        return max(0, round((self._stops_at - time.monotonic()) * 1000))
+
+    def _refuse_while_stopping(self) -> None:
+        left_ms = self.stopping_in_ms
+        if left_ms is not None:
+            raise ServeError(
+                f"the server stops in {left_ms / 1000:.0f} s for a restart: try again when "
+                "it is back",
+                ServeCode.SERVER_STOPPING,
+            )
 
     # -- the lobby
 
@@ -107,6 +131,7 @@ class ServerContext:
         """Store a new table (its dealer secret and its bots' keys on disk before anything
         is published) and host it: it waits for its people, and starts at once when
         every seat is a bot's."""
+        self._refuse_while_stopping()
         if len(self.index.tables_in(OPEN_STATES)) >= self.settings.max_open_tables:
             raise ServeError(
                 f"the server holds {self.settings.max_open_tables} open tables already: "
@@ -133,6 +158,7 @@ class ServerContext:
         """Give seat ``seat`` of ``game`` to the player ``name`` whose Ed25519 public key is
         ``key_hex``; return the seat's token (kept hashed: shown this once). The table
         starts when this filled its last seat. ServeError with the reason otherwise."""
+        self._refuse_while_stopping()
         table = self.open_table(game)
         seats = self.index.seats(game)
         if not 0 <= seat < len(seats):

@@ -331,6 +331,12 @@ def seat(*, seat: int, connected: bool) -> dict[str, Any]:
     return {"type": "seat", "seat": seat, "connected": connected}
 
 
+def stopping(*, in_ms: int) -> dict[str, Any]:
+    """The server stops in ``in_ms`` milliseconds, a planned stop (``serve --drain``): play
+    goes on until then, and every table resumes when the server is back."""
+    return {"type": "stopping", "in_ms": in_ms}
+
+
 def error_message(code: enum.StrEnum, message: str, ref: str | None = None) -> dict[str, Any]:
     """A protocol error (a ServeCode, or a SubmissionCode), echoing the client's ``ref``."""
     error: dict[str, Any] = {"type": "error", "code": str(code), "message": message}
@@ -355,6 +361,7 @@ LOBBY_STATUS: Final[Mapping[ServeCode, int]] = {
     ServeCode.NO_SUCH_SEAT: 404,
     ServeCode.SEAT_TAKEN: 409,
     ServeCode.TABLE_CLOSED: 409,
+    ServeCode.SERVER_STOPPING: 503,
 }
 
 

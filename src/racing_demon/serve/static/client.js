@@ -751,6 +751,8 @@ const RDClient = (() => {
         final: (m) => this.onFinal(m.body),
         ended: this.onEnded,
         seat: (m) => this.emit("seat", { seat: m.seat, connected: m.connected }),
+        // A planned stop: play goes on until then; the reconnection after it is as any.
+        stopping: (m) => this.emit("stopping", { inMs: m.in_ms }),
         error: this.onError,
         piles: (m) => this.emit("piles", { frame: m }),
         moves: this.onMoves,

@@ -431,6 +431,11 @@ const RDPlay = (() => {
     box.querySelector(".rd-words").textContent = text;
   }
 
+  function onStopping({ inMs }) {
+    $("rd-connection").dataset.stoppingInMs = String(inMs);
+    say(`The server restarts in ${Math.ceil(inMs / 1000)} s. Play on until then: every move it answers is kept, and this page reconnects by itself once the server is back, the table where it was.`);
+  }
+
   function showLatency(ms) {
     page.latencies.push(ms);
     if (page.latencies.length > LATENCIES_KEPT) page.latencies.shift();
@@ -934,6 +939,7 @@ const RDPlay = (() => {
         case "final": openFinal(event); break;
         case "ended": onEnded(event); break;
         case "seat": onSeat(event); break;
+        case "stopping": onStopping(event); break;
         case "error": say(`The server refused a message: ${event.code}: ${event.message}`); break;
         case "unsent": onUnsent(event); break;
         case "problem": onProblem(event); break;
