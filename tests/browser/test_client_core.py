@@ -1127,6 +1127,45 @@ def test_a_lost_receipt_comes_again_the_same_bytes_when_the_client_sends_again(
     assert page.submit(a_move(page, 0))["n"] == 1
 
 
+def test_a_receipt_the_game_s_end_left_unanswered_is_taken_from_the_archive(
+    browser: Any, served: tuple[Server, Front]
+) -> None:
+    """Issue 35, point 1 ("every client's receipts audit clean"), docs/protocol.md §10: the
+    resignation that ends the match is logged, and every answer to it is lost, each one
+    sent again too. After ``ended`` the client takes its receipt from the archive's
+    receipts file of its seat, checked as any receipt: the submission is answered with the
+    table's receipt, not listed unsent, and the page holds it once."""
+    _, front = served
+    page = Page(browser, front)
+    game = seated_against_a_bot(page, "archive receipt")
+    page.start(game)
+    page.wait_for("pack")
+    lost: list[str] = []
+
+    def every_receipt_lost(text: str) -> str | list[str]:
+        if json.loads(text)["type"] != "receipt":
+            return text
+        lost.append(text)
+        return []
+
+    front.tamper = every_receipt_lost
+    try:
+        page.call("window.resigned = rdGame.submit('0 resign');")
+        page.wait_for("final")
+        page.call("await rdGame.accept();")
+        assert page.wait_for("ended")[0]["verdict"] == "verified"
+        answer = page.call("return await window.resigned;")
+    finally:
+        front.tamper = None
+    assert lost, "every answer to the resignation was lost"
+    assert answer["outcome"] == "resign" and answer.get("landed") is None, answer
+    assert page.events("unsent") == []
+    held = page.call("return rdGame.receipts;")
+    assert held == [json.loads(lost[0])["receipt"]]  # the table's bytes, held once
+    resign = json.loads(page.lines()[answer["seq"]])["body"]
+    assert (resign["kind"], resign["player"]) == ("resign", 0)
+
+
 def test_a_table_that_reports_a_fork_at_the_sync_stops_the_client_with_fork(
     browser: Any, served: tuple[Server, Front]
 ) -> None:

@@ -1513,11 +1513,40 @@ const RDClient = (() => {
       const socket = this.socket;
       this.socket = null;
       if (socket !== null) socket.close(1000, "ended");
+      if (ended.receipts !== null) await this.receiptsFromArchive(ended.receipts);
       for (const entry of this.queue.splice(0)) {
         this.emit("unsent", { move: entry.move, why: "the game ended" });
         entry.reject(Object.assign(new Error("not sent: the game ended"), { unsent: true }));
       }
       await this.announceEnd(ended);
+    }
+
+    // docs/protocol.md §10, "Sending again": a receipt the game's end left unanswered (its
+    // answer lost, then the table closed) is in the archive's receipts file of this seat.
+    // Each line naming a record of this seat that this copy holds, and not held yet, is
+    // checked and kept as any receipt, and answers the submission still waiting for it.
+    // Refusals are left: no record proves them. A file that cannot be fetched leaves
+    // things as they are (the page links it for download).
+    async receiptsFromArchive(path) {
+      let text;
+      try {
+        const response = await fetch(path, { cache: "no-store" });
+        if (!response.ok) return;
+        text = await response.text();
+      } catch {
+        return;
+      }
+      for (const line of text.split("\n")) {
+        if (line === "" || this.receiptTexts.has(line)) continue;
+        let body;
+        try {
+          body = JSON.parse(line).body;
+        } catch {
+          continue; // not a line this client could hold; the download keeps it
+        }
+        if (body?.outcome === "refused" || this.lines[body?.seq] === undefined) continue;
+        await this.onReceipt({ ref: null, receipt: line });
+      }
     }
 
     async announceEnd(ended) {
