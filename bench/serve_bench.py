@@ -4,6 +4,7 @@ WebSockets, against a server this bench starts on a fresh temporary data folder.
     python bench/serve_bench.py [--tables 10 50 200] [--seconds 20] [--pace-ms 250]
                                 [--light] [--sigkill] [--lossy] [--flood FRAMES_PER_S]
                                 [--repeat R] [--outages K] [--outage-s D]
+                                [--planned-restart] [--drain-s D]
                                 [--data-parent DIR]
                                 [--show-problems] [--json-out FILE]
 
@@ -40,6 +41,13 @@ through), and gives, from each return of the network, the time until each seat h
 again and until its next receipt (issue 35's target: playing again within 1 s, p95; the
 test client retries every 0.2 s, client.js every 0.75 s at most; its next receipt waits
 for its next look, ``--pace-ms``, too).
+``--planned-restart`` starts the server with ``--drain D`` (``--drain-s``, default 2) and,
+halfway through the window, sends it SIGTERM, waits for it to exit, and starts it again on
+its folder (issue 35, point 3: "a planned restart loses 0 moves and pauses a table <= 5 s
+plus the restart time"): how many seats were told (``stopping``), the drain and the
+restart (exit to listening), each seat's pause from its last receipt before the exit to
+its first after the restart and the part of it after the restart (p50, p95, max), seats
+not back, and the receipts that name a record the logs no longer hold (target: none).
 ``--flood F`` measures each table count ``--repeat`` times without and with one more seat,
 at a table of its own beside a server bot, sending ``F`` well-formed submit frames a second
 (wrong numbers: each is refused, by the table or, past 10 a second, by the rate limit,
@@ -213,6 +221,41 @@ async def outages(proxy: LossyProxy, options: argparse.Namespace, returns: list[
         await asyncio.sleep(max(gap / 2, 0.5))
 
 
+async def planned_restart(
+    server: Server, players: list[Player], options: argparse.Namespace
+) -> dict[str, Any]:
+    """SIGTERM halfway through the window, the drain, the exit, a start on the same folder
+    (``--planned-restart``); what the seats saw of it."""
+    await asyncio.sleep(options.seconds / 2)
+    asked = time.monotonic()
+    server.terminate()
+    code = await asyncio.to_thread(server.wait, options.drain_s + 60)
+    exited = time.monotonic()
+    await asyncio.to_thread(server.restart)
+    back = time.monotonic()
+    for player in players:
+        player.base = server.base
+    await asyncio.sleep(max(options.seconds / 2 - (back - asked), 3.0))
+    pauses, after_back, missing = [], [], 0
+    for player in players:
+        before = [a.at for a in player.answers if a.at < exited]
+        after = [a.at for a in player.answers if a.at > back]
+        if not before or not after:
+            missing += 1
+            continue
+        pauses.append((after[0] - before[-1]) * 1000)
+        after_back.append((after[0] - back) * 1000)
+    return {
+        "exit_code": code,
+        "told": sum(bool(p.stopping) for p in players),
+        "drain_ms": round((exited - asked) * 1000),
+        "restart_ms": round((back - exited) * 1000),
+        "pause_ms": {q: round(percentile(pauses, f), 1) for q, f in QUANTILES},
+        "after_restart_ms": {q: round(percentile(after_back, f), 1) for q, f in QUANTILES},
+        "not_back": missing,
+    }
+
+
 def back_after_outages(players: list[Player], returns: list[float]) -> dict[str, Any]:
     """From each return of the network, each seat's time to its next sync and to its next
     receipt (p50, p95, max, in ms), and how many seats were not back before the next."""
@@ -318,7 +361,8 @@ async def measure(
         prefix="racing-demon-serve-bench-", dir=options.data_parent
     ) as directory:
         folder = Path(directory)
-        server = Server(folder / "data", folder / "output")
+        drain = ("--drain", str(options.drain_s)) if options.planned_restart else ()
+        server = Server(folder / "data", folder / "output", extra=drain)
         await asyncio.to_thread(server.start, 0)
         proxy = None
         if options.lossy or options.outages:
@@ -346,9 +390,12 @@ async def measure(
             server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
             started = time.monotonic()
             returns: list[float] = []
+            restart = None
             if options.outages:
                 assert proxy is not None
                 await outages(proxy, options, returns)
+            elif options.planned_restart:
+                restart = await planned_restart(server, players, options)
             await asyncio.sleep(max(0.0, started + options.seconds - time.monotonic()))
             elapsed = time.monotonic() - started
             stop_flood.set()
@@ -380,6 +427,8 @@ async def measure(
             }
             if returns:
                 result.update(back_after_outages(players, returns))
+            if restart is not None:
+                result["planned_restart"] = restart
             if flooder is not None:
                 result["flood_frames_per_s"] = round((flooder.sent - flood_sent) / elapsed, 1)
                 result["flood_receipts"] = flooder.receipts
@@ -414,10 +463,12 @@ async def measure(
             await asyncio.gather(*tasks, return_exceptions=True)
             if options.show_problems:
                 show_problems(players)
-            if options.sigkill:  # every receipt got, against the logs as they stand now
+            if options.sigkill or options.planned_restart:  # every receipt against the logs
                 lost, checked = await asyncio.to_thread(lost_receipts, server, players)
                 result["receipts_checked"] = checked
-                result["lost_after_sigkill"] = len(lost)
+                result["lost_after_sigkill" if options.sigkill else "lost_after_restart"] = len(
+                    lost
+                )
                 result["lost_examples"] = lost[:5]
             return result
         finally:
@@ -502,6 +553,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="--flood: pairs of runs")
     parser.add_argument("--outages", type=int, default=0, help="network outages in the window")
     parser.add_argument("--outage-s", type=float, default=2.0, help="how long each lasts")
+    parser.add_argument(
+        "--planned-restart", action="store_true", help="SIGTERM halfway, then start again"
+    )
+    parser.add_argument("--drain-s", type=float, default=2.0, help="the server's --drain")
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
     rows = []
