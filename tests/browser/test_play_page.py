@@ -26,6 +26,8 @@ from cryptography.hazmat.primitives.serialization import (
     PublicFormat,
     load_pem_public_key,
 )
+from serve.pinged import pinged_seat
+from serve.player import api
 from serve.server import needs_server, one_hand_rules, running_server
 
 T = TypeVar("T")
@@ -288,6 +290,31 @@ def test_the_lobby_and_the_table_page(browser: Any, tmp_path: Path, artifacts: P
             .endswith(f"/play/{game}")
         )
         assert row.find_elements("css selector", "a.rd-return")
+
+
+def test_the_lobby_shows_each_seat_s_round_trip_and_warns_above_the_table_s_limit(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Issue 35, point 6: "the lobby shows each seat's round trip before the deal and warns
+    above the table's limit; a table may set a maximum round trip". A table with a 50 ms
+    limit; seat 1's client answers every ping 300 ms late, seat 0's at once."""
+    with running_server(tmp_path) as server:
+        body = {"name": "lag", "profile": "nertz", "seats": [{"kind": "person"}] * 3}
+        game = api(server.base, "POST", "/api/tables", {**body, "max_rtt_ms": 50})["game"]
+        row = f'#rd-open-tables [data-game="{game}"]'
+        with (
+            pinged_seat(server.base, game, 0, "Quick", 0.0),
+            pinged_seat(server.base, game, 1, "Slow", 0.3),
+        ):
+            browser.get(server.base + "/")
+            warning = wait_for(
+                lambda: browser.find_elements("css selector", f"{row} .rd-slow"), "the warning"
+            )[0]
+            assert "1" in str(warning.get_attribute("data-seats")).split(",")
+            assert "above this table's limit of 50 ms" in warning.text
+            seats = str(css(browser, f"{row} .rd-seat-list").text)
+            assert re.search(r"seat 1: Slow \(round trip \d+ ms, above this table's 50 ms\)", seats)
+            assert "seat 2: free" in seats
 
 
 HOSTILE = "<img src=x onerror=alert(1)>"

@@ -1064,6 +1064,9 @@ class Player:
     def _on_seat(self, message: dict[str, Any]) -> None:
         pass  # another seat came or went: nothing this client keeps
 
+    def _on_ping(self, message: dict[str, Any]) -> None:
+        self._send({"type": "pong", "nonce": message["nonce"]})  # the server times it
+
     def _on_stopping(self, message: dict[str, Any]) -> None:
         in_ms = message["in_ms"]
         if not isinstance(in_ms, int) or in_ms < 0:

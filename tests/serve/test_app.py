@@ -27,6 +27,7 @@ from racing_demon.schema import schema_errors
 from racing_demon.serve.app import CSP, QUEUE_LIMIT, SocketPeer, announce_stop, make_app
 from racing_demon.serve.host import HostedTable
 from racing_demon.serve.protocol import SERVER_SCHEMA
+from racing_demon.serve.round_trips import RoundTrips
 from racing_demon.table import sign_submission
 from racing_demon.verify import Verdict, verify_log
 from serve.hosting import GAME, PERSON_KEY, SETTINGS, TABLE_KEY, Server, bot, person, quick_rules
@@ -40,6 +41,7 @@ class Context:
     def __init__(self, tables: Mapping[str, HostedTable]) -> None:
         self.tables = tables
         self.stopping_in_ms: int | None = None
+        self.round_trips = RoundTrips()
 
     def seat_token_ok(self, game: str, seat: int, token: str) -> bool:
         return (game, seat, token) == (GAME, 0, TOKEN)
@@ -443,6 +445,35 @@ def test_a_planned_stop_is_told_to_every_connection_and_to_each_new_one(tmp_path
             async with ws(address, "") as after:
                 assert (await receive(after))["type"] == "welcome"
                 assert await receive(after) == {"type": "stopping", "in_ms": 3_500}
+
+    run(main)
+
+
+def test_a_seat_is_pinged_and_only_the_outstanding_nonce_is_a_sample(tmp_path: Path) -> None:
+    """docs/protocol.md §9, "Round trips": after its sync a seat's connection gets ``ping``;
+    a ``pong`` naming another nonce is NOT_ASKED and no sample, the right one is; a
+    spectator's ``pong`` is SPECTATOR."""
+    server = Server(tmp_path, [person(), bot(1)], quick_rules())
+    context = Context({GAME: server.table})
+
+    async def main() -> None:
+        async with serving(server, make_app(context)) as address:
+            async with ws(address, "") as watcher:
+                await receive(watcher)
+                pong = {"type": "pong", "nonce": "0" * 32, "ref": "w"}
+                await watcher.send('{"type":"sync","from":0}')
+                assert (await answer(watcher, json.dumps(pong)))["code"] == "SPECTATOR"
+            async with ws(address) as socket:
+                await receive(socket)
+                await socket.send('{"type":"sync","from":0}')
+                while (ping := await receive(socket))["type"] != "ping":
+                    await answered_start(socket, ping)
+                wrong = {"type": "pong", "nonce": "f" * 32, "ref": "p1"}
+                assert (await answer(socket, json.dumps(wrong)))["code"] == "NOT_ASKED"
+                assert context.round_trips.median_ms(GAME, 0) is None
+                await socket.send(json.dumps({"type": "pong", "nonce": ping["nonce"]}))
+                while context.round_trips.median_ms(GAME, 0) is None:
+                    await asyncio.sleep(0.01)
 
     run(main)
 

@@ -198,8 +198,8 @@ def test_during_a_planned_stop_the_lobby_makes_no_table_and_gives_no_seat(
     tmp_path: Path,
 ) -> None:
     """docs/protocol.md §10, "A planned stop": new tables and joins are refused
-    ``SERVER_STOPPING`` (before anything else about the table or seat), and the time left
-    is what the ``stopping`` message says."""
+    ``SERVER_STOPPING`` (before the table's state or the seat is looked at), and the time
+    left is what the ``stopping`` message says."""
     context = context_in(tmp_path / "data", signing_key=TABLE_KEY)
 
     async def main() -> None:
@@ -216,7 +216,7 @@ def test_during_a_planned_stop_the_lobby_makes_no_table_and_gives_no_seat(
             )
         assert refused.value.code is ServeCode.SERVER_STOPPING
         key = raw_public_bytes(generate_private_key()).hex()
-        for game in (people.game, "0" * 32):  # a real table, and none: the stop comes first
+        for game in (people.game, "0" * 32):  # a table, and none: the context asks first
             with pytest.raises(ServeError) as refused:
                 context.join(game, 0, "late", key)
             assert refused.value.code is ServeCode.SERVER_STOPPING

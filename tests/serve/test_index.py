@@ -110,3 +110,38 @@ def test_hostile_text_is_stored_as_text(tmp_path: Path) -> None:
     index.add_table(TableRow(GAME, hostile, "table", "{}", "waiting", "00" * 32, 1.0), seats())
     assert index.table(GAME).name == hostile  # type: ignore[union-attr]
     assert index.games() == ()
+
+
+def test_an_index_of_version_1_is_brought_up_to_date_keeping_its_tables(tmp_path: Path) -> None:
+    """The index of a server before tables had a round-trip limit: opened, it gains the
+    column (every table the default limit) and the current version, its rows kept."""
+    path = tmp_path / "index.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE TABLE tables (game TEXT PRIMARY KEY, name TEXT NOT NULL, profile TEXT NOT NULL,"
+        " rules TEXT NOT NULL, state TEXT NOT NULL, secret TEXT NOT NULL, created REAL NOT NULL);"
+        "CREATE TABLE seats (game TEXT NOT NULL, seat INTEGER NOT NULL, kind TEXT NOT NULL,"
+        " bot TEXT, name TEXT, public_key TEXT, bot_private_key TEXT, token_sha256 TEXT,"
+        " PRIMARY KEY (game, seat));"
+        "CREATE TABLE games (game TEXT PRIMARY KEY, table_name TEXT NOT NULL, players TEXT NOT"
+        " NULL, profile TEXT NOT NULL, result TEXT NOT NULL, verdict TEXT NOT NULL, code TEXT,"
+        " finished REAL NOT NULL);"
+        f"INSERT INTO tables VALUES ('{GAME}', 'old', 'table', '{{}}', 'playing', '00', 1.0);"
+        "PRAGMA user_version=1;"
+    )
+    old.close()
+    index = Index.open(path)
+    try:
+        (row,) = index.tables_in(["playing"])
+        assert (row.game, row.name, row.max_rtt_ms) == (GAME, "old", 250)
+        index.add_table(
+            TableRow(OTHER, "new", "table", "{}", "waiting", "ab" * 32, 2.0, 120), seats(OTHER)
+        )
+        assert index.table(OTHER) == TableRow(
+            OTHER, "new", "table", "{}", "waiting", "ab" * 32, 2.0, 120
+        )
+    finally:
+        index.close()
+    version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
+    assert version == SCHEMA_VERSION == 2

@@ -76,9 +76,17 @@ def test_create_list_join_and_start(tmp_path: Path) -> None:
                 "name": "Friday",
                 "profile": "table",
                 "state": "waiting",
+                "max_rtt_ms": 250,  # the default: "warns above the table's limit"
                 "seats": [
-                    {"seat": 0, "kind": "person", "bot": None, "name": None, "taken": False},
-                    {"seat": 1, "kind": "person", "bot": None, "name": None, "taken": False},
+                    {
+                        "seat": seat,
+                        "kind": "person",
+                        "bot": None,
+                        "name": None,
+                        "taken": False,
+                        "rtt_ms": None,  # no pong yet
+                    }
+                    for seat in (0, 1)
                 ],
             }
             status, listing = await call(client, "GET", "/api/tables")

@@ -25,6 +25,7 @@ from racing_demon import runtime
 from racing_demon.serve import pages
 from racing_demon.serve.app import make_app
 from racing_demon.serve.host import HostedTable
+from racing_demon.serve.round_trips import RoundTrips
 from racing_demon.viewer.engine import engine_bundle
 
 DESIGN_CSP = (
@@ -51,6 +52,7 @@ GAME = "0123456789abcdef0123456789abcdef"
 class _NoTables:
     tables: Mapping[str, HostedTable] = {}
     stopping_in_ms: int | None = None
+    round_trips = RoundTrips()
 
     def seat_token_ok(self, game: str, seat: int, token: str) -> bool:
         return False

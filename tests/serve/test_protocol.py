@@ -310,6 +310,7 @@ def _built() -> list[dict[str, Any]]:
         ),
         protocol.seat(seat=3, connected=False),
         protocol.stopping(in_ms=30_000),
+        protocol.ping(nonce="0123456789abcdef" * 2),
         protocol.piles(
             seq=12,
             hand=1,

@@ -58,12 +58,14 @@ from racing_demon.serve.protocol import (
     ClientCosign,
     ClientEntropy,
     ClientMessage,
+    ClientPong,
     ClientSubmit,
     ClientSync,
     ServeCode,
     ServeError,
     parse_client_message,
 )
+from racing_demon.serve.round_trips import PING_EVERY_S, RoundTrips
 from racing_demon.table import SubmissionError
 
 READ_LIMIT_BYTES: Final = 4 * protocol.MAX_FRAME_BYTES
@@ -100,6 +102,9 @@ class PlayContext(SeatCheck, Protocol):
     def stopping_in_ms(self) -> int | None:
         """The milliseconds before a planned stop; None while none is planned."""
         ...
+
+    @property
+    def round_trips(self) -> RoundTrips: ...
 
 
 CONTEXT: Final = web.AppKey("context", PlayContext)
@@ -225,7 +230,7 @@ async def _play(request: web.Request) -> web.StreamResponse:
     sockets = request.app[_SOCKETS]
     sockets.add(socket)
     peer = SocketPeer(socket, seat, request.transport)
-    session = _Session(table, peer)
+    session = _Session(table, peer, request.app[CONTEXT].round_trips)
     peer.send(table.welcome(seat))
     left_ms = request.app[CONTEXT].stopping_in_ms
     if left_ms is not None:  # connected during a planned stop: told at once
@@ -238,6 +243,7 @@ async def _play(request: web.Request) -> web.StreamResponse:
             elif frame.type is WSMsgType.BINARY:
                 await session.receive(None)
     finally:
+        await session.end()
         table.detach(peer)
         request.app[_PEERS].discard(peer)
         sockets.discard(socket)
@@ -358,12 +364,27 @@ class _Session:
     """One connection's conversation: ``sync`` first, then the seat's messages, each frame
     checked in docs/protocol.md §8's order."""
 
-    def __init__(self, table: HostedTable, peer: SocketPeer) -> None:
+    def __init__(self, table: HostedTable, peer: SocketPeer, round_trips: RoundTrips) -> None:
         self._table = table
         self._peer = peer
+        self._round_trips = round_trips
         self._bucket = _TokenBucket()
         self._synced = False
         self._over = False
+        self._pinger: asyncio.Task[None] | None = None
+
+    async def end(self) -> None:
+        """The connection is over: no more pings."""
+        if self._pinger is not None:
+            self._pinger.cancel()
+            await asyncio.wait([self._pinger])
+
+    async def _ping(self, seat: int) -> None:
+        """A seat's ``ping`` every PING_EVERY_S, each with a new nonce (round_trips)."""
+        while not self._peer.closing:
+            await asyncio.sleep(PING_EVERY_S)
+            nonce = self._round_trips.ask(self._table.game, seat)
+            self._peer.send(protocol.ping(nonce=nonce))
 
     async def receive(self, text: str | None) -> None:
         """Answer one frame, ``text`` None for a binary one (nothing once the connection
@@ -417,12 +438,17 @@ class _Session:
                 raise ServeError("sync once per connection", ServeCode.NOT_ASKED)
             self._synced = True
             await table.attach(self._peer, message.from_seq, message.held_hash)
+            if seat is not None:
+                self._pinger = asyncio.create_task(self._ping(seat))
             return
         if not self._synced:
             raise ServeError("the first message is sync", ServeCode.NOT_SYNCED)
         if seat is None:
             raise ServeError("a spectator only watches", ServeCode.SPECTATOR)
-        if isinstance(message, ClientEntropy):
+        if isinstance(message, ClientPong):
+            if self._round_trips.answer(table.game, seat, message.nonce) is None:
+                raise ServeError("no ping outstanding names that nonce", ServeCode.NOT_ASKED)
+        elif isinstance(message, ClientEntropy):
             table.entropy(seat, message.signature)
         elif isinstance(message, ClientCosign):
             table.cosign(seat, message.signature)

@@ -35,6 +35,7 @@ from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableSpec
 from racing_demon.serve.index import GameRow, Index, SeatRow, TableRow
 from racing_demon.serve.journal import Journal
 from racing_demon.serve.protocol import ServeCode, ServeError
+from racing_demon.serve.round_trips import DEFAULT_MAX_RTT_MS, RoundTrips
 from racing_demon.sim.bots import BOTS
 from racing_demon.sim.simulate import NAMES
 
@@ -74,6 +75,7 @@ class NewTable:
     name: str
     rules: Rules
     seats: tuple[SeatRequest, ...]
+    max_rtt_ms: int = DEFAULT_MAX_RTT_MS  # the lobby warns of a seat's round trip above it
 
 
 class ServerContext:
@@ -101,6 +103,7 @@ class ServerContext:
         self._warn = warn
         self._tasks: set[asyncio.Task[None]] = set()
         self._stops_at: float | None = None  # a planned stop's time (time.monotonic)
+        self.round_trips = RoundTrips()  # each seat's, measured by the play connections
 
     # -- a planned stop
 
@@ -147,6 +150,7 @@ class ServerContext:
             state=WAITING,
             secret=secrets.token_bytes(32).hex(),
             created=time.time(),
+            max_rtt_ms=request.max_rtt_ms,
         )
         self.index.add_table(
             table, [_new_seat(game, seat, asked) for seat, asked in enumerate(request.seats)]
@@ -274,6 +278,7 @@ class ServerContext:
         finally:
             if self.tables.get(hosted.game) is hosted:
                 del self.tables[hosted.game]
+                self.round_trips.forget(hosted.game)
 
     async def stop(self) -> None:
         """Stop every live table (timers and bots; nothing half-written), all at once: each

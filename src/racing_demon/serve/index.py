@@ -3,7 +3,8 @@
 The standard library's ``sqlite3`` in WAL mode with ``synchronous=FULL``: a commit is on
 disk when it returns, so a table's dealer secret and its bots' keys are stored before
 its commitment is published, and a seat's token before it is handed out. The schema's
-version is ``PRAGMA user_version``; a newer index than this code knows is refused.
+version is ``PRAGMA user_version``; an older one is brought up to date when opened (each
+step in one transaction), and a newer one than this code knows is refused.
 
 Every row is a frozen value (``TableRow``, ``SeatRow``, ``GameRow``); every query is
 parameterised. The index is used from the event loop's thread only.
@@ -21,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from racing_demon.errors import RacingDemonError
+from racing_demon.serve.round_trips import DEFAULT_MAX_RTT_MS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE tables (
     game TEXT PRIMARY KEY,
@@ -33,7 +35,8 @@ CREATE TABLE tables (
     rules TEXT NOT NULL,
     state TEXT NOT NULL,
     secret TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    max_rtt_ms INTEGER NOT NULL DEFAULT {DEFAULT_MAX_RTT_MS}
 );
 CREATE INDEX tables_by_state ON tables (state);
 CREATE TABLE seats (
@@ -60,6 +63,11 @@ CREATE TABLE games (
 CREATE INDEX games_by_time ON games (finished);
 """
 
+# From each older version to the next: what makes its index this code's.
+_UPGRADES = {
+    1: f"ALTER TABLE tables ADD COLUMN max_rtt_ms INTEGER NOT NULL DEFAULT {DEFAULT_MAX_RTT_MS};",
+}
+
 
 class IndexFileError(RacingDemonError, OSError):
     """An index that cannot be opened or is newer than this server."""
@@ -78,6 +86,7 @@ class TableRow:
     state: str
     secret: str
     created: float
+    max_rtt_ms: int = DEFAULT_MAX_RTT_MS  # the lobby warns of a seat's round trip above it
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,10 +149,14 @@ class Index:
                 connection.executescript(
                     f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
                 )
-            elif version != SCHEMA_VERSION:
+            elif version > SCHEMA_VERSION:
                 raise IndexFileError(
                     f"the index {path} has schema version {version}; this server knows "
                     f"{SCHEMA_VERSION}"
+                )
+            for older in range(version or SCHEMA_VERSION, SCHEMA_VERSION):
+                connection.executescript(
+                    f"BEGIN; {_UPGRADES[older]} PRAGMA user_version={older + 1}; COMMIT;"
                 )
         except sqlite3.Error as error:
             connection.close()
@@ -171,8 +184,8 @@ class Index:
         """Store a new table and its seats in one transaction (on disk when it returns)."""
         with _transaction(self._db):
             self._db.execute(
-                "INSERT INTO tables (game, name, profile, rules, state, secret, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tables (game, name, profile, rules, state, secret, created, "
+                "max_rtt_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     table.game,
                     table.name,
@@ -181,6 +194,7 @@ class Index:
                     table.state,
                     table.secret,
                     table.created,
+                    table.max_rtt_ms,
                 ),
             )
             self._db.executemany(
@@ -278,7 +292,7 @@ class Index:
         return tuple(_game_row(row) for row in rows)
 
 
-_TABLE_COLUMNS = "game, name, profile, rules, state, secret, created"
+_TABLE_COLUMNS = "game, name, profile, rules, state, secret, created, max_rtt_ms"
 _SEAT_COLUMNS = "game, seat, kind, bot, name, public_key, bot_private_key, token_sha256"
 _GAME_COLUMNS = "game, table_name, players, profile, result, verdict, code, finished"
 

@@ -1,7 +1,8 @@
 """The lobby: HTTP + JSON routes that create tables, list them and give seats
 (docs/protocol.md, "The lobby").
 
-- ``POST /api/tables`` ``{"name", "profile" | "rules", "seats"}`` → 201 ``{"game", "table"}``
+- ``POST /api/tables`` ``{"name", "profile" | "rules", "seats", "max_rtt_ms"?}`` → 201
+  ``{"game", "table"}``
 - ``GET /api/tables`` → ``{"tables": [TABLE…]}`` (waiting and live)
 - ``GET /api/tables/GAME`` → TABLE
 - ``POST /api/tables/GAME/seats/N`` ``{"name", "key"}`` → ``{"token", "ws"}``
@@ -49,6 +50,7 @@ from racing_demon.serve.protocol import (
     ServeError,
     lobby_error,
 )
+from racing_demon.serve.round_trips import DEFAULT_MAX_RTT_MS
 
 MAX_BODY_BYTES: Final = 32 * 1024  # a rules document is about 2 KiB
 _QUOTED: Final = 300  # a refusal quotes at most this much of what the client sent
@@ -134,7 +136,11 @@ class _Lobby:
             "name": table.name,
             "profile": table.profile,
             "state": table.state,
-            "seats": [_seat(row) for row in self.context.index.seats(table.game)],
+            "max_rtt_ms": table.max_rtt_ms,
+            "seats": [
+                {**_seat(row), "rtt_ms": self.context.round_trips.median_ms(table.game, row.seat)}
+                for row in self.context.index.seats(table.game)
+            ],
         }
 
 
@@ -243,4 +249,9 @@ def _new_table(body: dict[str, Any]) -> NewTable:
             f"{rules.max_players} players, not {len(seats)}",
             ServeCode.BAD_REQUEST,
         )
-    return NewTable(name=_shown_name(body["name"]), rules=rules, seats=seats)
+    return NewTable(
+        name=_shown_name(body["name"]),
+        rules=rules,
+        seats=seats,
+        max_rtt_ms=body.get("max_rtt_ms", DEFAULT_MAX_RTT_MS),
+    )

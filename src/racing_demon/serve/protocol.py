@@ -134,9 +134,17 @@ class ClientAccept:
     ref: str | None = None
 
 
-ClientMessage = ClientSync | ClientEntropy | ClientCosign | ClientSubmit | ClientAccept
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClientPong:
+    """``pong``: the answer to the server's ``ping`` that named ``nonce``."""
 
-CLIENT_TYPES: Final = ("sync", "entropy", "cosign", "submit", "accept")
+    nonce: str
+    ref: str | None = None
+
+
+ClientMessage = ClientSync | ClientEntropy | ClientCosign | ClientSubmit | ClientAccept | ClientPong
+
+CLIENT_TYPES: Final = ("sync", "entropy", "cosign", "submit", "accept", "pong")
 
 
 def _quoted(text: str) -> str:
@@ -203,6 +211,8 @@ def _typed(kind: str, value: Mapping[str, Any], ref: str | None) -> ClientMessag
             seen_hash=seen["hash"],
             signature=value["signature"],
         )
+    if kind == "pong":
+        return ClientPong(nonce=value["nonce"], ref=ref)
     return ClientAccept(signature=value["signature"], ref=ref)
 
 
@@ -329,6 +339,12 @@ def ended(*, verdict: str, log: str, receipts: str | None = None) -> dict[str, A
 def seat(*, seat: int, connected: bool) -> dict[str, Any]:
     """Another seat's client connected or went away."""
     return {"type": "seat", "seat": seat, "connected": connected}
+
+
+def ping(*, nonce: str) -> dict[str, Any]:
+    """To a seat's connection: answer ``pong`` with ``nonce`` (its round trip, measured on
+    the server's clock: ``serve.round_trips``)."""
+    return {"type": "ping", "nonce": nonce}
 
 
 def stopping(*, in_ms: int) -> dict[str, Any]:

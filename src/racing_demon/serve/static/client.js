@@ -753,6 +753,8 @@ const RDClient = (() => {
         seat: (m) => this.emit("seat", { seat: m.seat, connected: m.connected }),
         // A planned stop: play goes on until then; the reconnection after it is as any.
         stopping: (m) => this.emit("stopping", { inMs: m.in_ms }),
+        // The server times its own round trip to this seat: answered at once, as sent.
+        ping: (m) => this.send({ type: "pong", nonce: m.nonce }),
         error: this.onError,
         piles: (m) => this.emit("piles", { frame: m }),
         moves: this.onMoves,

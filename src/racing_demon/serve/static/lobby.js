@@ -118,6 +118,7 @@ const RDLobby = (() => {
         name: $("rd-table-name").value.trim() || `${playerName() || "A"}'s table`,
         profile: $("rd-profile").value,
         seats,
+        max_rtt_ms: Number($("rd-max-rtt").value),
       });
       if (joinFirst) {
         await RDClient.lobby.join(answer.game, 0, playerName());
@@ -145,9 +146,17 @@ const RDLobby = (() => {
     }
   }
 
-  function seatWords(seat) {
+  // docs/protocol.md §9, "Round trips": measured by the server, shown before the deal.
+  function slowSeats(table) {
+    return table.seats.filter((seat) => seat.rtt_ms !== null && seat.rtt_ms > table.max_rtt_ms);
+  }
+
+  function seatWords(seat, table) {
     if (seat.kind === "bot") return `seat ${seat.seat}: ${seat.name}`;
-    return seat.taken ? `seat ${seat.seat}: ${seat.name}` : `seat ${seat.seat}: free`;
+    if (!seat.taken) return `seat ${seat.seat}: free`;
+    if (seat.rtt_ms === null) return `seat ${seat.seat}: ${seat.name}`;
+    const slow = seat.rtt_ms > table.max_rtt_ms ? `, above this table's ${table.max_rtt_ms} ms` : "";
+    return `seat ${seat.seat}: ${seat.name} (round trip ${seat.rtt_ms} ms${slow})`;
   }
 
   async function tableRow(table) {
@@ -155,7 +164,12 @@ const RDLobby = (() => {
     const row = el("li", { "data-game": table.game, "data-state": table.state },
       el("strong", { text: table.name }),
       el("span", { class: "rd-meta", text: ` · ${table.profile} · ${table.state}` }));
-    row.append(el("p", { class: "rd-seat-list", text: table.seats.map(seatWords).join(" · ") }));
+    row.append(el("p", { class: "rd-seat-list", text: table.seats.map((seat) => seatWords(seat, table)).join(" · ") }));
+    const slow = slowSeats(table);
+    if (slow.length) {
+      row.append(el("p", { class: "rd-warning rd-slow", role: "note", "data-seats": slow.map((seat) => seat.seat).join(","),
+        text: `Warning: ${slow.map((seat) => `seat ${seat.seat}`).join(", ")} ${slow.length === 1 ? "has" : "have"} a round trip above this table's limit of ${table.max_rtt_ms} ms: where two players race for one card, the server takes whichever arrives first, so a slow connection loses more races.` }));
+    }
     const buttons = el("div", { class: "rd-buttons" });
     if (mine) {
       buttons.append(el("a", { class: "rd-button rd-return", href: `/play/${table.game}`, text: `Back to my seat (${mine.seat})` }));
