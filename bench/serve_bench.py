@@ -556,7 +556,7 @@ def main() -> None:
     parser.add_argument(
         "--planned-restart", action="store_true", help="SIGTERM halfway, then start again"
     )
-    parser.add_argument("--drain-s", type=float, default=2.0, help="the server's --drain")
+    parser.add_argument("--drain-s", type=int, default=2, help="the server's --drain")
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
     rows = []

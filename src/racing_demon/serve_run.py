@@ -64,7 +64,7 @@ class ServeRun:
     port: int = 8080  # 0: a free port the system chooses (reported)
     data: Path = DEFAULT_DATA
     signing_key: Path | None = None  # the table's private key; None: the folder's table.key
-    drain_s: float = 30.0  # SIGTERM: how long the tables play on, told of the stop
+    drain_s: int = 30  # SIGTERM: how long the tables play on, told of the stop
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -229,7 +229,8 @@ async def _listen_until_stopped(
                 reporter.note(pages.engine_words(engine))
                 if resumed:
                     reporter.note(f"resumed {plural(resumed, 'live table')}")
-                if await _until(signals.planned, signals.now, context.journal):
+                first = await _first_of(context.journal, signals.planned, signals.now)
+                if first is signals.planned and not signals.now.is_set():
                     await _drain(run.drain_s, signals, context, app, reporter)
             finally:
                 await context.stop()  # also when the address was refused
@@ -238,7 +239,7 @@ async def _listen_until_stopped(
 
 
 async def _drain(
-    seconds: float,
+    seconds: int,
     signals: _StopSignals,
     context: ServerContext,
     app: web.Application,
@@ -251,29 +252,28 @@ async def _drain(
     context.drain(seconds)
     announce_stop(app)
     reporter.note(
-        f"SIGTERM: stopping in {seconds:g} s; the tables play on until then, and resume "
+        f"SIGTERM: stopping in {seconds} s; the tables play on until then, and resume "
         "on the next start (SIGINT or SIGTERM again: stop now)"
     )
-    signals.planned.clear()  # a second SIGTERM now stops at once
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
-            await _until(signals.planned, signals.now, context.journal)
+            await _first_of(context.journal, signals.now)
 
 
-async def _until(planned: asyncio.Event, now: asyncio.Event, journal: Journal) -> bool:
-    """Until a signal, or the journal fails (then nothing more can be made durable, and
-    the server stops: ``close`` raises the journal's error, exit 2). Whether it was a
-    planned stop (SIGTERM) alone."""
-    signalled = asyncio.ensure_future(planned.wait())
+async def _first_of(journal: Journal, *events: asyncio.Event) -> asyncio.Event | None:
+    """Until one of ``events`` is set (the first of them that is, then), or the journal
+    fails (None: nothing more can be made durable, and the server stops; ``close`` then
+    raises the journal's error, exit 2)."""
+    waits = {asyncio.ensure_future(event.wait()): event for event in events}
     # The writer stops before close only when it failed.
-    waits = [signalled, asyncio.ensure_future(now.wait()), asyncio.ensure_future(journal.stopped())]
+    failed = asyncio.ensure_future(journal.stopped())
     try:
-        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait([*waits, failed], return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for waiting in waits:
+        for waiting in [*waits, failed]:
             waiting.cancel()
-        await asyncio.wait(waits)
-    return done == {signalled}
+        await asyncio.wait([*waits, failed])
+    return next((event for event in events if event.is_set()), None)
 
 
 async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter) -> None:
@@ -293,18 +293,24 @@ async def _listen(run: ServeRun, runner: web.AppRunner, reporter: ServeReporter)
         )
 
 
-@dataclass(frozen=True)
 class _StopSignals:
-    planned: asyncio.Event  # SIGTERM
-    now: asyncio.Event  # SIGINT (Ctrl-C)
+    """``planned`` is set by the first SIGTERM; ``now`` by SIGINT (Ctrl-C) or any SIGTERM
+    after the first, however soon after it comes."""
+
+    def __init__(self) -> None:
+        self.planned = asyncio.Event()
+        self.now = asyncio.Event()
+
+    def terminate(self) -> None:
+        (self.now if self.planned.is_set() else self.planned).set()
 
 
 @contextmanager
 def _stop_signals() -> Iterator[_StopSignals]:
     """Events set by SIGTERM and SIGINT while inside."""
     loop = asyncio.get_running_loop()
-    signals = _StopSignals(planned=asyncio.Event(), now=asyncio.Event())
-    loop.add_signal_handler(signal.SIGTERM, signals.planned.set)
+    signals = _StopSignals()
+    loop.add_signal_handler(signal.SIGTERM, signals.terminate)
     loop.add_signal_handler(signal.SIGINT, signals.now.set)
     try:
         yield signals

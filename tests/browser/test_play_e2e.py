@@ -45,7 +45,7 @@ HOLD_ROUNDS = 250  # rounds of play to find a race, per table
 RACES = 10  # scheduled races (a bot may take the foundation first) before giving up
 MOVE_S = 5.0  # for a click or key to show as a submit on the wire
 KEYS_NEEDED = 3  # moves each way (click, keys) that must land during the hand
-DRAIN_S = 2.0  # serve --drain: how long a planned stop plays on
+DRAIN_S = 3  # serve --drain, seconds: how long a planned stop plays on
 SIGNED = ("entropy", "cosign", "submit", "accept")  # what a client signs
 
 

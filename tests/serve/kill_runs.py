@@ -100,6 +100,8 @@ async def kill_runs(
     rng = random.Random(seed)  # when to kill only: nothing of a deal comes from it
     tally = KillTally()
     while tally.kills < kills:
+        # A match that ends before its first kill makes none: bounded all the same.
+        assert tally.matches <= 2 * kills + 10, f"{tally.matches} matches, {tally.kills} kills"
         left = min(KILLS_PER_MATCH, kills - tally.kills)
         await one_match(server, folder / f"match{tally.matches}", rng, left, tally)
         progress(tally)

@@ -51,8 +51,13 @@ def test_the_bouncing_table_logs_one_legal_move_as_a_bounce_and_verify_finds_it(
         match = await keyed_match(server, tmp_path, people=1, bots=["hard"], deadline=deadline)
         person = match.players[0]
         while (seq := _bounce_of_the_bot(person)) is None:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no bounce of seat {SEAT}'s card {NTH} in time")
+            if time.monotonic() > deadline or person.done:
+                held = 0 if person.copy is None else len(person.copy.lines)
+                raise TimeoutError(
+                    f"no bounce of seat {SEAT}'s card {NTH} in time: the person's copy holds "
+                    f"{held} records after {person.connects} connections; problems "
+                    f"{person.problems}, errors {person.errors[-3:]}"
+                )
             await asyncio.sleep(0.1)
         await match.finish()
         return match.game, seq, person

@@ -224,3 +224,22 @@ def test_during_a_planned_stop_the_lobby_makes_no_table_and_gives_no_seat(
         await context.stop()
 
     asyncio.run(main())
+
+
+def test_once_the_tables_stop_the_lobby_makes_no_table(tmp_path: Path) -> None:
+    """SIGINT, or a drain of 0 s: no drain, and from the stop's first step no table is made
+    (one made then would be hosted after the tables were stopped)."""
+    context = context_in(tmp_path / "data", signing_key=TABLE_KEY)
+
+    async def main() -> None:
+        stopping = asyncio.ensure_future(context.stop())
+        await asyncio.sleep(0)  # the stop has begun
+        with pytest.raises(ServeError) as refused:
+            context.create_table(
+                NewTable(name="late", rules=TABLE, seats=(SeatRequest("person"),) * 2)
+            )
+        assert refused.value.code is ServeCode.SERVER_STOPPING
+        assert "the server is stopping" in refused.value.message
+        await stopping
+
+    asyncio.run(main())

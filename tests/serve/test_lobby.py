@@ -401,3 +401,30 @@ def test_a_body_that_arrives_in_pieces_is_read_whole(tmp_path: Path) -> None:
             assert body["table"]["name"] == "slow"
 
     run(main())
+
+
+def test_during_a_planned_stop_the_lobby_answers_503_after_checking_the_request(
+    tmp_path: Path,
+) -> None:
+    """docs/protocol.md §3: ``SERVER_STOPPING`` (503) once the request itself has passed
+    its checks: a missing table, a bad key or a bad body are answered as ever."""
+    context = context_in(tmp_path / "data")
+
+    async def scenario() -> None:
+        async with served(context) as client:
+            body = {"name": "Friday", "profile": "table", "seats": PEOPLE}
+            _, made = await call(client, "POST", "/api/tables", body)
+            context.drain(30)
+            refused(*await call(client, "POST", "/api/tables", body), 503, "SERVER_STOPPING")
+            bad = {**body, "profile": "chess"}
+            refused(*await call(client, "POST", "/api/tables", bad), 400, "BAD_REQUEST")
+            seat = {"name": "Ann", "key": key_hex()}
+            game = made["game"]
+            missing = f"/api/tables/{'0' * 32}/seats/0"
+            refused(*await call(client, "POST", missing, seat), 404, "NO_SUCH_TABLE")
+            wrong_key = {"name": "Ann", "key": "00"}
+            path = f"/api/tables/{game}/seats/0"
+            refused(*await call(client, "POST", path, wrong_key), 400, "BAD_KEY")
+            refused(*await call(client, "POST", path, seat), 503, "SERVER_STOPPING")
+
+    run(scenario())

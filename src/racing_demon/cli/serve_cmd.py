@@ -60,15 +60,15 @@ Examples:
 )
 @click.option(
     "--drain",
-    type=click.FloatRange(0, 3600),
-    default=30.0,
+    type=click.IntRange(0, 3600),
+    default=30,
     show_default=True,
     metavar="SECONDS",
     help="On SIGTERM (a restart or deploy), how long the tables play on before the server "
     "stops, every player told when; the lobby makes no table meanwhile. 0: stop at once. "
     "Give a service manager's stop timeout more than this.",
 )
-def serve(host: str, port: int, data: Path, signing_key: Path | None, drain: float) -> None:
+def serve(host: str, port: int, data: Path, signing_key: Path | None, drain: int) -> None:
     """Serve tables where people and bots play Racing Demon over WebSockets, as
     `racing-demon docs protocol` describes, until Ctrl-C or SIGTERM.
 

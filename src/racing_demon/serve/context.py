@@ -107,7 +107,7 @@ class ServerContext:
 
     # -- a planned stop
 
-    def drain(self, seconds: float) -> None:
+    def drain(self, seconds: int) -> None:
         """A planned stop in ``seconds``: from now the lobby makes no table and gives no
         seat (SERVER_STOPPING), and the tables play on until ``stop``."""
         self._stops_at = time.monotonic() + seconds
@@ -122,10 +122,9 @@ class ServerContext:
     def _refuse_while_stopping(self) -> None:
         left_ms = self.stopping_in_ms
         if left_ms is not None:
+            when = f"stops in {left_ms / 1000:.0f} s" if left_ms >= 500 else "is stopping"
             raise ServeError(
-                f"the server stops in {left_ms / 1000:.0f} s for a restart: try again when "
-                "it is back",
-                ServeCode.SERVER_STOPPING,
+                f"the server {when}: try again when it is back", ServeCode.SERVER_STOPPING
             )
 
     # -- the lobby
@@ -282,7 +281,9 @@ class ServerContext:
 
     async def stop(self) -> None:
         """Stop every live table (timers and bots; nothing half-written), all at once: each
-        may wait seconds for its last records to be durable. Then their tasks."""
+        may wait seconds for its last records to be durable. Then their tasks. From the
+        first call the lobby makes no table and gives no seat."""
+        self.drain(0)
         await asyncio.gather(*(self._stop_table(hosted) for hosted in self.tables.values()))
         tasks = list(self._tasks)
         for task in tasks:

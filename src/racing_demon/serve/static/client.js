@@ -22,6 +22,10 @@ const RDClient = (() => {
   const { toHex, fromHex } = RDCheck.hex;
   const { sha256Hex, pae } = RDCheck.bytes;
   const LOG_VERSION = 2; // the log format version every client signature is made under
+  // The archive's receipts file of this seat, read after the end: within 10 s, at most
+  // 16 MiB (a receipt is about 600 bytes; a seat makes a few thousand submissions a game).
+  const ARCHIVE_MS = 10000;
+  const ARCHIVE_BYTES = 16 * 1024 * 1024;
   const PROTOCOL = 1;
   const SUBMISSION_KINDS = new Set(["move", "tie", "call", "agree", "resign", "bounce"]);
   // Between attempts to reconnect: never more than 750 ms, so that a player is playing
@@ -1130,7 +1134,8 @@ const RDClient = (() => {
       const raw = utf8(text);
       const bad = async (what) => {
         await this.keepEvidence("receipt", text, "BAD_RECEIPT");
-        refuse("BAD_RECEIPT", `the receipt for ${message.ref}: ${what}`);
+        const which = message.ref === null ? "a receipt from the archive" : `the receipt for ${message.ref}`;
+        refuse("BAD_RECEIPT", `${which}: ${what}`);
       };
       const read = RDCheck.line.read(raw);
       if (read.code !== undefined) return bad(`${read.code}: ${read.message}`);
@@ -1172,6 +1177,10 @@ const RDClient = (() => {
         const record = this.bodies[body.seq];
         if (record.player !== seat || record.n !== body.n)
           return bad(`record ${body.seq} is not this seat's submission ${body.n}`);
+        // The statement the record holds is the one the receipt names: what the player signed.
+        const { game, hand, move, n, player, seen } = record;
+        if ((await sha256Hex(utf8(canonicalText({ game, hand, move, n, player, seen })))) !== body.submission)
+          return bad(`it names another statement than record ${body.seq}'s`);
       }
       await dbPut("receipts", [this.gameId, this.receipts.length], text);
       this.receipts.push(text);
@@ -1515,29 +1524,35 @@ const RDClient = (() => {
       const socket = this.socket;
       this.socket = null;
       if (socket !== null) socket.close(1000, "ended");
-      if (ended.receipts !== null) await this.receiptsFromArchive(ended.receipts);
+      // A receipt there that does not check stops the client, once the end is shown.
+      let refused = null;
+      if (ended.receipts !== null)
+        await this.receiptsFromArchive(ended.receipts).catch((error) => { refused = error; });
       for (const entry of this.queue.splice(0)) {
         this.emit("unsent", { move: entry.move, why: "the game ended" });
         entry.reject(Object.assign(new Error("not sent: the game ended"), { unsent: true }));
       }
       await this.announceEnd(ended);
+      if (refused !== null) throw refused;
     }
 
     // docs/protocol.md §10, "Sending again": a receipt the game's end left unanswered (its
     // answer lost, then the table closed) is in the archive's receipts file of this seat.
     // Each line naming a record of this seat that this copy holds, and not held yet, is
     // checked and kept as any receipt, and answers the submission still waiting for it.
-    // Refusals are left: no record proves them. A file that cannot be fetched leaves
-    // things as they are (the page links it for download).
+    // Refusals are left: no record proves them. A file that cannot be fetched within
+    // ARCHIVE_MS, or is larger than ARCHIVE_BYTES, leaves things as they are (the page
+    // links it for download).
     async receiptsFromArchive(path) {
       let text;
       try {
-        const response = await fetch(path, { cache: "no-store" });
-        if (!response.ok) return;
+        const response = await fetch(path, { cache: "no-store", signal: AbortSignal.timeout(ARCHIVE_MS) });
+        if (!response.ok || Number(response.headers.get("Content-Length") ?? 0) > ARCHIVE_BYTES) return;
         text = await response.text();
       } catch {
         return;
       }
+      if (text.length > ARCHIVE_BYTES) return;
       for (const line of text.split("\n")) {
         if (line === "" || this.receiptTexts.has(line)) continue;
         let body;

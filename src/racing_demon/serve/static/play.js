@@ -432,8 +432,8 @@ const RDPlay = (() => {
   }
 
   function onStopping({ inMs }) {
-    $("rd-connection").dataset.stoppingInMs = String(inMs);
-    say(`The server restarts in ${Math.ceil(inMs / 1000)} s. Play on until then: every move it answers is kept, and this page reconnects by itself once the server is back, the table where it was.`);
+    $("rd-connection").dataset.stoppingInMs = String(inMs); // what the notice said, for tests
+    say(`The server stops in ${Math.ceil(inMs / 1000)} s, most likely to restart. Play on until then: every move it answers is kept, and once the server is back this page reconnects by itself, the table where it was.`);
   }
 
   function showLatency(ms) {
