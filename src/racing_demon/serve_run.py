@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -264,15 +264,15 @@ async def _first_of(journal: Journal, *events: asyncio.Event) -> asyncio.Event |
     """Until one of ``events`` is set (the first of them that is, then), or the journal
     fails (None: nothing more can be made durable, and the server stops; ``close`` then
     raises the journal's error, exit 2)."""
-    waits = {asyncio.ensure_future(event.wait()): event for event in events}
     # The writer stops before close only when it failed.
-    failed = asyncio.ensure_future(journal.stopped())
+    waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(event.wait()) for event in events]
+    waits.append(asyncio.ensure_future(journal.stopped()))
     try:
-        await asyncio.wait([*waits, failed], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for waiting in [*waits, failed]:
+        for waiting in waits:
             waiting.cancel()
-        await asyncio.wait([*waits, failed])
+        await asyncio.wait(waits)
     return next((event for event in events if event.is_set()), None)
 
 

@@ -6,8 +6,8 @@ when the engine is not available, "the page says so" and acceptance works as bef
 
 One browser (its own profile: its own key) sits at a one-hand nertz table with a hard bot
 at seat 1, on the real server: the honest one, the test harness whose table bounces seat
-1's first card to a foundation though the rules call for no bounce
-(tests/serve/bouncing_serve.py), and one with no runtime installed. The person resigns once
+1's first move though the rules call for no bounce (tests/serve/bouncing_serve.py), and
+one with no runtime installed. The person resigns once
 the game is under way (the rules let that end the match), and the page is asked to accept.
 
 The engine's tests need the runtime (``racing-demon runtime install``): without it they
@@ -191,7 +191,7 @@ def test_a_table_that_bounces_a_legal_move_is_flagged_and_the_page_declines(
                     return int(body["seq"])
             return None
 
-        seq = wait_for(wrong_bounce, f"seat {SEAT}'s card {NTH} to a foundation bounced", 120)
+        seq = wait_for(wrong_bounce, f"seat {SEAT}'s move {NTH} bounced", 120)
         resign(ada)
         sent_before = len(ada.sent("accept"))
         warned = ada.wait("the warning", lambda s: s["warning"]["shown"], timeout=60)

@@ -3,8 +3,8 @@ bounced (issue 34, point 4: "a server that rules one bounce wrongly mid-game").
 
 Run as a script in place of ``python -m racing_demon`` (``Server(program=BOUNCING)``); as a
 script only, never on import, it wraps ``MatchFlow.submit``, the one place a table judges
-a submission, so that seat ``SEAT``'s ``NTH`` card to a foundation, legal and
-accepted by the rules, is recorded instead as a bounce, ``FOUNDATION_TAKEN`` (a lost race
+a submission, so that seat ``SEAT``'s ``NTH`` move (a stock turn or a card move), legal and
+accepted by the rules, is recorded instead as a bounce, ``HAND_OVER`` (an end of the hand
 that never happened). The table writes, signs and sends that record as it does any
 refusal, and plays on from the position the bounce leaves: the log is the table's own,
 consistent but for that one ruling, and ``racing-demon verify`` finds it
@@ -14,19 +14,17 @@ consistent but for that one ruling, and ``racing-demon verify`` finds it
 from __future__ import annotations
 
 import dataclasses
-import re
 import sys
 from typing import Any
 
 from racing_demon.game.flow import MatchFlow, RecordKind, Submission
 
 SEAT = 1  # a bot's seat in the tests: it plays its cards by itself
-# Its first card to the centre, to a new foundation or a numbered one: after play has
-# begun, and soon in every deal. (Its second card to a numbered foundation never came in
-# about one deal in three: the bot, alone with an idle person, was left turning its stock.)
+# Its first move of the hand, whatever it is: every deal has one at once. (A card to a
+# foundation did not come in some deals: the bot, beside an idle person, turned its stock
+# through three passes without a card to play, then waited; the table stood still.)
 NTH = 1
-REASON = "FOUNDATION_TAKEN"
-_TO_A_FOUNDATION = re.compile(r"^\d+ \S+>f(?:\d+|\+) ")
+REASON = "HAND_OVER"
 
 _honest_submit = MatchFlow.submit
 _seen = 0
@@ -36,7 +34,7 @@ def _submit_wrongly(self: MatchFlow, seat: int, *args: Any, **kwargs: Any) -> An
     global _seen
     event, after = _honest_submit(self, seat, *args, **kwargs)
     assert isinstance(event, Submission)
-    if seat != SEAT or event.kind is not RecordKind.MOVE or not _TO_A_FOUNDATION.match(event.move):
+    if seat != SEAT or event.kind is not RecordKind.MOVE:
         return event, after
     _seen += 1
     if _seen != NTH:

@@ -1,6 +1,6 @@
 """The test harness of issue 34, point 4 ("a server that rules one bounce wrongly mid-game")
-does what it says: on the real server, behind the real protocol, seat 1's first card to a
-foundation is logged as a bounce the rules did not call for, signed by the table
+does what it says: on the real server, behind the real protocol, seat 1's first move is
+logged as a bounce the rules did not call for, signed by the table
 as any record, and `racing-demon verify` finds it there (``WRONGLY_BOUNCED``, step 8).
 The browser test (tests/browser/test_play_engine.py) relies on exactly this."""
 
@@ -54,7 +54,7 @@ def test_the_bouncing_table_logs_one_legal_move_as_a_bounce_and_verify_finds_it(
             if time.monotonic() > deadline or person.done:
                 held = 0 if person.copy is None else len(person.copy.lines)
                 raise TimeoutError(
-                    f"no bounce of seat {SEAT}'s card {NTH} in time: the person's copy holds "
+                    f"no bounce of seat {SEAT}'s move {NTH} in time: the person's copy holds "
                     f"{held} records after {person.connects} connections; problems "
                     f"{person.problems}, errors {person.errors[-3:]}"
                 )

@@ -108,8 +108,7 @@ class PlayContext(SeatCheck, Protocol):
 
 
 CONTEXT: Final = web.AppKey("context", PlayContext)
-_SOCKETS: Final = web.AppKey("sockets", set[web.WebSocketResponse])
-_PEERS: Final = web.AppKey("peers", set["SocketPeer"])
+_PEERS: Final = web.AppKey("peers", set["SocketPeer"])  # every open play connection
 
 
 def make_app(
@@ -125,7 +124,6 @@ def make_app(
     origin, so the ``Origin`` check alone would let it in."""
     app = web.Application(middlewares=[_loopback_names_only] if loopback_only else [])
     app[CONTEXT] = context
-    app[_SOCKETS] = set()
     app[_PEERS] = set()
     app.router.add_get("/ws/{game}", _play)
     for add_routes in extra_routes:
@@ -170,9 +168,9 @@ def announce_stop(app: web.Application) -> None:
 
 
 async def _close_sockets(app: web.Application) -> None:
-    sockets: set[web.WebSocketResponse] = app[_SOCKETS]
-    for socket in list(sockets):
-        await socket.close(code=WSCloseCode.GOING_AWAY, message=ServeCode.SERVER_STOPPING.encode())
+    peers: set[SocketPeer] = app[_PEERS]
+    for peer in list(peers):
+        await peer.going_away()
 
 
 def _refused(code: ServeCode, message: str) -> web.Response:
@@ -227,15 +225,13 @@ async def _play(request: web.Request) -> web.StreamResponse:
         max_msg_size=READ_LIMIT_BYTES, heartbeat=HEARTBEAT_S, compress=False
     )
     await socket.prepare(request)
-    sockets = request.app[_SOCKETS]
-    sockets.add(socket)
     peer = SocketPeer(socket, seat, request.transport)
     session = _Session(table, peer, request.app[CONTEXT].round_trips)
     peer.send(table.welcome(seat))
     left_ms = request.app[CONTEXT].stopping_in_ms
     if left_ms is not None:  # connected during a planned stop: told at once
         peer.send(protocol.stopping(in_ms=left_ms))
-    request.app[_PEERS].add(peer)
+    request.app[_PEERS].add(peer)  # from its welcome to its end, with nothing awaited first
     try:
         async for frame in socket:
             if frame.type is WSMsgType.TEXT:
@@ -246,7 +242,6 @@ async def _play(request: web.Request) -> web.StreamResponse:
         await session.end()
         table.detach(peer)
         request.app[_PEERS].discard(peer)
-        sockets.discard(socket)
         await peer.shut()
     return socket
 
@@ -315,6 +310,12 @@ class SocketPeer:
                     return
                 for text in [item] if isinstance(item, str) else item:
                     await self._socket.send_str(text)
+
+    async def going_away(self) -> None:
+        """The application shuts down: the socket closed at once, ``SERVER_STOPPING``."""
+        await self._socket.close(
+            code=WSCloseCode.GOING_AWAY, message=ServeCode.SERVER_STOPPING.encode()
+        )
 
     async def shut(self) -> None:
         """The connection is over: a close already queued goes out (within 2 s), then the
