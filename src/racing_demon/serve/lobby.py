@@ -138,19 +138,20 @@ class _Lobby:
             "state": table.state,
             "max_rtt_ms": table.max_rtt_ms,
             "seats": [
-                {**_seat(row), "rtt_ms": self.context.round_trips.median_ms(table.game, row.seat)}
+                _seat(row, self.context.round_trips.median_ms(table.game, row.seat))
                 for row in self.context.index.seats(table.game)
             ],
         }
 
 
-def _seat(row: SeatRow) -> dict[str, Any]:
+def _seat(row: SeatRow, rtt_ms: int | None) -> dict[str, Any]:
     return {
         "seat": row.seat,
         "kind": row.kind,
         "bot": row.bot,
         "name": row.name,
         "taken": row.taken,
+        "rtt_ms": rtt_ms,
     }
 
 

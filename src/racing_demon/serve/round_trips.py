@@ -21,7 +21,6 @@ from typing import Final
 PING_EVERY_S: Final = 2.0
 SAMPLES_KEPT: Final = 8
 DEFAULT_MAX_RTT_MS: Final = 250  # the lobby warns above this, unless the table sets its own
-MAX_RTT_MS_RANGE: Final = (20, 5_000)  # what a table may set
 
 _Seat = tuple[str, int]  # (game, seat)
 
