@@ -11,7 +11,7 @@ those in ``sample_games/v1/``: the games racing-demon 0.1.0 wrote in log format 
 for byte. It never writes them; it lists them in the manifest (category ``v1``) from their
 frozen record, ``scripts/sample_games_v1.json`` (every file's SHA-256 and the entry, with the
 expected verdict, that release's manifest gave it), and stops unless each is unchanged and
-still gets that verdict. Every other log is format v2 (but one disputed game, a keyed game
+still gets that verdict. Every other log is format v3 (but one disputed game, a keyed game
 its table re-expressed as v1: ``Downgrade``), written by a real ``Table``: the valid
 games are simulated matches (``racing_demon.sim.simulate``: bots on virtual clocks,
 deterministic from a text seed), the README's game is the golden table log
@@ -88,7 +88,14 @@ from racing_demon.log.receipts import (
     seal_receipt,
     statement_bytes_of,
 )
-from racing_demon.log.records import chain_hash, parse_record, submission_statement
+from racing_demon.log.records import (
+    Lag,
+    Pause,
+    PauseCause,
+    chain_hash,
+    parse_record,
+    submission_statement,
+)
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.replay import replay
 from racing_demon.report.standings_html import standings_page
@@ -130,7 +137,7 @@ from racing_demon.verify.assurance import Requirement, unmet
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_games"
 FORMAT: Final = "racing-demon/sample-games-manifest/v3"
-LOG_FORMAT: Final = 2  # every log this script writes; the frozen v1 games are format 1
+LOG_FORMAT: Final = 3  # every log this script writes; the frozen v1 games are format 1
 V1_DIR: Final = "v1"  # sample_games/v1/: the games racing-demon 0.1.0 wrote, never rewritten
 V1_FROZEN: Final = Path(__file__).resolve().parent / "sample_games_v1.json"
 
@@ -166,6 +173,8 @@ SCENARIOS: Final = {
     "abandoned": "a silent table: five minutes with no action at all abandon the match, "
     "with no winner (peer2peer)",
     "resignation": "a seat resigns: the match ends against it (peer2peer)",
+    "notes": "a table resumed after a crash logs the pause, and then the round trips the "
+    "server measured (format v3 notes)",
     "several_hands_to_100": "a match that goes several hands until a total reaches 100",
     "shared_victory": "equal highest totals: the winners share the victory",
 }
@@ -184,7 +193,8 @@ class Ending:
     """An end the bots never play, scripted through the real table: the simulated log is cut
     after ``cut`` records, ``Table.resume`` continues it, and then either every player stays
     idle while the table's clock runs on (``idle``), or the seat with the most demon cards
-    left resigns 1.5 s after the last record (``resign``)."""
+    left resigns 1.5 s after the last record (``resign``), the table having logged what a
+    server's logs as it resumes after a crash: the pause, then the seats' round trips."""
 
     what: Literal["idle", "resign"]
     cut: int
@@ -339,7 +349,7 @@ GAMES: Final = (
         "peer2peer",
         ("easy", "normal", "hard"),
         keyed=True,
-        covers=("resignation",),
+        covers=("resignation", "notes"),
         scenario="The seat furthest behind resigns mid-deal (a signed resign move): the match "
         "ends against it and the others' scores decide",
         seed="peer2peer-3p 0",
@@ -524,6 +534,9 @@ def _script_the_end(path: Path, game: Game, ending: Ending, table_key: Ed25519Pr
     if ending.what == "idle":
         table.advance(table.t_ms + 10 * 60_000)  # nobody sends anything for ten minutes
     else:
+        table.note(Pause(cause=PauseCause.CRASH, down_ms=4_200), table.t_ms)
+        round_trips = ((38, 41, 40), (152, 160), (75,), (60, 62))[: game.players]
+        table.note(Lag(rtt_ms=round_trips), table.t_ms + 2_000)
         demons = [len(seat.demon) for seat in table.state.seats]
         seat = demons.index(max(demons))
         text, n, t_ms = f"{seat} resign", table.next_n(seat), table.t_ms + 1500
@@ -562,6 +575,7 @@ def scenario_tags(data: bytes) -> set[str]:
             and bodies[0]["rules"]["match"]["target"] == 100
             and max(final["totals"]) >= 100,
             "shared_victory": len(final.get("winners", ())) >= 2,
+            "notes": {"pause", "lag"} <= kinds,
         }.items()
         if shown
     }
@@ -610,7 +624,7 @@ class Expected:
     """What ``racing-demon verify`` and ``audit`` must say (docs/log-format.md §7, §10).
 
     ``accepted_by`` is what ``verify --json`` lists: the seats whose acceptance of the final
-    record verified, for a keyed log of format v2 (none when it is refused past its
+    record verified, for a keyed log of format v2 or later (none when it is refused past its
     genesis), else None.
     ``audit_evidence`` is the codes of what ``audit`` finds comparing the game's receipts
     and copies with its log (evidence.EvidenceCode), each once, sorted.
@@ -1060,7 +1074,7 @@ DISPUTED: Final = (
         "disputed/downgraded-to-unkeyed-v1.jsonl",
         P2P_4P,
         (Downgrade({"kind": "genesis", "v": LOG_FORMAT}),),
-        "The table re-expresses its keyed v2 game as an unkeyed format v1 log, re-signed by "
+        "The table re-expresses its keyed v3 game as an unkeyed format v1 log, re-signed by "
         "its key: the players' keys, signatures and acceptances gone, their entropy kept as "
         "plain bytes. Same deal, same scores: it verifies, as a format v1 log the table "
         "signed alone; only an archive that requires what the game proved (keyed, "
@@ -1533,7 +1547,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "fixture table key; `disputed/wrong-table-key.jsonl` (and its v1 twin) is signed by a",
         "second fixture key.",
         "",
-        "**How the games are made.** Every game outside `v1/` is in log format v2 (but the",
+        "**How the games are made.** Every game outside `v1/` is in log format v3 (but the",
         "downgrade below, which a table re-expressed as v1)",
         "(docs/log-format.md): a keyed seat's entropy is its signature over the dealer's",
         "commitment, every submission names the record its player had seen, and keyed seats",
@@ -1556,7 +1570,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "",
         "Verdicts and exit codes are docs/log-format.md §7's, the audit's evidence §10's;",
         "every game is checked against `table.pub`. `accepted by` is what `verify --json`",
-        "lists as `accepted_by`: the seats that signed the final record of a keyed v2 log.",
+        "lists as `accepted_by`: the seats that signed the final record of a keyed v3 log.",
         "",
         "## Valid games",
         "",
@@ -1637,7 +1651,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "",
         "## A downgrade only a requirement refuses",
         "",
-        "A table holding its key can re-express a keyed v2 game it wrote as an unkeyed",
+        "A table holding its key can re-express a keyed v3 game it wrote as an unkeyed",
         "format v1 log: the players' keys, signatures and acceptances dropped, their entropy",
         "kept as plain bytes, every line re-signed. The log deals the same packs to the same",
         "scores and verifies, as a v1 log the table signed alone: its report says which",
@@ -1676,8 +1690,8 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "",
         "Written by racing-demon 0.1.0 in format v1, the games this folder held before format",
         "v2, kept in `v1/` byte for byte (paths as they were, under `v1/`). They still verify",
-        "(or are refused) exactly as then, and a verified one's report says which v2",
-        "guarantees it lacks (`not proved: format v1: ...`: entropy not bound to the",
+        "(or are refused) exactly as then, and a verified one's report says which guarantees",
+        "of format v2 and later it lacks (`not proved: format v1: ...`: entropy not bound to the",
         "commitment, submissions that do not name the history their players saw, no",
         "acceptance of the result). A v1 log's rules named like a built-in profile but",
         "altered are reported as custom, not refused.",

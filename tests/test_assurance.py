@@ -14,6 +14,7 @@ from racing_demon.batch import cache_key
 from racing_demon.game.deal import MatchSeed
 from racing_demon.game.duplicate import Shape
 from racing_demon.log.keys import load_public_key, raw_public_bytes
+from racing_demon.log.records import FORMAT_VERSION
 from racing_demon.profiles import load_rules
 from racing_demon.report.batch import cache_line
 from racing_demon.report.verify import report_text
@@ -72,7 +73,7 @@ def test_an_unkeyed_game_says_its_deal_and_moves_rest_on_the_tables_word(tmp_pat
     }
     assert (document["keyed"], document["format_version"], document["accepted_by"]) == (
         False,
-        2,
+        FORMAT_VERSION,
         None,
     )
 
@@ -92,7 +93,7 @@ def test_a_keyed_v2_game_says_what_it_proved(tmp_path: Path) -> None:
         Guarantee.ONE_HISTORY,
         Guarantee.ARRIVALS,
     ]
-    assert "format v2, keyed" in report_text(report)
+    assert f"format v{FORMAT_VERSION}, keyed" in report_text(report)
     assert _document(report)["accepted_by"] == [0, 1]
 
 

@@ -19,7 +19,7 @@ from racing_demon.game.flow import RecordKind
 from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.records import ACCEPT
+from racing_demon.log.records import ACCEPT, FORMAT_VERSION
 from racing_demon.log.signing import verify
 from racing_demon.testing.tamper import (
     CoSign,
@@ -232,7 +232,7 @@ def test_co_signing_signs_the_genesis_as_it_now_reads(tmp_path: Path) -> None:
     message = canonical_bytes(genesis["body"])
     for key, signature in zip(keys, genesis["sigs"]["players"], strict=True):
         public = raw_public_bytes(key)
-        assert verify(public, RecordKind.GENESIS, message, signature, 2) is None
+        assert verify(public, RecordKind.GENESIS, message, signature, FORMAT_VERSION) is None
     report = verified(ours, tmp_path)
     assert report.finding is not None
     assert (report.finding.code, report.finding.line) == (VerifyCode.ENTROPY_NOT_BOUND, 1)
@@ -259,7 +259,7 @@ def test_a_live_reseal_has_the_players_sign_the_history_they_are_shown(tmp_path:
     final = json.loads(live.splitlines()[-1])
     for key, signature in zip(keys, final["sigs"]["accepts"], strict=True):
         message = canonical_bytes(final["body"])
-        assert verify(raw_public_bytes(key), ACCEPT, message, signature, 2) is None
+        assert verify(raw_public_bytes(key), ACCEPT, message, signature, FORMAT_VERSION) is None
     # What did not change keeps its signatures: the lines before, and a statement whose
     # seen still names the same record.
     assert live.splitlines()[: script.HELD - 1] == data.splitlines()[: script.HELD - 1]

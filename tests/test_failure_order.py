@@ -703,7 +703,8 @@ def _illegal_and_wrong_kind(values: list[Value]) -> int:
 def test_a_move_is_checked_stall_hand_text_player_legality_kind(
     tmp_path: Path, name: str, edit: Callable[[list[Value]], int], code: VerifyCode
 ) -> None:
-    """The doc: "Every record after the genesis is checked first for `MISSING_STALL`" and
+    """The doc: "Every record after the genesis but a note *(v3: `pause`, `lag`)* is checked
+    first for `MISSING_STALL`" and
     "`HAND_OUT_OF_ORDER` (no hand open, or another hand's number); the clock advanced to
     `t_ms`; `BAD_MOVE_TEXT`; `PLAYER_MISMATCH` (the move's seat is not `player`, then no
     such seat); `ILLEGAL_MOVE`; `KIND_MISMATCH`" """
@@ -781,6 +782,7 @@ CHECK_ORDER = [
             "BOUNCE_REASON_MISMATCH",
             "UNJUSTIFIED_STALL",
             "UNJUSTIFIED_HAND_END",
+            "LAG_SEATS",
         )
     ),
     (9, "SCORE_MISMATCH"),

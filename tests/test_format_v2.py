@@ -24,6 +24,7 @@ from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.log.records import (
     ACCEPT,
+    FORMAT_VERSION,
     SEEN_WINDOW,
     Genesis,
     Record,
@@ -60,7 +61,8 @@ def _cosign(values: list[Value]) -> None:
     genesis the table shows them."""
     body = canonical_bytes(values[0]["body"])
     values[0]["sigs"]["players"] = [
-        sign(key, "genesis", body, 2) for key in PLAYER_KEYS[: len(values[0]["body"]["players"])]
+        sign(key, "genesis", body, FORMAT_VERSION)
+        for key in PLAYER_KEYS[: len(values[0]["body"]["players"])]
     ]
 
 
@@ -71,13 +73,14 @@ def _last_submission(values: list[Value]) -> int:
 # -- the deal: entropy bound to the commitment ----------------------------------------------
 
 
-def test_every_log_the_table_writes_is_v2_and_binds_each_keyed_seats_entropy() -> None:
+def test_every_log_the_table_writes_binds_each_keyed_seats_entropy() -> None:
     """docs/log-format.md §6: "Each seat's contribution `entropy[s]` is seat `s`'s
     signature (128 hex, 64 bytes), kind `entropy`, over the canonical bytes of
-    `{"commitment": C, "game": G, "player": s}`" """
+    `{"commitment": C, "game": G, "player": s}`", and §5: "always under version `2`", in
+    the v3 logs the table writes."""
     values = values_of("short", keyed=True)
     genesis = values[0]["body"]
-    assert {value["body"]["v"] for value in values} == {2}
+    assert {value["body"]["v"] for value in values} == {FORMAT_VERSION} == {3}
     for seat, contribution in enumerate(genesis["entropy"]):
         statement = entropy_statement(genesis["game"], seat, genesis["commitment"])
         assert contribution == sign(PLAYER_KEYS[seat], "entropy", canonical_bytes(statement), 2)
@@ -286,7 +289,9 @@ def test_a_keyed_table_asks_every_seat_to_accept_the_final_record() -> None:
     final = values[-1]
     body = canonical_bytes(final["body"])
     accepts = final["sigs"]["accepts"]
-    assert accepts == [sign(key, ACCEPT, body, 2) for key in PLAYER_KEYS[: len(accepts)]]
+    assert accepts == [
+        sign(key, ACCEPT, body, FORMAT_VERSION) for key in PLAYER_KEYS[: len(accepts)]
+    ]
 
 
 def test_a_seat_that_declines_is_listed_as_not_accepting(tmp_path: Path) -> None:

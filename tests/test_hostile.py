@@ -31,7 +31,7 @@ from racing_demon.game.rules import MAX_HANDS
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
 from racing_demon.log.reader import Limits, ReadCode
-from racing_demon.log.records import chain_hash, line_bytes
+from racing_demon.log.records import FORMAT_VERSION, chain_hash, line_bytes
 from racing_demon.log.signing import sign
 from racing_demon.schema import schema_errors
 from racing_demon.testing.randomplay import play_match, word_chooser
@@ -337,9 +337,11 @@ def _in_string(bad: bytes) -> Callable[[bytes], bytes]:
 def _as_version(number: bytes) -> Callable[[bytes], bytes]:
     """Write ``number`` where the integer ``v`` stands (every line has one)."""
 
+    version = b'"v":%d' % FORMAT_VERSION
+
     def attack(line: bytes) -> bytes:
-        assert line.count(b'"v":2') == 1
-        return line.replace(b'"v":2', b'"v":' + number, 1)
+        assert line.count(version) == 1
+        return line.replace(version, b'"v":' + number, 1)
 
     return attack
 
@@ -367,7 +369,7 @@ ATTACKS = [
     # Strict JSON (§2).
     Attack(
         "duplicate-key",
-        lambda line: line.replace(b'{"body":{', b'{"body":{"v":2,', 1),
+        lambda line: line.replace(b'{"body":{', b'{"body":{"v":1,', 1),
         ReadCode.DUPLICATE_KEY,
     ),
     Attack("nan", _as_version(b"NaN"), ReadCode.NAN_OR_INFINITY),

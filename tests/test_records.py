@@ -46,6 +46,8 @@ from racing_demon.log.receipts import Receipt, ReceiptLine
 from racing_demon.log.records import (
     Final,
     Genesis,
+    Lag,
+    Pause,
     Record,
     SeatEntry,
     Signatures,
@@ -79,6 +81,8 @@ PAYLOADS: dict[RecordKind, type] = {
     RecordKind.STALL: Stall,
     RecordKind.HAND_END: HandEnd,
     RecordKind.FINAL: Final,
+    RecordKind.PAUSE: Pause,
+    RecordKind.LAG: Lag,
     **{
         kind: Submission
         for kind in (
@@ -137,6 +141,8 @@ def _schema_fields(kind: RecordKind) -> set[str]:
         RecordKind.STALL: "stall",
         RecordKind.HAND_END: "hand_end",
         RecordKind.FINAL: "final",
+        RecordKind.PAUSE: "pause",
+        RecordKind.LAG: "lag",
     }.get(kind, "player")
     return set(definitions[name]["properties"])
 

@@ -15,7 +15,13 @@ from racing_demon.game.deal import MatchSeed, commitment
 from racing_demon.game.state import EndReason
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION, entropy_statement
+from racing_demon.log.records import (
+    ACCEPT,
+    ENTROPY,
+    ENTROPY_VERSION,
+    FORMAT_VERSION,
+    entropy_statement,
+)
 from racing_demon.log.signing import sign
 from racing_demon.profiles import load_rules
 from racing_demon.table import PlayerInfo, PlayerSigner, RevealError, Table, player_signer
@@ -179,7 +185,7 @@ def test_the_genesis_body_is_what_create_writes_and_the_seats_cosign(tmp_path: P
     over the network, before it creates the table: ``Table.genesis_body`` is that body."""
     promise = commitment(SECRET)
     entropy = [
-        sign(key, ENTROPY, canonical_bytes(entropy_statement(GAME, seat, promise)), FORMAT_VERSION)
+        sign(key, ENTROPY, canonical_bytes(entropy_statement(GAME, seat, promise)), ENTROPY_VERSION)
         for seat, key in enumerate(PLAYER_KEYS)
     ]
     body = Table.genesis_body(

@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from racing_demon.cli import main
+from racing_demon.log.records import FORMAT_VERSION
 from racing_demon.schema import schema_errors
 from racing_demon.testing.tamper import Downgrade, apply_edits
 from racing_demon.verify.assurance import Requirement
@@ -27,7 +28,7 @@ SAMPLES = Path(__file__).resolve().parents[1] / "sample_games"
 TABLE_PUB = SAMPLES / "table.pub"
 V1 = [SAMPLES / "v1" / "table-3p-signed.jsonl", *sorted((SAMPLES / "v1" / "valid").iterdir())]
 V1_KEYED = [log for log in V1 if log.stem.endswith("-signed")][:2]
-V2_KEYED = SAMPLES / "table-3p-signed.jsonl"  # format v2, every seat accepted
+V2_KEYED = SAMPLES / "table-3p-signed.jsonl"  # format v3, every seat accepted
 V2_UNKEYED = SAMPLES / "valid" / "table-2p-to-100.jsonl"
 
 
@@ -55,7 +56,7 @@ def downgraded(tmp_path: Path) -> tuple[Path, Path]:
     table's public key."""
     keyed = write(tmp_path, seal(values_of("short", keyed=True), keep_accepts=True), "v2.jsonl")
     weaker = tmp_path / "v1.jsonl"
-    edits = (Downgrade({"kind": "genesis", "v": 2}),)  # the corpus's downgrade too
+    edits = (Downgrade({"kind": "genesis", "v": FORMAT_VERSION}),)  # the corpus's too
     weaker.write_bytes(apply_edits(keyed.read_bytes(), edits, table_key=TABLE_KEY))
     return keyed, weaker
 

@@ -221,15 +221,15 @@ _VERIFY: Final[Mapping[enum.StrEnum, str]] = {
     VerifyCode.UNEXPECTED_SIGNATURE: (
         "A signature where none belongs: sigs.player on an unkeyed seat's record or on no "
         "submission, sigs.players off the genesis or without keys, or sigs.accepts off a "
-        "keyed v2 log's final record."
+        "keyed log's final record (format v2 on)."
     ),
     VerifyCode.SUBMISSION_GAP: (
         "A seat's submission numbers n do not run 0, 1, 2 and on without a gap, as a table "
         "that drops a submission leaves them."
     ),
     VerifyCode.ENTROPY_NOT_BOUND: (
-        "In a keyed v2 game, a seat's entropy is not its signature over the game id and the "
-        "dealer's commitment."
+        "In a keyed game (format v2 on), a seat's entropy is not its signature over the game "
+        "id and the dealer's commitment."
     ),
     VerifyCode.BAD_ACCEPTANCE: (
         "The final record's acceptances (sigs.accepts) are not one entry per seat, or an "
@@ -247,8 +247,8 @@ _VERIFY: Final[Mapping[enum.StrEnum, str]] = {
         "The genesis rules_sha256 is not the digest of the rules document it carries."
     ),
     VerifyCode.RESERVED_RULES_NAME: (
-        "A v2 log's rules carry a built-in profile's name (table, peer2peer, nertz) without "
-        "being that profile, digest for digest."
+        "A log's rules (format v2 on) carry a built-in profile's name (table, peer2peer, "
+        "nertz) without being that profile, digest for digest."
     ),
     VerifyCode.WRONG_RULES: "The log's rules digest is not that of the rules pinned with --rules.",
     VerifyCode.BAD_SEATS: (
@@ -259,6 +259,9 @@ _VERIFY: Final[Mapping[enum.StrEnum, str]] = {
         "A tournament table's genesis names a table outside 1 to tables, rules that do not "
         "play exactly the tournament's hands (no target, a shared lead tie), or a tournament "
         "no plan can have."
+    ),
+    VerifyCode.LAG_SEATS: (
+        "A lag record (format v3) does not list one seat's round trips for each seat."
     ),
     VerifyCode.REQUIREMENT_UNMET: (
         "Every check held, but the log lacks a guarantee or form that --require asked for "

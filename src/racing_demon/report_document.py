@@ -48,7 +48,7 @@ def report_document(report: Report) -> dict[str, Any]:
         "format_version": report.format_version,
         "keyed": report.keyed,
         "accepted_by": list(report.accepted_by)
-        if report.keyed and report.format_version == 2
+        if report.keyed and (report.format_version or 0) >= 2
         else None,
         "assurance": _assurance_document(assurance_of(report)),
         "tournament_plan": report.tournament_plan,

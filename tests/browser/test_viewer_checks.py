@@ -31,6 +31,7 @@ from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import KeyFileError, load_public_key, public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadError, read_canonical_line
+from racing_demon.log.records import FORMAT_VERSION
 from racing_demon.log.signing import (
     SMALL_ORDER_ENCODINGS,
     SignatureCheck,
@@ -348,7 +349,9 @@ def test_a_seat_without_an_entropy_contribution_never_passes_the_entropy_check(
     genesis = values[0]
     genesis["body"]["entropy"].pop()
     body = canonical_bytes(genesis["body"])
-    genesis["sigs"]["players"] = [sign(key, "genesis", body, 2) for key in FIXTURE_PLAYER_KEYS]
+    genesis["sigs"]["players"] = [
+        sign(key, "genesis", body, FORMAT_VERSION) for key in FIXTURE_PLAYER_KEYS
+    ]
     data = _joined(reseal(values, 0, key=FIXTURE_TABLE_KEY, player_keys=FIXTURE_PLAYER_KEYS))
     path = tmp_path / "short-entropy.jsonl"
     path.write_bytes(data)

@@ -18,6 +18,8 @@ from racing_demon.log.keys import raw_public_bytes
 from racing_demon.outcomes import ExitCode
 from racing_demon.profiles import builtin_document, rules_from_document
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableSpec, TableState
+from racing_demon.serve.notes import Notes
+from racing_demon.serve.round_trips import RoundTrips
 from racing_demon.sim.bots import BotProfile
 from racing_demon.verify import Settings, verify_log
 from racing_demon.viewer import viewer_data
@@ -105,6 +107,7 @@ class Server:
         self.journal = FakeJournal()
         self.paths = FakePaths(root)
         self.states: list[TableState] = []
+        self.notes = Notes(RoundTrips())  # a crash is what resumes a table here
         self.spec = TableSpec(
             game=GAME, name="test", rules=rules, seats=tuple(seats), secret=SECRET
         )
@@ -118,6 +121,7 @@ class Server:
             paths=self.paths,
             on_state=self._on_state,
             on_finished=self._on_finished,
+            notes=self.notes,
         )
 
     def _on_state(self, game: str, state: TableState) -> None:

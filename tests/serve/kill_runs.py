@@ -13,6 +13,7 @@ and the clients' receipts and the clients' copies must verify and audit clean.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Callable
@@ -61,7 +62,7 @@ async def one_match(
         for player in match.players:
             player.base = server.base  # the same port, unless it was taken meanwhile
     await match.finish()
-    check_match(server, match.game, match.players, kept, folder / "downloads")
+    check_match(server, match.game, match.players, kept, folder / "downloads", made)
     assert made == 0 or all(player.connects >= 2 for player in match.players)  # reconnected
     tally.kills += made
     tally.matches += 1
@@ -69,8 +70,15 @@ async def one_match(
 
 
 def check_match(
-    server: Server, game: str, players: list[Player], kept: list[list[bytes]], folder: Path
+    server: Server,
+    game: str,
+    players: list[Player],
+    kept: list[list[bytes]],
+    folder: Path,
+    kills: int,
 ) -> None:
+    """The match's checks (module docs); a resumed table logs a crash's pause at most once
+    for each of the ``kills``."""
     for player in players:
         assert player.problems == [], player.problems
         assert player.ended is not None
@@ -87,6 +95,13 @@ def check_match(
         assert player.receipts[: len(held)] == held  # nothing a client got went missing
     assert players[0].welcome is not None
     assert_kept_receipts_logged(log, bytes.fromhex(players[0].welcome["table_key"]), kept)
+    pauses = [body for body in bodies_of(log) if body["kind"] == "pause"]
+    assert len(pauses) <= kills  # none once the match was played out
+    assert {pause["cause"] for pause in pauses} <= {"crash"}
+
+
+def bodies_of(log: Path) -> list[dict[str, object]]:
+    return [json.loads(line)["body"] for line in log.read_bytes().splitlines()]
 
 
 async def kill_runs(

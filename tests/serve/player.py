@@ -78,6 +78,7 @@ from racing_demon.log.receipts import (
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
+    ENTROPY_VERSION,
     FORMAT_VERSION,
     Final,
     Genesis,
@@ -355,7 +356,7 @@ def entropy_answer(
             ClientCode.SECOND_COMMITMENT,
             f"game {game} asked again with commitment {commitment} after {earlier}",
         )
-    return sign(key, ENTROPY, raw, FORMAT_VERSION)
+    return sign(key, ENTROPY, raw, ENTROPY_VERSION)
 
 
 def genesis_answer(

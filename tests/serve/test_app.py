@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from racing_demon.game.flow import Seen
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION
+from racing_demon.log.records import ACCEPT, ENTROPY, ENTROPY_VERSION, FORMAT_VERSION
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.schema import schema_errors
@@ -138,7 +138,7 @@ def test_a_seat_plays_over_the_websocket_from_sync_to_ended(tmp_path: Path) -> N
                 elif message["type"] == "receipt":
                     assert message["ref"] == "bye"
                 elif message["type"] == "final":
-                    signature = sign(PERSON_KEY, ACCEPT, message["body"].encode(), 2)
+                    signature = sign(PERSON_KEY, ACCEPT, message["body"].encode(), FORMAT_VERSION)
                     await socket.send(json.dumps({"type": "accept", "signature": signature}))
                 elif message["type"] == "ended":
                     assert message["verdict"] == "verified"
@@ -158,10 +158,10 @@ async def answered_start(socket: ClientConnection, message: Mapping[str, Any]) -
     """Answer ``message`` as seat 0's client does while the table starts (its entropy for
     a commitment, its co-signature for a genesis); False for any other message."""
     if message["type"] == "commitment":
-        signature = sign(PERSON_KEY, ENTROPY, message["statement"].encode(), FORMAT_VERSION)
+        signature = sign(PERSON_KEY, ENTROPY, message["statement"].encode(), ENTROPY_VERSION)
         await socket.send(json.dumps({"type": "entropy", "signature": signature}))
     elif message["type"] == "genesis":
-        signature = sign(PERSON_KEY, "genesis", message["body"].encode(), 2)
+        signature = sign(PERSON_KEY, "genesis", message["body"].encode(), FORMAT_VERSION)
         await socket.send(json.dumps({"type": "cosign", "signature": signature}))
     else:
         return False
@@ -318,7 +318,9 @@ def test_submissions_over_the_rate_are_refused_with_signed_receipts_never_droppe
                 await socket.send(json.dumps(resignation(last, n=1)))
                 while (message := await receive(socket))["type"] != "ended":
                     if message["type"] == "final":
-                        signature = sign(PERSON_KEY, ACCEPT, message["body"].encode(), 2)
+                        signature = sign(
+                            PERSON_KEY, ACCEPT, message["body"].encode(), FORMAT_VERSION
+                        )
                         await socket.send(json.dumps({"type": "accept", "signature": signature}))
 
     run(main)

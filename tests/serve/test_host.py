@@ -20,7 +20,13 @@ from racing_demon.game.deal import commitment, pack_digest
 from racing_demon.game.flow import Seen
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import raw_public_bytes
-from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION, entropy_statement
+from racing_demon.log.records import (
+    ACCEPT,
+    ENTROPY,
+    ENTROPY_VERSION,
+    FORMAT_VERSION,
+    entropy_statement,
+)
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.schema import schema_errors
@@ -207,7 +213,7 @@ class PersonClient:
                 statement = canonical_bytes(entropy_statement(GAME, 0, commitment(SECRET)))
                 assert message["statement"].encode() == statement
                 self.refused_entropy(sign(OTHER_KEY, ENTROPY, statement, 2))
-                self.table.entropy(0, sign(PERSON_KEY, ENTROPY, statement, FORMAT_VERSION))
+                self.table.entropy(0, sign(PERSON_KEY, ENTROPY, statement, ENTROPY_VERSION))
                 self.refused_entropy(sign(PERSON_KEY, ENTROPY, statement, 2))
             elif message["type"] == "genesis":
                 body = message["body"].encode()
@@ -219,7 +225,9 @@ class PersonClient:
                 self.receipts.append(await self.submit("c", 1, "0 resign", OTHER_KEY))
                 self.receipts.append(await self.submit("d", 1, "0 resign"))
             elif message["type"] == "final":
-                self.table.accept(0, sign(PERSON_KEY, ACCEPT, message["body"].encode(), 2))
+                self.table.accept(
+                    0, sign(PERSON_KEY, ACCEPT, message["body"].encode(), FORMAT_VERSION)
+                )
             elif message["type"] == "ended":
                 return
 
@@ -288,7 +296,7 @@ def test_the_timer_abandons_an_idle_table_and_a_silent_seat_declines(tmp_path: P
             assert peer.seat is not None
             if message["type"] == "commitment":
                 statement = message["statement"].encode()
-                server.table.entropy(peer.seat, sign(key, ENTROPY, statement, FORMAT_VERSION))
+                server.table.entropy(peer.seat, sign(key, ENTROPY, statement, ENTROPY_VERSION))
             elif message["type"] == "genesis":
                 body = message["body"].encode()
                 server.table.cosign(peer.seat, sign(key, "genesis", body, FORMAT_VERSION))
@@ -471,9 +479,9 @@ async def _signs_in(table: HostedTable, peer: FakePeer, key: Ed25519PrivateKey) 
         message = await peer.inbox.get()
         if message["type"] == "commitment":
             statement = message["statement"].encode()
-            table.entropy(peer.seat, sign(key, ENTROPY, statement, FORMAT_VERSION))
+            table.entropy(peer.seat, sign(key, ENTROPY, statement, ENTROPY_VERSION))
         elif message["type"] == "genesis":
-            table.cosign(peer.seat, sign(key, "genesis", message["body"].encode(), 2))
+            table.cosign(peer.seat, sign(key, "genesis", message["body"].encode(), FORMAT_VERSION))
 
 
 def test_a_submission_that_comes_while_the_server_stops_is_refused_not_a_crash(
@@ -675,7 +683,8 @@ def test_a_resumed_table_shows_a_reconnecting_seat_its_piles_and_moves_at_once(
 ) -> None:
     """Issue 32 design §1: piles "once as a full frame after a sync's catch-up", moves
     "after a sync's catch-up". After a restart nobody has moved yet, so no record comes:
-    a seat that reconnects is still shown the table after the last record and its moves."""
+    a seat that reconnects is still shown the table after the last record and its moves.
+    Then comes the record the resume wrote: the pause (docs/log-format.md §6, "Notes")."""
     seats = [person(), person(OTHER_KEY, "Sam")]
     server = Server(tmp_path, seats, quick_rules())
     peers = [FakePeer(server.journal, seat) for seat in (0, 1)]
@@ -709,12 +718,22 @@ def test_a_resumed_table_shows_a_reconnecting_seat_its_piles_and_moves_at_once(
         committer.cancel()
 
     run(after)
-    assert back.of("record") == []
-    assert [m["type"] for m in back.messages if m["type"] != "error"] == ["pack", "piles", "moves"]
-    (shown,) = back.of("piles")
+    (pause,) = back.of("record")  # the resume's own, sent once durable
+    assert json.loads(pause["line"])["body"] == {
+        **json.loads(pause["line"])["body"],
+        "kind": "pause",
+        "cause": "crash",
+        "seq": 2,
+    }
+    assert [m["type"] for m in back.messages if m["type"] != "error"] == [
+        *("pack", "piles", "moves"),
+        *("record", "piles", "moves"),  # a pause changes no pile
+    ]
+    shown, unchanged = back.of("piles")
+    assert (unchanged["seq"], unchanged["full"], unchanged["set"]) == (2, False, {})
     assert shown["full"] and shown["seq"] == 1
     assert shown == {**peers[0].of("piles")[-1], "full": True}  # the hand_start's: full
-    assert back.of("moves") == [dealt]
+    assert back.of("moves") == [dealt, {**dealt, "seq": 2}]
 
 
 def test_a_connection_that_ends_its_catch_up_after_the_table_stopped_is_closed_too() -> None:

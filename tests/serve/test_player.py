@@ -26,6 +26,7 @@ from racing_demon.log.receipts import Receipt, SubmissionCode, seal_receipt, sta
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
+    FORMAT_VERSION,
     body_bytes,
     chain_hash,
     entropy_statement,
@@ -406,7 +407,13 @@ def test_the_final_answer_accepts_the_final_its_copy_replays_to(played: Played) 
         signature = final_answer(PLAYER_KEYS[seat], copy, final)
         assert signature == json.loads(played.lines[-1])["sigs"]["accepts"][seat]
         assert (
-            verify(raw_public_bytes(PLAYER_KEYS[seat]), ACCEPT, final.encode(), signature, 2)
+            verify(
+                raw_public_bytes(PLAYER_KEYS[seat]),
+                ACCEPT,
+                final.encode(),
+                signature,
+                FORMAT_VERSION,
+            )
             is None
         )
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from racing_demon.explanations import explain
 from racing_demon.game.deal import MatchSeed, derive_pack
 from racing_demon.game.flow import Seen
-from racing_demon.log.records import body_bytes, canonical_bytes, entropy_statement
+from racing_demon.log.records import FORMAT_VERSION, body_bytes, canonical_bytes, entropy_statement
 from racing_demon.schema import load_schema, schema_errors
 from racing_demon.serve import protocol
 from racing_demon.serve.protocol import (
@@ -488,12 +488,23 @@ def test_the_worked_submission_example_is_what_the_reference_code_computes() -> 
         seq=1, hash=hashlib.sha256(b"racing-demon protocol example").hexdigest()
     )
     assert shown["statement bytes"] == statement.decode()
-    assert pae("submission", statement, 2).decode().startswith(shown["signed bytes start"])
+    assert (
+        pae("submission", statement, FORMAT_VERSION)
+        .decode()
+        .startswith(shown["signed bytes start"])
+    )
     key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
-    assert shown["signature hex"] == submit.signature == sign(key, "submission", statement, 2)
+    assert (
+        shown["signature hex"]
+        == submit.signature
+        == sign(key, "submission", statement, FORMAT_VERSION)
+    )
     public = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8"
     assert public in text
-    assert verify(bytes.fromhex(public), "submission", statement, submit.signature, 2) is None
+    assert (
+        verify(bytes.fromhex(public), "submission", statement, submit.signature, FORMAT_VERSION)
+        is None
+    )
     assert shown["statement SHA-256 (the receipt's submission)"] == (
         hashlib.sha256(statement).hexdigest()
     )
@@ -543,7 +554,7 @@ def test_a_replayed_submission_gets_a_refusal_receipt_with_its_code(tmp_path: Pa
             "n": 0,
             "move": move,
             "seen": {"seq": seen.seq, "hash": seen.hash},
-            "signature": sign(keys[0], "submission", statement, 2),
+            "signature": sign(keys[0], "submission", statement, FORMAT_VERSION),
         }
     )
     submit = parse_client_message(frame)

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.flow import Seen
 from racing_demon.log.receipts import receipt_again
-from racing_demon.log.records import ACCEPT, ENTROPY, FORMAT_VERSION
+from racing_demon.log.records import ACCEPT, ENTROPY, ENTROPY_VERSION, FORMAT_VERSION
 from racing_demon.log.signing import sign
 from racing_demon.outcomes import ExitCode
 from racing_demon.serve.host import HostedTable
@@ -82,7 +82,7 @@ async def sign_in(table: HostedTable, peer: FakePeer) -> None:
         message = await peer.inbox.get()
         if message["type"] == "commitment":
             statement = message["statement"].encode()
-            table.entropy(0, sign(PERSON_KEY, ENTROPY, statement, FORMAT_VERSION))
+            table.entropy(0, sign(PERSON_KEY, ENTROPY, statement, ENTROPY_VERSION))
         elif message["type"] == "genesis":
             table.cosign(0, sign(PERSON_KEY, "genesis", message["body"].encode(), FORMAT_VERSION))
         elif message["type"] == "pack":
@@ -95,7 +95,7 @@ async def finish(table: HostedTable, peer: FakePeer, n: int) -> None:
     while True:
         message = await peer.inbox.get()
         if message["type"] == "final":
-            table.accept(0, sign(PERSON_KEY, ACCEPT, message["body"].encode(), 2))
+            table.accept(0, sign(PERSON_KEY, ACCEPT, message["body"].encode(), FORMAT_VERSION))
         elif message["type"] == "ended":
             return
 

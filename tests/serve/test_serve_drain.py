@@ -20,6 +20,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from .kill_runs import bodies_of
 from .play import keyed_match
 from .player import Player, create_table, http, ws_url
 from .server import (
@@ -120,6 +121,9 @@ def test_sigterm_drains_tells_every_player_and_the_table_resumes_losing_nothing(
         for player, before in zip(players, kept, strict=True):
             assert player.receipts[: len(before)] == before
         assert_kept_receipts_logged(log, bytes.fromhex(players[0].welcome["table_key"]), kept)  # type: ignore[index]
+        # docs/log-format.md §6, "Notes": the resumed table logs its pause, a planned one
+        (pause,) = [body for body in bodies_of(log) if body["kind"] == "pause"]
+        assert pause["cause"] == "planned" and 0 <= pause["down_ms"] < 60_000  # type: ignore[operator]
 
 
 def signalled_to_drain(server: Server) -> None:

@@ -60,6 +60,8 @@ class RecordKind(enum.StrEnum):
     STALL = "stall"
     HAND_END = "hand_end"
     FINAL = "final"
+    PAUSE = "pause"  # (v3) a note the flow never sees: the table was down, and resumed
+    LAG = "lag"  # (v3) a note the flow never sees: the seats' round trips
 
 
 SUBMISSION_KINDS = frozenset(
@@ -207,10 +209,8 @@ class FlowRefusal(RacingDemonError):
 
 
 class MatchFlow(NamedTuple):
-    """The match after some events: its hands so far and the hand in play.
-
-    Start one with ``MatchFlow.begin``; every event gives a new one (``play``).
-    """
+    """The match after some events: its hands so far and the hand in play. Start one with
+    ``MatchFlow.begin``; every event gives a new one (``play``)."""
 
     rules: Rules
     dealer: Dealer  # deals every hand: a match's seed, or a tournament table's plan

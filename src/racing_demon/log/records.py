@@ -22,6 +22,7 @@ tag) are named tuples built by name: other modules read them as plain pairs and 
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,12 +44,14 @@ from racing_demon.game.flow import (
 from racing_demon.game.state import EndReason
 from racing_demon.log.canonical import canonical_bytes
 
-FORMAT_VERSION = 2  # what the table writes; the verifier reads every version in VERSIONS
-VERSIONS = (1, 2)
+FORMAT_VERSION = 3  # what the table writes; the verifier reads every version in VERSIONS
+VERSIONS = (1, 2, 3)
+NOTE_VERSION = 3  # the first format with records the match flow does not judge (NOTE_KINDS)
 # The signature kinds of what players sign beside the records (docs/log-format.md §5-§6).
 SUBMISSION = "submission"  # a player's own statement of a move
 ENTROPY = "entropy"  # a player's contribution to the deal, answering the commitment (v2)
 ACCEPT = "accept"  # a player's acceptance of the final record (v2)
+ENTROPY_VERSION = 2  # an entropy contribution is a statement of format v2 in every version
 # How far back a v2 submission may name the record its player had seen: a verifier keeps
 # this many line hashes, so its memory stays flat, and a client that has fallen further
 # behind the records the table publishes must catch up before it moves.
@@ -123,7 +126,44 @@ class Final:
         return RecordKind.FINAL
 
 
-Payload = Genesis | HandStart | Submission | Stall | HandEnd | Final
+class PauseCause(enum.StrEnum):
+    """Why a table stopped before it resumed (a ``pause`` record's ``cause``)."""
+
+    PLANNED = "planned"  # the server was asked to stop (SIGTERM) and drained first
+    CRASH = "crash"  # the server stopped without a planned stop: a kill, a fault, a power cut
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pause:
+    """(v3) The table resumed after it was down. The table's clock did not run meanwhile:
+    the record's ``t_ms`` goes on from the record before it, so no timed rule counted the
+    time the server was down. ``down_ms`` is that time by the server's wall clock: its
+    word, which nothing in the log can check."""
+
+    cause: PauseCause
+    down_ms: int
+
+    @property
+    def kind(self) -> RecordKind:
+        return RecordKind.PAUSE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lag:
+    """(v3) Each seat's round trips, in ms, measured by the server since its last ``lag``
+    record (oldest first; none for a seat it measured nothing for): what anyone judging a
+    race can weigh. The server's word, like the receive times."""
+
+    rtt_ms: tuple[tuple[int, ...], ...]  # one tuple per seat, in seat order
+
+    @property
+    def kind(self) -> RecordKind:
+        return RecordKind.LAG
+
+
+Note = Pause | Lag  # what the log tells beside the match
+NOTE_KINDS = frozenset({RecordKind.PAUSE, RecordKind.LAG})
+Payload = Genesis | HandStart | Submission | Stall | HandEnd | Final | Pause | Lag
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -245,6 +285,8 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Payload]] = {
         hand=body["hand"], reason=EndReason(body["reason"]), scores=tuple(body["scores"])
     ),
     RecordKind.FINAL: _final,
+    RecordKind.PAUSE: lambda body: Pause(cause=PauseCause(body["cause"]), down_ms=body["down_ms"]),
+    RecordKind.LAG: lambda body: Lag(rtt_ms=tuple(tuple(seat) for seat in body["rtt_ms"])),
     **{
         kind: _submission
         for kind in (
@@ -297,6 +339,10 @@ def payload_fields(payload: Payload) -> dict[str, Any]:
         return {"hand": payload.hand}
     if isinstance(payload, HandEnd):
         return {"hand": payload.hand, "reason": payload.reason.value, "scores": [*payload.scores]}
+    if isinstance(payload, Pause):
+        return {"cause": payload.cause.value, "down_ms": payload.down_ms}
+    if isinstance(payload, Lag):
+        return {"rtt_ms": [list(seat) for seat in payload.rtt_ms]}
     if isinstance(payload, Final):
         end = payload.end
         return {
@@ -327,8 +373,9 @@ def payload_fields(payload: Payload) -> dict[str, Any]:
 
 def event_of(payload: Payload) -> Event | None:
     """The match-flow event a record tells (the final record's is the match's end); the
-    genesis tells none: it sets the match up."""
-    if isinstance(payload, Genesis):
+    genesis tells none (it sets the match up), nor does a note (a pause, the round trips):
+    the match does not see them."""
+    if isinstance(payload, Genesis | Pause | Lag):
         return None
     if isinstance(payload, Final):
         return payload.end
@@ -352,6 +399,14 @@ def statement_of(game: str, submission: Submission) -> dict[str, Any]:
     return submission_statement(
         game, submission.hand, submission.seat, submission.n, submission.move, submission.seen
     )
+
+
+def statement_version(kind: str) -> int:
+    """The format version whose PAE (docs/log-format.md §5) a player at a table writing
+    FORMAT_VERSION signs a ``kind`` statement under: the log's, but for an entropy
+    contribution, which is signed before the genesis exists and is format v2's in every
+    version that has one (so a keyed seat's contribution, and the deal, are the same)."""
+    return ENTROPY_VERSION if kind == ENTROPY else FORMAT_VERSION
 
 
 def entropy_statement(game: str, seat: int, commitment: str) -> dict[str, Any]:

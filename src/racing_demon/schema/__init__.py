@@ -153,6 +153,8 @@ _RECORD_DEFS = {
     "stall": "stall",
     "hand_end": "hand_end",
     "final": "final",
+    "pause": "pause",
+    "lag": "lag",
 }
 
 

@@ -22,7 +22,7 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -34,6 +34,7 @@ from racing_demon.serve.data import DataFolder, is_game_id
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableSpec
 from racing_demon.serve.index import GameRow, Index, SeatRow, TableRow
 from racing_demon.serve.journal import Journal
+from racing_demon.serve.notes import Notes, mark_stopped, take_last_stop
 from racing_demon.serve.protocol import ServeCode, ServeError
 from racing_demon.serve.round_trips import DEFAULT_MAX_RTT_MS, RoundTrips
 from racing_demon.sim.bots import BOTS
@@ -104,6 +105,7 @@ class ServerContext:
         self._tasks: set[asyncio.Task[None]] = set()
         self._stops_at: float | None = None  # a planned stop's time (time.monotonic)
         self.round_trips = RoundTrips()  # each seat's, measured by the play connections
+        self.notes = Notes(self.round_trips)  # what the tables log beside their matches
 
     # -- a planned stop
 
@@ -224,6 +226,7 @@ class ServerContext:
             paths=self.folder,
             on_state=self.table_state,
             on_finished=self.table_finished,
+            notes=self.notes,
         )
         self.tables[game] = hosted
         self._spawn(self._run(hosted), f"table {game}")
@@ -233,7 +236,10 @@ class ServerContext:
         """At the start: host every table the index holds open (waiting ones wait again,
         live ones resume), and archive any finished game the archive did not list before
         the server stopped. How many live tables resumed. A table that cannot be hosted
-        is named in a warning and left as it is, for its operator to look at."""
+        is named in a warning and left as it is, for its operator to look at. Each live
+        table logs how long it was down and why (``serve.notes``)."""
+        planned_at_ms = take_last_stop(self.folder.stopped_path)
+        self.notes = replace(self.notes, planned_stop_at_ms=planned_at_ms)
         resumed = 0
         for table in self.index.tables_in(OPEN_STATES):
             try:
@@ -281,8 +287,9 @@ class ServerContext:
 
     async def stop(self) -> None:
         """Stop every live table (timers and bots; nothing half-written), all at once: each
-        may wait seconds for its last records to be durable. Then their tasks. From the
-        first call the lobby makes no table and gives no seat."""
+        may wait seconds for its last records to be durable. Then their tasks, and the
+        stop is marked clean in the data folder. From the first call the lobby makes no
+        table and gives no seat."""
         self.drain(0)
         await asyncio.gather(*(self._stop_table(hosted) for hosted in self.tables.values()))
         tasks = list(self._tasks)
@@ -290,6 +297,10 @@ class ServerContext:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.tables.clear()  # a task cancelled before it ran never cleared its entry
+        try:  # the tables resumed on the next start log a planned pause
+            mark_stopped(self.folder.stopped_path)
+        except OSError as error:
+            self._warn(f"the clean stop was not marked (the next start logs a crash): {error}")
 
     async def _stop_table(self, hosted: HostedTable) -> None:
         try:

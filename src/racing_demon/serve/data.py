@@ -9,6 +9,7 @@ DATA/                    0700
   logs/GAME.jsonl        0640  one log per game
   receipts/GAME.seatN.receipts.jsonl   0640  every receipt the server sent seat N
   views/GAME.html        0640  the archive's cached `view` page of a finished game
+  stopped.json           0640  when the server last stopped cleanly, until it starts again
 ```
 
 GAME is a game id, 32 lowercase hex, checked before any path is made from it: it is the
@@ -116,6 +117,10 @@ class DataFolder:
     @property
     def views_dir(self) -> Path:
         return self.root / "views"
+
+    @property
+    def stopped_path(self) -> Path:
+        return self.root / "stopped.json"
 
     def log_path(self, game: str) -> Path:
         return self.logs_dir / f"{checked_game(game)}.jsonl"

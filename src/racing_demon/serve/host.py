@@ -46,6 +46,7 @@ from racing_demon.serve.audience import Audience
 from racing_demon.serve.bot_seat import play_bot
 from racing_demon.serve.clock import TableClock, wake_at_deadlines
 from racing_demon.serve.live_view import LiveView
+from racing_demon.serve.notes import Notes
 from racing_demon.serve.outbox import Outbox
 from racing_demon.serve.protocol import ClientSubmit, ServeCode, ServeError
 from racing_demon.serve.receipt_desk import ReceiptDesk
@@ -98,8 +99,10 @@ class HostedTable:
         paths: TablePaths,
         on_state: Callable[[str, TableState], None],
         on_finished: Callable[[str], Awaitable[str]],
+        notes: Notes,
     ) -> None:
         self.game = spec.game
+        self._notes = notes
         self._spec = spec
         self._seats = list(spec.seats)
         self._key = table_key
@@ -175,15 +178,7 @@ class HostedTable:
             game=self.game,
             seat=seat,
             table_key=raw_public_bytes(self._key.public_key()).hex(),
-            seats=[
-                {
-                    "seat": number,
-                    "name": entry.name,
-                    "kind": entry.kind.value,
-                    "key": None if entry.key is None else entry.key.hex(),
-                }
-                for number, entry in enumerate(self._seats)
-            ],
+            seats=[entry.listed(number) for number, entry in enumerate(self._seats)],
             rules=self._spec.rules.to_document(),
             state=self._state.value,
         )
@@ -282,7 +277,8 @@ class HostedTable:
             if not table.played_out:
                 self._set_state(TableState.PLAYING)
                 timer = wake_at_deadlines(table, self._clock, self._changed, self._played_out)
-                self._helpers = [asyncio.create_task(self._guarded(timer))]
+                lag = self._notes.log_round_trips(table, self._clock.now_ms, self._changed)
+                self._helpers = [asyncio.create_task(self._guarded(job)) for job in (timer, lag)]
                 for seat, entry in enumerate(self._seats):
                     if entry.bot is not None and entry.bot_key is not None:
                         bot = play_bot(
@@ -401,6 +397,7 @@ class HostedTable:
                 self._hand = hand
                 break
         self._clock.start(table.t_ms)
+        table.note(self._notes.pause(path), self._clock.now_ms())  # not once played out
         if table.played_out:
             self._played_out.set()
         return True

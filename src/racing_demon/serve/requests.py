@@ -10,7 +10,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.log.records import FORMAT_VERSION
+from racing_demon.log.records import statement_version
 from racing_demon.log.signing import sign, verify
 from racing_demon.serve.protocol import ServeCode, ServeError
 from racing_demon.table import PlayerSigner
@@ -35,7 +35,7 @@ class Request:
 
     def sign_for(self, seat: int, key: Ed25519PrivateKey) -> None:
         """A bot's answer, made at once."""
-        self._take(seat, sign(key, self.kind, self.signed[seat], FORMAT_VERSION))
+        self._take(seat, sign(key, self.kind, self.signed[seat], statement_version(self.kind)))
 
     def answer(self, kind: str, seat: int, key: bytes, signature: str | None) -> None:
         """A person's answer (None declines). ServeError NOT_ASKED (another kind, or
@@ -46,7 +46,7 @@ class Request:
                 f"the table does not ask seat {seat} for its {kind} now", ServeCode.NOT_ASKED
             )
         if signature is not None:
-            problem = verify(key, kind, self.signed[seat], signature, FORMAT_VERSION)
+            problem = verify(key, kind, self.signed[seat], signature, statement_version(kind))
             if problem is not None:
                 raise ServeError(
                     f"seat {seat}'s {kind} signature does not verify: {problem}",

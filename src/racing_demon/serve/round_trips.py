@@ -7,7 +7,8 @@ that nonce gives one sample, the time between the two on the same clock. No clie
 enters it, and a client cannot answer a nonce before it has it: it can only look slower
 than it is, never faster. The median of a seat's last ``SAMPLES_KEPT`` samples is its
 round trip, shown in the lobby beside the table's limit (``DEFAULT_MAX_RTT_MS`` unless
-the table sets one).
+the table sets one). The samples since a table's last ``lag`` record wait to be logged in
+the next (``take_fresh``, ``serve.notes``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Final
 
 PING_EVERY_S: Final = 2.0
 SAMPLES_KEPT: Final = 8
+FRESH_KEPT: Final = 64  # a lag record's most per seat (the log-record schema's bound)
 DEFAULT_MAX_RTT_MS: Final = 250  # the lobby warns above this, unless the table sets its own
 
 _Seat = tuple[str, int]  # (game, seat)
@@ -31,6 +33,7 @@ class RoundTrips:
     def __init__(self) -> None:
         self._asked: dict[_Seat, tuple[str, float]] = {}
         self._samples: dict[_Seat, deque[float]] = {}
+        self._fresh: dict[_Seat, deque[int]] = {}  # not logged yet, whole ms
 
     def ask(self, game: str, seat: int) -> str:
         """A new ping's nonce for ``seat`` of ``game`` (any earlier one unanswered is
@@ -48,7 +51,13 @@ class RoundTrips:
         del self._asked[game, seat]
         sample_ms = (time.monotonic() - asked[1]) * 1000
         self._samples.setdefault((game, seat), deque(maxlen=SAMPLES_KEPT)).append(sample_ms)
+        self._fresh.setdefault((game, seat), deque(maxlen=FRESH_KEPT)).append(round(sample_ms))
         return sample_ms
+
+    def take_fresh(self, game: str, seats: int) -> tuple[tuple[int, ...], ...]:
+        """Each of the ``seats`` seats' samples of ``game`` since the last call, oldest
+        first, in whole ms (at most FRESH_KEPT, the latest): what its next lag record logs."""
+        return tuple(tuple(self._fresh.pop((game, seat), ())) for seat in range(seats))
 
     def median_ms(self, game: str, seat: int) -> int | None:
         """The seat's round trip: the median of its last samples, whole milliseconds; None
@@ -58,6 +67,6 @@ class RoundTrips:
 
     def forget(self, game: str) -> None:
         """The table is finished or gone: nothing of it is kept."""
-        for kept in (self._asked, self._samples):
+        for kept in (self._asked, self._samples, self._fresh):
             for key in [key for key in kept if key[0] == game]:
                 del kept[key]

@@ -75,6 +75,11 @@ class SeatSpec:
     def taken(self) -> bool:
         return self.key is not None
 
+    def listed(self, seat: int) -> dict[str, object]:
+        """The seat as ``welcome`` lists it (name and key null while it is free)."""
+        key = None if self.key is None else self.key.hex()
+        return {"seat": seat, "name": self.name, "kind": self.kind.value, "key": key}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableSpec:

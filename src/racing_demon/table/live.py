@@ -30,17 +30,16 @@ from racing_demon.log.receipts import (
     seal_receipt,
 )
 from racing_demon.log.records import (
-    ACCEPT,
     FORMAT_VERSION,
     SEEN_WINDOW,
     Final,
     Genesis,
+    Note,
     TournamentTag,
     chain_hash,
     record_body,
     submission_statement,
 )
-from racing_demon.log.signing import verify
 from racing_demon.log.writer import LogWriter
 from racing_demon.schema import checked_errors
 from racing_demon.table.errors import (
@@ -52,7 +51,7 @@ from racing_demon.table.errors import (
     log_exists,
 )
 from racing_demon.table.lines import LineHook, OnRecord
-from racing_demon.table.players import PlayerInfo, PlayerSigner
+from racing_demon.table.players import PlayerInfo, PlayerSigner, acceptances
 from racing_demon.table.start import Rebuild, genesis_body, new_genesis
 from racing_demon.table.submissions import Outcome, signature_problem, well_formed
 from racing_demon.verify import Settings, Verdict, verify_log
@@ -357,6 +356,11 @@ class Table:
         return self._writer.t_ms
 
     @property
+    def now(self) -> int:
+        """The table's clock: the last record's time, or a later one ``advance`` gave."""
+        return self._now
+
+    @property
     def head(self) -> Seen:
         """The last record written, as a client that has seen it names it in a submission."""
         head = self._writer.head
@@ -430,6 +434,18 @@ class Table:
             )
             raise TableError(f"the match is not abandoned at {t_ms} ms: {why}", TableCode.NOT_IDLE)
         self.advance(t_ms)
+
+    def note(self, payload: Note, t_ms: int) -> bool:
+        """Write ``payload``, a record the match does not see (format v3: a pause, the
+        seats' round trips), at ``t_ms``, after every record the clock makes due by then
+        (``advance``). Whether it was written: not once the match is played out, since the
+        final record counts the records before it. A time before the table's clock is
+        TableError ``CLOCK_BACKWARDS``, and nothing is written."""
+        self.advance(t_ms)
+        if self.played_out:
+            return False
+        self._writer.append(t_ms, payload, {})
+        return True
 
     def submit(
         self,
@@ -572,28 +588,10 @@ class Table:
 
     def _write_final(self, final: Final, t_ms: int) -> None:
         """Write the final record, with every keyed seat's acceptance, and close the log."""
-        accepts = self._acceptances(t_ms, final)  # asked before anything changes
+        accepts: dict[str, Any] = {}  # asked before anything changes
+        if self._signers is not None:
+            body = self._writer.next_body(t_ms, final)
+            accepts["accepts"] = acceptances(self._players, self._signers, body)
         self._writer.append(t_ms, final, accepts)
         self._flow = self._flow.play(final.end, t_ms)
         self._writer.close()
-
-    def _acceptances(self, t_ms: int, final: Final) -> dict[str, Any]:
-        """Each keyed seat's acceptance of the final record, asked of its signer before the
-        record is written; a seat that declines, fails to answer (its signer raises: a
-        timeout, say) or answers with anything but a good signature, is listed as not
-        accepting (null): no seat can keep the match from ending."""
-        if self._signers is None:
-            return {}
-        body = self._writer.next_body(t_ms, final)
-        accepts: list[str | None] = []
-        for player, signer in zip(self._players, self._signers, strict=True):
-            try:
-                signature = signer(ACCEPT, body)
-            except Exception:  # any failure of a seat's client is a "no"
-                signature = None
-            assert player.key is not None  # a keyed game: every seat lists its key
-            good = isinstance(signature, str) and (
-                verify(player.key, ACCEPT, body, signature, FORMAT_VERSION) is None
-            )
-            accepts.append(signature if good else None)
-        return {"accepts": accepts}

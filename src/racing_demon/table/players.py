@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,8 +11,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.flow import Seen
 from racing_demon.log.canonical import canonical_bytes
-from racing_demon.log.records import FORMAT_VERSION, SUBMISSION, submission_statement
-from racing_demon.log.signing import SIGNATURE_HEX, sign
+from racing_demon.log.records import (
+    ACCEPT,
+    FORMAT_VERSION,
+    SUBMISSION,
+    statement_version,
+    submission_statement,
+)
+from racing_demon.log.signing import SIGNATURE_HEX, sign, verify
 from racing_demon.table.errors import TableCode, TableError
 
 # A seat's signer: signs a statement of a kind (docs/log-format.md §5) for its player, or
@@ -26,7 +32,7 @@ def player_signer(private_key: Ed25519PrivateKey) -> PlayerSigner:
     tests, a client that accepts every result)."""
 
     def signer(kind: str, message: bytes) -> str:
-        return sign(private_key, kind, message, FORMAT_VERSION)
+        return sign(private_key, kind, message, statement_version(kind))
 
     return signer
 
@@ -59,3 +65,24 @@ def sign_submission(
     seen record ``seen``."""
     statement = submission_statement(game, hand, seat, n, move_text, seen)
     return sign(private_key, SUBMISSION, canonical_bytes(statement), FORMAT_VERSION)
+
+
+def acceptances(
+    players: Sequence[PlayerInfo], signers: Sequence[PlayerSigner], body: bytes
+) -> list[str | None]:
+    """Each keyed seat's acceptance of the final record whose canonical body is ``body``,
+    asked of its signer before the record is written; a seat that declines, fails to answer
+    (its signer raises: a timeout, say) or answers with anything but a good signature, is
+    listed as not accepting (null): no seat can keep the match from ending."""
+    accepts: list[str | None] = []
+    for player, signer in zip(players, signers, strict=True):
+        try:
+            signature = signer(ACCEPT, body)
+        except Exception:  # any failure of a seat's client is a "no"
+            signature = None
+        assert player.key is not None  # a keyed game: every seat lists its key
+        good = isinstance(signature, str) and (
+            verify(player.key, ACCEPT, body, signature, FORMAT_VERSION) is None
+        )
+        accepts.append(signature if good else None)
+    return accepts

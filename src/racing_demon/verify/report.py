@@ -102,6 +102,8 @@ class VerifyCode(enum.StrEnum):
     WRONG_RULES = "WRONG_RULES"
     BAD_SEATS = "BAD_SEATS"
     BAD_TOURNAMENT = "BAD_TOURNAMENT"
+    # (8) replay: what the match flow does not judge
+    LAG_SEATS = "LAG_SEATS"
     # after the steps, only with --require (verify.assurance)
     REQUIREMENT_UNMET = "REQUIREMENT_UNMET"
 

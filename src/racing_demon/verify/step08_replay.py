@@ -9,15 +9,19 @@ due, a ``hand_end`` must end the hand for its reason with its scores (step 9), a
 submission's move must parse, be its seat's, and be judged as the record says: legal and
 of that kind, or bounced for that reason. The verification owns the ``MoveTexts`` that
 parses its moves, so each text is parsed once per verification and nothing is kept after.
+
+A note (format v3: a ``pause`` or a ``lag`` record) is no event of the match: the flow does
+not see it and the hand's clock does not move to its time. A ``lag`` record must list one
+seat's round trips for each seat (LAG_SEATS); a ``pause`` has nothing more to check.
 """
 
 from __future__ import annotations
 
 from racing_demon.game.flow import FlowCode, FlowRefusal, MatchFlow
 from racing_demon.game.moves import MoveTexts
-from racing_demon.log.records import Record, event_of
+from racing_demon.log.records import Lag, Record, event_of
 from racing_demon.verify import step07_rules, step09_scores, step10_final
-from racing_demon.verify.report import Step, failure
+from racing_demon.verify.report import Step, VerifyCode, failure
 
 _STEP_OF = {
     **{code: Step.REPLAY for code in FlowCode},
@@ -30,9 +34,20 @@ _STEP_OF = {
 def replay_record(flow: MatchFlow, number: int, record: Record, moves: MoveTexts) -> MatchFlow:
     """The match after line ``number``'s ``record``, or the failure that names its rule;
     ``moves``: the verification's parsed move texts."""
-    event = event_of(record.payload)
+    payload = record.payload
+    event = event_of(payload)
     if event is None:
-        return flow  # the genesis set the match up (step 7)
+        if isinstance(payload, Lag) and len(payload.rtt_ms) != flow.seats:
+            raise failure(
+                Step.REPLAY,
+                VerifyCode.LAG_SEATS,
+                "a lag record lists round trips for another number of seats",
+                line=number,
+                record=record,
+                expected=flow.seats,
+                found=len(payload.rtt_ms),
+            )
+        return flow  # the genesis set the match up (step 7); a note is not the match's
     try:
         return flow.play(event, record.t_ms, moves.parse)
     except FlowRefusal as refusal:

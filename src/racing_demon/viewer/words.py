@@ -7,6 +7,7 @@ it did to the table; a record past where replay stops is told from its own body.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -15,7 +16,7 @@ from racing_demon.game.engine import ViolationCode
 from racing_demon.game.flow import FinalReason, HandEnd, HandStart, RecordKind, Stall, Submission
 from racing_demon.game.moves import Move, MoveKind, Place, Zone
 from racing_demon.game.state import EndReason, Foundation, State
-from racing_demon.log.records import Final, Genesis, Record
+from racing_demon.log.records import Final, Genesis, Lag, Pause, PauseCause, Record
 from racing_demon.printing import printable
 
 _ENDED_BY_A_SEAT = frozenset({EndReason.CALL, EndReason.RESIGNED, EndReason.DEMON_EMPTY})
@@ -106,7 +107,26 @@ class Teller:
             )
         if isinstance(payload, HandEnd):
             return self._hand_end(payload)
+        if isinstance(payload, Pause):
+            why = "a planned stop" if payload.cause is PauseCause.PLANNED else "a crash"
+            return Words(
+                f"The table resumes after {why}, down {payload.down_ms / 1000:.1f} s by the "
+                "server's word; its clock did not run meanwhile."
+            )
+        if isinstance(payload, Lag):
+            return Words(f"Round trips the server measured: {self._round_trips(payload)}.")
         return Words(self._final(payload))
+
+    def _round_trips(self, lag: Lag) -> str:
+        parts = []
+        for seat, samples in enumerate(lag.rtt_ms):
+            if samples:
+                middle = round(statistics.median(samples))
+                many = f"median of {len(samples)}" if len(samples) > 1 else "one sample"
+                parts.append(f"{self.name(seat)} {middle} ms ({many})")
+            else:
+                parts.append(f"{self.name(seat)} none")
+        return ", ".join(parts)
 
     def _submission(
         self,

@@ -21,7 +21,8 @@ const RDClient = (() => {
   const encoder = new TextEncoder();
   const { toHex, fromHex } = RDCheck.hex;
   const { sha256Hex, pae } = RDCheck.bytes;
-  const LOG_VERSION = 2; // the log format version every client signature is made under
+  const LOG_VERSION = 3; // the log format version every client signature is made under
+  const ENTROPY_VERSION = 2; // but an entropy contribution's, the same in every format since v2
   // The archive's receipts file of this seat, read after the end: within 10 s, at most
   // 16 MiB (a receipt is about 600 bytes; a seat makes a few thousand submissions a game).
   const ARCHIVE_MS = 10000;
@@ -144,9 +145,11 @@ const RDClient = (() => {
     keyPromise.catch(() => (keyPromise = null));
     return keyPromise;
   };
-  // The key's signature of kind over bytes (docs/log-format.md §5, PAE of format v2).
+  // The key's signature of kind over bytes (docs/log-format.md §5): PAE of the log's format,
+  // but an entropy contribution's, which is of format v2 in every log that has one.
   const signBytes = async (stored, kind, bytes) => {
-    const signature = await subtle.sign(ED25519, stored.pair.privateKey, pae(kind, bytes, 2));
+    const version = kind === "entropy" ? ENTROPY_VERSION : LOG_VERSION;
+    const signature = await subtle.sign(ED25519, stored.pair.privateKey, pae(kind, bytes, version));
     return toHex(new Uint8Array(signature));
   };
   const pem = (der) => {
@@ -860,7 +863,7 @@ const RDClient = (() => {
           mismatch("it does not list this client's key at its seat");
         const signature = sigs.players?.[seat];
         const own = fromHex(key.publicHex);
-        const bad = await RDCheck.ed25519.verify(own, "genesis", bodyBytes, signature, 2);
+        const bad = await RDCheck.ed25519.verify(own, "genesis", bodyBytes, signature, LOG_VERSION);
         if (bad !== null) mismatch("this client's co-signature on it does not verify");
       }
     }
@@ -989,7 +992,7 @@ const RDClient = (() => {
           canonicalText({ commitment: body.commitment, game: this.gameId, player: index }),
         );
         const key = fromHex(player.key);
-        const bad = await RDCheck.ed25519.verify(key, "entropy", statement, entropy[index], 2);
+        const bad = await RDCheck.ed25519.verify(key, "entropy", statement, entropy[index], ENTROPY_VERSION);
         if (bad !== null)
           mismatch(`seat ${index}'s entropy is not its signature over the commitment`);
       }

@@ -596,6 +596,11 @@ const RDPlay = (() => {
         drawTotals();
         break;
       }
+      case "pause": {
+        const why = body.cause === "planned" ? "a planned restart" : "a server failure";
+        say(`The table is back after ${why}, down ${(body.down_ms / 1000).toFixed(1)} s by the server's word; no clock ran meanwhile (record ${seq}).`);
+        break;
+      }
       default:
         break;
     }

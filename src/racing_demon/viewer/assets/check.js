@@ -687,6 +687,8 @@ const RDCheck = (() => {
     "stall",
     "hand_end",
     "final",
+    "pause", // (v3) notes: what the log tells beside the match
+    "lag",
     ...SUBMISSION_KINDS,
   ]);
   const HEX32 = /^[0-9a-f]{32}$/;
@@ -708,7 +710,7 @@ const RDCheck = (() => {
       return "its sigs are the table's signature and, where they belong, the players'";
     }
     const body = value.body;
-    if (body.v !== 1 && body.v !== 2) return "its format version v is not 1 or 2";
+    if (body.v !== 1 && body.v !== 2 && body.v !== 3) return "its format version v is not 1, 2 or 3";
     if (!KINDS.has(body.kind)) return `its kind ${JSON.stringify(body.kind)} is not a record kind`;
     if (!isCount(body.seq)) return "its seq is not a count";
     if (typeof body.game !== "string" || !HEX32.test(body.game))
@@ -967,7 +969,7 @@ const RDCheck = (() => {
         if (!isObject(seen) || !isCount(seen.seq) || typeof seen.hash !== "string")
           return {
             code: "SCHEMA",
-            words: "a v2 submission without the record its player had seen",
+            words: `a v${body.v} submission without the record its player had seen`,
           };
         const oldest = Math.max(0, line.index - SEEN_WINDOW);
         if (!(oldest <= seen.seq && seen.seq < line.index)) {

@@ -30,7 +30,7 @@ const NEARBY = 12; // records listed on each side of the one shown
 const KIND_LABELS = {
   genesis: "genesis", hand_start: "deal", move: "move", bounce: "bounce", tie: "tie",
   call: "call", agree: "agree", stall: "stall", resign: "resign", hand_end: "hand end",
-  final: "final", receipt: "receipt",
+  final: "final", pause: "pause", lag: "round trips", receipt: "receipt",
 };
 const VERDICT_WORDS = {
   verified: "VERIFIED", does_not_verify: "DOES NOT VERIFY", unfinished: "UNFINISHED",
