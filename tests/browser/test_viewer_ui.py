@@ -19,15 +19,20 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from racing_demon.audit_run import AuditRun, audit_log
 from racing_demon.game.scoring import HandScore
 from racing_demon.game.state import State
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
+from racing_demon.races import Contest
 from racing_demon.replay import ReplayError, find_secret, replay
 from racing_demon.sim.bots import EASY, HARD, NORMAL
 from racing_demon.sim.simulate import simulate
 from racing_demon.verify import Settings
 from racing_demon.viewer import build_page
+
+from tampering import TABLE_PUB as TAMPERING_PUB
+from tampering import seal, values_of, write
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_games"
@@ -740,3 +745,60 @@ def test_what_was_not_replayed_is_said(
     assert banner.is_displayed()
     assert "dealer's secret" in banner.text and "--secret" in banner.text
     assert "--secret" in browser.find_element("id", "rd-failure").text
+
+
+READ_CONTESTS = """
+const table = document.querySelector('.rd-contests');
+return table === null ? null : [Number(table.dataset.contests),
+  Array.from(table.querySelectorAll('tbody tr'), (row) => [Number(row.dataset.loserSeq),
+    row.classList.contains('rd-close'), row.cells[3].textContent, row.cells[4].textContent])];
+"""
+
+
+def _contest_rows(contests: tuple[Contest, ...]) -> list[list[object]]:
+    def trip(ms: int | None) -> str:
+        return "—" if ms is None else f"{ms} ms"
+
+    return [
+        [
+            c.loser_seq,
+            c.within_spread,
+            f"{c.gap_ms} ms",
+            f"{trip(c.winner_rtt_ms)} / {trip(c.loser_rtt_ms)}",
+        ]
+        for c in contests
+    ]
+
+
+@pytest.mark.parametrize(
+    "name", ["valid/table-4p-tie-signed.jsonl", "valid/peer2peer-3p-resigned-signed.jsonl"]
+)
+def test_the_contested_plays_are_the_audits(
+    browser: Any, games: dict[str, Game], name: str
+) -> None:
+    """Issue 35, point 6: "After a game, `audit` (and the viewer) list the contested plays"."""
+    game = games[name]
+    contests = audit_log(AuditRun(log=game.log, table_key=game.key)).contests
+    _open(browser, game.page)
+    shown = browser.execute_script(READ_CONTESTS)
+    if not contests:
+        assert shown is None  # no table for a game where no card lost its race
+    else:
+        assert shown == [len(contests), _contest_rows(contests)]
+
+
+def test_the_contested_plays_show_the_logged_round_trips(browser: Any, tmp_path: Path) -> None:
+    """With lag records (format v3) each contest shows both seats' round trips, and one
+    decided by less than their spread is marked."""
+    values = values_of("nertz")
+    body = values[0]["body"]
+    lag = {"v": body["v"], "game": body["game"], "seq": 1, "t_ms": 0, "prev": "", "kind": "lag"}
+    values.insert(1, {"body": {**lag, "rtt_ms": [[20], [150]]}, "sigs": {}})
+    values[-1]["body"]["records"] += 1
+    log = write(tmp_path, seal(values))
+    contests = audit_log(AuditRun(log=log, table_key=TAMPERING_PUB)).contests
+    assert contests and any(contest.within_spread for contest in contests)
+    page = tmp_path / "contests.html"
+    page.write_text(build_page(log, Settings(table_key=TAMPERING_PUB)), encoding="utf-8")
+    _open(browser, page)
+    assert browser.execute_script(READ_CONTESTS) == [len(contests), _contest_rows(contests)]

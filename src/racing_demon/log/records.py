@@ -375,11 +375,11 @@ def event_of(payload: Payload) -> Event | None:
     """The match-flow event a record tells (the final record's is the match's end); the
     genesis tells none (it sets the match up), nor does a note (a pause, the round trips):
     the match does not see them."""
-    if isinstance(payload, Genesis | Pause | Lag):
-        return None
     if isinstance(payload, Final):
         return payload.end
-    return payload
+    if isinstance(payload, (Submission, HandStart, Stall, HandEnd)):  # most are submissions
+        return payload
+    return None
 
 
 def submission_statement(

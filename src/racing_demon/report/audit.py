@@ -24,6 +24,7 @@ from racing_demon.evidence import (
     EvidenceReport,
 )
 from racing_demon.printing import printable
+from racing_demon.races import Contest, contest_document, measured, within_spread
 from racing_demon.report.batch import Echo, print_echo
 from racing_demon.report.text import Colour, Verbosity, paint
 from racing_demon.report.verify import report_text
@@ -36,9 +37,11 @@ def audit_document(
     checks: Sequence[ClaimCheck],
     verification: Mapping[str, Any],
     evidence: EvidenceReport | None = None,
+    contests: Sequence[Contest] = (),
 ) -> dict[str, Any]:
     """``audit --json`` (schemas/audit-report.schema.json): the same shape whatever the
-    verdict; ``hands`` and ``claims`` are empty when the log does not verify."""
+    verdict; ``hands``, ``contests`` and ``claims`` are empty when the log does not
+    verify."""
     return {
         "format": "racing-demon/audit-report/v1",
         "verification": dict(verification),
@@ -66,6 +69,11 @@ def audit_document(
             }
             for hand in hands
         ],
+        "contests": {
+            "plays": [contest_document(contest) for contest in contests],
+            "measured": measured(contests),
+            "within_spread": within_spread(contests),
+        },
         "claims": [
             {
                 "claim": dict(check.claim),
@@ -80,13 +88,39 @@ def audit_document(
     }
 
 
+def contests_text(contests: Sequence[Contest]) -> str:
+    """The contested plays, one line each, after a line that counts them."""
+    if not contests:
+        return "no contested play: no card lost its race to the centre"
+    lines = [
+        f"{plural(len(contests), 'contested play')}; of the {measured(contests)} whose seats' "
+        f"round trips are both logged, {within_spread(contests)} decided by less than "
+        "their spread:"
+    ]
+    for contest in contests:
+        lines.append(
+            f"  hand {contest.hand}: {contest.winner_card.display()} "
+            f"{_seat_words(contest.winner_seat, contest.winner_seq, contest.winner_rtt_ms)} "
+            f"beat {contest.loser_card.display()} "
+            f"{_seat_words(contest.loser_seat, contest.loser_seq, contest.loser_rtt_ms)} "
+            f"by {contest.gap_ms} ms" + (" (within the spread)" if contest.within_spread else "")
+        )
+    return "\n".join(lines)
+
+
+def _seat_words(seat: int, seq: int, rtt_ms: int | None) -> str:
+    trip = "round trip not logged" if rtt_ms is None else f"round trip {rtt_ms} ms"
+    return f"(seat {seat}, record {seq}, {trip})"
+
+
 def audit_text(
     hands: Sequence[HandAudit],
     checks: Sequence[ClaimCheck],
     verbosity: Verbosity = Verbosity.NORMAL,
+    contests: Sequence[Contest] = (),
 ) -> str:
-    """Every hand, seat by seat, then each claim's verdict; with ``QUIET`` the claims'
-    verdicts only."""
+    """Every hand, seat by seat, the contested plays (once a hand is there), then each
+    claim's verdict; with ``QUIET`` the claims' verdicts only."""
     lines = []
     for hand in hands if verbosity > Verbosity.QUIET else ():
         lines.append(f"hand {hand.hand}: ended by {printable(hand.reason)} (record {hand.end_seq})")
@@ -106,6 +140,8 @@ def audit_text(
             lines.append(f"    centre (card#record): {centre}")
             if seat.demon_left:
                 lines.append(f"    demon left: {' '.join(c.display() for c in seat.demon_left)}")
+    if hands and verbosity > Verbosity.QUIET:
+        lines.append(contests_text(contests))
     for check in checks:
         records = ", ".join(map(str, check.records)) or "-"
         verdict = paint("ok   ", Colour.GOOD) if check.holds else paint("WRONG", Colour.BAD)
@@ -263,12 +299,13 @@ class Reporter(abc.ABC):
 
 
 class TextAuditReporter(Reporter):
-    """The verification's report, then every hand and each claim (nothing when there
-    are no hands, or with ``QUIET`` and no claims), then the evidence when there is some."""
+    """The verification's report, then every hand, the contested plays and each claim
+    (nothing when there are no hands, or with ``QUIET`` and no claims), then the evidence
+    when there is some."""
 
     def audited(self, audit: Audit) -> None:
         self._echo(report_text(audit.report, self.verbosity), False)
-        hands_text = audit_text(audit.hands, audit.checks, self.verbosity)
+        hands_text = audit_text(audit.hands, audit.checks, self.verbosity, audit.contests)
         if hands_text:
             self._echo(hands_text, False)
         if audit.evidence is not None:
@@ -280,7 +317,9 @@ class JsonAuditReporter(Reporter):
 
     def audited(self, audit: Audit) -> None:
         verification = report_document(audit.report)
-        document = audit_document(audit.hands, audit.checks, verification, audit.evidence)
+        document = audit_document(
+            audit.hands, audit.checks, verification, audit.evidence, audit.contests
+        )
         self._echo(json.dumps(document, indent=2, ensure_ascii=False), False)
 
 

@@ -38,6 +38,7 @@ from racing_demon.log.reader import Limits, Line, ReadError
 from racing_demon.log.records import Final, Genesis, Record
 from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
+from racing_demon.races import Races, contest_document
 from racing_demon.replay import ReplayError, Snapshot, follow, replay
 from racing_demon.report_document import report_document
 from racing_demon.verify import Report, Settings, Verdict, verify_stream
@@ -226,6 +227,7 @@ class _Told:
     entries: _Entries
     audit: _Audit
     lines: Iterator[tuple[int, bytes]]
+    races: Races = field(default_factory=Races)
     before: State | None = None
     flow: MatchFlow | None = None
 
@@ -258,6 +260,7 @@ class _Told:
         if isinstance(record.payload, HandEnd):
             scored, placed = snapshot.hands[-1]
             self.audit.add(scored, placed, record.payload, record.seq, snapshot.names)
+        self.races.see(record, snapshot)
         self.before, self.flow = after, snapshot.flow
         return True
 
@@ -318,6 +321,7 @@ def _page_data(
                 "hands": audit.hands,
                 "totals": audit.totals,
                 "claimed_totals": None if final is None else list(final.end.totals),
+                "contests": [contest_document(contest) for contest in told.races.contests],
             }
         )
         + "}"

@@ -666,6 +666,34 @@ function drawAudit() {
     }
     holder.append(line);
   }
+  drawContests(holder);
+}
+
+// The contested plays (docs/log-format.md §10): each card that lost its race to the centre,
+// the record that won it, the arrival gap and the seats' logged round trips.
+function drawContests(holder) {
+  const contests = DATA.audit?.contests ?? [];
+  if (!contests.length) return;
+  const measured = contests.filter((contest) => contest.spread_ms !== null).length;
+  const close = contests.filter((contest) => contest.within_spread).length;
+  const caption = el("caption", {},
+    `Contested plays: ${contests.length}; of the ${measured} whose seats' round trips are both logged, ${close} decided by less than their spread`);
+  const head = el("thead", {}, el("tr", {},
+    ...["Hand", "Won by", "Lost by", "Gap", "Round trips (won / lost)", ""].map((text) => el("th", { scope: "col", text }))));
+  const body = el("tbody");
+  const racer = (side) => el("td", {}, `${seatName(side.seat)} `, el("span", { class: `rd-chip ${isRed(side.card) ? "red" : "black"}`, text: cardText(side.card) }), " at ", seqLink(side.seq));
+  const trip = (ms) => (ms === null ? "—" : `${ms} ms`);
+  for (const contest of contests) {
+    body.append(el("tr", { "data-loser-seq": contest.loser.seq, class: contest.within_spread ? "rd-close" : null },
+      el("td", { class: "num", text: String(contest.hand) }),
+      racer(contest.winner),
+      racer(contest.loser),
+      el("td", { class: "num", text: `${contest.gap_ms} ms` }),
+      el("td", { class: "num", text: `${trip(contest.winner.rtt_ms)} / ${trip(contest.loser.rtt_ms)}` }),
+      el("td", { class: "rd-mark-cell", text: contest.within_spread ? "within the spread" : "" })));
+  }
+  const table = el("table", { class: "rd-audit-table rd-contests", "data-contests": contests.length }, caption, head, body);
+  holder.append(el("div", { class: "rd-audit-scroll" }, table));
 }
 
 const MARKERS = ["circle", "square", "triangle", "diamond", "circle", "square", "triangle", "diamond"];

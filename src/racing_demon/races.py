@@ -1,0 +1,155 @@
+"""The contested plays of a verified log: every card that lost its race to the centre
+(a ``FOUNDATION_TAKEN`` bounce), the record that won it, how far apart the two arrived,
+and each seat's round trip as the log's ``lag`` records give it (format v3,
+docs/log-format.md §6), rebuilt on the log's verification pass (``RaceAuditor``).
+
+The arrival gap is the table's word, as every ``t_ms`` is: the time between the winner's
+record and the loser's on the table's clock. A seat's round trip at a contest is the
+median of the last ``SAMPLES_WEIGHED`` samples logged for it before the losing record;
+None when none was (a v1 or v2 log, a bot, a seat never measured). A contest was decided
+by less than the round-trip spread when both are known and the gap is smaller than the
+difference between them: the faster connection may have won it, not the faster player.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from racing_demon.game.cards import Card
+from racing_demon.game.flow import MatchFlow, RecordKind, Submission
+from racing_demon.game.moves import Move
+from racing_demon.log.reader import Line
+from racing_demon.log.records import Lag, Record
+from racing_demon.replay import Snapshot, follow
+from racing_demon.verify import Report
+
+SAMPLES_WEIGHED: Final = 8  # as many as the server's own median (serve.round_trips)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Contest:
+    """One race for a foundation level: who got there first, who lost, by how much."""
+
+    hand: int
+    winner_seq: int
+    winner_seat: int
+    winner_card: Card
+    loser_seq: int
+    loser_seat: int
+    loser_card: Card
+    gap_ms: int  # the loser's record's t_ms minus the winner's
+    winner_rtt_ms: int | None
+    loser_rtt_ms: int | None
+
+    @property
+    def spread_ms(self) -> int | None:
+        """The difference between the two seats' round trips, when both are known."""
+        if self.winner_rtt_ms is None or self.loser_rtt_ms is None:
+            return None
+        return abs(self.winner_rtt_ms - self.loser_rtt_ms)
+
+    @property
+    def within_spread(self) -> bool:
+        """Decided by less than the round-trip spread (the module's docs)."""
+        spread = self.spread_ms
+        return spread is not None and self.gap_ms < spread
+
+
+@dataclass
+class Races:
+    """The contested plays of one log as its records come, each seen with the replay's
+    snapshot after it (``replay.follow``): the audit's pass and the viewer's page alike."""
+
+    contests: list[Contest] = field(default_factory=list)
+    _placed_by: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq: seat, t_ms
+    _samples: dict[int, deque[int]] = field(default_factory=dict)  # seat: its last samples
+
+    def see(self, record: Record, snapshot: Snapshot) -> None:
+        """Take ``record`` into account, ``snapshot`` the table after it."""
+        payload = record.payload
+        if isinstance(payload, Lag):
+            for seat, samples in enumerate(payload.rtt_ms):
+                self._samples.setdefault(seat, deque(maxlen=SAMPLES_WEIGHED)).extend(samples)
+        elif record.kind is RecordKind.HAND_START:
+            self._placed_by = {}  # a race is won and lost within one hand
+        if not isinstance(payload, Submission):
+            return
+        if payload.kind is not RecordKind.BOUNCE:
+            self._placed_by[record.seq] = (payload.seat, record.t_ms)
+            return
+        lost_to = snapshot.lost_to
+        if lost_to is None:
+            return
+        winner_seat, winner_t_ms = self._placed_by[lost_to.seq]
+        self.contests.append(
+            Contest(
+                hand=payload.hand,
+                winner_seq=lost_to.seq,
+                winner_seat=winner_seat,
+                winner_card=lost_to.card,
+                loser_seq=record.seq,
+                loser_seat=payload.seat,
+                loser_card=Move.parse(payload.move).cards[0],
+                gap_ms=record.t_ms - winner_t_ms,
+                winner_rtt_ms=self._round_trip(winner_seat),
+                loser_rtt_ms=self._round_trip(payload.seat),
+            )
+        )
+
+    def _round_trip(self, seat: int) -> int | None:
+        samples = self._samples.get(seat)
+        return None if not samples else round(statistics.median(samples))
+
+
+@dataclass
+class RaceAuditor:
+    """Every contested play of a log on its verification's pass (a ``PassVisitor`` of
+    ``verify_log``): ``races.contests`` in the log's order, whole when the log verified."""
+
+    races: Races = field(default_factory=Races)
+    _snapshot: Snapshot = field(default_factory=Snapshot)
+
+    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        if record.seq == 0:  # a second pass replays again from the genesis
+            self.races, self._snapshot = Races(), Snapshot()
+        follow(self._snapshot, record, flow)
+        self.races.see(record, self._snapshot)
+
+    def end(self, report: Report) -> None:
+        """Nothing to finish: each contest is whole as its losing record is read."""
+
+
+def measured(contests: Sequence[Contest]) -> int:
+    """How many of ``contests`` have both seats' round trips logged (a spread)."""
+    return sum(contest.spread_ms is not None for contest in contests)
+
+
+def within_spread(contests: Sequence[Contest]) -> int:
+    """How many of ``contests`` were decided by less than their seats' round-trip spread."""
+    return sum(contest.within_spread for contest in contests)
+
+
+def contest_document(contest: Contest) -> dict[str, Any]:
+    """A contest as ``audit --json`` and the viewer's data hold it."""
+    return {
+        "hand": contest.hand,
+        "winner": {
+            "seat": contest.winner_seat,
+            "seq": contest.winner_seq,
+            "card": str(contest.winner_card),
+            "rtt_ms": contest.winner_rtt_ms,
+        },
+        "loser": {
+            "seat": contest.loser_seat,
+            "seq": contest.loser_seq,
+            "card": str(contest.loser_card),
+            "rtt_ms": contest.loser_rtt_ms,
+        },
+        "gap_ms": contest.gap_ms,
+        "spread_ms": contest.spread_ms,
+        "within_spread": contest.within_spread,
+    }
