@@ -48,6 +48,8 @@ plus the restart time"): how many seats were told (``stopping``), the drain and 
 restart (exit to listening), each seat's pause from its last receipt before the exit to
 its first after the restart and the part of it after the restart (p50, p95, max), seats
 not back, and the receipts that name a record the logs no longer hold (target: none).
+After a restart or a ``--sigkill`` the JSON says what the logs hold of it (``notes``): how
+many tables logged a ``pause``, its causes and down times, and the ``lag`` records.
 ``--flood F`` measures each table count ``--repeat`` times without and with one more seat,
 at a table of its own beside a server bot, sending ``F`` well-formed submit frames a second
 (wrong numbers: each is refused, by the table or, past 10 a second, by the rate limit,
@@ -194,6 +196,27 @@ def lost_receipts(server: Server, players: list[Player]) -> tuple[list[str], int
                     f"({'another record there' if held else 'missing'})"
                 )
     return lost, checked_count
+
+
+def notes_logged(server: Server, players: list[Player]) -> dict[str, Any]:
+    """What the tables' logs hold of their notes (format v3, docs/log-format.md §6): how
+    many logged a pause, its causes and down times, and their lag records."""
+    pauses: list[dict[str, Any]] = []
+    lags = 0
+    games = sorted({player.game for player in players})
+    for game in games:
+        status, data = http(server.base, "GET", f"/games/{game}.jsonl")
+        bodies = [json.loads(line)["body"] for line in data.splitlines()] if status == 200 else []
+        pauses += [body for body in bodies if body["kind"] == "pause"]
+        lags += sum(body["kind"] == "lag" for body in bodies)
+    down = [float(pause["down_ms"]) for pause in pauses]
+    return {
+        "tables": len(games),
+        "pauses": len(pauses),
+        "causes": dict(Counter(pause["cause"] for pause in pauses)),
+        "down_ms": {q: round(percentile(down, f)) for q, f in QUANTILES} if down else None,
+        "lag_records": lags,
+    }
 
 
 def problem_tally(players: list[Player]) -> dict[str, int]:
@@ -470,6 +493,7 @@ async def measure(
                     lost
                 )
                 result["lost_examples"] = lost[:5]
+                result["notes"] = await asyncio.to_thread(notes_logged, server, players)
             return result
         finally:
             if proxy is not None:

@@ -48,6 +48,7 @@ from racing_demon.serve.context import LIVE_STATES, ServerContext
 from racing_demon.serve.data import DataFolder
 from racing_demon.serve.index import Index
 from racing_demon.serve.journal import Journal, recover_folder
+from racing_demon.serve.notes import take_last_stop
 from racing_demon.verify import Settings
 from racing_demon.wording import plural
 
@@ -120,6 +121,7 @@ def url_of(host: str, port: int) -> str:
 async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
     folder = DataFolder.open(run.data)
     table_key = folder.table_key(run.signing_key)
+    last_stop = take_last_stop(folder)  # before the recovery changes the journal
     recovery = recover_folder(folder)  # before any table resumes (docs/serving.md)
     repaired = recovery.lines_appended + recovery.torn_tails_cut + recovery.receipts_appended
     if repaired:
@@ -142,6 +144,7 @@ async def _serve(run: ServeRun, reporter: ServeReporter) -> None:
                 table_key=table_key,
                 archive=archive.archive_game,
                 warn=reporter.note,
+                last_stop=last_stop,
             )
             await _listen_until_stopped(run, context, reporter)
             stats = journal.stats
@@ -224,16 +227,18 @@ async def _listen_until_stopped(
             # Every open table is hosted before the first connection: a client that
             # reconnects at once finds its table, never a 404 for one about to resume.
             resumed = context.open_tables()
+            asked = False  # a stop asked by a signal, the journal sound: a clean one
             try:
                 await _listen(run, runner, reporter)
                 reporter.note(pages.engine_words(engine))
                 if resumed:
                     reporter.note(f"resumed {plural(resumed, 'live table')}")
                 first = await _first_of(context.journal, signals.planned, signals.now)
+                asked = first is not None  # None: the journal failed
                 if first is signals.planned and not signals.now.is_set():
-                    await _drain(run.drain_s, signals, context, app, reporter)
+                    asked = await _drain(run.drain_s, signals, context, app, reporter)
             finally:
-                await context.stop()  # also when the address was refused
+                await context.stop(clean=asked)  # also when the address was refused
     finally:
         await runner.cleanup()
 
@@ -244,11 +249,11 @@ async def _drain(
     context: ServerContext,
     app: web.Application,
     reporter: ServeReporter,
-) -> None:
+) -> bool:
     """A planned stop: tell every connection, and play on for ``seconds``, or until
-    another signal or a failed journal."""
+    another signal or a failed journal; whether the journal stayed sound."""
     if seconds <= 0:
-        return
+        return True
     context.drain(seconds)
     announce_stop(app)
     reporter.note(
@@ -257,7 +262,8 @@ async def _drain(
     )
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(seconds):
-            await _first_of(context.journal, signals.now)
+            return await _first_of(context.journal, signals.now) is not None
+    return True
 
 
 async def _first_of(journal: Journal, *events: asyncio.Event) -> asyncio.Event | None:

@@ -243,3 +243,35 @@ def test_once_the_tables_stop_the_lobby_makes_no_table(tmp_path: Path) -> None:
         await stopping
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_only_a_clean_stop_is_marked_with_the_tables_that_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean: bool
+) -> None:
+    """docs/serving.md §5: "once the tables have stopped, the server writes the time and
+    the tables that stopped cleanly into `stopped.json`"; a table whose stop failed is left
+    out (it resumes as a crash), and a stop that was not clean marks nothing."""
+
+    async def stop(host: Any) -> None:
+        if host.game == games[1]:
+            raise OSError("a disk went away")
+        host.stopped.set()
+
+    context = context_in(tmp_path / "data")
+    people = (SeatRequest("person"),) * 2
+    games: list[str] = []
+
+    async def scenario() -> None:
+        for name in "ab":
+            games.append(context.create_table(NewTable(name=name, rules=TABLE, seats=people)).game)
+        await context.stop(clean=clean)
+
+    monkeypatch.setattr(RecordingHost, "stop", stop)
+    asyncio.run(scenario())
+    mark = context.folder.stopped_path
+    if not clean:
+        assert not mark.exists()
+        return
+    assert json.loads(mark.read_text())["games"] == [games[0]]
+    assert oct(mark.stat().st_mode & 0o777) == "0o640"

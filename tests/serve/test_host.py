@@ -5,6 +5,7 @@ tickets durable only when the test (or its group-commit stand-in) says so."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import threading
@@ -34,7 +35,7 @@ from racing_demon.serve import host, protocol, sent_log
 from racing_demon.serve.audience import Audience
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableState
 from racing_demon.serve.protocol import SERVER_SCHEMA, ClientSubmit, ServeCode, ServeError
-from racing_demon.table import sign_submission
+from racing_demon.table import SubmissionError, sign_submission
 from racing_demon.verify import Verdict, verify_log
 from serve.hosting import (
     GAME,
@@ -748,3 +749,54 @@ def test_a_connection_that_ends_its_catch_up_after_the_table_stopped_is_closed_t
     assert peer.closed is ServeCode.SERVER_STOPPING
     assert peer.messages[-1]["code"] == "SERVER_STOPPING"
     assert audience.each() == []
+
+
+def test_a_resumed_table_dates_its_pause_no_earlier_than_its_last_refusal(
+    tmp_path: Path,
+) -> None:
+    """docs/log-format.md §6: "a resumed table's time goes on from its last record's `t_ms`
+    (or from the latest receipt it gave after that record, a refusal's, so that no later
+    record seems older than a refusal)": else the pause would read, beside the refusal's
+    receipt, as a table that had named an old head (STALE_HEAD)."""
+    seats = [person(), person(OTHER_KEY, "Sam")]
+    server = Server(tmp_path, seats, quick_rules())
+    peers = [FakePeer(server.journal, seat) for seat in (0, 1)]
+    wrong = ClientSubmit(
+        ref="wrong", n=7, move="0 resign", seen_seq=0, seen_hash="0" * 64, signature="0" * 128
+    )
+
+    async def before() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        signers = []
+        for peer, key in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True):
+            await server.table.attach(peer, 0)
+            signers.append(asyncio.create_task(_signs_in(server.table, peer, key)))
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: len(peers[0].of("moves")) >= 1)
+        await asyncio.sleep(0.2)  # the refusal comes well after the last record
+        with contextlib.suppress(SubmissionError, ServeError):
+            await server.table.submit(0, wrong)
+        await until(lambda: len(peers[0].of("receipt")) >= 1)
+        await server.table.stop()
+        await running
+        for task in (*signers, committer):
+            task.cancel()
+
+    run(before)
+    refusal = json.loads(peers[0].of("receipt")[0]["receipt"])["body"]
+    assert refusal["outcome"] == "refused"
+    last = json.loads(server.log.read_bytes().splitlines()[-1])["body"]
+    assert refusal["t_ms"] > last["t_ms"]
+    again = Server(tmp_path, seats, quick_rules())
+
+    async def after() -> None:
+        committer = asyncio.create_task(again.journal.group_commit())
+        running = asyncio.create_task(again.table.run())
+        await until(lambda: again.table.state is TableState.PLAYING)
+        await again.table.stop()
+        await running
+        committer.cancel()
+
+    run(after)
+    pause = json.loads(again.log.read_bytes().splitlines()[-1])["body"]
+    assert pause["kind"] == "pause" and pause["t_ms"] >= refusal["t_ms"]

@@ -129,8 +129,8 @@ class Final:
 class PauseCause(enum.StrEnum):
     """Why a table stopped before it resumed (a ``pause`` record's ``cause``)."""
 
-    PLANNED = "planned"  # the server was asked to stop (SIGTERM) and drained first
-    CRASH = "crash"  # the server stopped without a planned stop: a kill, a fault, a power cut
+    PLANNED = "planned"  # the server stopped cleanly when asked (SIGTERM, or SIGINT)
+    CRASH = "crash"  # anything else: a kill, a fault, a power cut, a failed journal
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -373,18 +373,22 @@ class _Session:
         self._synced = False
         self._over = False
         self._pinger: asyncio.Task[None] | None = None
+        self._nonce: tuple[int, str] | None = None  # the seat and nonce of its last ping
 
     async def end(self) -> None:
-        """The connection is over: no more pings."""
+        """The connection is over: no more pings, and its last one no longer asked."""
         if self._pinger is not None:
             self._pinger.cancel()
             await asyncio.wait([self._pinger])
+        if self._nonce is not None:
+            self._round_trips.hang_up(self._table.game, *self._nonce)
 
     async def _ping(self, seat: int) -> None:
         """A seat's ``ping`` every PING_EVERY_S, each with a new nonce (round_trips)."""
         while not self._peer.closing:
             await asyncio.sleep(PING_EVERY_S)
             nonce = self._round_trips.ask(self._table.game, seat)
+            self._nonce = (seat, nonce)
             self._peer.send(protocol.ping(nonce=nonce))
 
     async def receive(self, text: str | None) -> None:

@@ -22,7 +22,7 @@ import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -34,7 +34,7 @@ from racing_demon.serve.data import DataFolder, is_game_id
 from racing_demon.serve.host import HostedTable, SeatKind, SeatSpec, TableSpec
 from racing_demon.serve.index import GameRow, Index, SeatRow, TableRow
 from racing_demon.serve.journal import Journal
-from racing_demon.serve.notes import Notes, mark_stopped, take_last_stop
+from racing_demon.serve.notes import LastStop, Notes, mark_stopped
 from racing_demon.serve.protocol import ServeCode, ServeError
 from racing_demon.serve.round_trips import DEFAULT_MAX_RTT_MS, RoundTrips
 from racing_demon.sim.bots import BOTS
@@ -92,6 +92,7 @@ class ServerContext:
         archive: Archive,
         settings: ServeSettings | None = None,
         warn: Warn = lambda message: None,
+        last_stop: LastStop | None = None,
     ) -> None:
         self.folder = folder
         self.index = index
@@ -105,7 +106,9 @@ class ServerContext:
         self._tasks: set[asyncio.Task[None]] = set()
         self._stops_at: float | None = None  # a planned stop's time (time.monotonic)
         self.round_trips = RoundTrips()  # each seat's, measured by the play connections
-        self.notes = Notes(self.round_trips)  # what the tables log beside their matches
+        # What the tables log beside their matches; ``last_stop``: what the start found
+        # (serve.notes.take_last_stop), none by default: every resumed table's a crash.
+        self.notes = Notes(self.round_trips, last_stop or LastStop())
 
     # -- a planned stop
 
@@ -238,8 +241,6 @@ class ServerContext:
         the server stopped. How many live tables resumed. A table that cannot be hosted
         is named in a warning and left as it is, for its operator to look at. Each live
         table logs how long it was down and why (``serve.notes``)."""
-        planned_at_ms = take_last_stop(self.folder.stopped_path)
-        self.notes = replace(self.notes, planned_stop_at_ms=planned_at_ms)
         resumed = 0
         for table in self.index.tables_in(OPEN_STATES):
             try:
@@ -285,28 +286,36 @@ class ServerContext:
                 del self.tables[hosted.game]
                 self.round_trips.forget(hosted.game)
 
-    async def stop(self) -> None:
+    async def stop(self, *, clean: bool = False) -> None:
         """Stop every live table (timers and bots; nothing half-written), all at once: each
-        may wait seconds for its last records to be durable. Then their tasks, and the
-        stop is marked clean in the data folder. From the first call the lobby makes no
-        table and gives no seat."""
+        may wait seconds for its last records to be durable. Then their tasks. A stop the
+        caller calls ``clean`` (asked by a signal, the journal sound) is marked in the data
+        folder with the tables that stopped cleanly (``serve.notes``). From the first call
+        the lobby makes no table and gives no seat."""
         self.drain(0)
-        await asyncio.gather(*(self._stop_table(hosted) for hosted in self.tables.values()))
+        hosted = list(self.tables.values())
+        stopped = await asyncio.gather(*(self._stop_table(table) for table in hosted))
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self.tables.clear()  # a task cancelled before it ran never cleared its entry
-        try:  # the tables resumed on the next start log a planned pause
-            mark_stopped(self.folder.stopped_path)
+        if not clean:
+            return
+        games = [table.game for table, done in zip(hosted, stopped, strict=True) if done]
+        try:  # those tables log a planned pause as they resume
+            mark_stopped(self.folder.stopped_path, games)
         except OSError as error:
             self._warn(f"the clean stop was not marked (the next start logs a crash): {error}")
 
-    async def _stop_table(self, hosted: HostedTable) -> None:
+    async def _stop_table(self, hosted: HostedTable) -> bool:
+        """Whether ``hosted`` stopped cleanly."""
         try:
             await hosted.stop()
         except Exception as error:
             self._warn(f"table {hosted.game} did not stop cleanly: {error}")
+            return False
+        return True
 
 
 def _new_seat(game: str, seat: int, asked: SeatRequest) -> SeatRow:

@@ -396,8 +396,9 @@ class HostedTable:
             if (hand := hand_started(line)) is not None:
                 self._hand = hand
                 break
-        self._clock.start(table.t_ms)
-        table.note(self._notes.pause(path), self._clock.now_ms())  # not once played out
+        # Not before a refusal it gave after its last record: no later record may seem older.
+        self._clock.start(max(table.t_ms, self._receipts.latest_t_ms))
+        table.note(self._notes.pause(self.game), self._clock.now_ms())  # not once played out
         if table.played_out:
             self._played_out.set()
         return True

@@ -133,6 +133,7 @@ class ReceiptDesk:
         self._sent, self._on_failure = sent, on_failure
         self._files: list[BinaryIO] = []
         self.book = LoggedSubmissions(seats)
+        self.latest_t_ms = 0  # a resumed table's: the latest time a receipt on file gave
 
     def open(self, paths: TablePaths, log_lines: Sequence[bytes] | None = None) -> None:
         """Open each seat's receipts file to append to; for a resumed table, first learn
@@ -143,6 +144,8 @@ class ReceiptDesk:
                 for path in (paths.receipts_path(self._game, seat) for seat in range(self._seats))
             ]
             self.book = LoggedSubmissions.of_log(self._seats, log_lines, on_file)
+            times = (_t_ms(line) for lines in on_file for line in lines)
+            self.latest_t_ms = max(times, default=0)
         for seat in range(self._seats):  # appended to: a resumed table's hold some
             path = paths.receipts_path(self._game, seat)
             file = open_to_append(path)
@@ -193,3 +196,12 @@ class ReceiptDesk:
 
         self._outbox.after(deliver, done)
         return done
+
+
+def _t_ms(line: bytes) -> int:
+    """A receipt line's time; 0 for a torn line the crash left."""
+    try:
+        t_ms = json.loads(line)["body"]["t_ms"]
+    except (ValueError, KeyError, TypeError):
+        return 0
+    return t_ms if isinstance(t_ms, int) else 0

@@ -22,6 +22,7 @@ from typing import Final
 PING_EVERY_S: Final = 2.0
 SAMPLES_KEPT: Final = 8
 FRESH_KEPT: Final = 64  # a lag record's most per seat (the log-record schema's bound)
+LONGEST_MS: Final = 3_600_000  # a pong later than this is no sample (the schema's bound)
 DEFAULT_MAX_RTT_MS: Final = 250  # the lobby warns above this, unless the table sets its own
 
 _Seat = tuple[str, int]  # (game, seat)
@@ -44,12 +45,15 @@ class RoundTrips:
 
     def answer(self, game: str, seat: int, nonce: str) -> float | None:
         """The round trip in milliseconds that the pong ``nonce`` closes, kept as a sample;
-        None when it names no ping outstanding for that seat."""
+        None when it names no ping outstanding for that seat, or one asked more than
+        LONGEST_MS ago (no sample then: the ping is dropped)."""
         asked = self._asked.get((game, seat))
         if asked is None or asked[0] != nonce:
             return None
         del self._asked[game, seat]
         sample_ms = (time.monotonic() - asked[1]) * 1000
+        if sample_ms > LONGEST_MS:
+            return None
         self._samples.setdefault((game, seat), deque(maxlen=SAMPLES_KEPT)).append(sample_ms)
         self._fresh.setdefault((game, seat), deque(maxlen=FRESH_KEPT)).append(round(sample_ms))
         return sample_ms
@@ -58,6 +62,13 @@ class RoundTrips:
         """Each of the ``seats`` seats' samples of ``game`` since the last call, oldest
         first, in whole ms (at most FRESH_KEPT, the latest): what its next lag record logs."""
         return tuple(tuple(self._fresh.pop((game, seat), ())) for seat in range(seats))
+
+    def hang_up(self, game: str, seat: int, nonce: str) -> None:
+        """The connection that was sent the ping ``nonce`` closed: if that ping is still
+        outstanding, it is no longer asked (a newer connection's own ping stays)."""
+        asked = self._asked.get((game, seat))
+        if asked is not None and asked[0] == nonce:
+            del self._asked[game, seat]
 
     def median_ms(self, game: str, seat: int) -> int | None:
         """The seat's round trip: the median of its last samples, whole milliseconds; None

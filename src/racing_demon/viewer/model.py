@@ -321,7 +321,10 @@ def _page_data(
                 "hands": audit.hands,
                 "totals": audit.totals,
                 "claimed_totals": None if final is None else list(final.end.totals),
-                "contests": [contest_document(contest) for contest in told.races.contests],
+                # As audit lists them: for a log that verifies (pinned or not) only.
+                "contests": [contest_document(contest) for contest in told.races.contests]
+                if report.verdict in (Verdict.VERIFIED, Verdict.UNPINNED)
+                else [],
             }
         )
         + "}"

@@ -963,7 +963,7 @@ const RDClient = (() => {
       if (body === null) mismatch("not canonical JSON");
       this.emit("asked", { what: "cosign", body: message.body });
       if (body.kind !== "genesis" || body.v !== LOG_VERSION || body.seq !== 0)
-        mismatch("not a version 2 genesis record at seq 0");
+        mismatch(`not a version ${LOG_VERSION} genesis record at seq 0`);
       if (body.game !== this.gameId) mismatch(`it names game ${body.game}`);
       if (body.commitment !== this.signed.get("commitment"))
         mismatch("it names another commitment than the one this seat answered");
