@@ -236,7 +236,8 @@ def replayed(path: Path) -> list[tuple[object, ...]]:
     seen: list[tuple[object, ...]] = []
     for record in records[1:]:
         event = event_of(record.payload)
-        assert event is not None
+        if event is None:
+            continue  # a note (format v3): the match flow does not see it
         try:
             flow = flow.play(event, record.t_ms, moves.parse)
         except FlowRefusal as refusal:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from racing_demon.log.receipts import check_receipt_line, record_reference
 from racing_demon.verify import Settings, VerifyCode, verify_log
@@ -211,8 +211,13 @@ async def random_frames(
 
     async def flood(send: Any) -> None:
         for _ in range(per_sender):
-            with contextlib.suppress(ConnectionClosed, AssertionError):
+            try:
                 await send(next(frames))
+            except (ConnectionClosed, AssertionError):
+                pass
+            except InvalidStatus as refused:  # the bots' match ended: its table is gone
+                assert refused.response.status_code == 404, refused
+                return
             await asyncio.sleep(0.12)  # under 10 messages a second
 
     await asyncio.gather(*(flood(send) for send in senders))
