@@ -100,7 +100,7 @@ return Array.from(document.querySelectorAll('#rd-table [data-pile]'), (pile) => 
 """
 
 READ_AUDIT = """
-return Array.from(document.querySelectorAll('.rd-audit-table'), (table) => [
+return Array.from(document.querySelectorAll('.rd-audit-table[data-hand]'), (table) => [
   Number(table.dataset.hand),
   Array.from(table.querySelectorAll('tbody tr'), (row) => [
     Number(row.dataset.seat),
