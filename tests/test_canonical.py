@@ -204,6 +204,12 @@ def test_orjson_writes_a_model_value_as_its_canonical_bytes(value: object) -> No
 
 
 @given(values)
+def test_the_standard_library_writes_a_model_value_as_its_canonical_bytes(value: object) -> None:
+    """What ``canonical_bytes_of_read`` writes where orjson is missing (Pyodide)."""
+    assert canonical._MODEL_ENCODER.encode(value).encode() == canonical_bytes(value)
+
+
+@given(values)
 def test_idempotent_through_a_json_round_trip(value: object) -> None:
     encoded = canonical_bytes(value)
     parsed = json.loads(encoded)

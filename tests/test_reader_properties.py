@@ -28,6 +28,7 @@ from racing_demon.log.canonical import (
 )
 from racing_demon.log.reader import (
     DEFAULT_LIMITS,
+    PLAIN_READERS,
     Limits,
     ReadCode,
     ReadError,
@@ -334,10 +335,13 @@ def answer(read: Callable[[], dict[str, Any]]) -> Answer:
 
 
 def check_plain_path(raw: bytes, limits: Limits) -> dict[str, Any] | None:
-    """The plain path's value for ``raw``, once shown to agree with the strict path."""
+    """The plain path's value for ``raw``, once shown to agree with the strict path, with
+    orjson and with the standard library alike (they take the same lines)."""
     plain = _plain_canonical_value(raw, limits.max_depth)
     event("plain path" if plain is not None else "strict path")
     expected = answer(lambda: _strict_canonical_value(3, raw, limits))
+    for read in PLAIN_READERS.values():
+        assert _plain_canonical_value(raw, limits.max_depth, read) == plain
     if plain is not None:
         assert plain == expected
         assert canonical_bytes(plain) == raw  # also tells True from 1
@@ -430,7 +434,8 @@ def test_hostile_lines_read_as_the_strict_path_reads_them(raw: bytes, limits: Li
     ],
 )
 def test_lines_orjson_would_accept_are_refused_as_before(raw: bytes, code: ReadCode) -> None:
-    assert _plain_canonical_value(raw, MAX_DEPTH) is None
+    for read in PLAIN_READERS.values():
+        assert _plain_canonical_value(raw, MAX_DEPTH, read) is None
     with pytest.raises(ReadError) as refused:
         read_canonical_line(2, raw)
     assert refused.value.code == code
@@ -439,7 +444,8 @@ def test_lines_orjson_would_accept_are_refused_as_before(raw: bytes, code: ReadC
 @pytest.mark.parametrize("name", sorted(path.name for path in GOLDEN.glob("*.jsonl")))
 def test_records_of_a_real_log_take_the_plain_path(name: str) -> None:
     raws = (GOLDEN / name).read_bytes().splitlines()
-    plain = [raw for raw in raws if _plain_canonical_value(raw, MAX_DEPTH) is not None]
-    assert len(plain) == len(raws)
+    for read in PLAIN_READERS.values():
+        plain = [raw for raw in raws if _plain_canonical_value(raw, MAX_DEPTH, read) is not None]
+        assert len(plain) == len(raws)
     for raw in raws[:50]:
         assert read_canonical_line(1, raw).value == _strict_canonical_value(1, raw, DEFAULT_LIMITS)

@@ -6,7 +6,9 @@ libraries are missing, with the same verdicts").
 jsonschema (``EcmaValidator``) is the reference. The log-record and rules-profile schemas,
 whole and narrowed to each record kind as the verifier reads a record, are fed every line
 and every rules document of the sample games and thousands of mutants of them; the
-fallback's yes or no, and its errors, must be the reference's. Every keyword of those
+fallback's yes or no, and its errors, must be the reference's, and so must the yes or no
+of the schema compiled into a predicate (``predicate``), which passes valid values where
+jsonschema-rs is missing. Every keyword of those
 schemas must have refused at least one mutant, and a schema with any other keyword is
 refused when loaded. Patterns: the subset that ecma_regex translates for ``re`` finds what
 regress finds, and any pattern outside it is refused.
@@ -28,6 +30,7 @@ from racing_demon import schema
 from racing_demon.profiles import builtin_document
 from racing_demon.schema import ecma_regex, load_schema, stdlib_validator
 from racing_demon.schema.ecma_regex import PatternError, compile_pattern, translated
+from racing_demon.schema.predicate import compile_predicate
 from racing_demon.schema.stdlib_validator import UnknownKeyword, Validator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,14 +185,17 @@ def schema_keywords(node: Any, names_below: bool = False) -> set[str]:
 
 
 def agree(name: str, reference_schema: dict[str, Any], instances: Iterator[Any]) -> int:
-    """How many ``instances`` the fallback refused, each as the reference does."""
+    """How many ``instances`` the fallback refused, each as the reference does; the
+    compiled predicate answers yes or no as both do."""
     fallback = Validator(reference_schema)
+    predicate = compile_predicate(reference_schema)
     reference = schema._ecma_validator()(reference_schema)
     refused = 0
     for instance in instances:
         expected = schema._explained(reference, instance)
         assert fallback.errors(instance) == expected, (name, instance)
         assert fallback.is_valid(instance) is (not expected), (name, instance)
+        assert predicate(instance) is (not expected), (name, instance)
         refused += bool(expected)
     return refused
 
@@ -229,6 +235,9 @@ def test_the_fallback_answers_as_jsonschema_on_rules_documents_and_their_mutants
     assert used <= seen.refused, f"no mutant was refused by {sorted(used - seen.refused)}"
 
 
+TREE = {"type": "array", "items": {"$ref": "#/$defs/tree"}}  # a schema that refers to itself
+
+
 @pytest.mark.parametrize(
     ("instance", "schema_document"),
     [
@@ -250,6 +259,29 @@ def test_the_fallback_answers_as_jsonschema_on_rules_documents_and_their_mutants
         (5, {"if": {"minimum": 3}, "then": {"maximum": 4}, "else": {"minimum": 0}}),
         (-5, {"if": {"minimum": 3}, "then": {"maximum": 4}, "else": {"minimum": 0}}),
         ({"a b": {"c'": 1}}, {"properties": {"a b": {"properties": {"c'": False}}}}),
+        (2, {"enum": [1, 2.0]}),
+        ([1], {"enum": [1, "a"]}),
+        ({"a": []}, {"enum": ["a", "b"]}),
+        ("a", {"const": "a", "type": "integer"}),
+        ({}, {"type": "object", "properties": {"a": {"description": "nothing asked"}}}),
+        ([1, "x"], {"type": "array", "items": {"type": "integer", "minimum": 0}}),
+        ({"a": 1}, {"additionalProperties": False}),
+        ({"b": 1}, {"properties": {"a": True}, "additionalProperties": {"const": 1}}),
+        (
+            [[[]], [1]],
+            {
+                "$defs": {"tree": {"type": "array", "items": {"$ref": "#/$defs/tree"}}},
+                "$ref": "#/$defs/tree",
+            },
+        ),
+        (
+            [[[]], []],
+            {"$defs": {"tree": {"items": {"$ref": "#/$defs/tree"}}}, "$ref": "#/$defs/tree"},
+        ),
+        ({"kind": "b"}, {"if": {"properties": {"kind": {"const": "a"}}}, "then": False}),
+        ({"kind": "a"}, {"if": {"properties": {"kind": {"const": "a"}}}, "then": False}),
+        (None, False),
+        (None, True),
     ],
 )
 def test_edge_cases_answer_and_read_as_jsonschema_words_them(
@@ -257,6 +289,7 @@ def test_edge_cases_answer_and_read_as_jsonschema_words_them(
 ) -> None:
     expected = schema._explained(schema._ecma_validator()(schema_document), instance)
     assert Validator(schema_document).errors(instance) == expected
+    assert compile_predicate(schema_document)(instance) is (not expected)
 
 
 @pytest.mark.parametrize(
@@ -284,6 +317,8 @@ def test_a_schema_with_a_keyword_it_cannot_read_is_refused(
     try:
         with pytest.raises((UnknownKeyword, PatternError)):
             Validator(schema_document)
+        with pytest.raises((UnknownKeyword, PatternError)):
+            compile_predicate(schema_document)
     finally:
         compile_pattern.cache_clear()
 

@@ -214,8 +214,16 @@ def canonical_bytes_of_read(value: object) -> bytes:
     """``canonical_bytes(value)`` for a value, or a part of one, read from a line the reader
     accepted as canonical: such a value is inside the data model, where orjson, keys sorted,
     writes the same bytes (the same escapes, raw UTF-8, decimal integers), at a fraction of
-    the cost. Anything else must go through ``canonical_bytes``.
+    the cost, and so does the standard library's C-accelerated json where orjson is missing
+    (Pyodide). Anything else must go through ``canonical_bytes``.
     """
     if not _ORJSON:
-        return canonical_bytes(value)
+        return _MODEL_ENCODER.encode(value).encode()
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+# JSON.stringify's escapes (those of _ESCAPES) and raw UTF-8 for everything else: the
+# canonical bytes of any value of the data model.
+_MODEL_ENCODER: Final = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False, check_circular=False
+)

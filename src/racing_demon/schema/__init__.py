@@ -5,9 +5,10 @@ jsonschema, the reference that explains a refusal, is imported only when a value
 refused or the reference is asked for (``EcmaValidator``): verifying a valid log loads
 none of it.
 
-Where neither has a build (the browser page's Pyodide), ``stdlib_validator`` stands in
-for both, for the schemas whose keywords it reads (it refuses any other schema): the same
-yes or no, each error worded as jsonschema words it.
+Where neither has a build (the browser page's Pyodide), the standard library stands in
+for both, for the schemas whose keywords it reads (it refuses any other schema):
+``predicate`` passes the valid values, a schema compiled into one function, and
+``stdlib_validator`` explains a refusal, each error worded as jsonschema words it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ else:
 
 from racing_demon.schema import stdlib_validator
 from racing_demon.schema.ecma_regex import PatternError, search
+from racing_demon.schema.predicate import Predicate, compile_predicate
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -115,19 +117,28 @@ def _fast(name: str) -> jsonschema_rs.Validator:
 
 def _fast_verdict(name: str, instance: object) -> bool | None:
     """jsonschema-rs's answer, or None for a value it cannot take (a lone surrogate, which
-    it cannot encode as UTF-8; a key that is not a string) or where it is missing: the
-    reference then decides alone."""
+    it cannot encode as UTF-8; a key that is not a string): the reference then decides
+    alone. Where it is missing, the schema compiled into a predicate answers."""
     if not _FAST:
-        return None
+        return _predicate(name)(instance)
     try:
         return _fast(name).is_valid(instance)
     except ValueError:
         return None
 
 
-# Should jsonschema-rs refuse what jsonschema passes, the value is still refused: tests
-# compare the two on mutated records and receipts.
-_DISAGREEMENT: Final = "$: refused by jsonschema-rs, though jsonschema finds no error"
+@cache
+def _predicate(name: str) -> Predicate:
+    return compile_predicate(load_schema(name))
+
+
+# Should the fast answer refuse what the reference passes, the value is still refused:
+# tests compare them on mutated records and receipts.
+_DISAGREEMENT: Final = (
+    "$: refused by jsonschema-rs, though jsonschema finds no error"
+    if _FAST
+    else "$: refused by the compiled schema, though the standard library's validator finds no error"
+)
 
 
 def checked_errors(name: str, instance: object) -> list[str]:
