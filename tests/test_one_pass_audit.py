@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from racing_demon.game.flow import RecordKind
+from racing_demon import replay
+from racing_demon.audit_run import AuditRun, audit_log
+from racing_demon.game.flow import MatchFlow, RecordKind
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.log.reader import Line
 from racing_demon.log.records import Record
@@ -78,6 +80,26 @@ def test_audit_opens_its_log_and_each_copy_once(tmp_path: Path) -> None:
         case = (log.name, [copy.name for copy in copies], options)
         assert opened.status == exit_code, case
         assert [opened.reads(path) for path in (log, *copies)] == [1] * (1 + len(copies)), case
+
+
+def test_audit_follows_the_replay_once_for_its_hands_and_its_races(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hands and the contested plays are read from one replay's snapshots: each record
+    is followed once (``replay.follow``), not once for each."""
+    followed: list[int] = []
+    real_follow = replay.follow
+
+    def counting(snapshot: replay.Snapshot, record: Record, flow: MatchFlow) -> None:
+        followed.append(record.seq)
+        real_follow(snapshot, record, flow)
+
+    monkeypatch.setattr(replay, "follow", counting)
+    key = raw_public_bytes(load_public_key(Path(TABLE_PUB)))
+    audit = audit_log(AuditRun(log=NERTZ, table_key=key))
+    assert audit.report.verdict is Verdict.VERIFIED
+    assert audit.hands and audit.contests and audit.report.records is not None
+    assert followed == list(range(audit.report.records))
 
 
 class _Chain:

@@ -3,7 +3,7 @@
 For every hand and seat: the seat's cards in the centre (sorted by back, each with the
 seq of the record that placed it), the demon cards left and their penalty, the hand
 score recomputed beside the one the log claims, and the running total, rebuilt from the
-records as the log's verification replays them (``HandAuditor``). A claim file (a
+records as the log's verification replays them (``Hands``). A claim file (a
 player's assertions) is checked against it, naming the records that show each answer.
 """
 
@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 
 from racing_demon.files import LogFile
 from racing_demon.game.cards import Card
-from racing_demon.game.flow import HandEnd, MatchFlow
+from racing_demon.game.flow import HandEnd
 from racing_demon.game.scoring import HandScore
-from racing_demon.log.reader import DEFAULT_LIMITS, Limits, Line
+from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.log.records import Record
-from racing_demon.replay import Snapshot, follow
-from racing_demon.verify import Report, Settings, verify_log
+from racing_demon.replay import Following, Snapshot
+from racing_demon.verify import Settings, verify_log
 
 CLAIM_FIELDS = ("score", "placed", "demon_left", "total")
 
@@ -56,27 +56,22 @@ class ClaimCheck:
 
 
 @dataclass
-class HandAuditor:
-    """Every hand of a log audited on its verification's pass (a ``PassVisitor`` of
-    ``verify_log``): ``hands`` holds each hand the replay ended, with its per-card
+class Hands:
+    """Every hand of a log as its verification's pass replays it (a ``SnapshotWatcher`` of
+    ``replay.Following``): ``hands`` holds each hand the replay ended, with its per-card
     breakdown; whole when the log verified."""
 
     hands: list[HandAudit] = field(default_factory=list)
-    _snapshot: Snapshot = field(default_factory=Snapshot)
 
-    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+    def see(self, record: Record, snapshot: Snapshot) -> None:
         if record.seq == 0:  # a second pass replays again from the genesis
-            self.hands, self._snapshot = [], Snapshot()
-        follow(self._snapshot, record, flow)
+            self.hands = []
         end = record.payload
         if not isinstance(end, HandEnd):
             return
-        scored, placed = self._snapshot.hands[-1]
+        scored, placed = snapshot.hands[-1]
         totals = [seat.total for seat in self.hands[-1].seats] if self.hands else []
-        self.hands.append(audit_hand(scored, placed, end, record.seq, self._snapshot.names, totals))
-
-    def end(self, report: Report) -> None:
-        """Nothing to finish: the hands are whole as the last one ends."""
+        self.hands.append(audit_hand(scored, placed, end, record.seq, snapshot.names, totals))
 
 
 def audit_hands(
@@ -85,9 +80,9 @@ def audit_hands(
     """Every hand of the log at ``path``, dealt by the dealer ``secret``, with its per-card
     breakdown, as its verification (unpinned) replays it: up to the first record refused,
     if any, so whole for a log that verifies."""
-    auditor = HandAuditor()
-    verify_log(path, Settings(seed=secret, limits=limits), visitors=[auditor])
-    return tuple(auditor.hands)
+    hands = Hands()
+    verify_log(path, Settings(seed=secret, limits=limits), visitors=[Following((hands,))])
+    return tuple(hands.hands)
 
 
 def audit_hand(

@@ -23,14 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from racing_demon.audit import ClaimCheck, HandAudit, HandAuditor, check_claims
+from racing_demon.audit import ClaimCheck, HandAudit, Hands, check_claims
 from racing_demon.errors import RacingDemonError
 from racing_demon.evidence import EvidenceReport, start_evidence
 from racing_demon.files import LogFile, read_regular
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits
 from racing_demon.outcomes import ExitCode, audit_exit_code
 from racing_demon.printing import printable
-from racing_demon.races import Contest, RaceAuditor
+from racing_demon.races import Contest, Races
+from racing_demon.replay import Following
 from racing_demon.schema import schema_errors
 from racing_demon.verify import Report, Settings, Verdict, verify_log
 
@@ -103,12 +104,12 @@ class AuditReporter(Protocol):
 def audit_log(run: AuditRun) -> Audit:
     """Audit the log ``run`` names; raises AuditUnreadable (docs above).
 
-    The log is opened once: its verification's one pass rebuilds the hands
-    (``HandAuditor``) and the races (``RaceAuditor``) and hands its table-signed chain to
-    the evidence (``EvidenceGathering``), which read the receipts and opened the copies
-    before it."""
+    The log is opened once: its verification's one pass replays it once, rebuilding the
+    hands (``Hands``) and the races (``Races``) from the same snapshots
+    (``replay.Following``), and hands its table-signed chain to the evidence
+    (``EvidenceGathering``), which read the receipts and opened the copies before it."""
     settings = Settings(table_key=run.table_key, limits=run.limits, rules=run.rules)
-    auditor, races = HandAuditor(), RaceAuditor()
+    hands, races = Hands(), Races()
     with ExitStack() as files:
         gathering = None
         unreadable = None  # a receipts file or copy, told only if the log can be read
@@ -122,7 +123,7 @@ def audit_log(run: AuditRun) -> Audit:
         report = verify_log(
             run.log,
             settings,
-            visitors=[auditor, races],
+            visitors=[Following((hands, races))],
             line_visitors=() if gathering is None else [gathering],
         )
         if report.verdict is Verdict.UNREADABLE:
@@ -136,10 +137,10 @@ def audit_log(run: AuditRun) -> Audit:
             raise AuditUnreadable(f"cannot read {shown}: {error.strerror or error}") from error
     if report.verdict is not Verdict.VERIFIED:
         return Audit(report=report, hands=(), checks=(), evidence=evidence)
-    hands = tuple(auditor.hands)
-    checks = check_claims(hands, run.claims, final_seq=(report.records or 1) - 1)
-    contests = tuple(races.races.contests)
-    return Audit(report=report, hands=hands, checks=checks, evidence=evidence, contests=contests)
+    audited = tuple(hands.hands)
+    checks = check_claims(audited, run.claims, final_seq=(report.records or 1) - 1)
+    contests = tuple(races.contests)
+    return Audit(report=report, hands=audited, checks=checks, evidence=evidence, contests=contests)
 
 
 def run_audit(run: AuditRun, reporter: AuditReporter) -> ExitCode:

@@ -1,7 +1,8 @@
 """The contested plays of a verified log: every card that lost its race to the centre
 (a ``FOUNDATION_TAKEN`` bounce), the record that won it, how far apart the two arrived,
 and each seat's round trip as the log's ``lag`` records give it (format v3,
-docs/log-format.md §6), rebuilt on the log's verification pass (``RaceAuditor``).
+docs/log-format.md §6), rebuilt on the log's verification pass (``Races``, a watcher of
+``replay.Following``).
 
 The arrival gap is the table's word, as every ``t_ms`` is: the time between the winner's
 record and the loser's on the table's clock. A seat's round trip at a contest is the
@@ -20,12 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from racing_demon.game.cards import Card
-from racing_demon.game.flow import MatchFlow, RecordKind, Submission
+from racing_demon.game.flow import RecordKind, Submission
 from racing_demon.game.moves import Move
-from racing_demon.log.reader import Line
 from racing_demon.log.records import Lag, Record
-from racing_demon.replay import Snapshot, follow
-from racing_demon.verify import Report
+from racing_demon.replay import Snapshot
 
 SAMPLES_WEIGHED: Final = 8  # as many as the server's own median (serve.round_trips)
 
@@ -69,7 +68,10 @@ class Races:
     _samples: dict[int, deque[int]] = field(default_factory=dict)  # seat: its last samples
 
     def see(self, record: Record, snapshot: Snapshot) -> None:
-        """Take ``record`` into account, ``snapshot`` the table after it."""
+        """Take ``record`` into account, ``snapshot`` the table after it (a
+        ``SnapshotWatcher`` of ``replay.Following``)."""
+        if record.seq == 0:  # a second pass replays again from the genesis
+            self.contests, self._placed_by, self._samples = [], {}, {}
         payload = record.payload
         if isinstance(payload, Lag):
             for seat, samples in enumerate(payload.rtt_ms):
@@ -103,24 +105,6 @@ class Races:
     def _round_trip(self, seat: int) -> int | None:
         samples = self._samples.get(seat)
         return None if not samples else round(statistics.median(samples))
-
-
-@dataclass
-class RaceAuditor:
-    """Every contested play of a log on its verification's pass (a ``PassVisitor`` of
-    ``verify_log``): ``races.contests`` in the log's order, whole when the log verified."""
-
-    races: Races = field(default_factory=Races)
-    _snapshot: Snapshot = field(default_factory=Snapshot)
-
-    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
-        if record.seq == 0:  # a second pass replays again from the genesis
-            self.races, self._snapshot = Races(), Snapshot()
-        follow(self._snapshot, record, flow)
-        self.races.see(record, self._snapshot)
-
-    def end(self, report: Report) -> None:
-        """Nothing to finish: each contest is whole as its losing record is read."""
 
 
 def measured(contests: Sequence[Contest]) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, Protocol
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import InMemoryLog, LogFile, open_log
@@ -38,6 +38,7 @@ from racing_demon.game.state import State
 from racing_demon.log.reader import (
     DEFAULT_LIMITS,
     Limits,
+    Line,
     ReadCode,
     ReadError,
     read_canonical_line,
@@ -279,6 +280,34 @@ def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
         event = event_of(payload)  # None for a note: the match does not see it
         flow = snapshot.flow if event is None else snapshot.flow.play(event, record.t_ms)
     follow(snapshot, record, flow)
+
+
+class SnapshotWatcher(Protocol):
+    """A reader of the table as the replay rebuilds it (``Following``)."""
+
+    def see(self, record: Record, snapshot: Snapshot) -> None:
+        """``snapshot`` is the table after ``record``; a ``seq`` 0 starts the match again
+        (verification's second pass replays from the genesis)."""
+
+
+@dataclass
+class Following:
+    """A visitor of a log's verification pass (the verifier's ``PassVisitor``) that follows
+    the replay once into one snapshot and shows it, record by record, to each of its
+    ``watchers``: the audit's hands and races read one replay, not one each."""
+
+    watchers: tuple[SnapshotWatcher, ...]
+    _snapshot: Snapshot = field(default_factory=Snapshot)
+
+    def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
+        if record.seq == 0:  # a second pass replays again from the genesis
+            self._snapshot = Snapshot()
+        follow(self._snapshot, record, flow)
+        for watcher in self.watchers:
+            watcher.see(record, self._snapshot)
+
+    def end(self, report: object) -> None:
+        """Nothing to finish: each watcher is whole as the last record is seen."""
 
 
 def follow(snapshot: Snapshot, record: Record, flow: MatchFlow) -> None:
