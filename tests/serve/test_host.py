@@ -9,7 +9,7 @@ import contextlib
 import hashlib
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -679,6 +679,57 @@ def test_a_connection_still_catching_up_does_not_replace_a_newer_one(tmp_path: P
     assert older.closed is ServeCode.REPLACED and newer.closed is ServeCode.SERVER_STOPPING
 
 
+def _two_persons(folder: Path) -> tuple[Server, list[FakePeer]]:
+    """A table of two keyed persons in ``folder`` (a resumed one when it holds their
+    table's log), and a peer for each seat."""
+    server = Server(folder, [person(), person(OTHER_KEY, "Sam")], quick_rules())
+    return server, [FakePeer(server.journal, seat) for seat in (0, 1)]
+
+
+def _play_then_stop(
+    server: Server,
+    peers: list[FakePeer],
+    done: Callable[[], bool],
+    meanwhile: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Both persons sign in and the table plays until ``done`` holds and ``meanwhile`` has
+    run, then stops as for a restart: the table is left for a resume to find."""
+
+    async def play() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        signers = []
+        for peer, key in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True):
+            await server.table.attach(peer, 0)
+            signers.append(asyncio.create_task(_signs_in(server.table, peer, key)))
+        running = asyncio.create_task(server.table.run())
+        await until(done)
+        if meanwhile is not None:
+            await meanwhile()
+        await server.table.stop()
+        await running
+        for task in (*signers, committer):
+            task.cancel()
+
+    run(play)
+
+
+def _resume_then_stop(server: Server, attach: tuple[FakePeer, int] | None = None) -> None:
+    """``server``'s table resumed from its log until it plays, ``attach``'s peer joined
+    then from its ``seq``, and stopped again."""
+
+    async def resume() -> None:
+        committer = asyncio.create_task(server.journal.group_commit())
+        running = asyncio.create_task(server.table.run())
+        await until(lambda: server.table.state is TableState.PLAYING)
+        if attach is not None:
+            await server.table.attach(*attach)
+        await server.table.stop()
+        await running
+        committer.cancel()
+
+    run(resume)
+
+
 def test_a_resumed_table_shows_a_reconnecting_seat_its_piles_and_moves_at_once(
     tmp_path: Path,
 ) -> None:
@@ -686,39 +737,13 @@ def test_a_resumed_table_shows_a_reconnecting_seat_its_piles_and_moves_at_once(
     "after a sync's catch-up". After a restart nobody has moved yet, so no record comes:
     a seat that reconnects is still shown the table after the last record and its moves.
     Then comes the record the resume wrote: the pause (docs/log-format.md §6, "Notes")."""
-    seats = [person(), person(OTHER_KEY, "Sam")]
-    server = Server(tmp_path, seats, quick_rules())
-    peers = [FakePeer(server.journal, seat) for seat in (0, 1)]
-
-    async def before() -> None:
-        committer = asyncio.create_task(server.journal.group_commit())
-        signers = []
-        for peer, key in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True):
-            await server.table.attach(peer, 0)
-            signers.append(asyncio.create_task(_signs_in(server.table, peer, key)))
-        running = asyncio.create_task(server.table.run())
-        await until(lambda: len(peers[0].of("moves")) >= 2)
-        await server.table.stop()
-        await running
-        for task in (*signers, committer):
-            task.cancel()
-
-    run(before)
+    server, peers = _two_persons(tmp_path)
+    _play_then_stop(server, peers, lambda: len(peers[0].of("moves")) >= 2)
     dealt = peers[0].of("moves")[-1]
     assert dealt["seq"] == 1 and dealt["moves"]  # after the hand_start: its moves
-    again = Server(tmp_path, seats, quick_rules())
+    again, _ = _two_persons(tmp_path)
     back = FakePeer(again.journal, seat=0)
-
-    async def after() -> None:
-        committer = asyncio.create_task(again.journal.group_commit())
-        running = asyncio.create_task(again.table.run())
-        await until(lambda: again.table.state is TableState.PLAYING)
-        await again.table.attach(back, 2)  # it holds both records
-        await again.table.stop()
-        await running
-        committer.cancel()
-
-    run(after)
+    _resume_then_stop(again, (back, 2))  # it holds both records
     (pause,) = back.of("record")  # the resume's own, sent once durable
     assert json.loads(pause["line"])["body"] == {
         **json.loads(pause["line"])["body"],
@@ -758,45 +783,23 @@ def test_a_resumed_table_dates_its_pause_no_earlier_than_its_last_refusal(
     (or from the latest receipt it gave after that record, a refusal's, so that no later
     record seems older than a refusal)": else the pause would read, beside the refusal's
     receipt, as a table that had named an old head (STALE_HEAD)."""
-    seats = [person(), person(OTHER_KEY, "Sam")]
-    server = Server(tmp_path, seats, quick_rules())
-    peers = [FakePeer(server.journal, seat) for seat in (0, 1)]
+    server, peers = _two_persons(tmp_path)
     wrong = ClientSubmit(
         ref="wrong", n=7, move="0 resign", seen_seq=0, seen_hash="0" * 64, signature="0" * 128
     )
 
-    async def before() -> None:
-        committer = asyncio.create_task(server.journal.group_commit())
-        signers = []
-        for peer, key in zip(peers, (PERSON_KEY, OTHER_KEY), strict=True):
-            await server.table.attach(peer, 0)
-            signers.append(asyncio.create_task(_signs_in(server.table, peer, key)))
-        running = asyncio.create_task(server.table.run())
-        await until(lambda: len(peers[0].of("moves")) >= 1)
+    async def refused() -> None:
         await asyncio.sleep(0.2)  # the refusal comes well after the last record
         with contextlib.suppress(SubmissionError, ServeError):
             await server.table.submit(0, wrong)
         await until(lambda: len(peers[0].of("receipt")) >= 1)
-        await server.table.stop()
-        await running
-        for task in (*signers, committer):
-            task.cancel()
 
-    run(before)
+    _play_then_stop(server, peers, lambda: len(peers[0].of("moves")) >= 1, refused)
     refusal = json.loads(peers[0].of("receipt")[0]["receipt"])["body"]
     assert refusal["outcome"] == "refused"
     last = json.loads(server.log.read_bytes().splitlines()[-1])["body"]
     assert refusal["t_ms"] > last["t_ms"]
-    again = Server(tmp_path, seats, quick_rules())
-
-    async def after() -> None:
-        committer = asyncio.create_task(again.journal.group_commit())
-        running = asyncio.create_task(again.table.run())
-        await until(lambda: again.table.state is TableState.PLAYING)
-        await again.table.stop()
-        await running
-        committer.cancel()
-
-    run(after)
+    again, _ = _two_persons(tmp_path)
+    _resume_then_stop(again)
     pause = json.loads(again.log.read_bytes().splitlines()[-1])["body"]
     assert pause["kind"] == "pause" and pause["t_ms"] >= refusal["t_ms"]
