@@ -200,6 +200,16 @@ def test_a_bounce_that_lost_a_race_names_the_record_that_won_it() -> None:
     )
 
 
+def test_a_move_after_the_hand_ended_names_the_record_that_ended_it() -> None:
+    late = ROOT / "sample_games" / "disputed" / "wrong-claim.jsonl"  # 165 calls, 166 is late
+    code, out = invoke("replay", str(late), "--at", "166")
+    assert code == 0, out
+    assert out.splitlines()[0] == (
+        "after record 166 at 73150 ms, hand 1 (called): 1 turn 2H 8H 7S "
+        "(bounced: HAND_OVER, lost the race to record 165: seat 0 ended the hand)"
+    )
+
+
 # -- an unfinished log, a torn log ----------------------------------------------------
 
 

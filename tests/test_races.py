@@ -9,7 +9,7 @@ from pathlib import Path
 
 from racing_demon.audit_run import AuditRun, audit_log
 from racing_demon.game.moves import Move
-from racing_demon.races import Contest
+from racing_demon.races import Contest, Stake
 from racing_demon.report.audit import JsonAuditReporter, TextAuditReporter
 from racing_demon.schema import schema_errors
 
@@ -40,9 +40,10 @@ def test_every_lost_race_is_listed_with_its_winner_and_the_arrival_gap(tmp_path:
     values = values_of("nertz")
     lost = [index for index, value in enumerate(values) if _lost_race(value["body"])]
     assert lost
-    contests = _contests(tmp_path, values)
+    contests = [c for c in _contests(tmp_path, values) if c.stake is Stake.FOUNDATION]
     assert [contest.loser_seq for contest in contests] == lost
     for contest in contests:
+        assert contest.winner_card is not None and contest.loser_card is not None
         loser, winner = values[contest.loser_seq]["body"], values[contest.winner_seq]["body"]
         assert contest.winner_seq < contest.loser_seq
         assert (contest.loser_seat, contest.winner_seat) == (loser["player"], winner["player"])
@@ -54,6 +55,47 @@ def test_every_lost_race_is_listed_with_its_winner_and_the_arrival_gap(tmp_path:
         # A log without lag records: the round trips are not known, so no spread either.
         assert (contest.winner_rtt_ms, contest.loser_rtt_ms, contest.spread_ms) == (None,) * 3
         assert not contest.within_spread
+
+
+def test_a_move_after_another_seat_ended_the_hand_lost_the_race_to_the_end(
+    tmp_path: Path,
+) -> None:
+    """Issue 35, point 4: "every bounce names the record that took the spot ... for every
+    bounce reason that has a winner": a move refused HAND_OVER because another seat had
+    called (or gone out, or resigned) lost the race to that record."""
+    values = values_of("table")
+    late = [i for i, v in enumerate(values) if v["body"].get("reason") == "HAND_OVER"]
+    assert late
+    contests = [c for c in _contests(tmp_path, values) if c.stake is Stake.HAND_END]
+    assert [contest.loser_seq for contest in contests] == late
+    for contest in contests:
+        loser, winner = values[contest.loser_seq]["body"], values[contest.winner_seq]["body"]
+        # The last record before the bounce by which a seat ended the hand: here a call.
+        calls = [
+            i
+            for i, v in enumerate(values[: contest.loser_seq])
+            if v["body"]["kind"] == "call" and v["body"]["hand"] == loser["hand"]
+        ]
+        assert calls and contest.winner_seq == calls[0]
+        assert (contest.loser_seat, contest.winner_seat) == (loser["player"], winner["player"])
+        assert contest.loser_seat != contest.winner_seat
+        assert contest.gap_ms == loser["t_ms"] - winner["t_ms"] >= 0
+        assert (contest.winner_card, contest.loser_card) == (None, None)
+    audit = audit_log(AuditRun(log=write(tmp_path, seal(values)), table_key=TABLE_PUB))
+    printed: list[str] = []
+    JsonAuditReporter(echo=lambda text, _: printed.append(text)).audited(audit)
+    document = json.loads(printed[0])
+    assert schema_errors("audit-report", document) == []
+    ended = [play for play in document["contests"]["plays"] if play["stake"] == "hand_end"]
+    assert [play["loser"]["seq"] for play in ended] == late
+    assert all(play["winner"]["card"] is None is play["loser"]["card"] for play in ended)
+    printed.clear()
+    TextAuditReporter(echo=lambda text, _: printed.append(text)).audited(audit)
+    first = contests[0]
+    assert (
+        f"the end of the hand (seat {first.winner_seat}, record {first.winner_seq}, round trip"
+        " not logged) came before the move (seat"
+    ) in "\n".join(printed)
 
 
 def test_the_round_trips_are_the_medians_the_lag_records_give(tmp_path: Path) -> None:

@@ -1,5 +1,7 @@
-"""The contested plays of a verified log: every card that lost its race to the centre
-(a ``FOUNDATION_TAKEN`` bounce), the record that won it, how far apart the two arrived,
+"""The contested plays of a verified log: every bounce that lost a race (docs/log-format.md
+§10), a card that came too late for its foundation level (``FOUNDATION_TAKEN``) or a move
+that came after another seat had ended the hand (``HAND_OVER``: a call, the move that
+emptied a demon pile, a resignation), the record that won it, how far apart the two arrived,
 and each seat's round trip as the log's ``lag`` records give it (format v3,
 docs/log-format.md §6), rebuilt on the log's verification pass (``Races``, a watcher of
 ``replay.Following``).
@@ -14,6 +16,7 @@ difference between them: the faster connection may have won it, not the faster p
 
 from __future__ import annotations
 
+import enum
 import statistics
 from collections import deque
 from collections.abc import Sequence
@@ -29,20 +32,33 @@ from racing_demon.replay import Snapshot
 SAMPLES_WEIGHED: Final = 8  # as many as the server's own median (serve.round_trips)
 
 
+class Stake(enum.StrEnum):
+    """What a race was for."""
+
+    FOUNDATION = "foundation"  # a foundation level: the winner's card got there first
+    HAND_END = "hand_end"  # the end of the hand: the winner called, went out or resigned first
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Contest:
-    """One race for a foundation level: who got there first, who lost, by how much."""
+    """One race: who got there first, who lost, by how much. For a foundation level, the
+    cards are the winner's card there and the loser's card that came too late; for the
+    hand's end, both are None (the records say what the moves were)."""
 
     hand: int
     winner_seq: int
     winner_seat: int
-    winner_card: Card
+    winner_card: Card | None
     loser_seq: int
     loser_seat: int
-    loser_card: Card
+    loser_card: Card | None
     gap_ms: int  # the loser's record's t_ms minus the winner's
     winner_rtt_ms: int | None
     loser_rtt_ms: int | None
+
+    @property
+    def stake(self) -> Stake:
+        return Stake.FOUNDATION if self.winner_card is not None else Stake.HAND_END
 
     @property
     def spread_ms(self) -> int | None:
@@ -87,6 +103,8 @@ class Races:
         if lost_to is None:
             return
         winner_seat, winner_t_ms = self._placed_by[lost_to.seq]
+        # A card raced for a level; a move that came after the hand's end is only its record.
+        loser_card = None if lost_to.card is None else Move.parse(payload.move).cards[0]
         self.contests.append(
             Contest(
                 hand=payload.hand,
@@ -95,7 +113,7 @@ class Races:
                 winner_card=lost_to.card,
                 loser_seq=record.seq,
                 loser_seat=payload.seat,
-                loser_card=Move.parse(payload.move).cards[0],
+                loser_card=loser_card,
                 gap_ms=record.t_ms - winner_t_ms,
                 winner_rtt_ms=self._round_trip(winner_seat),
                 loser_rtt_ms=self._round_trip(payload.seat),
@@ -121,19 +139,24 @@ def contest_document(contest: Contest) -> dict[str, Any]:
     """A contest as ``audit --json`` and the viewer's data hold it."""
     return {
         "hand": contest.hand,
+        "stake": contest.stake.value,
         "winner": {
             "seat": contest.winner_seat,
             "seq": contest.winner_seq,
-            "card": str(contest.winner_card),
+            "card": _card(contest.winner_card),
             "rtt_ms": contest.winner_rtt_ms,
         },
         "loser": {
             "seat": contest.loser_seat,
             "seq": contest.loser_seq,
-            "card": str(contest.loser_card),
+            "card": _card(contest.loser_card),
             "rtt_ms": contest.loser_rtt_ms,
         },
         "gap_ms": contest.gap_ms,
         "spread_ms": contest.spread_ms,
         "within_spread": contest.within_spread,
     }
+
+
+def _card(card: Card | None) -> str | None:
+    return None if card is None else str(card)

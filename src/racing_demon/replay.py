@@ -100,11 +100,14 @@ class NotALogError(ReplayError):
 
 
 class Race(NamedTuple):
-    """What a bounced card lost its race to: the card that had reached that foundation
-    level first, and the record that placed it."""
+    """What a bounced submission lost its race to: the record that won it, by which seat,
+    and the card it had placed first on that foundation level (``FOUNDATION_TAKEN``), or
+    None when it had ended the hand first (``HAND_OVER``: a call, the move that emptied a
+    demon pile, a resignation)."""
 
     seq: int
-    card: Card
+    seat: int
+    card: Card | None
 
 
 @dataclass
@@ -116,7 +119,8 @@ class Snapshot:
     flow: MatchFlow | None = None
     placed: dict[Card, int] = field(default_factory=dict)  # centre card -> seq that placed it
     hands: list[tuple[HandScore, dict[Card, int]]] = field(default_factory=list)
-    lost_to: Race | None = None  # the record's, when it bounced a card that lost a race
+    ended_at: int | None = None  # the seq of the record by which a seat ended the hand
+    lost_to: Race | None = None  # the record's, when it bounced a move that lost a race
 
     @property
     def seq(self) -> int:
@@ -320,27 +324,41 @@ def follow(snapshot: Snapshot, record: Record, flow: MatchFlow) -> None:
         snapshot.names = tuple(entry.name for entry in payload.players)
         return
     if record.kind is RecordKind.HAND_START:
-        snapshot.placed = {}
+        snapshot.placed, snapshot.ended_at = {}, None
     elif isinstance(payload, Submission) and payload.kind is not RecordKind.BOUNCE:
         move = Move.parse(payload.move)
         if move.target is not None and move.target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION):
             snapshot.placed[move.cards[0]] = record.seq
-    elif isinstance(payload, Submission) and payload.reason == ViolationCode.FOUNDATION_TAKEN:
+        assert flow.state is not None  # the flow took the submission into the hand in play
+        if snapshot.ended_at is None and flow.state.ended_by is not None:
+            snapshot.ended_at = record.seq
+    elif isinstance(payload, Submission):
         assert flow.state is not None  # the flow judged the bounce against the hand in play
-        snapshot.lost_to = _race_winner(flow.state, snapshot.placed, Move.parse(payload.move))
+        snapshot.lost_to = _race_winner(flow.state, snapshot, payload)
     elif isinstance(payload, HandEnd):
         assert flow.state is not None  # the hand that ended, with its cards
         snapshot.hands.append((score_hand(flow.state), dict(snapshot.placed)))
 
 
-def _race_winner(state: State, placed: dict[Card, int], move: Move) -> Race | None:
-    """The first card on the foundation level that ``move``'s card came too late for
-    (FOUNDATION_TAKEN: the level of its rank is already there), with the record that
-    placed it; on a tied level, the earlier of the two."""
+def _race_winner(state: State, snapshot: Snapshot, bounce: Submission) -> Race | None:
+    """The race the ``bounce`` lost, if it lost one: for ``FOUNDATION_TAKEN``, the first
+    card on the foundation level its card came too late for (the level of its rank is
+    already there), with the record that placed it (on a tied level, the earlier of the
+    two); for ``HAND_OVER``, the record by which another seat ended or called the hand
+    (none when nobody did: a blocked hand, a timed end)."""
+    if bounce.reason == ViolationCode.HAND_OVER:
+        if snapshot.ended_at is None or state.ended_by in (None, bounce.seat):
+            return None
+        return Race(snapshot.ended_at, state.ended_by, None)
+    if bounce.reason != ViolationCode.FOUNDATION_TAKEN:
+        return None
+    move = Move.parse(bounce.move)
     card, target = move.cards[0], move.target
     if target is None or target.zone is not Zone.FOUNDATION:
         return None
     level = state.foundations[target.index].levels[card.rank - 1]
     return min(
-        (Race(placed[c], c) for c in level if c in placed), key=lambda race: race.seq, default=None
+        (Race(snapshot.placed[c], c.owner, c) for c in level if c in snapshot.placed),
+        key=lambda race: race.seq,
+        default=None,
     )

@@ -24,7 +24,7 @@ from racing_demon.game.scoring import HandScore
 from racing_demon.game.state import State
 from racing_demon.log.keys import load_public_key, raw_public_bytes
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
-from racing_demon.races import Contest
+from racing_demon.races import Contest, Stake
 from racing_demon.replay import ReplayError, find_secret, replay
 from racing_demon.sim.bots import EASY, HARD, NORMAL
 from racing_demon.sim.simulate import simulate
@@ -751,7 +751,8 @@ READ_CONTESTS = """
 const table = document.querySelector('.rd-contests');
 return table === null ? null : [Number(table.dataset.contests),
   Array.from(table.querySelectorAll('tbody tr'), (row) => [Number(row.dataset.loserSeq),
-    row.classList.contains('rd-close'), row.cells[3].textContent, row.cells[4].textContent])];
+    row.classList.contains('rd-close'), row.cells[3].textContent, row.cells[4].textContent,
+    row.cells[1].textContent.includes('ended the hand')])];
 """
 
 
@@ -765,13 +766,18 @@ def _contest_rows(contests: tuple[Contest, ...]) -> list[list[object]]:
             c.within_spread,
             f"{c.gap_ms} ms",
             f"{trip(c.winner_rtt_ms)} / {trip(c.loser_rtt_ms)}",
+            c.stake is Stake.HAND_END,
         ]
         for c in contests
     ]
 
 
 @pytest.mark.parametrize(
-    "name", ["valid/table-4p-tie-signed.jsonl", "valid/peer2peer-3p-resigned-signed.jsonl"]
+    "name",
+    [
+        "valid/table-4p-tie-signed.jsonl",
+        "valid/peer2peer-3p-resigned-signed.jsonl",
+    ],
 )
 def test_the_contested_plays_are_the_audits(
     browser: Any, games: dict[str, Game], name: str
@@ -802,3 +808,17 @@ def test_the_contested_plays_show_the_logged_round_trips(browser: Any, tmp_path:
     page.write_text(build_page(log, Settings(table_key=TAMPERING_PUB)), encoding="utf-8")
     _open(browser, page)
     assert browser.execute_script(READ_CONTESTS) == [len(contests), _contest_rows(contests)]
+
+
+def test_a_move_after_the_hand_was_called_shows_the_call_as_the_winner(
+    browser: Any, tmp_path: Path
+) -> None:
+    """Issue 35, point 4: a bounce names the record that took the spot "for every bounce
+    reason that has a winner": a HAND_OVER bounce lost its race to the seat that called."""
+    log = SAMPLES / "disputed" / "wrong-claim.jsonl"  # record 166 came after 165's call
+    contests = audit_log(AuditRun(log=log, table_key=TABLE_PUB)).contests
+    assert [c.stake for c in contests] == [Stake.HAND_END]
+    page = tmp_path / "called.html"
+    page.write_text(build_page(log, Settings(table_key=TABLE_PUB)), encoding="utf-8")
+    _open(browser, page)
+    assert browser.execute_script(READ_CONTESTS) == [1, _contest_rows(contests)]

@@ -91,19 +91,23 @@ def audit_document(
 def contests_text(contests: Sequence[Contest]) -> str:
     """The contested plays, one line each, after a line that counts them."""
     if not contests:
-        return "no contested play: no card lost its race to the centre"
+        return "no contested play: no move lost a race"
     lines = [
         f"{plural(len(contests), 'contested play')}; of the {measured(contests)} whose seats' "
         f"round trips are both logged, {within_spread(contests)} decided by less than "
         "their spread:"
     ]
     for contest in contests:
+        winner = _seat_words(contest.winner_seat, contest.winner_seq, contest.winner_rtt_ms)
+        loser = _seat_words(contest.loser_seat, contest.loser_seq, contest.loser_rtt_ms)
+        lost = "the move" if contest.loser_card is None else contest.loser_card.display()
+        if contest.winner_card is None:
+            won = f"the end of the hand {winner} came before {lost} {loser}"
+        else:
+            won = f"{contest.winner_card.display()} {winner} beat {lost} {loser}"
         lines.append(
-            f"  hand {contest.hand}: {contest.winner_card.display()} "
-            f"{_seat_words(contest.winner_seat, contest.winner_seq, contest.winner_rtt_ms)} "
-            f"beat {contest.loser_card.display()} "
-            f"{_seat_words(contest.loser_seat, contest.loser_seq, contest.loser_rtt_ms)} "
-            f"by {contest.gap_ms} ms" + (" (within the spread)" if contest.within_spread else "")
+            f"  hand {contest.hand}: {won} by {contest.gap_ms} ms"
+            + (" (within the spread)" if contest.within_spread else "")
         )
     return "\n".join(lines)
 

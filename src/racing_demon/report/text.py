@@ -200,9 +200,11 @@ def _event_text(record: Record, lost_to: Race | None) -> str:
     if payload.reason is None:
         return event
     bounced = f"bounced: {printable(payload.reason)}"
-    if lost_to is not None:
+    if lost_to is not None and lost_to.card is not None:
         card = lost_to.card
         bounced += f", lost the race to record {lost_to.seq}, seat {card.owner}'s {card.display()}"
+    elif lost_to is not None:
+        bounced += f", lost the race to record {lost_to.seq}: seat {lost_to.seat} ended the hand"
     return f"{event} ({bounced})"
 
 

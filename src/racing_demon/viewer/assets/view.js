@@ -669,8 +669,9 @@ function drawAudit() {
   drawContests(holder);
 }
 
-// The contested plays (docs/log-format.md §10): each card that lost its race to the centre,
-// the record that won it, the arrival gap and the seats' logged round trips.
+// The contested plays (docs/log-format.md §10): each bounce that lost a race (a card too
+// late for its foundation level, a move after another seat ended the hand), the record that
+// won it, the arrival gap and the seats' logged round trips.
 function drawContests(holder) {
   const contests = DATA.audit?.contests ?? [];
   if (!contests.length) return;
@@ -681,13 +682,16 @@ function drawContests(holder) {
   const head = el("thead", {}, el("tr", {},
     ...["Hand", "Won by", "Lost by", "Gap", "Round trips (won / lost)", ""].map((text) => el("th", { scope: "col", text }))));
   const body = el("tbody");
-  const racer = (side) => el("td", {}, `${seatName(side.seat)} `, el("span", { class: `rd-chip ${isRed(side.card) ? "red" : "black"}`, text: cardText(side.card) }), " at ", seqLink(side.seq));
+  const what = (side, otherwise) => (side.card === null
+    ? otherwise
+    : el("span", { class: `rd-chip ${isRed(side.card) ? "red" : "black"}`, text: cardText(side.card) }));
+  const racer = (side, otherwise) => el("td", {}, `${seatName(side.seat)} `, what(side, otherwise), " at ", seqLink(side.seq));
   const trip = (ms) => (ms === null ? "—" : `${ms} ms`);
   for (const contest of contests) {
     body.append(el("tr", { "data-loser-seq": contest.loser.seq, class: contest.within_spread ? "rd-close" : null },
       el("td", { class: "num", text: String(contest.hand) }),
-      racer(contest.winner),
-      racer(contest.loser),
+      racer(contest.winner, "ended the hand"),
+      racer(contest.loser, "a move"),
       el("td", { class: "num", text: `${contest.gap_ms} ms` }),
       el("td", { class: "num", text: `${trip(contest.winner.rtt_ms)} / ${trip(contest.loser.rtt_ms)}` }),
       el("td", { class: "rd-mark-cell", text: contest.within_spread ? "within the spread" : "" })));
