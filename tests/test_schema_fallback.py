@@ -282,6 +282,9 @@ TREE = {"type": "array", "items": {"$ref": "#/$defs/tree"}}  # a schema that ref
         ({"kind": "a"}, {"if": {"properties": {"kind": {"const": "a"}}}, "then": False}),
         (None, False),
         (None, True),
+        ({}, {"type": "object", "enum": [""]}),  # a known type no member of the enum has
+        (True, {"type": "boolean", "minimum": 2}),  # a bound says nothing of a bool
+        ([1], {"type": "array", "maxLength": 0, "required": ["a"], "pattern": "^a"}),
     ],
 )
 def test_edge_cases_answer_and_read_as_jsonschema_words_them(

@@ -226,8 +226,11 @@ class _Writer:
         if all(isinstance(each, str) for each in enums):
             # A string equals a string alone: a set of them answers at once.
             guard = x.guard("string")
+            if guard is None:  # a value known to be no string equals none of them
+                out.append(f"{pad}return False")
+                return
             strings = self._name(frozenset(enums))
-            out.append(f"{pad}if not ({guard or ''}{x} in {strings}): return False")
+            out.append(f"{pad}if not ({guard}{x} in {strings}): return False")
         elif all(type(each) is int for each in enums):
             # A number equals a number alone (1 and 1.0 alike), never a bool; a tuple, since
             # the value may be unhashable.
