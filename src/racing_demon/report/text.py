@@ -200,11 +200,12 @@ def _event_text(record: Record, lost_to: Race | None) -> str:
     if payload.reason is None:
         return event
     bounced = f"bounced: {printable(payload.reason)}"
-    if lost_to is not None and lost_to.card is not None:
-        card = lost_to.card
-        bounced += f", lost the race to record {lost_to.seq}, seat {card.owner}'s {card.display()}"
-    elif lost_to is not None:
-        bounced += f", lost the race to record {lost_to.seq}: seat {lost_to.seat} ended the hand"
+    if lost_to is not None:
+        seq, seat, card = lost_to
+        if card is None:
+            bounced += f", lost the race to record {seq}: seat {seat} ended the hand"
+        else:
+            bounced += f", lost the race to record {seq}, seat {seat}'s {card.display()}"
     return f"{event} ({bounced})"
 
 

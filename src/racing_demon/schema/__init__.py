@@ -137,7 +137,7 @@ def _predicate(name: str) -> Predicate:
 _DISAGREEMENT: Final = (
     "$: refused by jsonschema-rs, though jsonschema finds no error"
     if _FAST
-    else "$: refused by the compiled schema, though the standard library's validator finds no error"
+    else "$: refused by the compiled schema, though the reference validator finds no error"
 )
 
 

@@ -45,10 +45,7 @@ _LENGTH_TESTS: Final = {
 }
 # What a keyword that reads one kind of value tests first; any other value passes it.
 _KIND_TESTS: Final = {
-    "object": "isinstance({x}, dict)",
-    "array": "isinstance({x}, list)",
-    "string": "isinstance({x}, str)",
-    "number": "(isinstance({x}, (int, float)) and not isinstance({x}, bool))",
+    kind: _TYPE_EXPRESSIONS[kind] for kind in ("object", "array", "string", "number")
 }
 # The known types under which each kind's test holds.
 _KIND_HOLDS: Final = {
@@ -109,11 +106,12 @@ class _Writer:
 
     def _function(self, schema: object) -> str:
         """A function of one value answering ``schema``; its name."""
-        name = f"_f{len(self._functions)}"
+        index = len(self._functions)
         self._functions.append("")  # its place, kept while its body nests functions
         body: list[str] = []
         self._block(schema, "x", 1, body)
-        self._functions[int(name[2:])] = "\n".join([f"def {name}(x):", *body, "    return True"])
+        name = f"_f{index}"
+        self._functions[index] = "\n".join([f"def {name}(x):", *body, "    return True"])
         return name
 
     def _referred(self, ref: str) -> str:
