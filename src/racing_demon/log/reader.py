@@ -234,12 +234,18 @@ def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_DECODER: Final = json.JSONDecoder(
-    object_pairs_hook=_strict_object,
-    parse_float=_parse_float,
-    parse_int=_parse_int,
-    parse_constant=_parse_constant,
-)
+def _strict_decoder(object_pairs_hook: Callable[[list[tuple[str, Any]]], Any]) -> json.JSONDecoder:
+    """A decoder that refuses what strict JSON (docs/log-format.md §2) refuses: integers out
+    of range and -0, fractions, NaN and Infinity, and whatever ``object_pairs_hook`` does."""
+    return json.JSONDecoder(
+        object_pairs_hook=object_pairs_hook,
+        parse_float=_parse_float,
+        parse_int=_parse_int,
+        parse_constant=_parse_constant,
+    )
+
+
+_DECODER: Final = _strict_decoder(_strict_object)
 
 
 class _Members:
@@ -420,12 +426,7 @@ def _sorted_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 # order of keys (checked here too) and the spaces between tokens: every integer within the
 # range and no -0, no fraction, no NaN or Infinity, every object's keys unique. Reading so
 # costs about half of reading and writing the line back.
-_PLAIN_DECODER: Final = json.JSONDecoder(
-    object_pairs_hook=_sorted_object,
-    parse_float=_parse_float,
-    parse_int=_parse_int,
-    parse_constant=_parse_constant,
-)
+_PLAIN_DECODER: Final = _strict_decoder(_sorted_object)
 
 
 def _stdlib_plain_value(raw: bytes) -> object:
