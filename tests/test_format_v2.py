@@ -33,7 +33,7 @@ from racing_demon.log.records import (
 )
 from racing_demon.log.signing import sign
 from racing_demon.profiles import load_rules
-from racing_demon.table import PlayerInfo, ResumeError, Table, TableError, player_signer
+from racing_demon.table import PlayerInfo, Table, TableError, player_signer
 from racing_demon.verify import Settings, Step, Verdict, VerifyCode, verify_log
 from racing_demon.verify.report import StepFailed
 from racing_demon.verify.step04_chain import check_chain
@@ -346,15 +346,6 @@ def test_v1_logs_still_verify(log: Path) -> None:
     report = verify_log(log, Settings(table_key=key))
     assert report.verdict is Verdict.VERIFIED, report.finding
     assert report.format_version == 1 and report.accepted_by == ()
-
-
-def test_a_v1_log_is_not_resumed_as_v2(tmp_path: Path) -> None:
-    lines = V1_LOGS[0].read_bytes().splitlines(keepends=True)
-    path = tmp_path / "g.jsonl"
-    path.write_bytes(b"".join(lines[:10]))
-    v1_table_key = Ed25519PrivateKey.from_private_bytes(bytes([7]) * 32)
-    with pytest.raises(ResumeError):
-        Table.resume(path, v1_table_key, SECRET)
 
 
 def test_a_v2_record_signed_as_v1_is_refused(tmp_path: Path) -> None:

@@ -860,14 +860,19 @@ def _second_commitment(server: Server, message: dict[str, Any]) -> Any:
     ]
 
 
-def _renamed_genesis(server: Server, message: dict[str, Any]) -> Any:
-    if message["type"] != "genesis":
-        return None
-    body = json.loads(message["body"])
-    body["players"][0]["name"] = "Mallory"
-    from racing_demon.log.canonical import canonical_bytes
+def _genesis_edited(edit: Callable[[dict[str, Any]], None]) -> Tamper:
+    """The genesis to co-sign, its body changed by ``edit``."""
 
-    return json.dumps({**message, "body": canonical_bytes(body).decode()})
+    def tamper(server: Server, message: dict[str, Any]) -> Any:
+        if message["type"] != "genesis":
+            return None
+        body = json.loads(message["body"])
+        edit(body)
+        from racing_demon.log.canonical import canonical_bytes
+
+        return json.dumps({**message, "body": canonical_bytes(body).decode()})
+
+    return tamper
 
 
 def _inflated_final(server: Server, message: dict[str, Any]) -> Any:
@@ -893,7 +898,18 @@ TAMPERS: dict[str, tuple[Tamper, str, str | None]] = {
     "a record of this seat it did not send": (_own_move_rewritten, "SEEN_NOT_OURS", "play"),
     "two records at one seq": (_forked_record, "FORK", None),
     "a second commitment": (_second_commitment, "COMMITMENT_MISMATCH", None),
-    "a genesis with another name": (_renamed_genesis, "GENESIS_MISMATCH", None),
+    "a genesis with another name": (
+        _genesis_edited(lambda body: body["players"][0].update(name="Mallory")),
+        "GENESIS_MISMATCH",
+        None,
+    ),
+    # docs/log-format.md §8: a new match is begun in the newest format only, so that no
+    # table starts one in v2 to leave its pauses out of the log.
+    "a genesis of an older format": (
+        _genesis_edited(lambda body: body.update(v=2)),
+        "GENESIS_MISMATCH",
+        None,
+    ),
     "a final with other totals": (_inflated_final, "SCORES_MISMATCH", "0 resign"),
 }
 

@@ -47,6 +47,9 @@ from racing_demon.log.canonical import canonical_bytes
 FORMAT_VERSION = 3  # what the table writes; the verifier reads every version in VERSIONS
 VERSIONS = (1, 2, 3)
 NOTE_VERSION = 3  # the first format with records the match flow does not judge (NOTE_KINDS)
+# The formats a table continues after a restart: a server upgraded mid-match goes on writing
+# the format its log began in (v1 has no ``seen`` and no acceptances, which a table needs).
+TABLE_VERSIONS = (2, 3)
 # The signature kinds of what players sign beside the records (docs/log-format.md §5-§6).
 SUBMISSION = "submission"  # a player's own statement of a move
 ENTROPY = "entropy"  # a player's contribution to the deal, answering the commitment (v2)
@@ -401,12 +404,12 @@ def statement_of(game: str, submission: Submission) -> dict[str, Any]:
     )
 
 
-def statement_version(kind: str) -> int:
+def statement_version(kind: str, version: int = FORMAT_VERSION) -> int:
     """The format version whose PAE (docs/log-format.md §5) a player at a table writing
-    FORMAT_VERSION signs a ``kind`` statement under: the log's, but for an entropy
+    format ``version`` signs a ``kind`` statement under: the log's, but for an entropy
     contribution, which is signed before the genesis exists and is format v2's in every
     version that has one (so a keyed seat's contribution, and the deal, are the same)."""
-    return ENTROPY_VERSION if kind == ENTROPY else FORMAT_VERSION
+    return ENTROPY_VERSION if kind == ENTROPY else version
 
 
 def entropy_statement(game: str, seat: int, commitment: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from racing_demon.errors import RacingDemonError
 from racing_demon.game.flow import Seen
 from racing_demon.log.canonical import CanonicalError, canonical_bytes
 from racing_demon.log.records import (
+    FORMAT_VERSION,
     SEEN_WINDOW,
     Payload,
     Record,
@@ -68,10 +69,12 @@ class LogWriter:
         head_body: str | None = None,
         durable: bool = True,
         on_append: Callable[[bytes], None] | None = None,
+        version: int = FORMAT_VERSION,
     ) -> None:
         """A writer at the end of a log of ``seq`` records whose last lines hash to
         ``recent_hashes`` (oldest first, the last line's last), the last one's body to
-        ``head_body`` (``body_hash``).
+        ``head_body`` (``body_hash``), writing records of format ``version`` (a log goes on
+        in the format it began in).
 
         ``durable=False`` flushes each record but does not fsync it (simulations, or a
         server whose ``on_append`` makes each line durable elsewhere: its journal).
@@ -83,6 +86,7 @@ class LogWriter:
         self._on_append = on_append
         self._game = game
         self._key = key
+        self.version = version
         self.seq = seq
         self.t_ms = t_ms
         self._recent = deque(recent_hashes, maxlen=SEEN_WINDOW)
@@ -106,7 +110,9 @@ class LogWriter:
 
     def _next(self, t_ms: int, payload: Payload) -> Record:
         prev = self._recent[-1] if self._recent else None
-        return Record(game=self._game, seq=self.seq, t_ms=t_ms, prev=prev, payload=payload)
+        return Record(
+            game=self._game, seq=self.seq, t_ms=t_ms, prev=prev, payload=payload, v=self.version
+        )
 
     def append(self, t_ms: int, payload: Payload, sigs: Mapping[str, Any]) -> tuple[Record, bytes]:
         """Write ``payload`` as the next record at ``t_ms``; returns the record and its line

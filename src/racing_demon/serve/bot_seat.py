@@ -48,6 +48,8 @@ async def play_bot(
         move = choose_move(view, seat, profile, choose)
         if move is not None:
             text, n, seen = str(move), table.next_n(seat), table.head
-            signature = sign_submission(key, table.game, view.hand, seat, n, text, seen)
+            signature = sign_submission(
+                key, table.game, view.hand, seat, n, text, seen, table.version
+            )
             await submit(n, text, seen, signature)
         await asyncio.sleep(profile.pause_ms(move, words) / 1000)

@@ -37,6 +37,7 @@ from racing_demon.log.receipts import SubmissionCode
 from racing_demon.log.records import (
     ACCEPT,
     ENTROPY,
+    FORMAT_VERSION,
     Genesis,
     entropy_statement,
     parse_record,
@@ -423,6 +424,7 @@ class HostedTable:
             lambda seat: protocol.final(body),
             ACCEPT_TIMEOUT_S,
             complete=False,
+            version=table.version,  # a resumed table's may be older than a new one's
         )
         assert accepts is not None  # a seat that does not answer declines
         self._signed[ACCEPT] = accepts
@@ -442,11 +444,12 @@ class HostedTable:
         timeout_s: float,
         *,
         complete: bool = True,
+        version: int = FORMAT_VERSION,
     ) -> list[str | None] | None:
-        """Every seat's signature of its ``signed`` bytes: bots' at once, people's as they
-        come, for at most ``timeout_s``. None (the table cancelled) if one is missing
-        and ``complete``; else a missing one is None."""
-        request = Request(kind, signed, message)
+        """Every seat's signature of its ``signed`` bytes in format ``version``: bots' at
+        once, people's as they come, for at most ``timeout_s``. None (the table cancelled)
+        if one is missing and ``complete``; else a missing one is None."""
+        request = Request(kind, signed, message, version)
         self._request = request
         for seat, entry in enumerate(self._seats):
             if entry.bot_key is not None:

@@ -17,14 +17,20 @@ from racing_demon.table import PlayerSigner
 
 
 class Request:
-    """One round: every seat signs its ``signed`` bytes as a ``kind``; ``message(seat)``
-    is the message that asks it (sent again when the seat reconnects)."""
+    """One round: every seat signs its ``signed`` bytes as a ``kind``, at a table writing
+    format ``version``; ``message(seat)`` is the message that asks it (sent again when the
+    seat reconnects)."""
 
     def __init__(
-        self, kind: str, signed: Sequence[bytes], message: Callable[[int], dict[str, Any]]
+        self,
+        kind: str,
+        signed: Sequence[bytes],
+        message: Callable[[int], dict[str, Any]],
+        version: int,
     ) -> None:
         self.kind = kind
         self.signed = signed
+        self._pae_version = statement_version(kind, version)
         self.message = message
         self.answers: list[str | None] = [None] * len(signed)
         self.answered = [False] * len(signed)
@@ -35,7 +41,7 @@ class Request:
 
     def sign_for(self, seat: int, key: Ed25519PrivateKey) -> None:
         """A bot's answer, made at once."""
-        self._take(seat, sign(key, self.kind, self.signed[seat], statement_version(self.kind)))
+        self._take(seat, sign(key, self.kind, self.signed[seat], self._pae_version))
 
     def answer(self, kind: str, seat: int, key: bytes, signature: str | None) -> None:
         """A person's answer (None declines). ServeError NOT_ASKED (another kind, or
@@ -46,7 +52,7 @@ class Request:
                 f"the table does not ask seat {seat} for its {kind} now", ServeCode.NOT_ASKED
             )
         if signature is not None:
-            problem = verify(key, kind, self.signed[seat], signature, statement_version(kind))
+            problem = verify(key, kind, self.signed[seat], signature, self._pae_version)
             if problem is not None:
                 raise ServeError(
                     f"seat {seat}'s {kind} signature does not verify: {problem}",

@@ -497,7 +497,7 @@ class _Loop:
             signature = None
             if self._keys is not None:
                 signature = sign_submission(
-                    self._keys[seat], table.game, state.hand, seat, n, text, seen
+                    self._keys[seat], table.game, state.hand, seat, n, text, seen, table.version
                 )
             latency = self._latency[seat]
             landing = t_ms + latency.draw(self._network[seat])

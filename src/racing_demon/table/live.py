@@ -30,7 +30,7 @@ from racing_demon.log.receipts import (
     seal_receipt,
 )
 from racing_demon.log.records import (
-    FORMAT_VERSION,
+    NOTE_VERSION,
     SEEN_WINDOW,
     Final,
     Genesis,
@@ -43,7 +43,6 @@ from racing_demon.log.records import (
 from racing_demon.log.writer import LogWriter
 from racing_demon.schema import checked_errors
 from racing_demon.table.errors import (
-    ResumeError,
     RevealError,
     SubmissionError,
     TableCode,
@@ -52,10 +51,8 @@ from racing_demon.table.errors import (
 )
 from racing_demon.table.lines import LineHook, OnRecord
 from racing_demon.table.players import PlayerInfo, PlayerSigner, acceptances
-from racing_demon.table.start import Rebuild, genesis_body, new_genesis
+from racing_demon.table.start import genesis_body, new_genesis, rebuild
 from racing_demon.table.submissions import Outcome, signature_problem, well_formed
-from racing_demon.verify import Settings, Verdict, verify_log
-from racing_demon.verify.report import VerifyCode
 
 
 class Table:
@@ -221,28 +218,13 @@ class Table:
         submissions again. A tournament's table holds its final record as ``create``'s does:
         a log played out but not revealed resumes ``played_out``, ready to ``reveal``.
         ``durable``, ``on_line``, ``on_record`` and ``hold_final`` are ``create``'s (a server
-        passes the ones it created the table with). Raises ResumeError, also for a log of an
-        older format.
+        passes the ones it created the table with). The table goes on in the log's own
+        format (``version``): v2 or v3, whatever the newest is, so a server upgraded mid-match
+        loses no table. Raises ResumeError, also for a log of format v1.
         """
-        settings = Settings(
-            table_key=raw_public_bytes(table_key.public_key()), seed=dealer_secret, limits=limits
-        )
-        rebuilt = Rebuild()
-        report = verify_log(path, settings, visitors=(rebuilt,))  # the one time it is read
-        if report.verdict is Verdict.VERIFIED:
-            raise ResumeError(f"{path}: the match is over: nothing to resume")
-        finding = report.finding
-        assert finding is not None  # any verdict but VERIFIED names what it found
-        if finding.code is not VerifyCode.UNFINISHED:
-            where = "" if finding.line is None else f"line {finding.line}: "
-            raise ResumeError(f"{path}: {report.verdict}: {where}{finding.code}: {finding.message}")
-        # Unfinished and every record replayed: the pass rebuilt the match to its last.
+        rebuilt = rebuild(path, raw_public_bytes(table_key.public_key()), dealer_secret, limits)
         flow, genesis, last = rebuilt.flow, rebuilt.genesis, rebuilt.last
         assert flow is not None and genesis is not None and last is not None
-        if last.v != FORMAT_VERSION:
-            raise ResumeError(
-                f"{path}: a log of format v{last.v}: this table continues v{FORMAT_VERSION} logs"
-            )
         players = [
             PlayerInfo(
                 entry.name, entry.back, None if entry.key is None else bytes.fromhex(entry.key)
@@ -259,6 +241,7 @@ class Table:
             head_body=hashlib.sha256(canonical_bytes(record_body(last))).hexdigest(),
             durable=durable,
             on_append=(hook := LineHook(on_line, on_record)),
+            version=last.v,  # a log goes on in its own format, whatever the newest is
         )
         table = cls(
             writer,
@@ -279,6 +262,12 @@ class Table:
     @property
     def game(self) -> str:
         return self._game
+
+    @property
+    def version(self) -> int:
+        """The log's format version, in which every record and signature of the match is
+        made: the newest for a new table, the log's own for a resumed one."""
+        return self._writer.version
 
     @property
     def players(self) -> tuple[PlayerInfo, ...]:
@@ -439,10 +428,11 @@ class Table:
         """Write ``payload``, a record the match does not see (format v3: a pause, the
         seats' round trips), at ``t_ms``, after every record the clock makes due by then
         (``advance``). Whether it was written: not once the match is played out, since the
-        final record counts the records before it. A time before the table's clock is
-        TableError ``CLOCK_BACKWARDS``, and nothing is written."""
+        final record counts the records before it, nor in a log of a format without notes
+        (a v2 match resumed). A time before the table's clock is TableError
+        ``CLOCK_BACKWARDS``, and nothing is written."""
         self.advance(t_ms)
-        if self.played_out:
+        if self.played_out or self.version < NOTE_VERSION:
             return False
         self._writer.append(t_ms, payload, {})
         return True
@@ -514,7 +504,9 @@ class Table:
                 SubmissionCode.SEEN_UNKNOWN,
             )
         statement = self._statement(seat, n, move_text, seen)
-        problem = signature_problem(self._players[seat].key, seat, statement, signature)
+        problem = signature_problem(
+            self._players[seat].key, seat, statement, signature, self.version
+        )
         if problem is not None:
             refuse(*problem)
         sigs = {} if signature is None else {"player": signature}
@@ -591,7 +583,7 @@ class Table:
         accepts: dict[str, Any] = {}  # asked before anything changes
         if self._signers is not None:
             body = self._writer.next_body(t_ms, final)
-            accepts["accepts"] = acceptances(self._players, self._signers, body)
+            accepts["accepts"] = acceptances(self._players, self._signers, body, self.version)
         self._writer.append(t_ms, final, accepts)
         self._flow = self._flow.play(final.end, t_ms)
         self._writer.close()

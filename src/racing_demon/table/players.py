@@ -27,12 +27,12 @@ from racing_demon.table.errors import TableCode, TableError
 PlayerSigner = Callable[[str, bytes], str | None]
 
 
-def player_signer(private_key: Ed25519PrivateKey) -> PlayerSigner:
+def player_signer(private_key: Ed25519PrivateKey, version: int = FORMAT_VERSION) -> PlayerSigner:
     """The signer of a player whose client signs whatever the table asks (simulations,
-    tests, a client that accepts every result)."""
+    tests, a client that accepts every result), at a table writing format ``version``."""
 
     def signer(kind: str, message: bytes) -> str:
-        return sign(private_key, kind, message, statement_version(kind))
+        return sign(private_key, kind, message, statement_version(kind, version))
 
     return signer
 
@@ -60,20 +60,22 @@ def sign_submission(
     n: int,
     move_text: str,
     seen: Seen,
+    version: int = FORMAT_VERSION,
 ) -> str:
     """A player's signature over its seat's submission (kind ``submission``), made having
-    seen record ``seen``."""
+    seen record ``seen``, at a table writing format ``version``."""
     statement = submission_statement(game, hand, seat, n, move_text, seen)
-    return sign(private_key, SUBMISSION, canonical_bytes(statement), FORMAT_VERSION)
+    return sign(private_key, SUBMISSION, canonical_bytes(statement), version)
 
 
 def acceptances(
-    players: Sequence[PlayerInfo], signers: Sequence[PlayerSigner], body: bytes
+    players: Sequence[PlayerInfo], signers: Sequence[PlayerSigner], body: bytes, version: int
 ) -> list[str | None]:
-    """Each keyed seat's acceptance of the final record whose canonical body is ``body``,
-    asked of its signer before the record is written; a seat that declines, fails to answer
-    (its signer raises: a timeout, say) or answers with anything but a good signature, is
-    listed as not accepting (null): no seat can keep the match from ending."""
+    """Each keyed seat's acceptance of the final record of format ``version`` whose
+    canonical body is ``body``, asked of its signer before the record is written; a seat
+    that declines, fails to answer (its signer raises: a timeout, say) or answers with
+    anything but a good signature, is listed as not accepting (null): no seat can keep the
+    match from ending."""
     accepts: list[str | None] = []
     for player, signer in zip(players, signers, strict=True):
         try:
@@ -82,7 +84,7 @@ def acceptances(
             signature = None
         assert player.key is not None  # a keyed game: every seat lists its key
         good = isinstance(signature, str) and (
-            verify(player.key, ACCEPT, body, signature, FORMAT_VERSION) is None
+            verify(player.key, ACCEPT, body, signature, version) is None
         )
         accepts.append(signature if good else None)
     return accepts

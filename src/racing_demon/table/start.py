@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -18,10 +19,11 @@ from racing_demon.game.flow import MatchFlow, RecordKind, Submission
 from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
-from racing_demon.log.reader import Line
+from racing_demon.log.reader import Limits, Line
 from racing_demon.log.records import (
     ENTROPY,
     SEEN_WINDOW,
+    TABLE_VERSIONS,
     Genesis,
     Record,
     SeatEntry,
@@ -31,9 +33,9 @@ from racing_demon.log.records import (
     record_body,
 )
 from racing_demon.log.writer import seal
-from racing_demon.table.errors import TableCode, TableError
+from racing_demon.table.errors import ResumeError, TableCode, TableError
 from racing_demon.table.players import PlayerInfo, PlayerSigner, ask
-from racing_demon.verify import Report, Settings, verify_stream
+from racing_demon.verify import Report, Settings, Verdict, verify_log, verify_stream
 from racing_demon.verify.report import VerifyCode
 from racing_demon.wording import plural
 
@@ -185,3 +187,27 @@ class Rebuild:
 
     def end(self, report: Report) -> None:
         """Nothing to do: the caller reads the verdict, and what was rebuilt if it holds."""
+
+
+def rebuild(path: Path, table_key: bytes, dealer_secret: bytes, limits: Limits) -> Rebuild:
+    """The match logged at ``path`` rebuilt to its last record, for ``Table.resume``; the
+    log must verify as unfinished under the table's key (raw) and dealer secret, every
+    record replayed, in a format a table writes (``TABLE_VERSIONS``). ResumeError if not."""
+    settings = Settings(table_key=table_key, seed=dealer_secret, limits=limits)
+    rebuilt = Rebuild()
+    report = verify_log(path, settings, visitors=(rebuilt,))  # the one time it is read
+    if report.verdict is Verdict.VERIFIED:
+        raise ResumeError(f"{path}: the match is over: nothing to resume")
+    finding = report.finding
+    assert finding is not None  # any verdict but VERIFIED names what it found
+    if finding.code is not VerifyCode.UNFINISHED:
+        where = "" if finding.line is None else f"line {finding.line}: "
+        raise ResumeError(f"{path}: {report.verdict}: {where}{finding.code}: {finding.message}")
+    # Unfinished and every record replayed: the pass rebuilt the match to its last.
+    assert rebuilt.last is not None
+    if rebuilt.last.v not in TABLE_VERSIONS:
+        raise ResumeError(
+            f"{path}: a log of format v{rebuilt.last.v}: a table continues logs of format "
+            f"v{TABLE_VERSIONS[0]} to v{TABLE_VERSIONS[-1]} (v1 has no seen and no acceptances)"
+        )
+    return rebuilt

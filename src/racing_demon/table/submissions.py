@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from racing_demon.game.flow import RecordKind
 from racing_demon.log.receipts import SubmissionCode
-from racing_demon.log.records import FORMAT_VERSION, SUBMISSION
+from racing_demon.log.records import SUBMISSION
 from racing_demon.log.signing import verify
 
 
@@ -39,10 +39,11 @@ def well_formed(seen: object) -> bool:
 
 
 def signature_problem(
-    key: bytes | None, seat: int, statement: bytes, signature: str | None
+    key: bytes | None, seat: int, statement: bytes, signature: str | None, version: int
 ) -> tuple[str, SubmissionCode] | None:
-    """Why seat ``seat``'s signature over its ``statement`` is refused, if it is: ``key``
-    is the seat's, or None for a seat whose moves are not signed."""
+    """Why seat ``seat``'s signature over its ``statement`` is refused, if it is, at a table
+    writing format ``version``: ``key`` is the seat's, or None for a seat whose moves are
+    not signed."""
     if key is None:
         if signature is None:
             return None
@@ -55,7 +56,7 @@ def signature_problem(
             f"seat {seat} signs its moves: the signature is missing",
             SubmissionCode.MISSING_SIGNATURE,
         )
-    problem = verify(key, SUBMISSION, statement, signature, FORMAT_VERSION)
+    problem = verify(key, SUBMISSION, statement, signature, version)
     if problem is None:
         return None
     return f"seat {seat}'s signature does not verify: {problem}", SubmissionCode.BAD_SIGNATURE

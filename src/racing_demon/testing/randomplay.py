@@ -134,7 +134,14 @@ def play_on(
             signature = None
             if player_keys is not None:
                 signature = sign_submission(
-                    player_keys[player], table.game, snapshot.hand, player, n, text, seen
+                    player_keys[player],
+                    table.game,
+                    snapshot.hand,
+                    player,
+                    n,
+                    text,
+                    seen,
+                    table.version,
                 )
             table.submit(player, text, t_ms, n, signature, seen)
         if after_round is not None:

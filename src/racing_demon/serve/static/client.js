@@ -21,7 +21,7 @@ const RDClient = (() => {
   const encoder = new TextEncoder();
   const { toHex, fromHex } = RDCheck.hex;
   const { sha256Hex, pae } = RDCheck.bytes;
-  const LOG_VERSION = 3; // the log format version every client signature is made under
+  const LOG_VERSION = 3; // the log format a new table writes, and its genesis is co-signed in
   const ENTROPY_VERSION = 2; // but an entropy contribution's, the same in every format since v2
   // The archive's receipts file of this seat, read after the end: within 10 s, at most
   // 16 MiB (a receipt is about 600 bytes; a seat makes a few thousand submissions a game).
@@ -146,9 +146,10 @@ const RDClient = (() => {
     return keyPromise;
   };
   // The key's signature of kind over bytes (docs/log-format.md §5): PAE of the log's format,
-  // but an entropy contribution's, which is of format v2 in every log that has one.
-  const signBytes = async (stored, kind, bytes) => {
-    const version = kind === "entropy" ? ENTROPY_VERSION : LOG_VERSION;
+  // logVersion (a table resumed after an upgrade goes on in its log's own), but an entropy
+  // contribution's, which is of format v2 in every log that has one.
+  const signBytes = async (stored, kind, bytes, logVersion = LOG_VERSION) => {
+    const version = kind === "entropy" ? ENTROPY_VERSION : logVersion;
     const signature = await subtle.sign(ED25519, stored.pair.privateKey, pae(kind, bytes, version));
     return toHex(new Uint8Array(signature));
   };
@@ -863,7 +864,7 @@ const RDClient = (() => {
           mismatch("it does not list this client's key at its seat");
         const signature = sigs.players?.[seat];
         const own = fromHex(key.publicHex);
-        const bad = await RDCheck.ed25519.verify(own, "genesis", bodyBytes, signature, LOG_VERSION);
+        const bad = await RDCheck.ed25519.verify(own, "genesis", bodyBytes, signature, body.v);
         if (bad !== null) mismatch("this client's co-signature on it does not verify");
       }
     }
@@ -1279,7 +1280,7 @@ const RDClient = (() => {
         move: entry.move,
         seen,
         statement,
-        signature: await signBytes(this.key, "submission", utf8(statement)),
+        signature: await signBytes(this.key, "submission", utf8(statement), this.bodies[0].v),
         hash: await sha256Hex(utf8(statement)),
         sentAt: null,
       };
@@ -1496,7 +1497,7 @@ const RDClient = (() => {
         throw new Error("the final's scores do not check: decline is the only answer");
       if (this.stopped) throw new Error(`stopped: ${this.problem?.code}`);
       if (this.finalAnswer === undefined) {
-        this.finalAnswer = await signBytes(this.key, "accept", utf8(asked.text));
+        this.finalAnswer = await signBytes(this.key, "accept", utf8(asked.text), this.bodies[0].v);
         await this.saveSigned("final", { body: asked.text, signature: this.finalAnswer });
       }
       this.send({ type: "accept", signature: this.finalAnswer });
