@@ -90,9 +90,11 @@ def test_audit_follows_the_replay_once_for_its_hands_and_its_races(
     followed: list[int] = []
     real_follow = replay.follow
 
-    def counting(snapshot: replay.Snapshot, record: Record, flow: MatchFlow) -> None:
+    def counting(
+        snapshot: replay.Snapshot, record: Record, flow: MatchFlow, line_hash: str
+    ) -> None:
         followed.append(record.seq)
-        real_follow(snapshot, record, flow)
+        real_follow(snapshot, record, flow, line_hash)
 
     monkeypatch.setattr(replay, "follow", counting)
     key = raw_public_bytes(load_public_key(Path(TABLE_PUB)))

@@ -18,12 +18,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from racing_demon.errors import RacingDemonError
 from racing_demon.files import InMemoryLog, LogFile, open_log
 from racing_demon.game.cards import Card
-from racing_demon.game.engine import ViolationCode
 from racing_demon.game.flow import (
     FlowCode,
     FlowRefusal,
@@ -32,7 +31,8 @@ from racing_demon.game.flow import (
     RecordKind,
     Submission,
 )
-from racing_demon.game.moves import Move, Zone
+from racing_demon.game.moves import Move
+from racing_demon.game.race import Race, Races
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import State
 from racing_demon.log.reader import (
@@ -49,6 +49,7 @@ from racing_demon.log.records import (
     Final,
     Genesis,
     Record,
+    chain_hash,
     could_start_record,
     event_of,
     parse_record,
@@ -99,17 +100,6 @@ class NotALogError(ReplayError):
         )
 
 
-class Race(NamedTuple):
-    """What a bounced submission lost its race to: the record that won it, by which seat,
-    and the card it had placed first on that foundation level (``FOUNDATION_TAKEN``), or
-    None when it had ended the hand first (``HAND_OVER``: a call, the move that emptied a
-    demon pile, a resignation)."""
-
-    seq: int
-    seat: int
-    card: Card | None
-
-
 @dataclass
 class Snapshot:
     """The table as it stood after one record (mutable: the replay updates it in place)."""
@@ -117,10 +107,14 @@ class Snapshot:
     record: Record | None = None
     names: tuple[str, ...] = ()
     flow: MatchFlow | None = None
-    placed: dict[Card, int] = field(default_factory=dict)  # centre card -> seq that placed it
+    races: Races = field(default_factory=Races)  # the hand in play's
     hands: list[tuple[HandScore, dict[Card, int]]] = field(default_factory=list)
-    ended_at: int | None = None  # the seq of the record by which a seat ended the hand
     lost_to: Race | None = None  # the record's, when it bounced a move that lost a race
+
+    @property
+    def placed(self) -> dict[Card, int]:
+        """Which record placed each centre card of the hand in play (card -> seq)."""
+        return self.races.placed
 
     @property
     def seq(self) -> int:
@@ -247,7 +241,7 @@ def replay(path: LogSource, secret: bytes, limits: Limits = DEFAULT_LIMITS) -> I
             record = _record(line.number, line.value)
             snapshot.record = record
             try:
-                _step(snapshot, record, secret)
+                _step(snapshot, record, chain_hash(line.raw), secret)
             except ReplayError:
                 raise
             except FlowRefusal as refusal:
@@ -271,7 +265,7 @@ def refusal_words(code: FlowCode, rule: str | None, move: str | None, message: s
     return ": ".join([*parts, message])
 
 
-def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
+def _step(snapshot: Snapshot, record: Record, line_hash: str, secret: bytes) -> None:
     payload = record.payload
     if isinstance(payload, Genesis):
         if snapshot.flow is not None:
@@ -283,7 +277,7 @@ def _step(snapshot: Snapshot, record: Record, secret: bytes) -> None:
     else:
         event = event_of(payload)  # None for a note: the match does not see it
         flow = snapshot.flow if event is None else snapshot.flow.play(event, record.t_ms)
-    follow(snapshot, record, flow)
+    follow(snapshot, record, flow, line_hash)
 
 
 class SnapshotWatcher(Protocol):
@@ -306,7 +300,7 @@ class Following:
     def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
         if record.seq == 0:  # a second pass replays again from the genesis
             self._snapshot = Snapshot()
-        follow(self._snapshot, record, flow)
+        follow(self._snapshot, record, flow, chain_hash(line.raw))
         for watcher in self.watchers:
             watcher.see(record, self._snapshot)
 
@@ -314,51 +308,25 @@ class Following:
         """Nothing to finish: each watcher is whole as the last record is seen."""
 
 
-def follow(snapshot: Snapshot, record: Record, flow: MatchFlow) -> None:
-    """Update ``snapshot`` to the table after ``record``, which took the match to ``flow``:
-    what a replay adds to the flow (the seats' names, which record placed each centre
-    card, the hands' scores, a lost race)."""
+def follow(snapshot: Snapshot, record: Record, flow: MatchFlow, line_hash: str) -> None:
+    """Update ``snapshot`` to the table after ``record`` (its line hashing to
+    ``line_hash``), which took the match to ``flow``: what a replay adds to the flow (the
+    seats' names, which record placed each centre card, the hands' scores, a lost race)."""
     payload = record.payload
     snapshot.record, snapshot.flow, snapshot.lost_to = record, flow, None
     if isinstance(payload, Genesis):
         snapshot.names = tuple(entry.name for entry in payload.players)
         return
     if record.kind is RecordKind.HAND_START:
-        snapshot.placed, snapshot.ended_at = {}, None
-    elif isinstance(payload, Submission) and payload.kind is not RecordKind.BOUNCE:
-        move = Move.parse(payload.move)
-        if move.target is not None and move.target.zone in (Zone.FOUNDATION, Zone.NEW_FOUNDATION):
-            snapshot.placed[move.cards[0]] = record.seq
-        assert flow.state is not None  # the flow took the submission into the hand in play
-        if snapshot.ended_at is None and flow.state.ended_by is not None:
-            snapshot.ended_at = record.seq
+        snapshot.races.deal()
     elif isinstance(payload, Submission):
-        assert flow.state is not None  # the flow judged the bounce against the hand in play
-        snapshot.lost_to = _race_winner(flow.state, snapshot, payload)
+        assert flow.state is not None  # the flow judged it in the hand in play
+        move = Move.parse(payload.move)
+        if payload.kind is RecordKind.BOUNCE:
+            races = snapshot.races
+            snapshot.lost_to = races.lost_to(flow.state, payload.seat, payload.reason, move)
+        else:
+            snapshot.races.logged(record.seq, line_hash, move, flow.state)
     elif isinstance(payload, HandEnd):
         assert flow.state is not None  # the hand that ended, with its cards
         snapshot.hands.append((score_hand(flow.state), dict(snapshot.placed)))
-
-
-def _race_winner(state: State, snapshot: Snapshot, bounce: Submission) -> Race | None:
-    """The race the ``bounce`` lost, if it lost one: for ``FOUNDATION_TAKEN``, the first
-    card on the foundation level its card came too late for (the level of its rank is
-    already there), with the record that placed it (on a tied level, the earlier of the
-    two); for ``HAND_OVER``, the record by which another seat ended or called the hand
-    (none when nobody did: a blocked hand, a timed end)."""
-    if bounce.reason == ViolationCode.HAND_OVER:
-        if snapshot.ended_at is None or state.ended_by in (None, bounce.seat):
-            return None
-        return Race(snapshot.ended_at, state.ended_by, None)
-    if bounce.reason != ViolationCode.FOUNDATION_TAKEN:
-        return None
-    move = Move.parse(bounce.move)
-    card, target = move.cards[0], move.target
-    if target is None or target.zone is not Zone.FOUNDATION:
-        return None
-    level = state.foundations[target.index].levels[card.rank - 1]
-    return min(
-        (Race(snapshot.placed[c], c.owner, c) for c in level if c in snapshot.placed),
-        key=lambda race: race.seq,
-        default=None,
-    )

@@ -21,14 +21,14 @@ from typing import Protocol
 from racing_demon.files import InMemoryLog, LogFile, open_log
 from racing_demon.game.deal import check_reveal
 from racing_demon.game.flow import FlowCode, MatchFlow, RecordKind
+from racing_demon.game.race import Race
 from racing_demon.game.state import State
 from racing_demon.log.reader import DEFAULT_LIMITS, Limits, Line, ReadCode, ReadError
-from racing_demon.log.records import Final, Genesis, Record
+from racing_demon.log.records import Final, Genesis, Record, chain_hash
 from racing_demon.outcomes import ExitCode
 from racing_demon.printing import printable
 from racing_demon.replay import (
     EmptyLogError,
-    Race,
     ReplayError,
     Snapshot,
     follow,
@@ -127,7 +127,7 @@ class _PickVisitor:
             self.genesis = record
         self.last = record
         if not self.done:
-            follow(self.snapshot, record, flow)
+            follow(self.snapshot, record, flow, chain_hash(line.raw))
             self.done = self.pick.see(self.snapshot)
 
     def end(self, report: Report) -> None:

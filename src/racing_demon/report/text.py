@@ -15,13 +15,14 @@ from typing import Any
 from racing_demon.game.cards import Card
 from racing_demon.game.deal import DEAL_ALGORITHM, pack_digest
 from racing_demon.game.flow import RecordKind, Submission
+from racing_demon.game.race import Race
 from racing_demon.game.rules import Rules
 from racing_demon.game.state import Pile, Seat, State
 from racing_demon.log.reader import ReadCode, ReadError
 from racing_demon.log.records import Genesis, Record
 from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
-from racing_demon.replay import Race, ReplayError
+from racing_demon.replay import ReplayError
 from racing_demon.wording import plural
 
 DEAL_FORMAT = "racing-demon/deal-report/v1"
@@ -201,7 +202,7 @@ def _event_text(record: Record, lost_to: Race | None) -> str:
         return event
     bounced = f"bounced: {printable(payload.reason)}"
     if lost_to is not None:
-        seq, seat, card = lost_to
+        seq, seat, card = lost_to.seq, lost_to.seat, lost_to.card
         if card is None:
             bounced += f", lost the race to record {seq}: seat {seat} ended the hand"
         else:

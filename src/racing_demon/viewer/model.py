@@ -35,7 +35,7 @@ from racing_demon.game.flow import (
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import Phase, State
 from racing_demon.log.reader import Limits, Line, ReadError
-from racing_demon.log.records import Final, Genesis, Record
+from racing_demon.log.records import Final, Genesis, Record, chain_hash
 from racing_demon.printing import printable
 from racing_demon.profiles import ProfileError, differences_from_builtin, rules_from_document
 from racing_demon.races import Races, contest_document
@@ -278,7 +278,7 @@ class _PageVisitor:
     def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
         self.spoiled = self.spoiled or (record.seq == 0 and self.snapshot.record is not None)
         if not self.spoiled:
-            follow(self.snapshot, record, flow)
+            follow(self.snapshot, record, flow, chain_hash(line.raw))
             self.spoiled = not self.told.tell(self.snapshot)
 
     def end(self, report: Report) -> None:
