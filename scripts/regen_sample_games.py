@@ -11,7 +11,7 @@ those in ``sample_games/v1/``: the games racing-demon 0.1.0 wrote in log format 
 for byte. It never writes them; it lists them in the manifest (category ``v1``) from their
 frozen record, ``scripts/sample_games_v1.json`` (every file's SHA-256 and the entry, with the
 expected verdict, that release's manifest gave it), and stops unless each is unchanged and
-still gets that verdict. Every other log is format v3 (but one disputed game, a keyed game
+still gets that verdict. Every other log is format v4 (but one disputed game, a keyed game
 its table re-expressed as v1: ``Downgrade``), written by a real ``Table``: the valid
 games are simulated matches (``racing_demon.sim.simulate``: bots on virtual clocks,
 deterministic from a text seed), the README's game is the golden table log
@@ -89,6 +89,7 @@ from racing_demon.log.receipts import (
     statement_bytes_of,
 )
 from racing_demon.log.records import (
+    FORMAT_VERSION,
     Lag,
     Pause,
     PauseCause,
@@ -137,7 +138,7 @@ from racing_demon.verify.assurance import Requirement, unmet
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_games"
 FORMAT: Final = "racing-demon/sample-games-manifest/v3"
-LOG_FORMAT: Final = 3  # every log this script writes; the frozen v1 games are format 1
+LOG_FORMAT: Final = FORMAT_VERSION  # every log this script writes; the v1 games are format 1
 V1_DIR: Final = "v1"  # sample_games/v1/: the games racing-demon 0.1.0 wrote, never rewritten
 V1_FROZEN: Final = Path(__file__).resolve().parent / "sample_games_v1.json"
 
@@ -174,7 +175,7 @@ SCENARIOS: Final = {
     "with no winner (peer2peer)",
     "resignation": "a seat resigns: the match ends against it (peer2peer)",
     "notes": "a table resumed after a crash logs the pause, and then the round trips the "
-    "server measured (format v3 notes)",
+    "server measured (notes, from format v3 on)",
     "several_hands_to_100": "a match that goes several hands until a total reaches 100",
     "shared_victory": "equal highest totals: the winners share the victory",
 }
@@ -1074,7 +1075,7 @@ DISPUTED: Final = (
         "disputed/downgraded-to-unkeyed-v1.jsonl",
         P2P_4P,
         (Downgrade({"kind": "genesis", "v": LOG_FORMAT}),),
-        "The table re-expresses its keyed v3 game as an unkeyed format v1 log, re-signed by "
+        "The table re-expresses its keyed v4 game as an unkeyed format v1 log, re-signed by "
         "its key: the players' keys, signatures and acceptances gone, their entropy kept as "
         "plain bytes. Same deal, same scores: it verifies, as a format v1 log the table "
         "signed alone; only an archive that requires what the game proved (keyed, "
@@ -1547,7 +1548,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "fixture table key; `disputed/wrong-table-key.jsonl` (and its v1 twin) is signed by a",
         "second fixture key.",
         "",
-        "**How the games are made.** Every game outside `v1/` is in log format v3 (but the",
+        "**How the games are made.** Every game outside `v1/` is in log format v4 (but the",
         "downgrade below, which a table re-expressed as v1)",
         "(docs/log-format.md): a keyed seat's entropy is its signature over the dealer's",
         "commitment, every submission names the record its player had seen, and keyed seats",
@@ -1570,7 +1571,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "",
         "Verdicts and exit codes are docs/log-format.md §7's, the audit's evidence §10's;",
         "every game is checked against `table.pub`. `accepted by` is what `verify --json`",
-        "lists as `accepted_by`: the seats that signed the final record of a keyed v3 log.",
+        "lists as `accepted_by`: the seats that signed the final record of a keyed v4 log.",
         "",
         "## Valid games",
         "",
@@ -1651,7 +1652,7 @@ def readme(manifest: Mapping[str, Any]) -> str:
         "",
         "## A downgrade only a requirement refuses",
         "",
-        "A table holding its key can re-express a keyed v3 game it wrote as an unkeyed",
+        "A table holding its key can re-express a keyed v4 game it wrote as an unkeyed",
         "format v1 log: the players' keys, signatures and acceptances dropped, their entropy",
         "kept as plain bytes, every line re-signed. The log deals the same packs to the same",
         "scores and verifies, as a v1 log the table signed alone: its report says which",

@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from racing_demon.game.rules import Rules
 from racing_demon.log.keys import public_pem, raw_public_bytes
 from racing_demon.log.reader import ReadCode
+from racing_demon.log.records import LOST_TO_VERSION
 from racing_demon.outcomes import exit_code_of
 from racing_demon.profiles import builtin_document, custom_variant, load_rules, rules_from_document
 from racing_demon.testing.randomplay import play_match
@@ -84,11 +85,14 @@ def values_of(name: str, keyed: bool = False) -> list[Value]:
 
 
 def as_format(values: list[Value], version: int) -> list[Value]:
-    """``values`` (in place, to be sealed again) as a log of format ``version``: to make
-    format 1 of a format-2 log, what v1 has not (each submission's ``seen``, the final
-    record's acceptances) goes. Only an unkeyed log stays valid: its players signed v2."""
+    """``values`` (in place, to be sealed again) as a log of format ``version``: what
+    that format has not goes (a bounce's ``lost_to`` before v4; each submission's
+    ``seen`` and the final record's acceptances in v1). Only an unkeyed log stays valid:
+    its players signed the newest format."""
     for value in values:
         value["body"]["v"] = version
+        if version < LOST_TO_VERSION:
+            value["body"].pop("lost_to", None)
         if version == 1:
             value["body"].pop("seen", None)
             value["sigs"].pop("accepts", None)

@@ -780,6 +780,7 @@ CHECK_ORDER = [
             "KIND_MISMATCH",
             "WRONGLY_BOUNCED",
             "BOUNCE_REASON_MISMATCH",
+            "LOST_TO_MISMATCH",
             "UNJUSTIFIED_STALL",
             "UNJUSTIFIED_HAND_END",
             "LAG_SEATS",

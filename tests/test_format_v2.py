@@ -77,10 +77,10 @@ def test_every_log_the_table_writes_binds_each_keyed_seats_entropy() -> None:
     """docs/log-format.md §6: "Each seat's contribution `entropy[s]` is seat `s`'s
     signature (128 hex, 64 bytes), kind `entropy`, over the canonical bytes of
     `{"commitment": C, "game": G, "player": s}`", and §5: "always under version `2`", in
-    the v3 logs the table writes."""
+    the v4 logs the table writes."""
     values = values_of("short", keyed=True)
     genesis = values[0]["body"]
-    assert {value["body"]["v"] for value in values} == {FORMAT_VERSION} == {3}
+    assert {value["body"]["v"] for value in values} == {FORMAT_VERSION} == {4}
     for seat, contribution in enumerate(genesis["entropy"]):
         statement = entropy_statement(genesis["game"], seat, genesis["commitment"])
         assert contribution == sign(PLAYER_KEYS[seat], "entropy", canonical_bytes(statement), 2)

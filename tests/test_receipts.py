@@ -98,8 +98,8 @@ def test_the_pae_prefix_carries_the_version_and_v1_is_unchanged() -> None:
     assert pae("receipt", b"hi", 2) == (
         b"DSSEv1 43 application/vnd.racing-demon.log.v2.receipt 2 hi"
     )
-    with pytest.raises(ValueError, match="version 4"):
-        pae("move", b"hello", 4)
+    with pytest.raises(ValueError, match="version 5"):
+        pae("move", b"hello", 5)
 
 
 def test_a_reason_must_fit_the_outcome() -> None:

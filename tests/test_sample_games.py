@@ -19,6 +19,7 @@ import pytest
 
 from racing_demon.evidence import EVIDENCE
 from racing_demon.log.receipts import parse_receipt, record_reference, seal_receipt
+from racing_demon.log.records import FORMAT_VERSION
 from racing_demon.schema import schema_errors
 
 from conftest import invoke, load_script, log_bodies
@@ -185,7 +186,7 @@ def test_a_downgrade_deals_and_scores_as_its_keyed_base(game: dict[str, Any]) ->
     ours = log_bodies(SAMPLES / game["file"])
     (base_file,) = game["derived_from"]
     base = log_bodies(SAMPLES / base_file)
-    assert (ours[0]["v"], base[0]["v"]) == (1, 3)
+    assert (ours[0]["v"], base[0]["v"]) == (1, FORMAT_VERSION)
     assert [p["key"] for p in ours[0]["players"]] == [None] * game["players"]["count"]
     assert all(p["key"] for p in base[0]["players"])
     for field in ("commitment", "entropy", "game", "rules"):

@@ -263,6 +263,11 @@ _VERIFY: Final[Mapping[enum.StrEnum, str]] = {
     VerifyCode.LAG_SEATS: (
         "A lag record (format v3) does not list one seat's round trips for each seat."
     ),
+    VerifyCode.LOST_TO_MISMATCH: (
+        "A bounce (format v4) names another record as the one it lost its race to than the "
+        "replay finds (the first card on the foundation level, or the record by which a seat "
+        "ended the hand), or names one when it lost no race, or none when it lost one."
+    ),
     VerifyCode.REQUIREMENT_UNMET: (
         "Every check held, but the log lacks a guarantee or form that --require asked for "
         "(deal_bound, keyed, v2_or_later, ...); the message names it and why it is missing."

@@ -122,6 +122,7 @@ class Submission:
     move: str
     reason: str | None = None  # the engine's refusal code, for a bounce only
     seen: Seen | None = None  # what its player had seen (format v2); the flow ignores it
+    lost_to: Seen | None = None  # a bounce's: the record it lost its race to (format v4)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -547,19 +548,12 @@ class MatchFlow(NamedTuple):
         state = self.state
         assert state is not None and self.hand_open  # the table takes submissions in a hand
         kind, violation = judge_move(state, move)
-        if violation is not None:
-            bounce = Submission(
-                kind=RecordKind.BOUNCE,
-                hand=state.hand,
-                seat=seat,
-                n=n,
-                move=text,
-                reason=violation.code,
-                seen=seen,
-            )
-            return bounce, self._after(state)  # as play() judges it: a stall may be due now
-        accepted = Submission(kind=kind, hand=state.hand, seat=seat, n=n, move=text, seen=seen)
-        return accepted, self._after(apply_move(state, move))
+        reason = None if violation is None else violation.code
+        event = Submission(
+            kind=kind, hand=state.hand, seat=seat, n=n, move=text, reason=reason, seen=seen
+        )
+        # A bounce changes nothing, but is judged as play() judges it: a stall may be due.
+        return event, self._after(state if violation is not None else apply_move(state, move))
 
     def _match_end(self) -> MatchEnd:
         match = self.match

@@ -44,12 +44,13 @@ from racing_demon.game.flow import (
 from racing_demon.game.state import EndReason
 from racing_demon.log.canonical import canonical_bytes
 
-FORMAT_VERSION = 3  # what the table writes; the verifier reads every version in VERSIONS
-VERSIONS = (1, 2, 3)
+FORMAT_VERSION = 4  # what the table writes; the verifier reads every version in VERSIONS
+VERSIONS = (1, 2, 3, 4)
 NOTE_VERSION = 3  # the first format with records the match flow does not judge (NOTE_KINDS)
+LOST_TO_VERSION = 4  # the first format whose bounces name the record they lost a race to
 # The formats a table continues after a restart: a server upgraded mid-match goes on writing
 # the format its log began in (v1 has no ``seen`` and no acceptances, which a table needs).
-TABLE_VERSIONS = (2, 3)
+TABLE_VERSIONS = (2, 3, 4)
 # The signature kinds of what players sign beside the records (docs/log-format.md §5-§6).
 SUBMISSION = "submission"  # a player's own statement of a move
 ENTROPY = "entropy"  # a player's contribution to the deal, answering the commitment (v2)
@@ -257,7 +258,7 @@ def _tournament(member: Mapping[str, Any] | None) -> TournamentTag | None:
 
 
 def _submission(body: Mapping[str, Any]) -> Submission:
-    seen = body.get("seen")
+    seen, lost_to = body.get("seen"), body.get("lost_to")
     return Submission(
         kind=_KINDS[body["kind"]],
         hand=body["hand"],
@@ -266,6 +267,7 @@ def _submission(body: Mapping[str, Any]) -> Submission:
         move=body["move"],
         reason=body.get("reason"),
         seen=None if seen is None else Seen(seq=seen["seq"], hash=seen["hash"]),
+        lost_to=None if lost_to is None else Seen(seq=lost_to["seq"], hash=lost_to["hash"]),
     )
 
 
@@ -335,6 +337,8 @@ def payload_fields(payload: Payload) -> dict[str, Any]:
             fields["reason"] = payload.reason
         if payload.seen is not None:
             fields["seen"] = _seen_fields(payload.seen)
+        if payload.lost_to is not None:
+            fields["lost_to"] = _seen_fields(payload.lost_to)
         return fields
     if isinstance(payload, HandStart):
         return {"hand": payload.hand, "packs": list(payload.packs)}

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         Ed25519PublicKey,
     )
 
-FORMAT_VERSIONS = (1, 2, 3)  # the log formats whose signatures this module makes and checks
+FORMAT_VERSIONS = (1, 2, 3, 4)  # the log formats whose signatures this module makes and checks
 
 _P = 2**255 - 19  # the field prime
 _L = 2**252 + 27742317777372353535851937790883648493  # the prime order of the base point

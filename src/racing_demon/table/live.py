@@ -10,13 +10,15 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from racing_demon.game.flow import MatchEnd, MatchFlow, Seen
+from racing_demon.game.flow import HandStart, MatchEnd, MatchFlow, RecordKind, Seen
 from racing_demon.game.moves import Move
+from racing_demon.game.race import Races
 from racing_demon.game.rules import Rules
 from racing_demon.game.scoring import Match
 from racing_demon.game.state import EndReason, State, next_deadline
@@ -30,6 +32,7 @@ from racing_demon.log.receipts import (
     seal_receipt,
 )
 from racing_demon.log.records import (
+    LOST_TO_VERSION,
     NOTE_VERSION,
     SEEN_WINDOW,
     Final,
@@ -89,6 +92,7 @@ class Table:
         # due, until reveal() writes it.
         self._hold_final = hold_final or tournament is not None
         self._held: Final | None = None
+        self._races = Races()  # the hand in play's: a v4 bounce names the race it lost
 
     @classmethod
     def create(
@@ -254,7 +258,7 @@ class Table:
             genesis.tournament,
             hold_final,
         )
-        table._next_n = rebuilt.next_n
+        table._next_n, table._races = rebuilt.next_n, rebuilt.races
         hook.position = lambda: table._flow.state
         table._record_due(writer.t_ms)
         return table
@@ -504,20 +508,25 @@ class Table:
                 SubmissionCode.SEEN_UNKNOWN,
             )
         statement = self._statement(seat, n, move_text, seen)
-        problem = signature_problem(
-            self._players[seat].key, seat, statement, signature, self.version
-        )
+        key = self._players[seat].key
+        problem = signature_problem(key, seat, statement, signature, self.version)
         if problem is not None:
             refuse(*problem)
         sigs = {} if signature is None else {"player": signature}
         event, self._flow = self._flow.submit(seat, n, move, move_text, seen)
+        bounced, state = event.kind is RecordKind.BOUNCE, self.state
+        if bounced and self.version >= LOST_TO_VERSION:
+            race = self._races.lost_to(state, seat, event.reason, move)
+            event = replace(event, lost_to=None if race is None else race.record)
         self._next_n[seat] += 1
         record, line = self._writer.append(t_ms, event, sigs)
+        line_hash = chain_hash(line)
+        if not bounced:
+            self._races.logged(record.seq, line_hash, move, state)
         receipt = logged_receipt(record, line, statement)
         self._record_due(t_ms)
-        return Outcome(
-            event.kind, event.reason, record.seq, chain_hash(line), seal_receipt(receipt, self._key)
-        )
+        sealed = seal_receipt(receipt, self._key)
+        return Outcome(event.kind, event.reason, record.seq, line_hash, sealed)
 
     def close(self) -> None:
         """Stop writing (a match left unfinished stays a valid, unfinished prefix)."""
@@ -576,6 +585,8 @@ class Table:
                     self._write_final(final, t_ms)
                 return
             self._flow = self._flow.play(event, t_ms)
+            if isinstance(event, HandStart):
+                self._races.deal()
             self._writer.append(t_ms, event, {})
 
     def _write_final(self, final: Final, t_ms: int) -> None:

@@ -15,7 +15,9 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import commitment
-from racing_demon.game.flow import MatchFlow, RecordKind, Submission
+from racing_demon.game.flow import HandStart, MatchFlow, RecordKind, Submission
+from racing_demon.game.moves import Move
+from racing_demon.game.race import Races
 from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
 from racing_demon.log.keys import key_id, raw_public_bytes
@@ -174,16 +176,22 @@ class Rebuild:
     last: Record | None = None
     next_n: list[int] = field(default_factory=list)
     recent: deque[str] = field(default_factory=lambda: deque(maxlen=SEEN_WINDOW))
+    races: Races = field(default_factory=Races)
 
     def visit(self, line: Line, record: Record, flow: MatchFlow) -> None:
-        payload = record.payload
+        payload, line_hash = record.payload, chain_hash(line.raw)
         if isinstance(payload, Genesis):  # the pass replays again from the genesis
             self.genesis, self.next_n = payload, [0] * len(payload.players)
             self.recent.clear()
+        elif isinstance(payload, HandStart):
+            self.races.deal()
         elif isinstance(payload, Submission):
             self.next_n[payload.seat] = payload.n + 1
+            if payload.kind is not RecordKind.BOUNCE:
+                assert flow.state is not None  # the flow took it into the hand in play
+                self.races.logged(record.seq, line_hash, Move.parse(payload.move), flow.state)
         self.flow, self.last = flow, record
-        self.recent.append(chain_hash(line.raw))
+        self.recent.append(line_hash)
 
     def end(self, report: Report) -> None:
         """Nothing to do: the caller reads the verdict, and what was rebuilt if it holds."""

@@ -49,6 +49,7 @@ def reseal(
     forged_key: Ed25519PrivateKey | None = None,
     keep_seq: bool = False,
     repoint_seen: bool = True,
+    repoint_lost_to: bool = True,
     keep_accepts: bool = False,
     player_keys: Sequence[Ed25519PrivateKey] | None = None,
 ) -> list[bytes]:
@@ -58,9 +59,10 @@ def reseal(
     A format-v2 submission's ``seen`` is pointed at the new place and hash of the line it
     named (or of the last one kept before it, if that line is gone) unless ``repoint_seen``
     is false, as a table rewriting history would: its player's signature, over the old
-    ``seen``, then fails. For the same reason the players' acceptances of a re-signed final
-    record are dropped (unless ``keep_accepts``): a table cannot make them again.
-    The values are edited in place to match their lines, so a test may edit them further and
+    ``seen``, then fails. A format-v4 bounce's ``lost_to``, the table's own word, is
+    repointed so too, unless ``repoint_lost_to`` is false. The players' acceptances of a
+    re-signed final record are dropped (unless ``keep_accepts``), since a table cannot
+    make them again. The values are edited in place to match their lines, so a test may edit them further and
     reseal again.
 
     ``renumber`` also renumbers every seat's submissions (``n``), as a table hiding a dropped
@@ -94,6 +96,13 @@ def reseal(
             seen = body.get("seen")
             if repoint_seen and isinstance(seen, dict) and isinstance(seen.get("seq"), int):
                 _repoint(seen, placed, lines)
+            lost_to = body.get("lost_to")  # the table's own word: a rewriting table repoints it
+            if (
+                repoint_lost_to
+                and isinstance(lost_to, dict)
+                and isinstance(lost_to.get("seq"), int)
+            ):
+                _repoint(lost_to, placed, lines)
             if player_keys is not None and "player" in sigs:
                 _sign_as_player(value, player_keys)
             if player_keys is not None and isinstance(sigs.get("accepts"), list):
@@ -427,6 +436,7 @@ class Downgrade:
         for value in values:
             value["body"]["v"] = 1
             value["body"].pop("seen", None)
+            value["body"].pop("lost_to", None)
             for signature in ("player", "players", "accepts"):
                 value["sigs"].pop(signature, None)
         for entry in values[0]["body"]["players"]:

@@ -32,6 +32,7 @@ from typing import BinaryIO, NoReturn, Protocol
 from racing_demon.files import LogFile, open_log, shown_name
 from racing_demon.game.flow import MatchFlow, RecordKind, Submission
 from racing_demon.game.moves import MoveTexts
+from racing_demon.game.race import Races
 from racing_demon.log.reader import (
     Line,
     ReadError,
@@ -198,6 +199,7 @@ class _Verification:
     replay_failed: StepFailed | None = None
     replayed: int = 0
     moves: MoveTexts = field(default_factory=MoveTexts)  # this verification's, both passes'
+    races: Races = field(default_factory=Races)  # pass one's replay's (a v4 log's bounces)
     equation: EquationCheck | None = field(init=False)  # settings.equation_check(), made once
 
     def __post_init__(self) -> None:
@@ -423,7 +425,9 @@ class _Verification:
             if self.flow is None:
                 assert self.genesis is not None
                 self.flow = step07_rules.load_rules(self.genesis, secret, self.settings.rules)
-            self.flow = step08_replay.replay_record(self.flow, read.number, record, self.moves)
+            self.flow = step08_replay.replay_record(
+                self.flow, read.number, record, self.moves, self.races, self.recent_hashes[-1]
+            )
             self.replayed = read.number
         except StepFailed as failed:
             self.replay_failed = failed
@@ -463,6 +467,7 @@ class _Verification:
         assert self.genesis is not None
         self.replayed = 0
         flow = step07_rules.load_rules(self.genesis, secret, self.settings.rules)
+        races = Races()
         stream.seek(0)
         digest = hashlib.sha256()
         limits = self.settings.limits
@@ -470,11 +475,14 @@ class _Verification:
             # Only the lines pass one checked: a log still being written grows meanwhile.
             # They were canonical then; if a byte changed since, the digest says so.
             for number, raw in itertools.islice(iter_raw_lines(stream, limits), self.lines):
-                digest.update(chain_hash(raw).encode())
+                line_hash = chain_hash(raw)
+                digest.update(line_hash.encode())
                 value = parse_read_line(number, raw, limits)
                 # Pass one proved each line's schema: parsing is all that is left.
                 record = parse_record(value["body"])
-                flow = step08_replay.replay_record(flow, number, record, self.moves)
+                flow = step08_replay.replay_record(
+                    flow, number, record, self.moves, races, line_hash
+                )
                 self.replayed = number
                 if self.visitors:
                     self._visit(Line(number, raw, value), record, flow)

@@ -104,6 +104,7 @@ class VerifyCode(enum.StrEnum):
     BAD_TOURNAMENT = "BAD_TOURNAMENT"
     # (8) replay: what the match flow does not judge
     LAG_SEATS = "LAG_SEATS"
+    LOST_TO_MISMATCH = "LOST_TO_MISMATCH"
     # after the steps, only with --require (verify.assurance)
     REQUIREMENT_UNMET = "REQUIREMENT_UNMET"
 

@@ -13,13 +13,27 @@ parses its moves, so each text is parsed once per verification and nothing is ke
 A note (format v3: a ``pause`` or a ``lag`` record) is no event of the match: the flow does
 not see it and the hand's clock does not move to its time. A ``lag`` record must list one
 seat's round trips for each seat (LAG_SEATS); a ``pause`` has nothing more to check.
+
+In format v4, once the flow has judged a bounce, the record it names as the one the bounce
+lost its race to (``lost_to``) must be the one the replay finds (``racing_demon.game.race``),
+and a bounce that lost no race names none (LOST_TO_MISMATCH). The replay follows each hand's
+races for it (``Races``, one per verification pass), and only in a v4 log.
 """
 
 from __future__ import annotations
 
-from racing_demon.game.flow import FlowCode, FlowRefusal, MatchFlow
+from racing_demon.game.flow import (
+    FlowCode,
+    FlowRefusal,
+    HandStart,
+    MatchFlow,
+    RecordKind,
+    Seen,
+    Submission,
+)
 from racing_demon.game.moves import MoveTexts
-from racing_demon.log.records import Lag, Record, event_of
+from racing_demon.game.race import Races
+from racing_demon.log.records import LOST_TO_VERSION, Lag, Record, event_of
 from racing_demon.verify import step07_rules, step09_scores, step10_final
 from racing_demon.verify.report import Step, VerifyCode, failure
 
@@ -31,9 +45,12 @@ _STEP_OF = {
 }
 
 
-def replay_record(flow: MatchFlow, number: int, record: Record, moves: MoveTexts) -> MatchFlow:
-    """The match after line ``number``'s ``record``, or the failure that names its rule;
-    ``moves``: the verification's parsed move texts."""
+def replay_record(
+    flow: MatchFlow, number: int, record: Record, moves: MoveTexts, races: Races, line_hash: str
+) -> MatchFlow:
+    """The match after line ``number``'s ``record`` (its line hashing to ``line_hash``), or
+    the failure that names its rule; ``moves``: the verification's parsed move texts;
+    ``races``: the pass's, which a v4 record updates."""
     payload = record.payload
     event = event_of(payload)
     if event is None:
@@ -49,7 +66,7 @@ def replay_record(flow: MatchFlow, number: int, record: Record, moves: MoveTexts
             )
         return flow  # the genesis set the match up (step 7); a note is not the match's
     try:
-        return flow.play(event, record.t_ms, moves.parse)
+        after = flow.play(event, record.t_ms, moves.parse)
     except FlowRefusal as refusal:
         raise failure(
             _STEP_OF[refusal.code],
@@ -62,3 +79,45 @@ def replay_record(flow: MatchFlow, number: int, record: Record, moves: MoveTexts
             expected=refusal.expected,
             found=refusal.found,
         ) from None
+    if record.v >= LOST_TO_VERSION:
+        if isinstance(event, HandStart):
+            races.deal()
+        elif isinstance(event, Submission):
+            _follow_race(races, number, record, event, after, moves, line_hash)
+    return after
+
+
+def _follow_race(
+    races: Races,
+    number: int,
+    record: Record,
+    submission: Submission,
+    after: MatchFlow,
+    moves: MoveTexts,
+    line_hash: str,
+) -> None:
+    """A logged submission joins the hand's races; a bounce must name the race it lost."""
+    state, move = after.state, moves.parse(submission.move)
+    assert state is not None  # the flow judged the submission in the hand in play
+    if submission.kind is not RecordKind.BOUNCE:
+        races.logged(record.seq, line_hash, move, state)
+        return
+    race = races.lost_to(state, submission.seat, submission.reason, move)
+    expected = None if race is None else race.record
+    if submission.lost_to != expected:
+        raise failure(
+            Step.REPLAY,
+            VerifyCode.LOST_TO_MISMATCH,
+            "the bounce names another record as the one it lost its race to"
+            if expected is not None
+            else "the bounce lost no race, yet names a record it lost one to",
+            line=number,
+            record=record,
+            seat=submission.seat,
+            expected=_named(expected),
+            found=_named(submission.lost_to),
+        )
+
+
+def _named(record: Seen | None) -> str:
+    return "none" if record is None else f"record {record.seq}, line hash {record.hash}"

@@ -21,7 +21,7 @@ const RDClient = (() => {
   const encoder = new TextEncoder();
   const { toHex, fromHex } = RDCheck.hex;
   const { sha256Hex, pae } = RDCheck.bytes;
-  const LOG_VERSION = 3; // the log format a new table writes, and its genesis is co-signed in
+  const LOG_VERSION = 4; // the log format a new table writes, and its genesis is co-signed in
   const ENTROPY_VERSION = 2; // but an entropy contribution's, the same in every format since v2
   // The archive's receipts file of this seat, read after the end: within 10 s, at most
   // 16 MiB (a receipt is about 600 bytes; a seat makes a few thousand submissions a game).
@@ -364,25 +364,10 @@ const RDClient = (() => {
     finding: null,
   });
 
-  // A bounce's race: the record (after what the submission had seen, else before) that put
-  // a card of the bounced card's rank on the same foundation in the same hand.
-  const raceWinner = (bodies, bounce) => {
-    const parts = CARD_MOVE.exec(bounce.move);
-    if (parts === null || !parts[2].startsWith("f") || parts[2] === "f+") return null;
-    const rank = parts[3][0];
-    let winner = null;
-    for (let seq = bounce.seq - 1; seq >= 0; seq -= 1) {
-      const body = bodies[seq];
-      if (body.kind === "hand_start") break;
-      if (body.kind !== "move" && body.kind !== "tie") continue;
-      const other = CARD_MOVE.exec(body.move);
-      if (other !== null && other[2] === parts[2] && other[3][0] === rank) {
-        winner = seq;
-        break;
-      }
-    }
-    return winner;
-  };
+  // The record a bounce lost its race to, as the table names it in the bounce (log format
+  // v4, `lost_to`: docs/log-format.md §6), which the engine in the page checks as it
+  // replays; null for a bounce that lost no race, and in an older log, which names none.
+  const wonBy = (bounce) => bounce?.lost_to?.seq ?? null;
 
   class Game {
     constructor(gameId, { onEvent = () => {}, engine = null } = {}) {
@@ -1103,10 +1088,7 @@ const RDClient = (() => {
         reason: reason ?? null,
         seq,
         latencyMs,
-        wonBy:
-          outcome === "bounce" && reason === "FOUNDATION_TAKEN"
-            ? raceWinner(this.bodies, logged)
-            : null,
+        wonBy: outcome === "bounce" ? wonBy(logged) : null,
       };
     }
 
@@ -1607,7 +1589,7 @@ const RDClient = (() => {
     gameHref,
     // The parts, for tests and for readers who want to see the workings.
     recomputeMatch,
-    raceWinner,
+    wonBy,
     rulesDigest,
   });
 })();

@@ -633,7 +633,7 @@ const RDPlay = (() => {
     let text;
     if (receipt.outcome === "bounce") {
       const why = receipt.wonBy !== null && receipt.wonBy !== undefined
-        ? `record ${receipt.wonBy} got there first`
+        ? `record ${receipt.wonBy} ${receipt.reason === "HAND_OVER" ? "ended the hand" : "got there"} first`
         : `${REASON_WORDS[receipt.reason] ?? "the table refused it"} (${receipt.reason})`;
       text = `Bounced: ${why}. Your ${words} is logged as a bounce at record ${receipt.seq}.`;
     } else if (receipt.outcome === "refused") {
