@@ -15,11 +15,16 @@ of the library the verifier uses (libsodium).
 A floor goes with them, to show how far any CPython verifier of this format can go: the
 cost of only reading each line into a value (orjson, the SHA-256 that ``prev`` needs,
 and the sorted re-encoding that proves a line canonical), checking nothing.
+
+And what format v4's races cost (the replay follows each hand's placements to check every
+bounce's ``lost_to``): ``--fast`` on the log beside ``--fast`` on the same records
+re-sealed as format v3, which has no ``lost_to`` and so no races to follow.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import operator
 import statistics
@@ -39,6 +44,7 @@ from racing_demon.game.deal import MatchSeed
 from racing_demon.log.keys import raw_public_bytes
 from racing_demon.profiles import builtin_document, custom_variant, rules_from_document
 from racing_demon.testing.randomplay import play_match, word_chooser
+from racing_demon.testing.tamper import reseal
 from racing_demon.verify import Settings, Verdict, verify_log
 
 _CHESS_GAMES = 10  # python-chess replays per round: about as long as one --fast verification
@@ -69,6 +75,16 @@ def simulated_log(
         max_rounds=400_000,
     )
     return path
+
+
+def _as_v3(records: list[dict[str, Any]]) -> list[bytes]:
+    """The lines of ``records`` as format v3: no ``lost_to``, re-sealed by the table (the
+    players' signatures, made for v4, are left as they are: ``--fast`` does not check them)."""
+    values = copy.deepcopy(records)
+    for value in values:
+        value["body"]["v"] = 3
+        value["body"].pop("lost_to", None)
+    return reseal(values, key=TABLE_KEY, keep_accepts=True)
 
 
 def signature_count(records: list[dict[str, Any]]) -> int:
@@ -107,8 +123,15 @@ def measure_log(path: Path, rounds: int) -> dict[str, float]:
     public = TABLE_KEY.public_key()
     chess_replay, plies = engine_bench.chess_replay()
 
+    as_v3 = Path(tempfile.mkdtemp()) / "as-v3.jsonl"
+    as_v3.write_bytes(b"".join(line + b"\n" for line in _as_v3(records)))
+
     def full() -> None:
         assert verify_log(path, Settings(table_key=raw_key)).verdict is Verdict.VERIFIED
+
+    def fast_v3() -> None:
+        settings = Settings(table_key=raw_key, fast=True)
+        assert verify_log(as_v3, settings).verdict is Verdict.VERIFIED
 
     def fast() -> None:
         assert verify_log(path, Settings(table_key=raw_key, fast=True)).verdict is Verdict.VERIFIED
@@ -133,6 +156,7 @@ def measure_log(path: Path, rounds: int) -> dict[str, float]:
     runs = {
         "full": full,
         "fast": fast,
+        "fast_v3": fast_v3,
         "cryptography": bare_cryptography,
         "libsodium": bare_libsodium,
         "chess": chess,
@@ -149,7 +173,7 @@ def measure_log(path: Path, rounds: int) -> dict[str, float]:
     count = len(records)
     us = {
         name: [t / count * 1e6 for t in times[name]]
-        for name in ("full", "fast", "floor", "cryptography", "libsodium")
+        for name in ("full", "fast", "fast_v3", "floor", "cryptography", "libsodium")
     }
     signatures_us = list(map(operator.sub, us["full"], us["fast"]))
     chess_us = [t / (_CHESS_GAMES * plies) * 1e6 for t in times["chess"]]
@@ -175,6 +199,7 @@ def measure_log(path: Path, rounds: int) -> dict[str, float]:
         "libsodium_vs_cryptography": ratio(us["libsodium"], us["cryptography"]),
         "read_floor_us_per_record": median(us["floor"]),
         "read_floor_vs_chess": ratio(us["floor"], chess_us),
+        "fast_v4_vs_v3": ratio(us["fast"], us["fast_v3"]),
     }
 
 
@@ -211,6 +236,10 @@ def summary(result: dict[str, dict[str, float]]) -> str:
             f"{figures['read_floor_us_per_record']:.1f} us = "
             f"{figures['read_floor_vs_chess']:.2f} x python-chess per ply; libsodium "
             f"{figures['libsodium_vs_cryptography']:.2f} x cryptography per signature"
+        )
+        lines.append(
+            f"  format v4's races: --fast {figures['fast_v4_vs_v3']:.3f} x the same records "
+            "as format v3"
         )
     return "\n".join(lines)
 

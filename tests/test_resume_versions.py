@@ -46,7 +46,7 @@ def bodies(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line)["body"] for line in path.read_bytes().splitlines()]
 
 
-@pytest.mark.parametrize("version", [2, FORMAT_VERSION])
+@pytest.mark.parametrize("version", [2, 3, FORMAT_VERSION])
 def test_a_resumed_match_goes_on_in_its_own_format_to_a_verified_end(
     tmp_path: Path, version: int
 ) -> None:

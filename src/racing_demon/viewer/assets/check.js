@@ -710,7 +710,7 @@ const RDCheck = (() => {
       return "its sigs are the table's signature and, where they belong, the players'";
     }
     const body = value.body;
-    if (body.v !== 1 && body.v !== 2 && body.v !== 3) return "its format version v is not 1, 2 or 3";
+    if (![1, 2, 3, 4].includes(body.v)) return "its format version v is not 1, 2, 3 or 4";
     if (!KINDS.has(body.kind)) return `its kind ${JSON.stringify(body.kind)} is not a record kind`;
     if (!isCount(body.seq)) return "its seq is not a count";
     if (typeof body.game !== "string" || !HEX32.test(body.game))
