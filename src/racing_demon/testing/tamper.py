@@ -62,8 +62,8 @@ def reseal(
     ``seen``, then fails. A format-v4 bounce's ``lost_to``, the table's own word, is
     repointed so too, unless ``repoint_lost_to`` is false. The players' acceptances of a
     re-signed final record are dropped (unless ``keep_accepts``), since a table cannot
-    make them again. The values are edited in place to match their lines, so a test may edit them further and
-    reseal again.
+    make them again. The values are edited in place to match their lines, so a test may
+    edit them further and reseal again.
 
     ``renumber`` also renumbers every seat's submissions (``n``), as a table hiding a dropped
     or invented submission of an unkeyed player would; the lines at the ``forged`` indices
