@@ -27,6 +27,7 @@ import argparse
 import copy
 import hashlib
 import operator
+import shutil
 import statistics
 import tempfile
 import time
@@ -178,6 +179,7 @@ def measure_log(path: Path, rounds: int, seat_keys: list[Ed25519PrivateKey]) -> 
         turn = round_ % len(order)
         for name in order[turn:] + order[:turn]:
             times[name].append(_seconds(runs[name]))
+    shutil.rmtree(as_v3.parent)
     count = len(records)
     us = {
         name: [t / count * 1e6 for t in times[name]]

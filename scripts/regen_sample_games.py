@@ -1130,7 +1130,7 @@ class Declined:
         return verified(game, tuple(s for s in range(game.players) if s != self.seat))
 
 
-def _declines(kind: str, message: bytes) -> str | None:
+def _declines(kind: str, message: bytes, version: int) -> str | None:
     """The signer of a client that signs nothing: asked to accept the result, it declines."""
     return None
 

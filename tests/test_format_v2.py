@@ -129,9 +129,9 @@ def test_the_table_asks_for_entropy_only_after_publishing_the_commitment(tmp_pat
     def signer(key: Ed25519PrivateKey):  # type: ignore[no-untyped-def]
         sign_as = player_signer(key)
 
-        def answer(kind: str, message: bytes) -> str | None:
+        def answer(kind: str, message: bytes, version: int) -> str | None:
             asked.append((kind, message))
-            return sign_as(kind, message)
+            return sign_as(kind, message, version)
 
         return answer
 
@@ -166,11 +166,11 @@ def test_the_table_never_writes_entropy_that_does_not_answer_its_commitment(
     ]
     honest = player_signer(PLAYER_KEYS[0])
 
-    def stale(kind: str, message: bytes) -> str | None:  # answers an old commitment
+    def stale(kind: str, message: bytes, version: int) -> str | None:  # an old commitment's
         if kind == "entropy":
             old = entropy_statement("ab" * 16, 1, commitment(bytes(32)))
             return sign(PLAYER_KEYS[1], kind, canonical_bytes(old), 2)
-        return player_signer(PLAYER_KEYS[1])(kind, message)
+        return player_signer(PLAYER_KEYS[1])(kind, message, version)
 
     path = tmp_path / "g.jsonl"
     with pytest.raises(TableError, match="seat 1: ENTROPY_NOT_BOUND"):

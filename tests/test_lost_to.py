@@ -61,7 +61,32 @@ def test_every_bounce_that_lost_a_race_names_the_record_that_won_it() -> None:
             assert body["lost_to"] == _named(lines, race.seq), (name, seq)
             stakes.add(body["reason"])
             assert race.seq < seq and race.seat != body["player"]
+            assert race.seq == _winner_by_hand(values_of(name), seq), (name, seq)
     assert stakes == {"FOUNDATION_TAKEN", "HAND_OVER"}  # both rules met a race
+
+
+def _winner_by_hand(values: list[Value], seq: int) -> int:
+    """The record bounce ``seq`` lost to, found from the records alone (docs/log-format.md
+    §6): for a card too late, the first card of its rank placed on its foundation in the
+    hand; for a hand over, the first call or resignation of another seat in the hand (the
+    logs here end no hand by a demon emptied)."""
+    bounce = values[seq]["body"]
+    hand = [value["body"] for value in values[:seq] if value["body"].get("hand") == bounce["hand"]]
+    if bounce["reason"] == "FOUNDATION_TAKEN":
+        target, card = bounce["move"].split(">")[1].split(" ")
+        return next(
+            body["seq"]
+            for body in hand
+            if body["kind"] in ("move", "tie")
+            and ">" in body["move"]
+            and body["move"].split(">")[1].split(" ")[0] == target
+            and body["move"].split(" ")[-1][:-1] == card[:-1]
+        )
+    return next(
+        body["seq"]
+        for body in hand
+        if body["kind"] in ("call", "resign") and body["player"] != bounce["player"]
+    )
 
 
 def _bounce(values: list[Value], lost: bool) -> int:

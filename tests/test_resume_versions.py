@@ -1,7 +1,8 @@
 """A table resumed after an upgrade goes on in its log's own format (docs/log-format.md §8:
-"a table continues a log of format v2 or v3 in that format, whatever the newest is"), so a
-server upgraded mid-match loses no table: every record, the players' signatures and their
-acceptances are made in the version the genesis began, and a v2 log gets no note (§6)."""
+"A table resumes a log of format v2, v3 or v4 and goes on in that format (`Table.version`),
+whatever the newest is, so a server upgraded while a match was played loses no table"):
+every record, the players' signatures and their acceptances are made in the version the
+genesis began, and a v2 log gets no note (§6)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def test_a_resumed_match_goes_on_in_its_own_format_to_a_verified_end(
 ) -> None:
     path = unfinished(tmp_path, version)
     kept = len(bodies(path))
-    signers = [player_signer(key, version) for key in KEYS]
+    signers = [player_signer(key) for key in KEYS]  # each signs in the version asked
 
     with Table.resume(path, TABLE_KEY, SECRET, player_signers=signers) as table:
         assert table.version == version
@@ -103,3 +104,23 @@ def test_a_v1_log_is_not_resumed(tmp_path: Path) -> None:
     never continued."""
     with pytest.raises(ResumeError, match="format v1: a table continues logs of format v2"):
         Table.resume(unfinished(tmp_path, 1, keyed=False), TABLE_KEY, SECRET)
+
+
+def test_a_resumed_table_names_a_race_won_before_the_restart(tmp_path: Path) -> None:
+    """§6, `lost_to`: "the winner may be any earlier record of the hand": a table resumed
+    between the winning record and the bounce rebuilds the hand's races from its log and
+    names the same winner as the table that was not stopped."""
+    values = values_of("nertz")
+    at = next(
+        index
+        for index, value in enumerate(values)
+        if value["body"]["kind"] == "bounce" and "lost_to" in value["body"]
+    )
+    bounce = values[at]["body"]
+    path = write(tmp_path, seal(values[:at]))
+    with Table.resume(path, TABLE_KEY, SECRET) as table:
+        seat, n = bounce["player"], bounce["n"]
+        assert table.next_n(seat) == n and table.records == at  # nothing was due
+        outcome = table.submit(seat, bounce["move"], bounce["t_ms"], n)
+        assert (outcome.kind, outcome.reason) == ("bounce", "FOUNDATION_TAKEN")
+        assert bodies(path)[outcome.seq]["lost_to"] == bounce["lost_to"]

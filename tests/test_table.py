@@ -212,12 +212,12 @@ def test_genesis_refusals(tmp_path: Path) -> None:
     rules = load_rules("table")
     keys = PLAYER_KEYS[:2]
     players = [PlayerInfo("a", "r", raw_public_bytes(k.public_key())) for k in keys]
-    wrong = [lambda kind, message, key=key: sign(key, "move", message, 2) for key in keys]
+    wrong = [lambda kind, message, version, key=key: sign(key, "move", message, 2) for key in keys]
     with pytest.raises(ValueError, match="BAD_GENESIS_COSIGNATURE"):
         Table.create(
             tmp_path / "a.jsonl", rules, players, TABLE_KEY, SECRET, None, player_signers=wrong
         )
-    declining = [player_signer(keys[0]), lambda kind, message: None]
+    declining = [player_signer(keys[0]), lambda kind, message, version: None]
     with pytest.raises(ValueError, match="seat 1 did not sign the entropy statement"):
         Table.create(
             tmp_path / "a.jsonl", rules, players, TABLE_KEY, SECRET, None, player_signers=declining
@@ -275,7 +275,7 @@ def test_a_genesis_the_verifier_would_refuse_is_never_written(
     path = tmp_path / "game.jsonl"
     signers = None
     if players[0].key is not None:
-        signers = [lambda kind, message: "00" * 64 for _ in players]
+        signers = [lambda kind, message, version: "00" * 64 for _ in players]
     with pytest.raises(ValueError, match=why):
         Table.create(
             path,

@@ -54,11 +54,11 @@ class _Seats:
     def signer(self, seat: int) -> PlayerSigner:
         sign_all = player_signer(PLAYER_KEYS[seat])
 
-        def answer(kind: str, message: bytes) -> str | None:
+        def answer(kind: str, message: bytes, version: int) -> str | None:
             if kind == ACCEPT:
                 self.asked.append(message)
                 return self.accepts[seat]
-            return sign_all(kind, message)
+            return sign_all(kind, message, version)
 
         return answer
 

@@ -187,10 +187,10 @@ def test_a_seat_whose_client_fails_to_accept_cannot_keep_the_match_from_ending(
     keys = PLAYER_KEYS[:2]
     players = [PlayerInfo(f"p{seat}", "b", raw_public_bytes(key)) for seat, key in enumerate(keys)]
 
-    def timing_out(kind: str, message: bytes) -> str | None:
+    def timing_out(kind: str, message: bytes, version: int) -> str | None:
         if kind == "accept":
             raise TimeoutError("the client did not answer")
-        return player_signer(keys[1])(kind, message)
+        return player_signer(keys[1])(kind, message, version)
 
     path = tmp_path / "g.jsonl"
     table = Table.create(

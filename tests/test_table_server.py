@@ -164,7 +164,7 @@ def test_an_existing_log_is_refused_by_name_and_left_as_it_is(
     asked: list[str] = []
     keys = [Ed25519PrivateKey.from_private_bytes(bytes([seat + 40] * 32)) for seat in (0, 1)]
 
-    def signer(kind: str, message: bytes) -> str | None:
+    def signer(kind: str, message: bytes, version: int) -> str | None:
         asked.append(kind)
         return None
 

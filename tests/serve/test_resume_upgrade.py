@@ -1,4 +1,4 @@
-"""Issue 35, point 3: "Restarts and deploys lose no table." A table a server of the last
+"""Issue 35, point 3: "Restarts and deploys lose no table." A table a server of an older
 format (v2) left unfinished is resumed by this one and played to its end in v2
 (docs/log-format.md §8): its bots sign in v2, its seats accept in v2, and no note is
 written, since a v2 log has none."""
@@ -34,6 +34,7 @@ def as_v2(server: Server) -> None:
     assert {value["body"]["kind"] for value in values}.isdisjoint({"pause", "lag"})
     for value in values:
         value["body"]["v"] = 2
+        value["body"].pop("lost_to", None)  # a v4 bounce's: v2 has none
     genesis = values[0]
     genesis["sigs"]["players"] = [
         sign(key, RecordKind.GENESIS.value, canonical_bytes(genesis["body"]), 2) for key in BOT_KEYS

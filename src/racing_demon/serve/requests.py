@@ -81,7 +81,8 @@ def answered_signers(signed: Mapping[str, list[str | None]], seats: int) -> list
     (``signed``: by kind, one per seat; None: not answered) before the table asks."""
 
     def signer(seat: int) -> PlayerSigner:
-        def answer(kind: str, message: bytes) -> str | None:
+        def answer(kind: str, message: bytes, version: int) -> str | None:
+            # Asked over the network before: each answer was checked in its version then.
             answers = signed.get(kind)
             return None if answers is None else answers[seat]
 

@@ -223,7 +223,7 @@ class Table:
         a log played out but not revealed resumes ``played_out``, ready to ``reveal``.
         ``durable``, ``on_line``, ``on_record`` and ``hold_final`` are ``create``'s (a server
         passes the ones it created the table with). The table goes on in the log's own
-        format (``version``): v2 or v3, whatever the newest is, so a server upgraded mid-match
+        format (``version``): v2, v3 or v4, whatever the newest is, so a server upgraded mid-match
         loses no table. Raises ResumeError, also for a log of format v1.
         """
         rebuilt = rebuild(path, raw_public_bytes(table_key.public_key()), dealer_secret, limits)

@@ -21,18 +21,20 @@ from racing_demon.log.records import (
 from racing_demon.log.signing import SIGNATURE_HEX, sign, verify
 from racing_demon.table.errors import TableCode, TableError
 
-# A seat's signer: signs a statement of a kind (docs/log-format.md §5) for its player, or
-# declines with None. The table asks it to co-sign the genesis, for its entropy (its
-# signature over the commitment) and for its acceptance of the final record.
-PlayerSigner = Callable[[str, bytes], str | None]
+# A seat's signer: signs the bytes of a statement of a kind (docs/log-format.md §5) for its
+# player under the PAE of a format version, or declines with None. The table asks it to
+# co-sign the genesis, for its entropy (its signature over the commitment) and for its
+# acceptance of the final record, each in the version the table signs it under (a resumed
+# table's log may be of an older format than the newest).
+PlayerSigner = Callable[[str, bytes, int], str | None]
 
 
-def player_signer(private_key: Ed25519PrivateKey, version: int = FORMAT_VERSION) -> PlayerSigner:
+def player_signer(private_key: Ed25519PrivateKey) -> PlayerSigner:
     """The signer of a player whose client signs whatever the table asks (simulations,
-    tests, a client that accepts every result), at a table writing format ``version``."""
+    tests, a client that accepts every result)."""
 
-    def signer(kind: str, message: bytes) -> str:
-        return sign(private_key, kind, message, statement_version(kind, version))
+    def signer(kind: str, message: bytes, version: int) -> str:
+        return sign(private_key, kind, message, version)
 
     return signer
 
@@ -45,8 +47,9 @@ class PlayerInfo:
 
 
 def ask(signer: PlayerSigner, seat: int, kind: str, statement: Mapping[str, Any]) -> str:
-    """Seat ``seat``'s signature of ``statement`` as a ``kind``; TableError if it declines."""
-    signature = signer(kind, canonical_bytes(statement))
+    """Seat ``seat``'s signature of ``statement`` as a ``kind`` at a new table (the newest
+    format's); TableError if it declines."""
+    signature = signer(kind, canonical_bytes(statement), statement_version(kind))
     if not isinstance(signature, str) or not SIGNATURE_HEX.fullmatch(signature):
         raise TableError(f"seat {seat} did not sign the {kind} statement", TableCode.NOT_SIGNED)
     return signature
@@ -79,7 +82,7 @@ def acceptances(
     accepts: list[str | None] = []
     for player, signer in zip(players, signers, strict=True):
         try:
-            signature = signer(ACCEPT, body)
+            signature = signer(ACCEPT, body, version)
         except Exception:  # any failure of a seat's client is a "no"
             signature = None
         assert player.key is not None  # a keyed game: every seat lists its key

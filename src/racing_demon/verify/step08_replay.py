@@ -108,15 +108,21 @@ def _follow_race(
         raise failure(
             Step.REPLAY,
             VerifyCode.LOST_TO_MISMATCH,
-            "the bounce names another record as the one it lost its race to"
-            if expected is not None
-            else "the bounce lost no race, yet names a record it lost one to",
+            _mismatch(expected, submission.lost_to),
             line=number,
             record=record,
             seat=submission.seat,
             expected=_named(expected),
             found=_named(submission.lost_to),
         )
+
+
+def _mismatch(expected: Seen | None, found: Seen | None) -> str:
+    if expected is None:
+        return "the bounce lost no race, yet names a record it lost one to"
+    if found is None:
+        return "the bounce lost a race, yet names no record it lost it to"
+    return "the bounce names another record as the one it lost its race to"
 
 
 def _named(record: Seen | None) -> str:
