@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,19 +43,39 @@ def chromium() -> tuple[str, str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def browser(chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A Selenium WebDriver on a headless Chromium of each test module's own: a page with
-    the engine holds a Pyodide of some 400 MiB (a play page loads one in a worker), and a
-    browser shared by the whole session crashed its tab ("tab crashed") in a later module
-    about one run in two, failing every test after it."""
+@contextmanager
+def opened_browser(chromium: tuple[str, str], profile: Path) -> Iterator[Any]:
+    """A Selenium WebDriver on a new headless Chromium with its profile in ``profile``,
+    quit on the way out."""
     from racing_demon.testing.browser import headless_chromium
 
-    driver = headless_chromium(chromium, tmp_path_factory.mktemp("chromium-profile"))
+    driver = headless_chromium(chromium, profile)
     try:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A headless Chromium of each test module's own: a page with the engine holds a Pyodide
+    of some 400 MiB (a play page loads one in a worker), and a browser shared by the whole
+    session crashed its tab ("tab crashed") in a later module about one run in two, failing
+    every test after it. A module whose tests each play at a table takes one per test
+    (``fresh_browser``)."""
+    with opened_browser(chromium, tmp_path_factory.mktemp("chromium-profile")) as driver:
+        yield driver
+
+
+@pytest.fixture
+def fresh_browser(chromium: tuple[str, str], tmp_path: Path) -> Iterator[Any]:
+    """A headless Chromium of the test's own. A renderer that had played a whole game with
+    the engine crashed its tab ("tab crashed", a renderer crash with WebAssembly loaded) when a
+    later test in the same browser left a play page: 3 runs of test_play_page.py in 24,
+    always at that test's first navigation after the game; in a browser of its own that test
+    never crashed (16 runs)."""
+    with opened_browser(chromium, tmp_path / "chromium-profile") as driver:
+        yield driver
 
 
 @pytest.fixture(scope="session")

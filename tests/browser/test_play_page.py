@@ -10,12 +10,10 @@ The whole match, races, reloads and restarts are tests/browser/test_play_e2e.py'
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import re
 import time
 import urllib.request
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,25 +31,16 @@ from serve.server import needs_server, one_hand_rules, running_server
 T = TypeVar("T")
 WAIT_S = 30.0
 TURNS = 60  # stock turns to find a card move of the wanted kind before giving up
-_STATIC = resources.files("racing_demon.serve") / "static"
-# The pages need the server's static routes (i32-server), client.js (i32-client) and
-# table.js (i32-renderer): all three are merged into this branch before the test runs.
-PIECES_MISSING = [
-    name
-    for name, present in (
-        ("serve/pages.py", importlib.util.find_spec("racing_demon.serve.pages") is not None),
-        ("serve/static/client.js", (_STATIC / "client.js").is_file()),
-        (
-            "viewer/assets/table.js",
-            (resources.files("racing_demon.viewer") / "assets" / "table.js").is_file(),
-        ),
-    )
-    if not present
-]
-pytestmark = [
-    needs_server,
-    pytest.mark.skipif(bool(PIECES_MISSING), reason=f"not merged yet: {', '.join(PIECES_MISSING)}"),
-]
+pytestmark = [needs_server]
+
+
+@pytest.fixture
+def browser(fresh_browser: Any) -> Any:
+    """Every test here plays at a table: each takes a browser of its own (conftest's
+    fresh_browser says why)."""
+    return fresh_browser
+
+
 CARD_MOVE = re.compile(r"^(\d+) (demon|waste|w\d)>(f\+|f\d+|w\d|u\d) (.+)$")
 KEY_FOR_SOURCE = {"demon": "d", "waste": "w"}
 STOCK = ("turn", "recycle")  # the moves key T makes
