@@ -31,7 +31,6 @@ from racing_demon.game.flow import (
     RecordKind,
     Submission,
 )
-from racing_demon.game.moves import Move
 from racing_demon.game.race import Race, Races
 from racing_demon.game.scoring import HandScore, score_hand
 from racing_demon.game.state import State
@@ -317,16 +316,7 @@ def follow(snapshot: Snapshot, record: Record, flow: MatchFlow, line_hash: str) 
     if isinstance(payload, Genesis):
         snapshot.names = tuple(entry.name for entry in payload.players)
         return
-    if record.kind is RecordKind.HAND_START:
-        snapshot.races.deal()
-    elif isinstance(payload, Submission):
-        assert flow.state is not None  # the flow judged it in the hand in play
-        move = Move.parse(payload.move)
-        if payload.kind is RecordKind.BOUNCE:
-            races = snapshot.races
-            snapshot.lost_to = races.lost_to(flow.state, payload.seat, payload.reason, move)
-        else:
-            snapshot.races.logged(record.seq, line_hash, move, flow.state)
-    elif isinstance(payload, HandEnd):
+    snapshot.lost_to = snapshot.races.follow(record.seq, line_hash, payload, flow.state)
+    if isinstance(payload, HandEnd):
         assert flow.state is not None  # the hand that ended, with its cards
         snapshot.hands.append((score_hand(flow.state), dict(snapshot.placed)))

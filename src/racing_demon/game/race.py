@@ -16,11 +16,12 @@ both given by its caller: the rules core itself knows no log.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from racing_demon.game.cards import Card
 from racing_demon.game.engine import ViolationCode
-from racing_demon.game.flow import Seen
+from racing_demon.game.flow import HandStart, RecordKind, Seen, Submission
 from racing_demon.game.moves import FOUNDATION_ZONE, NEW_FOUNDATION_ZONE, Move
 from racing_demon.game.state import State
 
@@ -52,6 +53,31 @@ class Races:
     def deal(self) -> None:
         """A new hand: no card placed, nobody ended it."""
         self.placed, self.ended_at, self._hashes = {}, None, {}
+
+    def follow(
+        self,
+        seq: int,
+        line_hash: str,
+        event: object,
+        after: State | None,
+        parse: Callable[[str], Move] = Move.parse,
+    ) -> Race | None:
+        """Follow record ``seq`` (its line hashing to ``line_hash``), whose match event
+        ``event`` the flow took, leaving the hand at ``after``: a hand's start begins new
+        races, an accepted submission joins them. A bounce's answer is the race it lost;
+        every other record's, and a bounce that lost none, None. ``parse`` reads a move's
+        text (a caller with a cache of parsed moves passes its own)."""
+        if isinstance(event, HandStart):
+            self.deal()
+            return None
+        if not isinstance(event, Submission):
+            return None
+        assert after is not None  # the flow judged the submission in the hand in play
+        move = parse(event.move)
+        if event.kind is RecordKind.BOUNCE:
+            return self.lost_to(after, event.seat, event.reason, move)
+        self.logged(seq, line_hash, move, after)
+        return None
 
     def logged(self, seq: int, line_hash: str, move: Move, after: State) -> None:
         """Record ``seq`` (its line hashing to ``line_hash``) logged ``move``, accepted,

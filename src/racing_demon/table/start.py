@@ -15,8 +15,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from racing_demon.game.deal import commitment
-from racing_demon.game.flow import HandStart, MatchFlow, RecordKind, Submission
-from racing_demon.game.moves import Move
+from racing_demon.game.flow import MatchFlow, RecordKind, Submission
 from racing_demon.game.race import Races
 from racing_demon.game.rules import Rules
 from racing_demon.log.canonical import canonical_bytes
@@ -183,13 +182,9 @@ class Rebuild:
         if isinstance(payload, Genesis):  # the pass replays again from the genesis
             self.genesis, self.next_n = payload, [0] * len(payload.players)
             self.recent.clear()
-        elif isinstance(payload, HandStart):
-            self.races.deal()
         elif isinstance(payload, Submission):
             self.next_n[payload.seat] = payload.n + 1
-            if payload.kind is not RecordKind.BOUNCE:
-                assert flow.state is not None  # the flow took it into the hand in play
-                self.races.logged(record.seq, line_hash, Move.parse(payload.move), flow.state)
+        self.races.follow(record.seq, line_hash, payload, flow.state)
         self.flow, self.last = flow, record
         self.recent.append(line_hash)
 

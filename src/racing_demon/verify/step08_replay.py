@@ -25,14 +25,13 @@ from __future__ import annotations
 from racing_demon.game.flow import (
     FlowCode,
     FlowRefusal,
-    HandStart,
     MatchFlow,
     RecordKind,
     Seen,
     Submission,
 )
 from racing_demon.game.moves import MoveTexts
-from racing_demon.game.race import Races
+from racing_demon.game.race import Race, Races
 from racing_demon.log.records import LOST_TO_VERSION, Lag, Record, event_of
 from racing_demon.verify import step07_rules, step09_scores, step10_final
 from racing_demon.verify.report import Step, VerifyCode, failure
@@ -80,40 +79,25 @@ def replay_record(
             found=refusal.found,
         ) from None
     if record.v >= LOST_TO_VERSION:
-        if isinstance(event, HandStart):
-            races.deal()
-        elif isinstance(event, Submission):
-            _follow_race(races, number, record, event, after, moves, line_hash)
+        race = races.follow(record.seq, line_hash, event, after.state, moves.parse)
+        if isinstance(event, Submission) and event.kind is RecordKind.BOUNCE:
+            _check_lost_to(event, race, number, record)
     return after
 
 
-def _follow_race(
-    races: Races,
-    number: int,
-    record: Record,
-    submission: Submission,
-    after: MatchFlow,
-    moves: MoveTexts,
-    line_hash: str,
-) -> None:
-    """A logged submission joins the hand's races; a bounce must name the race it lost."""
-    state, move = after.state, moves.parse(submission.move)
-    assert state is not None  # the flow judged the submission in the hand in play
-    if submission.kind is not RecordKind.BOUNCE:
-        races.logged(record.seq, line_hash, move, state)
-        return
-    race = races.lost_to(state, submission.seat, submission.reason, move)
+def _check_lost_to(bounce: Submission, race: Race | None, number: int, record: Record) -> None:
+    """A bounce of format v4 must name the race it lost, and only that one."""
     expected = None if race is None else race.record
-    if submission.lost_to != expected:
+    if bounce.lost_to != expected:
         raise failure(
             Step.REPLAY,
             VerifyCode.LOST_TO_MISMATCH,
-            _mismatch(expected, submission.lost_to),
+            _mismatch(expected, bounce.lost_to),
             line=number,
             record=record,
-            seat=submission.seat,
+            seat=bounce.seat,
             expected=_named(expected),
-            found=_named(submission.lost_to),
+            found=_named(bounce.lost_to),
         )
 
 
