@@ -3,7 +3,8 @@
 split under plain arrival order").
 
     python bench/race_fairness.py [--matches 300] [--fast-rtt-ms 20] [--slow-rtt-ms 150]
-                                  [--profile nertz] [--bot hard] [--json-out FILE]
+                                  [--profile nertz] [--bot hard] [--windows-ms 50 130 200]
+                                  [--json-out FILE]
 
 Each match is a simulation (racing_demon.sim: virtual time, a real table; docs/simulation.md)
 of two bots of the same profile, one seat with the fast round trip and one with the slow,
@@ -21,6 +22,17 @@ trips' difference. A loss to one's own card is not a race and is not counted.
 
 What it shows is the cost of arrival order to the slow seat, not a fairness mode: the
 mode the issue describes (a draw among plays that arrive within a window) is not built.
+To size one, the bench also **projects** the fast seat's share onto the same contests
+under two rules a table could adopt, each with a window W (``--windows-ms``):
+
+- *window*: two plays whose arrivals are at most W apart are settled by a fair draw (each
+  wins half of such contests), a wider gap by arrival order;
+- *window on round-trip-corrected arrivals*: the same, with each arrival moved back by its
+  seat's round trip (as the table would measure it with its own pings), so that a play
+  counts from when its seat could first have seen the card it answers.
+
+A projection keeps the simulated arrivals as they were (no bot adapts to a held receipt),
+and each draw counts as half a win: it sizes W, it does not test a mode.
 """
 
 from __future__ import annotations
@@ -66,6 +78,24 @@ def races(path: Path) -> list[tuple[int, int, int]]:
     return found
 
 
+def projected_share(contests: list[tuple[bool, int]], window: int, correction: int) -> float | None:
+    """The fast seat's expected share of ``contests`` (each: the fast seat won it by arrival
+    order, the arrival gap in ms) if plays at most ``window`` ms apart were settled by a fair
+    draw, after the slow seat's arrivals are moved ``correction`` ms earlier (the two round
+    trips' difference, or 0 for plain arrivals)."""
+    if not contests:
+        return None
+    expected = 0.0
+    for fast_won, gap_ms in contests:
+        # The slow play's arrival relative to the fast one's: after it when the fast won.
+        slow_after_fast = (gap_ms if fast_won else -gap_ms) - correction
+        if abs(slow_after_fast) <= window:
+            expected += 0.5
+        else:
+            expected += slow_after_fast > 0
+    return round(expected / len(contests), 3)
+
+
 def wilson(wins: int, total: int, z: float = 1.96) -> tuple[float, float]:
     """The 95 % Wilson score interval of a share ``wins / total``."""
     if total == 0:
@@ -83,6 +113,14 @@ def main() -> None:
     parser.add_argument("--slow-rtt-ms", type=int, default=150)
     parser.add_argument("--profile", default="nertz")
     parser.add_argument("--bot", default="hard", choices=sorted(BOTS))
+    parser.add_argument(
+        "--windows-ms",
+        type=int,
+        nargs="+",
+        default=[50, 130, 200],
+        metavar="W",
+        help="the windows W to project a draw-within-W rule onto (ms)",
+    )
     parser.add_argument("--json-out", type=Path)
     options = parser.parse_args()
     rules = rules_from_document(builtin_document(options.profile))
@@ -92,6 +130,7 @@ def main() -> None:
     table_key = generate_private_key()
     fast_wins = slow_wins = within_spread = 0
     gaps: list[int] = []
+    contests: list[tuple[bool, int]] = []  # (the fast seat won, arrival gap in ms)
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as folder:
         for match in range(options.matches):
@@ -105,6 +144,7 @@ def main() -> None:
                 slow_wins += winner != fast_seat
                 within_spread += gap_ms < spread
                 gaps.append(gap_ms)
+                contests.append((winner == fast_seat, gap_ms))
             path.unlink()
     contested = fast_wins + slow_wins
     low, high = wilson(fast_wins, contested)
@@ -122,7 +162,13 @@ def main() -> None:
         "fast_share": round(fast_wins / contested, 3) if contested else None,
         "fast_share_95": [round(low, 3), round(high, 3)],
         "gap_ms_median": statistics.median(gaps) if gaps else None,
+        "gap_ms_deciles": statistics.quantiles(gaps, n=10) if len(gaps) > 1 else None,
         "decided_within_rtt_spread": within_spread,
+        "projected_fast_share": {
+            f"{rule}, W={window} ms": projected_share(contests, window, spread if shift else 0)
+            for rule, shift in (("window", False), ("window on corrected arrivals", True))
+            for window in options.windows_ms
+        },
         "seconds": round(time.monotonic() - started, 1),
     }
     print(
@@ -132,6 +178,8 @@ def main() -> None:
         f"{within_spread} decided by less than the {spread} ms spread",
         file=sys.stderr,
     )
+    for rule, share in result["projected_fast_share"].items():
+        print(f"  projected, a draw within a {rule}: the fast seat's {share}", file=sys.stderr)
     publish(result, options.json_out)
 
 
