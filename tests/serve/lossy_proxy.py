@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import ClientSession, WSMsgType, web
+from aiohttp import ClientSession, WSMsgType, WSServerHandshakeError, web
 
 
 @dataclass
@@ -39,6 +39,10 @@ class LossyProxy:
     down: bool = False  # an outage: every connection cut, none taken, until ``restore``
     # Receipts (their bodies) dropped every time, whatever ``drop_share`` says.
     always_lost: Callable[[dict[str, Any]], bool] | None = None
+    # Server messages whose arrival cuts the connection instead (the message is lost).
+    cut_at: Callable[[dict[str, Any]], bool] | None = None
+    cut_at_count: int = 0  # connections cut that way
+    refused: int = 0  # upgrades the server refused (its status passed on to the client)
 
     async def __aenter__(self) -> LossyProxy:
         self._random = random.Random(self.seed)
@@ -104,7 +108,10 @@ class LossyProxy:
         url = "ws" + self.upstream.removeprefix("http") + request.rel_url.path_qs
         try:
             upstream = await self._session.ws_connect(url, max_msg_size=1 << 20)
-        except Exception:  # refused before the upgrade (a finished game): the client retries
+        except WSServerHandshakeError as refused:  # refused before the upgrade: passed on
+            self.refused += 1
+            return web.Response(status=refused.status, text=refused.message)
+        except Exception:  # the server did not answer: the client retries
             raise web.HTTPServiceUnavailable() from None
         socket = web.WebSocketResponse(max_msg_size=1 << 20)
         await socket.prepare(request)
@@ -115,6 +122,9 @@ class LossyProxy:
         async def down() -> None:
             async for frame in upstream:
                 if frame.type is not WSMsgType.TEXT:
+                    break
+                if self.cut_at is not None and self.cut_at(json.loads(frame.data)):
+                    self.cut_at_count += 1
                     break
                 if not self._lost(frame.data, "receipt"):
                     await socket.send_str(frame.data)

@@ -47,7 +47,7 @@ from typing import Any, BinaryIO
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from racing_demon.game.cards import Card, canonical_pack
 from racing_demon.game.deal import check_reveal, pack_digest, uniform_below
@@ -835,10 +835,12 @@ class Player:
                     raise TimeoutError(f"seat {self.seat}: the game did not end in time")
                 try:
                     ws = await asyncio.wait_for(self.connect(), left)
-                except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed):
+                except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed) as failed:
                     if not self.reconnect:
                         raise
-                    await asyncio.sleep(0.2)
+                    gone = isinstance(failed, InvalidStatus) and failed.response.status_code == 404
+                    if not (gone and await self._ended_from_archive()):
+                        await asyncio.sleep(0.2)
                     continue
                 try:
                     await asyncio.wait_for(self._read(ws), max(deadline - time.monotonic(), 0))
@@ -856,6 +858,37 @@ class Player:
         finally:
             await self.stop_moving()
             self.close_files()
+
+    async def _ended_from_archive(self) -> bool:
+        """docs/protocol.md §4: "A finished game has no play connection any more
+        (NO_SUCH_TABLE): a client that missed its ``ended`` finds the game in GET /api/games
+        and downloads its log and receipts from there". Whether it found the game archived:
+        then the records this copy lacks are taken from the archive's log, each checked as
+        any record, and the end is the archive's."""
+        if self.copy is None:
+            return False
+        status, data = await asyncio.to_thread(http, self.base, "GET", "/api/games")
+        if status != 200:
+            return False
+        games = json.loads(data)["games"]
+        archived = next((entry for entry in games if entry["game"] == self.game), None)
+        if archived is None:
+            return False  # unknown here, or finished and not archived yet
+        log = f"/games/{self.game}.jsonl"
+        status, data = await asyncio.to_thread(http, self.base, "GET", log)
+        if status != 200:
+            return False
+        ended: dict[str, Any] = {"type": "ended", "verdict": archived["verdict"], "log": log}
+        if self.seat is not None:
+            ended["receipts"] = f"/games/{self.game}/seat{self.seat}.receipts.jsonl"
+        try:
+            for line in data.splitlines()[len(self.copy.lines) :]:
+                self._handle({"type": "record", "line": line.decode("utf-8")})
+            self._handle(ended)
+        except ClientRefusal as refusal:  # as a refused message on the connection
+            self.problems.append(refusal)
+            self._done.set()
+        return True
 
     async def _receipts_from_archive(self) -> None:
         """docs/protocol.md §4: a receipt the game's end left unanswered (its answer lost,

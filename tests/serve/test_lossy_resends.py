@@ -188,3 +188,30 @@ def test_a_receipt_lost_as_the_game_ends_is_taken_from_the_archive(tmp_path: Pat
         tally, proxy = asyncio.run(main())
         check_games(server, tally)
     assert proxy.dropped["receipt"] >= 1 and tally.unanswered == 0
+
+
+def test_a_seat_that_missed_ended_takes_the_end_from_the_archive(tmp_path: Path) -> None:
+    """docs/protocol.md §4: "A finished game has no play connection any more (NO_SUCH_TABLE):
+    a client that missed its ended finds the game in GET /api/games and downloads its log
+    and receipts from there". Every ``ended`` is lost with its connection: once the table
+    is gone, each seat's reconnection is refused 404 and it takes the end from the archive,
+    its copy whole and its receipts matching its records."""
+
+    async def main() -> tuple[Tally, LossyProxy]:
+        tally = Tally()
+        deadline = time.monotonic() + 120
+        async with LossyProxy(
+            server.base,
+            drop_share=0.0,
+            lifetime_s=None,
+            cut_at=lambda message: message.get("type") == "ended",
+        ) as proxy:
+            await play_table(server, proxy, tmp_path / "t1", tally, 20, deadline)
+        return tally, proxy
+
+    with running_server(tmp_path) as server:
+        tally, proxy = asyncio.run(main())
+        check_games(server, tally)
+    ((_, players, _),) = tally.games
+    assert proxy.cut_at_count >= SEATS and proxy.refused >= SEATS
+    assert [p.ended and p.ended["verdict"] for p in players] == ["verified"] * SEATS
