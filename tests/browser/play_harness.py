@@ -400,7 +400,9 @@ class TamperProxy:
     browser goes through here to ``upstream`` (the real server), on 127.0.0.1 only.
     ``arm(predicate)`` makes the next ``record`` whose body satisfies it arrive with its
     ``t_ms`` one more (still canonical, its chain intact, its table signature now false).
-    The frames the page sends are kept with their time, and each upgrade is counted."""
+    A server message that satisfies ``cut_at`` is lost with its connection instead (``cut``
+    counts them). The frames the page sends are kept with their time, each upgrade is
+    counted, and each one the server refused (its status passed on to the page)."""
 
     upstream: str
     base: str = ""
@@ -408,6 +410,9 @@ class TamperProxy:
     upgrades: int = 0
     closed: int = 0
     tampered: Tampered | None = None
+    cut_at: Callable[[dict[str, Any]], bool] | None = None
+    cut: int = 0
+    refused: int = 0
 
     def __post_init__(self) -> None:
         self._predicate: Callable[[dict[str, Any]], bool] | None = None
@@ -500,6 +505,7 @@ class TamperProxy:
                 url, headers=self._headers(request), max_msg_size=0
             )
         except WSServerHandshakeError as refused:
+            self.refused += 1
             return web.Response(status=refused.status, text=refused.message)
         page = web.WebSocketResponse(max_msg_size=0)
         await page.prepare(request)
@@ -508,6 +514,9 @@ class TamperProxy:
         async def down() -> None:
             async for message in upstream:
                 if message.type is not WSMsgType.TEXT:
+                    break
+                if self.cut_at is not None and self.cut_at(json.loads(message.data)):
+                    self.cut += 1
                     break
                 await page.send_str(self._alter(message.data))
 

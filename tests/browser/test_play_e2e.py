@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve.player import create_table
+from serve.player import create_table, http
 from serve.server import (
     Server,
     assert_verify_and_audit,
@@ -391,3 +391,40 @@ def test_a_tampered_record_stops_the_page_with_a_warning_and_nothing_more_is_sig
             assert proxy.upgrades == 1, "the page did not reconnect after the problem"
         finally:
             proxy.stop()
+
+
+def test_a_page_whose_ended_is_lost_takes_the_end_from_the_archive(
+    chromium: tuple[str, str], tmp_path: Path
+) -> None:
+    """Issue 35, point 2: "Reconnection resumes from the log, whatever the gap"; and
+    docs/protocol.md §4: "A finished game has no play connection any more (NO_SUCH_TABLE):
+    a client that missed its ended finds the game in GET /api/games and downloads its log
+    and receipts from there". A proxy between the page and the server loses every ``ended``
+    with its connection: once the table is gone the page's reconnection is refused, and
+    the page ends with the archive's verdict, its copy the archived log byte for byte."""
+    with (
+        browsers(chromium, tmp_path / "browsers", "ada") as (ada,),
+        running_server(tmp_path / "server") as server,
+    ):
+        proxy = TamperProxy(server.base, cut_at=lambda message: message.get("type") == "ended")
+        base = proxy.start()
+        try:
+            seats = [{"kind": "person"}, {"kind": "bot", "bot": "easy"}]
+            game = create_table(server.base, seats, name="a lost end", rules=one_hand_rules())
+            ada.join_from_lobby(base, game, 0, "Ada")
+            ada.wait("dealt and playing", playing, timeout=90)
+            ada.wait("resign offered", lambda s: any(m.endswith(" resign") for m in s["moves"]))
+            ada.click("#rd-resign")
+            ada.accept_alert()  # a page may ask "resign?" first
+            ada.wait("the final asked", lambda s: s["finalShown"], timeout=60)
+            ada.click("#rd-accept")
+            ended = ada.wait("ended from the archive", lambda s: s["ended"], timeout=90)
+            assert ended["ended"] == "verified" and not ended["warning"]["shown"], ended
+            assert proxy.cut >= 1 and proxy.refused >= 1, (proxy.cut, proxy.refused)
+            ada.download("a#rd-download-log")
+            copy = (ada.downloads / f"{game}.jsonl").read_bytes()
+        finally:
+            proxy.stop()
+        status, log = http(server.base, "GET", f"/games/{game}.jsonl")
+    assert status == 200 and copy == log
+    assert json.loads(log.splitlines()[-1])["body"]["kind"] == "final"
