@@ -71,9 +71,9 @@ def browser(chromium: tuple[str, str], tmp_path_factory: pytest.TempPathFactory)
 def fresh_browser(chromium: tuple[str, str], tmp_path: Path) -> Iterator[Any]:
     """A headless Chromium of the test's own. A renderer that had played a whole game with
     the engine crashed its tab ("tab crashed", a renderer crash with WebAssembly loaded) when a
-    later test in the same browser left a play page: 3 runs of test_play_page.py in 24,
-    always at that test's first navigation after the game; in a browser of its own that test
-    never crashed (16 runs)."""
+    later test in the same browser left a play page (test_play_page.py: CI's run and 2 of
+    15 runs here, always at that test's first navigation after the game); in a browser of
+    its own, or with no game played before it, that test never crashed (24 runs)."""
     with opened_browser(chromium, tmp_path / "chromium-profile") as driver:
         yield driver
 
