@@ -18,6 +18,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,28 +166,32 @@ def test_ten_thousand_submissions_through_a_lossy_network_lose_nothing_and_log_n
     lossy(tmp_path, target=10_000, parallel=8, seconds=1500)
 
 
+def one_table_losing(tmp_path: Path, **loses: Any) -> tuple[Tally, LossyProxy]:
+    """One table played through a proxy that loses only what ``loses`` says (its
+    ``always_lost`` or ``cut_at``), its game verified and audited as any."""
+
+    async def main(server: Server) -> tuple[Tally, LossyProxy]:
+        tally = Tally()
+        deadline = time.monotonic() + 120
+        async with LossyProxy(server.base, drop_share=0.0, lifetime_s=None, **loses) as proxy:
+            await play_table(server, proxy, tmp_path / "t1", tally, 20, deadline)
+        return tally, proxy
+
+    with running_server(tmp_path) as server:
+        tally, proxy = asyncio.run(main(server))
+        check_games(server, tally)
+    return tally, proxy
+
+
 def test_a_receipt_lost_as_the_game_ends_is_taken_from_the_archive(tmp_path: Path) -> None:
     """docs/protocol.md §4: "a client that missed its ended finds the game in GET /api/games
     and downloads its log and receipts from there". Every answer to seat 0's resignation is
     lost, each resend's too, and the game ends with it: the client takes that receipt from
     the archive's receipts file of its seat, checked as any receipt, and its records and
     receipts still match one to one."""
-
-    async def main() -> tuple[Tally, LossyProxy]:
-        tally = Tally()
-        deadline = time.monotonic() + 120
-        async with LossyProxy(
-            server.base,
-            drop_share=0.0,
-            lifetime_s=None,
-            always_lost=lambda body: body.get("outcome") == "resign",
-        ) as proxy:
-            await play_table(server, proxy, tmp_path / "t1", tally, 20, deadline)
-        return tally, proxy
-
-    with running_server(tmp_path) as server:
-        tally, proxy = asyncio.run(main())
-        check_games(server, tally)
+    tally, proxy = one_table_losing(
+        tmp_path, always_lost=lambda body: body.get("outcome") == "resign"
+    )
     assert proxy.dropped["receipt"] >= 1 and tally.unanswered == 0
 
 
@@ -196,22 +201,7 @@ def test_a_seat_that_missed_ended_takes_the_end_from_the_archive(tmp_path: Path)
     and receipts from there". Every ``ended`` is lost with its connection: once the table
     is gone, each seat's reconnection is refused 404 and it takes the end from the archive,
     its copy whole and its receipts matching its records."""
-
-    async def main() -> tuple[Tally, LossyProxy]:
-        tally = Tally()
-        deadline = time.monotonic() + 120
-        async with LossyProxy(
-            server.base,
-            drop_share=0.0,
-            lifetime_s=None,
-            cut_at=lambda message: message.get("type") == "ended",
-        ) as proxy:
-            await play_table(server, proxy, tmp_path / "t1", tally, 20, deadline)
-        return tally, proxy
-
-    with running_server(tmp_path) as server:
-        tally, proxy = asyncio.run(main())
-        check_games(server, tally)
+    tally, proxy = one_table_losing(tmp_path, cut_at=lambda message: message.get("type") == "ended")
     ((_, players, _),) = tally.games
     assert proxy.cut_at_count >= SEATS and proxy.refused >= SEATS
     assert [p.ended and p.ended["verdict"] for p in players] == ["verified"] * SEATS
