@@ -9,6 +9,7 @@ named pipe is refused before anything blocks on it (docs/threat-model.md §3).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -415,15 +416,23 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _batch(folder: Path, *options: str | Path) -> subprocess.Popen[str]:
-    """``verify FOLDER`` in a process of its own, its output piped, Ctrl-C as on a terminal."""
-    return subprocess.Popen(
+@contextlib.contextmanager
+def _batch(folder: Path, *options: str | Path) -> Iterator[subprocess.Popen[str]]:
+    """``verify FOLDER`` in a process of its own, its output piped, Ctrl-C as on a terminal.
+    A command still running when the test ends is killed: a hang fails the test, never
+    the whole run (Popen's own exit would wait for it without end)."""
+    with subprocess.Popen(
         [*COMMAND, "verify", str(folder), "--table-key", str(KEY), *map(str, options)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=_default_sigint,
-    )
+    ) as verify:
+        try:
+            yield verify
+        finally:
+            if verify.poll() is None:
+                verify.kill()
 
 
 @pytest.mark.slow

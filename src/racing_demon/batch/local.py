@@ -11,9 +11,11 @@ import functools
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
+from types import FrameType
 from typing import Generic, TypeVar
 
 from racing_demon.files import shown_name
@@ -25,6 +27,10 @@ _Done = TypeVar("_Done")
 # Logs sent to the pool ahead of the first one not yet verified, per job: enough to keep
 # every worker busy past a slow log, few enough that the reports held here stay bounded.
 _WINDOW_PER_JOB = 4
+
+# The longest a Ctrl-C waits (seconds) while the pool is busy: the wait for a result is
+# cut into pieces this long, since no interrupt is let in while talking to the pool.
+_INTERRUPT_LATENCY = 0.1
 
 
 def default_jobs() -> int:
@@ -87,10 +93,11 @@ def run_here(
         yield from _in_pool(pool, work, items, _WINDOW_PER_JOB * jobs)
         finished = True
     finally:
-        if finished:
-            pool.shutdown()
-        else:
-            _stop_now(pool)
+        with _interrupts_deferred():
+            if finished:
+                pool.shutdown()
+            else:
+                _stop_now(pool)
 
 
 def _in_pool(
@@ -106,12 +113,14 @@ def _in_pool(
     order: _Order[_Done] = _Order()
     sent = 0
     while order.turn < len(items):
-        while sent < len(items) and sent < order.turn + window:
-            running[pool.submit(work, items[sent])] = sent
-            sent += 1
-        done, _ = wait(running, return_when=FIRST_COMPLETED)
-        for future in done:
-            yield from order.add(running.pop(future), future.result())
+        with _interrupts_deferred():
+            while sent < len(items) and sent < order.turn + window:
+                running[pool.submit(work, items[sent])] = sent
+                sent += 1
+            done, _ = wait(running, timeout=_INTERRUPT_LATENCY, return_when=FIRST_COMPLETED)
+            results = [(running.pop(future), future.result()) for future in done]
+        for index, result in results:
+            yield from order.add(index, result)
 
 
 def in_order(completed: Iterable[tuple[int, _Done]]) -> Iterator[_Done]:
@@ -139,14 +148,37 @@ class _Order(Generic[_Done]):
 def _stop_now(pool: ProcessPoolExecutor) -> None:
     """Start nothing more and end the running workers: an interrupted batch must not wait
     for the logs in progress, however long they are."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    # Python 3.14 has terminate_workers(); before it the workers are only in _processes.
     terminate = getattr(pool, "terminate_workers", None)
-    if terminate is not None:
+    if terminate is not None:  # Python 3.14: it shuts the pool down, then ends the workers
         terminate()
         return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.terminate()
+    # Before 3.14 the workers are only in _processes, which shutdown() empties: take them first.
+    workers = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+
+
+@contextlib.contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Ctrl-C waits until the block ends, where the SIGINT handler in place is called.
+
+    Raised inside ``concurrent.futures``, KeyboardInterrupt can leave one of its locks
+    held (submit() interrupted in the work-id queue's put, say): the pool's manager thread
+    then waits on it forever, and Python joins that thread at exit, so the command never
+    ends. Outside the main thread there is nothing to defer: no handler runs there."""
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous) or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[FrameType | None] = []
+    signal.signal(signal.SIGINT, lambda _signum, frame: caught.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            previous(signal.SIGINT, caught[0])
 
 
 def _process_context() -> multiprocessing.context.BaseContext:
