@@ -53,9 +53,10 @@ many tables logged a ``pause``, its causes and down times, and the ``lag`` recor
 ``--flood F`` measures each table count ``--repeat`` times without and with one more seat,
 at a table of its own beside a server bot, sending ``F`` well-formed submit frames a second
 (wrong numbers: each is refused, by the table or, past 10 a second, by the rate limit,
-docs/protocol.md §9), the runs interleaved; the summary gives what each flooded run added
-to the other seats' p99 over the quiet run before it (issue 35's target: at most 5 ms, the
-median against it) and how many frames the flooder sent and had answered.
+docs/protocol.md §9), the runs interleaved; the window opens once that seat's table has
+dealt too (a flooding seat that stops before ends the run). The summary gives what each
+flooded run added to the other seats' p99 over the quiet run before it (issue 35's target:
+at most 5 ms, the median against it) and how many frames the flooder sent and had answered.
 
 Issue 31's target: 200 tables with p99 <= 50 ms and no acknowledged submission lost under
 SIGKILL. Nothing is written into the repository (the data folder is a temporary one); the
@@ -66,7 +67,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import itertools
 import json
 import os
@@ -304,79 +304,6 @@ def back_after_outages(players: list[Player], returns: list[float]) -> dict[str,
 QUANTILES = (("p50", 0.50), ("p95", 0.95), ("max", 1.0))
 
 
-class Flooder:
-    """One seat that sends ``rate`` submit frames a second, well formed and numbered past
-    anything the table logged, and counts what it sent and what came back."""
-
-    def __init__(self, base: str, rate: float) -> None:
-        self.base, self.rate = base, rate
-        self.sent = self.receipts = self.errors = 0
-        self.reasons: Counter[str] = Counter()
-
-    async def run(self, stop: asyncio.Event) -> None:
-        from websockets.asyncio.client import connect
-
-        game = await asyncio.to_thread(
-            create_table,
-            self.base,
-            [{"kind": "person"}, {"kind": "bot", "bot": "easy"}],
-            name="flood",
-            profile="nertz",
-        )
-        seat = await asyncio.to_thread(join, self.base, game, 0, "flooder")
-        url = "ws" + self.base.removeprefix("http") + f"/ws/{game}?seat=0&token={seat.token}"
-        async with connect(url, proxy=None, max_size=1 << 22) as socket:
-            await socket.send(json.dumps({"type": "sync", "from": 0}))
-            dealt = asyncio.Event()
-            reader = asyncio.create_task(self._read(socket, seat, dealt))
-            await dealt.wait()
-            tick, number = 0.01, 0
-            while not stop.is_set():
-                started = time.monotonic()
-                for _ in range(round(self.rate * tick)):
-                    frame = {
-                        "type": "submit",
-                        "ref": f"f{number}",
-                        "n": 1_000_000 + number,
-                        "move": "0 agree",
-                        "seen": {"seq": 0, "hash": "0" * 64},
-                        "signature": "0" * 128,
-                    }
-                    await socket.send(json.dumps(frame))  # waits while the server reads slower
-                    self.sent += 1
-                    number += 1
-                await asyncio.sleep(max(0.0, tick - (time.monotonic() - started)))
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
-
-    async def _read(self, socket: Any, seat: Any, dealt: asyncio.Event) -> None:
-        from websockets.exceptions import ConnectionClosed
-
-        from racing_demon.log.records import ENTROPY, FORMAT_VERSION
-        from racing_demon.log.signing import sign
-
-        with contextlib.suppress(ConnectionClosed):
-            async for text in socket:
-                message = json.loads(text)
-                kind = message["type"]
-                if kind == "commitment":
-                    statement = message["statement"].encode()
-                    signature = sign(seat.key, ENTROPY, statement, FORMAT_VERSION)
-                    await socket.send(json.dumps({"type": "entropy", "signature": signature}))
-                elif kind == "genesis":
-                    body = message["body"].encode()
-                    signature = sign(seat.key, "genesis", body, FORMAT_VERSION)
-                    await socket.send(json.dumps({"type": "cosign", "signature": signature}))
-                elif kind == "pack":
-                    dealt.set()
-                elif kind == "receipt":
-                    self.receipts += 1
-                    reason = json.loads(message["receipt"])["body"].get("reason", "-")
-                    self.reasons[reason] += 1
-                elif kind == "error":
-                    self.errors += 1
-
-
 async def measure(
     tables: int, options: argparse.Namespace, flood: float | None = None
 ) -> dict[str, Any]:
@@ -394,6 +321,7 @@ async def measure(
                 drop_share=0.2 if options.lossy else 0.0,
                 lifetime_s=(1.0, 8.0) if options.lossy else None,
             )
+        flooder: asyncio.subprocess.Process | None = None
         try:
             if proxy is not None:
                 await proxy.__aenter__()
@@ -402,12 +330,21 @@ async def measure(
             )
             deadline = time.monotonic() + START_SECONDS + options.seconds + CATCH_UP_SECONDS
             tasks = [asyncio.create_task(player.run(deadline)) for player in players]
-            flooder = None if flood is None else Flooder(server.base, flood)
-            stop_flood = asyncio.Event()
+            flooder_dealt = None
+            if flood is not None:
+                flooder = await flood_seat(server.base, flood)
+                flooder_dealt = asyncio.create_task(lines_of(flooder).readline())
+
+            def ready() -> bool:
+                if flooder_dealt is None:
+                    return all(map(dealt, players))
+                if flooder_dealt.done() and flooder_dealt.result() != b"dealt\n":
+                    raise RuntimeError("the flooding seat ended before its table dealt")
+                return all(map(dealt, players)) and flooder_dealt.done()
+
+            await until(ready, START_SECONDS, "tables to deal")
             if flooder is not None:
-                tasks.append(asyncio.create_task(flooder.run(stop_flood)))
-            await until(lambda: all(map(dealt, players)), START_SECONDS, "tables to deal")
-            flood_sent = 0 if flooder is None else flooder.sent
+                await tell(flooder, "mark")
             before = [len(player.answers) for player in players]
             stats_before = journal_stats(server)
             server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
@@ -421,7 +358,8 @@ async def measure(
                 restart = await planned_restart(server, players, options)
             await asyncio.sleep(max(0.0, started + options.seconds - time.monotonic()))
             elapsed = time.monotonic() - started
-            stop_flood.set()
+            if flooder is not None:
+                await tell(flooder, "stop")
             server_cpu = cpu_seconds(server.pid) - server_cpu
             client_cpu = time.process_time() - client_cpu
             stats_after = journal_stats(server)
@@ -430,6 +368,8 @@ async def measure(
                 for player, start in zip(players, before, strict=True)
                 for answer in player.answers[start:]
             ]
+            # Read once the window's figures are taken: the seat may take a while to go.
+            flooded = None if flooder is None else await flood_window(flooder)
             answered = len(window)
             latencies = [answer.seconds * 1000 for answer in window if answer.receipt]
             result: dict[str, Any] = {
@@ -452,11 +392,11 @@ async def measure(
                 result.update(back_after_outages(players, returns))
             if restart is not None:
                 result["planned_restart"] = restart
-            if flooder is not None:
-                result["flood_frames_per_s"] = round((flooder.sent - flood_sent) / elapsed, 1)
-                result["flood_receipts"] = flooder.receipts
-                result["flood_errors"] = flooder.errors
-                result["flood_reasons"] = dict(flooder.reasons)
+            if flooded is not None:
+                result["flood_frames_per_s"] = round(flooded["sent"] / elapsed, 1)
+                result["flood_receipts"] = flooded["receipts"]
+                result["flood_errors"] = flooded["errors"]
+                result["flood_reasons"] = flooded["reasons"]
             result["flood"] = flood is not None
             if proxy is not None:
                 result["resent_per_submission"] = round(
@@ -496,9 +436,45 @@ async def measure(
                 result["notes"] = await asyncio.to_thread(notes_logged, server, players)
             return result
         finally:
+            if flooder is not None and flooder.returncode is None:
+                flooder.kill()
+                await flooder.wait()
             if proxy is not None:
                 await proxy.__aexit__()
             server.stop()
+
+
+async def flood_seat(base: str, rate: float) -> asyncio.subprocess.Process:
+    """bench/flood_seat.py flooding a table of its own at ``base``, in its own process."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).with_name("flood_seat.py")),
+        base,
+        str(rate),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+
+
+def lines_of(process: asyncio.subprocess.Process) -> asyncio.StreamReader:
+    assert process.stdout is not None
+    return process.stdout
+
+
+async def tell(process: asyncio.subprocess.Process, line: str) -> None:
+    assert process.stdin is not None
+    process.stdin.write(line.encode() + b"\n")
+    await process.stdin.drain()
+
+
+async def flood_window(flooder: asyncio.subprocess.Process) -> dict[str, Any]:
+    """What the flooding seat, told to ``stop``, sent and had answered since ``mark``."""
+    said = await asyncio.wait_for(lines_of(flooder).readline(), CATCH_UP_SECONDS)
+    await flooder.wait()
+    if flooder.returncode != 0 or not said:
+        raise RuntimeError(f"the flooding seat failed (exit {flooder.returncode})")
+    flooded: dict[str, Any] = json.loads(said)
+    return flooded
 
 
 COLUMNS = (
