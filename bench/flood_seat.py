@@ -45,6 +45,7 @@ class Flooder:
         self.reasons: Counter[str] = Counter()
         self.dealt = asyncio.Event()  # its pack came: it floods from then on
         self._marked: tuple[int, int, int, Counter[str]] = (0, 0, 0, Counter())
+        self.closed_early = False  # the server ended its connection before it was told to stop
 
     def mark(self) -> None:
         self._marked = (self.sent, self.receipts, self.errors, Counter(self.reasons))
@@ -56,9 +57,20 @@ class Flooder:
             "receipts": self.receipts - receipts,
             "errors": self.errors - errors,
             "reasons": dict(self.reasons - reasons),
+            "closed_early": self.closed_early,
         }
 
     async def run(self, stop: asyncio.Event) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            await self._flood(stop)
+        except ConnectionClosed:
+            # After stop, the close handshake may wait behind frames the server has not
+            # read yet, and the server may end the connection then: that is no failure.
+            self.closed_early = not stop.is_set()
+
+    async def _flood(self, stop: asyncio.Event) -> None:
         from websockets.asyncio.client import connect
 
         game = await asyncio.to_thread(

@@ -397,6 +397,7 @@ async def measure(
                 result["flood_receipts"] = flooded["receipts"]
                 result["flood_errors"] = flooded["errors"]
                 result["flood_reasons"] = flooded["reasons"]
+                result["flood_closed_early"] = flooded["closed_early"]
             result["flood"] = flood is not None
             if proxy is not None:
                 result["resent_per_submission"] = round(
