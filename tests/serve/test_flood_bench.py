@@ -34,6 +34,8 @@ def test_the_flooding_seat_floods_in_the_measured_window(tmp_path: Path) -> None
     assert flooded["flood"] and flooded["flood_frames_per_s"] > 0, flooded
     assert flooded["flood_errors"] == 0 and not flooded["flood_closed_early"], flooded
     # Numbered past anything logged, each frame is refused by the table or the rate limit
-    # (10 a second, bursts of 20), always with a receipt.
-    assert set(flooded["flood_reasons"]) <= {"WRONG_NUMBER", "RATE_LIMITED"}
-    assert flooded["flood_reasons"]["RATE_LIMITED"] > flooded["flood_reasons"]["WRONG_NUMBER"]
+    # (10 a second, bursts of 20), always with a receipt. Whether the burst's WRONG_NUMBERs
+    # fall in the window depends on when it opens; once in debt the seat gets none for seconds.
+    reasons = flooded["flood_reasons"]
+    assert set(reasons) <= {"WRONG_NUMBER", "RATE_LIMITED"}
+    assert reasons["RATE_LIMITED"] > reasons.get("WRONG_NUMBER", 0)
