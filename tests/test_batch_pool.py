@@ -36,6 +36,17 @@ def _threads_end(before: list[threading.Thread], seconds: float = 30) -> list[th
     return [thread for thread in _pool_threads() if thread not in before]
 
 
+def _assert_ended(workers: list[Any], threads: list[threading.Thread]) -> None:
+    """Every thread the pool started gone, so that nothing is left for Python to wait for
+    at exit, and both workers ended by SIGTERM (not left to finish their logs). The threads
+    first: the pool's manager thread joins the workers itself, and a Process polled from
+    two threads at once can read its exit status as lost (255)."""
+    assert not _threads_end(threads)
+    for worker in workers:
+        worker.join(30)
+    assert [worker.exitcode for worker in workers] == [-signal.SIGTERM] * 2
+
+
 def _sigint_on_call(function_name: str, file_name: str, call: int) -> Any:
     """A trace function that sends this process SIGINT when the main thread enters the
     ``call``-th call of ``function_name`` defined in a file named ``file_name``: Ctrl-C
@@ -68,7 +79,7 @@ def python_sigint_handler() -> Iterator[None]:
 def test_ctrl_c_while_a_log_is_handed_to_the_pool_is_raised_outside_the_pool() -> None:
     # Raised inside submit(), KeyboardInterrupt could leave the pool's work-id queue locked:
     # its manager thread then waited on the lock forever, and so did the command at exit
-    # (1 of 40 to 1 of 100 interrupted batches of 200 logs on two jobs, before the mend).
+    # (5 of 350 interrupted batches of 200 logs on two jobs, before the mend).
     threads = _pool_threads()
     outputs = run_here(abs, list(range(-40, 0)), 2)
     sys.settrace(_sigint_on_call("put", "queue.py", 3))
@@ -93,10 +104,7 @@ def test_ctrl_c_while_waiting_for_a_result_ends_the_batch() -> None:
     with pytest.raises(KeyboardInterrupt):
         next(outputs)
     timer.join()
-    for worker in workers:
-        worker.join(30)
-    assert [worker.exitcode for worker in workers] == [-signal.SIGTERM] * 2
-    assert not _threads_end(threads)
+    _assert_ended(workers, threads)
 
 
 def test_closing_the_batch_ends_the_workers_still_running() -> None:
@@ -108,10 +116,7 @@ def test_closing_the_batch_ends_the_workers_still_running() -> None:
     workers = multiprocessing.active_children()
     assert len(workers) == 2
     outputs.close()
-    for worker in workers:
-        worker.join(30)
-    assert [worker.exitcode for worker in workers] == [-signal.SIGTERM] * 2
-    assert not _threads_end(threads)
+    _assert_ended(workers, threads)
 
 
 def test_a_batch_that_runs_to_its_end_keeps_the_caller_s_sigint_handler() -> None:
