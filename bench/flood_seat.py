@@ -28,10 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from serve.player import create_table, join
-
-from racing_demon.log.records import ENTROPY, FORMAT_VERSION, statement_version
-from racing_demon.log.signing import sign
+from serve.player import create_table, entropy_answer, genesis_answer, join
 
 TICK_S = 0.01  # frames go out in a burst each tick, FRAMES_PER_S x TICK_S of them
 
@@ -84,7 +81,7 @@ class Flooder:
         url = "ws" + self.base.removeprefix("http") + f"/ws/{game}?seat=0&token={seat.token}"
         async with connect(url, proxy=None, max_size=1 << 22) as socket:
             await socket.send(json.dumps({"type": "sync", "from": 0}))
-            reader = asyncio.create_task(self._read(socket, seat.key))
+            reader = asyncio.create_task(self._read(socket, game, seat.key))
             await self.dealt.wait()
             number = 0
             while not stop.is_set():
@@ -105,21 +102,40 @@ class Flooder:
             reader.cancel()
             await asyncio.gather(reader, return_exceptions=True)
 
-    async def _read(self, socket: Any, key: Any) -> None:
+    async def _read(self, socket: Any, game: str, key: Any) -> None:
+        """Answers the start as the test client does (its checked answers: the format each
+        statement is signed in is theirs to know), then counts what answers the flood."""
         from websockets.exceptions import ConnectionClosed
 
+        table_key, commitment, entropy = b"", "", ""
         with contextlib.suppress(ConnectionClosed):
             async for text in socket:
                 message = json.loads(text)
                 kind = message["type"]
-                if kind == "commitment":
-                    statement = message["statement"].encode()
-                    # An entropy statement is signed in its own format, whatever the log's.
-                    signature = sign(key, ENTROPY, statement, statement_version(ENTROPY))
-                    await socket.send(json.dumps({"type": "entropy", "signature": signature}))
+                if kind == "welcome":
+                    table_key = bytes.fromhex(message["table_key"])
+                elif kind == "commitment":
+                    commitment = message["commitment"]
+                    entropy = entropy_answer(
+                        key,
+                        message["statement"],
+                        game=game,
+                        seat=0,
+                        commitment=commitment,
+                        answered={},
+                    )
+                    await socket.send(json.dumps({"type": "entropy", "signature": entropy}))
                 elif kind == "genesis":
-                    body = message["body"].encode()
-                    signature = sign(key, "genesis", body, FORMAT_VERSION)
+                    signature = genesis_answer(
+                        key,
+                        message["body"],
+                        game=game,
+                        seat=0,
+                        commitment=commitment,
+                        entropy=entropy,
+                        rules_digest=None,
+                        table_key=table_key,
+                    )
                     await socket.send(json.dumps({"type": "cosign", "signature": signature}))
                 elif kind == "pack":
                     self.dealt.set()
